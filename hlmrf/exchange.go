@@ -1,0 +1,266 @@
+package hlmrf
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The exchange format is the text format of the lifted HL-MRF paper's
+// experiments (github.com/linqs/srinivasan-aaai19), one potential per line:
+//
+//	w 0:c j:x_j k:x_k ... #^d
+//
+// meaning w * max(sum_j x_j*y_j - c, 0)^d with 1-based variable columns j.
+// Tokens are separated by blanks; "#^d" may also be written "# ^d"; a line
+// without "^d" is a linear hinge (d = 1). hinge extends it, backwards
+// compatibly (every file of the original form reads the same), with:
+//
+//	# comment                   a line whose first non-blank character is '#'
+//	# variables: N              the number of variable columns, so that columns
+//	                            that appear in no potential are kept
+//	<= 0:c j:x_j ...            hard constraint  sum_j x_j*y_j <= c
+//	= 0:c j:x_j ...             hard constraint  sum_j x_j*y_j  = c
+//	>= 0:c j:x_j ...            hard constraint  sum_j x_j*y_j >= c (read only;
+//	                            stored and written as -sum <= -c)
+//
+// The 0:c term may be omitted (c = 0). Potentials read from a file have
+// Group -1. The companion FILE.atoms lists one line per variable column,
+// PRED<TAB>arg1<TAB>..., and is read and written by ReadAtoms and WriteAtoms.
+
+// SyntaxError is an error in an exchange-format or atoms file, with position.
+type SyntaxError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Read parses a problem in the exchange format. name is used in error
+// messages (usually the file name).
+func Read(r io.Reader, name string) (*Problem, error) {
+	p := &Problem{Start: []int32{0}, CStart: []int32{0}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<30)
+	declared := -1
+	var vars []int32
+	var coefs []float64
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		body := text
+		comment := ""
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			body, comment = text[:i], text[i+1:]
+		}
+		if strings.TrimSpace(body) == "" {
+			// A comment-only line; it may declare the variable count.
+			if n, ok, err := parseVarsDecl(comment); err != nil {
+				return nil, &SyntaxError{name, line, strings.IndexByte(text, '#') + 2, err.Error()}
+			} else if ok {
+				declared = n
+			}
+			continue
+		}
+		toks := fields(body)
+		head := toks[0]
+		vars, coefs = vars[:0], coefs[:0]
+		c := 0.0
+		for _, t := range toks[1:] {
+			colon := strings.IndexByte(t.s, ':')
+			if colon < 0 {
+				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("expected column:value, found %q", t.s)}
+			}
+			col, err := strconv.Atoi(t.s[:colon])
+			if err != nil || col < 0 {
+				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("bad column %q (want 0 for the constant or a 1-based variable column)", t.s[:colon])}
+			}
+			val, err := strconv.ParseFloat(t.s[colon+1:], 64)
+			if err != nil || math.IsNaN(val) || math.IsInf(val, 0) {
+				return nil, &SyntaxError{name, line, t.col + colon + 1, fmt.Sprintf("bad value %q (want a finite number)", t.s[colon+1:])}
+			}
+			if col == 0 {
+				c = val
+				continue
+			}
+			if col > math.MaxInt32 {
+				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("column %d is too large", col)}
+			}
+			if val == 0 {
+				continue
+			}
+			vars = append(vars, int32(col-1))
+			coefs = append(coefs, val)
+			if col > p.NumVars {
+				p.NumVars = col
+			}
+		}
+		switch head.s {
+		case "<=", "=", ">=":
+			if strings.TrimSpace(comment) != "" {
+				return nil, &SyntaxError{name, line, strings.IndexByte(text, '#') + 1, "a constraint line takes no '#^d' power"}
+			}
+			kind := LessEq
+			if head.s == "=" {
+				kind = Equal
+			} else if head.s == ">=" {
+				for k := range coefs {
+					coefs[k] = -coefs[k]
+				}
+				c = -c
+			}
+			p.AddConstraint(kind, c, -1, vars, coefs)
+		default:
+			w, err := strconv.ParseFloat(head.s, 64)
+			if err != nil || w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+				return nil, &SyntaxError{name, line, head.col, fmt.Sprintf("expected a finite nonnegative weight or one of <=, =, >=, found %q", head.s)}
+			}
+			power := uint8(1)
+			if ct := fields(comment); len(ct) > 0 {
+				ps := ct[0].s
+				if len(ct) != 1 || (ps != "^1" && ps != "^2") {
+					return nil, &SyntaxError{name, line, strings.IndexByte(text, '#') + 1 + ct[0].col, fmt.Sprintf("expected ^1 or ^2 after '#', found %q", strings.TrimSpace(comment))}
+				}
+				power = ps[1] - '0'
+			}
+			p.AddPotential(w, c, power, -1, vars, coefs)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if declared >= 0 {
+		if declared < p.NumVars {
+			return nil, &SyntaxError{name, 1, 1, fmt.Sprintf("'# variables: %d' but column %d is used", declared, p.NumVars)}
+		}
+		p.NumVars = declared
+	}
+	return p, nil
+}
+
+// parseVarsDecl recognises the comment "variables: N".
+func parseVarsDecl(comment string) (int, bool, error) {
+	s := strings.TrimSpace(comment)
+	rest, ok := strings.CutPrefix(s, "variables:")
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(rest))
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return 0, false, fmt.Errorf("bad variable count %q", strings.TrimSpace(rest))
+	}
+	return n, true, nil
+}
+
+type token struct {
+	s   string
+	col int // 1-based
+}
+
+func fields(s string) []token {
+	var out []token
+	i := 0
+	for i < len(s) {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+			i++
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' {
+			j++
+		}
+		if j > i {
+			out = append(out, token{s[i:j], i + 1})
+		}
+		i = j
+	}
+	return out
+}
+
+// Write writes p in the exchange format, starting with a "# variables: N"
+// line. Numbers are written with the fewest digits that read back exactly.
+func Write(w io.Writer, p *Problem) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, "# variables: %d\n", p.NumVars)
+	buf := make([]byte, 0, 256)
+	for i := range p.Weight {
+		buf = buf[:0]
+		buf = strconv.AppendFloat(buf, p.Weight[i], 'g', -1, 64)
+		buf = appendTerms(buf, p.Const[i], p.Var[p.Start[i]:p.Start[i+1]], p.Coef[p.Start[i]:p.Start[i+1]])
+		buf = append(buf, " #^"...)
+		buf = strconv.AppendInt(buf, int64(p.Power[i]), 10)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	for j := range p.CKind {
+		buf = buf[:0]
+		buf = append(buf, p.CKind[j].String()...)
+		buf = appendTerms(buf, p.CConst[j], p.CVar[p.CStart[j]:p.CStart[j+1]], p.CCoef[p.CStart[j]:p.CStart[j+1]])
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func appendTerms(buf []byte, c float64, vars []int32, coefs []float64) []byte {
+	buf = append(buf, " 0:"...)
+	buf = strconv.AppendFloat(buf, c, 'g', -1, 64)
+	for k, v := range vars {
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, int64(v)+1, 10)
+		buf = append(buf, ':')
+		buf = strconv.AppendFloat(buf, coefs[k], 'g', -1, 64)
+	}
+	return buf
+}
+
+// ReadAtoms reads a FILE.atoms listing: one line per variable column, the
+// predicate name and arguments separated by tabs. It returns each line's
+// fields.
+func ReadAtoms(r io.Reader, name string) ([][]string, error) {
+	var out [][]string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimRight(sc.Text(), "\r")
+		if t == "" {
+			return nil, &SyntaxError{name, line, 1, "empty line (want PRED<TAB>arg1<TAB>...)"}
+		}
+		f := strings.Split(t, "\t")
+		if f[0] == "" {
+			return nil, &SyntaxError{name, line, 1, "missing predicate name"}
+		}
+		out = append(out, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// WriteAtoms writes a FILE.atoms listing, one tab-separated line per atom.
+func WriteAtoms(w io.Writer, atoms [][]string) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for _, a := range atoms {
+		for i, s := range a {
+			if i > 0 {
+				bw.WriteByte('\t')
+			}
+			bw.WriteString(s)
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

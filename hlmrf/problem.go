@@ -1,0 +1,403 @@
+// Package hlmrf holds a ground hinge-loss Markov random field as flat arrays.
+//
+// A Problem has NumVars variables y in [0,1], potentials
+//
+//	Weight[i] * max(sum_k Coef[k]*y[Var[k]] - Const[i], 0)^Power[i]     k in Start[i]..Start[i+1]
+//
+// and hard linear constraints
+//
+//	sum_k CCoef[k]*y[CVar[k]]  (<= or =)  CConst[j]                      k in CStart[j]..CStart[j+1]
+//
+// stored struct-of-arrays in CSR form (DESIGN.md section 5): no maps, no
+// per-potential objects. Within one potential or constraint each variable
+// appears at most once and every coefficient is nonzero; the Add methods merge
+// repeated variables to keep it that way. The package knows nothing about
+// rules: Group records which template (rule) produced a potential so that
+// learners can swap weights in place, and nothing more.
+package hlmrf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ConstraintKind says whether a hard constraint is an inequality or an equality.
+type ConstraintKind uint8
+
+const (
+	// LessEq is sum(coef*y) <= const.
+	LessEq ConstraintKind = iota
+	// Equal is sum(coef*y) == const.
+	Equal
+)
+
+// String returns "<=" or "=".
+func (k ConstraintKind) String() string {
+	if k == Equal {
+		return "="
+	}
+	return "<="
+}
+
+// Problem is a ground HL-MRF: variables, hinge-loss potentials and hard linear
+// constraints, as flat arrays. The zero value is an empty problem ready for
+// AddPotential and AddConstraint. Variables are column indexes 0..NumVars-1.
+type Problem struct {
+	// NumVars is the number of variables.
+	NumVars int
+
+	// Potentials, one entry per potential in Weight, Const, Power, Group;
+	// Start has one more entry than Weight (CSR row offsets into Var/Coef).
+	Weight []float64
+	Const  []float64
+	Power  []uint8 // 1 (linear hinge) or 2 (squared hinge)
+	Group  []int32 // the template (rule) index that produced the potential, or -1
+	Start  []int32
+	Var    []int32
+	Coef   []float64
+
+	// Hard constraints, one entry per constraint in CKind, CConst, CGroup;
+	// CStart has one more entry than CKind.
+	CKind  []ConstraintKind
+	CConst []float64
+	CGroup []int32
+	CStart []int32
+	CVar   []int32
+	CCoef  []float64
+}
+
+// NumPotentials is the number of potentials.
+func (p *Problem) NumPotentials() int { return len(p.Weight) }
+
+// NumConstraints is the number of hard constraints.
+func (p *Problem) NumConstraints() int { return len(p.CKind) }
+
+// Terms returns the variables and coefficients of potential i (views into the
+// flat arrays; do not append to them).
+func (p *Problem) Terms(i int) ([]int32, []float64) {
+	a, b := p.Start[i], p.Start[i+1]
+	return p.Var[a:b], p.Coef[a:b]
+}
+
+// CTerms returns the variables and coefficients of constraint j.
+func (p *Problem) CTerms(j int) ([]int32, []float64) {
+	a, b := p.CStart[j], p.CStart[j+1]
+	return p.CVar[a:b], p.CCoef[a:b]
+}
+
+// AddVars adds n variables and returns the index of the first.
+func (p *Problem) AddVars(n int) int32 {
+	first := p.NumVars
+	p.NumVars += n
+	return int32(first)
+}
+
+// AddPotential appends weight*max(sum coef*y[vars] - c, 0)^power. Repeated
+// variables are merged and zero coefficients dropped; the slices are copied.
+// It returns the index of the new potential.
+func (p *Problem) AddPotential(weight, c float64, power uint8, group int32, vars []int32, coefs []float64) int {
+	if len(p.Start) == 0 {
+		p.Start = append(p.Start, 0)
+	}
+	p.Var, p.Coef = appendMerged(p.Var, p.Coef, int(p.Start[len(p.Start)-1]), vars, coefs)
+	p.Start = append(p.Start, int32(len(p.Var)))
+	p.Weight = append(p.Weight, weight)
+	p.Const = append(p.Const, c)
+	p.Power = append(p.Power, power)
+	p.Group = append(p.Group, group)
+	return len(p.Weight) - 1
+}
+
+// AddConstraint appends the hard constraint sum coef*y[vars] (kind) c, with
+// repeated variables merged and zero coefficients dropped. It returns the
+// index of the new constraint.
+func (p *Problem) AddConstraint(kind ConstraintKind, c float64, group int32, vars []int32, coefs []float64) int {
+	if len(p.CStart) == 0 {
+		p.CStart = append(p.CStart, 0)
+	}
+	p.CVar, p.CCoef = appendMerged(p.CVar, p.CCoef, int(p.CStart[len(p.CStart)-1]), vars, coefs)
+	p.CStart = append(p.CStart, int32(len(p.CVar)))
+	p.CKind = append(p.CKind, kind)
+	p.CConst = append(p.CConst, c)
+	p.CGroup = append(p.CGroup, group)
+	return len(p.CKind) - 1
+}
+
+// appendMerged appends (vars, coefs) to (dv, dc) summing the coefficients of
+// repeated variables and dropping zeros. from is where the current row starts.
+func appendMerged(dv []int32, dc []float64, from int, vars []int32, coefs []float64) ([]int32, []float64) {
+	if len(vars) > 32 {
+		// Long rows (summations): index the row instead of scanning it.
+		pos := make(map[int32]int, len(vars))
+		for k, v := range vars {
+			if q, ok := pos[v]; ok {
+				dc[q] += coefs[k]
+				continue
+			}
+			pos[v] = len(dv)
+			dv = append(dv, v)
+			dc = append(dc, coefs[k])
+		}
+		return dropZeros(dv, dc, from)
+	}
+	for k, v := range vars {
+		merged := false
+		for q := from; q < len(dv); q++ {
+			if dv[q] == v {
+				dc[q] += coefs[k]
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			dv = append(dv, v)
+			dc = append(dc, coefs[k])
+		}
+	}
+	return dropZeros(dv, dc, from)
+}
+
+// dropZeros removes the terms from index from on whose coefficient is zero
+// (they cancelled when repeated variables were merged).
+func dropZeros(dv []int32, dc []float64, from int) ([]int32, []float64) {
+	w := from
+	for q := from; q < len(dv); q++ {
+		if dc[q] != 0 {
+			dv[w], dc[w] = dv[q], dc[q]
+			w++
+		}
+	}
+	return dv[:w], dc[:w]
+}
+
+// Append adds all variables, potentials and constraints of q to p, shifting
+// q's variable indexes by p's current NumVars when shiftVars is true (disjoint
+// union) or keeping them when false (q refers to p's variables). It returns
+// the offset applied.
+func (p *Problem) Append(q *Problem, shiftVars bool) int32 {
+	var off int32
+	if shiftVars {
+		off = int32(p.NumVars)
+		p.NumVars += q.NumVars
+	} else if q.NumVars > p.NumVars {
+		p.NumVars = q.NumVars
+	}
+	if len(p.Start) == 0 {
+		p.Start = append(p.Start, 0)
+	}
+	if len(p.CStart) == 0 {
+		p.CStart = append(p.CStart, 0)
+	}
+	base := p.Start[len(p.Start)-1]
+	for i := 1; i < len(q.Start); i++ {
+		p.Start = append(p.Start, base+q.Start[i])
+	}
+	for _, v := range q.Var {
+		p.Var = append(p.Var, v+off)
+	}
+	p.Coef = append(p.Coef, q.Coef...)
+	p.Weight = append(p.Weight, q.Weight...)
+	p.Const = append(p.Const, q.Const...)
+	p.Power = append(p.Power, q.Power...)
+	p.Group = append(p.Group, q.Group...)
+
+	cbase := p.CStart[len(p.CStart)-1]
+	for j := 1; j < len(q.CStart); j++ {
+		p.CStart = append(p.CStart, cbase+q.CStart[j])
+	}
+	for _, v := range q.CVar {
+		p.CVar = append(p.CVar, v+off)
+	}
+	p.CCoef = append(p.CCoef, q.CCoef...)
+	p.CKind = append(p.CKind, q.CKind...)
+	p.CConst = append(p.CConst, q.CConst...)
+	p.CGroup = append(p.CGroup, q.CGroup...)
+	return off
+}
+
+// Clone returns a deep copy of p.
+func (p *Problem) Clone() *Problem {
+	q := &Problem{NumVars: p.NumVars}
+	q.Weight = append([]float64(nil), p.Weight...)
+	q.Const = append([]float64(nil), p.Const...)
+	q.Power = append([]uint8(nil), p.Power...)
+	q.Group = append([]int32(nil), p.Group...)
+	q.Start = append([]int32(nil), p.Start...)
+	q.Var = append([]int32(nil), p.Var...)
+	q.Coef = append([]float64(nil), p.Coef...)
+	q.CKind = append([]ConstraintKind(nil), p.CKind...)
+	q.CConst = append([]float64(nil), p.CConst...)
+	q.CGroup = append([]int32(nil), p.CGroup...)
+	q.CStart = append([]int32(nil), p.CStart...)
+	q.CVar = append([]int32(nil), p.CVar...)
+	q.CCoef = append([]float64(nil), p.CCoef...)
+	return q
+}
+
+// Hinge returns max(sum coef*y - const, 0) for potential i (before the power).
+func (p *Problem) Hinge(i int, y []float64) float64 {
+	s := -p.Const[i]
+	for k := p.Start[i]; k < p.Start[i+1]; k++ {
+		s += p.Coef[k] * y[p.Var[k]]
+	}
+	if s < 0 {
+		return 0
+	}
+	return s
+}
+
+// Incompatibility returns max(sum coef*y - const, 0)^power for potential i:
+// the potential's value without its weight.
+func (p *Problem) Incompatibility(i int, y []float64) float64 {
+	h := p.Hinge(i, y)
+	if p.Power[i] == 2 {
+		return h * h
+	}
+	return h
+}
+
+// Objective returns the energy sum_i Weight[i]*Incompatibility(i, y).
+// Constraints are not included; see Violation.
+func (p *Problem) Objective(y []float64) float64 {
+	var f float64
+	for i := range p.Weight {
+		if p.Weight[i] == 0 {
+			continue
+		}
+		f += p.Weight[i] * p.Incompatibility(i, y)
+	}
+	return f
+}
+
+// ConstraintViolation returns how far y is from satisfying constraint j:
+// max(lhs-c, 0) for <= and |lhs-c| for =.
+func (p *Problem) ConstraintViolation(j int, y []float64) float64 {
+	s := -p.CConst[j]
+	for k := p.CStart[j]; k < p.CStart[j+1]; k++ {
+		s += p.CCoef[k] * y[p.CVar[k]]
+	}
+	if p.CKind[j] == Equal {
+		return math.Abs(s)
+	}
+	return math.Max(s, 0)
+}
+
+// Violation summarises how well y satisfies the hard constraints and the box
+// [0,1]: the largest violation, and how many constraints are violated by more
+// than tol.
+type Violation struct {
+	Max      float64 // largest constraint violation (0 when all hold)
+	Violated int     // constraints violated by more than the tolerance
+	Worst    int     // index of the worst constraint, -1 when none
+}
+
+// Violations evaluates every hard constraint at y.
+func (p *Problem) Violations(y []float64, tol float64) Violation {
+	v := Violation{Worst: -1}
+	for j := range p.CKind {
+		d := p.ConstraintViolation(j, y)
+		if d > tol {
+			v.Violated++
+		}
+		if d > v.Max {
+			v.Max, v.Worst = d, j
+		}
+	}
+	return v
+}
+
+// Validate checks the structural invariants: consistent array lengths,
+// monotone offsets, variable indexes in range and unique within a row,
+// finite nonnegative weights, finite constants and nonzero finite
+// coefficients, powers of 1 or 2. It is meant for problems read from outside
+// (files, Go users); the package's own builders keep these by construction.
+func (p *Problem) Validate() error {
+	m := len(p.Weight)
+	if len(p.Const) != m || len(p.Power) != m || len(p.Group) != m {
+		return errors.New("hlmrf: potential arrays have different lengths")
+	}
+	if err := checkRows("potential", p.Start, m, p.Var, len(p.Coef), p.NumVars); err != nil {
+		return err
+	}
+	for i := 0; i < m; i++ {
+		if w := p.Weight[i]; w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+			return fmt.Errorf("hlmrf: potential %d: weight %v is not a finite nonnegative number", i, w)
+		}
+		if c := p.Const[i]; math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("hlmrf: potential %d: constant %v is not finite", i, c)
+		}
+		if p.Power[i] != 1 && p.Power[i] != 2 {
+			return fmt.Errorf("hlmrf: potential %d: power %d is not 1 or 2", i, p.Power[i])
+		}
+	}
+	for k, c := range p.Coef {
+		if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("hlmrf: potential coefficient %d is %v (must be nonzero and finite)", k, c)
+		}
+	}
+	n := len(p.CKind)
+	if len(p.CConst) != n || len(p.CGroup) != n {
+		return errors.New("hlmrf: constraint arrays have different lengths")
+	}
+	if err := checkRows("constraint", p.CStart, n, p.CVar, len(p.CCoef), p.NumVars); err != nil {
+		return err
+	}
+	for j := 0; j < n; j++ {
+		if p.CKind[j] != LessEq && p.CKind[j] != Equal {
+			return fmt.Errorf("hlmrf: constraint %d: unknown kind %d", j, p.CKind[j])
+		}
+		if c := p.CConst[j]; math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("hlmrf: constraint %d: constant %v is not finite", j, c)
+		}
+	}
+	for k, c := range p.CCoef {
+		if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("hlmrf: constraint coefficient %d is %v (must be nonzero and finite)", k, c)
+		}
+	}
+	return nil
+}
+
+func checkRows(what string, start []int32, rows int, vars []int32, ncoef, nvars int) error {
+	if rows == 0 && len(start) == 0 {
+		if len(vars) != 0 || ncoef != 0 {
+			return fmt.Errorf("hlmrf: %s terms without rows", what)
+		}
+		return nil
+	}
+	if len(start) != rows+1 || start[0] != 0 || int(start[rows]) != len(vars) || len(vars) != ncoef {
+		return fmt.Errorf("hlmrf: %s offsets do not match the term arrays", what)
+	}
+	seen := make(map[int32]struct{})
+	for i := 0; i < rows; i++ {
+		if start[i+1] < start[i] {
+			return fmt.Errorf("hlmrf: %s %d: offsets decrease", what, i)
+		}
+		clear(seen)
+		for k := start[i]; k < start[i+1]; k++ {
+			v := vars[k]
+			if v < 0 || int(v) >= nvars {
+				return fmt.Errorf("hlmrf: %s %d: variable %d out of range [0,%d)", what, i, v, nvars)
+			}
+			if _, dup := seen[v]; dup {
+				return fmt.Errorf("hlmrf: %s %d: variable %d appears twice", what, i, v)
+			}
+			seen[v] = struct{}{}
+		}
+	}
+	return nil
+}
+
+// VarDegree returns, for every variable, how many potentials and constraints
+// it appears in (the number of local copies consensus ADMM keeps for it).
+func (p *Problem) VarDegree() []int32 {
+	d := make([]int32, p.NumVars)
+	for _, v := range p.Var {
+		d[v]++
+	}
+	for _, v := range p.CVar {
+		d[v]++
+	}
+	return d
+}
