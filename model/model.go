@@ -1,0 +1,660 @@
+// Package model holds validated predicates and rules: what a PSL model says,
+// independent of how it was written down. The syntax package builds these
+// values from text; a Go user can build them by hand with the constructors
+// here. Nothing in this package reads files or knows about data.
+//
+// A model has predicates (name, arity, open or closed) and rules. A rule is
+// either logical (a formula over atoms and term comparisons, turned into
+// clauses for grounding) or arithmetic (a linear relation between sums of
+// atoms). Either kind is weighted (a soft potential, optionally squared) or
+// hard (a constraint).
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a source file. The zero Pos means "unknown".
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// String formats the position as file:line:col, omitting what is unknown.
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0 && p.File == "":
+		return ""
+	case p.Line == 0:
+		return p.File
+	case p.File == "":
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// IsValid reports whether the position is known.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Error is an error at a source position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string {
+	if s := e.Pos.String(); s != "" {
+		return s + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// Errorf returns an *Error at pos.
+func Errorf(pos Pos, format string, args ...any) error {
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Predicate is a relation symbol. Names are matched case-insensitively.
+type Predicate struct {
+	Name   string // as declared
+	Arity  int
+	Closed bool // every atom is observed; a missing atom is 0
+	Index  int  // position in Model.Predicates
+}
+
+// String returns Name/Arity.
+func (p *Predicate) String() string { return fmt.Sprintf("%s/%d", p.Name, p.Arity) }
+
+// Model is a set of predicates and the rules over them.
+type Model struct {
+	Predicates []*Predicate
+	Rules      []*Rule
+	byName     map[string]*Predicate
+}
+
+// New returns an empty model.
+func New() *Model { return &Model{byName: make(map[string]*Predicate)} }
+
+// AddPredicate declares a predicate. Declaring the same name (in any case)
+// again with the same arity returns the existing predicate, updating
+// Closed; a different arity is an error.
+func (m *Model) AddPredicate(name string, arity int, closed bool) (*Predicate, error) {
+	if !IsIdentifier(name) {
+		return nil, fmt.Errorf("predicate name %q is not an identifier (letters, digits, '_' or '$', not starting with a digit)", name)
+	}
+	if arity < 1 {
+		return nil, fmt.Errorf("predicate %s: arity %d must be at least 1", name, arity)
+	}
+	key := strings.ToLower(name)
+	if p, ok := m.byName[key]; ok {
+		if p.Arity != arity {
+			return nil, fmt.Errorf("predicate %s declared with arity %d and %d", name, p.Arity, arity)
+		}
+		p.Closed = closed
+		return p, nil
+	}
+	p := &Predicate{Name: name, Arity: arity, Closed: closed, Index: len(m.Predicates)}
+	m.Predicates = append(m.Predicates, p)
+	m.byName[key] = p
+	return p, nil
+}
+
+// Predicate finds a predicate by name, ignoring case; nil if there is none.
+func (m *Model) Predicate(name string) *Predicate { return m.byName[strings.ToLower(name)] }
+
+// IsIdentifier reports whether s is a PSL identifier: a letter, '_' or '$'
+// followed by letters, digits, '_' or '$'.
+func IsIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// AddRule resolves the rule's predicates against the model, validates it
+// (see Validate) and appends it. On error the model is unchanged.
+func (m *Model) AddRule(r *Rule) error {
+	if err := m.Resolve(r); err != nil {
+		return err
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	r.Index = len(m.Rules)
+	m.Rules = append(m.Rules, r)
+	return nil
+}
+
+// Resolve binds every atom of r to the model's predicate of that name and
+// checks arities.
+func (m *Model) Resolve(r *Rule) error {
+	var err error
+	r.eachAtom(func(a *Atom) {
+		if err != nil {
+			return
+		}
+		p := m.Predicate(a.PredName)
+		if p == nil {
+			err = Errorf(a.Pos, "unknown predicate %s (declare it in the data file)", a.PredName)
+			return
+		}
+		if len(a.Args) != p.Arity {
+			err = Errorf(a.Pos, "predicate %s takes %d argument%s, found %d", p.Name, p.Arity, plural(p.Arity), len(a.Args))
+			return
+		}
+		a.Pred = p
+	})
+	return err
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Rule is a weighted or hard, logical or arithmetic rule. Exactly one of
+// Logical and Arith is set.
+type Rule struct {
+	Weight   float64 // for weighted rules: finite and >= 0
+	Weighted bool    // false: a hard constraint
+	Squared  bool    // ^2: squared hinge
+	Logical  Formula
+	Arith    *Arithmetic
+	Pos      Pos
+	Text     string // the rule as written, for messages and reports (may be empty)
+	Comment  string // comment lines written just before the rule, kept by the printer
+	Index    int    // position in Model.Rules, set by AddRule
+}
+
+// eachAtom calls f on every atom of the rule (including filter atoms).
+func (r *Rule) eachAtom(f func(*Atom)) {
+	if r.Logical != nil {
+		walkAtoms(r.Logical, f)
+	}
+	if r.Arith != nil {
+		for _, s := range r.Arith.LHS {
+			if s.Atom != nil {
+				f(s.Atom)
+			}
+		}
+		for _, s := range r.Arith.RHS {
+			if s.Atom != nil {
+				f(s.Atom)
+			}
+		}
+		for _, fl := range r.Arith.Filters {
+			walkAtoms(fl.Expr, f)
+		}
+	}
+}
+
+// Atoms returns every atom of the rule, in order of appearance.
+func (r *Rule) Atoms() []*Atom {
+	var out []*Atom
+	r.eachAtom(func(a *Atom) { out = append(out, a) })
+	return out
+}
+
+func walkAtoms(f Formula, fn func(*Atom)) {
+	switch x := f.(type) {
+	case *Atom:
+		fn(x)
+	case *Not:
+		walkAtoms(x.X, fn)
+	case *And:
+		for _, a := range x.Args {
+			walkAtoms(a, fn)
+		}
+	case *Or:
+		for _, a := range x.Args {
+			walkAtoms(a, fn)
+		}
+	case *Implies:
+		walkAtoms(x.Body, fn)
+		walkAtoms(x.Head, fn)
+	}
+}
+
+// Validate checks a resolved rule: a finite nonnegative weight, every atom
+// resolved, and every variable bound (see Clause.Bound and
+// Arithmetic.Validate). It returns an *Error with the offending position.
+func (r *Rule) Validate() error {
+	if r.Weighted && (r.Weight < 0 || math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0)) {
+		return Errorf(r.Pos, "weight %v must be a finite number >= 0", r.Weight)
+	}
+	if !r.Weighted && r.Squared {
+		return Errorf(r.Pos, "a hard rule (ending in '.') cannot be squared")
+	}
+	if (r.Logical == nil) == (r.Arith == nil) {
+		return Errorf(r.Pos, "a rule must be either logical or arithmetic")
+	}
+	var err error
+	r.eachAtom(func(a *Atom) {
+		if err == nil && a.Pred == nil {
+			err = Errorf(a.Pos, "atom %s is not resolved to a predicate", a.PredName)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if r.Logical != nil {
+		clauses, err := Clauses(r.Logical)
+		if err != nil {
+			return Errorf(r.Pos, "%v", err)
+		}
+		for _, c := range clauses {
+			if err := c.checkBound(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := r.Arith.validate(); err != nil {
+		if _, ok := err.(*Error); !ok {
+			err = Errorf(r.Pos, "%v", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// Term is a variable, a constant, or (in arithmetic rules) a summation
+// variable written +X.
+type Term struct {
+	Kind TermKind
+	Name string // variable name or constant value (unquoted)
+	Pos  Pos
+}
+
+// TermKind says what a Term is.
+type TermKind uint8
+
+const (
+	// Variable is a rule variable (an identifier).
+	Variable TermKind = iota
+	// Constant is a quoted constant.
+	Constant
+	// SumVariable is a summation variable +X in an arithmetic rule.
+	SumVariable
+)
+
+// Var returns a variable term.
+func Var(name string) Term { return Term{Kind: Variable, Name: name} }
+
+// Const returns a constant term.
+func Const(value string) Term { return Term{Kind: Constant, Name: value} }
+
+// SumVar returns a summation variable term (+name).
+func SumVar(name string) Term { return Term{Kind: SumVariable, Name: name} }
+
+// IsVar reports whether t is a variable or a summation variable.
+func (t Term) IsVar() bool { return t.Kind != Constant }
+
+// Formula is a logical formula: *Atom, *Comparison, *Not, *And, *Or or
+// *Implies.
+type Formula interface {
+	formula()
+	// Position returns where the formula starts in the source.
+	Position() Pos
+}
+
+// Atom is a predicate applied to terms.
+type Atom struct {
+	PredName string     // as written
+	Pred     *Predicate // set by Model.Resolve
+	Args     []Term
+	Pos      Pos
+}
+
+// NewAtom returns an atom of p (already resolved).
+func NewAtom(p *Predicate, args ...Term) *Atom {
+	return &Atom{PredName: p.Name, Pred: p, Args: args}
+}
+
+// CmpOp is a term comparison operator.
+type CmpOp uint8
+
+const (
+	// CmpEq is A == B.
+	CmpEq CmpOp = iota
+	// CmpNeq is A != B (also written A - B).
+	CmpNeq
+	// CmpNonSym is A % B (also A ^ B): true when A sorts before B, which
+	// keeps one of each symmetric pair of groundings.
+	CmpNonSym
+)
+
+// String returns the operator as PSL writes it.
+func (o CmpOp) String() string {
+	switch o {
+	case CmpEq:
+		return "=="
+	case CmpNeq:
+		return "!="
+	}
+	return "%"
+}
+
+// Comparison compares two terms; it is true or false once both are bound.
+type Comparison struct {
+	Op          CmpOp
+	Left, Right Term
+	Pos         Pos
+}
+
+// Not is negation.
+type Not struct {
+	X   Formula
+	Pos Pos
+}
+
+// And is conjunction.
+type And struct {
+	Args []Formula
+	Pos  Pos
+}
+
+// Or is disjunction.
+type Or struct {
+	Args []Formula
+	Pos  Pos
+}
+
+// Implies is Body -> Head (a reversed arrow Head <- Body is stored the same
+// way with Reversed set, so the printer can write it back as it was).
+type Implies struct {
+	Body, Head Formula
+	Reversed   bool
+	Pos        Pos
+}
+
+func (*Atom) formula()       {}
+func (*Comparison) formula() {}
+func (*Not) formula()        {}
+func (*And) formula()        {}
+func (*Or) formula()         {}
+func (*Implies) formula()    {}
+
+// Position implements Formula.
+func (a *Atom) Position() Pos { return a.Pos }
+
+// Position implements Formula.
+func (c *Comparison) Position() Pos { return c.Pos }
+
+// Position implements Formula.
+func (n *Not) Position() Pos { return n.Pos }
+
+// Position implements Formula.
+func (a *And) Position() Pos { return a.Pos }
+
+// Position implements Formula.
+func (o *Or) Position() Pos { return o.Pos }
+
+// Position implements Formula.
+func (i *Implies) Position() Pos { return i.Pos }
+
+// Literal is an atom or a comparison, possibly negated: one disjunct of a
+// clause. Exactly one of Atom and Cmp is set.
+type Literal struct {
+	Atom *Atom
+	Cmp  *Comparison
+	Neg  bool
+}
+
+// Clause is a disjunction of literals. Its ground potential in Lukasiewicz
+// logic is w * max(0, 1 - sum of literal truth values)^p.
+type Clause []Literal
+
+// MaxClauses bounds how many clauses one rule may expand to in CNF.
+const MaxClauses = 256
+
+// Clauses converts a logical formula to conjunctive normal form: a list of
+// clauses, each grounded as its own potential with the rule's weight (for
+// the usual PSL rule, body conjunction -> head disjunction, there is exactly
+// one). Clauses with complementary literals (always true) are dropped.
+func Clauses(f Formula) ([]Clause, error) {
+	cs, err := cnf(nnf(f, false))
+	if err != nil {
+		return nil, err
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		if !tautology(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// nnf pushes negations down to literals. The result contains only *And,
+// *Or and literal leaves (wrapped as *litF).
+func nnf(f Formula, neg bool) Formula {
+	switch x := f.(type) {
+	case *Atom:
+		return &litF{Literal{Atom: x, Neg: neg}}
+	case *Comparison:
+		return &litF{Literal{Cmp: x, Neg: neg}}
+	case *Not:
+		return nnf(x.X, !neg)
+	case *And:
+		args := make([]Formula, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = nnf(a, neg)
+		}
+		if neg {
+			return &Or{Args: args, Pos: x.Pos}
+		}
+		return &And{Args: args, Pos: x.Pos}
+	case *Or:
+		args := make([]Formula, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = nnf(a, neg)
+		}
+		if neg {
+			return &And{Args: args, Pos: x.Pos}
+		}
+		return &Or{Args: args, Pos: x.Pos}
+	case *Implies:
+		// B -> H  ==  !B | H ;  !(B -> H) == B & !H
+		if neg {
+			return &And{Args: []Formula{nnf(x.Body, false), nnf(x.Head, true)}, Pos: x.Pos}
+		}
+		return &Or{Args: []Formula{nnf(x.Body, true), nnf(x.Head, false)}, Pos: x.Pos}
+	}
+	panic(fmt.Sprintf("model: unknown formula %T", f))
+}
+
+// litF wraps a literal during normalisation.
+type litF struct{ l Literal }
+
+func (*litF) formula()        {}
+func (l *litF) Position() Pos { return Pos{} }
+
+func cnf(f Formula) ([]Clause, error) {
+	switch x := f.(type) {
+	case *litF:
+		return []Clause{{x.l}}, nil
+	case *And:
+		var out []Clause
+		for _, a := range x.Args {
+			cs, err := cnf(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cs...)
+			if len(out) > MaxClauses {
+				return nil, fmt.Errorf("rule expands to more than %d clauses; simplify it", MaxClauses)
+			}
+		}
+		return out, nil
+	case *Or:
+		acc := []Clause{{}}
+		for _, a := range x.Args {
+			cs, err := cnf(a)
+			if err != nil {
+				return nil, err
+			}
+			if len(acc)*len(cs) > MaxClauses {
+				return nil, fmt.Errorf("rule expands to more than %d clauses; simplify it", MaxClauses)
+			}
+			next := make([]Clause, 0, len(acc)*len(cs))
+			for _, c1 := range acc {
+				for _, c2 := range cs {
+					c := make(Clause, 0, len(c1)+len(c2))
+					c = append(append(c, c1...), c2...)
+					next = append(next, c)
+				}
+			}
+			acc = next
+		}
+		return acc, nil
+	}
+	panic(fmt.Sprintf("model: unexpected %T in cnf", f))
+}
+
+// sameLiteralTarget reports whether two literals refer to the same atom or
+// comparison syntactically.
+func sameLiteralTarget(a, b Literal) bool {
+	if (a.Atom == nil) != (b.Atom == nil) {
+		return false
+	}
+	if a.Atom != nil {
+		if !strings.EqualFold(a.Atom.PredName, b.Atom.PredName) || len(a.Atom.Args) != len(b.Atom.Args) {
+			return false
+		}
+		for i := range a.Atom.Args {
+			if a.Atom.Args[i].Kind != b.Atom.Args[i].Kind || a.Atom.Args[i].Name != b.Atom.Args[i].Name {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Cmp.Op == b.Cmp.Op && a.Cmp.Left.Kind == b.Cmp.Left.Kind && a.Cmp.Left.Name == b.Cmp.Left.Name &&
+		a.Cmp.Right.Kind == b.Cmp.Right.Kind && a.Cmp.Right.Name == b.Cmp.Right.Name
+}
+
+func tautology(c Clause) bool {
+	for i := range c {
+		for j := i + 1; j < len(c); j++ {
+			if c[i].Neg != c[j].Neg && sameLiteralTarget(c[i], c[j]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Bound returns the variables of the clause that grounding enumerates: those
+// of the atoms the clause negates (the rule's positive body atoms), whose
+// groundings are the atoms present in the data. A clause made of a single
+// positive atom (a prior such as "w: Friends(A, B)") binds its own variables.
+func (c Clause) Bound() map[string]bool {
+	b := make(map[string]bool)
+	for _, l := range c {
+		if l.Atom != nil && (l.Neg || len(c) == 1) {
+			for _, t := range l.Atom.Args {
+				if t.Kind == Variable {
+					b[t.Name] = true
+				}
+			}
+		}
+	}
+	return b
+}
+
+// checkBound reports the first variable of the clause that no binding atom
+// binds.
+func (c Clause) checkBound() error {
+	b := c.Bound()
+	for _, l := range c {
+		var terms []Term
+		var pos Pos
+		if l.Atom != nil {
+			terms, pos = l.Atom.Args, l.Atom.Pos
+			for _, t := range terms {
+				if t.Kind == SumVariable {
+					return Errorf(t.Pos, "summation variable +%s is only allowed in arithmetic rules", t.Name)
+				}
+			}
+		} else {
+			terms, pos = []Term{l.Cmp.Left, l.Cmp.Right}, l.Cmp.Pos
+		}
+		for _, t := range terms {
+			if t.Kind == Variable && !b[t.Name] {
+				at := t.Pos
+				if !at.IsValid() {
+					at = pos
+				}
+				return Errorf(at, "variable %s is not bound: it must appear in a positive atom of the rule's body (an atom the rule's clause negates)", t.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// Variables returns the sorted names of the variables (not summation
+// variables) in the formula.
+func Variables(f Formula) []string {
+	seen := make(map[string]bool)
+	var walk func(Formula)
+	add := func(t Term) {
+		if t.Kind == Variable {
+			seen[t.Name] = true
+		}
+	}
+	walk = func(f Formula) {
+		switch x := f.(type) {
+		case *Atom:
+			for _, t := range x.Args {
+				add(t)
+			}
+		case *Comparison:
+			add(x.Left)
+			add(x.Right)
+		case *Not:
+			walk(x.X)
+		case *And:
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case *Or:
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case *Implies:
+			walk(x.Body)
+			walk(x.Head)
+		}
+	}
+	walk(f)
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// errNoRule is returned when a model has nothing to do.
+var errNoRule = errors.New("model has no rules")
+
+// CheckNonEmpty returns an error when the model has no rules.
+func (m *Model) CheckNonEmpty() error {
+	if len(m.Rules) == 0 {
+		return errNoRule
+	}
+	return nil
+}
