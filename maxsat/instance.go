@@ -1,0 +1,264 @@
+// Package maxsat solves logical Markov random fields (weighted MAX-SAT) with
+// a guarantee, following Bach, Huang and Getoor, "Rounding Guarantees for
+// Message-Passing MAP Inference with Logical Dependencies" (2014, paper 003).
+//
+// A logical MRF is a set of disjunctive clauses over boolean variables with
+// nonnegative weights; MAP inference is weighted MAX-SAT: find the assignment
+// that maximises the weight of the satisfied clauses. Hard clauses must hold.
+//
+// The pipeline ([Solve]) is:
+//
+//  1. Relax: the LP relaxation of Goemans and Williamson (paper 003 eq. 2) is
+//     the HL-MRF with linear hinges w*max(1 - sum_{I+} y - sum_{I-} (1-y), 0)
+//     ([ToProblem]); it is solved by consensus ADMM (package admm).
+//  2. Certify: a dual-feasible point of that LP ([DualBound]) gives an upper
+//     bound on the MAX-SAT optimum that does not depend on how well ADMM
+//     converged, so every answer says how close to optimal it provably is.
+//  3. Round: p_i = y_i/2 + 1/4 (expected weight >= 3/4 of the optimum) and
+//     p_i = y_i, each derandomised by the method of conditional probabilities
+//     ([Round]); the better is kept.
+//  4. Optionally improve with MaxWalkSAT ([WalkSAT]), which is also usable on
+//     its own.
+//
+// WCNF files are read and written by [Read] and [Write]. [FromProblem] turns a
+// clause-shaped hlmrf.Problem (PSL rules that are clauses) into an Instance.
+package maxsat
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Lit is a literal in DIMACS form: +v is variable v (1-based) and -v its
+// negation. Zero is not a literal.
+type Lit int32
+
+// Var returns the literal's 0-based variable index.
+func (l Lit) Var() int {
+	if l < 0 {
+		return int(-l) - 1
+	}
+	return int(l) - 1
+}
+
+// Neg reports whether the literal is negated.
+func (l Lit) Neg() bool { return l < 0 }
+
+// Pos returns the positive literal of 0-based variable v.
+func Pos(v int) Lit { return Lit(v + 1) }
+
+// Not returns the negative literal of 0-based variable v.
+func Not(v int) Lit { return Lit(-(v + 1)) }
+
+// Instance is a weighted MAX-SAT instance (a logical MRF), clauses stored in
+// CSR form: clause c has literals Lits[Start[c]:Start[c+1]], weight Weight[c]
+// and is hard when Hard[c]. The weight of a hard clause is kept only so that
+// files round-trip; it takes no part in the objective. The zero value is an
+// empty instance ready for AddClause.
+type Instance struct {
+	// NumVars is the number of boolean variables (0-based indexes).
+	NumVars int
+	Weight  []float64
+	Hard    []bool
+	Start   []int32
+	Lits    []Lit
+}
+
+// NumClauses returns the number of clauses.
+func (in *Instance) NumClauses() int { return len(in.Weight) }
+
+// Clause returns the literals of clause c (a view; do not append to it).
+func (in *Instance) Clause(c int) []Lit { return in.Lits[in.Start[c]:in.Start[c+1]] }
+
+// AddClause appends a clause. Repeated literals are merged (x | x is x); a
+// clause with both x and ~x is kept and is always satisfied. NumVars grows to
+// cover the literals. It returns an error for a zero literal or a weight that
+// is negative, NaN or infinite (hard clauses may have any weight).
+func (in *Instance) AddClause(weight float64, hard bool, lits ...Lit) error {
+	if !hard && (weight < 0 || math.IsNaN(weight) || math.IsInf(weight, 0)) {
+		return fmt.Errorf("maxsat: clause weight %v is not a finite nonnegative number", weight)
+	}
+	if len(in.Start) == 0 {
+		in.Start = append(in.Start, 0)
+	}
+	from := len(in.Lits)
+	for _, l := range lits {
+		if l == 0 {
+			in.Lits = in.Lits[:from]
+			return errors.New("maxsat: 0 is not a literal")
+		}
+		dup := false
+		for _, m := range in.Lits[from:] {
+			if m == l {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			in.Lits = append(in.Lits, l)
+		}
+		if v := l.Var() + 1; v > in.NumVars {
+			in.NumVars = v
+		}
+	}
+	in.Start = append(in.Start, int32(len(in.Lits)))
+	in.Weight = append(in.Weight, weight)
+	in.Hard = append(in.Hard, hard)
+	return nil
+}
+
+// Validate checks the structural invariants of an instance built by hand:
+// consistent lengths, monotone offsets, literals nonzero and in range, soft
+// weights finite and nonnegative.
+func (in *Instance) Validate() error {
+	m := len(in.Weight)
+	if len(in.Hard) != m {
+		return errors.New("maxsat: Weight and Hard have different lengths")
+	}
+	if m == 0 && len(in.Start) == 0 {
+		if len(in.Lits) != 0 {
+			return errors.New("maxsat: literals without clauses")
+		}
+		return nil
+	}
+	if len(in.Start) != m+1 || in.Start[0] != 0 || int(in.Start[m]) != len(in.Lits) {
+		return errors.New("maxsat: Start is not a CSR offset array for the clauses")
+	}
+	for c := 0; c < m; c++ {
+		if in.Start[c] > in.Start[c+1] {
+			return fmt.Errorf("maxsat: clause %d: offsets decrease", c)
+		}
+		if !in.Hard[c] {
+			if w := in.Weight[c]; w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+				return fmt.Errorf("maxsat: clause %d: weight %v is not a finite nonnegative number", c, w)
+			}
+		}
+	}
+	for k, l := range in.Lits {
+		if l == 0 {
+			return fmt.Errorf("maxsat: literal %d is 0", k)
+		}
+		if l.Var() >= in.NumVars {
+			return fmt.Errorf("maxsat: literal %d (%d) is beyond NumVars %d", k, l, in.NumVars)
+		}
+	}
+	return nil
+}
+
+// SoftWeight returns the total weight of the soft clauses.
+func (in *Instance) SoftWeight() float64 {
+	var s float64
+	for c, w := range in.Weight {
+		if !in.Hard[c] {
+			s += w
+		}
+	}
+	return s
+}
+
+// NumHard returns the number of hard clauses.
+func (in *Instance) NumHard() int {
+	n := 0
+	for _, h := range in.Hard {
+		if h {
+			n++
+		}
+	}
+	return n
+}
+
+// Satisfied reports whether clause c holds under the assignment x.
+func (in *Instance) Satisfied(c int, x []bool) bool {
+	for _, l := range in.Clause(c) {
+		if x[l.Var()] != l.Neg() {
+			return true
+		}
+	}
+	return false
+}
+
+// Eval returns the weight of the satisfied soft clauses and the number of
+// violated hard clauses under x.
+func (in *Instance) Eval(x []bool) (satisfied float64, hardViolated int) {
+	for c := range in.Weight {
+		ok := in.Satisfied(c, x)
+		if in.Hard[c] {
+			if !ok {
+				hardViolated++
+			}
+		} else if ok {
+			satisfied += in.Weight[c]
+		}
+	}
+	return satisfied, hardViolated
+}
+
+// IntegerWeights reports whether every soft weight is a whole number and
+// their sum is exactly representable, so that the optimum is an integer.
+func (in *Instance) IntegerWeights() bool {
+	for c, w := range in.Weight {
+		if !in.Hard[c] && w != math.Trunc(w) {
+			return false
+		}
+	}
+	return in.SoftWeight() < 1<<52
+}
+
+// index is the variable -> clause occurrence structure shared by rounding and
+// local search. occ[occStart[v]:occStart[v+1]] lists c<<1|neg for every clause
+// c in which variable v occurs (neg = 1 when negated). Tautologies (x | ~x)
+// are marked and left out of the occurrence lists: they are always satisfied.
+type index struct {
+	occStart []int32
+	occ      []int32
+	taut     []bool
+}
+
+func buildIndex(in *Instance) *index {
+	n, m := in.NumVars, in.NumClauses()
+	ix := &index{occStart: make([]int32, n+1), taut: make([]bool, m)}
+	// Tautology detection with a per-variable marker (clause id + 1, signed).
+	mark := make([]int32, n)
+	for c := 0; c < m; c++ {
+		for _, l := range in.Clause(c) {
+			v := l.Var()
+			s := int32(c + 1)
+			if l.Neg() {
+				s = -s
+			}
+			if mark[v] == -s {
+				ix.taut[c] = true
+			}
+			mark[v] = s
+		}
+	}
+	for c := 0; c < m; c++ {
+		if ix.taut[c] {
+			continue
+		}
+		for _, l := range in.Clause(c) {
+			ix.occStart[l.Var()+1]++
+		}
+	}
+	for v := 0; v < n; v++ {
+		ix.occStart[v+1] += ix.occStart[v]
+	}
+	ix.occ = make([]int32, ix.occStart[n])
+	fill := append([]int32(nil), ix.occStart[:n]...)
+	for c := 0; c < m; c++ {
+		if ix.taut[c] {
+			continue
+		}
+		for _, l := range in.Clause(c) {
+			v := l.Var()
+			e := int32(c) << 1
+			if l.Neg() {
+				e |= 1
+			}
+			ix.occ[fill[v]] = e
+			fill[v]++
+		}
+	}
+	return ix
+}

@@ -1,0 +1,304 @@
+package maxsat
+
+import (
+	"fmt"
+	"math"
+)
+
+// Rounding probability functions of Goemans and Williamson (paper 003 §2.4).
+const (
+	// MethodGW is the linear rounding p_i = y_i/2 + 1/4: for any y in
+	// [0,1]^n each clause is satisfied with probability at least 3/4 of its
+	// relaxed value min(1, l_c(y)), so at the LP optimum the expected weight
+	// is at least 3/4 of the MAX-SAT optimum.
+	MethodGW = "gw"
+	// MethodPlain is p_i = y_i: a clause of k literals is satisfied with
+	// probability at least 1-(1-1/k)^k >= 1-1/e of its relaxed value.
+	MethodPlain = "plain"
+)
+
+// GWProb returns the Goemans-Williamson rounding probabilities y/2 + 1/4.
+func GWProb(y []float64) []float64 {
+	p := make([]float64, len(y))
+	for i, v := range y {
+		p[i] = clamp01(v)/2 + 0.25
+	}
+	return p
+}
+
+// PlainProb returns the rounding probabilities p = y clamped into [0,1].
+func PlainProb(y []float64) []float64 {
+	p := make([]float64, len(y))
+	for i, v := range y {
+		p[i] = clamp01(v)
+	}
+	return p
+}
+
+func clamp01(v float64) float64 {
+	if v < 0 || math.IsNaN(v) {
+		return 0
+	}
+	if v > 1 {
+		return 1
+	}
+	return v
+}
+
+// RelaxedWeight returns sum over soft clauses of w_c * min(1, l_c(y)), the
+// objective of paper 003 eq. (2) at y, and the largest relaxed violation
+// max(0, 1 - l_c(y)) of a hard clause.
+func RelaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
+	for c := range in.Weight {
+		l := 0.0
+		for _, lit := range in.Clause(c) {
+			v := clamp01(y[lit.Var()])
+			if lit.Neg() {
+				v = 1 - v
+			}
+			l += v
+		}
+		if in.Hard[c] {
+			hardResidual = math.Max(hardResidual, 1-l)
+			continue
+		}
+		weight += in.Weight[c] * math.Min(1, l)
+	}
+	return weight, hardResidual
+}
+
+// ExpectedWeight returns the exact expected weight of the satisfied soft
+// clauses when each variable i is set true independently with probability
+// p[i], and the expected number of violated hard clauses.
+func ExpectedWeight(in *Instance, p []float64) (weight, hardViolated float64) {
+	return expectedWeight(in, buildIndex(in), p)
+}
+
+func expectedWeight(in *Instance, ix *index, p []float64) (weight, hardViolated float64) {
+	for c := range in.Weight {
+		if ix.taut[c] {
+			if !in.Hard[c] {
+				weight += in.Weight[c]
+			}
+			continue
+		}
+		u := 1.0 // probability that every literal is false
+		for _, lit := range in.Clause(c) {
+			q := p[lit.Var()]
+			if !lit.Neg() {
+				q = 1 - q
+			}
+			u *= q
+		}
+		if in.Hard[c] {
+			hardViolated += u
+		} else {
+			weight += in.Weight[c] * (1 - u)
+		}
+	}
+	return weight, hardViolated
+}
+
+// hardWeight is the weight given to a hard clause where a single objective
+// is needed (conditional expectations, local search): more than all soft
+// clauses together, so that no soft gain pays for a hard violation.
+func hardWeight(in *Instance) float64 {
+	return in.SoftWeight() + 1
+}
+
+// scaled is a nonnegative product kept as m * 2^(-scaleStep*e) so that long
+// clauses whose probability of being unsatisfied underflows float64 recover
+// exactly when their literals are later fixed; z counts zero factors, which
+// are kept out of m.
+type scaled struct {
+	m float64
+	e int32
+	z int32
+}
+
+const scaleStep = 500
+
+var (
+	scaleUp   = math.Ldexp(1, scaleStep)
+	scaleDown = math.Ldexp(1, -scaleStep)
+)
+
+func (s *scaled) normalise() {
+	for s.m < scaleDown && s.m > 0 {
+		s.m *= scaleUp
+		s.e++
+	}
+	for s.m > 1 && s.e > 0 {
+		s.m *= scaleDown
+		s.e--
+	}
+}
+
+// value returns the product (0 when a factor is zero).
+func (s *scaled) value() float64 {
+	if s.z > 0 {
+		return 0
+	}
+	if s.e == 0 {
+		return s.m
+	}
+	return s.m * math.Pow(scaleDown, float64(s.e))
+}
+
+// without returns the product with one factor q removed.
+func (s *scaled) without(q float64) float64 {
+	if q == 0 {
+		if s.z != 1 {
+			return 0
+		}
+		t := scaled{m: s.m, e: s.e}
+		return t.value()
+	}
+	if s.z > 0 {
+		return 0
+	}
+	t := scaled{m: s.m / q, e: s.e}
+	t.normalise()
+	return t.value()
+}
+
+// replace swaps factor old for new (new is 0 or 1).
+func (s *scaled) replace(old, new float64) {
+	if old == 0 {
+		s.z--
+	} else {
+		s.m /= old
+	}
+	if new == 0 {
+		s.z++
+	}
+	s.normalise()
+}
+
+// Derandomize turns the independent rounding probabilities p into a 0/1
+// assignment by the method of conditional probabilities: variables are set
+// in index order, each to the value with the higher conditional expected
+// weight, where hard clauses weigh more than all soft clauses together. Each
+// step touches only the clauses of its variable, through running per-clause
+// products, so the pass is linear in the instance size. The weight of the
+// result (counting hard clauses with that weight) is never below the
+// expectation under p, which is returned as expected (soft weight only).
+func Derandomize(in *Instance, p []float64) (x []bool, expected float64, err error) {
+	if len(p) != in.NumVars {
+		return nil, 0, fmt.Errorf("maxsat: %d probabilities for %d variables", len(p), in.NumVars)
+	}
+	x, expected = derandomize(in, buildIndex(in), p, hardWeight(in))
+	return x, expected, nil
+}
+
+func derandomize(in *Instance, ix *index, p []float64, hw float64) ([]bool, float64) {
+	m := in.NumClauses()
+	prod := make([]scaled, m)
+	var expected float64
+	for c := 0; c < m; c++ {
+		if ix.taut[c] {
+			if !in.Hard[c] {
+				expected += in.Weight[c]
+			}
+			continue
+		}
+		s := scaled{m: 1}
+		for _, lit := range in.Clause(c) {
+			q := litFalseProb(p[lit.Var()], lit.Neg())
+			if q == 0 {
+				s.z++
+			} else {
+				s.m *= q
+				s.normalise()
+			}
+		}
+		prod[c] = s
+		if !in.Hard[c] {
+			expected += in.Weight[c] * (1 - s.value())
+		}
+	}
+	x := make([]bool, in.NumVars)
+	for v := 0; v < in.NumVars; v++ {
+		pv := p[v]
+		occ := ix.occ[ix.occStart[v]:ix.occStart[v+1]]
+		// delta = E[W | x_v = 1] - E[W | x_v = 0].
+		var delta float64
+		for _, e := range occ {
+			c := e >> 1
+			neg := e&1 == 1
+			w := in.Weight[c]
+			if in.Hard[c] {
+				w = hw
+			}
+			rest := prod[c].without(litFalseProb(pv, neg))
+			if neg {
+				delta -= w * rest
+			} else {
+				delta += w * rest
+			}
+		}
+		val := delta > 0 || (delta == 0 && pv >= 0.5)
+		x[v] = val
+		for _, e := range occ {
+			c := e >> 1
+			neg := e&1 == 1
+			newq := 1.0
+			if val != neg {
+				newq = 0
+			}
+			prod[c].replace(litFalseProb(pv, neg), newq)
+		}
+	}
+	return x, expected
+}
+
+// litFalseProb is the probability that a literal on a variable that is true
+// with probability p is false.
+func litFalseProb(p float64, neg bool) float64 {
+	if neg {
+		return p
+	}
+	return 1 - p
+}
+
+// Rounded is the result of Round.
+type Rounded struct {
+	X             []bool  // the assignment
+	Method        string  // MethodGW or MethodPlain: which rounding gave X
+	Satisfied     float64 // weight of the satisfied soft clauses under X
+	HardViolated  int     // hard clauses X violates
+	ExpectedGW    float64 // exact expected soft weight of randomised GW rounding of y
+	ExpectedPlain float64 // exact expected soft weight of randomised plain rounding of y
+	ExpectedHardGW,
+	ExpectedHardPlain float64 // expected violated hard clauses under each rounding
+}
+
+// Round rounds the relaxed solution y with both GW (y/2 + 1/4) and plain
+// (y) probabilities, each derandomised by Derandomize, and keeps the better
+// assignment (fewer violated hard clauses, then more satisfied weight). For
+// an instance without hard clauses the result's weight is at least
+// max(ExpectedGW, ExpectedPlain) >= 3/4 * RelaxedWeight(y).
+func Round(in *Instance, y []float64) (*Rounded, error) {
+	if len(y) != in.NumVars {
+		return nil, fmt.Errorf("maxsat: %d relaxed values for %d variables", len(y), in.NumVars)
+	}
+	return round(in, buildIndex(in), y), nil
+}
+
+func round(in *Instance, ix *index, y []float64) *Rounded {
+	hw := hardWeight(in)
+	pg, pp := GWProb(y), PlainProb(y)
+	xg, eg := derandomize(in, ix, pg, hw)
+	xp, ep := derandomize(in, ix, pp, hw)
+	r := &Rounded{ExpectedGW: eg, ExpectedPlain: ep}
+	_, r.ExpectedHardGW = expectedWeight(in, ix, pg)
+	_, r.ExpectedHardPlain = expectedWeight(in, ix, pp)
+	sg, hg := in.Eval(xg)
+	sp, hp := in.Eval(xp)
+	if hp < hg || (hp == hg && sp > sg) {
+		r.X, r.Method, r.Satisfied, r.HardViolated = xp, MethodPlain, sp, hp
+	} else {
+		r.X, r.Method, r.Satisfied, r.HardViolated = xg, MethodGW, sg, hg
+	}
+	return r
+}

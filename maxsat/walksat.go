@@ -1,0 +1,260 @@
+package maxsat
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// WalkOptions configures WalkSAT.
+type WalkOptions struct {
+	// Steps is the maximum number of flips.
+	Steps int
+	// Noise is the probability of a random-walk move: flip a random variable
+	// of the chosen unsatisfied clause instead of its best one. 0.5 when
+	// zero or negative; use a tiny positive value for a pure greedy walk.
+	Noise float64
+	// Seed seeds the random choices (and the random start when there is no
+	// given one).
+	Seed uint64
+	// Deadline, when not zero, stops the walk at that time (checked every
+	// 1024 flips), so that runs can be compared at equal time.
+	Deadline time.Time
+}
+
+// WalkResult is the best assignment a WalkSAT run visited.
+type WalkResult struct {
+	X            []bool
+	Satisfied    float64 // weight of the satisfied soft clauses under X
+	HardViolated int     // hard clauses X violates
+	Flips        int     // flips made
+	BestFlip     int     // the flip after which X was current (0: the start)
+}
+
+// WalkSAT runs MaxWalkSAT (Kautz, Selman and Jiang 1997) from start, or from
+// a uniformly random assignment when start is nil: repeatedly pick an
+// unsatisfied clause uniformly at random; with probability Noise flip a
+// random variable of it, otherwise the variable whose flip gains the most
+// weight (make - break, ties broken at random). Hard clauses weigh more than
+// all soft clauses together. Make and break weights are kept incrementally,
+// so a flip costs time proportional to the clauses it changes. It returns the
+// best assignment seen (fewest violated hard clauses, then most satisfied
+// weight). ctx cancellation stops the walk early with the best so far.
+func WalkSAT(ctx context.Context, in *Instance, start []bool, opt WalkOptions) (*WalkResult, error) {
+	if start != nil && len(start) != in.NumVars {
+		return nil, fmt.Errorf("maxsat: start assignment has %d values for %d variables", len(start), in.NumVars)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
+	x := make([]bool, in.NumVars)
+	if start != nil {
+		copy(x, start)
+	} else {
+		for i := range x {
+			x[i] = rng.IntN(2) == 1
+		}
+	}
+	return walk(ctx, in, buildIndex(in), x, opt, rng), nil
+}
+
+// walker holds the incremental state of a MaxWalkSAT run.
+type walker struct {
+	in       *Instance
+	ix       *index
+	hw       float64
+	x        []bool
+	numTrue  []int32
+	trueSum  []int64 // sum of the variables of the true literals: the critical variable when numTrue == 1
+	makeW    []float64
+	breakW   []float64
+	unsat    []int32 // unsatisfied nonempty clauses
+	unsatPos []int32 // position in unsat, -1 when satisfied
+	softCost float64 // weight of unsatisfied soft clauses (drifts by rounding; recomputed at the end)
+	hardCost int     // unsatisfied hard clauses
+}
+
+func (w *walker) weight(c int32) float64 {
+	if w.in.Hard[c] {
+		return w.hw
+	}
+	return w.in.Weight[c]
+}
+
+func newWalker(in *Instance, ix *index, x []bool) *walker {
+	m := in.NumClauses()
+	w := &walker{
+		in: in, ix: ix, hw: hardWeight(in), x: x,
+		numTrue: make([]int32, m), trueSum: make([]int64, m),
+		makeW: make([]float64, in.NumVars), breakW: make([]float64, in.NumVars),
+		unsatPos: make([]int32, m),
+	}
+	for c := 0; c < m; c++ {
+		w.unsatPos[c] = -1
+		if ix.taut[c] {
+			continue
+		}
+		lits := in.Clause(c)
+		for _, l := range lits {
+			if x[l.Var()] != l.Neg() {
+				w.numTrue[c]++
+				w.trueSum[c] += int64(l.Var())
+			}
+		}
+		wc := w.weight(int32(c))
+		switch w.numTrue[c] {
+		case 0:
+			w.addCost(int32(c))
+			if len(lits) == 0 {
+				continue // an empty clause: nothing to flip
+			}
+			w.unsatPos[c] = int32(len(w.unsat))
+			w.unsat = append(w.unsat, int32(c))
+			for _, l := range lits {
+				w.makeW[l.Var()] += wc
+			}
+		case 1:
+			w.breakW[w.trueSum[c]] += wc
+		}
+	}
+	return w
+}
+
+func (w *walker) addCost(c int32) {
+	if w.in.Hard[c] {
+		w.hardCost++
+	} else {
+		w.softCost += w.in.Weight[c]
+	}
+}
+
+func (w *walker) subCost(c int32) {
+	if w.in.Hard[c] {
+		w.hardCost--
+	} else {
+		w.softCost -= w.in.Weight[c]
+	}
+}
+
+// flip flips variable v and updates counts, make/break and the unsat list.
+func (w *walker) flip(v int) {
+	w.x[v] = !w.x[v]
+	val := w.x[v]
+	for _, e := range w.ix.occ[w.ix.occStart[v]:w.ix.occStart[v+1]] {
+		c := e >> 1
+		neg := e&1 == 1
+		wc := w.weight(c)
+		if val != neg { // the literal became true
+			nt := w.numTrue[c]
+			w.numTrue[c]++
+			w.trueSum[c] += int64(v)
+			switch nt {
+			case 0:
+				w.subCost(c)
+				w.removeUnsat(c)
+				for _, l := range w.in.Clause(int(c)) {
+					w.makeW[l.Var()] -= wc
+				}
+				w.breakW[v] += wc
+			case 1:
+				w.breakW[w.trueSum[c]-int64(v)] -= wc
+			}
+		} else {
+			w.numTrue[c]--
+			w.trueSum[c] -= int64(v)
+			switch w.numTrue[c] {
+			case 0:
+				w.addCost(c)
+				w.unsatPos[c] = int32(len(w.unsat))
+				w.unsat = append(w.unsat, c)
+				for _, l := range w.in.Clause(int(c)) {
+					w.makeW[l.Var()] += wc
+				}
+				w.breakW[v] -= wc
+			case 1:
+				w.breakW[w.trueSum[c]] += wc
+			}
+		}
+	}
+}
+
+func (w *walker) removeUnsat(c int32) {
+	p := w.unsatPos[c]
+	last := w.unsat[len(w.unsat)-1]
+	w.unsat[p] = last
+	w.unsatPos[last] = p
+	w.unsat = w.unsat[:len(w.unsat)-1]
+	w.unsatPos[c] = -1
+}
+
+// walk runs MaxWalkSAT from x (modified in place to the best assignment).
+func walk(ctx context.Context, in *Instance, ix *index, x []bool, opt WalkOptions, rng *rand.Rand) *WalkResult {
+	noise := opt.Noise
+	if noise <= 0 {
+		noise = 0.5
+	}
+	w := newWalker(in, ix, x)
+	bestSoft, bestHard := w.softCost, w.hardCost
+	// bestX is the best assignment so far; trail lists the flips made since
+	// it was current, so that an improvement usually costs O(len(trail))
+	// rather than a copy of every variable. A trail longer than the
+	// assignment is dropped and the next improvement copies instead.
+	bestX := append([]bool(nil), x...)
+	trail := make([]int32, 0, 1024)
+	overflow := false
+	res := &WalkResult{}
+	flips := 0
+	for flips < opt.Steps && len(w.unsat) > 0 {
+		if flips&1023 == 0 && flips > 0 {
+			if ctx.Err() != nil || (!opt.Deadline.IsZero() && time.Now().After(opt.Deadline)) {
+				break
+			}
+		}
+		c := w.unsat[rng.IntN(len(w.unsat))]
+		lits := in.Clause(int(c))
+		var v int
+		if rng.Float64() < noise {
+			v = lits[rng.IntN(len(lits))].Var()
+		} else {
+			best, ties := 0.0, 0
+			for _, l := range lits {
+				u := l.Var()
+				g := w.makeW[u] - w.breakW[u]
+				switch {
+				case ties == 0 || g > best:
+					best, v, ties = g, u, 1
+				case g == best:
+					ties++
+					if rng.IntN(ties) == 0 {
+						v = u
+					}
+				}
+			}
+		}
+		w.flip(v)
+		flips++
+		if !overflow {
+			if len(trail) >= len(x) && len(trail) >= 1024 {
+				overflow, trail = true, trail[:0]
+			} else {
+				trail = append(trail, int32(v))
+			}
+		}
+		if w.hardCost < bestHard || (w.hardCost == bestHard && w.softCost < bestSoft-1e-12*(1+bestSoft)) {
+			bestSoft, bestHard = w.softCost, w.hardCost
+			if overflow {
+				copy(bestX, x)
+			} else {
+				for _, u := range trail {
+					bestX[u] = !bestX[u]
+				}
+			}
+			trail, overflow = trail[:0], false
+			res.BestFlip = flips
+		}
+	}
+	copy(x, bestX)
+	res.X = x
+	res.Flips = flips
+	res.Satisfied, res.HardViolated = in.Eval(x)
+	return res
+}
