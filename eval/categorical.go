@@ -1,0 +1,224 @@
+package eval
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CategoricalEvaluator is PSL's CategoricalEvaluator: each atom's arguments
+// split into an entity (the arguments not at a category index) and a
+// category (the arguments at the category indexes), e.g. HasCat(paper, cat)
+// with category index 1. For each entity the predicted category is the one
+// with the highest predicted value and the true category the one with the
+// highest truth value; ACCURACY is the fraction of entities where the two
+// agree.
+//
+// Ties (two categories of an entity with exactly equal highest value) go to
+// the category that sorts first: category arguments are compared one by one,
+// numerically when both parse as integers and as strings otherwise. The same
+// rule applies to predictions and truth, so the result does not depend on
+// the order of the atoms. (PSL breaks prediction ties by a coin flip; this
+// rule is deterministic.) PRED_TIES and TRUTH_TIES count the entities whose
+// category was decided by this rule.
+//
+// Every atom must have the same number of arguments, and an (entity,
+// category) pair may appear only once. An entity whose truth values are all
+// equal (e.g. all 0) still counts, with its true category decided by the tie
+// rule; TRUTH_TIES reveals such entities.
+type CategoricalEvaluator struct {
+	// CategoryIndexes are 0-based argument positions; a negative index
+	// counts from the end (-1 is the last argument). Option
+	// categoricalevaluator.categoryindexes: integers separated by commas,
+	// colons (PSL's delimiter) or spaces; default "-1" (PSL's default; for a
+	// two-argument predicate the same as "1").
+	CategoryIndexes []int
+	// Representative is ACCURACY (the only one, as in PSL); option
+	// categoricalevaluator.representative. The option
+	// categoricalevaluator.defaultpredicate is accepted and ignored (the
+	// caller chooses the predicate's atoms).
+	Representative string
+}
+
+var categoricalMetrics = []string{"ACCURACY", "CORRECT", "ENTITIES", "PRED_TIES", "TRUTH_TIES"}
+
+func newCategorical(opts map[string]string) (Evaluator, error) {
+	e := &CategoricalEvaluator{CategoryIndexes: []int{-1}, Representative: "ACCURACY"}
+	if v, ok := opts["categoryindexes"]; ok {
+		idx, err := ParseCategoryIndexes(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		e.CategoryIndexes = idx
+	}
+	if v, ok := opts["representative"]; ok {
+		r, err := parseRepresentative(e.Name(), v, categoricalMetrics[:1])
+		if err != nil {
+			return nil, err
+		}
+		e.Representative = r
+	}
+	return e, nil
+}
+
+// ParseCategoryIndexes reads a categoricalevaluator.categoryindexes value:
+// one or more integers separated by commas, colons or white space.
+func ParseCategoryIndexes(s string) ([]int, error) {
+	fields := strings.FieldsFunc(s, func(r rune) bool {
+		return r == ',' || r == ':' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	})
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("category indexes %q: no index given", s)
+	}
+	out := make([]int, 0, len(fields))
+	for _, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("category indexes %q: %q is not an integer", s, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// Name returns "CategoricalEvaluator".
+func (e *CategoricalEvaluator) Name() string { return "CategoricalEvaluator" }
+
+// MetricNames lists ACCURACY and the counts CORRECT, ENTITIES, PRED_TIES,
+// TRUTH_TIES.
+func (e *CategoricalEvaluator) MetricNames() []string {
+	return append([]string(nil), categoricalMetrics...)
+}
+
+// argmax tracks the best category of one entity under one kind of value.
+type argmax struct {
+	atom  int     // index of the best atom so far
+	value float64 // its value
+	ties  int     // how many atoms share that value
+}
+
+// consider offers atom i with value v and category cat (of atoms[i]).
+func (m *argmax) consider(i int, v float64, cats [][]string) {
+	switch {
+	case v > m.value:
+		*m = argmax{atom: i, value: v, ties: 1}
+	case v == m.value:
+		m.ties++
+		if compareCategory(cats[i], cats[m.atom]) < 0 {
+			m.atom = i
+		}
+	}
+}
+
+// Evaluate groups atoms by entity and compares predicted and true argmax
+// categories.
+func (e *CategoricalEvaluator) Evaluate(atoms []Atom) (Result, error) {
+	if err := checkValues(atoms); err != nil {
+		return Result{}, err
+	}
+	raw := e.CategoryIndexes
+	if len(raw) == 0 {
+		raw = []int{-1}
+	}
+	arity := len(atoms[0].Args)
+	isCat := make([]bool, arity)
+	for _, r := range raw {
+		k := r
+		if k < 0 {
+			k += arity
+		}
+		if k < 0 || k >= arity {
+			return Result{}, fmt.Errorf("%s: category index %d out of range for atoms with %d arguments (atom 0 %s)", e.Name(), r, arity, atomString(atoms[0]))
+		}
+		isCat[k] = true
+	}
+
+	type entity struct{ pred, truth argmax }
+	index := map[string]int{} // entity key -> position in ents
+	var ents []entity         // in order of first appearance
+	seen := map[string]int{}  // entity+category key -> atom index
+	cats := make([][]string, len(atoms))
+	var ent, cat []string
+	for i, a := range atoms {
+		if len(a.Args) != arity {
+			return Result{}, fmt.Errorf("%s: atom %d %s has %d arguments, atom 0 has %d", e.Name(), i, atomString(a), len(a.Args), arity)
+		}
+		ent, cat = ent[:0], cat[:0]
+		for j, s := range a.Args {
+			if isCat[j] {
+				cat = append(cat, s)
+			} else {
+				ent = append(ent, s)
+			}
+		}
+		cats[i] = append([]string(nil), cat...)
+		ek := joinKey(ent)
+		full := joinKey(a.Args)
+		if j, dup := seen[full]; dup {
+			return Result{}, fmt.Errorf("%s: atom %d %s repeats atom %d", e.Name(), i, atomString(a), j)
+		}
+		seen[full] = i
+		k, ok := index[ek]
+		if !ok {
+			k = len(ents)
+			index[ek] = k
+			ents = append(ents, entity{argmax{atom: i, value: a.Pred, ties: 1}, argmax{atom: i, value: a.Truth, ties: 1}})
+			continue
+		}
+		ents[k].pred.consider(i, a.Pred, cats)
+		ents[k].truth.consider(i, a.Truth, cats)
+	}
+	var correct, predTies, truthTies int
+	for _, x := range ents {
+		if compareCategory(cats[x.pred.atom], cats[x.truth.atom]) == 0 {
+			correct++
+		}
+		if x.pred.ties > 1 {
+			predTies++
+		}
+		if x.truth.ties > 1 {
+			truthTies++
+		}
+	}
+	vals := []float64{float64(correct) / float64(len(ents)), float64(correct), float64(len(ents)), float64(predTies), float64(truthTies)}
+	return result(e.Name(), categoricalMetrics, vals, rep(e.Representative, "ACCURACY"), true), nil
+}
+
+// joinKey joins arguments with a separator that cannot be confused with
+// argument text boundaries (lengths are encoded).
+func joinKey(args []string) string {
+	var b strings.Builder
+	for _, s := range args {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// compareCategory orders category argument lists: argument by argument,
+// numerically when both parse as integers, else as strings.
+func compareCategory(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if c := compareArg(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+func compareArg(a, b string) int {
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	if errA == nil && errB == nil {
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		// "01" and "1" are equal as numbers; fall through to the string
+		// order so that distinct strings never compare equal.
+	}
+	return strings.Compare(a, b)
+}

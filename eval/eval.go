@@ -1,0 +1,266 @@
+// Package eval computes PSL's evaluation metrics over (predicted, truth)
+// pairs of ground atoms: DiscreteEvaluator (accuracy, F1, precision, recall
+// and the confusion counts at a threshold), ContinuousEvaluator (MAE, MSE,
+// RMSE), AUCEvaluator (AUROC, AUPRC of the positive and of the negative class)
+// and CategoricalEvaluator (categorical accuracy).
+//
+// Evaluators are pure functions of their input: no I/O, no randomness. They
+// are built by PSL name with New, which accepts PSL's option names
+// (discreteevaluator.threshold, aucevaluator.threshold,
+// categoricalevaluator.categoryindexes, <evaluator>.representative, ...).
+//
+// Which atoms are evaluated is the caller's business: PSL's eval.includeobs
+// and eval.closetruth options select atoms and are accepted and ignored here.
+//
+// Input values must be finite and within [0,1] (a slack of 1e-9 is allowed
+// for solver round-off); an empty input is an error ("no atoms to evaluate"),
+// so no metric is ever NaN.
+package eval
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Atom is one ground atom to evaluate: its arguments (only
+// CategoricalEvaluator looks at them), the predicted value and the true
+// value.
+type Atom struct {
+	Args  []string
+	Pred  float64
+	Truth float64
+}
+
+// Metric is one named figure of a Result.
+type Metric struct {
+	Name  string
+	Value float64
+}
+
+// Result is what an evaluator computed: its metrics in a fixed order (the
+// order of the evaluator's MetricNames), and which of them is the
+// representative one (PSL's <evaluator>.representative option).
+type Result struct {
+	// Evaluator is the PSL name of the evaluator, e.g. "DiscreteEvaluator".
+	Evaluator string
+	// Metrics lists every metric, in the evaluator's MetricNames order.
+	Metrics []Metric
+	// Representative names the metric chosen by the representative option.
+	Representative string
+	// HigherIsBetter tells whether a larger Representative value is better
+	// (false for the error measures MAE, MSE, RMSE).
+	HigherIsBetter bool
+}
+
+// Get returns the value of the named metric (case-insensitive).
+func (r Result) Get(name string) (float64, bool) {
+	for _, m := range r.Metrics {
+		if strings.EqualFold(m.Name, name) {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+// RepresentativeValue returns the value of the representative metric.
+func (r Result) RepresentativeValue() float64 {
+	v, _ := r.Get(r.Representative)
+	return v
+}
+
+// String formats the result on one line, metrics in order, e.g.
+// "DiscreteEvaluator: ACCURACY=0.75 F1=0.8 ...". Counts print as integers.
+func (r Result) String() string {
+	var b strings.Builder
+	b.WriteString(r.Evaluator)
+	b.WriteString(":")
+	for _, m := range r.Metrics {
+		b.WriteString(" ")
+		b.WriteString(m.Name)
+		b.WriteString("=")
+		b.WriteString(strconv.FormatFloat(m.Value, 'g', 6, 64))
+	}
+	return b.String()
+}
+
+// Evaluator computes metrics over atoms.
+type Evaluator interface {
+	// Name is the PSL class name, e.g. "CategoricalEvaluator".
+	Name() string
+	// MetricNames lists the metrics of every Result, in order.
+	MetricNames() []string
+	// Evaluate computes the metrics. It fails on empty input, on values
+	// that are not finite or outside [0,1], and on malformed atoms.
+	Evaluate(atoms []Atom) (Result, error)
+}
+
+// valueSlack is how far outside [0,1] a value may be (solver round-off).
+const valueSlack = 1e-9
+
+// checkValues rejects an empty input and non-finite or out-of-range values,
+// naming the offending atom.
+func checkValues(atoms []Atom) error {
+	if len(atoms) == 0 {
+		return fmt.Errorf("no atoms to evaluate")
+	}
+	for i, a := range atoms {
+		if err := checkValue(a.Pred); err != nil {
+			return fmt.Errorf("atom %d %s: predicted value %v", i, atomString(a), err)
+		}
+		if err := checkValue(a.Truth); err != nil {
+			return fmt.Errorf("atom %d %s: truth value %v", i, atomString(a), err)
+		}
+	}
+	return nil
+}
+
+func checkValue(v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%v is not a number in [0,1]", v)
+	}
+	if v < -valueSlack || v > 1+valueSlack {
+		return fmt.Errorf("%v is outside [0,1]", v)
+	}
+	return nil
+}
+
+// atomString formats an atom's arguments as (a, b, c).
+func atomString(a Atom) string {
+	return "(" + strings.Join(a.Args, ", ") + ")"
+}
+
+// ratio returns num/den, or 0 when den is 0 (PSL's convention).
+func ratio(num, den float64) float64 {
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// constructor builds an evaluator from its own options (keys already
+// lower-cased and stripped of the evaluator prefix).
+type constructor struct {
+	name    string   // PSL class name
+	prefix  string   // option prefix, e.g. "discreteevaluator"
+	options []string // option names after the prefix
+	make    func(opts map[string]string) (Evaluator, error)
+}
+
+var constructors = []constructor{
+	{"AUCEvaluator", "aucevaluator", []string{"representative", "threshold"}, newAUC},
+	{"CategoricalEvaluator", "categoricalevaluator", []string{"categoryindexes", "defaultpredicate", "representative"}, newCategorical},
+	{"ContinuousEvaluator", "continuousevaluator", []string{"representative"}, newContinuous},
+	{"DiscreteEvaluator", "discreteevaluator", []string{"representative", "threshold"}, newDiscrete},
+}
+
+// callerOptions are PSL options that select atoms; the caller applies them.
+var callerOptions = map[string]bool{"eval.includeobs": true, "eval.closetruth": true}
+
+// Names lists the PSL names of the evaluators New knows, sorted.
+func Names() []string {
+	out := make([]string, len(constructors))
+	for i, c := range constructors {
+		out[i] = c.name
+	}
+	return out
+}
+
+// New returns the evaluator with the given PSL name. The name is matched
+// case-insensitively, with or without the "Evaluator" suffix and with or
+// without a Java package prefix ("Discrete", "discreteevaluator" and
+// "org.linqs.psl.evaluation.statistics.DiscreteEvaluator" are the same).
+//
+// Option keys are case-insensitive PSL option names. The evaluator's own
+// options (e.g. discreteevaluator.threshold) are applied; options of the
+// other evaluators are checked for a known name and ignored (PSL options
+// are global, so one map may configure several evaluators); eval.includeobs
+// and eval.closetruth are ignored (the caller selects the atoms); anything
+// else is an error.
+func New(name string, options map[string]string) (Evaluator, error) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	key = strings.TrimSuffix(key, "evaluator")
+	var c *constructor
+	for i := range constructors {
+		if strings.TrimSuffix(constructors[i].prefix, "evaluator") == key {
+			c = &constructors[i]
+		}
+	}
+	if c == nil || key == "" {
+		return nil, fmt.Errorf("unknown evaluator %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	own := map[string]string{}
+	keys := make([]string, 0, len(options))
+	for k := range options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		lk := strings.ToLower(strings.TrimSpace(k))
+		if callerOptions[lk] {
+			continue
+		}
+		prefix, opt, ok := strings.Cut(lk, ".")
+		var owner *constructor
+		for i := range constructors {
+			if constructors[i].prefix == prefix {
+				owner = &constructors[i]
+			}
+		}
+		if !ok || owner == nil || !contains(owner.options, opt) {
+			return nil, fmt.Errorf("%s: unknown option %q (known: %s)", c.name, k, strings.Join(knownOptions(), ", "))
+		}
+		if owner == c {
+			own[opt] = strings.TrimSpace(options[k])
+		}
+	}
+	return c.make(own)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// knownOptions lists every option name New accepts.
+func knownOptions() []string {
+	var out []string
+	for _, c := range constructors {
+		for _, o := range c.options {
+			out = append(out, c.prefix+"."+o)
+		}
+	}
+	for o := range callerOptions {
+		out = append(out, o)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parseThreshold reads a threshold option value in [0,1].
+func parseThreshold(evaluator, value string) (float64, error) {
+	t, err := strconv.ParseFloat(value, 64)
+	if err != nil || math.IsNaN(t) || t < 0 || t > 1 {
+		return 0, fmt.Errorf("%s: threshold %q is not a number in [0,1]", evaluator, value)
+	}
+	return t, nil
+}
+
+// parseRepresentative matches value (case-insensitive) against metric names.
+func parseRepresentative(evaluator, value string, allowed []string) (string, error) {
+	for _, a := range allowed {
+		if strings.EqualFold(a, value) {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("%s: unknown representative metric %q (known: %s)", evaluator, value, strings.Join(allowed, ", "))
+}
