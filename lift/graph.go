@@ -1,0 +1,172 @@
+package lift
+
+import (
+	"fmt"
+	"math"
+
+	"hinge/hlmrf"
+)
+
+// graph is the weighted bipartite factor graph of a problem: variable nodes
+// 0..n-1 on one side; factor nodes n..n+m+c-1 (the m potentials, then the c
+// constraints) on the other. Edges are numbered in the problem's CSR order,
+// potential terms first, then constraint terms; edge e joins factor
+// fac(e) and variable fVar[e] with weight the coefficient, stored exactly in
+// fix[e*words:(e+1)*words] (see fixed.go).
+type graph struct {
+	n, m, c int
+	fStart  []int32 // factor f's edges are fStart[f]..fStart[f+1]
+	fVar    []int32 // the variable of each edge
+	vStart  []int32 // variable v's incidences are vStart[v]..vStart[v+1]
+	vFac    []int32 // the factor (0-based among factors) of each incidence
+	vEdge   []int32 // the edge of each incidence
+	scale   fixedScale
+	fix     []uint64
+	coef    []float64 // the float64 coefficient of each edge
+}
+
+// check verifies everything lifting relies on, in O(size) time and without
+// allocating: consistent array lengths, monotone offsets, variable indexes in
+// range, finite values, nonnegative weights, powers 1 or 2, known constraint
+// kinds. Unlike hlmrf.Validate it accepts zero coefficients and a variable
+// repeated within a row (both are harmless to lifting: the factor graph
+// simply has a zero-weight or a parallel edge).
+func check(p *hlmrf.Problem) error {
+	if p == nil {
+		return fmt.Errorf("lift: nil problem")
+	}
+	if p.NumVars < 0 {
+		return fmt.Errorf("lift: negative variable count %d", p.NumVars)
+	}
+	m := len(p.Weight)
+	if len(p.Const) != m || len(p.Power) != m || len(p.Group) != m {
+		return fmt.Errorf("lift: potential arrays have different lengths (Weight %d, Const %d, Power %d, Group %d)", m, len(p.Const), len(p.Power), len(p.Group))
+	}
+	if err := checkRows("potential", p.Start, m, p.Var, p.Coef, p.NumVars); err != nil {
+		return err
+	}
+	for i := 0; i < m; i++ {
+		if w := p.Weight[i]; !(w >= 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("lift: potential %d: weight %v is not a finite nonnegative number", i, w)
+		}
+		if c := p.Const[i]; math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("lift: potential %d: constant %v is not finite", i, c)
+		}
+		if d := p.Power[i]; d != 1 && d != 2 {
+			return fmt.Errorf("lift: potential %d: power %d is not 1 or 2", i, d)
+		}
+	}
+	c := len(p.CKind)
+	if len(p.CConst) != c || len(p.CGroup) != c {
+		return fmt.Errorf("lift: constraint arrays have different lengths (CKind %d, CConst %d, CGroup %d)", c, len(p.CConst), len(p.CGroup))
+	}
+	if err := checkRows("constraint", p.CStart, c, p.CVar, p.CCoef, p.NumVars); err != nil {
+		return err
+	}
+	for j := 0; j < c; j++ {
+		if k := p.CKind[j]; k != hlmrf.LessEq && k != hlmrf.Equal {
+			return fmt.Errorf("lift: constraint %d: unknown kind %d", j, k)
+		}
+		if v := p.CConst[j]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("lift: constraint %d: constant %v is not finite", j, v)
+		}
+	}
+	if total := int64(p.NumVars) + int64(m) + int64(c); total >= math.MaxInt32 {
+		return fmt.Errorf("lift: %d variables, potentials and constraints in all: too many for int32 node ids", total)
+	}
+	if total := int64(len(p.Var)) + int64(len(p.CVar)); total >= math.MaxInt32 {
+		return fmt.Errorf("lift: %d terms in all: too many for int32 edge ids", total)
+	}
+	return nil
+}
+
+func checkRows(what string, start []int32, rows int, vars []int32, coefs []float64, nvars int) error {
+	if rows == 0 && len(start) <= 1 {
+		if len(vars) != 0 || len(coefs) != 0 || (len(start) == 1 && start[0] != 0) {
+			return fmt.Errorf("lift: %s terms without %ss", what, what)
+		}
+		return nil
+	}
+	if len(start) != rows+1 || start[0] != 0 || int(start[rows]) != len(vars) || len(vars) != len(coefs) {
+		return fmt.Errorf("lift: %s offsets do not match the term arrays", what)
+	}
+	for i := 0; i < rows; i++ {
+		if start[i+1] < start[i] {
+			return fmt.Errorf("lift: %s %d: offsets decrease", what, i)
+		}
+		for k := start[i]; k < start[i+1]; k++ {
+			if v := vars[k]; v < 0 || int(v) >= nvars {
+				return fmt.Errorf("lift: %s %d: variable %d out of range [0,%d)", what, i, v, nvars)
+			}
+			if x := coefs[k]; math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("lift: %s %d: coefficient %v is not finite", what, i, x)
+			}
+		}
+	}
+	return nil
+}
+
+// newGraph builds the factor graph of a checked problem.
+func newGraph(p *hlmrf.Problem) *graph {
+	g := &graph{n: p.NumVars, m: len(p.Weight), c: len(p.CKind)}
+	np := len(p.Var)
+	ne := np + len(p.CVar)
+	nf := g.m + g.c
+
+	g.fStart = make([]int32, nf+1)
+	if g.m > 0 {
+		copy(g.fStart, p.Start)
+	}
+	for j := 1; j <= g.c; j++ {
+		g.fStart[g.m+j] = int32(np) + p.CStart[j]
+	}
+	g.fVar = make([]int32, ne)
+	copy(g.fVar, p.Var)
+	copy(g.fVar[np:], p.CVar)
+	g.coef = make([]float64, ne)
+	copy(g.coef, p.Coef)
+	copy(g.coef[np:], p.CCoef)
+
+	// Transpose: incidences of each variable, in edge order.
+	g.vStart = make([]int32, g.n+1)
+	for _, v := range g.fVar {
+		g.vStart[v+1]++
+	}
+	for v := 0; v < g.n; v++ {
+		g.vStart[v+1] += g.vStart[v]
+	}
+	g.vFac = make([]int32, ne)
+	g.vEdge = make([]int32, ne)
+	next := append([]int32(nil), g.vStart[:g.n]...)
+	for f := 0; f < nf; f++ {
+		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+			v := g.fVar[e]
+			q := next[v]
+			next[v]++
+			g.vFac[q] = int32(f)
+			g.vEdge[q] = e
+		}
+	}
+
+	// Exact fixed-point coefficients. A value compared during refinement or
+	// lifting sums the edges of one node, so the largest degree bounds the
+	// number of terms.
+	var sb scaleBuilder
+	for _, x := range g.coef {
+		sb.add(x)
+	}
+	maxDeg := 0
+	for f := 0; f < nf; f++ {
+		maxDeg = max(maxDeg, int(g.fStart[f+1]-g.fStart[f]))
+	}
+	for v := 0; v < g.n; v++ {
+		maxDeg = max(maxDeg, int(g.vStart[v+1]-g.vStart[v]))
+	}
+	g.scale = sb.scale(maxDeg)
+	w := g.scale.words
+	g.fix = make([]uint64, ne*w)
+	for e, x := range g.coef {
+		g.scale.put(g.fix[e*w:(e+1)*w], x)
+	}
+	return g
+}

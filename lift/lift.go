@@ -1,0 +1,283 @@
+// Package lift finds the symmetries of a ground HL-MRF and solves a smaller
+// one in its place (Srinivasan et al., Lifted Hinge-Loss Markov Random
+// Fields, AAAI 2019: paper 000, sections 2.2 and 3).
+//
+// Refine colors the weighted bipartite factor graph of an hlmrf.Problem
+// (variables on one side, potentials and constraints on the other, edge
+// weight = coefficient) by color refinement. Lift turns the coloring into a
+// lifted problem of the same form: one variable per variable color, one
+// potential per potential color with the class's summed weight, one
+// constraint per constraint color. The lifted problem is solved by the same
+// solver as any other, and Expand maps its solution back: every variable takes
+// its class's value.
+//
+// Correctness: the coloring is an equitable partition (every potential of a
+// class has the same summed coefficient into every variable class, and every
+// variable of a class the same summed coefficient from every factor class).
+// Averaging any feasible point over the variable classes therefore keeps it
+// feasible and, by convexity of the hinges, does not increase the objective;
+// so the problem has an optimum that is constant on every class, and on such
+// points the lifted objective plus Offset equals the original objective.
+package lift
+
+import (
+	"fmt"
+	"math"
+
+	"hinge/hlmrf"
+)
+
+// Lifted is a lifted problem and the maps between it and the original.
+type Lifted struct {
+	// Problem is the lifted problem: an ordinary hlmrf.Problem whose
+	// variables, potentials and constraints are the color classes of the
+	// original's, numbered in order of their first member.
+	Problem *hlmrf.Problem
+
+	// VarClass maps each original variable to its lifted variable.
+	VarClass []int32
+	// PotClass maps each original potential to its lifted potential, or -1
+	// if its class became constant (every coefficient cancelled within the
+	// class) and was dropped; its value is in Offset.
+	PotClass []int32
+	// ConClass maps each original constraint to its lifted constraint, or -1
+	// if its class became constant and always holds (so was dropped).
+	ConClass []int32
+
+	// Offset is the total value of the dropped constant potentials: for every
+	// lifted point y, Problem.Objective(y) + Offset equals the original
+	// objective at Expand(y) (up to floating-point rounding).
+	Offset float64
+
+	// Coloring is the coloring the lifted problem was built from.
+	Coloring *Coloring
+}
+
+// InfeasibleError reports that the hard constraints cannot all hold: a
+// constraint class reduced to a false constant statement.
+type InfeasibleError struct {
+	Constraint int                  // an original constraint of the class (its first)
+	Members    int                  // how many original constraints the class has
+	Kind       hlmrf.ConstraintKind // the class's kind
+	Const      float64              // the class's constant: the class says 0 Kind Const
+}
+
+func (e *InfeasibleError) Error() string {
+	return fmt.Sprintf("lift: hard constraints are infeasible: constraint %d (one of %d symmetric constraints) has all its coefficients cancel within the variable classes, leaving 0 %s %v, which is false", e.Constraint, e.Members, e.Kind, e.Const)
+}
+
+// Lift computes the coarsest stable coloring of p (see Refine) and builds the
+// lifted problem from it.
+//
+// A lifted potential has the summed weight of its class, the class's constant
+// and power, and on lifted variable k the coefficient that every potential of
+// the class has into variable class k in total (computed exactly, then
+// rounded once to float64); it is the paper's (sum of edge weights)/|class|.
+// Constraints are lifted the same way, keeping kind and constant. When every
+// coefficient of a class cancels, the lifted potential is the constant
+// weight*max(-c,0)^d: it is dropped and its value added to Offset; a constant
+// constraint that holds is dropped, and one that fails (0 > c, or 0 != c for
+// an equality) means the original constraints are infeasible, reported as an
+// *InfeasibleError.
+//
+// p must be well formed: consistent CSR arrays, variable indexes in range,
+// finite numbers, nonnegative weights, powers 1 or 2; Lift returns an error,
+// never panics, otherwise. Zero coefficients and variables repeated within a
+// row are accepted. p is not modified.
+func Lift(p *hlmrf.Problem) (*Lifted, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
+	g := newGraph(p)
+	col := refine(g, p)
+	l := &Lifted{
+		Problem:  &hlmrf.Problem{NumVars: col.NumVar, Start: []int32{0}, CStart: []int32{0}},
+		VarClass: col.Var,
+		PotClass: make([]int32, g.m),
+		ConClass: make([]int32, g.c),
+		Coloring: col,
+	}
+	b := newRowBuilder(g, col)
+	lp := l.Problem
+
+	// Potentials: class sizes, representatives (first members) and groups.
+	size, rep, group := classInfo(col.Pot, col.NumPot, p.Group)
+	newID := make([]int32, col.NumPot)
+	for k := 0; k < col.NumPot; k++ {
+		i := rep[k]
+		w := float64(size[k]) * p.Weight[i]
+		if math.IsInf(w, 0) {
+			return nil, fmt.Errorf("lift: potential %d: the summed weight of its %d symmetric potentials overflows float64", i, size[k])
+		}
+		vars, coefs, err := b.row(int(i))
+		if err != nil {
+			return nil, fmt.Errorf("lift: potential %d: %w", i, err)
+		}
+		if len(vars) == 0 {
+			newID[k] = -1
+			h := math.Max(-p.Const[i], 0)
+			if p.Power[i] == 2 {
+				h *= h
+			}
+			l.Offset += w * h
+			continue
+		}
+		newID[k] = int32(len(lp.Weight))
+		lp.Var = append(lp.Var, vars...)
+		lp.Coef = append(lp.Coef, coefs...)
+		lp.Start = append(lp.Start, int32(len(lp.Var)))
+		lp.Weight = append(lp.Weight, w)
+		lp.Const = append(lp.Const, p.Const[i])
+		lp.Power = append(lp.Power, p.Power[i])
+		lp.Group = append(lp.Group, group[k])
+	}
+	for i, k := range col.Pot {
+		l.PotClass[i] = newID[k]
+	}
+
+	// Constraints.
+	size, rep, group = classInfo(col.Con, col.NumCon, p.CGroup)
+	newID = make([]int32, col.NumCon)
+	for k := 0; k < col.NumCon; k++ {
+		j := rep[k]
+		vars, coefs, err := b.row(g.m + int(j))
+		if err != nil {
+			return nil, fmt.Errorf("lift: constraint %d: %w", j, err)
+		}
+		kind, c := p.CKind[j], p.CConst[j]
+		if len(vars) == 0 {
+			newID[k] = -1
+			if (kind == hlmrf.LessEq && !(0 <= c)) || (kind == hlmrf.Equal && c != 0) {
+				return nil, &InfeasibleError{Constraint: int(j), Members: int(size[k]), Kind: kind, Const: c}
+			}
+			continue
+		}
+		newID[k] = int32(len(lp.CKind))
+		lp.CVar = append(lp.CVar, vars...)
+		lp.CCoef = append(lp.CCoef, coefs...)
+		lp.CStart = append(lp.CStart, int32(len(lp.CVar)))
+		lp.CKind = append(lp.CKind, kind)
+		lp.CConst = append(lp.CConst, c)
+		lp.CGroup = append(lp.CGroup, group[k])
+	}
+	for j, k := range col.Con {
+		l.ConClass[j] = newID[k]
+	}
+	return l, nil
+}
+
+// classInfo returns per class its size, first member and the group of its
+// members (-1 unless all members share one).
+func classInfo(color []int32, n int, groups []int32) (size, rep, group []int32) {
+	size = make([]int32, n)
+	rep = make([]int32, n)
+	group = make([]int32, n)
+	for i, k := range color {
+		if size[k] == 0 {
+			rep[k] = int32(i)
+			group[k] = groups[i]
+		} else if group[k] != groups[i] {
+			group[k] = -1
+		}
+		size[k]++
+	}
+	return size, rep, group
+}
+
+// rowBuilder sums one factor's coefficients per variable class.
+type rowBuilder struct {
+	g     *graph
+	class []int32 // variable -> class
+	slot  []int32 // class -> index in the current row, or -1
+	first []int32 // per row entry: its first edge
+	count []int32 // per row entry: how many edges
+	acc   []uint64
+	vars  []int32
+	coefs []float64
+}
+
+func newRowBuilder(g *graph, col *Coloring) *rowBuilder {
+	slot := make([]int32, col.NumVar)
+	for i := range slot {
+		slot[i] = -1
+	}
+	return &rowBuilder{g: g, class: col.Var, slot: slot}
+}
+
+// row returns factor f's lifted terms: per variable class the exact sum of
+// f's coefficients into it, rounded to float64, zeros left out. The slices
+// are reused by the next call.
+func (b *rowBuilder) row(f int) ([]int32, []float64, error) {
+	g, w := b.g, b.g.scale.words
+	b.vars, b.first, b.count = b.vars[:0], b.first[:0], b.count[:0]
+	for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+		k := b.class[g.fVar[e]]
+		q := b.slot[k]
+		if q < 0 {
+			q = int32(len(b.vars))
+			b.slot[k] = q
+			b.vars = append(b.vars, k)
+			b.first = append(b.first, e)
+			b.count = append(b.count, 0)
+		}
+		b.count[q]++
+	}
+	if need := len(b.vars) * w; cap(b.acc) < need {
+		b.acc = make([]uint64, need)
+	}
+	b.coefs = b.coefs[:0]
+	for q := range b.vars {
+		b.coefs = append(b.coefs, g.coef[b.first[q]])
+		if b.count[q] > 1 {
+			clear(b.acc[q*w : (q+1)*w])
+		}
+	}
+	for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+		q := int(b.slot[b.class[g.fVar[e]]])
+		if b.count[q] > 1 {
+			addTo(b.acc[q*w:(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
+		}
+	}
+	var err error
+	out := 0
+	for q, k := range b.vars {
+		b.slot[k] = -1
+		x := b.coefs[q]
+		if b.count[q] > 1 {
+			var ok bool
+			x, ok = g.scale.float(b.acc[q*w : (q+1)*w])
+			if !ok && err == nil {
+				err = fmt.Errorf("the summed coefficient of %d terms in one variable class overflows float64", b.count[q])
+			}
+		}
+		if x == 0 {
+			continue
+		}
+		b.vars[out], b.coefs[out] = k, x
+		out++
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.vars[:out], b.coefs[:out], nil
+}
+
+// Expand maps lifted values back to the original variables: each variable
+// takes the value of its class. It panics if len(liftedValues) is not the
+// number of lifted variables.
+func (l *Lifted) Expand(liftedValues []float64) []float64 {
+	if len(liftedValues) != l.Problem.NumVars {
+		panic(fmt.Sprintf("lift: Expand got %d values for %d lifted variables", len(liftedValues), l.Problem.NumVars))
+	}
+	y := make([]float64, len(l.VarClass))
+	for j, k := range l.VarClass {
+		y[j] = liftedValues[k]
+	}
+	return y
+}
+
+// Objective returns the original problem's objective at Expand(liftedValues):
+// the lifted objective plus Offset.
+func (l *Lifted) Objective(liftedValues []float64) float64 {
+	return l.Problem.Objective(liftedValues) + l.Offset
+}
