@@ -1,0 +1,345 @@
+package maxsat
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"hinge/hlmrf"
+)
+
+// The LP relaxation (paper 003 eq. 2), written as a minimisation:
+//
+//	min  sum_{c soft} w_c t_c
+//	s.t. t_c >= 1 - l_c(y)     soft c          l_c(y) = sum_{I+} y_i + sum_{I-} (1 - y_i)
+//	     0   >= 1 - l_c(y)     hard c
+//	     t >= 0, y in [0,1]^n
+//
+// Its optimum LP* satisfies W - LP* >= OPT, where W is the total soft weight
+// and OPT the MAX-SAT optimum (the weight of the best assignment that
+// satisfies every hard clause). Eliminating t gives the HL-MRF objective
+// sum_c w_c max(1 - l_c(y), 0) with hard clauses as constraints, which is
+// what ToProblem builds for ADMM.
+//
+// Writing 1 - l_c(y) = b_c - a_c.y with b_c = 1 - |I-_c| and a_ci = +1 for a
+// positive literal, -1 for a negated one, the Lagrangian dual is
+//
+//	g(lambda) = sum_c lambda_c b_c + sum_i min(0, G_i),   G_i = -sum_c lambda_c a_ci
+//
+// over 0 <= lambda_c <= w_c for soft clauses and lambda_c >= 0 for hard ones
+// (minimising the Lagrangian over t_c >= 0 forces lambda_c <= w_c, and over
+// y_i in [0,1] gives min(0, G_i)). By weak duality g(lambda) <= LP* for every
+// such lambda, so W - g(lambda) is an upper bound on OPT that holds however
+// roughly lambda was found: DualBound computes it. When the hard clauses are
+// unsatisfiable OPT is -infinity and every number is a valid bound; a bound
+// below zero proves that no assignment satisfies them.
+
+// Relaxation is the HL-MRF form of an instance's LP relaxation.
+type Relaxation struct {
+	// Problem has one linear hinge w*max(sum Coef*y - Const, 0) per soft
+	// clause of positive weight, with Coef = -1 for a positive literal, +1
+	// for a negated one and Const = |I-| - 1, and one LessEq constraint
+	// sum Coef*y <= Const per hard clause. Tautologies, zero-weight soft
+	// clauses and empty clauses are left out: they do not depend on y.
+	Problem *hlmrf.Problem
+	// PotClause[i] is the clause of potential i; ConClause[j] that of
+	// constraint j.
+	PotClause []int32
+	ConClause []int32
+}
+
+// ToProblem builds the LP relaxation of in as an HL-MRF.
+func ToProblem(in *Instance) *Relaxation {
+	return toProblem(in, buildIndex(in))
+}
+
+func toProblem(in *Instance, ix *index) *Relaxation {
+	p := &hlmrf.Problem{NumVars: in.NumVars, Start: []int32{0}, CStart: []int32{0}}
+	r := &Relaxation{Problem: p}
+	var vars []int32
+	var coefs []float64
+	for c := range in.Weight {
+		lits := in.Clause(c)
+		if ix.taut[c] || len(lits) == 0 || (!in.Hard[c] && in.Weight[c] == 0) {
+			continue
+		}
+		vars, coefs = vars[:0], coefs[:0]
+		nneg := 0
+		for _, l := range lits {
+			vars = append(vars, int32(l.Var()))
+			if l.Neg() {
+				coefs = append(coefs, 1)
+				nneg++
+			} else {
+				coefs = append(coefs, -1)
+			}
+		}
+		if in.Hard[c] {
+			p.AddConstraint(hlmrf.LessEq, float64(nneg-1), -1, vars, coefs)
+			r.ConClause = append(r.ConClause, int32(c))
+		} else {
+			p.AddPotential(in.Weight[c], float64(nneg-1), 1, -1, vars, coefs)
+			r.PotClause = append(r.PotClause, int32(c))
+		}
+	}
+	return r
+}
+
+// FromProblem reads a clause-shaped HL-MRF as an instance: every potential
+// must be a linear hinge w*max(sum Coef*y - Const, 0) with every coefficient
+// +1 or -1 and Const = (number of +1 coefficients) - 1, which is
+// w*max(1 - sum_{I+} y - sum_{I-} (1-y), 0) for the clause with a positive
+// literal for each -1 coefficient and a negated one for each +1; every
+// constraint must be a LessEq of the same shape (a hard clause). Variable i
+// of p is variable i of the instance, clause c < p.NumPotentials() is
+// potential c, and the hard clauses follow in constraint order. A
+// potential or constraint of any other shape is an error naming it.
+func FromProblem(p *hlmrf.Problem) (*Instance, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	in := &Instance{NumVars: p.NumVars, Start: []int32{0}}
+	lits := make([]Lit, 0, 16)
+	clause := func(what string, idx int, vars []int32, coefs []float64, c float64) error {
+		lits = lits[:0]
+		nneg := 0
+		for k, v := range vars {
+			switch coefs[k] {
+			case -1:
+				lits = append(lits, Pos(int(v)))
+			case 1:
+				lits = append(lits, Not(int(v)))
+				nneg++
+			default:
+				return fmt.Errorf("maxsat: %s %d is not a clause: coefficient %v on variable %d (want +1 or -1)", what, idx, coefs[k], v)
+			}
+		}
+		if math.Abs(c-float64(nneg-1)) > 1e-9 {
+			return fmt.Errorf("maxsat: %s %d is not a clause: constant %v, but a clause with %d negated literals has constant %d", what, idx, c, nneg, nneg-1)
+		}
+		return nil
+	}
+	for i := range p.Weight {
+		if p.Power[i] != 1 {
+			return nil, fmt.Errorf("maxsat: potential %d is not a clause: squared hinge (power %d)", i, p.Power[i])
+		}
+		vars, coefs := p.Terms(i)
+		if err := clause("potential", i, vars, coefs, p.Const[i]); err != nil {
+			return nil, err
+		}
+		if err := in.AddClause(p.Weight[i], false, lits...); err != nil {
+			return nil, fmt.Errorf("maxsat: potential %d: %w", i, err)
+		}
+	}
+	for j := range p.CKind {
+		if p.CKind[j] != hlmrf.LessEq {
+			return nil, fmt.Errorf("maxsat: constraint %d is not a clause: an equality", j)
+		}
+		vars, coefs := p.CTerms(j)
+		if err := clause("constraint", j, vars, coefs, p.CConst[j]); err != nil {
+			return nil, err
+		}
+		if err := in.AddClause(0, true, lits...); err != nil {
+			return nil, fmt.Errorf("maxsat: constraint %d: %w", j, err)
+		}
+	}
+	in.NumVars = p.NumVars
+	return in, nil
+}
+
+// dual holds a dual point lambda with its running G_i = -sum_c lambda_c a_ci.
+type dual struct {
+	in     *Instance
+	ix     *index
+	lambda []float64
+	g      []float64
+}
+
+// upper returns the largest feasible lambda_c.
+func (d *dual) upper(c int) float64 {
+	if d.in.Hard[c] {
+		return math.Inf(1)
+	}
+	return d.in.Weight[c]
+}
+
+func newDual(in *Instance, ix *index, lambda []float64) *dual {
+	d := &dual{in: in, ix: ix, lambda: make([]float64, in.NumClauses()), g: make([]float64, in.NumVars)}
+	for c := range d.lambda {
+		if ix.taut[c] || lambda == nil {
+			continue
+		}
+		l := lambda[c]
+		if !(l > 0) { // also NaN
+			l = 0
+		}
+		d.lambda[c] = math.Min(l, d.upper(c))
+		for _, lit := range in.Clause(c) {
+			if lit.Neg() {
+				d.g[lit.Var()] += d.lambda[c]
+			} else {
+				d.g[lit.Var()] -= d.lambda[c]
+			}
+		}
+	}
+	return d
+}
+
+// value returns g(lambda), recomputing G from lambda so that drift in the
+// running sums cannot make the bound invalid.
+func (d *dual) value() float64 {
+	in := d.in
+	G := make([]float64, in.NumVars)
+	var s float64
+	for c, l := range d.lambda {
+		if l == 0 || d.ix.taut[c] {
+			continue
+		}
+		nneg := 0
+		for _, lit := range in.Clause(c) {
+			if lit.Neg() {
+				G[lit.Var()] += l
+				nneg++
+			} else {
+				G[lit.Var()] -= l
+			}
+		}
+		s += l * float64(1-nneg)
+	}
+	for _, gi := range G {
+		if gi < 0 {
+			s += gi
+		}
+	}
+	return s
+}
+
+// ascend does coordinate ascent on g: each clause's lambda_c in turn is set
+// to a maximiser of g with the others fixed (a concave piecewise-linear
+// function of one variable, solved exactly from its breakpoints; on a flat
+// top the middle is taken). Every step keeps lambda feasible and g never
+// decreases. It stops after sweeps passes or when a pass gains less than
+// tol (relative).
+func (d *dual) ascend(sweeps int, tol float64) {
+	in := d.in
+	bps := make([]float64, 0, 16)
+	prev := d.value()
+	for s := 0; s < sweeps; s++ {
+		for c := range d.lambda {
+			lits := in.Clause(c)
+			if d.ix.taut[c] {
+				continue
+			}
+			old := d.lambda[c]
+			// Remove clause c from G, collect breakpoints and the slope at 0+.
+			slope := 1
+			bps = bps[:0]
+			for _, lit := range lits {
+				v := lit.Var()
+				if lit.Neg() {
+					// term min(0, G' + t): slope +1 until t = -G'.
+					gp := d.g[v] - old
+					slope--
+					if gp < 0 {
+						slope++
+						bps = append(bps, -gp)
+					}
+				} else {
+					// term min(0, G' - t): slope -1 from t = G' on.
+					gp := d.g[v] + old
+					if gp <= 0 {
+						slope--
+					} else {
+						bps = append(bps, gp)
+					}
+				}
+			}
+			// slope counts b_c = 1 - nneg (the -- for negated literals) plus
+			// the terms' slopes at 0+; each breakpoint lowers it by one.
+			hi := d.upper(c)
+			var t float64
+			if slope < 0 {
+				t = 0
+			} else {
+				slices.Sort(bps)
+				var lo, up float64
+				switch {
+				case slope == 0:
+					lo, up = 0, hi
+					if len(bps) > 0 {
+						up = math.Min(bps[0], hi)
+					}
+				case slope <= len(bps):
+					lo, up = bps[slope-1], hi
+					if slope < len(bps) {
+						up = math.Min(bps[slope], hi)
+					}
+				default:
+					lo, up = hi, hi // slope stays positive: go to the bound
+				}
+				if lo >= hi {
+					t = hi
+				} else if math.IsInf(up, 1) {
+					t = lo
+				} else {
+					t = (lo + up) / 2
+				}
+			}
+			if math.IsInf(t, 1) || t == old {
+				continue
+			}
+			d.lambda[c] = t
+			dt := t - old
+			for _, lit := range lits {
+				if lit.Neg() {
+					d.g[lit.Var()] += dt
+				} else {
+					d.g[lit.Var()] -= dt
+				}
+			}
+		}
+		cur := d.value()
+		if cur-prev <= tol*(1+math.Abs(cur)) {
+			break
+		}
+		prev = cur
+	}
+}
+
+// DualBound returns g(lambda) for lambda clipped into the dual-feasible box
+// (0 <= lambda_c <= w_c for soft clauses, lambda_c >= 0 for hard ones; nil
+// means all zeros), improved by sweeps passes of exact coordinate ascent,
+// and the improved lambda. g is a lower bound on the LP optimum, so
+// in.SoftWeight() - g is a certified upper bound on the MAX-SAT optimum.
+func DualBound(in *Instance, lambda []float64, sweeps int) (g float64, improved []float64, err error) {
+	if lambda != nil && len(lambda) != in.NumClauses() {
+		return 0, nil, fmt.Errorf("maxsat: %d multipliers for %d clauses", len(lambda), in.NumClauses())
+	}
+	d := newDual(in, buildIndex(in), lambda)
+	d.ascend(sweeps, 0)
+	return d.value(), d.lambda, nil
+}
+
+// lambdaFromPrimal guesses multipliers from a relaxed solution by
+// complementary slackness: lambda_c = w_c where the clause's hinge is clearly
+// active (1 - l_c(y) > delta), 0 where it is clearly slack, interpolated in
+// between. Hard clauses start at 0.
+func lambdaFromPrimal(in *Instance, y []float64, delta float64) []float64 {
+	lambda := make([]float64, in.NumClauses())
+	for c := range lambda {
+		if in.Hard[c] {
+			continue
+		}
+		l := 0.0
+		for _, lit := range in.Clause(c) {
+			v := clamp01(y[lit.Var()])
+			if lit.Neg() {
+				v = 1 - v
+			}
+			l += v
+		}
+		r := 1 - l
+		lambda[c] = in.Weight[c] * math.Min(1, math.Max(0, (r+delta)/(2*delta)))
+	}
+	return lambda
+}

@@ -1,0 +1,290 @@
+package maxsat
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"hinge/admm"
+	"hinge/hlmrf"
+)
+
+// Options configures Solve.
+type Options struct {
+	// ADMM configures the solver of the LP relaxation.
+	ADMM admm.Options
+	// Seed seeds local search (rounding itself is deterministic).
+	Seed uint64
+	// LocalSearch is the number of MaxWalkSAT flips run from the rounded
+	// assignment; 0 runs none (unless hard clauses need repair).
+	LocalSearch int
+	// Noise is MaxWalkSAT's random-walk probability (0.5 when zero).
+	Noise float64
+	// RepairSteps is the least number of MaxWalkSAT flips spent when the
+	// rounded assignment violates hard clauses.
+	RepairSteps int
+	// DualSweeps bounds the coordinate-ascent passes that improve the
+	// certificate's multipliers.
+	DualSweeps int
+}
+
+// DefaultOptions returns the options of `hinge maxsat`: the ADMM defaults
+// with a tighter relative tolerance (1e-4 instead of 1e-3), which the
+// certified bound needs (see bench/maxsat), no local search, 100000 repair
+// flips and 10 dual sweeps.
+func DefaultOptions() Options {
+	a := admm.DefaultOptions()
+	a.EpsRel = 1e-4
+	return Options{ADMM: a, RepairSteps: 100000, DualSweeps: 10}
+}
+
+// Report is what a user needs to trust a Solve result. Weights are of soft
+// clauses; hard clauses count separately.
+type Report struct {
+	Variables   int `json:"variables"`
+	Clauses     int `json:"clauses"`
+	HardClauses int `json:"hard_clauses"`
+
+	// WeightSatisfied is the weight of the soft clauses the assignment
+	// satisfies, WeightTotal that of all soft clauses.
+	WeightSatisfied float64 `json:"weight_satisfied"`
+	WeightTotal     float64 `json:"weight_total"`
+	// LPUpperBound is a certified upper bound on the best satisfied weight of
+	// any assignment that satisfies the hard clauses: WeightTotal minus the
+	// value of a dual-feasible point of the LP relaxation (floored when all
+	// weights are integers). Below zero it proves the hard clauses
+	// unsatisfiable.
+	LPUpperBound float64 `json:"lp_upper_bound"`
+	// LPBoundKind is "dual": the bound comes from a dual-feasible point and
+	// holds however far ADMM was from converging.
+	LPBoundKind string `json:"lp_bound_kind"`
+	// Certified is true when LPUpperBound is a proven bound (always, with
+	// LPBoundKind "dual").
+	Certified bool `json:"certified"`
+	// LPBoundSource says which multipliers gave the bound: "admm-duals"
+	// (ADMM's per-copy duals), "clause-duals" (ADMM's duals projected onto
+	// one multiplier per clause and improved by coordinate ascent),
+	// "slackness" (guessed from the relaxed solution by complementary
+	// slackness, then improved) or "trivial" (all zero: the total weight).
+	LPBoundSource string `json:"lp_bound_source"`
+	// CertifiedRatio is WeightSatisfied / LPUpperBound: the assignment is
+	// provably at least this fraction of optimal. It is 0 when hard clauses
+	// are violated and 1 when the bound is 0 and met.
+	CertifiedRatio float64 `json:"certified_ratio"`
+	// LPPrimalValue is WeightTotal minus the relaxation's objective at the
+	// ADMM solution: an estimate of the LP value, not a bound (it is at most
+	// the LP value when LPPrimalResidual is 0). LPPrimalResidual is the
+	// largest violation of a hard clause's relaxed constraint there.
+	LPPrimalValue    float64 `json:"lp_primal_value"`
+	LPPrimalResidual float64 `json:"lp_primal_residual"`
+	// HardViolated counts the hard clauses the assignment violates.
+	HardViolated int `json:"hard_violated"`
+	// Optimal is true when the assignment is proven optimal (it satisfies
+	// every hard clause and meets the certified bound).
+	Optimal bool `json:"optimal"`
+	// Infeasible is true when the hard clauses are proven unsatisfiable.
+	Infeasible bool `json:"infeasible"`
+
+	Rounding    RoundingReport    `json:"rounding"`
+	LocalSearch LocalSearchReport `json:"local_search"`
+	ADMM        ADMMReport        `json:"admm"`
+	Seconds     Seconds           `json:"seconds"`
+}
+
+// RoundingReport describes the rounding step.
+type RoundingReport struct {
+	Method        string  `json:"method"` // MethodGW or MethodPlain
+	Weight        float64 `json:"weight"` // satisfied soft weight after rounding
+	HardViolated  int     `json:"hard_violated"`
+	ExpectedGW    float64 `json:"expected_gw"`
+	ExpectedPlain float64 `json:"expected_plain"`
+}
+
+// LocalSearchReport describes the MaxWalkSAT step.
+type LocalSearchReport struct {
+	Steps  int     `json:"steps"` // flips allowed
+	Flips  int     `json:"flips"` // flips made
+	Weight float64 `json:"weight"`
+}
+
+// ADMMReport describes the relaxation solve.
+type ADMMReport struct {
+	Iterations     int     `json:"iterations"`
+	Converged      bool    `json:"converged"`
+	PrimalResidual float64 `json:"primal_residual"`
+	DualResidual   float64 `json:"dual_residual"`
+}
+
+// Seconds are wall-clock times of the stages; Load is filled by callers
+// that read files.
+type Seconds struct {
+	Load        float64 `json:"load"`
+	Relax       float64 `json:"relax"`
+	Round       float64 `json:"round"`
+	LocalSearch float64 `json:"local_search"`
+	Total       float64 `json:"total"`
+}
+
+// Result is a Solve answer: an assignment, the relaxed solution it was
+// rounded from, and the report.
+type Result struct {
+	X       []bool
+	Relaxed []float64
+	Report  Report
+}
+
+// Solve relaxes, certifies, rounds and optionally improves: see the package
+// documentation. It returns an error only for invalid input or options, or
+// when ctx is cancelled.
+func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.ADMM.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ix := buildIndex(in)
+	rep := Report{
+		Variables: in.NumVars, Clauses: in.NumClauses(), HardClauses: in.NumHard(),
+		WeightTotal: in.SoftWeight(), LPBoundKind: "dual", Certified: true,
+	}
+	W := rep.WeightTotal
+
+	// Relax.
+	rel := toProblem(in, ix)
+	p := rel.Problem
+	y := make([]float64, in.NumVars)
+	for i := range y {
+		y[i] = 0.5
+	}
+	var pot, con []float64
+	if p.NumPotentials()+p.NumConstraints() > 0 {
+		s, err := admm.New(p, opt.ADMM)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.Solve(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		// Variables in no clause keep ADMM's start value 0; any value will do.
+		copy(y, res.Values)
+		pot, con = s.Duals()
+		rep.ADMM = ADMMReport{res.Iterations, res.Converged, res.PrimalResidual, res.DualResidual}
+	}
+	rw, hres := RelaxedWeight(in, y)
+	rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
+
+	// Certify: the best of several dual-feasible points.
+	g, source := certify(in, ix, rel, y, pot, con, opt.DualSweeps)
+	ub := W - g
+	if in.IntegerWeights() {
+		ub = math.Floor(ub + 1e-9*(1+W))
+	}
+	rep.LPUpperBound, rep.LPBoundSource = ub, source
+	tRelax := time.Now()
+	rep.Seconds.Relax = tRelax.Sub(start).Seconds()
+
+	// Round.
+	r := round(in, ix, y)
+	rep.Rounding = RoundingReport{r.Method, r.Satisfied, r.HardViolated, r.ExpectedGW, r.ExpectedPlain}
+	x, sat, hv := r.X, r.Satisfied, r.HardViolated
+	tRound := time.Now()
+	rep.Seconds.Round = tRound.Sub(tRelax).Seconds()
+
+	// Local search, or repair of violated hard clauses.
+	steps := opt.LocalSearch
+	if hv > 0 && steps < opt.RepairSteps {
+		steps = opt.RepairSteps
+	}
+	if steps > 0 && !(hv == 0 && sat >= ub) {
+		rng := rand.New(rand.NewPCG(opt.Seed, 0x5851f42d4c957f2d))
+		wr := walk(ctx, in, ix, append([]bool(nil), x...), WalkOptions{Steps: steps, Noise: opt.Noise}, rng)
+		x, sat, hv = wr.X, wr.Satisfied, wr.HardViolated
+		rep.LocalSearch = LocalSearchReport{Steps: steps, Flips: wr.Flips, Weight: sat}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	rep.Seconds.LocalSearch = time.Since(tRound).Seconds()
+
+	rep.WeightSatisfied, rep.HardViolated = sat, hv
+	rep.Infeasible = ub < 0
+	tol := 1e-9 * (1 + W)
+	rep.Optimal = hv == 0 && sat >= ub-tol
+	switch {
+	case hv > 0:
+		rep.CertifiedRatio = 0
+	case ub <= tol:
+		rep.CertifiedRatio = 1
+	default:
+		rep.CertifiedRatio = math.Min(1, sat/ub)
+	}
+	rep.Seconds.Total = time.Since(start).Seconds()
+	return &Result{X: x, Relaxed: y, Report: rep}, nil
+}
+
+// certify returns the best lower bound g on the LP optimum over the
+// dual-feasible points it tries, and which one gave it.
+func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sweeps int) (float64, string) {
+	// Clauses left out of the relaxation: empty soft clauses are always
+	// unsatisfied (they add their weight to the LP optimum); an empty hard
+	// clause makes the LP infeasible, and any multiplier, here W+1, is
+	// dual-feasible and proves it.
+	var constant float64
+	emptyHard := make([]int, 0)
+	for c := range in.Weight {
+		if in.Start[c] == in.Start[c+1] {
+			if in.Hard[c] {
+				emptyHard = append(emptyHard, c)
+			} else {
+				constant += in.Weight[c]
+			}
+		}
+	}
+	best, source := 0.0, "trivial"
+	try := func(g float64, s string) {
+		if !math.IsNaN(g) && !math.IsInf(g, 0) && g > best {
+			best, source = g, s
+		}
+	}
+	withEmpty := func(lambda []float64) []float64 {
+		for _, c := range emptyHard {
+			lambda[c] = in.SoftWeight() + 1
+		}
+		return lambda
+	}
+	if pot != nil {
+		g := consensusBound(rel.Problem, pot, con) + constant
+		if len(emptyHard) > 0 {
+			g += float64(len(emptyHard)) * (in.SoftWeight() + 1)
+		}
+		try(g, "admm-duals")
+		d := newDual(in, ix, withEmpty(lambdaFromDuals(in, rel, pot, con)))
+		d.ascend(sweeps, 1e-9)
+		try(d.value(), "clause-duals")
+	}
+	d := newDual(in, ix, withEmpty(lambdaFromPrimal(in, y, 1e-3)))
+	d.ascend(sweeps, 1e-9)
+	try(d.value(), "slackness")
+	return best, source
+}
+
+// SolveProblem solves a clause-shaped HL-MRF as MAX-SAT: it is FromProblem
+// followed by Solve, so p's variables are the assignment's variables and a
+// potential or constraint that is not a clause is an error naming it. This
+// is discrete MAP inference for PSL models whose rules are all clauses.
+func SolveProblem(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) {
+	in, err := FromProblem(p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Solve(ctx, in, opt)
+	if err != nil {
+		return nil, fmt.Errorf("maxsat: %w", err)
+	}
+	return res, nil
+}
