@@ -1,0 +1,78 @@
+package lift
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"hinge/admm"
+	"hinge/hlmrf"
+)
+
+// tightOptions are ADMM options for comparing optima, not for speed.
+func tightOptions() admm.Options {
+	o := admm.DefaultOptions()
+	o.EpsAbs, o.EpsRel = 1e-8, 1e-8
+	o.ConstraintTol = 1e-8
+	o.MaxIter = 200000
+	o.CheckEvery = 20
+	o.Threads = 1
+	return o
+}
+
+func solve(t *testing.T, p *hlmrf.Problem) *admm.Result {
+	t.Helper()
+	r, err := admm.Solve(context.Background(), p, tightOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Converged {
+		t.Fatalf("ADMM did not converge in %d iterations (primal %g, dual %g, violation %g)", r.Iterations, r.PrimalResidual, r.DualResidual, r.MaxViolation)
+	}
+	return r
+}
+
+// TestSolveLiftedMatchesUnlifted solves random problems with and without
+// planted symmetry both ways: the mapped-back lifted solution must reach the
+// unlifted optimum and satisfy the hard constraints.
+func TestSolveLiftedMatchesUnlifted(t *testing.T) {
+	seeds := 6
+	if testing.Short() {
+		seeds = 2
+	}
+	cases := append(refineCases[:len(refineCases):len(refineCases)], struct {
+		name   string
+		spec   genSpec
+		copies int
+	}{"planted5-larger", genSpec{vars: 20, pots: 40, cons: 6, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 1, 2.5}, consts: []float64{0, 0.3, 1}, squared: 0.5, equalities: 0.3}, 5})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range seeds {
+				rng := rand.New(rand.NewPCG(uint64(seed), 6))
+				p, y0 := randomProblem(rng, tc.spec)
+				if tc.copies > 1 {
+					p, _ = planted(rng, p, y0, tc.copies)
+				}
+				l, err := Lift(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				full := solve(t, p)
+				lifted := solve(t, l.Problem)
+				y := l.Expand(lifted.Values)
+				f := p.Objective(y)
+				if got := l.Objective(lifted.Values); math.Abs(got-f) > 1e-9*(1+math.Abs(f)) {
+					t.Fatalf("seed %d: lifted objective + offset %v, original at expanded values %v", seed, got, f)
+				}
+				if math.Abs(f-full.Objective) > 1e-6*(1+math.Abs(full.Objective)) {
+					t.Fatalf("seed %d: lifted solve reaches %v, unlifted %v (sizes %d/%d -> %d/%d)", seed, f, full.Objective,
+						p.NumVars, p.NumPotentials(), l.Problem.NumVars, l.Problem.NumPotentials())
+				}
+				if v := p.Violations(y, 1e-6); v.Violated > 0 {
+					t.Fatalf("seed %d: expanded lifted solution violates %d constraints (worst %d by %g)", seed, v.Violated, v.Worst, v.Max)
+				}
+			}
+		})
+	}
+}
