@@ -14,12 +14,16 @@ import (
 // atoms sharing a value enter together) and the area is the trapezoid rule
 // over those points, so AUROC equals the Mann-Whitney statistic in which a
 // tied positive/negative pair counts 1/2, and neither area depends on the
-// order of the input. The PR curve starts at (recall 0, precision 1), as in
-// PSL.
+// order of the input. (PSL steps atom by atom through its sort order, so
+// its areas depend on how tied atoms happen to be ordered.) The PR curve
+// starts at (recall 0, precision 1), as in PSL.
 //
 // Degenerate inputs follow PSL: with no positive atom AUROC and
 // POSITIVE_AUPRC are 0; with no negative atom AUROC is 1 and NEGATIVE_AUPRC
 // is 0.
+//
+// New gives PSL's defaults; the zero value thresholds at 0 (every atom
+// positive) and reports AUROC.
 type AUCEvaluator struct {
 	// Threshold in [0,1] separating positive from negative truth; option
 	// aucevaluator.threshold, default 0.5.
