@@ -55,6 +55,9 @@ func (c Confusion) F1() float64 {
 //
 // Zero denominators follow PSL: a precision, recall or F1 whose denominator
 // is 0 is reported as 0 (e.g. no predicted positives gives precision 0).
+//
+// New gives PSL's defaults; the zero value thresholds at 0 (every atom
+// positive) and reports F1.
 type DiscreteEvaluator struct {
 	// Threshold in [0,1]; option discreteevaluator.threshold, default 0.5.
 	Threshold float64
