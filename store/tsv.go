@@ -1,0 +1,248 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"hinge/model"
+)
+
+// Section says which part of a store a data source fills.
+type Section uint8
+
+const (
+	// Observations are atoms with a fixed, known value.
+	Observations Section = iota
+	// Targets are the atoms to infer (the variables of the ground problem).
+	Targets
+	// Truth holds the true values of atoms, for evaluation and learning.
+	Truth
+)
+
+// String returns the section's name as PSL's data files spell it.
+func (s Section) String() string {
+	switch s {
+	case Observations:
+		return "observations"
+	case Targets:
+		return "targets"
+	case Truth:
+		return "truth"
+	}
+	return fmt.Sprintf("Section(%d)", uint8(s))
+}
+
+// LoadTSV reads atoms of p into the given section of s from r, one atom per
+// line with the arguments separated by tabs. name is used in error messages
+// (usually the file's path).
+//
+// A line has p.Arity columns, or p.Arity+1 where the last column is a value
+// in [0,1]. For observations and truth the value defaults to 1. For targets
+// the optional value is the atom's initial value, recorded with
+// Table.SetValue (default 0; when a target is listed twice with values, the
+// last one wins). Line ends may be "\n" or "\r\n"; lines that are empty or
+// hold only spaces and tabs are skipped. Arguments are taken verbatim (not
+// trimmed); an empty argument is an error. Spaces around the value are
+// ignored.
+//
+// Every error names name:line:col and what is wrong: the wrong number of
+// columns, a value that is not a number or is outside [0,1], an atom that is
+// both observed and a target, an atom observed twice (or given two truth
+// values) with different values, or targets for a closed predicate. Atoms
+// read before an error stay in the store.
+//
+// Apart from interning new constants, reading does not allocate per line.
+func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name string) error {
+	if what > Truth {
+		return fmt.Errorf("%s: unknown section %v", name, what)
+	}
+	if what == Targets && p.Closed {
+		return fmt.Errorf("%s: targets given for %s, which is closed (fully observed); declare it open", name, p)
+	}
+	if p.Arity < 1 {
+		return fmt.Errorf("%s: predicate %s has arity %d", name, p.Name, p.Arity)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	ids := make([]int32, p.Arity)
+	var long []byte
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: reading: %w", name, lineNo, err)
+		}
+		if len(line) > 0 {
+			if perr := s.loadLine(p, what, line, ids); perr != nil {
+				return perr.at(name, lineNo)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// lineError is an error at a column of the current line.
+type lineError struct {
+	col int
+	msg string
+}
+
+func (e *lineError) at(file string, line int) error {
+	return &model.Error{Pos: model.Pos{File: file, Line: line, Col: e.col}, Msg: e.msg}
+}
+
+// loadLine parses one line (with its line end) and adds its atom.
+func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []int32) *lineError {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if isBlank(line) {
+		return nil
+	}
+	cols := bytes.Count(line, tab) + 1
+	arity := p.Arity
+	if cols != arity && cols != arity+1 {
+		msg := fmt.Sprintf("expected %d or %d tab-separated columns for %s, found %d", arity, arity+1, p, cols)
+		if cols == 1 && bytes.IndexByte(line, ' ') >= 0 {
+			msg += " (columns must be separated by tabs, not spaces)"
+		}
+		return &lineError{1, msg}
+	}
+	v, hasValue := 1.0, false
+	if cols == arity+1 {
+		i := bytes.LastIndexByte(line, '\t')
+		var err *lineError
+		if v, err = parseValue(line[i+1:], i+2); err != nil {
+			return err
+		}
+		hasValue = true
+		line = line[:i]
+	}
+	start := 0
+	for k := 0; k < arity; k++ {
+		end := len(line)
+		if k < arity-1 {
+			end = start + bytes.IndexByte(line[start:], '\t')
+		}
+		f := line[start:end]
+		if len(f) == 0 {
+			return &lineError{start + 1, fmt.Sprintf("argument %d of %s is empty", k+1, p)}
+		}
+		ids[k] = s.Dict.idBytes(f)
+		start = end + 1
+	}
+	if err := s.addIDs(p, what, ids, v, hasValue); err != nil {
+		return &lineError{1, err.Error()}
+	}
+	return nil
+}
+
+var tab = []byte{'\t'}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseValue parses a truth value column starting at column col.
+func parseValue(f []byte, col int) (float64, *lineError) {
+	for len(f) > 0 && f[0] == ' ' {
+		f = f[1:]
+		col++
+	}
+	for len(f) > 0 && f[len(f)-1] == ' ' {
+		f = f[:len(f)-1]
+	}
+	// Fast paths for the values most data files hold.
+	switch string(f) {
+	case "1", "1.0":
+		return 1, nil
+	case "0", "0.0":
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(string(f), 64)
+	if err != nil {
+		return 0, &lineError{col, fmt.Sprintf("value %q is not a number", f)}
+	}
+	if err := CheckValue(v); err != nil {
+		return 0, &lineError{col, err.Error()}
+	}
+	return v, nil
+}
+
+// idBytes is Dict.ID for a byte slice: it allocates only when b is new.
+func (d *Dict) idBytes(b []byte) int32 {
+	if id, ok := d.ids[string(b)]; ok {
+		return id
+	}
+	return d.ID(string(b))
+}
+
+// addIDs adds an atom given by interned argument ids to a section, with the
+// same rules and messages as AddObservation, AddTarget and AddTruth, but
+// without allocating. v must already be a valid truth value. For targets,
+// hasValue sets the atom's initial value to v.
+func (s *Store) addIDs(p *model.Predicate, what Section, ids []int32, v float64, hasValue bool) error {
+	switch what {
+	case Observations:
+		t := s.Table(p)
+		if row, ok := t.Find(ids); ok {
+			if t.kind[row] == Target {
+				return fmt.Errorf("%s is listed both as an observation and as a target", AtomString(p, s.Names(ids)))
+			}
+			if t.value[row] != v {
+				return fmt.Errorf("%s is observed twice, with values %v and %v", AtomString(p, s.Names(ids)), t.value[row], v)
+			}
+			return nil
+		}
+		t.add(ids, v, Observed)
+	case Targets:
+		if p.Closed {
+			return fmt.Errorf("%s: predicate %s is closed (fully observed) and cannot have targets", AtomString(p, s.Names(ids)), p.Name)
+		}
+		t := s.Table(p)
+		row, ok := t.Find(ids)
+		if ok {
+			if t.kind[row] == Observed {
+				return fmt.Errorf("%s is listed both as an observation and as a target", AtomString(p, s.Names(ids)))
+			}
+		} else {
+			row = t.Len()
+			t.add(ids, 0, Target)
+		}
+		if hasValue {
+			t.value[row] = v
+		}
+	case Truth:
+		t := s.Truth(p)
+		if row, ok := t.Find(ids); ok {
+			if t.value[row] != v {
+				return fmt.Errorf("%s has two truth values, %v and %v", AtomString(p, s.Names(ids)), t.value[row], v)
+			}
+			return nil
+		}
+		t.add(ids, v, Observed)
+	default:
+		return fmt.Errorf("unknown section %v", what)
+	}
+	return nil
+}
