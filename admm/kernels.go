@@ -1,0 +1,190 @@
+package admm
+
+// The hot loops. State per local copy k (potential and constraint terms laid
+// out contiguously, potentials first, in the order of p.Var then p.CVar) is a
+// single number
+//
+//	s[k] = x[k] + u[k]
+//
+// the local copy plus its scaled dual (u = alpha/rho). With z the consensus
+// of the previous iteration, the dual update u' = u + x - z gives u' = s - z,
+// the point the local step pulls towards is v = z - u' = 2z - s, and after
+// the local step x' = v - step*a the new s' = x' + u' = z - step*a. So one
+// iteration of a term reads z and s, computes the scalar t = a.v - c, one
+// scalar step, and writes s' = z - step*a; consensus averages s over the
+// copies of each variable and clips to [0,1]. Every closed form here has the
+// shape x' = v - step*a:
+//
+//	linear hinge  w*max(a.x-c, 0):   step = clamp(t/|a|^2, 0, w/rho)
+//	squared hinge w*max(a.x-c, 0)^2: step = max(t * 2w/(rho+2w|a|^2), 0)
+//	a.x <= c (projection):           step = max(t/|a|^2, 0)
+//	a.x  = c (projection):           step = t/|a|^2
+//
+// with t = a.v - c. (Linear hinge: if t <= 0, v is optimal; if moving the full
+// subgradient step w/rho along -a keeps a.x >= c, i.e. t >= (w/rho)|a|^2,
+// that is optimal; otherwise the optimum is the projection onto a.x = c. The
+// squared hinge is the Sherman-Morrison solution of the rank-one system.)
+// Clamps are branch-free min/max, so whether a hinge is active costs no
+// mispredicted branch.
+
+// potParam is what the local step of one potential needs: the constant c,
+// the gain g and the cap hi of step = clamp(t*g, 0, hi).
+type potParam struct{ c, g, hi float64 }
+
+// conParam is the same for a hard constraint: step = max(t*g, lo) with lo = 0
+// for <= and -Inf for =.
+type conParam struct{ c, g, lo float64 }
+
+// localPotentials runs the local step of potentials lo..hi-1.
+func localPotentials(prm []potParam, start []int32, coef []float64, vars []int32, s, z []float64, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	prm = prm[lo:hi]
+	start = start[lo : hi+1]
+	b := int(start[0])
+	for i := range prm {
+		e := int(start[i+1])
+		a := coef[b:e]
+		vs := vars[b:e]
+		ss := s[b:e]
+		vs = vs[:len(a)]
+		ss = ss[:len(a)]
+		pp := &prm[i]
+		t := -pp.c
+		for k, ak := range a {
+			zk := z[vs[k]]
+			t += ak * (zk + zk - ss[k])
+			ss[k] = zk
+		}
+		st := max(min(t*pp.g, pp.hi), 0)
+		for k, ak := range a {
+			ss[k] -= st * ak
+		}
+		b = e
+	}
+}
+
+// localPotentialsCheck is localPotentials that also stores the new local
+// copies x' in aux (for the primal residual at the coming check).
+func localPotentialsCheck(prm []potParam, start []int32, coef []float64, vars []int32, s, z, aux []float64, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	prm = prm[lo:hi]
+	start = start[lo : hi+1]
+	b := int(start[0])
+	for i := range prm {
+		e := int(start[i+1])
+		a := coef[b:e]
+		vs := vars[b:e]
+		ss := s[b:e]
+		xs := aux[b:e]
+		vs = vs[:len(a)]
+		ss = ss[:len(a)]
+		xs = xs[:len(a)]
+		pp := &prm[i]
+		t := -pp.c
+		for k, ak := range a {
+			zk := z[vs[k]]
+			v := zk + zk - ss[k]
+			t += ak * v
+			ss[k] = zk
+			xs[k] = v
+		}
+		st := max(min(t*pp.g, pp.hi), 0)
+		for k, ak := range a {
+			ss[k] -= st * ak
+			xs[k] -= st * ak
+		}
+		b = e
+	}
+}
+
+// localConstraints runs the projection step of constraints lo..hi-1 (indexes
+// into cprm; start and the copy arrays are offset to the constraint part by
+// the caller). When aux is non-nil the new local copies are stored there.
+func localConstraints(prm []conParam, start []int32, coef []float64, vars []int32, s, z, aux []float64, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		b, e := int(start[i]), int(start[i+1])
+		a := coef[b:e]
+		vs := vars[b:e]
+		ss := s[b:e]
+		vs = vs[:len(a)]
+		ss = ss[:len(a)]
+		pp := &prm[i]
+		t := -pp.c
+		for k, ak := range a {
+			zk := z[vs[k]]
+			t += ak * (zk + zk - ss[k])
+		}
+		st := max(t*pp.g, pp.lo)
+		if aux != nil {
+			xs := aux[b:e]
+			xs = xs[:len(a)]
+			for k, ak := range a {
+				zk := z[vs[k]]
+				xs[k] = zk + zk - ss[k] - st*ak
+				ss[k] = zk - st*ak
+			}
+			continue
+		}
+		for k, ak := range a {
+			ss[k] = z[vs[k]] - st*ak
+		}
+	}
+}
+
+// consensus sets z[j] for variables lo..hi-1 to the mean of s over the
+// variable's copies, clipped to [0,1]. Variables without copies keep their
+// value. The sum runs over the copies in a fixed order (tcopy), so the result
+// does not depend on how variables are split across workers.
+func consensus(tstart, tcopy []int32, s, z []float64, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	tstart = tstart[lo : hi+1]
+	zz := z[lo:hi]
+	b := int(tstart[0])
+	for j := range zz {
+		e := int(tstart[j+1])
+		if e == b {
+			continue
+		}
+		sum := 0.0
+		for _, c := range tcopy[b:e] {
+			sum += s[c]
+		}
+		zz[j] = min(max(sum/float64(e-b), 0), 1)
+		b = e
+	}
+}
+
+// consensusCheck is consensus that also returns sum_j deg_j*(z_j - zprev_j)^2
+// (the square of the dual residual divided by rho^2).
+func consensusCheck(tstart, tcopy []int32, s, z []float64, lo, hi int) float64 {
+	if lo >= hi {
+		return 0
+	}
+	tstart = tstart[lo : hi+1]
+	zz := z[lo:hi]
+	b := int(tstart[0])
+	d2 := 0.0
+	for j := range zz {
+		e := int(tstart[j+1])
+		if e == b {
+			continue
+		}
+		sum := 0.0
+		for _, c := range tcopy[b:e] {
+			sum += s[c]
+		}
+		deg := float64(e - b)
+		nz := min(max(sum/deg, 0), 1)
+		d := nz - zz[j]
+		d2 += deg * d * d
+		zz[j] = nz
+		b = e
+	}
+	return d2
+}

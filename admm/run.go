@@ -1,0 +1,181 @@
+package admm
+
+import (
+	"context"
+	"errors"
+	"math"
+)
+
+// run is one Solve in progress: t workers (worker 0 is the caller's
+// goroutine) iterate in lock step, separated by a barrier after each phase.
+type run struct {
+	s   *Solver
+	ctx context.Context
+	t   int
+	bar *barrier
+
+	tterm, tvar []int // per worker: chunk ranges [tterm[w], tterm[w+1])
+
+	// Written by worker 0 between barriers, read by all after.
+	stop bool
+
+	// Worker 0's bookkeeping.
+	iter         int
+	converged    bool
+	primal, dual float64
+	err          error
+	numErr       bool
+}
+
+// worker runs worker w's share of every phase until worker 0 decides to stop.
+// All workers take the same branches (they depend only on the iteration
+// count and on stop), so they meet at every barrier.
+func (r *run) worker(w int) {
+	s := r.s
+	opt := &s.opt
+	cstart := s.start[s.m:]
+	tlo, thi := s.termChunks[r.tterm[w]], s.termChunks[r.tterm[w+1]]
+	vlo, vhi := s.varChunks[r.tvar[w]], s.varChunks[r.tvar[w+1]]
+	plo, phi := min(tlo, s.m), min(thi, s.m)
+	clo, chi := max(tlo, s.m)-s.m, max(thi, s.m)-s.m
+	for it := 1; ; it++ {
+		check := it%opt.CheckEvery == 0 || it == opt.MaxIter
+		if check {
+			localPotentialsCheck(s.prm, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
+			localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, s.aux, clo, chi)
+		} else {
+			localPotentials(s.prm, s.start, s.coef, s.vars, s.s, s.z, plo, phi)
+			localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, nil, clo, chi)
+		}
+		r.bar.wait()
+		if check {
+			for c := r.tvar[w]; c < r.tvar[w+1]; c++ {
+				s.vpart[c].d2 = consensusCheck(s.tstart, s.tcopy, s.s, s.z, s.varChunks[c], s.varChunks[c+1])
+			}
+		} else {
+			consensus(s.tstart, s.tcopy, s.s, s.z, vlo, vhi)
+		}
+		r.bar.wait()
+		if !check {
+			continue
+		}
+		for c := r.tterm[w]; c < r.tterm[w+1]; c++ {
+			s.tpart[c] = s.residual(s.termChunks[c], s.termChunks[c+1])
+		}
+		r.bar.wait()
+		if w == 0 {
+			r.decide(it)
+		}
+		r.bar.wait()
+		if r.stop {
+			return
+		}
+	}
+}
+
+// decide reduces the chunk partials (in chunk order, so the sums do not
+// depend on the thread count), applies the stopping rule and reports
+// progress. Only worker 0 calls it, while the others wait at the barrier.
+func (r *run) decide(it int) {
+	s := r.s
+	opt := &s.opt
+	var t termPartial
+	t.worst = -1
+	for _, c := range s.tpart {
+		t.r2 += c.r2
+		t.xx += c.xx
+		t.zz += c.zz
+		t.aa += c.aa
+		t.obj += c.obj
+		t.violated += c.violated
+		if c.maxViol > t.maxViol {
+			t.maxViol, t.worst = c.maxViol, c.worst
+		}
+	}
+	d2 := 0.0
+	for _, c := range s.vpart {
+		d2 += c.d2
+	}
+	rho := opt.Rho
+	primal := math.Sqrt(t.r2)
+	dual := rho * math.Sqrt(d2)
+	sq := math.Sqrt(float64(s.copies))
+	epsPri := sq*opt.EpsAbs + opt.EpsRel*math.Sqrt(max(t.xx, t.zz))
+	epsDual := sq*opt.EpsAbs + opt.EpsRel*rho*math.Sqrt(t.aa)
+	r.iter, r.primal, r.dual = it, primal, dual
+	if math.IsNaN(primal+dual+epsPri+epsDual+t.obj) || math.IsInf(primal+dual+t.obj, 0) {
+		r.err = errors.New("admm: numerical breakdown (non-finite residual or objective): coefficients, constants or weights are too large in magnitude")
+		r.numErr = true
+		r.stop = true
+		return
+	}
+	if opt.Progress != nil {
+		opt.Progress(Progress{
+			Iteration:      it,
+			Objective:      t.obj,
+			PrimalResidual: primal,
+			DualResidual:   dual,
+			PrimalTol:      epsPri,
+			DualTol:        epsDual,
+			MaxViolation:   t.maxViol,
+		})
+	}
+	r.converged = primal <= epsPri && dual <= epsDual && t.violated == 0
+	switch {
+	case r.converged, it >= opt.MaxIter:
+		r.stop = true
+	case r.ctx != nil && r.ctx.Err() != nil:
+		r.err = r.ctx.Err()
+		r.stop = true
+	}
+}
+
+// residual computes a term chunk's share of a check at the state after the
+// consensus step: x (aux), z and alpha/rho = s - z per copy, and the
+// potentials' objective and the constraints' violations at z.
+func (s *Solver) residual(lo, hi int) termPartial {
+	out := termPartial{worst: -1}
+	for i := lo; i < hi; i++ {
+		b, e := int(s.start[i]), int(s.start[i+1])
+		a := s.coef[b:e]
+		vs := s.vars[b:e]
+		ss := s.s[b:e]
+		xs := s.aux[b:e]
+		vs, ss, xs = vs[:len(a)], ss[:len(a)], xs[:len(a)]
+		dot := 0.0
+		for k, ak := range a {
+			zk := s.z[vs[k]]
+			xk := xs[k]
+			d := xk - zk
+			u := ss[k] - zk
+			out.r2 += d * d
+			out.xx += xk * xk
+			out.zz += zk * zk
+			out.aa += u * u
+			dot += ak * zk
+		}
+		if i < s.m {
+			if h := dot - s.pc[i]; h > 0 {
+				if s.power[i] == 2 {
+					h *= h
+				}
+				out.obj += s.w[i] * h
+			}
+			continue
+		}
+		j := i - s.m
+		v := dot - s.cprm[j].c
+		if s.ceq[j] {
+			v = math.Abs(v)
+		} else {
+			v = max(v, 0)
+		}
+		if v > s.ctol[j] {
+			out.violated++
+		}
+		if v > out.maxViol {
+			out.maxViol, out.worst = v, j
+		}
+	}
+	return out
+}
