@@ -1,0 +1,277 @@
+package ground
+
+import (
+	"hinge/hlmrf"
+	"hinge/model"
+)
+
+// clausePlan grounds one CNF clause of a logical rule.
+type clausePlan struct {
+	joinPlan
+	weight float64
+	power  uint8
+	group  int32
+	hard   bool
+}
+
+// planClause compiles clause c of rule r: its atoms and comparisons, the
+// join order of its binding atoms, and where each check runs.
+func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
+	p := &clausePlan{weight: r.Weight, power: 1, group: int32(r.Index), hard: !r.Weighted}
+	if r.Squared {
+		p.power = 2
+	}
+	p.g = g
+	var sl slots
+	var binding, heads []int
+	for _, l := range c {
+		if l.Atom == nil {
+			p.cmps = append(p.cmps, g.compileCmp(l.Cmp, l.Neg, &sl))
+			continue
+		}
+		a := g.compileAtom(l.Atom, &sl)
+		a.neg = l.Neg
+		if l.Neg || len(c) == 1 { // model.Clause.Bound
+			a.skipTrue = true
+			binding = append(binding, len(p.atoms))
+		} else {
+			heads = append(heads, len(p.atoms))
+		}
+		p.atoms = append(p.atoms, a)
+	}
+	p.nslots = len(sl.names)
+	p.planJoin(binding)
+	if p.never {
+		return p
+	}
+	at := p.boundAt()
+	for i := range p.cmps {
+		cm := &p.cmps[i]
+		if cm.constant() {
+			if cm.literalTrue(nil, g.s.Dict) {
+				p.never = true
+				return p
+			}
+			continue // always false: contributes nothing
+		}
+		var used []int32
+		for _, o := range []operand{cm.l, cm.r} {
+			if o.slot >= 0 {
+				used = append(used, o.slot)
+			}
+		}
+		ck := p.checksAt(levelOf(at, used))
+		ck.cmps = append(ck.cmps, int32(i))
+	}
+	for _, hi := range heads {
+		var used []int32
+		for _, x := range p.atoms[hi].args {
+			if x.kind == argVar {
+				used = append(used, x.v)
+			}
+		}
+		ck := p.checksAt(levelOf(at, used))
+		ck.heads = append(ck.heads, int32(hi))
+	}
+	return p
+}
+
+func (p *clausePlan) newWorker() worker {
+	w := newJoinWorker(&p.joinPlan)
+	w.emit = w.emitClause
+	w.cp = p
+	return w
+}
+
+// joinWorker runs a join plan depth first over a range of first-step
+// candidates; at each complete substitution it calls emit.
+type joinWorker struct {
+	p     *joinPlan
+	cp    *clausePlan
+	val   []int32   // slot values
+	row   []int32   // per atom: the matched row, -1 when absent
+	keys  [][]int32 // per step: lookup key scratch
+	hkeys [][]int32 // per atom: Find key scratch for checks
+	vars  []int32
+	coefs []float64
+	out   *hlmrf.Problem
+	viol  int
+	emit  func()
+
+	tuples []int32 // collected substitutions (arithmetic binding)
+	nkeep  int     // slots kept per collected substitution
+	found  int     // substitutions collected
+}
+
+func newJoinWorker(p *joinPlan) *joinWorker {
+	w := &joinWorker{p: p, val: make([]int32, p.nslots), row: make([]int32, len(p.atoms))}
+	w.keys = make([][]int32, len(p.steps))
+	for k, st := range p.steps {
+		w.keys[k] = make([]int32, len(st.key))
+	}
+	w.hkeys = make([][]int32, len(p.atoms))
+	for i, a := range p.atoms {
+		w.hkeys[i] = make([]int32, len(a.args))
+	}
+	return w
+}
+
+func (w *joinWorker) violated() int { return w.viol }
+
+func (w *joinWorker) ground(lo, hi int, out *hlmrf.Problem) error {
+	w.out = out
+	p := w.p
+	if !w.check(&p.pre) {
+		return nil
+	}
+	if len(p.steps) == 0 {
+		if lo < hi {
+			w.emit()
+		}
+		return nil
+	}
+	if p.firstAll {
+		for r := lo; r < hi; r++ {
+			w.try(0, int32(r))
+		}
+		return nil
+	}
+	for _, r := range p.first[lo:hi] {
+		w.try(0, r)
+	}
+	return nil
+}
+
+// descend joins step level and everything after it.
+func (w *joinWorker) descend(level int) {
+	p := w.p
+	if level == len(p.steps) {
+		w.emit()
+		return
+	}
+	st := &p.steps[level]
+	a := &p.atoms[st.atom]
+	switch st.mode {
+	case modeFind:
+		if r, ok := a.tab.Find(fillKey(w.keys[level], st.key, w.val)); ok {
+			w.try(level, int32(r))
+		}
+	case modeLookup:
+		for _, r := range st.ix.Lookup(fillKey(w.keys[level], st.key, w.val)) {
+			w.try(level, r)
+		}
+	case modeScan:
+		for r, n := int32(0), int32(a.tab.Len()); r < n; r++ {
+			w.try(level, r)
+		}
+	case modeExists:
+		if st.ix == nil && a.tab.Len() == 0 || st.ix != nil && len(st.ix.Lookup(fillKey(w.keys[level], st.key, w.val))) == 0 {
+			return
+		}
+		w.row[st.atom] = -1
+		if w.check(&st.after) {
+			w.descend(level + 1)
+		}
+	}
+}
+
+// try continues the join with row r for step level.
+func (w *joinWorker) try(level int, r int32) {
+	p := w.p
+	st := &p.steps[level]
+	a := &p.atoms[st.atom]
+	args := a.tab.Args(int(r))
+	for _, e := range st.eq {
+		if args[e[0]] != args[e[1]] {
+			return
+		}
+	}
+	if a.skipTrue && a.varOf[r] < 0 {
+		v := a.tab.Value(int(r))
+		if a.neg && v == 0 || !a.neg && v == 1 {
+			return // the literal is true: the ground clause is satisfied
+		}
+	}
+	for _, b := range st.bind {
+		w.val[b.slot] = args[b.pos]
+	}
+	w.row[st.atom] = r
+	if !w.check(&st.after) {
+		return
+	}
+	w.descend(level + 1)
+}
+
+// check runs the comparisons and non-binding atoms that became decidable; it
+// returns false when one of them makes the ground clause satisfied.
+func (w *joinWorker) check(c *checks) bool {
+	p := w.p
+	for _, ci := range c.cmps {
+		if p.cmps[ci].literalTrue(w.val, p.g.s.Dict) {
+			return false
+		}
+	}
+	for _, hi := range c.heads {
+		a := &p.atoms[hi]
+		if a.missing {
+			w.row[hi] = -1
+			continue
+		}
+		r, ok := a.tab.Find(fillKey(w.hkeys[hi], a.args, w.val))
+		if !ok {
+			w.row[hi] = -1
+			continue
+		}
+		// Non-binding atoms are positive literals: observed 1 satisfies.
+		if a.varOf[r] < 0 && a.tab.Value(r) == 1 {
+			return false
+		}
+		w.row[hi] = int32(r)
+	}
+	return true
+}
+
+// emitClause appends the ground clause of the current substitution.
+func (w *joinWorker) emitClause() {
+	p := w.cp
+	k := 1.0 // 1 - sum of the literals' constant parts
+	vars, coefs := w.vars[:0], w.coefs[:0]
+	for i := range p.atoms {
+		a := &p.atoms[i]
+		r := w.row[i]
+		if r < 0 {
+			continue // absent positive literal: 0
+		}
+		if v := a.varOf[r]; v >= 0 {
+			vars = append(vars, v)
+			if a.neg {
+				k--
+				coefs = append(coefs, 1)
+			} else {
+				coefs = append(coefs, -1)
+			}
+			continue
+		}
+		x := a.tab.Value(int(r))
+		if a.neg {
+			k -= 1 - x
+		} else {
+			k -= x
+		}
+	}
+	vars, coefs = mergeSmall(vars, coefs)
+	w.vars, w.coefs = vars, coefs
+	if p.hard {
+		if addLessEq(w.out, p.group, vars, coefs, -k) {
+			w.viol++
+		}
+		return
+	}
+	addHinge(w.out, p.weight, p.power, p.group, vars, coefs, -k)
+}
+
+// collect records the current substitution (arithmetic binding join).
+func (w *joinWorker) collect() {
+	w.tuples = append(w.tuples, w.val[:w.nkeep]...)
+	w.found++
+}

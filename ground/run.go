@@ -1,0 +1,160 @@
+package ground
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"hinge/hlmrf"
+)
+
+// job is one unit of grounding (a clause of a logical rule, or an arithmetic
+// rule) whose work is a list of items (the candidate rows of the first join
+// step, or the substitutions of an arithmetic rule) that can be split into
+// contiguous chunks.
+type job interface {
+	items() int
+	newWorker() worker
+}
+
+// worker grounds items [lo, hi) of its job into out, in item order. A worker
+// is used by one goroutine at a time and keeps its scratch space between
+// calls.
+type worker interface {
+	ground(lo, hi int, out *hlmrf.Problem) error
+	violated() int // constant-violated constraints emitted so far
+}
+
+// chunksPerThread is how many chunks each thread's share is split into, for
+// load balancing (join fan-out is uneven) and progress reports.
+const chunksPerThread = 64
+
+func chunkCount(n, threads int) int {
+	return min(n, chunksPerThread*threads)
+}
+
+func chunkBounds(c, nc, n int) (int, int) {
+	return int(int64(c) * int64(n) / int64(nc)), int(int64(c+1) * int64(n) / int64(nc))
+}
+
+// run grounds the jobs of one rule into dst and returns the number of
+// constant-violated constraints. With one thread (or one chunk) the worker
+// writes straight into dst; otherwise each chunk goes into a fragment and the
+// fragments are appended in chunk order, so dst is the same either way.
+func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
+	counts := make([]int, len(jobs))
+	total := 0
+	for i, j := range jobs {
+		counts[i] = chunkCount(j.items(), g.threads)
+		total += counts[i]
+	}
+	done := 0
+	viol := 0
+	var mu sync.Mutex
+	report := func() {
+		if g.prog == nil {
+			return
+		}
+		mu.Lock()
+		done++
+		g.prog(rule, done, total)
+		mu.Unlock()
+	}
+	for i, j := range jobs {
+		n, nc := j.items(), counts[i]
+		if nc == 0 {
+			continue
+		}
+		if g.threads == 1 || nc == 1 {
+			w := j.newWorker()
+			for c := range nc {
+				lo, hi := chunkBounds(c, nc, n)
+				if err := w.ground(lo, hi, dst); err != nil {
+					return 0, err
+				}
+				report()
+			}
+			viol += w.violated()
+			continue
+		}
+		frags := make([]*hlmrf.Problem, nc)
+		errs := make([]error, nc)
+		var next atomic.Int64
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		workers := make([]worker, min(g.threads, nc))
+		for k := range workers {
+			workers[k] = j.newWorker()
+			w := workers[k]
+			wg.Go(func() {
+				scratch := &hlmrf.Problem{NumVars: dst.NumVars}
+				for !stop.Load() {
+					c := int(next.Add(1) - 1)
+					if c >= nc {
+						return
+					}
+					lo, hi := chunkBounds(c, nc, n)
+					reset(scratch)
+					if err := w.ground(lo, hi, scratch); err != nil {
+						errs[c] = err
+						stop.Store(true)
+						return
+					}
+					frags[c] = scratch.Clone()
+					report()
+				}
+			})
+		}
+		wg.Wait()
+		// Chunks are claimed in order and a claimed chunk always finishes,
+		// so the first error by chunk index is the one a sequential run
+		// reports.
+		for _, err := range errs {
+			if err != nil {
+				return 0, err
+			}
+		}
+		for _, w := range workers {
+			viol += w.violated()
+		}
+		appendAll(dst, frags)
+	}
+	return viol, nil
+}
+
+// reset empties p, keeping its arrays for reuse.
+func reset(p *hlmrf.Problem) {
+	p.Weight, p.Const, p.Power, p.Group = p.Weight[:0], p.Const[:0], p.Power[:0], p.Group[:0]
+	p.Start, p.Var, p.Coef = p.Start[:0], p.Var[:0], p.Coef[:0]
+	p.CKind, p.CConst, p.CGroup = p.CKind[:0], p.CConst[:0], p.CGroup[:0]
+	p.CStart, p.CVar, p.CCoef = p.CStart[:0], p.CVar[:0], p.CCoef[:0]
+}
+
+// appendAll appends the fragments to dst in order (hlmrf.Problem.Append
+// without shifting variables), growing dst's arrays once.
+func appendAll(dst *hlmrf.Problem, frags []*hlmrf.Problem) {
+	var np, nt, nc, nct int
+	for _, f := range frags {
+		np += f.NumPotentials()
+		nt += len(f.Var)
+		nc += f.NumConstraints()
+		nct += len(f.CVar)
+	}
+	dst.Weight = slices.Grow(dst.Weight, np)
+	dst.Const = slices.Grow(dst.Const, np)
+	dst.Power = slices.Grow(dst.Power, np)
+	dst.Group = slices.Grow(dst.Group, np)
+	dst.Start = slices.Grow(dst.Start, np+1)
+	dst.Var = slices.Grow(dst.Var, nt)
+	dst.Coef = slices.Grow(dst.Coef, nt)
+	dst.CKind = slices.Grow(dst.CKind, nc)
+	dst.CConst = slices.Grow(dst.CConst, nc)
+	dst.CGroup = slices.Grow(dst.CGroup, nc)
+	dst.CStart = slices.Grow(dst.CStart, nc+1)
+	dst.CVar = slices.Grow(dst.CVar, nct)
+	dst.CCoef = slices.Grow(dst.CCoef, nct)
+	for i, f := range frags {
+		dst.Append(f, false)
+		frags[i] = nil
+	}
+}
