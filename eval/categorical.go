@@ -25,7 +25,10 @@ import (
 // Every atom must have the same number of arguments, and an (entity,
 // category) pair may appear only once. An entity whose truth values are all
 // equal (e.g. all 0) still counts, with its true category decided by the tie
-// rule; TRUTH_TIES reveals such entities.
+// rule; TRUTH_TIES reveals such entities. (PSL instead counts, over truth
+// atoms with value 1, whether each is its entity's predicted argmax; when
+// every entity has exactly one true category, as in Cora and Citeseer, the
+// two definitions agree.)
 type CategoricalEvaluator struct {
 	// CategoryIndexes are 0-based argument positions; a negative index
 	// counts from the end (-1 is the last argument). Option
