@@ -80,10 +80,13 @@
 // when both fail the error of the attempt that got further is reported. This
 // resolves '-' (a comparison in logical rules, subtraction in arithmetic
 // ones) and a weighted prior followed by an arithmetic rule on the next line.
-// One ambiguity is inherent in the language and left as PSL leaves it: a
-// weighted rule without an exponent followed by a rule starting with '-' (or,
-// after a logical rule, '|') continues the first rule; write "^1" or start
-// the next rule differently. Print adds the "^1" itself when needed.
+// A '|' followed by "X |" is never a disjunction, so a weighted logical rule
+// may be followed by an arithmetic rule starting with |X|. One ambiguity is
+// inherent in the language and left as PSL leaves it: a weighted arithmetic
+// rule without an exponent or filter followed by a rule starting with '-'
+// continues the first rule ("1: A(X) = 1" then "-B(X) = 0 ." reads as
+// A(X) = 1 - B(X) = 0); write "^1" or start the next rule differently. Print
+// adds the "^1" itself when needed.
 //
 // After an error ParseFile resumes at the next "NUMBER :" or at the first
 // token on a new line after a '.', so one pass reports the errors of many

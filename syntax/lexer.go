@@ -289,7 +289,15 @@ func (lx *lexer) run() {
 		lx.off += n
 		lx.emit(kind, start, pos)
 	}
-	lx.toks = append(lx.toks, token{kind: tEOF, off: len(src), end: len(src), pos: lx.pos(len(src))})
+	// End-of-input errors point just after the last token, not past any
+	// trailing comments and blank lines.
+	eof := lx.pos(len(src))
+	if n := len(lx.toks); n > 0 && lx.toks[n-1].kind != tIllegal {
+		last := lx.toks[n-1]
+		eof = last.pos
+		eof.Col += last.end - last.off
+	}
+	lx.toks = append(lx.toks, token{kind: tEOF, off: len(src), end: len(src), pos: eof})
 }
 
 // number scans DIGIT+ ('.' DIGIT+)? ([eE] [+-]? DIGIT+)?. A '.' not followed

@@ -83,6 +83,9 @@ type parser struct {
 	single   bool // ParseRule: exactly one rule, then end of input
 	i        int  // current token
 	depth    int
+
+	ruleStart int  // first token of the current rule's body (after the weight)
+	weighted  bool // the current rule has a weight
 }
 
 // bailout is a parse failure at token idx.
@@ -194,8 +197,10 @@ func (p *parser) recover(start, errIdx int) int {
 // logical rule contains ('&', '|' '|', '!', '~', '->', '<-', '==', '!=',
 // '%', '^') and before the rule's end ('.', or "NUMBER :" starting the next
 // rule). The prediction is tried first; if it fails the other kind is tried
-// (bounded backtracking: two attempts per rule). If both fail, the error of
-// the attempt that got further is reported.
+// (bounded backtracking: two attempts per rule). If both fail, the
+// predicted attempt's error is reported when the prediction rested on a
+// relation or a logical-only token, and otherwise the error of the attempt
+// that got further.
 func (p *parser) rule() (*model.Rule, int, []bailout) {
 	r := &model.Rule{Pos: p.tok().pos}
 	var fails []bailout
@@ -203,7 +208,8 @@ func (p *parser) rule() (*model.Rule, int, []bailout) {
 		fails = append(fails, *b)
 	}
 	body := p.i
-	arith := p.predictArith(body)
+	p.ruleStart, p.weighted = body, r.Weighted
+	arith, sure := p.predictArith(body)
 	var best *bailout
 	for k, isArith := range []bool{arith, !arith} {
 		var f model.Formula
@@ -220,7 +226,7 @@ func (p *parser) rule() (*model.Rule, int, []bailout) {
 			r.Logical, r.Arith, r.Squared = f, a, squared
 			return r, p.i, nil
 		}
-		if k == 0 || b.idx > best.idx {
+		if k == 0 || !sure && b.idx > best.idx {
 			best = b
 		}
 	}
@@ -264,27 +270,30 @@ func (p *parser) weight(r *model.Rule) *bailout {
 }
 
 // predictArith reports whether the rule body starting at token i looks like
-// an arithmetic rule (see rule).
-func (p *parser) predictArith(i int) bool {
+// an arithmetic rule (see rule), and whether that is sure: a relation or a
+// logical-only token was seen, rather than the end of the rule.
+func (p *parser) predictArith(i int) (arith, sure bool) {
 	depth := 0
 	for j := i; ; j++ {
 		switch t := p.toks[j]; t.kind {
-		case tEOF, tIllegal, tPeriod, tCaret, tImpl, tRImpl, tAnd, tAnd2, tOr2, tNot, tNeq, tEqEq, tPercent:
-			return false
+		case tImpl, tRImpl, tAnd, tAnd2, tOr2, tNot, tNeq, tEqEq, tPercent:
+			return false, true
+		case tEOF, tIllegal, tPeriod, tCaret:
+			return false, false
 		case tLParen, tLBrack, tLBrace:
 			depth++
 		case tRParen, tRBrack, tRBrace:
 			depth--
 			if depth < 0 {
-				return false
+				return false, false
 			}
 		case tEq, tLE, tGE:
 			if depth == 0 {
-				return true
+				return true, true
 			}
 		case tNumber:
 			if j > i && p.toks[j+1].kind == tColon {
-				return false
+				return false, false
 			}
 		}
 	}
@@ -429,15 +438,27 @@ func (p *parser) formula(allowImpl bool) model.Formula {
 
 func (p *parser) disjunction(allowImpl bool) model.Formula {
 	first := p.conjunction(allowImpl)
-	if k := p.tok().kind; k != tPipe && k != tOr2 {
+	if !p.atOr() {
 		return first
 	}
 	args := []model.Formula{first}
-	for k := p.tok().kind; k == tPipe || k == tOr2; k = p.tok().kind {
+	for p.atOr() {
 		p.i++
 		args = append(args, p.conjunction(allowImpl))
 	}
 	return &model.Or{Args: args, Pos: first.Position()}
+}
+
+// atOr reports whether the current token is a disjunction. "| X |" is not:
+// it can only be a cardinality starting the next (arithmetic) rule.
+func (p *parser) atOr() bool {
+	switch p.tok().kind {
+	case tOr2:
+		return true
+	case tPipe:
+		return p.at(1).kind != tIdent || p.at(2).kind != tPipe
+	}
+	return false
 }
 
 func (p *parser) conjunction(allowImpl bool) model.Formula {
@@ -501,7 +522,13 @@ func (p *parser) literal(allowImpl bool) model.Formula {
 		}
 		p.failAt(p.i+1, "expected a comparison operator (==, !=, -, %%, ^) after %s, found %s", t.text, describe(p.at(1)))
 	case tNumber:
-		p.fail("constant %s must be quoted: '%s'", t.text, t.text)
+		switch n := p.at(1); {
+		case n.kind == tColon: // "NUMBER :" starts the next rule
+		case p.i == p.ruleStart && !p.weighted && !isCmpOp(n.kind):
+			p.failAt(p.i+1, "expected ':' after the weight %s, found %s", t.text, describe(n))
+		default:
+			p.fail("constant %s must be quoted: '%s'", t.text, t.text)
+		}
 	}
 	p.fail("expected an atom, a comparison, '!' or '(', found %s", describe(t))
 	return nil
@@ -567,7 +594,9 @@ func (p *parser) term(allowSum bool) model.Term {
 		p.i += 2
 		return model.Term{Kind: model.SumVariable, Name: n.text, Pos: t.pos}
 	case tNumber:
-		p.fail("constant %s must be quoted: '%s'", t.text, t.text)
+		if p.at(1).kind != tColon {
+			p.fail("constant %s must be quoted: '%s'", t.text, t.text)
+		}
 	case tMinus:
 		if n := p.at(1); n.kind == tNumber {
 			p.fail("constant -%s must be quoted: '-%s'", n.text, n.text)

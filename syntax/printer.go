@@ -55,9 +55,9 @@ func Format(r *model.Rule) string {
 // Print writes rules as a .psl file, one rule per line, each preceded by its
 // Comment (after a blank line, except for the first rule). A Comment that is
 // not made only of comments has each of its lines written as a '#' comment.
-// A weighted rule without an exponent that is followed by a rule starting
-// with '-' or '|' gets an explicit "^1", which keeps the two rules apart when
-// the file is read back.
+// A weighted arithmetic rule without an exponent or filter that is followed
+// by a rule starting with '-' gets an explicit "^1", which keeps the two
+// rules apart when the file is read back.
 func Print(w io.Writer, rules []*model.Rule) error {
 	texts := make([]string, len(rules))
 	for i, r := range rules {
@@ -65,8 +65,8 @@ func Print(w io.Writer, rules []*model.Rule) error {
 	}
 	for i := 0; i+1 < len(rules); i++ {
 		r := rules[i]
-		if r.Weighted && !r.Squared && (r.Arith == nil || len(r.Arith.Filters) == 0) {
-			if next := texts[i+1]; strings.HasPrefix(next, "-") || strings.HasPrefix(next, "|") {
+		if r.Weighted && !r.Squared && r.Arith != nil && len(r.Arith.Filters) == 0 {
+			if strings.HasPrefix(texts[i+1], "-") {
 				texts[i] += " ^1"
 			}
 		}
