@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hinge/ground"
+	"hinge/internal/progress"
+	"hinge/pipeline"
+)
+
+// programFlags are the flags that name a PSL program: rules and data.
+type programFlags struct {
+	model, data, config, partition string
+	threads                        int
+	quiet                          bool
+}
+
+func (f *programFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "PSL rules file (.psl)")
+	fl.StringVar(&f.data, "data", "", "PSL data file (.data, YAML)")
+	fl.StringVar(&f.config, "config", "", "PSL 3 JSON config (rules, predicates and data in one file), instead of --data")
+	fl.StringVar(&f.partition, "partition", "", "data split of a JSON config: infer (default) or learn")
+	fl.IntVar(&f.threads, "threads", 0, "worker threads (0 = all cores)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress display even on a terminal")
+}
+
+// load reads the program; every failure is bad input (exit status 2).
+func (f *programFlags) load() (*pipeline.Program, error) {
+	if f.data == "" && f.config == "" {
+		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
+	}
+	if f.threads < 0 {
+		return nil, badInput(fmt.Errorf("--threads %d: must be >= 0", f.threads))
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: f.model, Data: f.data, Config: f.config, Partition: f.partition})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return prog, nil
+}
+
+// ground grounds the program with a progress bar on a terminal.
+func (f *programFlags) ground(prog *pipeline.Program) (*ground.Result, float64, error) {
+	rep := progress.ForTerminal(os.Stderr, f.quiet)
+	defer rep.Done()
+	rules := len(prog.Model.Rules)
+	rep.Stage("grounding", rules)
+	start := time.Now()
+	g, err := prog.Ground(ground.Options{
+		Threads: f.threads,
+		Progress: func(rule, done, total int) {
+			if done == total {
+				rep.Set(rule + 1)
+			}
+		},
+	})
+	if err != nil {
+		return nil, 0, badInput(err)
+	}
+	return g, time.Since(start).Seconds(), nil
+}
+
+// ruleReport is one rule's line in a JSON report.
+type ruleReport struct {
+	Rule             string `json:"rule"`
+	Ground           int    `json:"ground"`
+	Potentials       int    `json:"potentials"`
+	Constraints      int    `json:"constraints"`
+	ConstantViolated int    `json:"constant_violated,omitempty"`
+}
+
+func ruleReports(g *ground.Result) []ruleReport {
+	out := make([]ruleReport, len(g.Rules))
+	for i, rs := range g.Rules {
+		out[i] = ruleReport{
+			Rule:             pipeline.RuleText(rs.Rule),
+			Ground:           rs.Potentials + rs.Constraints,
+			Potentials:       rs.Potentials,
+			Constraints:      rs.Constraints,
+			ConstantViolated: rs.ConstantViolated,
+		}
+	}
+	return out
+}
+
+// printGroundSummary prints per-rule ground counts and totals, and warns
+// about hard rules that the observed data alone already violates.
+func printGroundSummary(w io.Writer, prog *pipeline.Program, g *ground.Result, groundSec float64) {
+	obs, tgt, truth := prog.Store.Counts()
+	fmt.Fprintf(w, "loaded %d rules, %d predicates: %d observed atoms, %d targets, %d truth atoms (%.3f s)\n",
+		len(prog.Model.Rules), len(prog.Model.Predicates), obs, tgt, truth, prog.Seconds)
+	fmt.Fprintf(w, "%11s %11s  %s\n", "potentials", "constraints", "rule")
+	for _, rs := range g.Rules {
+		fmt.Fprintf(w, "%11d %11d  %s\n", rs.Potentials, rs.Constraints, pipeline.RuleText(rs.Rule))
+	}
+	p := g.Problem
+	fmt.Fprintf(w, "%11d %11d  total: %d variables, grounded in %.3f s\n", p.NumPotentials(), p.NumConstraints(), p.NumVars, groundSec)
+	for _, rs := range g.Rules {
+		if rs.ConstantViolated > 0 {
+			fmt.Fprintf(w, "warning: %s: %d ground constraint(s) of this hard rule are violated by observed atoms alone\n",
+				rs.Rule.Pos, rs.ConstantViolated)
+		}
+	}
+}

@@ -1,0 +1,338 @@
+// Package pipeline runs a PSL model end to end, the way the hinge command
+// does: load a model and its data from PSL's files, ground it, and after
+// inference write PSL-style output files and evaluate against truth data.
+// It only composes the packages that own each step (syntax, store, ground,
+// eval); a Go user who wants the steps separately calls those directly.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"hinge/eval"
+	"hinge/ground"
+	"hinge/internal/atomicfile"
+	"hinge/model"
+	"hinge/store"
+	"hinge/syntax"
+)
+
+// Inputs names the files of a PSL program.
+type Inputs struct {
+	// Model is a .psl rules file. It may be empty when the config carries
+	// rules (a JSON config's "rules"); when both are given, Model wins.
+	Model string
+	// Data is a PSL .data (YAML) file; Config a PSL 3 JSON config. Exactly
+	// one of them must be given.
+	Data   string
+	Config string
+	// Partition selects a JSON config's data split: "infer" (the default)
+	// or "learn".
+	Partition string
+}
+
+// Program is a loaded model with its data.
+type Program struct {
+	Model  *model.Model
+	Store  *store.Store
+	Config *store.Config
+	// RulesFrom says where the rules were read (a file path, or the config).
+	RulesFrom string
+	// Seconds is the time Load took.
+	Seconds float64
+}
+
+// Load reads the config (.data or JSON), declares its predicates, parses the
+// rules and loads every data file. Errors name the file and position.
+func Load(in Inputs) (*Program, error) {
+	start := time.Now()
+	var cfg *store.Config
+	var err error
+	switch {
+	case in.Data != "" && in.Config != "":
+		return nil, errors.New("give either a .data file or a JSON config, not both")
+	case in.Data != "":
+		cfg, err = store.ReadDataFile(in.Data)
+	case in.Config != "":
+		part := in.Partition
+		if part == "" {
+			part = "infer"
+		}
+		cfg, err = store.ReadJSONConfig(in.Config, part)
+	default:
+		return nil, errors.New("no data: give a .data file or a JSON config")
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := model.New()
+	if err := cfg.Declare(m); err != nil {
+		return nil, err
+	}
+	prog := &Program{Model: m, Config: cfg}
+	switch {
+	case in.Model != "":
+		err = parseRulesFile(in.Model, m)
+		prog.RulesFrom = in.Model
+	case cfg.RulesFile != "":
+		err = parseRulesFile(cfg.RulesFile, m)
+		prog.RulesFrom = cfg.RulesFile
+	case len(cfg.Rules) > 0:
+		err = parseConfigRules(cfg, m)
+		prog.RulesFrom = cfg.Path
+	default:
+		return nil, fmt.Errorf("no rules: give a .psl model file (%s has none)", cfg.Path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Rules) == 0 {
+		return nil, fmt.Errorf("%s: the model has no rules", prog.RulesFrom)
+	}
+	prog.Store = store.New(m)
+	if err := cfg.Load(prog.Store); err != nil {
+		return nil, err
+	}
+	prog.Seconds = time.Since(start).Seconds()
+	return prog, nil
+}
+
+func parseRulesFile(path string, m *model.Model) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading model: %w", err)
+	}
+	return syntax.ParseModel(path, src, m)
+}
+
+func parseConfigRules(cfg *store.Config, m *model.Model) error {
+	var errs syntax.ErrorList
+	for _, rs := range cfg.Rules {
+		r, err := syntax.ParseRule(rs.Text, rs.Pos)
+		if err == nil {
+			err = m.AddRule(r)
+		}
+		if err == nil {
+			continue
+		}
+		var list syntax.ErrorList
+		var me *model.Error
+		switch {
+		case errors.As(err, &list):
+			errs = append(errs, list...)
+		case errors.As(err, &me):
+			errs = append(errs, me)
+		default:
+			errs = append(errs, &model.Error{Pos: rs.Pos, Msg: err.Error()})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// Ground grounds the program's rules over its data.
+func (p *Program) Ground(opt ground.Options) (*ground.Result, error) {
+	return ground.Ground(p.Model, p.Store, opt)
+}
+
+// RuleText returns the rule as the user wrote it, or as hinge prints it.
+func RuleText(r *model.Rule) string {
+	if r.Text != "" {
+		return r.Text
+	}
+	return syntax.Format(r)
+}
+
+// OutputName is the file name PSL gives a predicate's inferred values:
+// the predicate name in upper case (PSL stores predicate names upper-cased),
+// with ".txt".
+func OutputName(p *model.Predicate) string { return strings.ToUpper(p.Name) + ".txt" }
+
+// WriteValues writes the inferred value of every target atom of p, one line
+// per atom, "arg1<TAB>...<TAB>value", in the store's row order.
+func WriteValues(w io.Writer, g *ground.Result, p *model.Predicate, values []float64) error {
+	buf := make([]byte, 0, 128)
+	for v, ref := range g.Vars {
+		if ref.Pred != p {
+			continue
+		}
+		buf = buf[:0]
+		for _, a := range g.Args(v) {
+			buf = append(buf, a...)
+			buf = append(buf, '\t')
+		}
+		buf = strconv.AppendFloat(buf, values[v], 'g', -1, 64)
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TargetPredicates lists the predicates that have target atoms, in model
+// order.
+func TargetPredicates(g *ground.Result) []*model.Predicate {
+	var out []*model.Predicate
+	seen := map[*model.Predicate]bool{}
+	for _, ref := range g.Vars {
+		if !seen[ref.Pred] {
+			seen[ref.Pred] = true
+			out = append(out, ref.Pred)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
+
+// WriteOutputs writes DIR/PRED.txt (see OutputName) for every predicate with
+// targets, creating dir. Each file is written atomically.
+func WriteOutputs(dir string, g *ground.Result, values []float64) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	var files []string
+	for _, p := range TargetPredicates(g) {
+		path := filepath.Join(dir, OutputName(p))
+		err := atomicfile.Write(path, func(w io.Writer) error { return WriteValues(w, g, p, values) })
+		if err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// Evaluation is the result of one evaluator on one predicate.
+type Evaluation struct {
+	Predicate *model.Predicate
+	Atoms     int // atoms evaluated
+	Result    eval.Result
+}
+
+// DefaultEvaluators are used for a predicate with truth data when neither
+// the config nor the caller names any.
+var DefaultEvaluators = []string{"DiscreteEvaluator", "ContinuousEvaluator"}
+
+// EvalOptions choose what to evaluate.
+type EvalOptions struct {
+	// Evaluators, when non-empty, are applied to every predicate with truth
+	// data (like PSL's --eval), instead of the config's per-predicate ones.
+	Evaluators []string
+	// Options are evaluator options (PSL names, e.g.
+	// "categoricalevaluator.categoryindexes"), applied over the config's.
+	Options map[string]string
+	// IncludeObserved also evaluates truth atoms that are observed, with
+	// their observed value as the prediction (PSL's eval.includeobs). The
+	// config's eval.includeobs option sets it too.
+	IncludeObserved bool
+}
+
+// Evaluate compares the inferred values with the truth data of every
+// predicate that has some. A truth atom that is a target is predicted by its
+// inferred value; one that is observed is skipped unless IncludeObserved (then
+// its observed value is the prediction); one that is neither is predicted 0
+// (closed-world, as PSL). Predicates are evaluated in model order.
+func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) ([]Evaluation, error) {
+	var out []Evaluation
+	for _, pred := range p.Model.Predicates {
+		if !p.Store.HasTruth(pred) {
+			continue
+		}
+		specs := p.evalSpecs(pred, opt)
+		includeObs := opt.IncludeObserved
+		for _, sp := range specs {
+			if v, ok := sp.Options["eval.includeobs"]; ok && strings.EqualFold(v, "true") {
+				includeObs = true
+			}
+		}
+		atoms := p.evalAtoms(g, pred, values, includeObs)
+		if len(atoms) == 0 {
+			continue
+		}
+		for _, sp := range specs {
+			ev, err := eval.New(sp.Evaluator, sp.Options)
+			if err != nil {
+				if sp.Pos.IsValid() {
+					return nil, fmt.Errorf("%s: %w", sp.Pos, err)
+				}
+				return nil, fmt.Errorf("evaluator for %s: %w", pred.Name, err)
+			}
+			res, err := ev.Evaluate(atoms)
+			if err != nil {
+				return nil, fmt.Errorf("evaluating %s with %s: %w", pred.Name, ev.Name(), err)
+			}
+			out = append(out, Evaluation{Predicate: pred, Atoms: len(atoms), Result: res})
+		}
+	}
+	return out, nil
+}
+
+func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []store.EvalSpec {
+	var specs []store.EvalSpec
+	if len(opt.Evaluators) > 0 {
+		for _, name := range opt.Evaluators {
+			specs = append(specs, store.EvalSpec{Evaluator: name})
+		}
+	} else if p.Config != nil {
+		for name, list := range p.Config.Evaluations {
+			if strings.EqualFold(name, pred.Name) {
+				specs = append(specs, list...)
+			}
+		}
+	}
+	if len(specs) == 0 {
+		for _, name := range DefaultEvaluators {
+			specs = append(specs, store.EvalSpec{Evaluator: name})
+		}
+	}
+	// Options: the config's global options, the spec's own, then the caller's.
+	for i := range specs {
+		o := map[string]string{}
+		if p.Config != nil {
+			for k, v := range p.Config.Options {
+				o[k] = v
+			}
+		}
+		for k, v := range specs[i].Options {
+			o[k] = v
+		}
+		for k, v := range opt.Options {
+			o[k] = v
+		}
+		specs[i].Options = o
+	}
+	return specs
+}
+
+func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []float64, includeObs bool) []eval.Atom {
+	truth := p.Store.Truth(pred)
+	tab := p.Store.Table(pred)
+	atoms := make([]eval.Atom, 0, truth.Len())
+	for row := 0; row < truth.Len(); row++ {
+		args := truth.Args(row)
+		pv := 0.0
+		if r, ok := tab.Find(args); ok {
+			if tab.Kind(r) == store.Target {
+				v := g.Grounder.VarOf(pred, r)
+				pv = values[v]
+			} else {
+				if !includeObs {
+					continue
+				}
+				pv = tab.Value(r)
+			}
+		}
+		atoms = append(atoms, eval.Atom{Args: p.Store.Names(args), Pred: pv, Truth: truth.Value(row)})
+	}
+	return atoms
+}
