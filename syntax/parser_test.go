@@ -113,84 +113,95 @@ func sideExpr(side []model.Summand) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
-func TestParseRule(t *testing.T) {
-	tests := []struct {
-		src, want string
-	}{
-		// Logical rules: weights, exponents, connectives in every spelling.
-		{"1: A(X) -> B(X)", "w=1 (-> A(X) B(X))"},
-		{"0.5: A(X) -> B(X) ^2", "w=0.5 sq (-> A(X) B(X))"},
-		{"1e-3: A(X) >> B(X) ^1", "w=0.001 (-> A(X) B(X))"},
-		{"2.5E+2: A(X) & B(X, Y) -> C(Y)", "w=250 (-> (& A(X) B(X,Y)) C(Y))"},
-		{"1: A(X) && B(X) -> C(X) || D(X)", "w=1 (-> (& A(X) B(X)) (| C(X) D(X)))"},
-		{"1: B(X) <- A(X)", "w=1 (<- A(X) B(X))"},
-		{"1: B(X) | C(X) << A(X) & D(X)", "w=1 (<- (& A(X) D(X)) (| B(X) C(X)))"},
-		{"A(X) -> B(X) .", "hard (-> A(X) B(X))"},
-		{"A(X) -> B(X).", "hard (-> A(X) B(X))"},
-		{"1: ~A(X)", "w=1 (! A(X))"},
-		{"5: !Knows(P1, P2) ^2", "w=5 sq (! Knows(P1,P2))"},
-		{"1: !!A(X)", "w=1 (! (! A(X)))"},
-		{"0: A(X)", "w=0 A(X)"},
-		// Nesting as written.
-		{"1: A(X) & (B(X) | C(X)) -> D(X)", "w=1 (-> (& A(X) (| B(X) C(X))) D(X))"},
-		{"1: (A(X) & B(X)) & C(X) -> D(X)", "w=1 (-> (& (& A(X) B(X)) C(X)) D(X))"},
-		{"1: A(X) | B(X) & C(X)", "w=1 (| A(X) (& B(X) C(X)))"},
-		{"1: !(A(X) & B(X))", "w=1 (! (& A(X) B(X)))"},
-		{"1: (A(X) -> B(X)) -> C(X)", "w=1 (-> (-> A(X) B(X)) C(X))"},
-		{"1: ((A(X)))", "w=1 A(X)"},
-		// Comparisons, with and without parentheses.
-		{"1: A(X, Y) & X != Y -> B(X)", "w=1 (-> (& A(X,Y) (!= X Y)) B(X))"},
-		{"1: A(X, Y) & (X == Y) -> B(X)", "w=1 (-> (& A(X,Y) (== X Y)) B(X))"},
-		{"1: A(X, Y) & (X - Y) -> B(X)", "w=1 (-> (& A(X,Y) (!= X Y)) B(X))"},
-		{"1: A(X, Y) & X % Y -> B(X)", "w=1 (-> (& A(X,Y) (% X Y)) B(X))"},
-		{"1: A(X, Y) & (X ^ Y) -> B(X) ^2", "w=1 sq (-> (& A(X,Y) (% X Y)) B(X))"},
-		{"1: A(X) & (X != 'b') -> B(X)", `w=1 (-> (& A(X) (!= X "b")) B(X))`},
-		{"1: A(X) & !(X == 'b') -> B(X)", `w=1 (-> (& A(X) (! (== X "b"))) B(X))`},
-		{"1: (D2 - D3)>>I(D2, D3)", "w=1 (-> (!= D2 D3) I(D2,D3))"},
-		// Constants and escapes; predicate names as written.
-		{`1: HasCat(A, '1') -> hasCAT(A, "x y")`, `w=1 (-> HasCat(A,"1") hasCAT(A,"x y"))`},
-		{`1: P('a\'b', "c\"d", '\\', '\t\n\r')`, `w=1 P("a'b","c\"d","\\","\t\n\r")`},
-		{`1: P('', "")`, `w=1 P("","")`},
-		{"1: $p_1(_x, $y)", "w=1 $p_1(_x,$y)"},
-		// Comments and line breaks anywhere.
-		{"1: A(X) # c\n  & B(X) // d\n -> /* e */ C(X)", "w=1 (-> (& A(X) B(X)) C(X))"},
-		// Arithmetic rules.
-		{"HasCat(A, +C) = 1 .", "hard [HasCat(A,+C)] = [1]"},
-		{"Knows(P1, P2) = Knows(P2, P1) .", "hard [Knows(P1,P2)] = [Knows(P2,P1)]"},
-		{"1: interacts(D1, D2) = interacts(D2, D1) ^2", "w=1 sq [interacts(D1,D2)] = [interacts(D2,D1)]"},
-		{"1: A(X) - B(X) <= 0", "w=1 [A(X) -1*B(X)] <= [0]"},
-		{"1: A(X) >= B(X) + 0.5", "w=1 [A(X)] >= [B(X) 0.5]"},
-		{"2 * A(X) + 3 B(X) = 1 .", "hard [2*A(X) 3*B(X)] = [1]"},
-		{"A(X) / 2 = 1 .", "hard [(/ 1 2)*A(X)] = [1]"},
-		{"-A(X) = -1 .", "hard [-1*A(X)] = [-1]"},
-		{"- 2 * A(X) = 1 - B(X) .", "hard [-2*A(X)] = [1 -1*B(X)]"},
-		{"A(X) - (B(X) + C(X)) = 0 .", "hard [A(X) -1*B(X) -1*C(X)] = [0]"},
-		{"A(X) - (B(X) - 2) = 0 .", "hard [A(X) -1*B(X) 2] = [0]"},
-		{"2 * (A(X) + B(X)) = 1 .", "hard [2*A(X) 2*B(X)] = [1]"},
-		{"(2 + 3) * A(X) = 1 .", "hard [(+ 2 3)*A(X)] = [1]"},
-		{"(2 - 3) * A(X) = 1 .", "hard [(- 2 3)*A(X)] = [1]"},
-		{"2 * 3 * A(X) = 1 .", "hard [(* 2 3)*A(X)] = [1]"},
-		{"2 * A(X) * 3 = 1 .", "hard [(* 2 3)*A(X)] = [1]"},
-		{"2 * A(X) / 4 = 1 .", "hard [(/ 2 4)*A(X)] = [1]"},
-		{"1 = A(X) + 2 + 3 .", "hard [1] = [A(X) 2 3]"},
-		{"A(X) = 2 + 3 .", "hard [A(X)] = [2 3]"},
-		{"A(+X) <= |X| .", "hard [A(+X)] <= [|X|]"},
-		{"|X| * A(+X) <= 1 .", "hard [|X|*A(+X)] <= [1]"},
-		{"|X| A(+X) <= 1 .", "hard [|X|*A(+X)] <= [1]"},
-		{"A(+X) / |X| <= 1 .", "hard [(/ 1 |X|)*A(+X)] <= [1]"},
-		{"-|X| * A(+X) <= 1 .", "hard [(* -1 |X|)*A(+X)] <= [1]"},
-		{"@Max[1, |X|] * A(+X) = 1 .", "hard [(max 1 |X|)*A(+X)] = [1]"},
-		{"@Min(1, |X| - 1) * A(+X) = 1 .", "hard [(min 1 (- |X| 1))*A(+X)] = [1]"},
-		{"(|X| - 1) * A(+X) = 1 .", "hard [(- |X| 1)*A(+X)] = [1]"},
-		{"1: A(X, +Y) <= 1 ^2 {Y: B(X, Y)}", "w=1 sq [A(X,+Y)] <= [1] {Y: B(X,Y)}"},
-		{"1: A(X, +Y) <= 1 {Y: B(X, Y) & !C(Y) | (Y == 'a')}",
-			`w=1 [A(X,+Y)] <= [1] {Y: (| (& B(X,Y) (! C(Y))) (== Y "a"))}`},
-		{"A(+X, +Y) = 1 . {X: B(X)} {Y: C(Y)}", "hard [A(+X,+Y)] = [1] {X: B(X)} {Y: C(Y)}"},
-		{"A(X) + B(X) >= 1 .\n", "hard [A(X) B(X)] >= [1]"},
-		{"1: (A(X) + B(X)) = 1", "w=1 [A(X) B(X)] = [1]"},
-		{"1: A(X) = +1", "w=1 [A(X)] = [1]"},
+// parseRuleTests are rules and their structure; the round-trip and fuzz
+// tests reuse the sources.
+var parseRuleTests = []struct {
+	src, want string
+}{
+	// Logical rules: weights, exponents, connectives in every spelling.
+	{"1: A(X) -> B(X)", "w=1 (-> A(X) B(X))"},
+	{"0.5: A(X) -> B(X) ^2", "w=0.5 sq (-> A(X) B(X))"},
+	{"1e-3: A(X) >> B(X) ^1", "w=0.001 (-> A(X) B(X))"},
+	{"2.5E+2: A(X) & B(X, Y) -> C(Y)", "w=250 (-> (& A(X) B(X,Y)) C(Y))"},
+	{"1: A(X) && B(X) -> C(X) || D(X)", "w=1 (-> (& A(X) B(X)) (| C(X) D(X)))"},
+	{"1: B(X) <- A(X)", "w=1 (<- A(X) B(X))"},
+	{"1: B(X) | C(X) << A(X) & D(X)", "w=1 (<- (& A(X) D(X)) (| B(X) C(X)))"},
+	{"A(X) -> B(X) .", "hard (-> A(X) B(X))"},
+	{"A(X) -> B(X).", "hard (-> A(X) B(X))"},
+	{"1: ~A(X)", "w=1 (! A(X))"},
+	{"5: !Knows(P1, P2) ^2", "w=5 sq (! Knows(P1,P2))"},
+	{"1: !!A(X)", "w=1 (! (! A(X)))"},
+	{"0: A(X)", "w=0 A(X)"},
+	// Nesting as written.
+	{"1: A(X) & (B(X) | C(X)) -> D(X)", "w=1 (-> (& A(X) (| B(X) C(X))) D(X))"},
+	{"1: (A(X) & B(X)) & C(X) -> D(X)", "w=1 (-> (& (& A(X) B(X)) C(X)) D(X))"},
+	{"1: A(X) | B(X) & C(X)", "w=1 (| A(X) (& B(X) C(X)))"},
+	{"1: !(A(X) & B(X))", "w=1 (! (& A(X) B(X)))"},
+	{"1: (A(X) -> B(X)) -> C(X)", "w=1 (-> (-> A(X) B(X)) C(X))"},
+	{"1: ((A(X)))", "w=1 A(X)"},
+	// Comparisons, with and without parentheses.
+	{"1: A(X, Y) & X != Y -> B(X)", "w=1 (-> (& A(X,Y) (!= X Y)) B(X))"},
+	{"1: A(X, Y) & (X == Y) -> B(X)", "w=1 (-> (& A(X,Y) (== X Y)) B(X))"},
+	{"1: A(X, Y) & (X - Y) -> B(X)", "w=1 (-> (& A(X,Y) (!= X Y)) B(X))"},
+	{"1: A(X, Y) & X % Y -> B(X)", "w=1 (-> (& A(X,Y) (% X Y)) B(X))"},
+	{"1: A(X, Y) & (X ^ Y) -> B(X) ^2", "w=1 sq (-> (& A(X,Y) (% X Y)) B(X))"},
+	{"1: A(X) & (X != 'b') -> B(X)", `w=1 (-> (& A(X) (!= X "b")) B(X))`},
+	{"1: A(X) & !(X == 'b') -> B(X)", `w=1 (-> (& A(X) (! (== X "b"))) B(X))`},
+	{"1: (D2 - D3)>>I(D2, D3)", "w=1 (-> (!= D2 D3) I(D2,D3))"},
+	// Constants and escapes; predicate names as written.
+	{`1: HasCat(A, '1') -> hasCAT(A, "x y")`, `w=1 (-> HasCat(A,"1") hasCAT(A,"x y"))`},
+	{`1: P('a\'b', "c\"d", '\\', '\t\n\r')`, `w=1 P("a'b","c\"d","\\","\t\n\r")`},
+	{`1: P('', "")`, `w=1 P("","")`},
+	{"1: $p_1(_x, $y)", "w=1 $p_1(_x,$y)"},
+	// Comments and line breaks anywhere.
+	{"1: A(X) # c\n  & B(X) // d\n -> /* e */ C(X)", "w=1 (-> (& A(X) B(X)) C(X))"},
+	// Arithmetic rules.
+	{"HasCat(A, +C) = 1 .", "hard [HasCat(A,+C)] = [1]"},
+	{"Knows(P1, P2) = Knows(P2, P1) .", "hard [Knows(P1,P2)] = [Knows(P2,P1)]"},
+	{"1: interacts(D1, D2) = interacts(D2, D1) ^2", "w=1 sq [interacts(D1,D2)] = [interacts(D2,D1)]"},
+	{"1: A(X) - B(X) <= 0", "w=1 [A(X) -1*B(X)] <= [0]"},
+	{"1: A(X) >= B(X) + 0.5", "w=1 [A(X)] >= [B(X) 0.5]"},
+	{"2 * A(X) + 3 B(X) = 1 .", "hard [2*A(X) 3*B(X)] = [1]"},
+	{"A(X) / 2 = 1 .", "hard [(/ 1 2)*A(X)] = [1]"},
+	{"-A(X) = -1 .", "hard [-1*A(X)] = [-1]"},
+	{"- 2 * A(X) = 1 - B(X) .", "hard [-2*A(X)] = [1 -1*B(X)]"},
+	{"A(X) - (B(X) + C(X)) = 0 .", "hard [A(X) -1*B(X) -1*C(X)] = [0]"},
+	{"A(X) - (B(X) - 2) = 0 .", "hard [A(X) -1*B(X) 2] = [0]"},
+	{"2 * (A(X) + B(X)) = 1 .", "hard [2*A(X) 2*B(X)] = [1]"},
+	{"(2 + 3) * A(X) = 1 .", "hard [(+ 2 3)*A(X)] = [1]"},
+	{"(2 - 3) * A(X) = 1 .", "hard [(- 2 3)*A(X)] = [1]"},
+	{"2 * 3 * A(X) = 1 .", "hard [(* 2 3)*A(X)] = [1]"},
+	{"2 * A(X) * 3 = 1 .", "hard [(* 2 3)*A(X)] = [1]"},
+	{"2 * A(X) / 4 = 1 .", "hard [(/ 2 4)*A(X)] = [1]"},
+	{"1 = A(X) + 2 + 3 .", "hard [1] = [A(X) 2 3]"},
+	{"A(X) = 2 + 3 .", "hard [A(X)] = [2 3]"},
+	{"A(+X) <= |X| .", "hard [A(+X)] <= [|X|]"},
+	{"|X| * A(+X) <= 1 .", "hard [|X|*A(+X)] <= [1]"},
+	{"|X| A(+X) <= 1 .", "hard [|X|*A(+X)] <= [1]"},
+	{"A(+X) / |X| <= 1 .", "hard [(/ 1 |X|)*A(+X)] <= [1]"},
+	{"-|X| * A(+X) <= 1 .", "hard [(* -1 |X|)*A(+X)] <= [1]"},
+	{"@Max[1, |X|] * A(+X) = 1 .", "hard [(max 1 |X|)*A(+X)] = [1]"},
+	{"@Min(1, |X| - 1) * A(+X) = 1 .", "hard [(min 1 (- |X| 1))*A(+X)] = [1]"},
+	{"(|X| - 1) * A(+X) = 1 .", "hard [(- |X| 1)*A(+X)] = [1]"},
+	{"1: A(X, +Y) <= 1 ^2 {Y: B(X, Y)}", "w=1 sq [A(X,+Y)] <= [1] {Y: B(X,Y)}"},
+	{"1: A(X, +Y) <= 1 {Y: B(X, Y) & !C(Y) | (Y == 'a')}",
+		`w=1 [A(X,+Y)] <= [1] {Y: (| (& B(X,Y) (! C(Y))) (== Y "a"))}`},
+	{"A(+X, +Y) = 1 . {X: B(X)} {Y: C(Y)}", "hard [A(+X,+Y)] = [1] {X: B(X)} {Y: C(Y)}"},
+	{"A(X) + B(X) >= 1 .\n", "hard [A(X) B(X)] >= [1]"},
+	{"1: (A(X) + B(X)) = 1", "w=1 [A(X) B(X)] = [1]"},
+	{"1: A(X) = +1", "w=1 [A(X)] = [1]"},
+}
+
+func parseRuleSources() []string {
+	out := make([]string, len(parseRuleTests))
+	for i, tt := range parseRuleTests {
+		out[i] = tt.src
 	}
-	for _, tt := range tests {
+	return out
+}
+
+func TestParseRule(t *testing.T) {
+	for _, tt := range parseRuleTests {
 		t.Run(tt.src, func(t *testing.T) {
 			r, err := ParseRule(tt.src, model.Pos{})
 			if err != nil {
