@@ -45,7 +45,8 @@ func (s Section) String() string {
 // the optional value is the atom's initial value, recorded with
 // Table.SetValue (default 0; when a target is listed twice with values, the
 // last one wins). Line ends may be "\n" or "\r\n"; lines that are empty or
-// hold only spaces and tabs are skipped. Arguments are taken verbatim (not
+// hold only spaces and tabs are skipped. A targets line may leave the value
+// column empty (a trailing tab): the target then has no initial value. Arguments are taken verbatim (not
 // trimmed); an empty argument is an error. Spaces around the value are
 // ignored.
 //
@@ -126,11 +127,19 @@ func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []in
 	v, hasValue := 1.0, false
 	if cols == arity+1 {
 		i := bytes.LastIndexByte(line, '\t')
-		var err *lineError
-		if v, err = parseValue(line[i+1:], i+2); err != nil {
-			return err
+		switch f := line[i+1:]; {
+		case isBlank(f) && what == Targets:
+			// No initial value: a trailing tab, as in PSL's drug-interaction
+			// example data.
+		case isBlank(f):
+			return &lineError{i + 2, "the value column is empty (give a value in [0,1], or remove the trailing tab for the default 1)"}
+		default:
+			var err *lineError
+			if v, err = parseValue(f, i+2); err != nil {
+				return err
+			}
+			hasValue = true
 		}
-		hasValue = true
 		line = line[:i]
 	}
 	start := 0

@@ -62,7 +62,9 @@ func TestLoadTSV(t *testing.T) {
 		{name: "not a number", arity: 2, section: Observations, in: "a\tb\t1\nab\tc\tyes\n",
 			err: `data.tsv:2:6: value "yes" is not a number`},
 		{name: "empty value", arity: 2, section: Observations, in: "a\tb\t\n",
-			err: `data.tsv:1:5: value "" is not a number`},
+			err: `data.tsv:1:5: the value column is empty (give a value in [0,1], or remove the trailing tab for the default 1)`},
+		{name: "targets with a trailing tab", arity: 2, section: Targets, in: "a\tb\t\nc\td\t 0.5\r\ne\tf\t \n",
+			want: map[string]atomRec{"a|b": {0, Target}, "c|d": {0.5, Target}, "e|f": {0, Target}}},
 		{name: "above 1", arity: 2, section: Observations, in: "a\tb\t1.5\n",
 			err: "data.tsv:1:5: truth value 1.5 is outside [0,1]"},
 		{name: "negative", arity: 2, section: Truth, in: "a\tb\t-0.1\n",
@@ -287,6 +289,9 @@ func refLoadTSV(in string, arity int, sec Section) (map[string]atomRec, bool) {
 		v, has := 1.0, false
 		if sec == Targets {
 			v = 0
+		}
+		if len(cols) == arity+1 && sec == Targets && strings.Trim(cols[arity], " ") == "" {
+			cols = cols[:arity] // an empty initial value is no value
 		}
 		if len(cols) == arity+1 {
 			x, err := strconv.ParseFloat(strings.Trim(cols[arity], " "), 64)

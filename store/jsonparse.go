@@ -1,0 +1,471 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"hinge/model"
+)
+
+// This file is a small JSON reader that keeps the position of every value,
+// so that configuration errors can name file:line:col. It accepts strict
+// JSON (RFC 8259) plus what PSL's own reader (Jackson, with the features PSL
+// 3 enables) accepts in its configs:
+//
+//   - comments: '#' and '//' to the end of the line, '/* ... */';
+//   - strings in single quotes;
+//   - a trailing comma before ']' or '}';
+//   - numbers with a leading '+' or leading zeros.
+//
+// Columns count bytes from 1. Duplicate object keys are an error (Jackson
+// silently keeps the last one).
+
+type jsonKind uint8
+
+const (
+	jsonNull jsonKind = iota
+	jsonBool
+	jsonNumber
+	jsonString
+	jsonArray
+	jsonObject
+)
+
+func (k jsonKind) String() string {
+	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
+}
+
+// jsonValue is a parsed JSON value with its position.
+type jsonValue struct {
+	Kind  jsonKind
+	Pos   model.Pos // of the value's first character (the quote of a string)
+	Text  string    // string contents (unescaped); number as written; "true"/"false"/"null"
+	Items []*jsonValue
+	Keys  []jsonMember
+}
+
+// jsonMember is one key of an object.
+type jsonMember struct {
+	Key   string
+	Pos   model.Pos
+	Value *jsonValue
+}
+
+// maxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxJSONDepth = 200
+
+type jsonParser struct {
+	src       []byte
+	file      string
+	off       int
+	line, col int
+	depth     int
+}
+
+// parseJSON parses src (named file in positions) into a value tree.
+func parseJSON(file string, src []byte) (*jsonValue, error) {
+	p := &jsonParser{src: src, file: file, line: 1, col: 1}
+	if err := p.skipSpace(); err != nil {
+		return nil, err
+	}
+	if p.off >= len(p.src) {
+		return nil, p.errorf(p.pos(), "empty JSON document")
+	}
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.skipSpace(); err != nil {
+		return nil, err
+	}
+	if p.off < len(p.src) {
+		return nil, p.errorf(p.pos(), "unexpected %s after the end of the JSON document", p.describe())
+	}
+	return v, nil
+}
+
+func (p *jsonParser) pos() model.Pos { return model.Pos{File: p.file, Line: p.line, Col: p.col} }
+
+func (p *jsonParser) errorf(pos model.Pos, format string, args ...any) error {
+	return model.Errorf(pos, format, args...)
+}
+
+// advance moves past n bytes, keeping line and column.
+func (p *jsonParser) advance(n int) {
+	for i := 0; i < n && p.off < len(p.src); i++ {
+		if p.src[p.off] == '\n' {
+			p.line++
+			p.col = 1
+		} else {
+			p.col++
+		}
+		p.off++
+	}
+}
+
+// describe names the character at the current offset for messages.
+func (p *jsonParser) describe() string {
+	if p.off >= len(p.src) {
+		return "end of input"
+	}
+	r, _ := utf8.DecodeRune(p.src[p.off:])
+	return fmt.Sprintf("%q", r)
+}
+
+// skipSpace skips whitespace and comments.
+func (p *jsonParser) skipSpace() error {
+	for p.off < len(p.src) {
+		switch c := p.src[p.off]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			p.advance(1)
+		case c == '#' || c == '/' && p.off+1 < len(p.src) && p.src[p.off+1] == '/':
+			for p.off < len(p.src) && p.src[p.off] != '\n' {
+				p.advance(1)
+			}
+		case c == '/' && p.off+1 < len(p.src) && p.src[p.off+1] == '*':
+			start := p.pos()
+			p.advance(2)
+			for {
+				if p.off+1 >= len(p.src) {
+					return p.errorf(start, "unterminated /* comment")
+				}
+				if p.src[p.off] == '*' && p.src[p.off+1] == '/' {
+					p.advance(2)
+					break
+				}
+				p.advance(1)
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (p *jsonParser) value() (*jsonValue, error) {
+	if p.off >= len(p.src) {
+		return nil, p.errorf(p.pos(), "unexpected end of input, expected a value")
+	}
+	pos := p.pos()
+	switch c := p.src[p.off]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"' || c == '\'':
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return &jsonValue{Kind: jsonString, Pos: pos, Text: s}, nil
+	case c == '-' || c == '+' || c >= '0' && c <= '9':
+		return p.number()
+	case c >= 'a' && c <= 'z':
+		start := p.off
+		for p.off < len(p.src) && (p.src[p.off] >= 'a' && p.src[p.off] <= 'z' || p.src[p.off] >= 'A' && p.src[p.off] <= 'Z') {
+			p.advance(1)
+		}
+		word := string(p.src[start:p.off])
+		switch word {
+		case "true", "false":
+			return &jsonValue{Kind: jsonBool, Pos: pos, Text: word}, nil
+		case "null":
+			return &jsonValue{Kind: jsonNull, Pos: pos, Text: word}, nil
+		}
+		return nil, p.errorf(pos, "unexpected word %q, expected a value (strings must be quoted)", word)
+	}
+	return nil, p.errorf(pos, "unexpected %s, expected a value", p.describe())
+}
+
+func (p *jsonParser) enter(pos model.Pos) error {
+	p.depth++
+	if p.depth > maxJSONDepth {
+		return p.errorf(pos, "values nested more than %d deep", maxJSONDepth)
+	}
+	return nil
+}
+
+func (p *jsonParser) object() (*jsonValue, error) {
+	v := &jsonValue{Kind: jsonObject, Pos: p.pos()}
+	if err := p.enter(v.Pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.advance(1) // '{'
+	seen := make(map[string]model.Pos)
+	for {
+		if err := p.skipSpace(); err != nil {
+			return nil, err
+		}
+		if p.off >= len(p.src) {
+			return nil, p.errorf(v.Pos, "unterminated object: missing '}'")
+		}
+		if p.src[p.off] == '}' {
+			p.advance(1)
+			return v, nil
+		}
+		if c := p.src[p.off]; c != '"' && c != '\'' {
+			return nil, p.errorf(p.pos(), "unexpected %s, expected a quoted key or '}'", p.describe())
+		}
+		kpos := p.pos()
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		if first, dup := seen[key]; dup {
+			return nil, p.errorf(kpos, "duplicate key %q (first at %d:%d)", key, first.Line, first.Col)
+		}
+		seen[key] = kpos
+		if err := p.skipSpace(); err != nil {
+			return nil, err
+		}
+		if p.off >= len(p.src) || p.src[p.off] != ':' {
+			return nil, p.errorf(p.pos(), "unexpected %s, expected ':' after key %q", p.describe(), key)
+		}
+		p.advance(1)
+		if err := p.skipSpace(); err != nil {
+			return nil, err
+		}
+		val, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		v.Keys = append(v.Keys, jsonMember{Key: key, Pos: kpos, Value: val})
+		if err := p.skipSpace(); err != nil {
+			return nil, err
+		}
+		if p.off >= len(p.src) {
+			return nil, p.errorf(v.Pos, "unterminated object: missing '}'")
+		}
+		switch p.src[p.off] {
+		case ',':
+			p.advance(1)
+		case '}':
+			p.advance(1)
+			return v, nil
+		default:
+			return nil, p.errorf(p.pos(), "unexpected %s, expected ',' or '}' after the value of %q", p.describe(), key)
+		}
+	}
+}
+
+func (p *jsonParser) array() (*jsonValue, error) {
+	v := &jsonValue{Kind: jsonArray, Pos: p.pos()}
+	if err := p.enter(v.Pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.advance(1) // '['
+	for {
+		if err := p.skipSpace(); err != nil {
+			return nil, err
+		}
+		if p.off >= len(p.src) {
+			return nil, p.errorf(v.Pos, "unterminated array: missing ']'")
+		}
+		if p.src[p.off] == ']' {
+			p.advance(1)
+			return v, nil
+		}
+		item, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		v.Items = append(v.Items, item)
+		if err := p.skipSpace(); err != nil {
+			return nil, err
+		}
+		if p.off >= len(p.src) {
+			return nil, p.errorf(v.Pos, "unterminated array: missing ']'")
+		}
+		switch p.src[p.off] {
+		case ',':
+			p.advance(1)
+		case ']':
+			p.advance(1)
+			return v, nil
+		default:
+			return nil, p.errorf(p.pos(), "unexpected %s, expected ',' or ']' in array", p.describe())
+		}
+	}
+}
+
+// str reads a string in double or single quotes.
+func (p *jsonParser) str() (string, error) {
+	start := p.pos()
+	q := p.src[p.off]
+	p.advance(1)
+	// Fast path: no escapes.
+	for i := p.off; i < len(p.src); i++ {
+		c := p.src[i]
+		if c == q {
+			s := string(p.src[p.off:i])
+			p.advance(i + 1 - p.off)
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	var buf []byte
+	for {
+		if p.off >= len(p.src) {
+			return "", p.errorf(start, "unterminated string")
+		}
+		c := p.src[p.off]
+		switch {
+		case c == q:
+			p.advance(1)
+			return string(buf), nil
+		case c == '\n':
+			return "", p.errorf(start, "unterminated string (a string cannot span lines)")
+		case c < 0x20:
+			return "", p.errorf(p.pos(), "control character %q in string (write it as an escape)", c)
+		case c != '\\':
+			buf = append(buf, c)
+			p.advance(1)
+			continue
+		}
+		epos := p.pos()
+		if p.off+1 >= len(p.src) {
+			return "", p.errorf(start, "unterminated string")
+		}
+		e := p.src[p.off+1]
+		switch e {
+		case '"', '\'', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := p.hex4(p.off + 2)
+			if !ok {
+				return "", p.errorf(epos, "invalid \\u escape: want 4 hex digits")
+			}
+			n := 6
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(-1), false
+				if p.off+7 < len(p.src) && p.src[p.off+6] == '\\' && p.src[p.off+7] == 'u' {
+					r2, ok2 = p.hex4(p.off + 8)
+				}
+				if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
+					r, n = d, 12
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			buf = utf8.AppendRune(buf, r)
+			p.advance(n)
+			continue
+		default:
+			return "", p.errorf(epos, "invalid escape \\%c in string", e)
+		}
+		p.advance(2)
+	}
+}
+
+func (p *jsonParser) hex4(at int) (rune, bool) {
+	if at+4 > len(p.src) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.src[at : at+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// number reads [+-]digits[.digits][(e|E)[+-]digits].
+func (p *jsonParser) number() (*jsonValue, error) {
+	pos := p.pos()
+	start := p.off
+	i := p.off
+	if c := p.src[i]; c == '-' || c == '+' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(p.src) && p.src[i] >= '0' && p.src[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	bad := func() (*jsonValue, error) {
+		end := i
+		for end < len(p.src) && end-start < 40 && isNumberByte(p.src[end]) {
+			end++
+		}
+		return nil, p.errorf(pos, "invalid number %q", p.src[start:end])
+	}
+	if digits() == 0 {
+		return bad()
+	}
+	if i < len(p.src) && p.src[i] == '.' {
+		i++
+		if digits() == 0 {
+			return bad()
+		}
+	}
+	if i < len(p.src) && (p.src[i] == 'e' || p.src[i] == 'E') {
+		i++
+		if i < len(p.src) && (p.src[i] == '+' || p.src[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return bad()
+		}
+	}
+	if i < len(p.src) && isNumberByte(p.src[i]) {
+		i++
+		return bad()
+	}
+	text := string(p.src[start:i])
+	p.advance(i - start)
+	return &jsonValue{Kind: jsonNumber, Pos: pos, Text: text}, nil
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' ||
+		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// scalarText converts a string, number or boolean to the text PSL would use:
+// strings as they are, booleans as "true"/"false", integers in canonical
+// form (a leading '+' and leading zeros dropped: 01 -> "1") and other
+// numbers as written without a leading '+'.
+func (v *jsonValue) scalarText() (string, bool) {
+	switch v.Kind {
+	case jsonString, jsonBool:
+		return v.Text, true
+	case jsonNumber:
+		t := v.Text
+		if t[0] == '+' {
+			t = t[1:]
+		}
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return strconv.FormatInt(n, 10), true
+		}
+		return t, true
+	}
+	return "", false
+}
