@@ -60,7 +60,7 @@ func (p *parser) arithmetic() *model.Arithmetic {
 	case tGE:
 		rel = model.GE
 	default:
-		p.fail("expected '+', '-', '=', '<=' or '>=', found %s", describe(t))
+		p.fail("expected '+', '-', '=', '<=' or '>=', found %s", p.describe(t))
 	}
 	p.i++
 	rhs := p.sum()
@@ -94,7 +94,7 @@ func (p *parser) product() linear {
 		case t.kind == tSlash:
 			p.i++
 			e = p.div(e, p.unary(), op)
-		case t.kind == tIdent && p.at(1).kind == tLParen && e.pure() && t.pos.Line == p.toks[p.i-1].pos.Line:
+		case t.kind == tIdent && p.at(1).kind == tLParen && e.pure() && p.pos(t).Line == p.pos(p.toks[p.i-1]).Line:
 			e = p.mul(e, p.unary(), op)
 		default:
 			return e
@@ -128,7 +128,7 @@ func (p *parser) primary() linear {
 	t := p.tok()
 	switch t.kind {
 	case tNumber:
-		v, err := parseNumber(t.text)
+		v, err := parseNumber(p.text(t))
 		if err != nil {
 			p.fail("%v", err)
 		}
@@ -138,14 +138,14 @@ func (p *parser) primary() linear {
 		p.i++
 		v := p.tok()
 		if v.kind != tIdent {
-			p.fail("expected a summation variable after '|' (the cardinality |X|), found %s", describe(v))
+			p.fail("expected a summation variable after '|' (the cardinality |X|), found %s", p.describe(v))
 		}
 		p.i++
 		if p.tok().kind != tPipe {
-			p.fail("expected '|' to close |%s, found %s", v.text, describe(p.tok()))
+			p.fail("expected '|' to close |%s, found %s", p.text(v), p.describe(p.tok()))
 		}
 		p.i++
-		return linear{{coef: &model.Cardinality{Var: v.text, Pos: t.pos}}}
+		return linear{{coef: &model.Cardinality{Var: p.text(v), Pos: p.pos(t)}}}
 	case tMax, tMin:
 		return p.coefFunc()
 	case tLParen:
@@ -153,7 +153,7 @@ func (p *parser) primary() linear {
 		p.i++
 		e := p.sum()
 		if p.tok().kind != tRParen {
-			p.fail("expected ')' to close the '(' at %s, found %s", lineCol(t.pos), describe(p.tok()))
+			p.fail("expected ')' to close the '(' at %s, found %s", lineCol(p.pos(t)), p.describe(p.tok()))
 		}
 		p.i++
 		p.leave()
@@ -162,11 +162,11 @@ func (p *parser) primary() linear {
 		if p.at(1).kind == tLParen {
 			return linear{{atom: p.atom(true)}}
 		}
-		p.failAt(p.i+1, "expected '(' after predicate name %s (term comparisons cannot appear in arithmetic rules), found %s", t.text, describe(p.at(1)))
+		p.failAt(p.i+1, "expected '(' after predicate name %s (term comparisons cannot appear in arithmetic rules), found %s", p.text(t), p.describe(p.at(1)))
 	case tString:
-		p.fail("a quoted constant is not a number: expected a number, an atom, |X|, @Max, @Min or '(', found %s", describe(t))
+		p.fail("a quoted constant is not a number: expected a number, an atom, |X|, @Max, @Min or '(', found %s", p.describe(t))
 	}
-	p.fail("expected a number, an atom, |X|, @Max, @Min or '(', found %s", describe(t))
+	p.fail("expected a number, an atom, |X|, @Max, @Min or '(', found %s", p.describe(t))
 	return nil
 }
 
@@ -185,13 +185,13 @@ func (p *parser) coefFunc() linear {
 	case tLParen:
 		closer = tRParen
 	default:
-		p.fail("expected '[' or '(' after %s, found %s", name, describe(p.tok()))
+		p.fail("expected '[' or '(' after %s, found %s", name, p.describe(p.tok()))
 	}
 	p.i++
 	p.enter()
 	a := p.coefArg(name)
 	if p.tok().kind != tComma {
-		p.fail("expected ',' between the two arguments of %s, found %s", name, describe(p.tok()))
+		p.fail("expected ',' between the two arguments of %s, found %s", name, p.describe(p.tok()))
 	}
 	p.i++
 	b := p.coefArg(name)
@@ -200,7 +200,7 @@ func (p *parser) coefFunc() linear {
 		if closer == tRParen {
 			c = ")"
 		}
-		p.fail("expected '%s' to close %s, found %s", c, name, describe(p.tok()))
+		p.fail("expected '%s' to close %s, found %s", c, name, p.describe(p.tok()))
 	}
 	p.i++
 	p.leave()

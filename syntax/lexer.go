@@ -50,11 +50,10 @@ const (
 
 // token is one lexical token. off and end are byte offsets into the source.
 type token struct {
-	kind     tokenKind
-	off, end int
-	pos      model.Pos
-	text     string // the source text
-	val      string // tString: the unescaped constant
+	kind      tokenKind
+	off, end  int
+	line, col int32  // absolute, as in model.Pos
+	val       string // tString: the unescaped constant
 }
 
 // comment is a comment in the source, kept for Rule.Comment.
@@ -84,6 +83,7 @@ type lexer struct {
 // column 1). The token list always ends with tEOF.
 func lex(src []byte, at model.Pos, errs *ErrorList) ([]token, []comment) {
 	lx := &lexer{src: src, file: at.File, baseLine: at.Line, baseCol: at.Col, errs: errs}
+	lx.toks = make([]token, 0, len(src)/2+8) // about one token per 2 bytes in typical models
 	if lx.baseLine < 1 {
 		lx.baseLine, lx.baseCol = 1, 1
 	}
@@ -117,7 +117,7 @@ func (lx *lexer) newline(at int) {
 }
 
 func (lx *lexer) emit(kind tokenKind, start int, pos model.Pos) {
-	lx.toks = append(lx.toks, token{kind: kind, off: start, end: lx.off, pos: pos, text: string(lx.src[start:lx.off])})
+	lx.toks = append(lx.toks, token{kind: kind, off: start, end: lx.off, line: int32(pos.Line), col: int32(pos.Col)})
 }
 
 func (lx *lexer) peek(k int) byte {
@@ -291,13 +291,15 @@ func (lx *lexer) run() {
 	}
 	// End-of-input errors point just after the last token, not past any
 	// trailing comments and blank lines.
-	eof := lx.pos(len(src))
+	eof := token{kind: tEOF, off: len(src), end: len(src)}
 	if n := len(lx.toks); n > 0 && lx.toks[n-1].kind != tIllegal {
 		last := lx.toks[n-1]
-		eof = last.pos
-		eof.Col += last.end - last.off
+		eof.line, eof.col = last.line, last.col+int32(last.end-last.off)
+	} else {
+		pos := lx.pos(len(src))
+		eof.line, eof.col = int32(pos.Line), int32(pos.Col)
 	}
-	lx.toks = append(lx.toks, token{kind: tEOF, off: len(src), end: len(src), pos: eof})
+	lx.toks = append(lx.toks, eof)
 }
 
 // number scans DIGIT+ ('.' DIGIT+)? ([eE] [+-]? DIGIT+)?. A '.' not followed
@@ -377,16 +379,5 @@ func (lx *lexer) quoted(start int, pos model.Pos) {
 		lx.emit(tIllegal, start, pos)
 		return
 	}
-	lx.toks = append(lx.toks, token{kind: tString, off: start, end: lx.off, pos: pos, text: string(src[start:lx.off]), val: b.String()})
-}
-
-// describe renders a token for "found ..." in error messages.
-func describe(t token) string {
-	switch t.kind {
-	case tEOF:
-		return "end of input"
-	case tString:
-		return "quoted constant " + t.text
-	}
-	return "'" + t.text + "'"
+	lx.toks = append(lx.toks, token{kind: tString, off: start, end: lx.off, line: int32(pos.Line), col: int32(pos.Col), val: b.String()})
 }

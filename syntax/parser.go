@@ -68,7 +68,7 @@ func ParseModel(filename string, src []byte, m *model.Model) error {
 func parse(src []byte, at model.Pos, single bool) ([]*model.Rule, ErrorList) {
 	var errs ErrorList
 	toks, comments := lex(src, at, &errs)
-	p := &parser{toks: toks, comments: comments, errs: &errs, single: single}
+	p := &parser{src: string(src), file: at.File, toks: toks, comments: comments, errs: &errs, single: single}
 	rules := p.rules()
 	errs.Sort()
 	return rules, errs
@@ -77,6 +77,8 @@ func parse(src []byte, at model.Pos, single bool) ([]*model.Rule, ErrorList) {
 // parser is a recursive-descent parser over a token slice. A failed parse
 // panics with a bailout, caught per rule attempt (see rule).
 type parser struct {
+	src      string // the source, converted once; token texts are substrings
+	file     string
 	toks     []token
 	comments []comment
 	errs     *ErrorList
@@ -95,6 +97,25 @@ type bailout struct {
 }
 
 func (p *parser) tok() token { return p.toks[p.i] }
+
+// text returns a token's source text.
+func (p *parser) text(t token) string { return p.src[t.off:t.end] }
+
+// pos returns a token's position.
+func (p *parser) pos(t token) model.Pos {
+	return model.Pos{File: p.file, Line: int(t.line), Col: int(t.col)}
+}
+
+// describe renders a token for "found ..." in error messages.
+func (p *parser) describe(t token) string {
+	switch t.kind {
+	case tEOF:
+		return "end of input"
+	case tString:
+		return "quoted constant " + p.text(t)
+	}
+	return "'" + p.text(t) + "'"
+}
 
 // at returns the token k ahead of the current one (EOF past the end).
 func (p *parser) at(k int) token {
@@ -149,7 +170,7 @@ func (p *parser) rules() []*model.Rule {
 			furthest := start
 			for _, b := range fails {
 				if t := p.toks[b.idx]; t.kind != tIllegal {
-					p.errs.Add(t.pos, b.msg)
+					p.errs.Add(p.pos(t), b.msg)
 				}
 				furthest = max(furthest, b.idx)
 			}
@@ -158,7 +179,7 @@ func (p *parser) rules() []*model.Rule {
 			}
 		} else {
 			r.Comment = p.commentBefore(prevEnd, start)
-			r.Text = p.text(start, end)
+			r.Text = p.ruleText(start, end)
 			out = append(out, r)
 		}
 		p.i = end
@@ -180,7 +201,7 @@ func (p *parser) recover(start, errIdx int) int {
 		if t.kind == tNumber && p.toks[j+1].kind == tColon {
 			return j
 		}
-		if prev := p.toks[j-1]; prev.kind == tPeriod && j-1 >= errIdx && t.pos.Line > prev.pos.Line {
+		if prev := p.toks[j-1]; prev.kind == tPeriod && j-1 >= errIdx && p.pos(t).Line > p.pos(prev).Line {
 			return j
 		}
 	}
@@ -202,7 +223,7 @@ func (p *parser) recover(start, errIdx int) int {
 // relation or a logical-only token, and otherwise the error of the attempt
 // that got further.
 func (p *parser) rule() (*model.Rule, int, []bailout) {
-	r := &model.Rule{Pos: p.tok().pos}
+	r := &model.Rule{Pos: p.pos(p.tok())}
 	var fails []bailout
 	if b := p.weight(r); b != nil {
 		fails = append(fails, *b)
@@ -241,7 +262,7 @@ func (p *parser) weight(r *model.Rule) *bailout {
 	k := 0 // tokens before the one expected to be ':'
 	sign := ""
 	if t.kind == tMinus || t.kind == tPlus {
-		sign, k = t.text, 1
+		sign, k = p.text(t), 1
 	}
 	w := p.at(k)
 	if p.at(k+1).kind != tColon || (w.kind != tNumber && w.kind != tIdent) {
@@ -250,15 +271,15 @@ func (p *parser) weight(r *model.Rule) *bailout {
 	idx := p.i
 	p.i += k + 2
 	r.Weighted = true
-	text := sign + w.text
+	text := sign + p.text(w)
 	if w.kind == tIdent {
-		switch strings.ToLower(w.text) {
+		switch strings.ToLower(p.text(w)) {
 		case "nan", "inf", "infinity":
 			return &bailout{idx, fmt.Sprintf("weight %s is not a finite number", text)}
 		}
-		return &bailout{idx, fmt.Sprintf("expected a weight (a number >= 0) before ':', found %s", describe(w))}
+		return &bailout{idx, fmt.Sprintf("expected a weight (a number >= 0) before ':', found %s", p.describe(w))}
 	}
-	v, err := parseNumber(w.text)
+	v, err := parseNumber(p.text(w))
 	if err != nil {
 		return &bailout{idx, fmt.Sprintf("weight %s is not a finite number", text)}
 	}
@@ -320,9 +341,9 @@ func (p *parser) ruleBody(weighted, arith bool) (f model.Formula, a *model.Arith
 	case t.kind == tCaret:
 		p.fail("a rule without a weight is a hard constraint and cannot have an exponent: add a weight ('w: ...') or remove the '^'")
 	case t.kind != tPeriod && arith:
-		p.fail("expected '+', '-' or '.' to end the rule (a rule without a weight ends with '.'), found %s", describe(t))
+		p.fail("expected '+', '-' or '.' to end the rule (a rule without a weight ends with '.'), found %s", p.describe(t))
 	case t.kind != tPeriod:
-		p.fail("expected '&', '|', '->' or '.' to end the rule (a rule without a weight ends with '.'), found %s", describe(t))
+		p.fail("expected '&', '|', '->' or '.' to end the rule (a rule without a weight ends with '.'), found %s", p.describe(t))
 	}
 	p.i++
 	if arith {
@@ -331,13 +352,13 @@ func (p *parser) ruleBody(weighted, arith bool) (f model.Formula, a *model.Arith
 	if t := p.tok(); t.kind != tEOF && (p.single || !isRuleStart(t.kind)) {
 		switch {
 		case arith && p.single:
-			p.fail("expected a filter '{' or the end of the rule, found %s", describe(t))
+			p.fail("expected a filter '{' or the end of the rule, found %s", p.describe(t))
 		case arith:
-			p.fail("expected a filter '{' or the start of the next rule, found %s", describe(t))
+			p.fail("expected a filter '{' or the start of the next rule, found %s", p.describe(t))
 		case p.single:
-			p.fail("expected the end of the rule after '.', found %s", describe(t))
+			p.fail("expected the end of the rule after '.', found %s", p.describe(t))
 		}
-		p.fail("expected the start of the next rule after '.', found %s", describe(t))
+		p.fail("expected the start of the next rule after '.', found %s", p.describe(t))
 	}
 	return
 }
@@ -353,13 +374,13 @@ func (p *parser) endWeighted(arith, closed bool) {
 	case t.kind == tPeriod:
 		p.fail("a weighted rule does not end with '.': remove the '.' (for a hard constraint) or the weight")
 	case closed && arith:
-		p.fail("expected a filter '{' or the end of the rule, found %s", describe(t))
+		p.fail("expected a filter '{' or the end of the rule, found %s", p.describe(t))
 	case closed:
-		p.fail("expected the end of the rule after the exponent, found %s", describe(t))
+		p.fail("expected the end of the rule after the exponent, found %s", p.describe(t))
 	case arith:
-		p.fail("expected '+', '-', an exponent (^1 or ^2), a filter '{' or the end of the rule, found %s", describe(t))
+		p.fail("expected '+', '-', an exponent (^1 or ^2), a filter '{' or the end of the rule, found %s", p.describe(t))
 	}
-	p.fail("expected '&', '|', '->', an exponent (^1 or ^2) or the end of the rule, found %s", describe(t))
+	p.fail("expected '&', '|', '->', an exponent (^1 or ^2) or the end of the rule, found %s", p.describe(t))
 }
 
 // isRuleStart reports whether a token can begin a rule.
@@ -377,11 +398,11 @@ func (p *parser) exponent() bool {
 		return false
 	}
 	p.i++
-	if t := p.tok(); t.kind == tNumber && (t.text == "1" || t.text == "2") {
+	if t := p.tok(); t.kind == tNumber && (p.text(t) == "1" || p.text(t) == "2") {
 		p.i++
-		return t.text == "2"
+		return p.text(t) == "2"
 	}
-	p.fail("expected 1 or 2 after '^' (^1 linear, ^2 squared), found %s", describe(p.tok()))
+	p.fail("expected 1 or 2 after '^' (^1 linear, ^2 squared), found %s", p.describe(p.tok()))
 	return false
 }
 
@@ -393,19 +414,19 @@ func (p *parser) filters() []model.Filter {
 		p.i++
 		v := p.tok()
 		if v.kind != tIdent {
-			p.fail("expected a variable after '{' (a filter is {X: expression}), found %s", describe(v))
+			p.fail("expected a variable after '{' (a filter is {X: expression}), found %s", p.describe(v))
 		}
 		p.i++
 		if p.tok().kind != tColon {
-			p.fail("expected ':' after filter variable %s, found %s", v.text, describe(p.tok()))
+			p.fail("expected ':' after filter variable %s, found %s", p.text(v), p.describe(p.tok()))
 		}
 		p.i++
 		f := p.formula(false)
 		if p.tok().kind != tRBrace {
-			p.fail("expected '&', '|' or '}' to close the filter at %s, found %s", lineCol(open.pos), describe(p.tok()))
+			p.fail("expected '&', '|' or '}' to close the filter at %s, found %s", lineCol(p.pos(open)), p.describe(p.tok()))
 		}
 		p.i++
-		fs = append(fs, model.Filter{Var: v.text, Expr: f, Pos: open.pos})
+		fs = append(fs, model.Filter{Var: p.text(v), Expr: f, Pos: p.pos(open)})
 	}
 	return fs
 }
@@ -416,7 +437,7 @@ func (p *parser) filters() []model.Filter {
 // "(A & B) & C" is an And inside an And, as written. In filters
 // (allowImpl false) implications are not allowed.
 func (p *parser) formula(allowImpl bool) model.Formula {
-	start := p.tok().pos
+	start := p.pos(p.tok())
 	left := p.disjunction(allowImpl)
 	t := p.tok()
 	if t.kind != tImpl && t.kind != tRImpl {
@@ -483,7 +504,7 @@ func (p *parser) negation(allowImpl bool) model.Formula {
 	p.enter()
 	x := p.negation(allowImpl)
 	p.leave()
-	return &model.Not{X: x, Pos: t.pos}
+	return &model.Not{X: x, Pos: p.pos(t)}
 }
 
 func isCmpOp(k tokenKind) bool {
@@ -503,7 +524,7 @@ func (p *parser) literal(allowImpl bool) model.Formula {
 		p.i++
 		f := p.formula(allowImpl)
 		if p.tok().kind != tRParen {
-			p.fail("expected ')' to close the '(' at %s, found %s", lineCol(t.pos), describe(p.tok()))
+			p.fail("expected ')' to close the '(' at %s, found %s", lineCol(p.pos(t)), p.describe(p.tok()))
 		}
 		p.i++
 		p.leave()
@@ -515,22 +536,22 @@ func (p *parser) literal(allowImpl bool) model.Formula {
 		if isCmpOp(p.at(1).kind) {
 			return p.comparison()
 		}
-		p.failAt(p.i+1, "expected '(' after predicate name %s, or a comparison operator (==, !=, -, %%, ^) after variable %s, found %s", t.text, t.text, describe(p.at(1)))
+		p.failAt(p.i+1, "expected '(' after predicate name %s, or a comparison operator (==, !=, -, %%, ^) after variable %s, found %s", p.text(t), p.text(t), p.describe(p.at(1)))
 	case tString:
 		if isCmpOp(p.at(1).kind) {
 			return p.comparison()
 		}
-		p.failAt(p.i+1, "expected a comparison operator (==, !=, -, %%, ^) after %s, found %s", t.text, describe(p.at(1)))
+		p.failAt(p.i+1, "expected a comparison operator (==, !=, -, %%, ^) after %s, found %s", p.text(t), p.describe(p.at(1)))
 	case tNumber:
 		switch n := p.at(1); {
 		case n.kind == tColon: // "NUMBER :" starts the next rule
 		case p.i == p.ruleStart && !p.weighted && !isCmpOp(n.kind):
-			p.failAt(p.i+1, "expected ':' after the weight %s, found %s", t.text, describe(n))
+			p.failAt(p.i+1, "expected ':' after the weight %s, found %s", p.text(t), p.describe(n))
 		default:
-			p.fail("constant %s must be quoted: '%s'", t.text, t.text)
+			p.fail("constant %s must be quoted: '%s'", p.text(t), p.text(t))
 		}
 	}
-	p.fail("expected an atom, a comparison, '!' or '(', found %s", describe(t))
+	p.fail("expected an atom, a comparison, '!' or '(', found %s", p.describe(t))
 	return nil
 }
 
@@ -555,9 +576,9 @@ func (p *parser) comparison() model.Formula {
 func (p *parser) atom(allowSum bool) *model.Atom {
 	name := p.tok()
 	p.i += 2
-	a := &model.Atom{PredName: name.text, Pos: name.pos}
+	a := &model.Atom{PredName: p.text(name), Pos: p.pos(name)}
 	if p.tok().kind == tRParen {
-		p.fail("expected an argument after '(', found ')': predicate %s needs at least one argument", name.text)
+		p.fail("expected an argument after '(', found ')': predicate %s needs at least one argument", p.text(name))
 	}
 	for {
 		a.Args = append(a.Args, p.term(allowSum))
@@ -569,7 +590,7 @@ func (p *parser) atom(allowSum bool) *model.Atom {
 			p.i++
 			return a
 		}
-		p.fail("expected ')' or ',' after argument, found %s", describe(p.tok()))
+		p.fail("expected ')' or ',' after argument, found %s", p.describe(p.tok()))
 	}
 }
 
@@ -579,45 +600,45 @@ func (p *parser) term(allowSum bool) model.Term {
 	switch t.kind {
 	case tIdent:
 		p.i++
-		return model.Term{Kind: model.Variable, Name: t.text, Pos: t.pos}
+		return model.Term{Kind: model.Variable, Name: p.text(t), Pos: p.pos(t)}
 	case tString:
 		p.i++
-		return model.Term{Kind: model.Constant, Name: t.val, Pos: t.pos}
+		return model.Term{Kind: model.Constant, Name: t.val, Pos: p.pos(t)}
 	case tPlus:
 		n := p.at(1)
 		if n.kind != tIdent {
-			p.failAt(p.i+1, "expected a variable name after '+', found %s", describe(n))
+			p.failAt(p.i+1, "expected a variable name after '+', found %s", p.describe(n))
 		}
 		if !allowSum {
-			p.fail("summation variable +%s is only allowed in the atoms of arithmetic rules", n.text)
+			p.fail("summation variable +%s is only allowed in the atoms of arithmetic rules", p.text(n))
 		}
 		p.i += 2
-		return model.Term{Kind: model.SumVariable, Name: n.text, Pos: t.pos}
+		return model.Term{Kind: model.SumVariable, Name: p.text(n), Pos: p.pos(t)}
 	case tNumber:
 		if p.at(1).kind != tColon {
-			p.fail("constant %s must be quoted: '%s'", t.text, t.text)
+			p.fail("constant %s must be quoted: '%s'", p.text(t), p.text(t))
 		}
 	case tMinus:
 		if n := p.at(1); n.kind == tNumber {
-			p.fail("constant -%s must be quoted: '-%s'", n.text, n.text)
+			p.fail("constant -%s must be quoted: '-%s'", p.text(n), p.text(n))
 		}
 	}
 	if allowSum {
-		p.fail("expected a variable, a quoted constant or a summation variable +X, found %s", describe(t))
+		p.fail("expected a variable, a quoted constant or a summation variable +X, found %s", p.describe(t))
 	}
-	p.fail("expected a variable or a quoted constant, found %s", describe(t))
+	p.fail("expected a variable or a quoted constant, found %s", p.describe(t))
 	return model.Term{}
 }
 
 // text renders tokens [start, end) with comments removed and each run of
 // whitespace or comments between tokens written as one space.
-func (p *parser) text(start, end int) string {
+func (p *parser) ruleText(start, end int) string {
 	var b strings.Builder
 	for i := start; i < end; i++ {
 		if i > start && p.toks[i].off > p.toks[i-1].end {
 			b.WriteByte(' ')
 		}
-		b.WriteString(p.toks[i].text)
+		b.WriteString(p.text(p.toks[i]))
 	}
 	return b.String()
 }
@@ -629,7 +650,7 @@ func (p *parser) text(start, end int) string {
 func (p *parser) commentBefore(prevEnd, start int) string {
 	lo, prevLine := 0, -1
 	if prevEnd >= 0 {
-		lo, prevLine = p.toks[prevEnd].end, p.toks[prevEnd].pos.Line
+		lo, prevLine = p.toks[prevEnd].end, p.pos(p.toks[prevEnd]).Line
 	}
 	hi := p.toks[start].off
 	i := sort.Search(len(p.comments), func(i int) bool { return p.comments[i].off >= lo })
