@@ -299,6 +299,8 @@ func (g *Grounder) checkRule(r *model.Rule) error {
 			err = fmt.Errorf("atom %s is not resolved to a predicate", a.PredName)
 		case p.Index < 0 || p.Index >= len(g.tables) || g.m.Predicates[p.Index] != p:
 			err = fmt.Errorf("predicate %s is not one the grounder was made for (added to the model later?)", p.Name)
+		case p.Arity > 32:
+			err = fmt.Errorf("predicate %s has arity %d; grounding supports at most 32 arguments", p.Name, p.Arity)
 		case g.tables[p.Index].Len() != len(g.varOf[p.Index]):
 			err = fmt.Errorf("the atoms of %s changed after the grounder was made", p.Name)
 		}

@@ -38,9 +38,9 @@ func chunkBounds(c, nc, n int) (int, int) {
 }
 
 // run grounds the jobs of one rule into dst and returns the number of
-// constant-violated constraints. With one thread (or one chunk) the worker
-// writes straight into dst; otherwise each chunk goes into a fragment and the
-// fragments are appended in chunk order, so dst is the same either way.
+// constant-violated constraints. With one chunk the worker writes straight
+// into dst; otherwise each chunk goes into a fragment and the fragments are
+// appended in chunk order, so dst is the same for any number of threads.
 func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 	counts := make([]int, len(jobs))
 	total := 0
@@ -65,16 +65,33 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 		if nc == 0 {
 			continue
 		}
-		if g.threads == 1 || nc == 1 {
+		if nc == 1 {
 			w := j.newWorker()
+			if err := w.ground(0, n, dst); err != nil {
+				return 0, err
+			}
+			report()
+			viol += w.violated()
+			continue
+		}
+		if g.threads == 1 {
+			// Chunks in order into a reused scratch problem, each kept as an
+			// exact-size fragment: appending straight into dst would
+			// reallocate its growing arrays again and again.
+			w := j.newWorker()
+			scratch := &hlmrf.Problem{NumVars: dst.NumVars}
+			frags := make([]*hlmrf.Problem, nc)
 			for c := range nc {
 				lo, hi := chunkBounds(c, nc, n)
-				if err := w.ground(lo, hi, dst); err != nil {
+				reset(scratch)
+				if err := w.ground(lo, hi, scratch); err != nil {
 					return 0, err
 				}
+				frags[c] = scratch.Clone()
 				report()
 			}
 			viol += w.violated()
+			appendAll(dst, frags)
 			continue
 		}
 		frags := make([]*hlmrf.Problem, nc)

@@ -1,0 +1,50 @@
+package ground
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"hinge/ground/groundtest"
+)
+
+// transitivitySizes are generation parameters for about 10k, 100k and 1M
+// ground potentials (degree 10, half the links observed).
+var transitivitySizes = []struct {
+	name   string
+	people int
+}{
+	{"10k", 130},
+	{"100k", 1300},
+	{"1M", 13000},
+}
+
+// BenchmarkGroundTransitivity grounds 1: Knows(A,B) & Knows(B,C) ->
+// Knows(A,C) ^2 on generated data (groundtest.Transitivity) and reports
+// ground potentials per second and allocated bytes per potential.
+func BenchmarkGroundTransitivity(b *testing.B) {
+	for _, size := range transitivitySizes {
+		m, s, err := groundtest.Transitivity(size.people, 10, 0.5, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", size.name, threads), func(b *testing.B) {
+				var pots int
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for b.Loop() {
+					res, err := Ground(m, s, Options{Threads: threads})
+					if err != nil {
+						b.Fatal(err)
+					}
+					pots = res.Problem.NumPotentials()
+				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(pots)*float64(b.N)/b.Elapsed().Seconds(), "potentials/s")
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(pots), "B/potential")
+				b.ReportMetric(float64(pots), "potentials")
+			})
+		}
+	}
+}
