@@ -199,13 +199,23 @@ func (o *oracle) cmpHolds(c *model.Comparison, sub map[string]string) bool {
 
 // assignments calls f with every assignment of vars over the domain.
 func (o *oracle) assignments(vars []string, sub map[string]string, f func()) {
+	o.assignmentsPruned(vars, sub, nil, f)
+}
+
+// assignmentsPruned is assignments that skips every extension of a partial
+// assignment for which cut returns true (so that real data sets stay
+// tractable; cut only looks at atoms whose variables are all assigned).
+func (o *oracle) assignmentsPruned(vars []string, sub map[string]string, cut func() bool, f func()) {
 	if len(vars) == 0 {
 		f()
 		return
 	}
 	for _, c := range o.domain {
 		sub[vars[0]] = c
-		o.assignments(vars[1:], sub, f)
+		if cut != nil && cut() {
+			continue
+		}
+		o.assignmentsPruned(vars[1:], sub, cut, f)
 	}
 	delete(sub, vars[0])
 }
@@ -280,7 +290,34 @@ func (o *oracle) groundLogical(r *model.Rule, out *[]opot) int {
 		}
 		sort.Strings(vars)
 		sub := map[string]string{}
-		o.assignments(vars, sub, func() {
+		// A binding atom that is absent rules out every extension.
+		cut := func() bool {
+			for _, l := range c {
+				if l.Atom == nil || !(l.Neg || len(c) == 1) {
+					continue
+				}
+				args := make([]string, len(l.Atom.Args))
+				for i, t := range l.Atom.Args {
+					if t.Kind == model.Constant {
+						args[i] = t.Name
+						continue
+					}
+					v, ok := sub[t.Name]
+					if !ok {
+						args = nil
+						break
+					}
+					args[i] = v
+				}
+				if args != nil {
+					if present, _, _ := o.atomState(l.Atom.Pred, args); !present {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		o.assignmentsPruned(vars, sub, cut, func() {
 			for _, l := range c {
 				if l.Atom != nil && (l.Neg || len(c) == 1) {
 					if present, _, _ := o.atomState(l.Atom.Pred, groundArgs(l.Atom, sub)); !present {
