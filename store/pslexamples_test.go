@@ -12,7 +12,7 @@ import (
 
 // sharedData locates the project's shared data directory: $HINGE_DATA, or
 // ../shared/data next to the module root.
-func sharedData(t *testing.T) string {
+func sharedData(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("HINGE_DATA"); d != "" {
 		return d
@@ -145,5 +145,42 @@ func TestPSLExamples(t *testing.T) {
 			}
 			t.Logf("%v", err)
 		})
+	}
+}
+
+// BenchmarkLoadDrugInteraction reads, declares and loads the
+// drug-interaction eval .data file (11 TSV files, about 240,000 atoms).
+func BenchmarkLoadDrugInteraction(b *testing.B) {
+	path := filepath.Join(sharedData(b), "psl-examples", "drug-interaction", "drug-interaction-eval.data")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("shared data not available (%v)", err)
+	}
+	var bytes int64
+	cfg, err := ReadDataFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, src := range cfg.Sources {
+		fi, err := os.Stat(src.File)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bytes += fi.Size()
+	}
+	b.SetBytes(bytes)
+	b.ReportAllocs()
+	atoms := 0
+	cpu0 := processCPU()
+	for b.Loop() {
+		_, s, err := loadConfig(path, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		o, t, tr := s.Counts()
+		atoms = o + t + tr
+	}
+	b.ReportMetric(float64(atoms)*float64(b.N)/b.Elapsed().Seconds(), "atoms/s")
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(atoms)*float64(b.N)/cpu, "atoms/cpu-s")
 	}
 }

@@ -69,6 +69,9 @@ func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name strin
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	ids := make([]int32, p.Arity)
+	for i := range ids {
+		ids[i] = -1 // no previous line
+	}
 	var long []byte
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
@@ -152,7 +155,11 @@ func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []in
 		if len(f) == 0 {
 			return &lineError{start + 1, fmt.Sprintf("argument %d of %s is empty", k+1, p)}
 		}
-		ids[k] = s.Dict.idBytes(f)
+		// Files are often grouped by their first arguments: reuse the
+		// previous line's constant when it repeats.
+		if prev := ids[k]; prev < 0 || string(f) != s.Dict.names[prev] {
+			ids[k] = s.Dict.idBytes(f)
+		}
 		start = end + 1
 	}
 	if err := s.addIDs(p, what, ids, v, hasValue); err != nil {

@@ -260,6 +260,7 @@ func BenchmarkLoadTSV(b *testing.B) {
 	p, _ := m.AddPredicate("R", 2, true)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		s := New(m)
 		if err := LoadTSV(s, p, Observations, bytes.NewReader(data), "gen"); err != nil {
@@ -270,6 +271,11 @@ func BenchmarkLoadTSV(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "atoms/s")
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		// CPU time includes the garbage collector's work on other threads.
+		b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(n)*float64(b.N)/cpu, "atoms/cpu-s")
+	}
 }
 
 // refLoadTSV is a deliberately naive reading of the TSV rules (strings.Split
