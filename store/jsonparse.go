@@ -19,7 +19,7 @@ import (
 //   - a trailing comma before ']' or '}';
 //   - numbers with a leading '+' or leading zeros.
 //
-// Columns count bytes from 1. Duplicate object keys are an error (Jackson
+// A leading UTF-8 byte order mark is skipped. Columns count bytes from 1. Duplicate object keys are an error (Jackson
 // silently keeps the last one).
 
 type jsonKind uint8
@@ -67,6 +67,9 @@ type jsonParser struct {
 // parseJSON parses src (named file in positions) into a value tree.
 func parseJSON(file string, src []byte) (*jsonValue, error) {
 	p := &jsonParser{src: src, file: file, line: 1, col: 1}
+	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
+		p.off = 3 // a UTF-8 byte order mark
+	}
 	if err := p.skipSpace(); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,7 @@ func TestParseJSONValues(t *testing.T) {
 			map[string]any{"a": []any{"it", "q'", "say 'hi'"}, "n": []any{json.Number("+1"), json.Number("007"), json.Number("0.50")}}},
 		{`"lone \ud800 surrogate"`, "lone \uFFFD surrogate"},
 		{`[]`, []any{}},
+		{"\ufeff{\"a\": 'b'}", map[string]any{"a": "b"}},
 	}
 	for _, tt := range tests {
 		v, err := parseJSON("t.json", []byte(tt.in))

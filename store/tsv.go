@@ -45,7 +45,8 @@ func (s Section) String() string {
 // the optional value is the atom's initial value, recorded with
 // Table.SetValue (default 0; when a target is listed twice with values, the
 // last one wins). Line ends may be "\n" or "\r\n"; lines that are empty or
-// hold only spaces and tabs are skipped. A targets line may leave the value
+// hold only spaces and tabs are skipped, and so is a UTF-8 byte order mark
+// at the start of the file. A targets line may leave the value
 // column empty (a trailing tab): the target then has no initial value. Arguments are taken verbatim (not
 // trimmed); an empty argument is an error. Spaces around the value are
 // ignored.
@@ -85,6 +86,9 @@ func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name strin
 		}
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: reading: %w", name, lineNo, err)
+		}
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if len(line) > 0 {
 			if perr := s.loadLine(p, what, line, ids); perr != nil {
@@ -168,7 +172,10 @@ func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []in
 	return nil
 }
 
-var tab = []byte{'\t'}
+var (
+	tab     = []byte{'\t'}
+	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+)
 
 func isBlank(b []byte) bool {
 	for _, c := range b {

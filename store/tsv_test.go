@@ -43,6 +43,8 @@ func TestLoadTSV(t *testing.T) {
 		{name: "values, CRLF, blank lines, no final newline", arity: 2, section: Observations,
 			in:   "a\tb\t0.5\r\n\r\n   \n\t\nc\td\t 0 \nx\ty\t1e-1",
 			want: map[string]atomRec{"a|b": {0.5, Observed}, "c|d": {0, Observed}, "x|y": {0.1, Observed}}},
+		{name: "byte order mark", arity: 2, section: Observations, in: "\ufeffa\tb\n\ufeffc\td\n",
+			want: map[string]atomRec{"a|b": {1, Observed}, "\ufeffc|d": {1, Observed}}},
 		{name: "arity 1", arity: 1, section: Observations, in: "a\nb\t0.25\n",
 			want: map[string]atomRec{"a": {1, Observed}, "b": {0.25, Observed}}},
 		{name: "spaces inside arguments kept", arity: 2, section: Observations, in: "Santa Cruz\t b\n",
@@ -283,6 +285,7 @@ func BenchmarkLoadTSV(b *testing.B) {
 // for LoadTSV on a fresh store.
 func refLoadTSV(in string, arity int, sec Section) (map[string]atomRec, bool) {
 	out := make(map[string]atomRec)
+	in = strings.TrimPrefix(in, "\ufeff")
 	for _, line := range strings.Split(in, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.Trim(line, " \t") == "" {
