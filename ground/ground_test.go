@@ -110,6 +110,9 @@ func TestHandMade(t *testing.T) {
 		{"horn squared", func(x *social) []*model.Rule {
 			return []*model.Rule{weighted(2, true, imp(and(at(x.friend, "A", "B"), at(x.smokes, "A")), at(x.smokes, "B")))}
 		}, 2},
+		{"observed head in (0,1)", func(x *social) []*model.Rule {
+			return []*model.Rule{weighted(1, false, imp(at(x.knows, "A", "B"), at(x.friend, "A", "B")))}
+		}, 2},
 		{"negated head", func(x *social) []*model.Rule {
 			return []*model.Rule{weighted(1, false, imp(at(x.smokes, "A"), not(at(x.cancer, "A"))))}
 		}, 1},
@@ -302,6 +305,12 @@ func TestArithmetic(t *testing.T) {
 				arith(1, false, []model.Summand{sa(nil, at(x.knows, "A", "+B"))}, model.LE, []model.Summand{sa(card("B"), nil), sa(bin('*', num(-1), card("B")), at(x.smokes, "A"))}),
 			}
 		}, 2},
+		{"summation variable in two atoms", func(x *social) []*model.Rule {
+			// |B| counts distinct values: bob appears in both atoms for alice.
+			return []*model.Rule{arith(1, false,
+				[]model.Summand{sa(nil, at(x.knows, "A", "+B")), sa(nil, at(x.friend, "A", "+B"))}, model.LE,
+				[]model.Summand{sa(bin('*', num(0.5), card("B")), nil)})}
+		}, 2},
 		{"max and min", func(x *social) []*model.Rule {
 			return []*model.Rule{
 				arith(1, false, []model.Summand{sa(cmax(num(1), card("B")), at(x.smokes, "A"))}, model.GE, []model.Summand{sa(nil, at(x.knows, "A", "+B"))}),
@@ -312,7 +321,7 @@ func TestArithmetic(t *testing.T) {
 			return []*model.Rule{
 				arith(1, false, []model.Summand{sa(nil, at(x.knows, "A", "+B"))}, model.LE, one, filter("B", at(x.friend, "A", "B"))),
 				arith(1, false, []model.Summand{sa(nil, at(x.knows, "A", "+B"))}, model.GE, one, filter("B", not(at(x.lives, "B", "'paris'")))),
-				arith(-1, false, []model.Summand{sa(bin('/', num(1), cmax(num(1), card("B"))), at(x.knows, "A", "+B"))}, model.LE, one,
+				arith(1, false, []model.Summand{sa(bin('/', num(1), cmax(num(1), card("B"))), at(x.knows, "A", "+B"))}, model.LE, []model.Summand{sc(0.1)},
 					filter("B", and(cmp(model.CmpNeq, "B", "'alice'"), or(at(x.lives, "B", "'rome'"), at(x.friend, "B", "A"))))),
 				arith(1, false, []model.Summand{sa(nil, at(x.knows, "+A", "B"))}, model.EQ, []model.Summand{sa(nil, at(x.smokes, "B"))}, filter("A", imp(at(x.lives, "A", "'paris'"), at(x.friend, "A", "B")))),
 			}
