@@ -16,7 +16,7 @@ import (
 // variables with random signs; weights are integers in [1, 10] when intW,
 // else reals in (0, 10); each clause is hard with probability pHard.
 func randomInstance(rng *rand.Rand, n, m, maxLen int, intW bool, pHard float64) *Instance {
-	in := &Instance{NumVars: n}
+	in := &Instance{NumVars: n, Start: []int32{0}}
 	for c := 0; c < m; c++ {
 		k := 1 + rng.IntN(maxLen)
 		if k > n {

@@ -145,15 +145,16 @@ func Read(r io.Reader, name string) (*Instance, error) {
 				return nil, errAt(line, toks[3].col, "bad clause count %q", toks[3].s)
 			}
 			declVars, declClause, countCol = n, m, toks[3].col
-			switch {
-			case len(toks) == 5 && !cnf:
+			extra := 4
+			if len(toks) > 4 && !cnf {
 				t, err := strconv.ParseFloat(toks[4].s, 64)
 				if err != nil || math.IsNaN(t) || t <= 0 {
 					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].s)
 				}
-				top, hasTop = t, true
-			case len(toks) > 4:
-				return nil, errAt(line, toks[4].col, "unexpected %q after the header", toks[4].s)
+				top, hasTop, extra = t, true, 5
+			}
+			if len(toks) > extra {
+				return nil, errAt(line, toks[extra].col, "unexpected %q after the header", toks[extra].s)
 			}
 			in.NumVars = n
 			continue

@@ -1,0 +1,200 @@
+package maxsat
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func readFile(t *testing.T, name string) *Instance {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, err := Read(f, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestReadForms(t *testing.T) {
+	want := &Instance{NumVars: 4}
+	want.AddClause(3, false, 1, -2)
+	want.AddClause(2.5, false, 2, 3, -4)
+	want.AddClause(100, true, -1, -3)
+	want.AddClause(10, false, 4)
+	want.AddClause(0, false, -2)
+	classic := readFile(t, "classic.wcnf")
+	if d := cmp.Diff(want, classic); d != "" {
+		t.Errorf("classic.wcnf (-want +got):\n%s", d)
+	}
+	eval := readFile(t, "eval2022.wcnf")
+	want.Weight[2] = 1 // 2022 hard clauses carry no weight; Read records 1
+	if d := cmp.Diff(want, eval); d != "" {
+		t.Errorf("eval2022.wcnf (-want +got):\n%s", d)
+	}
+	cnf := readFile(t, "plain.cnf")
+	if cnf.NumVars != 3 || cnf.NumClauses() != 4 || cnf.NumHard() != 0 || cnf.SoftWeight() != 4 {
+		t.Errorf("plain.cnf: %d vars %d clauses %d hard weight %v", cnf.NumVars, cnf.NumClauses(), cnf.NumHard(), cnf.SoftWeight())
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+	}{
+		{"too few clauses", "p wcnf 2 3 10\n1 1 0\n1 2 0\n", "x:1:10: header declares 3 clauses but the file has 2"},
+		{"too many clauses", "p wcnf 2 1 10\n1 1 0\n1 2 0\n", "x:3:1: header (line 1) declares 1 clauses but there are more"},
+		{"literal out of range", "p wcnf 2 1 10\n1 1 -3 0\n", "x:2:5: literal -3 is out of range: the header (line 1) declares 2 variables"},
+		{"missing 0 at end", "p wcnf 2 1 10\n1 1 2\n", "x:2:6: missing 0 at the end of the last clause (started at line 2)"},
+		{"missing 0 in 2022 form", "1 1 2\n3 -1 0\n", "x:1:6: missing 0 at the end of the clause (one clause per line)"},
+		{"negative weight", "p wcnf 2 1 10\n-1 1 0\n", "x:2:1: expected a clause weight (a finite nonnegative number), found \"-1\""},
+		{"negative weight 2022", "1 1 0\n-0.5 2 0\n", "x:2:1: expected a clause weight or h (a finite nonnegative number), found \"-0.5\""},
+		{"NaN weight", "NaN 1 0\n", "x:1:1: expected a clause weight or h (a finite nonnegative number), found \"NaN\""},
+		{"infinite weight", "inf 1 0\n", "found \"inf\""},
+		{"garbage literal", "p wcnf 2 1 10\n1 1 x2 0\n", "x:2:5: expected a literal (a nonzero integer) or 0, found \"x2\""},
+		{"garbage weight", "w 1 0\n", "x:1:1: expected a clause weight or h"},
+		{"h in classic form", "p wcnf 2 1 10\nh 1 0\n", "x:2:1: expected a clause weight (a finite nonnegative number), found \"h\""},
+		{"bad header", "p maxsat 2 1\n", "x:1:1: bad header"},
+		{"bad variable count", "p wcnf -2 1\n", "x:1:8: bad variable count \"-2\""},
+		{"bad clause count", "p wcnf 2 x\n", "x:1:10: bad clause count \"x\""},
+		{"bad top", "p wcnf 2 1 0\n1 1 0\n", "x:1:12: bad top weight \"0\""},
+		{"extra header token", "p wcnf 2 1 10 7\n", "x:1:15: unexpected \"7\" after the header"},
+		{"cnf with top", "p cnf 2 1 10\n", "x:1:11: unexpected \"10\" after the header"},
+		{"second header", "p wcnf 2 1\np wcnf 2 1\n", "x:2:1: second \"p\" line (the header is on line 1)"},
+		{"header after clause", "1 1 0\np wcnf 2 1\n", "x:2:1: \"p\" header after the first clause"},
+		{"text after 0 in 2022 form", "1 1 0 2 0\n", "x:1:7: text after the clause's terminating 0"},
+		{"huge literal", "1 99999999999 0\n", "x:1:3: literal 99999999999 is out of range"},
+		{"short header", "p wcnf 2\n", "x:1:1: bad header"},
+	}
+	for _, c := range cases {
+		_, err := Read(strings.NewReader(c.text), "x")
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: error %v is not a *SyntaxError", c.name, err)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.want)
+		}
+	}
+}
+
+func TestReadAccepts(t *testing.T) {
+	cases := []struct {
+		name, text  string
+		vars, cls   int
+		hard        int
+		totalWeight float64
+	}{
+		{"empty file", "", 0, 0, 0, 0},
+		{"comments only", "c hello\nc\n", 0, 0, 0, 0},
+		{"wcnf without top", "p wcnf 3 2\n5 1 2 0\n1000 -3 0\n", 3, 2, 0, 1005},
+		{"unused variables kept", "p wcnf 9 1 10\n1 1 0\n", 9, 1, 0, 1},
+		{"empty clause", "p wcnf 1 1 10\n2 0\n", 1, 1, 0, 2},
+		{"two clauses on a line (classic)", "p wcnf 2 2 10\n1 1 0 2 -2 0\n", 2, 2, 0, 3},
+		{"CRLF and tabs", "p wcnf 2 1 10\r\n1\t1 -2 0\r\n", 2, 1, 0, 1},
+		{"2022 hard and soft", "h 1 2 0\n0.25 -1 0\n", 2, 2, 1, 0.25},
+		{"weight equal to top is hard", "p wcnf 1 2 4\n4 1 0\n3.5 -1 0\n", 1, 2, 1, 3.5},
+		{"repeated literal merged", "1 1 1 0\n", 1, 1, 0, 1},
+	}
+	for _, c := range cases {
+		in, err := Read(strings.NewReader(c.text), "x")
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if in.NumVars != c.vars || in.NumClauses() != c.cls || in.NumHard() != c.hard || in.SoftWeight() != c.totalWeight {
+			t.Errorf("%s: got %d vars %d clauses %d hard weight %v", c.name, in.NumVars, in.NumClauses(), in.NumHard(), in.SoftWeight())
+		}
+		if err := in.Validate(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// TestWriteReadRoundTrip writes random instances in both forms and reads
+// them back.
+func TestWriteReadRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for trial := 0; trial < 40; trial++ {
+		in := randomInstance(rng, 1+rng.IntN(20), rng.IntN(30), 5, trial%2 == 0, 0.2)
+		for _, f := range []Format{Format2022, FormatClassic} {
+			var buf bytes.Buffer
+			if err := Write(&buf, in, f); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Read(&buf, "roundtrip")
+			if err != nil {
+				t.Fatalf("trial %d format %d: %v\n%s", trial, f, err, buf.String())
+			}
+			if f == Format2022 {
+				// The 2022 form implies the variable count and drops hard weights.
+				back.NumVars = in.NumVars
+				for c := range in.Hard {
+					if in.Hard[c] {
+						back.Weight[c] = in.Weight[c]
+					}
+				}
+			} else {
+				for c := range in.Hard {
+					if in.Hard[c] {
+						back.Weight[c] = in.Weight[c]
+					}
+				}
+			}
+			if d := cmp.Diff(in, back); d != "" {
+				t.Fatalf("trial %d format %d (-want +got):\n%s", trial, f, d)
+			}
+		}
+	}
+}
+
+// FuzzRead: any input gives an instance or a positioned error, never a
+// panic; an instance read is valid and survives a write/read round trip.
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"classic.wcnf", "eval2022.wcnf", "plain.cnf"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("p wcnf 2 1 10\n1 1 -3 0\n"))
+	f.Add([]byte("h 1 2 0\n1.5e3 -1 0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := Read(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("error without position: %v", err)
+			}
+			return
+		}
+		if err := in.Validate(); err != nil {
+			t.Fatalf("Read returned an invalid instance: %v", err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, in, FormatClassic); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read(&buf, "again")
+		if err != nil {
+			t.Fatalf("re-reading written instance: %v\n%s", err, buf.String())
+		}
+		if back.NumClauses() != in.NumClauses() || back.NumVars != in.NumVars || back.NumHard() != in.NumHard() {
+			t.Fatalf("round trip changed the instance: %d/%d/%d vs %d/%d/%d", back.NumClauses(), back.NumVars, back.NumHard(), in.NumClauses(), in.NumVars, in.NumHard())
+		}
+	})
+}
