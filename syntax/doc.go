@@ -40,8 +40,9 @@
 //	and        = not (('&' | '&&') not)* .
 //	not        = ('~' | '!') not | '(' logical ')' | atom | term cmpop term .
 //	cmpop      = '==' | '!=' | '-' | '%' | '^' .  ('-' is the old not-equal)
+//	term       = IDENT | STRING .                 (a variable or a constant)
 //	atom       = IDENT '(' arg (',' arg)* ')' .
-//	arg        = IDENT | STRING | '+' IDENT .     (+X only in arithmetic rules)
+//	arg        = term | '+' IDENT .               (+X only in arithmetic rules)
 //
 //	arith      = sum ('=' | '<=' | '>=') sum .
 //	sum        = product (('+' | '-') product)* .
@@ -74,10 +75,12 @@
 // A weighted rule must therefore be followed by something that can start a
 // rule. Whether a rule is logical or arithmetic is decided by looking ahead:
 // a relation '=', '<=' or '>=' outside parentheses, before any token only a
-// logical rule has ('&', '||', '!', '~', '->', '<-', '==', '!=', '%', '^')
-// and before the rule's end, predicts arithmetic. The predicted kind is
-// parsed first and, if it fails, the other (two attempts at most per rule);
-// when both fail the error of the attempt that got further is reported. This
+// logical rule has ('&', '&&', '||', '!', '~', '->', '>>', '<-', '<<', '==',
+// '!=', '%') and before the rule's end ('.', '^' or the next "NUMBER :"),
+// predicts arithmetic. The predicted kind is parsed first and, if it fails,
+// the other (two attempts at most per rule). When both fail, the predicted
+// attempt's error is reported if a relation or logical-only token decided
+// the prediction, else the error of the attempt that got further. This
 // resolves '-' (a comparison in logical rules, subtraction in arithmetic
 // ones) and a weighted prior followed by an arithmetic rule on the next line.
 // A '|' followed by "X |" is never a disjunction, so a weighted logical rule

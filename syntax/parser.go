@@ -215,9 +215,9 @@ func (p *parser) recover(start, errIdx int) int {
 //
 // Logical or arithmetic? A rule is predicted arithmetic when a relation
 // ('=', '<=', '>=') appears outside parentheses before anything that only a
-// logical rule contains ('&', '|' '|', '!', '~', '->', '<-', '==', '!=',
-// '%', '^') and before the rule's end ('.', or "NUMBER :" starting the next
-// rule). The prediction is tried first; if it fails the other kind is tried
+// logical rule contains ('&', '&&', '||', '!', '~', '->', '>>', '<-', '<<',
+// '==', '!=', '%') and before the rule's end ('.', '^', or "NUMBER :"
+// starting the next rule). The prediction is tried first; if it fails the other kind is tried
 // (bounded backtracking: two attempts per rule). If both fail, the
 // predicted attempt's error is reported when the prediction rested on a
 // relation or a logical-only token, and otherwise the error of the attempt
