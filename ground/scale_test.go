@@ -1,9 +1,11 @@
 package ground
 
 import (
+	"sync"
 	"testing"
 
 	"hinge/ground/groundtest"
+	"hinge/hlmrf"
 	"hinge/model"
 )
 
@@ -53,6 +55,53 @@ func TestNoAllocationPerPotential(t *testing.T) {
 		})
 		if pots < 20000 || allocs > float64(pots)/10 {
 			t.Fatalf("threads=%d: %.0f allocations for %d potentials", threads, allocs, pots)
+		}
+	}
+}
+
+// TestConcurrentGroundRule grounds candidate rules from several goroutines
+// on one Grounder (as structure learning may) and checks each against a
+// sequential grounding.
+func TestConcurrentGroundRule(t *testing.T) {
+	m, s, err := groundtest.Transitivity(60, 5, 0.5, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrounder(m, s, Options{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	knows := m.Predicate("Knows")
+	cands := []*model.Rule{
+		weighted(1, false, imp(at(knows, "A", "B"), at(knows, "B", "A"))),
+		weighted(1, true, imp(and(at(knows, "A", "B"), at(knows, "A", "C"), cmp(model.CmpNeq, "B", "C")), at(knows, "B", "C"))),
+		weighted(1, false, imp(and(at(knows, "A", "B"), at(knows, "C", "B"), cmp(model.CmpNonSym, "A", "C")), at(knows, "A", "C"))),
+		arith(1, false, []model.Summand{sa(nil, at(knows, "A", "+B"))}, model.LE, []model.Summand{sc(3)}),
+	}
+	for _, r := range cands {
+		if err := m.Resolve(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := make([]*hlmrf.Problem, len(cands))
+	for i, r := range cands {
+		if want[i], _, err = g.GroundRule(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]*hlmrf.Problem, len(cands))
+	errs := make([]error, len(cands))
+	var wg sync.WaitGroup
+	for i, r := range cands {
+		wg.Go(func() { got[i], _, errs[i] = g.GroundRule(r) })
+	}
+	wg.Wait()
+	for i := range cands {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if !problemsEqual(got[i], want[i]) || want[i].NumPotentials() == 0 {
+			t.Fatalf("candidate %d: concurrent grounding differs (or is empty: %d potentials)", i, want[i].NumPotentials())
 		}
 	}
 }
