@@ -262,3 +262,16 @@ func buildIndex(in *Instance) *index {
 	}
 	return ix
 }
+
+// FalsifiedWeight returns the weight of the soft clauses that x falsifies
+// (the MaxSAT Evaluation's cost), summed directly rather than as a
+// difference so that it is exact for integer weights.
+func (in *Instance) FalsifiedWeight(x []bool) float64 {
+	var s float64
+	for c, w := range in.Weight {
+		if !in.Hard[c] && !in.Satisfied(c, x) {
+			s += w
+		}
+	}
+	return s
+}

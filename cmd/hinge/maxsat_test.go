@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"hinge/maxsat"
+)
+
+func maxsatTempFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// maxsatParseV reads the assignment from the 'v' line.
+func maxsatParseV(t *testing.T, out string, n int) []bool {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "v ") {
+			continue
+		}
+		x := make([]bool, n)
+		for _, tok := range strings.Fields(line)[1:] {
+			l, err := strconv.Atoi(tok)
+			if err != nil || l == 0 || maxsatAbs(l) > n {
+				t.Fatalf("bad v token %q", tok)
+			}
+			x[maxsatAbs(l)-1] = l > 0
+		}
+		return x
+	}
+	t.Fatalf("no v line in:\n%s", out)
+	return nil
+}
+
+func maxsatAbs(i int) int {
+	if i < 0 {
+		return -i
+	}
+	return i
+}
+
+func maxsatLine(out, prefix string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}
+
+func TestMaxsatCommand(t *testing.T) {
+	// (x1 | x2) w3, ~x1 w2, ~x2 w2, (x1 | ~x3) w1, hard (x3 | x2): the best
+	// assignment falsifies weight 2.
+	const text = "c test\np wcnf 3 5 100\n3 1 2 0\n2 -1 0\n2 -2 0\n1 1 -3 0\n100 3 2 0\n"
+	path := maxsatTempFile(t, "a.wcnf", text)
+	report := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"maxsat", path, "--report", report, "--seed", "3", "--local-search", "100", "--threads", "1"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s\n%s", code, stderr.String(), out)
+	}
+	in, err := maxsat.Read(strings.NewReader(text), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := maxsatParseV(t, out, in.NumVars)
+	cost := in.FalsifiedWeight(x)
+	if got := maxsatLine(out, "o "); got != "o "+strconv.FormatFloat(cost, 'g', -1, 64) {
+		t.Fatalf("o line %q, cost of the v assignment %v", got, cost)
+	}
+	if _, h := in.Eval(x); h != 0 {
+		t.Fatalf("assignment violates %d hard clauses", h)
+	}
+	var rep map[string]any
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"weight_satisfied", "weight_total", "lp_upper_bound", "lp_bound_kind", "certified_ratio", "hard_violated", "variables", "clauses", "seconds"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	sec := rep["seconds"].(map[string]any)
+	for _, k := range []string{"load", "relax", "round", "local_search", "total"} {
+		if _, ok := sec[k]; !ok {
+			t.Errorf("report seconds lacks %q", k)
+		}
+	}
+	sat := rep["weight_satisfied"].(float64)
+	ub := rep["lp_upper_bound"].(float64)
+	if sat != in.SoftWeight()-cost {
+		t.Errorf("weight_satisfied %v, want %v", sat, in.SoftWeight()-cost)
+	}
+	s := maxsatLine(out, "s ")
+	if (s == "s OPTIMUM FOUND") != (sat >= ub) {
+		t.Errorf("%q with satisfied %v and bound %v", s, sat, ub)
+	}
+	if cost != 2 {
+		t.Errorf("cost %v, want the optimum 2", cost)
+	}
+}
+
+func TestMaxsatCommandErrors(t *testing.T) {
+	cases := []struct {
+		name, text string
+		args       []string
+		code       int
+		want       string
+	}{
+		{"bad literal", "p wcnf 2 1 10\n1 1 -3 0\n", nil, 2, "bad.wcnf:2:5: literal -3 is out of range"},
+		{"wrong count", "p wcnf 2 2 10\n1 1 0\n", nil, 2, "bad.wcnf:1:10: header declares 2 clauses but the file has 1"},
+		{"bad flag", "1 1 0\n", []string{"--eps-rel", "-1"}, 2, "eps-rel"},
+		{"bad noise", "1 1 0\n", []string{"--noise", "2"}, 2, "--noise"},
+		{"infeasible", "h 1 0\nh -1 0\n1 2 0\n", []string{"--repair-steps", "10"}, 1, "violates 1 hard clauses"},
+	}
+	for _, c := range cases {
+		path := maxsatTempFile(t, "bad.wcnf", c.text)
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"maxsat", path}, c.args...), &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, stderr.String(), c.code, c.want)
+		}
+		if c.code == 1 && maxsatLine(stdout.String(), "s ") != "s UNSATISFIABLE" {
+			t.Errorf("%s: output lacks s UNSATISFIABLE:\n%s", c.name, stdout.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"maxsat", filepath.Join(t.TempDir(), "missing.wcnf")}, &stdout, &stderr); code != 2 {
+		t.Errorf("missing file: exit %d", code)
+	}
+}
