@@ -14,15 +14,16 @@ import (
 // fac(e) and variable fVar[e] with weight the coefficient, stored exactly in
 // fix[e*words:(e+1)*words] (see fixed.go).
 type graph struct {
+	p       *hlmrf.Problem
 	n, m, c int
+	np      int     // potential edges; constraint edges follow
 	fStart  []int32 // factor f's edges are fStart[f]..fStart[f+1]
 	fVar    []int32 // the variable of each edge
 	vStart  []int32 // variable v's incidences are vStart[v]..vStart[v+1]
 	vFac    []int32 // the factor (0-based among factors) of each incidence
-	vEdge   []int32 // the edge of each incidence
 	scale   fixedScale
-	fix     []uint64
-	coef    []float64 // the float64 coefficient of each edge
+	fix     []uint64 // edge e's exact weight: fix[e*words:(e+1)*words]
+	vFix    []uint64 // the same per incidence, in variable order (for locality)
 }
 
 // check verifies everything lifting relies on, in O(size) time and without
@@ -108,7 +109,7 @@ func checkRows(what string, start []int32, rows int, vars []int32, coefs []float
 
 // newGraph builds the factor graph of a checked problem.
 func newGraph(p *hlmrf.Problem) *graph {
-	g := &graph{n: p.NumVars, m: len(p.Weight), c: len(p.CKind)}
+	g := &graph{p: p, n: p.NumVars, m: len(p.Weight), c: len(p.CKind), np: len(p.Var)}
 	np := len(p.Var)
 	ne := np + len(p.CVar)
 	nf := g.m + g.c
@@ -123,20 +124,54 @@ func newGraph(p *hlmrf.Problem) *graph {
 	g.fVar = make([]int32, ne)
 	copy(g.fVar, p.Var)
 	copy(g.fVar[np:], p.CVar)
-	g.coef = make([]float64, ne)
-	copy(g.coef, p.Coef)
-	copy(g.coef[np:], p.CCoef)
 
-	// Transpose: incidences of each variable, in edge order.
+	// Degrees and the variables' CSR offsets.
 	g.vStart = make([]int32, g.n+1)
 	for _, v := range g.fVar {
 		g.vStart[v+1]++
 	}
+	maxDeg := 0
 	for v := 0; v < g.n; v++ {
+		maxDeg = max(maxDeg, int(g.vStart[v+1]))
 		g.vStart[v+1] += g.vStart[v]
 	}
+	for f := 0; f < nf; f++ {
+		maxDeg = max(maxDeg, int(g.fStart[f+1]-g.fStart[f]))
+	}
+
+	// Exact fixed-point coefficients. A value compared during refinement or
+	// lifting sums the edges of one node, so the largest degree bounds the
+	// number of terms. Coefficients repeat a lot (1, -1): convert each run once.
+	var sb scaleBuilder
+	for _, cs := range [][]float64{p.Coef, p.CCoef} {
+		last := math.NaN()
+		for _, x := range cs {
+			if x != last {
+				sb.add(x)
+				last = x
+			}
+		}
+	}
+	g.scale = sb.scale(maxDeg)
+	w := g.scale.words
+	g.fix = make([]uint64, ne*w)
+	e := 0
+	for _, cs := range [][]float64{p.Coef, p.CCoef} {
+		last, from := math.NaN(), 0
+		for _, x := range cs {
+			if x == last && math.Signbit(x) == math.Signbit(last) {
+				copy(g.fix[e*w:(e+1)*w], g.fix[from*w:(from+1)*w])
+			} else {
+				g.scale.put(g.fix[e*w:(e+1)*w], x)
+				last, from = x, e
+			}
+			e++
+		}
+	}
+
+	// Transpose: incidences of each variable, in edge order.
 	g.vFac = make([]int32, ne)
-	g.vEdge = make([]int32, ne)
+	g.vFix = make([]uint64, ne*w)
 	next := append([]int32(nil), g.vStart[:g.n]...)
 	for f := 0; f < nf; f++ {
 		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
@@ -144,29 +179,20 @@ func newGraph(p *hlmrf.Problem) *graph {
 			q := next[v]
 			next[v]++
 			g.vFac[q] = int32(f)
-			g.vEdge[q] = e
+			if w == 1 {
+				g.vFix[q] = g.fix[e]
+			} else {
+				copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
+			}
 		}
 	}
-
-	// Exact fixed-point coefficients. A value compared during refinement or
-	// lifting sums the edges of one node, so the largest degree bounds the
-	// number of terms.
-	var sb scaleBuilder
-	for _, x := range g.coef {
-		sb.add(x)
-	}
-	maxDeg := 0
-	for f := 0; f < nf; f++ {
-		maxDeg = max(maxDeg, int(g.fStart[f+1]-g.fStart[f]))
-	}
-	for v := 0; v < g.n; v++ {
-		maxDeg = max(maxDeg, int(g.vStart[v+1]-g.vStart[v]))
-	}
-	g.scale = sb.scale(maxDeg)
-	w := g.scale.words
-	g.fix = make([]uint64, ne*w)
-	for e, x := range g.coef {
-		g.scale.put(g.fix[e*w:(e+1)*w], x)
-	}
 	return g
+}
+
+// coef returns edge e's coefficient.
+func (g *graph) coef(e int32) float64 {
+	if int(e) < g.np {
+		return g.p.Coef[e]
+	}
+	return g.p.CCoef[int(e)-g.np]
 }

@@ -227,7 +227,7 @@ func (b *rowBuilder) row(f int) ([]int32, []float64, error) {
 	}
 	b.coefs = b.coefs[:0]
 	for q := range b.vars {
-		b.coefs = append(b.coefs, g.coef[b.first[q]])
+		b.coefs = append(b.coefs, g.coef(b.first[q]))
 		if b.count[q] > 1 {
 			clear(b.acc[q*w : (q+1)*w])
 		}

@@ -42,46 +42,66 @@ func Refine(p *hlmrf.Problem) (*Coloring, error) {
 }
 
 // refiner holds the ordered partition: elems lists the nodes so that each
-// class is the contiguous range elems[first[c]:end[c]], and pos is the
-// inverse of elems.
+// class c is the contiguous range elems[first:end] of class[c], and
+// node[x].pos is x's index in elems.
+//
+// Refinement is bound by memory latency, not by arithmetic, so the state is
+// packed for few cache misses: a touch (adding one edge weight to a node's
+// sum) reads only the node's 16-byte record, and members of a class are moved
+// in elems only when the class really splits. Two sign tricks keep the record
+// small: a node alone in its class has cls = ^class (it can never split, so
+// touching it is skipped), and a node touched by the current splitter has
+// pos = ^pos until its class is examined.
 type refiner struct {
 	g     *graph
 	words int
 
-	elems, pos, cls []int32
-	first, end      []int32
-	ntouch          []int32 // per class: touched members, moved to the end of its range
-	queued          []bool
-	queue           []int32
-	nclass          int32
+	elems  []int32
+	node   []nodeState
+	class  []classState
+	queue  []int32
+	nclass int32
 
-	acc      []uint64 // node -> exact sum of edge weights into the current splitter
-	marked   []bool   // node touched by the current splitter
+	wide     []uint64 // words > 1: node x's sum is wide[x*words:(x+1)*words]
 	touched  []int32  // nodes touched by the current splitter
-	tclasses []int32  // classes with touched members
+	tclasses []int32  // their classes, each once
+	byClass  []int32  // touched nodes grouped by class
 	bounds   []int32  // scratch: group starts within a class
+}
+
+// nodeState is one node's class, position in elems and, for one-word sums,
+// its sum of edge weights into the current splitter (zero when untouched).
+type nodeState struct {
+	acc uint64
+	cls int32 // ^cls when the node is alone in its class
+	pos int32 // ^pos while touched by the current splitter
+}
+
+// classState is one class's range in elems and, while a splitter is
+// processed, where its touched members are in byClass.
+type classState struct {
+	first, end   int32
+	ntouch, base int32
+	queued       bool
 }
 
 func refine(g *graph, p *hlmrf.Problem) *Coloring {
 	n := g.n + g.m + g.c
 	r := &refiner{
-		g:      g,
-		words:  g.scale.words,
-		elems:  make([]int32, n),
-		pos:    make([]int32, n),
-		cls:    make([]int32, n),
-		first:  make([]int32, n),
-		end:    make([]int32, n),
-		ntouch: make([]int32, n),
-		queued: make([]bool, n),
-		acc:    make([]uint64, n*g.scale.words),
-		marked: make([]bool, n),
+		g:     g,
+		words: g.scale.words,
+		elems: make([]int32, n),
+		node:  make([]nodeState, n),
+		class: make([]classState, n),
+	}
+	if r.words > 1 {
+		r.wide = make([]uint64, n*r.words)
 	}
 	r.initial(p)
 	for len(r.queue) > 0 {
 		s := r.queue[len(r.queue)-1]
 		r.queue = r.queue[:len(r.queue)-1]
-		r.queued[s] = false
+		r.class[s].queued = false
 		r.split(s)
 	}
 	return r.coloring()
@@ -104,7 +124,7 @@ func (r *refiner) initial(p *hlmrf.Problem) {
 	if g.n > 0 {
 		sizes = append(sizes, int32(g.n))
 		for v := 0; v < g.n; v++ {
-			r.cls[v] = 0
+			r.node[v].cls = 0
 		}
 	}
 	pk := make(map[potKey]int32)
@@ -117,7 +137,7 @@ func (r *refiner) initial(p *hlmrf.Problem) {
 			sizes = append(sizes, 0)
 		}
 		sizes[c]++
-		r.cls[g.n+i] = c
+		r.node[g.n+i].cls = c
 	}
 	ck := make(map[conKey]int32)
 	for j := 0; j < g.c; j++ {
@@ -129,25 +149,29 @@ func (r *refiner) initial(p *hlmrf.Problem) {
 			sizes = append(sizes, 0)
 		}
 		sizes[c]++
-		r.cls[g.n+g.m+j] = c
+		r.node[g.n+g.m+j].cls = c
 	}
 	// Counting sort of the nodes by class.
 	var at int32
 	for c, s := range sizes {
-		r.first[c], r.end[c] = at, at
+		r.class[c].first, r.class[c].end = at, at
 		at += s
 	}
-	for x := range r.cls {
-		c := r.cls[x]
-		q := r.end[c]
-		r.end[c]++
-		r.elems[q] = int32(x)
-		r.pos[x] = q
+	for x := range r.node {
+		cs := &r.class[r.node[x].cls]
+		r.elems[cs.end] = int32(x)
+		r.node[x].pos = cs.end
+		cs.end++
+	}
+	for x := range r.node {
+		if c := r.node[x].cls; sizes[c] == 1 {
+			r.node[x].cls = ^c
+		}
 	}
 	r.nclass = int32(len(sizes))
 	for c := r.nclass - 1; c >= 0; c-- {
 		r.queue = append(r.queue, c)
-		r.queued[c] = true
+		r.class[c].queued = true
 	}
 }
 
@@ -164,61 +188,126 @@ func bitsOf(x float64) uint64 {
 // into class s.
 func (r *refiner) split(s int32) {
 	g, w := r.g, r.words
-	members := r.elems[r.first[s]:r.end[s]]
+	members := r.elems[r.class[s].first:r.class[s].end]
 	if int(members[0]) < g.n {
 		// Variables: add each incidence to its factor node.
+		n := int32(g.n)
 		for _, v := range members {
 			for k := g.vStart[v]; k < g.vStart[v+1]; k++ {
-				r.touch(int32(g.n)+g.vFac[k], g.vEdge[k], w)
+				x := n + g.vFac[k]
+				if w == 1 {
+					r.touch1(x, g.vFix[k])
+				} else {
+					r.touchWide(x, g.vFix[int(k)*w:int(k+1)*w])
+				}
 			}
 		}
 	} else {
 		for _, u := range members {
 			f := int(u) - g.n
 			for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-				r.touch(g.fVar[e], e, w)
+				x := g.fVar[e]
+				if w == 1 {
+					r.touch1(x, g.fix[e])
+				} else {
+					r.touchWide(x, g.fix[int(e)*w:int(e+1)*w])
+				}
 			}
 		}
 	}
+	if len(r.touched) == 0 {
+		return
+	}
+	// Group the touched nodes by class (counting sort).
+	for _, x := range r.touched {
+		c := r.node[x].cls
+		cs := &r.class[c]
+		if cs.ntouch == 0 {
+			r.tclasses = append(r.tclasses, c)
+		}
+		cs.ntouch++
+	}
+	var at int32
+	for _, c := range r.tclasses {
+		cs := &r.class[c]
+		cs.base = at
+		at += cs.ntouch
+		cs.ntouch = 0
+	}
+	r.byClass = slices.Grow(r.byClass[:0], len(r.touched))[:len(r.touched)]
+	for _, x := range r.touched {
+		ns := &r.node[x]
+		ns.pos = ^ns.pos
+		cs := &r.class[ns.cls]
+		r.byClass[cs.base+cs.ntouch] = x
+		cs.ntouch++
+	}
 	for _, c := range r.tclasses {
 		r.splitClass(c)
-	}
-	for _, x := range r.touched {
-		r.marked[x] = false
-		clear(r.acc[int(x)*w : int(x+1)*w])
 	}
 	r.touched = r.touched[:0]
 	r.tclasses = r.tclasses[:0]
 }
 
-// touch adds edge e's weight to node x's sum, moving x to the touched tail of
-// its class on first touch.
-func (r *refiner) touch(x, e int32, w int) {
-	if !r.marked[x] {
-		r.marked[x] = true
-		r.touched = append(r.touched, x)
-		c := r.cls[x]
-		if r.ntouch[c] == 0 {
-			r.tclasses = append(r.tclasses, c)
-		}
-		r.ntouch[c]++
-		r.swap(r.pos[x], r.end[c]-r.ntouch[c])
+// touch1 adds the one-word weight x to node x's sum.
+func (r *refiner) touch1(x int32, weight uint64) {
+	ns := &r.node[x]
+	if ns.cls < 0 {
+		return // alone in its class
 	}
-	if w == 1 {
-		r.acc[x] += r.g.fix[e]
+	if ns.pos >= 0 {
+		ns.pos = ^ns.pos
+		r.touched = append(r.touched, x)
+	}
+	ns.acc += weight
+}
+
+// touchWide adds a multi-word weight to node x's sum.
+func (r *refiner) touchWide(x int32, weight []uint64) {
+	ns := &r.node[x]
+	if ns.cls < 0 {
 		return
 	}
-	addTo(r.acc[int(x)*w:int(x+1)*w], r.g.fix[int(e)*w:int(e+1)*w])
+	if ns.pos >= 0 {
+		ns.pos = ^ns.pos
+		r.touched = append(r.touched, x)
+	}
+	addTo(r.wide[int(x)*r.words:int(x+1)*r.words], weight)
 }
 
-func (r *refiner) swap(i, j int32) {
-	a, b := r.elems[i], r.elems[j]
-	r.elems[i], r.elems[j] = b, a
-	r.pos[a], r.pos[b] = j, i
+// zero reports whether node x's sum is zero.
+func (r *refiner) zero(x int32) bool {
+	if r.words == 1 {
+		return r.node[x].acc == 0
+	}
+	return isZero(r.wide[int(x)*r.words : int(x+1)*r.words])
 }
 
-func (r *refiner) value(x int32) []uint64 {
-	return r.acc[int(x)*r.words : int(x+1)*r.words]
+// cmp orders two nodes by their sums.
+func (r *refiner) cmp(a, b int32) int {
+	if r.words == 1 {
+		x, y := int64(r.node[a].acc), int64(r.node[b].acc)
+		if x < y {
+			return -1
+		}
+		if x > y {
+			return 1
+		}
+		return 0
+	}
+	w := r.words
+	return compare(r.wide[int(a)*w:int(a+1)*w], r.wide[int(b)*w:int(b+1)*w])
+}
+
+// resetSums clears the sums of the given nodes.
+func (r *refiner) resetSums(nodes []int32) {
+	for _, x := range nodes {
+		if r.words == 1 {
+			r.node[x].acc = 0
+		} else {
+			clear(r.wide[int(x)*r.words : int(x+1)*r.words])
+		}
+	}
 }
 
 // splitClass splits class c into groups of equal sums. Untouched members
@@ -226,63 +315,47 @@ func (r *refiner) value(x int32) []uint64 {
 // The largest group keeps the id c; every other group gets a new id and is
 // queued. If c was queued, all groups are now queued; if not, all but the
 // largest are, which suffices because the partition is already stable with
-// respect to c as a whole.
+// respect to c as a whole. The touched members' sums are reset to zero.
 func (r *refiner) splitClass(c int32) {
-	t := r.ntouch[c]
-	r.ntouch[c] = 0
-	lo, hi := r.first[c], r.end[c]
-	tlo := hi - t
-	// Move touched zeros to the front of the touched range; note whether the
-	// nonzero sums are all equal.
-	z := tlo
-	var ref []uint64
+	cs := &r.class[c]
+	t := r.byClass[cs.base : cs.base+cs.ntouch]
+	cs.ntouch = 0
+	defer r.resetSums(t)
+	// Move the nonzero sums to the front of t; note whether they are all equal.
+	nz := 0
 	allEqual := true
-	for i := tlo; i < hi; i++ {
-		x := r.elems[i]
-		v := r.value(x)
-		if isZero(v) {
-			r.swap(i, z)
-			z++
+	for i, x := range t {
+		if r.zero(x) {
 			continue
 		}
-		if ref == nil {
-			ref = v
-		} else if allEqual && compare(v, ref) != 0 {
+		if nz > 0 && allEqual && r.cmp(x, t[0]) != 0 {
 			allEqual = false
 		}
+		t[i], t[nz] = t[nz], x
+		nz++
 	}
-	if allEqual && (z == lo || z == hi) {
+	size := cs.end - cs.first
+	if allEqual && (nz == 0 || int32(nz) == size) {
 		return // one group: nothing to split
 	}
+	moved := t[:nz]
 	if !allEqual {
-		w := r.words
-		nz := r.elems[z:hi]
-		if w == 1 {
-			slices.SortFunc(nz, func(a, b int32) int {
-				x, y := int64(r.acc[a]), int64(r.acc[b])
-				if x < y {
-					return -1
-				}
-				if x > y {
-					return 1
-				}
-				return 0
-			})
-		} else {
-			slices.SortFunc(nz, func(a, b int32) int { return compare(r.value(a), r.value(b)) })
-		}
-		for i := z; i < hi; i++ {
-			r.pos[r.elems[i]] = i
-		}
+		slices.SortFunc(moved, r.cmp)
 	}
-	// Group boundaries.
+	// Move the nonzero members, in order, to the end of the class's range.
+	lo, hi := cs.first, cs.end
+	tail := hi - int32(nz)
+	for i, x := range moved {
+		r.swap(r.node[x].pos, tail+int32(i))
+	}
+	// Group boundaries: the zero group, then runs of equal sums.
 	b := r.bounds[:0]
-	if z > lo {
+	if tail > lo {
 		b = append(b, lo)
 	}
-	for i := z; i < hi; i++ {
-		if i == z || compare(r.value(r.elems[i]), r.value(r.elems[i-1])) != 0 {
-			b = append(b, i)
+	for i := range moved {
+		if i == 0 || r.cmp(moved[i], moved[i-1]) != 0 {
+			b = append(b, tail+int32(i))
 		}
 	}
 	b = append(b, hi)
@@ -293,20 +366,30 @@ func (r *refiner) splitClass(c int32) {
 		}
 	}
 	for k := 0; k+1 < len(b); k++ {
+		id := c
 		if k == largest {
-			r.first[c], r.end[c] = b[k], b[k+1]
-			continue
+			cs.first, cs.end = b[k], b[k+1]
+		} else {
+			id = r.nclass
+			r.nclass++
+			r.class[id] = classState{first: b[k], end: b[k+1], queued: true}
+			r.queue = append(r.queue, id)
 		}
-		nc := r.nclass
-		r.nclass++
-		r.first[nc], r.end[nc] = b[k], b[k+1]
-		for i := b[k]; i < b[k+1]; i++ {
-			r.cls[r.elems[i]] = nc
+		if b[k+1]-b[k] == 1 {
+			r.node[r.elems[b[k]]].cls = ^id
+		} else if k != largest {
+			for _, x := range r.elems[b[k]:b[k+1]] {
+				r.node[x].cls = id
+			}
 		}
-		r.queue = append(r.queue, nc)
-		r.queued[nc] = true
 	}
 	r.bounds = b
+}
+
+func (r *refiner) swap(i, j int32) {
+	a, b := r.elems[i], r.elems[j]
+	r.elems[i], r.elems[j] = b, a
+	r.node[a].pos, r.node[b].pos = j, i
 }
 
 // coloring numbers the final classes per node kind in order of first occurrence.
@@ -324,7 +407,10 @@ func (r *refiner) coloring() *Coloring {
 	number := func(dst []int32, base int) int {
 		next := int32(0)
 		for i := range dst {
-			c := r.cls[base+i]
+			c := r.node[base+i].cls
+			if c < 0 {
+				c = ^c
+			}
 			if id[c] < 0 {
 				id[c] = next
 				next++

@@ -1,0 +1,133 @@
+package lift
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"hinge/admm"
+	"hinge/hlmrf"
+)
+
+// clauseProblem is a random PSL-like ground problem: m potentials over m/3
+// variables, each the Lukasiewicz distance to satisfaction of a clause of 3
+// literals with random signs, weights from three rule weights, linear or
+// squared. Random structure: after refinement almost every node is alone in
+// its class, which is refinement's hardest case.
+func clauseProblem(m int, seed uint64) *hlmrf.Problem {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	n := max(m/3, 3)
+	p := &hlmrf.Problem{}
+	p.AddVars(n)
+	var vars [3]int32
+	var coefs [3]float64
+	for range m {
+		c := 1.0
+		for t := range vars {
+			v := int32(rng.IntN(n))
+			for t > 0 && (v == vars[0] || v == vars[t-1]) {
+				v = int32(rng.IntN(n))
+			}
+			vars[t] = v
+			if rng.IntN(2) == 0 {
+				coefs[t] = -1
+			} else {
+				coefs[t] = 1
+				c--
+			}
+		}
+		p.AddPotential(float64(1+rng.IntN(3)), c, uint8(1+rng.IntN(2)), 0, vars[:], coefs[:])
+	}
+	return p
+}
+
+// symmetricProblem is 10 permuted copies of clauseProblem(m/10).
+func symmetricProblem(m int, seed uint64) *hlmrf.Problem {
+	base := clauseProblem(m/10, seed)
+	p, _ := planted(rand.New(rand.NewPCG(seed, 12)), base, make([]float64, base.NumVars), 10)
+	return p
+}
+
+func graphSize(p *hlmrf.Problem) int {
+	return p.NumVars + p.NumPotentials() + p.NumConstraints() + len(p.Var) + len(p.CVar)
+}
+
+// reportPerElem reports wall and CPU nanoseconds per (node+edge) of p's
+// factor graph, CPU time counted from c0.
+func reportPerElem(b *testing.B, p *hlmrf.Problem, c0 time.Duration) {
+	cpu := cpuTime() - c0
+	per := float64(b.N) * float64(graphSize(p))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/per, "ns/elem")
+	b.ReportMetric(float64(cpu.Nanoseconds())/per, "cpu-ns/elem")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+var benchSizes = []int{1e4, 1e5, 1e6}
+
+// BenchmarkRefine reports ns per (node+edge) of the factor graph, so that
+// quasilinear scaling shows as a slowly growing figure across sizes.
+func BenchmarkRefine(b *testing.B) {
+	for _, kind := range []struct {
+		name string
+		gen  func(int, uint64) *hlmrf.Problem
+	}{{"nosym", clauseProblem}, {"sym10", symmetricProblem}} {
+		for _, m := range benchSizes {
+			b.Run(fmt.Sprintf("%s/pot=%d", kind.name, m), func(b *testing.B) {
+				p := kind.gen(m, 1)
+				var col *Coloring
+				c0 := cpuTime()
+				for b.Loop() {
+					var err error
+					if col, err = Refine(p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportPerElem(b, p, c0)
+				b.ReportMetric(float64(col.NumVar+col.NumPot)/float64(p.NumVars+p.NumPotentials()), "lifted/orig")
+			})
+		}
+	}
+}
+
+// BenchmarkLift is Refine plus building the lifted problem.
+func BenchmarkLift(b *testing.B) {
+	for _, kind := range []struct {
+		name string
+		gen  func(int, uint64) *hlmrf.Problem
+	}{{"nosym", clauseProblem}, {"sym10", symmetricProblem}} {
+		for _, m := range benchSizes {
+			b.Run(fmt.Sprintf("%s/pot=%d", kind.name, m), func(b *testing.B) {
+				p := kind.gen(m, 1)
+				c0 := cpuTime()
+				for b.Loop() {
+					if _, err := Lift(p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportPerElem(b, p, c0)
+			})
+		}
+	}
+}
+
+// BenchmarkSolve is an ADMM solve (default options) of the same problems,
+// the yardstick for lifting's overhead: compare with BenchmarkLift.
+func BenchmarkSolve(b *testing.B) {
+	for _, m := range benchSizes[:2] {
+		b.Run(fmt.Sprintf("nosym/pot=%d", m), func(b *testing.B) {
+			p := clauseProblem(m, 1)
+			var r *admm.Result
+			c0 := cpuTime()
+			for b.Loop() {
+				var err error
+				if r, err = admm.Solve(context.Background(), p, admm.DefaultOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Iterations), "iterations")
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
