@@ -228,7 +228,7 @@ func writeSide(b *strings.Builder, side []model.Summand) {
 		return
 	}
 	for i, s := range side {
-		neg, mag := splitSign(s.Coef)
+		neg, mag := splitSign(s.Coef, s.Atom != nil)
 		if neg && s.Atom != nil && isNumber(mag, 1) {
 			mag = nil
 		}
@@ -245,15 +245,18 @@ func writeSide(b *strings.Builder, side []model.Summand) {
 	}
 }
 
-// splitSign splits a coefficient into a sign and a magnitude.
-func splitSign(c model.Coefficient) (bool, model.Coefficient) {
+// splitSign splits a summand's coefficient into a sign and a magnitude: a
+// negative number, or (-1) * c with c not a number. For a constant (no atom)
+// c must not be a sum either: "- (a + b)" would read back as two summands.
+func splitSign(c model.Coefficient, hasAtom bool) (bool, model.Coefficient) {
 	switch x := c.(type) {
 	case *model.Number:
 		if x.Value < 0 {
 			return true, &model.Number{Value: -x.Value}
 		}
 	case *model.CoefBinary:
-		if _, num := x.B.(*model.Number); x.Op == '*' && isNumber(x.A, -1) && !num {
+		_, num := x.B.(*model.Number)
+		if x.Op == '*' && isNumber(x.A, -1) && !num && (hasAtom || coefPrec(x.B) > precAdd) {
 			return true, x.B
 		}
 	}
