@@ -224,7 +224,8 @@ func (g *Grounder) VarOf(p *model.Predicate, row int) int32 {
 	return g.varOf[p.Index][row]
 }
 
-// Args returns the arguments (constants) of variable v's atom.
+// Args returns the arguments (constants) of variable v's atom; v must be a
+// column in [0, NumVars).
 func (g *Grounder) Args(v int) []string {
 	a := g.vars[v]
 	return g.s.Names(g.tables[a.Pred.Index].Args(a.Row))

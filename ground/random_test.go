@@ -10,9 +10,9 @@ import (
 )
 
 // randomWorld draws a small model and store from seed: closed predicates C1
-// (arity 1) and C2 (arity 2), open O1 and O2, a domain of five constants
-// (two of them integers, for %), atoms absent, observed at 0, 1 or in
-// between, or targets; then nrules random logical and arithmetic rules.
+// (arity 1) and C2 (arity 2), open O1, O2 and O3, a domain of four to six
+// constants (two of them integers, for %), atoms absent, observed at 0, 1 or
+// in between, or targets; then nrules random logical and arithmetic rules.
 func randomWorld(seed uint64, nrules int) (*model.Model, *store.Store, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	m := model.New()
@@ -20,27 +20,29 @@ func randomWorld(seed uint64, nrules int) (*model.Model, *store.Store, error) {
 	c2, _ := m.AddPredicate("C2", 2, true)
 	o1, _ := m.AddPredicate("O1", 1, false)
 	o2, _ := m.AddPredicate("O2", 2, false)
-	preds := []*model.Predicate{c1, c2, o1, o2}
+	o3, _ := m.AddPredicate("O3", 3, false)
+	preds := []*model.Predicate{c1, c2, o1, o2, o3}
 	closed := []*model.Predicate{c1, c2}
 	domain := []string{"a", "b", "c", "1", "12", "d"}[:4+rng.IntN(3)]
 	values := []float64{0, 1, 1, 0.25, 0.5, 0.7, 0.3, 0.8}
 	s := store.New(m)
 	for _, p := range preds {
-		var tuples [][]string
-		if p.Arity == 1 {
-			for _, a := range domain {
-				tuples = append(tuples, []string{a})
-			}
-		} else {
-			for _, a := range domain {
-				for _, b := range domain {
-					tuples = append(tuples, []string{a, b})
+		tuples := [][]string{{}}
+		for range p.Arity {
+			var next [][]string
+			for _, tu := range tuples {
+				for _, a := range domain {
+					next = append(next, append(append([]string{}, tu...), a))
 				}
 			}
+			tuples = next
 		}
 		rng.Shuffle(len(tuples), func(i, j int) { tuples[i], tuples[j] = tuples[j], tuples[i] })
 		for _, tu := range tuples {
 			x := rng.Float64()
+			if p.Arity == 3 && x < 0.6 {
+				continue // keep the ternary relation sparse
+			}
 			switch {
 			case x < 0.35:
 			case !p.Closed && x < 0.7:
