@@ -58,6 +58,8 @@
 // constraint only when it has no variable terms and holds. A hard constraint
 // violated by constants alone is kept as a constraint with no terms, so that
 // a solver reports the violation, and counted in RuleStats.ConstantViolated.
+// Constants within 1e-12 of 0 (rounding noise such as 1 - 0.3 - 0.7) are
+// stored as 0.
 //
 // Every potential's Group, and every constraint's CGroup, is the rule's index
 // (model.Rule.Index); every potential's weight is the rule's weight.

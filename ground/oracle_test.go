@@ -45,12 +45,15 @@ type opot struct {
 
 func (p opot) key() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d g%d w%.6g p%d c%.6g", p.kind, p.group, p.weight, p.power, p.c+0)
+	fmt.Fprintf(&b, "%d g%d w%.6g p%d c%.6g", p.kind, p.group, r9(p.weight), p.power, r9(p.c))
 	for _, t := range p.terms {
-		fmt.Fprintf(&b, " %s:%.6g", t.atom, t.coef)
+		fmt.Fprintf(&b, " %s:%.6g", t.atom, r9(t.coef))
 	}
 	return b.String()
 }
+
+// r9 rounds to 1e-9 (and -0 to 0) so that sort keys agree where equal does.
+func r9(v float64) float64 { return math.Round(v*1e9)/1e9 + 0 }
 
 func close9(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(a)+math.Abs(b)) }
 

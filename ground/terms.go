@@ -229,6 +229,15 @@ func dropZero(vars []int32, coefs []float64) ([]int32, []float64) {
 	return vars[:n], coefs[:n]
 }
 
+// clean returns c with rounding noise (|c| <= 1e-12, for example from
+// 1 - 0.3 - 0.7) and -0 replaced by 0, so that constants read as written.
+func clean(c float64) float64 {
+	if c <= 1e-12 && c >= -1e-12 {
+		return 0
+	}
+	return c
+}
+
 // maxOver is the largest value of sum coef*y over y in [0,1]^n.
 func maxOver(coefs []float64) float64 {
 	s := 0.0
@@ -246,9 +255,7 @@ func addHinge(out *hlmrf.Problem, weight float64, power uint8, group int32, vars
 	if len(vars) == 0 || maxOver(coefs)-c <= eps {
 		return
 	}
-	if c == 0 {
-		c = 0 // not -0
-	}
+	c = clean(c)
 	out.AddPotential(weight, c, power, group, vars, coefs)
 }
 
@@ -258,9 +265,7 @@ func addLessEq(out *hlmrf.Problem, group int32, vars []int32, coefs []float64, c
 	if maxOver(coefs)-c <= eps {
 		return false
 	}
-	if c == 0 {
-		c = 0 // not -0
-	}
+	c = clean(c)
 	out.AddConstraint(hlmrf.LessEq, c, group, vars, coefs)
 	return len(vars) == 0
 }
@@ -275,9 +280,7 @@ func addEqual(out *hlmrf.Problem, group int32, vars []int32, coefs []float64, c 
 		out.AddConstraint(hlmrf.Equal, c, group, nil, nil)
 		return true
 	}
-	if c == 0 {
-		c = 0 // not -0
-	}
+	c = clean(c)
 	out.AddConstraint(hlmrf.Equal, c, group, vars, coefs)
 	return false
 }
