@@ -96,7 +96,8 @@ type Options struct {
 	// Threads is the number of workers; 0 or less means runtime.GOMAXPROCS(0).
 	Threads int
 	// Progress, when set, is called as work completes: rule is the rule's
-	// index, done of total chunks of that rule are finished. Calls are
+	// index, done of total chunks of that rule are finished (a rule with
+	// nothing to ground reports done = total = 0 once). Calls are
 	// serialised (never concurrent).
 	Progress func(rule, done, total int)
 }

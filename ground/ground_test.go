@@ -457,11 +457,19 @@ func TestErrors(t *testing.T) {
 func TestProgress(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		x := newSocial(t)
-		x.add(t, weighted(1, false, at(x.knows, "A", "B")), weighted(1, false, imp(at(x.smokes, "A"), at(x.cancer, "A"))))
+		x.add(t, weighted(1, false, at(x.knows, "A", "B")), weighted(1, false, imp(at(x.smokes, "A"), at(x.cancer, "A"))),
+			weighted(1, false, imp(at(x.friend, "'zed'", "A"), at(x.smokes, "A")))) // nothing to ground
 		last := map[int][2]int{}
 		calls := 0
 		_, err := Ground(x.m, x.s, Options{Threads: threads, Progress: func(rule, done, total int) {
 			calls++
+			if total == 0 {
+				if rule != 2 || done != 0 {
+					t.Errorf("rule %d: done %d of 0", rule, done)
+				}
+				last[rule] = [2]int{-1, -1}
+				return
+			}
 			if prev := last[rule]; done != prev[0]+1 || done > total {
 				t.Errorf("rule %d: done %d after %d, total %d", rule, done, prev[0], total)
 			}
@@ -469,6 +477,9 @@ func TestProgress(t *testing.T) {
 		}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if last[2] != [2]int{-1, -1} {
+			t.Errorf("threads %d: the empty rule did not report", threads)
 		}
 		for r := range 2 {
 			if l := last[r]; l[0] == 0 || l[0] != l[1] {

@@ -48,6 +48,9 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 		counts[i] = chunkCount(j.items(), g.threads)
 		total += counts[i]
 	}
+	if total == 0 && g.prog != nil {
+		g.prog(rule, 0, 0) // nothing to do: the rule is finished
+	}
 	done := 0
 	viol := 0
 	var mu sync.Mutex
