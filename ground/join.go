@@ -19,9 +19,22 @@ type posSlot struct{ pos, slot int32 }
 // checks are the comparisons and non-binding atoms whose variables are all
 // bound at some point of the join.
 type checks struct {
-	cmps  []int32 // indexes into joinPlan.cmps
-	heads []int32 // indexes into joinPlan.atoms
+	cmps     []int32 // indexes into joinPlan.cmps
+	heads    []int32 // indexes into joinPlan.atoms
+	prefetch []int32 // heads whose prefix group is looked up here (joinPlan.prefix)
 }
+
+// headPrefix lets a non-binding atom whose positions are bound over two
+// levels fetch its (small) group of rows once at the earlier level and scan
+// it at the later one, instead of one hash lookup per row of the later step.
+type headPrefix struct {
+	ix   *store.SubIndex
+	key  []arg   // the positions bound at the earlier level, ascending
+	rest []int32 // the other positions, compared while scanning
+}
+
+// maxScan bounds the groups that are scanned rather than hashed.
+const maxScan = 32
 
 // step joins one atom.
 type step struct {
@@ -44,6 +57,8 @@ type joinPlan struct {
 	steps  []step
 	pre    checks // checks with no variables, before the first step
 	never  bool   // nothing can be grounded (a binding atom cannot match, a constant literal is true)
+
+	prefix []*headPrefix // by atom, for heads that use one
 
 	// Candidate rows of the first step: first, or all rows when firstAll.
 	first    []int32

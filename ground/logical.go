@@ -70,10 +70,53 @@ func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
 				used = append(used, x.v)
 			}
 		}
-		ck := p.checksAt(levelOf(at, used))
+		level := levelOf(at, used)
+		ck := p.checksAt(level)
 		ck.heads = append(ck.heads, int32(hi))
+		p.planPrefix(hi, level, at)
 	}
 	return p
+}
+
+// planPrefix decides whether head hi, decidable after level steps, should
+// fetch its group on the positions bound one step earlier: worth it when
+// that group is small on average and the last step fans out.
+func (p *clausePlan) planPrefix(hi, level int, at []int) {
+	if level < 2 {
+		return
+	}
+	a := &p.atoms[hi]
+	var mask uint32
+	pre := &headPrefix{}
+	for i, x := range a.args {
+		if x.kind == argConst || x.kind == argVar && at[x.v] <= level-1 {
+			mask |= 1 << i
+			pre.key = append(pre.key, x)
+		} else {
+			pre.rest = append(pre.rest, int32(i))
+		}
+	}
+	if mask == 0 || len(pre.rest) == 0 {
+		return
+	}
+	last := &p.steps[level-1]
+	fan := 1.0
+	switch last.mode {
+	case modeScan:
+		fan = float64(p.atoms[last.atom].tab.Len())
+	case modeLookup:
+		fan = last.ix.MeanGroup()
+	}
+	pre.ix = a.tab.Index(mask)
+	if fan < 2 || pre.ix.MeanGroup() > maxScan/2 {
+		return
+	}
+	if p.prefix == nil {
+		p.prefix = make([]*headPrefix, len(p.atoms))
+	}
+	p.prefix[hi] = pre
+	ck := p.checksAt(level - 1)
+	ck.prefetch = append(ck.prefetch, int32(hi))
 }
 
 func (p *clausePlan) newWorker() worker {
@@ -86,17 +129,18 @@ func (p *clausePlan) newWorker() worker {
 // joinWorker runs a join plan depth first over a range of first-step
 // candidates; at each complete substitution it calls emit.
 type joinWorker struct {
-	p     *joinPlan
-	cp    *clausePlan
-	val   []int32   // slot values
-	row   []int32   // per atom: the matched row, -1 when absent
-	keys  [][]int32 // per step: lookup key scratch
-	hkeys [][]int32 // per atom: Find key scratch for checks
-	vars  []int32
-	coefs []float64
-	out   *hlmrf.Problem
-	viol  int
-	emit  func()
+	p      *joinPlan
+	cp     *clausePlan
+	val    []int32   // slot values
+	row    []int32   // per atom: the matched row, -1 when absent
+	keys   [][]int32 // per step: lookup key scratch
+	hkeys  [][]int32 // per atom: Find key scratch for checks
+	hgroup [][]int32 // per atom: the prefetched group of a head (see headPrefix)
+	vars   []int32
+	coefs  []float64
+	out    *hlmrf.Problem
+	viol   int
+	emit   func()
 
 	tuples []int32 // collected substitutions (arithmetic binding)
 	nkeep  int     // slots kept per collected substitution
@@ -110,6 +154,7 @@ func newJoinWorker(p *joinPlan) *joinWorker {
 		w.keys[k] = make([]int32, len(st.key))
 	}
 	w.hkeys = make([][]int32, len(p.atoms))
+	w.hgroup = make([][]int32, len(p.atoms))
 	for i, a := range p.atoms {
 		w.hkeys[i] = make([]int32, len(a.args))
 	}
@@ -211,13 +256,23 @@ func (w *joinWorker) check(c *checks) bool {
 			return false
 		}
 	}
+	for _, hi := range c.prefetch {
+		pre := p.prefix[hi]
+		w.hgroup[hi] = pre.ix.Lookup(fillKey(w.hkeys[hi][:len(pre.key)], pre.key, w.val))
+	}
 	for _, hi := range c.heads {
 		a := &p.atoms[hi]
 		if a.missing {
 			w.row[hi] = -1
 			continue
 		}
-		r, ok := a.tab.Find(fillKey(w.hkeys[hi], a.args, w.val))
+		var r int
+		var ok bool
+		if p.prefix != nil && p.prefix[hi] != nil && len(w.hgroup[hi]) <= maxScan {
+			r, ok = w.scan(a, p.prefix[hi].rest, w.hgroup[hi])
+		} else {
+			r, ok = a.tab.Find(fillKey(w.hkeys[hi], a.args, w.val))
+		}
 		if !ok {
 			w.row[hi] = -1
 			continue
@@ -229,6 +284,27 @@ func (w *joinWorker) check(c *checks) bool {
 		w.row[hi] = int32(r)
 	}
 	return true
+}
+
+// scan finds the row of group whose rest positions hold a's current
+// arguments (the other positions match by construction of the group).
+func (w *joinWorker) scan(a *patom, rest []int32, group []int32) (int, bool) {
+next:
+	for _, r := range group {
+		args := a.tab.Args(int(r))
+		for _, i := range rest {
+			x := a.args[i]
+			v := x.v
+			if x.kind != argConst {
+				v = w.val[v]
+			}
+			if args[i] != v {
+				continue next
+			}
+		}
+		return int(r), true
+	}
+	return 0, false
 }
 
 // emitClause appends the ground clause of the current substitution.
