@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -130,7 +131,12 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout io.Writer) 
 }
 
 func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost float64) {
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	g := func(v float64) string {
+		if math.Abs(v) < 1e15 {
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
 	fmt.Fprintf(w, "c hinge maxsat %s: %d variables, %d clauses (%d hard), soft weight %s\n",
 		path, r.Variables, r.Clauses, r.HardClauses, g(r.WeightTotal))
 	conv := "converged"

@@ -76,7 +76,7 @@ func TestMaxsatCommand(t *testing.T) {
 	}
 	x := maxsatParseV(t, out, in.NumVars)
 	cost := in.FalsifiedWeight(x)
-	if got := maxsatLine(out, "o "); got != "o "+strconv.FormatFloat(cost, 'g', -1, 64) {
+	if got := maxsatLine(out, "o "); got != "o "+strconv.FormatFloat(cost, 'f', -1, 64) {
 		t.Fatalf("o line %q, cost of the v assignment %v", got, cost)
 	}
 	if _, h := in.Eval(x); h != 0 {
