@@ -143,6 +143,21 @@ func (in *Instance) Validate() error {
 			return fmt.Errorf("maxsat: literal %d (%d) is beyond NumVars %d", k, l, in.NumVars)
 		}
 	}
+	// Rounding multiplies one factor per literal: a repeated literal would
+	// be counted twice (AddClause merges them).
+	mark := make([]int32, in.NumVars)
+	for c := 0; c < m; c++ {
+		for _, l := range in.Clause(c) {
+			s := int32(c + 1)
+			if l.Neg() {
+				s = -s
+			}
+			if mark[l.Var()] == s {
+				return fmt.Errorf("maxsat: clause %d repeats literal %d", c, l)
+			}
+			mark[l.Var()] = s
+		}
+	}
 	return nil
 }
 
