@@ -10,9 +10,8 @@ import (
 // graph is the weighted bipartite factor graph of a problem: variable nodes
 // 0..n-1 on one side; factor nodes n..n+m+c-1 (the m potentials, then the c
 // constraints) on the other. Edges are numbered in the problem's CSR order,
-// potential terms first, then constraint terms; edge e joins factor
-// fac(e) and variable fVar[e] with weight the coefficient, stored exactly in
-// fix[e*words:(e+1)*words] (see fixed.go).
+// potential terms first, then constraint terms; edge e joins a factor and
+// variable fVar[e] with weight the coefficient, stored exactly (fixed.go).
 type graph struct {
 	p       *hlmrf.Problem
 	n, m, c int
@@ -20,10 +19,23 @@ type graph struct {
 	fStart  []int32 // factor f's edges are fStart[f]..fStart[f+1]
 	fVar    []int32 // the variable of each edge
 	vStart  []int32 // variable v's incidences are vStart[v]..vStart[v+1]
-	vFac    []int32 // the factor (0-based among factors) of each incidence
 	scale   fixedScale
-	fix     []uint64 // edge e's exact weight: fix[e*words:(e+1)*words]
-	vFix    []uint64 // the same per incidence, in variable order (for locality)
+
+	// One-word weights (scale.words == 1): packed edges, factor side in edge
+	// order (to = variable) and variable side in incidence order (to = factor).
+	fEdge, vEdge []edge
+
+	// Wider weights: edge e's exact weight is fix[e*words:(e+1)*words]; per
+	// incidence of a variable, its factor and the same weight.
+	fix  []uint64
+	vFac []int32
+	vFix []uint64
+}
+
+// edge is an edge seen from one end: its exact one-word weight and the other end.
+type edge struct {
+	w  uint64
+	to int32
 }
 
 // check verifies everything lifting relies on, in O(size) time and without
@@ -114,16 +126,21 @@ func newGraph(p *hlmrf.Problem) *graph {
 	ne := np + len(p.CVar)
 	nf := g.m + g.c
 
-	g.fStart = make([]int32, nf+1)
-	if g.m > 0 {
-		copy(g.fStart, p.Start)
+	if g.c == 0 && len(p.Start) == nf+1 {
+		// No constraints: the potentials' arrays are the factor arrays (read only).
+		g.fStart, g.fVar = p.Start, p.Var
+	} else {
+		g.fStart = make([]int32, nf+1)
+		if g.m > 0 {
+			copy(g.fStart, p.Start)
+		}
+		for j := 1; j <= g.c; j++ {
+			g.fStart[g.m+j] = int32(np) + p.CStart[j]
+		}
+		g.fVar = make([]int32, ne)
+		copy(g.fVar, p.Var)
+		copy(g.fVar[np:], p.CVar)
 	}
-	for j := 1; j <= g.c; j++ {
-		g.fStart[g.m+j] = int32(np) + p.CStart[j]
-	}
-	g.fVar = make([]int32, ne)
-	copy(g.fVar, p.Var)
-	copy(g.fVar[np:], p.CVar)
 
 	// Degrees and the variables' CSR offsets.
 	g.vStart = make([]int32, g.n+1)
@@ -154,6 +171,35 @@ func newGraph(p *hlmrf.Problem) *graph {
 	}
 	g.scale = sb.scale(maxDeg)
 	w := g.scale.words
+	next := append([]int32(nil), g.vStart[:g.n]...)
+	if w == 1 {
+		// One word: pack each edge's weight with its endpoint, so that a
+		// visit reads one cache line instead of two.
+		g.fEdge = make([]edge, ne)
+		e := 0
+		for _, cs := range [][]float64{p.Coef, p.CCoef} {
+			var tmp [1]uint64
+			last := math.NaN()
+			for _, x := range cs {
+				if x != last || math.Signbit(x) != math.Signbit(last) {
+					g.scale.put(tmp[:], x)
+					last = x
+				}
+				g.fEdge[e] = edge{tmp[0], g.fVar[e]}
+				e++
+			}
+		}
+		g.vEdge = make([]edge, ne)
+		for f := 0; f < nf; f++ {
+			for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+				v := g.fVar[e]
+				q := next[v]
+				next[v]++
+				g.vEdge[q] = edge{g.fEdge[e].w, int32(f)}
+			}
+		}
+		return g
+	}
 	g.fix = make([]uint64, ne*w)
 	e := 0
 	for _, cs := range [][]float64{p.Coef, p.CCoef} {
@@ -168,25 +214,30 @@ func newGraph(p *hlmrf.Problem) *graph {
 			e++
 		}
 	}
-
 	// Transpose: incidences of each variable, in edge order.
 	g.vFac = make([]int32, ne)
 	g.vFix = make([]uint64, ne*w)
-	next := append([]int32(nil), g.vStart[:g.n]...)
 	for f := 0; f < nf; f++ {
 		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
 			v := g.fVar[e]
 			q := next[v]
 			next[v]++
 			g.vFac[q] = int32(f)
-			if w == 1 {
-				g.vFix[q] = g.fix[e]
-			} else {
-				copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
-			}
+			copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
 		}
 	}
 	return g
+}
+
+// weight returns edge e's exact weight (scale.words words; the slice may be
+// scratch, valid until the next call).
+func (g *graph) weight(e int32, scratch []uint64) []uint64 {
+	if g.fEdge != nil {
+		scratch[0] = g.fEdge[e].w
+		return scratch[:1]
+	}
+	w := g.scale.words
+	return g.fix[int(e)*w : int(e+1)*w]
 }
 
 // coef returns edge e's coefficient.

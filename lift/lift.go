@@ -102,6 +102,17 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 
 	// Potentials: class sizes, representatives (first members) and groups.
 	size, rep, group := classInfo(col.Pot, col.NumPot, p.Group)
+	terms := 0
+	for _, i := range rep {
+		terms += int(g.fStart[i+1] - g.fStart[i])
+	}
+	lp.Weight = make([]float64, 0, col.NumPot)
+	lp.Const = make([]float64, 0, col.NumPot)
+	lp.Power = make([]uint8, 0, col.NumPot)
+	lp.Group = make([]int32, 0, col.NumPot)
+	lp.Start = append(make([]int32, 0, col.NumPot+1), 0)
+	lp.Var = make([]int32, 0, terms)
+	lp.Coef = make([]float64, 0, terms)
 	newID := make([]int32, col.NumPot)
 	for k := 0; k < col.NumPot; k++ {
 		i := rep[k]
@@ -137,6 +148,16 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 
 	// Constraints.
 	size, rep, group = classInfo(col.Con, col.NumCon, p.CGroup)
+	terms = 0
+	for _, j := range rep {
+		terms += int(g.fStart[g.m+int(j)+1] - g.fStart[g.m+int(j)])
+	}
+	lp.CKind = make([]hlmrf.ConstraintKind, 0, col.NumCon)
+	lp.CConst = make([]float64, 0, col.NumCon)
+	lp.CGroup = make([]int32, 0, col.NumCon)
+	lp.CStart = append(make([]int32, 0, col.NumCon+1), 0)
+	lp.CVar = make([]int32, 0, terms)
+	lp.CCoef = make([]float64, 0, terms)
 	newID = make([]int32, col.NumCon)
 	for k := 0; k < col.NumCon; k++ {
 		j := rep[k]
@@ -208,56 +229,68 @@ func newRowBuilder(g *graph, col *Coloring) *rowBuilder {
 // f's coefficients into it, rounded to float64, zeros left out. The slices
 // are reused by the next call.
 func (b *rowBuilder) row(f int) ([]int32, []float64, error) {
-	g, w := b.g, b.g.scale.words
+	g := b.g
+	lo, hi := g.fStart[f], g.fStart[f+1]
 	b.vars, b.first, b.count = b.vars[:0], b.first[:0], b.count[:0]
-	for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+	merged := false
+	for e := lo; e < hi; e++ {
 		k := b.class[g.fVar[e]]
-		q := b.slot[k]
-		if q < 0 {
-			q = int32(len(b.vars))
-			b.slot[k] = q
-			b.vars = append(b.vars, k)
-			b.first = append(b.first, e)
-			b.count = append(b.count, 0)
+		if q := b.slot[k]; q >= 0 {
+			b.count[q]++
+			merged = true
+			continue
 		}
-		b.count[q]++
+		b.slot[k] = int32(len(b.vars))
+		b.vars = append(b.vars, k)
+		b.first = append(b.first, e)
+		b.count = append(b.count, 1)
 	}
+	b.coefs = b.coefs[:0]
+	if !merged {
+		// Every class has one term: the coefficients are the original ones.
+		for q, k := range b.vars {
+			b.slot[k] = -1
+			b.coefs = append(b.coefs, g.coef(b.first[q]))
+		}
+		return b.dropZeros()
+	}
+	w := g.scale.words
 	if need := len(b.vars) * w; cap(b.acc) < need {
 		b.acc = make([]uint64, need)
 	}
-	b.coefs = b.coefs[:0]
-	for q := range b.vars {
-		b.coefs = append(b.coefs, g.coef(b.first[q]))
-		if b.count[q] > 1 {
-			clear(b.acc[q*w : (q+1)*w])
-		}
-	}
-	for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+	clear(b.acc[:len(b.vars)*w])
+	var scratch [1]uint64
+	for e := lo; e < hi; e++ {
 		q := int(b.slot[b.class[g.fVar[e]]])
 		if b.count[q] > 1 {
-			addTo(b.acc[q*w:(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
+			addTo(b.acc[q*w:(q+1)*w], g.weight(e, scratch[:]))
 		}
 	}
-	var err error
-	out := 0
 	for q, k := range b.vars {
 		b.slot[k] = -1
-		x := b.coefs[q]
+		x := g.coef(b.first[q])
 		if b.count[q] > 1 {
 			var ok bool
-			x, ok = g.scale.float(b.acc[q*w : (q+1)*w])
-			if !ok && err == nil {
-				err = fmt.Errorf("the summed coefficient of %d terms in one variable class overflows float64", b.count[q])
+			if x, ok = g.scale.float(b.acc[q*w : (q+1)*w]); !ok {
+				for _, k := range b.vars[q+1:] {
+					b.slot[k] = -1
+				}
+				return nil, nil, fmt.Errorf("the summed coefficient of %d terms in one variable class overflows float64", b.count[q])
 			}
 		}
-		if x == 0 {
-			continue
-		}
-		b.vars[out], b.coefs[out] = k, x
-		out++
+		b.coefs = append(b.coefs, x)
 	}
-	if err != nil {
-		return nil, nil, err
+	return b.dropZeros()
+}
+
+// dropZeros removes the terms whose coefficient is zero.
+func (b *rowBuilder) dropZeros() ([]int32, []float64, error) {
+	out := 0
+	for q, x := range b.coefs {
+		if x != 0 {
+			b.vars[out], b.coefs[out] = b.vars[q], x
+			out++
+		}
 	}
 	return b.vars[:out], b.coefs[:out], nil
 }

@@ -48,16 +48,18 @@ func Refine(p *hlmrf.Problem) (*Coloring, error) {
 // Refinement is bound by memory latency, not by arithmetic, so the state is
 // packed for few cache misses: a touch (adding one edge weight to a node's
 // sum) reads only the node's 16-byte record, and members of a class are moved
-// in elems only when the class really splits. Two sign tricks keep the record
-// small: a node alone in its class has cls = ^class (it can never split, so
-// touching it is skipped), and a node touched by the current splitter has
-// pos = ^pos until its class is examined.
+// in elems only when the class really splits. A node alone in its class can
+// never split, so touching it is skipped after a look at the bit set single,
+// which is small enough to stay in cache (most nodes end up alone when a
+// problem has little symmetry). A node touched by the current splitter has
+// pos = ^pos until its class is examined, which keeps the record small.
 type refiner struct {
 	g     *graph
 	words int
 
 	elems  []int32
 	node   []nodeState
+	single []uint64 // bit x: node x is alone in its class
 	class  []classState
 	queue  []int32
 	nclass int32
@@ -73,7 +75,7 @@ type refiner struct {
 // its sum of edge weights into the current splitter (zero when untouched).
 type nodeState struct {
 	acc uint64
-	cls int32 // ^cls when the node is alone in its class
+	cls int32
 	pos int32 // ^pos while touched by the current splitter
 }
 
@@ -88,16 +90,18 @@ type classState struct {
 func refine(g *graph, p *hlmrf.Problem) *Coloring {
 	n := g.n + g.m + g.c
 	r := &refiner{
-		g:     g,
-		words: g.scale.words,
-		elems: make([]int32, n),
-		node:  make([]nodeState, n),
-		class: make([]classState, n),
+		g:      g,
+		words:  g.scale.words,
+		elems:  make([]int32, n),
+		node:   make([]nodeState, n),
+		class:  make([]classState, n),
+		single: make([]uint64, (n+63)/64),
 	}
 	if r.words > 1 {
 		r.wide = make([]uint64, n*r.words)
 	}
 	r.initial(p)
+	r.start()
 	for len(r.queue) > 0 {
 		s := r.queue[len(r.queue)-1]
 		r.queue = r.queue[:len(r.queue)-1]
@@ -164,15 +168,94 @@ func (r *refiner) initial(p *hlmrf.Problem) {
 		cs.end++
 	}
 	for x := range r.node {
-		if c := r.node[x].cls; sizes[c] == 1 {
-			r.node[x].cls = ^c
+		if sizes[r.node[x].cls] == 1 {
+			r.setSingle(int32(x))
 		}
 	}
 	r.nclass = int32(len(sizes))
-	for c := r.nclass - 1; c >= 0; c-- {
-		r.queue = append(r.queue, c)
-		r.class[c].queued = true
+}
+
+// start performs the first two steps of refinement as streaming passes over
+// the edge arrays instead of touches: it splits the factor classes by their
+// sums into the class of all variables (row sums), then the variables by
+// their sums into the set of all factors (column sums). The partition is then
+// stable with respect to both sides as wholes, so in each side all classes
+// but the largest are queued (the "all but the largest" rule applied to the
+// side as one block), which also saves processing the largest class of each
+// side.
+func (r *refiner) start() {
+	g, w := r.g, r.words
+	if g.n == 0 || g.m+g.c == 0 {
+		return // no edges: the initial coloring is stable
 	}
+	nf := g.m + g.c
+	for f := 0; f < nf; f++ {
+		x := g.n + f
+		if w == 1 {
+			var s uint64
+			for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
+				s += e.w
+			}
+			r.node[x].acc = s
+		} else {
+			acc := r.wide[x*w : (x+1)*w]
+			for e := int(g.fStart[f]); e < int(g.fStart[f+1]); e++ {
+				addTo(acc, g.fix[e*w:(e+1)*w])
+			}
+		}
+	}
+	// The initial factor classes are 1..nclass-1 (class 0 holds the variables);
+	// splitting appends new classes, which need no further split.
+	for c, k := int32(1), r.nclass; c < k; c++ {
+		r.splitAll(c)
+	}
+	for v := 0; v < g.n; v++ {
+		if w == 1 {
+			var s uint64
+			for _, e := range g.vEdge[g.vStart[v]:g.vStart[v+1]] {
+				s += e.w
+			}
+			r.node[v].acc = s
+		} else {
+			acc := r.wide[v*w : (v+1)*w]
+			for k := int(g.vStart[v]); k < int(g.vStart[v+1]); k++ {
+				addTo(acc, g.vFix[k*w:(k+1)*w])
+			}
+		}
+	}
+	r.splitAll(0)
+
+	// Queue every class but the largest of each side.
+	r.queue = r.queue[:0]
+	bigVar, bigFac := int32(-1), int32(-1)
+	size := func(c int32) int32 { return r.class[c].end - r.class[c].first }
+	for c := int32(0); c < r.nclass; c++ {
+		r.class[c].queued = false
+		if int(r.elems[r.class[c].first]) < g.n {
+			if bigVar < 0 || size(c) > size(bigVar) {
+				bigVar = c
+			}
+		} else if bigFac < 0 || size(c) > size(bigFac) {
+			bigFac = c
+		}
+	}
+	for c := r.nclass - 1; c >= 0; c-- {
+		if c != bigVar && c != bigFac {
+			r.queue = append(r.queue, c)
+			r.class[c].queued = true
+		}
+	}
+}
+
+// splitAll splits class c by the sums already stored for all its members.
+func (r *refiner) splitAll(c int32) {
+	cs := r.class[c]
+	if cs.end-cs.first == 1 {
+		r.resetSums(r.elems[cs.first:cs.end])
+		return
+	}
+	r.byClass = append(r.byClass[:0], r.elems[cs.first:cs.end]...)
+	r.splitClass(c, r.byClass)
 }
 
 // bitsOf returns the bits of x with -0 folded into +0, so that equal numbers
@@ -189,29 +272,35 @@ func bitsOf(x float64) uint64 {
 func (r *refiner) split(s int32) {
 	g, w := r.g, r.words
 	members := r.elems[r.class[s].first:r.class[s].end]
-	if int(members[0]) < g.n {
+	isVar := int(members[0]) < g.n
+	switch {
+	case w == 1 && isVar:
 		// Variables: add each incidence to its factor node.
 		n := int32(g.n)
 		for _, v := range members {
-			for k := g.vStart[v]; k < g.vStart[v+1]; k++ {
-				x := n + g.vFac[k]
-				if w == 1 {
-					r.touch1(x, g.vFix[k])
-				} else {
-					r.touchWide(x, g.vFix[int(k)*w:int(k+1)*w])
-				}
+			for _, e := range g.vEdge[g.vStart[v]:g.vStart[v+1]] {
+				r.touch1(n+e.to, e.w)
 			}
 		}
-	} else {
+	case w == 1:
+		for _, u := range members {
+			f := int(u) - g.n
+			for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
+				r.touch1(e.to, e.w)
+			}
+		}
+	case isVar:
+		n := int32(g.n)
+		for _, v := range members {
+			for k := g.vStart[v]; k < g.vStart[v+1]; k++ {
+				r.touchWide(n+g.vFac[k], g.vFix[int(k)*w:int(k+1)*w])
+			}
+		}
+	default:
 		for _, u := range members {
 			f := int(u) - g.n
 			for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-				x := g.fVar[e]
-				if w == 1 {
-					r.touch1(x, g.fix[e])
-				} else {
-					r.touchWide(x, g.fix[int(e)*w:int(e+1)*w])
-				}
+				r.touchWide(g.fVar[e], g.fix[int(e)*w:int(e+1)*w])
 			}
 		}
 	}
@@ -243,7 +332,10 @@ func (r *refiner) split(s int32) {
 		cs.ntouch++
 	}
 	for _, c := range r.tclasses {
-		r.splitClass(c)
+		cs := &r.class[c]
+		t := r.byClass[cs.base : cs.base+cs.ntouch]
+		cs.ntouch = 0
+		r.splitClass(c, t)
 	}
 	r.touched = r.touched[:0]
 	r.tclasses = r.tclasses[:0]
@@ -251,10 +343,10 @@ func (r *refiner) split(s int32) {
 
 // touch1 adds the one-word weight x to node x's sum.
 func (r *refiner) touch1(x int32, weight uint64) {
-	ns := &r.node[x]
-	if ns.cls < 0 {
+	if r.single[x>>6]&(1<<(x&63)) != 0 {
 		return // alone in its class
 	}
+	ns := &r.node[x]
 	if ns.pos >= 0 {
 		ns.pos = ^ns.pos
 		r.touched = append(r.touched, x)
@@ -264,10 +356,10 @@ func (r *refiner) touch1(x int32, weight uint64) {
 
 // touchWide adds a multi-word weight to node x's sum.
 func (r *refiner) touchWide(x int32, weight []uint64) {
-	ns := &r.node[x]
-	if ns.cls < 0 {
+	if r.single[x>>6]&(1<<(x&63)) != 0 {
 		return
 	}
+	ns := &r.node[x]
 	if ns.pos >= 0 {
 		ns.pos = ^ns.pos
 		r.touched = append(r.touched, x)
@@ -316,10 +408,8 @@ func (r *refiner) resetSums(nodes []int32) {
 // queued. If c was queued, all groups are now queued; if not, all but the
 // largest are, which suffices because the partition is already stable with
 // respect to c as a whole. The touched members' sums are reset to zero.
-func (r *refiner) splitClass(c int32) {
+func (r *refiner) splitClass(c int32, t []int32) {
 	cs := &r.class[c]
-	t := r.byClass[cs.base : cs.base+cs.ntouch]
-	cs.ntouch = 0
 	defer r.resetSums(t)
 	// Move the nonzero sums to the front of t; note whether they are all equal.
 	nz := 0
@@ -375,16 +465,19 @@ func (r *refiner) splitClass(c int32) {
 			r.class[id] = classState{first: b[k], end: b[k+1], queued: true}
 			r.queue = append(r.queue, id)
 		}
-		if b[k+1]-b[k] == 1 {
-			r.node[r.elems[b[k]]].cls = ^id
-		} else if k != largest {
+		if k != largest {
 			for _, x := range r.elems[b[k]:b[k+1]] {
 				r.node[x].cls = id
 			}
 		}
+		if b[k+1]-b[k] == 1 {
+			r.setSingle(r.elems[b[k]])
+		}
 	}
 	r.bounds = b
 }
+
+func (r *refiner) setSingle(x int32) { r.single[x>>6] |= 1 << (x & 63) }
 
 func (r *refiner) swap(i, j int32) {
 	a, b := r.elems[i], r.elems[j]
@@ -408,9 +501,6 @@ func (r *refiner) coloring() *Coloring {
 		next := int32(0)
 		for i := range dst {
 			c := r.node[base+i].cls
-			if c < 0 {
-				c = ^c
-			}
 			if id[c] < 0 {
 				id[c] = next
 				next++
