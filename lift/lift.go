@@ -11,6 +11,18 @@
 // solver as any other, and Expand maps its solution back: every variable takes
 // its class's value.
 //
+// Equal sums are decided exactly. Coefficients are float64, whose sums depend
+// on the order of addition (0.1+0.2-0.1 != 0.2-0.1+0.1), so summing in
+// floating point would both split symmetric nodes and merge asymmetric ones.
+// Every sum is instead accumulated exactly as a fixed-point integer in units
+// of the smallest power of two among the problem's coefficients (fixed.go):
+// one 64-bit word for small-integer coefficients, two for typical decimal
+// ones, more only for extreme exponent ranges. This gives the true coarsest
+// stable coloring under the paper's sum criterion; the stricter but simpler
+// "same multiset of edge weights" criterion was rejected because it can
+// split classes that the sum criterion keeps together, losing lifting for no
+// gain in exactness.
+//
 // Correctness: the coloring is an equitable partition (every potential of a
 // class has the same summed coefficient into every variable class, and every
 // variable of a class the same summed coefficient from every factor class).
