@@ -20,6 +20,16 @@
 //  4. Optionally improve with MaxWalkSAT ([WalkSAT]), which is also usable on
 //     its own.
 //
+// Hard clauses are constraints of the relaxation (1 - l_c(y) <= 0). In the
+// conditional expectations and in MaxWalkSAT they weigh more than all soft
+// clauses together, so no soft gain can pay for a hard violation; if the
+// rounded assignment still violates some (the derandomisation guarantees
+// nothing for them), MaxWalkSAT repairs from it for at least
+// Options.RepairSteps flips, and Report.HardViolated says how many remain.
+// When the hard clauses are unsatisfiable every number is an upper bound on
+// the (nonexistent) optimum; a certified bound below zero proves that they
+// are unsatisfiable (Report.Infeasible).
+//
 // WCNF files are read and written by [Read] and [Write]. [FromProblem] turns a
 // clause-shaped hlmrf.Problem (PSL rules that are clauses) into an Instance.
 package maxsat
