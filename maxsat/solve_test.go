@@ -15,8 +15,15 @@ import (
 func TestSolveBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
 	ctx := context.Background()
-	for trial := 0; trial < 80; trial++ {
+	trials := 82
+	if testing.Short() {
+		trials = 80
+	}
+	for trial := 0; trial < trials; trial++ {
 		n := 2 + rng.IntN(13)
+		if trial >= 80 {
+			n = 19 + trial - 80 // two instances with 19 and 20 variables
+		}
 		pHard := 0.0
 		if trial%4 == 3 {
 			pHard = 0.2
