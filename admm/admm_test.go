@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -721,4 +722,70 @@ func FuzzSolve(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestKernelsAgree: the fixed-arity kernels give bit-identical local steps to
+// the general loop, on runs of every arity and power, split at arbitrary
+// boundaries.
+func TestKernelsAgree(t *testing.T) {
+	rng := newRand(5)
+	var p hlmrf.Problem
+	p.AddVars(50)
+	for block := 0; block < 40; block++ {
+		arity := 1 + rng.IntN(4)
+		power := uint8(1 + rng.IntN(2))
+		n := 1 + rng.IntN(40)
+		for i := 0; i < n; i++ {
+			vars := make([]int32, 0, arity)
+			coefs := make([]float64, 0, arity)
+			for len(vars) < arity {
+				v := int32(rng.IntN(50))
+				if !slices.Contains(vars, v) {
+					vars = append(vars, v)
+					coefs = append(coefs, rng.Float64()*4-2)
+				}
+			}
+			p.AddPotential(rng.Float64()*3, rng.Float64()*2-1, power, -1, vars, coefs)
+		}
+	}
+	s := New0(t, &p)
+	kinds := map[[2]int]bool{}
+	for _, r := range s.runs {
+		sq := 0
+		if r.squared {
+			sq = 1
+		}
+		kinds[[2]int{r.arity, sq}] = true
+	}
+	if len(kinds) < 6 {
+		t.Fatalf("runs cover only %v", kinds)
+	}
+	if err := s.prepare(nil); err != nil {
+		t.Fatal(err)
+	}
+	for j := range s.z {
+		s.z[j] = rng.Float64()
+	}
+	for k := range s.s {
+		s.s[k] = rng.Float64()*2 - 0.5
+	}
+	s0 := slices.Clone(s.s)
+	localPotentials(s.prm, s.start, s.coef, s.vars, s.s, s.z, 0, s.m)
+	want := slices.Clone(s.s)
+	for trial := 0; trial < 50; trial++ {
+		copy(s.s, s0)
+		// Split at a random point, as chunk boundaries do.
+		cut := rng.IntN(s.m + 1)
+		r := 0
+		s.localRuns(r, 0, cut)
+		for r < len(s.runs) && s.runs[r].hi <= cut {
+			r++
+		}
+		s.localRuns(r, cut, s.m)
+		for k := range want {
+			if s.s[k] != want[k] {
+				t.Fatalf("cut %d: copy %d: %v, general loop %v", cut, k, s.s[k], want[k])
+			}
+		}
+	}
 }

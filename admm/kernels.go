@@ -1,5 +1,7 @@
 package admm
 
+import "unsafe"
+
 // The hot loops. State per local copy k (potential and constraint terms laid
 // out contiguously, potentials first, in the order of p.Var then p.CVar) is a
 // single number
@@ -35,7 +37,8 @@ type potParam struct{ c, g, hi float64 }
 // for <= and -Inf for =.
 type conParam struct{ c, g, lo float64 }
 
-// localPotentials runs the local step of potentials lo..hi-1.
+// localPotentials runs the local step of potentials lo..hi-1 with the
+// general row loop (any arity).
 func localPotentials(prm []potParam, start []int32, coef []float64, vars []int32, s, z []float64, lo, hi int) {
 	if lo >= hi {
 		return
@@ -62,6 +65,110 @@ func localPotentials(prm []potParam, start []int32, coef []float64, vars []int32
 			ss[k] -= st * ak
 		}
 		b = e
+	}
+}
+
+// The fixed-arity kernels below run the local step of a run of potentials
+// that all have the same number of variables (1, 2 or 3) and the same power,
+// stored at a fixed stride: no row offsets to read, no inner loops, no
+// per-potential slice bounds checks (the rows are viewed as arrays), and for
+// squared hinges no cap (it is +Inf). They do the same arithmetic in the same
+// order as localPotentials, so results do not depend on which kernel ran
+// (TestKernelsAgree checks this bit for bit).
+
+// rows views x, whose length is a multiple of K, as consecutive K-arrays. A
+// [K]T has the memory layout of K consecutive Ts, so this is the same memory
+// with a type that lets the compiler drop per-element bounds checks.
+func rows[T float64 | int32, A [1]T | [2]T | [3]T](x []T) []A {
+	var a A
+	k := len(a)
+	if len(x) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/k)
+}
+
+func local3Sq(prm []potParam, a, s [][3]float64, v [][3]int32, z []float64) {
+	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+	for i := range prm {
+		ai, si, vi, pp := &a[i], &s[i], &v[i], &prm[i]
+		z0, z1, z2 := z[vi[0]], z[vi[1]], z[vi[2]]
+		t := -pp.c
+		t += ai[0] * (z0 + z0 - si[0])
+		t += ai[1] * (z1 + z1 - si[1])
+		t += ai[2] * (z2 + z2 - si[2])
+		st := max(t*pp.g, 0)
+		si[0] = z0 - st*ai[0]
+		si[1] = z1 - st*ai[1]
+		si[2] = z2 - st*ai[2]
+	}
+}
+
+func local3Lin(prm []potParam, a, s [][3]float64, v [][3]int32, z []float64) {
+	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+	for i := range prm {
+		ai, si, vi, pp := &a[i], &s[i], &v[i], &prm[i]
+		z0, z1, z2 := z[vi[0]], z[vi[1]], z[vi[2]]
+		t := -pp.c
+		t += ai[0] * (z0 + z0 - si[0])
+		t += ai[1] * (z1 + z1 - si[1])
+		t += ai[2] * (z2 + z2 - si[2])
+		st := max(min(t*pp.g, pp.hi), 0)
+		si[0] = z0 - st*ai[0]
+		si[1] = z1 - st*ai[1]
+		si[2] = z2 - st*ai[2]
+	}
+}
+
+func local2Sq(prm []potParam, a, s [][2]float64, v [][2]int32, z []float64) {
+	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+	for i := range prm {
+		ai, si, vi, pp := &a[i], &s[i], &v[i], &prm[i]
+		z0, z1 := z[vi[0]], z[vi[1]]
+		t := -pp.c
+		t += ai[0] * (z0 + z0 - si[0])
+		t += ai[1] * (z1 + z1 - si[1])
+		st := max(t*pp.g, 0)
+		si[0] = z0 - st*ai[0]
+		si[1] = z1 - st*ai[1]
+	}
+}
+
+func local2Lin(prm []potParam, a, s [][2]float64, v [][2]int32, z []float64) {
+	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+	for i := range prm {
+		ai, si, vi, pp := &a[i], &s[i], &v[i], &prm[i]
+		z0, z1 := z[vi[0]], z[vi[1]]
+		t := -pp.c
+		t += ai[0] * (z0 + z0 - si[0])
+		t += ai[1] * (z1 + z1 - si[1])
+		st := max(min(t*pp.g, pp.hi), 0)
+		si[0] = z0 - st*ai[0]
+		si[1] = z1 - st*ai[1]
+	}
+}
+
+func local1Sq(prm []potParam, a, s []float64, v []int32, z []float64) {
+	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+	for i := range prm {
+		pp := &prm[i]
+		z0 := z[v[i]]
+		t := -pp.c
+		t += a[i] * (z0 + z0 - s[i])
+		st := max(t*pp.g, 0)
+		s[i] = z0 - st*a[i]
+	}
+}
+
+func local1Lin(prm []potParam, a, s []float64, v []int32, z []float64) {
+	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+	for i := range prm {
+		pp := &prm[i]
+		z0 := z[v[i]]
+		t := -pp.c
+		t += a[i] * (z0 + z0 - s[i])
+		st := max(min(t*pp.g, pp.hi), 0)
+		s[i] = z0 - st*a[i]
 	}
 }
 

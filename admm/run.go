@@ -38,13 +38,17 @@ func (r *run) worker(w int) {
 	vlo, vhi := s.varChunks[r.tvar[w]], s.varChunks[r.tvar[w+1]]
 	plo, phi := min(tlo, s.m), min(thi, s.m)
 	clo, chi := max(tlo, s.m)-s.m, max(thi, s.m)-s.m
+	firstRun := 0
+	for firstRun < len(s.runs) && s.runs[firstRun].hi <= plo {
+		firstRun++
+	}
 	for it := 1; ; it++ {
 		check := it%opt.CheckEvery == 0 || it == opt.MaxIter
 		if check {
 			localPotentialsCheck(s.prm, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
 			localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, s.aux, clo, chi)
 		} else {
-			localPotentials(s.prm, s.start, s.coef, s.vars, s.s, s.z, plo, phi)
+			s.localRuns(firstRun, plo, phi)
 			localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, nil, clo, chi)
 		}
 		r.bar.wait()
@@ -178,4 +182,32 @@ func (s *Solver) residual(lo, hi int) termPartial {
 		}
 	}
 	return out
+}
+
+// localRuns runs the local step of potentials lo..hi-1, starting at run
+// index r (the first run that ends after lo), with the fixed-arity kernels
+// where runs allow.
+func (s *Solver) localRuns(r, lo, hi int) {
+	for ; r < len(s.runs) && s.runs[r].lo < hi; r++ {
+		run := &s.runs[r]
+		a, b := max(run.lo, lo), min(run.hi, hi)
+		c0, c1 := int(s.start[a]), int(s.start[b])
+		prm, coef, vars, st := s.prm[a:b], s.coef[c0:c1], s.vars[c0:c1], s.s[c0:c1]
+		switch {
+		case run.arity == 3 && run.squared:
+			local3Sq(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+		case run.arity == 3:
+			local3Lin(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+		case run.arity == 2 && run.squared:
+			local2Sq(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+		case run.arity == 2:
+			local2Lin(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+		case run.arity == 1 && run.squared:
+			local1Sq(prm, coef, st, vars, s.z)
+		case run.arity == 1:
+			local1Lin(prm, coef, st, vars, s.z)
+		default:
+			localPotentials(s.prm, s.start, s.coef, s.vars, s.s, s.z, a, b)
+		}
+	}
 }

@@ -43,6 +43,10 @@ type Solver struct {
 	prm   []potParam
 	w     []float64 // weights of the current Solve
 
+	// Runs of consecutive potentials with the same arity, for the fixed-stride
+	// kernels.
+	runs []arityRun
+
 	// Transposed index: the copies of variable j are tcopy[tstart[j]:tstart[j+1]].
 	tstart []int32
 	tcopy  []int32
@@ -110,6 +114,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	copy(s.vars[np:], p.CVar)
 
 	s.power = append([]uint8(nil), p.Power...)
+	s.runs = arityRuns(s.start[:s.m+1], s.power)
 	s.pc = append([]float64(nil), p.Const...)
 	s.pnorm = make([]float64, s.m)
 	for i := range s.pnorm {
@@ -161,6 +166,46 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.tpart = make([]termPartial, len(s.termChunks)-1)
 	s.vpart = make([]varPartial, len(s.varChunks)-1)
 	return s, nil
+}
+
+// arityRun is a run of potentials lo..hi-1 that all have arity variables
+// (1, 2 or 3) and the same power (squared or not), handled by the
+// fixed-arity kernels; arity 0 marks a stretch for the general loop.
+type arityRun struct {
+	lo, hi, arity int
+	squared       bool
+}
+
+// minRun is the shortest run given a fixed-arity kernel; shorter ones join
+// the general loop, whose per-potential cost is higher but which needs no
+// switch between kernels.
+const minRun = 16
+
+// arityRuns splits potentials with row offsets start and powers power into
+// runs.
+func arityRuns(start []int32, power []uint8) []arityRun {
+	m := len(start) - 1
+	var runs []arityRun
+	add := func(r arityRun) {
+		if r.arity > 3 || r.hi-r.lo < minRun {
+			r.arity, r.squared = 0, false
+		}
+		if n := len(runs); n > 0 && runs[n-1].arity == 0 && r.arity == 0 {
+			runs[n-1].hi = r.hi
+			return
+		}
+		runs = append(runs, r)
+	}
+	for i := 0; i < m; {
+		k := start[i+1] - start[i]
+		j := i + 1
+		for j < m && start[j+1]-start[j] == k && power[j] == power[i] {
+			j++
+		}
+		add(arityRun{lo: i, hi: j, arity: int(k), squared: power[i] == 2})
+		i = j
+	}
+	return runs
 }
 
 func norm2(a []float64) float64 {

@@ -1,0 +1,62 @@
+package admm
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"hinge/admm/admmtest"
+	"hinge/hlmrf"
+)
+
+// BenchmarkIteration measures ns per potential-iteration: each b.Loop round
+// continues the same solver for 100 iterations (two residual checks, as in a
+// real solve with CheckEvery 50) with convergence disabled. Problems are
+// 3-variable hinges (squared or linear) with random coefficients and
+// constants (admmtest.Random) over m/4 variables, so each variable has about
+// 12 local copies; their optimum is far from every potential being
+// satisfied, so no run reaches an exact fixed point and stops early.
+//
+//	go test -run '^$' -bench Iteration -benchtime 20x ./admm
+func BenchmarkIteration(b *testing.B) {
+	for _, kind := range []struct {
+		name  string
+		power uint8
+	}{{"sq3", 2}, {"lin3", 1}} {
+		for _, m := range []int{1e4, 1e5, 1e6} {
+			p := admmtest.Random(admmtest.Config{Vars: m / 4, Potentials: m, MinArity: 3, MaxArity: 3, Power: kind.power, Seed: 1})
+			for _, threads := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/pots=%d/threads=%d", kind.name, m, threads), func(b *testing.B) {
+					benchIterations(b, p, threads)
+				})
+			}
+		}
+	}
+}
+
+func benchIterations(b *testing.B, p *hlmrf.Problem, threads int) {
+	opt := DefaultOptions()
+	opt.EpsAbs, opt.EpsRel = 0, 0
+	opt.MaxIter = 100
+	opt.Threads = threads
+	s, err := New(p, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Solve(ctx, nil); err != nil { // warm up: page in, settle
+		b.Fatal(err)
+	}
+	iters := 0
+	for b.Loop() {
+		res, err := s.Solve(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Iterations != opt.MaxIter {
+			b.Fatalf("solve stopped after %d of %d iterations", res.Iterations, opt.MaxIter)
+		}
+		iters += res.Iterations
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(iters)/float64(p.NumPotentials()), "ns/pot-iter")
+}

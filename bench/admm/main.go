@@ -1,0 +1,166 @@
+// Command admm-bench measures the ADMM solver's cost per potential-iteration
+// on generated problems and prints a table: problem size x thread count,
+// median of several runs of a fixed number of iterations.
+//
+//	go run ./bench/admm -sizes 1e4,1e5,1e6,1e7 -threads 1,2 -runs 5
+//
+// Problems are 3-variable squared or linear hinges with random coefficients
+// and constants (admmtest.Random) over sizes/ratio variables; their optimum
+// is not an exact fixed point, so no run stops before its iteration count. Each run continues
+// the same solver for -iters iterations with convergence disabled (residual
+// checks every 50 iterations still happen, as in a real solve). Besides wall
+// time the table gives the process CPU time per potential-iteration, which
+// is what to read on a machine shared with other work: wall time then
+// includes waiting for a core.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"hinge/admm"
+	"hinge/admm/admmtest"
+)
+
+func main() {
+	sizes := flag.String("sizes", "1e4,1e5,1e6", "comma-separated numbers of potentials")
+	threads := flag.String("threads", "1,2", "comma-separated thread counts")
+	kinds := flag.String("kinds", "sq3,lin3", "problem kinds: sq3 (3-variable squared hinges), lin3 (linear)")
+	runs := flag.Int("runs", 5, "runs per cell (the median is reported)")
+	iters := flag.Int("iters", 0, "iterations per run (0: about 3e7 potential-iterations per run, at least 50)")
+	ratio := flag.Float64("ratio", 4, "potentials per variable")
+	seed := flag.Uint64("seed", 1, "problem seed")
+	flag.Parse()
+	if err := run(*sizes, *threads, *kinds, *runs, *iters, *ratio, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "admm-bench:", err)
+		os.Exit(2)
+	}
+}
+
+func parseList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || x < 1 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, int(x))
+	}
+	return out, nil
+}
+
+func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, seed uint64) error {
+	sizes, err := parseList(sizesArg)
+	if err != nil {
+		return err
+	}
+	threads, err := parseList(threadsArg)
+	if err != nil {
+		return err
+	}
+	if runs < 1 || ratio <= 0 {
+		return fmt.Errorf("need -runs >= 1 and -ratio > 0")
+	}
+	fmt.Printf("GOMAXPROCS %d, %s, load average at start: %s\n", runtime.GOMAXPROCS(0), runtime.Version(), loadavg())
+	fmt.Printf("%-5s %10s %9s %7s %9s %16s %15s %14s %8s %8s\n", "kind", "potentials", "variables", "threads", "iters/run", "wall ns/pot-iter", "cpu ns/pot-iter", "speedup (wall)", "setup s", "heap MiB")
+	for _, kind := range strings.Split(kindsArg, ",") {
+		var power uint8
+		switch kind {
+		case "sq3":
+			power = 2
+		case "lin3":
+			power = 1
+		default:
+			return fmt.Errorf("unknown kind %q", kind)
+		}
+		for _, m := range sizes {
+			n := max(3, int(float64(m)/ratio))
+			t0 := time.Now()
+			p := admmtest.Random(admmtest.Config{Vars: n, Potentials: m, MinArity: 3, MaxArity: 3, Power: power, Seed: seed})
+			it := iters
+			if it == 0 {
+				it = max(50, 30_000_000/m)
+			}
+			var base float64
+			for _, th := range threads {
+				opt := admm.DefaultOptions()
+				opt.EpsAbs, opt.EpsRel = 0, 0
+				opt.MaxIter = it
+				opt.Threads = th
+				s, err := admm.New(p, opt)
+				if err != nil {
+					return err
+				}
+				setup := time.Since(t0).Seconds()
+				var ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				ctx := context.Background()
+				if _, err := s.Solve(ctx, nil); err != nil { // warm-up run
+					return err
+				}
+				var wall, cpu []float64
+				for r := 0; r < runs; r++ {
+					c0 := cpuTime()
+					w0 := time.Now()
+					res, err := s.Solve(ctx, nil)
+					if err != nil {
+						return err
+					}
+					if res.Iterations != it {
+						return fmt.Errorf("%s m=%d: solve stopped after %d of %d iterations", kind, m, res.Iterations, it)
+					}
+					pi := float64(res.Iterations) * float64(m)
+					wall = append(wall, float64(time.Since(w0).Nanoseconds())/pi)
+					cpu = append(cpu, float64((cpuTime()-c0).Nanoseconds())/pi)
+				}
+				mw, mc := median(wall), median(cpu)
+				if th == threads[0] {
+					base = mw
+				}
+				fmt.Printf("%-5s %10d %9d %7d %9d %16.2f %15.2f %13.2fx %8.1f %8.0f\n", kind, m, n, th, it, mw, mc, base/mw, setup, float64(ms.HeapAlloc)/(1<<20))
+				t0 = time.Now()
+			}
+		}
+	}
+	fmt.Printf("load average at end: %s\n", loadavg())
+	return nil
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuTime is the user+system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
