@@ -20,11 +20,12 @@ type run struct {
 	stop bool
 
 	// Worker 0's bookkeeping.
-	iter         int
-	converged    bool
-	primal, dual float64
-	err          error
-	numErr       bool
+	iter            int
+	converged       bool
+	primal, dual    float64
+	epsPri, epsDual float64
+	err             error
+	numErr          bool
 }
 
 // worker runs worker w's share of every phase until worker 0 decides to stop.
@@ -106,7 +107,7 @@ func (r *run) decide(it int) {
 	sq := math.Sqrt(float64(s.copies))
 	epsPri := sq*opt.EpsAbs + opt.EpsRel*math.Sqrt(max(t.xx, t.zz))
 	epsDual := sq*opt.EpsAbs + opt.EpsRel*rho*math.Sqrt(t.aa)
-	r.iter, r.primal, r.dual = it, primal, dual
+	r.iter, r.primal, r.dual, r.epsPri, r.epsDual = it, primal, dual, epsPri, epsDual
 	if math.IsNaN(primal+dual+epsPri+epsDual+t.obj) || math.IsInf(primal+dual+t.obj, 0) {
 		r.err = errors.New("admm: numerical breakdown (non-finite residual or objective): coefficients, constants or weights are too large in magnitude")
 		r.numErr = true

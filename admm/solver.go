@@ -268,6 +268,8 @@ type Result struct {
 	Objective      float64   // p.Objective(Values)
 	PrimalResidual float64   // at the last check
 	DualResidual   float64   // at the last check
+	PrimalTol      float64   // eps_pri at the last check
+	DualTol        float64   // eps_dual at the last check
 	MaxViolation   float64   // largest hard-constraint violation at Values
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
@@ -303,7 +305,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 		return nil, err
 	}
 	if s.copies == 0 || s.opt.MaxIter == 0 {
-		return s.finish(0, s.copies == 0, 0, 0), nil
+		return s.finish(0, s.copies == 0, 0, 0, 0, 0), nil
 	}
 	threads := s.opt.Threads
 	if threads == 0 {
@@ -328,7 +330,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	}
 	r.worker(0)
 	wg.Wait()
-	res := s.finish(r.iter, r.converged, r.primal, r.dual)
+	res := s.finish(r.iter, r.converged, r.primal, r.dual, r.epsPri, r.epsDual)
 	if r.err != nil {
 		if r.numErr {
 			return nil, r.err
@@ -383,7 +385,7 @@ func (s *Solver) prepare(init []float64) error {
 }
 
 // finish builds the Result at the current consensus point.
-func (s *Solver) finish(iter int, converged bool, primal, dual float64) *Result {
+func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual float64) *Result {
 	vals := append([]float64(nil), s.z...)
 	res := &Result{
 		Values:         vals,
@@ -391,6 +393,8 @@ func (s *Solver) finish(iter int, converged bool, primal, dual float64) *Result 
 		Objective:      s.p.Objective(vals),
 		PrimalResidual: primal,
 		DualResidual:   dual,
+		PrimalTol:      epsPri,
+		DualTol:        epsDual,
 		Worst:          -1,
 	}
 	for j := 0; j < s.nc; j++ {

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hinge/admm"
+	"hinge/hlmrf"
+	"hinge/internal/atomicfile"
+	"hinge/internal/progress"
+)
+
+func init() { commands = append(commands, newSolveCmd) }
+
+type solveOptions struct {
+	admm   admm.Options
+	output string
+	report string
+	quiet  bool
+}
+
+// solveReport is the --report JSON of hinge solve.
+type solveReport struct {
+	File                   string       `json:"file"`
+	Variables              int          `json:"variables"`
+	Potentials             int          `json:"potentials"`
+	Constraints            int          `json:"constraints"`
+	Objective              float64      `json:"objective"`
+	Iterations             int          `json:"iterations"`
+	Converged              bool         `json:"converged"`
+	PrimalResidual         float64      `json:"primal_residual"`
+	DualResidual           float64      `json:"dual_residual"`
+	PrimalTolerance        float64      `json:"primal_tolerance"`
+	DualTolerance          float64      `json:"dual_tolerance"`
+	MaxConstraintViolation float64      `json:"max_constraint_violation"`
+	ViolatedConstraints    int          `json:"violated_constraints"`
+	WorstConstraint        int          `json:"worst_constraint"` // 1-based among the file's constraints, 0 when none is violated
+	Seconds                solveSeconds `json:"seconds"`
+}
+
+type solveSeconds struct {
+	Load  float64 `json:"load"`
+	Solve float64 `json:"solve"`
+	Total float64 `json:"total"`
+}
+
+func newSolveCmd() *cobra.Command {
+	o := &solveOptions{admm: admm.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "solve FILE [--output VALUES] [--report R.json] [ADMM flags]",
+		Short: "MAP inference by consensus ADMM on a ground problem in the exchange format",
+		Long: `Solve a ground hinge-loss MRF given in the exchange format (one potential per
+line, 'w 0:c j:x_j ... #^d'; hard constraints as '<= 0:c ...', '= 0:c ...',
+'>= 0:c ...') by consensus ADMM, and print a summary: sizes, iterations,
+objective, primal and dual residuals against their tolerances, the largest
+hard-constraint violation and time.
+
+--output writes the MAP state, one value per line: line j is variable column j.
+--report writes the same summary as JSON.
+
+The solver stops when the residuals meet their tolerances (PSL 2.3 rule) and
+no hard constraint is violated by more than --constraint-tol times the norm of
+its coefficients (at least 1), or after --max-iter iterations. If hard
+constraints are still violated at the end (infeasible constraints), the worst
+one is printed, the outputs are written anyway and the exit status is 1.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	addADMMFlags(cmd, &o.admm)
+	f := cmd.Flags()
+	f.StringVar(&o.output, "output", "", "write the MAP state to this file, one value per line (line j = variable column j)")
+	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	return cmd
+}
+
+// addADMMFlags registers the ADMM solver options as flags, with the values
+// already in o as defaults (start from admm.DefaultOptions). hinge solve and
+// hinge infer share these names.
+func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
+	f := cmd.Flags()
+	f.IntVar(&o.Threads, "threads", o.Threads, "ADMM worker threads (0: all cores); results do not depend on it")
+	f.Float64Var(&o.Rho, "rho", o.Rho, "ADMM step size (penalty parameter), > 0")
+	f.Float64Var(&o.EpsAbs, "eps-abs", o.EpsAbs, "ADMM absolute residual tolerance")
+	f.Float64Var(&o.EpsRel, "eps-rel", o.EpsRel, "ADMM relative residual tolerance")
+	f.IntVar(&o.MaxIter, "max-iter", o.MaxIter, "ADMM iteration limit")
+	f.IntVar(&o.CheckEvery, "check-every", o.CheckEvery, "check residuals and constraints every N iterations")
+	f.Float64Var(&o.ConstraintTol, "constraint-tol", o.ConstraintTol, "largest hard-constraint violation accepted at convergence, times max(1, norm of the constraint's coefficients)")
+}
+
+func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := o.admm.Validate(); err != nil {
+		return badInput(err)
+	}
+	start := time.Now()
+	p, err := readProblem(path)
+	if err != nil {
+		return badInput(err)
+	}
+	rep := progress.ForTerminal(os.Stderr, o.quiet)
+	opt := o.admm
+	opt.Progress = func(pr admm.Progress) {
+		rep.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e",
+			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation)
+	}
+	s, err := admm.New(p, opt)
+	if err != nil {
+		return badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	load := time.Since(start).Seconds() // reading and the solver's setup
+	solveStart := time.Now()
+	res, err := s.Solve(ctx, nil)
+	rep.Done()
+	if err != nil {
+		return failed(fmt.Errorf("%s: %w", path, err))
+	}
+	solveSec := time.Since(solveStart).Seconds()
+
+	if o.output != "" {
+		if err := atomicfile.Write(o.output, func(w io.Writer) error { return writeValues(w, res.Values) }); err != nil {
+			return failed(err)
+		}
+	}
+	r := solveReport{
+		File:                   path,
+		Variables:              p.NumVars,
+		Potentials:             p.NumPotentials(),
+		Constraints:            p.NumConstraints(),
+		Objective:              res.Objective,
+		Iterations:             res.Iterations,
+		Converged:              res.Converged,
+		PrimalResidual:         res.PrimalResidual,
+		DualResidual:           res.DualResidual,
+		PrimalTolerance:        res.PrimalTol,
+		DualTolerance:          res.DualTol,
+		MaxConstraintViolation: res.MaxViolation,
+		ViolatedConstraints:    res.Violated,
+		WorstConstraint:        res.Worst + 1,
+		Seconds:                solveSeconds{Load: load, Solve: solveSec, Total: time.Since(start).Seconds()},
+	}
+	if res.Violated == 0 {
+		r.WorstConstraint = 0
+	}
+	printSolveSummary(stdout, &r, o.admm.MaxIter)
+	if o.report != "" {
+		if err := writeJSON(o.report, r); err != nil {
+			return failed(err)
+		}
+	}
+	if res.Violated > 0 {
+		why := "the constraints may be infeasible"
+		if res.Iterations >= o.admm.MaxIter {
+			why = "the constraints may be infeasible, or need more than --max-iter iterations"
+		}
+		return failed(fmt.Errorf("%s: %d hard constraint(s) still violated after %d iterations (%s); worst: constraint %d, %s, violated by %.6g",
+			path, res.Violated, res.Iterations, why, res.Worst+1, constraintText(p, res.Worst), res.MaxViolation))
+	}
+	if !res.Converged {
+		fmt.Fprintf(stderr, "hinge: warning: %s: ADMM did not converge within %d iterations; the values are the last iterate\n", path, res.Iterations)
+	}
+	return nil
+}
+
+func readProblem(path string) (*hlmrf.Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return hlmrf.Read(bufio.NewReaderSize(f, 1<<20), path)
+}
+
+// writeValues writes one value per line with the fewest digits that read
+// back exactly.
+func writeValues(w io.Writer, vals []float64) error {
+	buf := make([]byte, 0, 32)
+	for _, v := range vals {
+		buf = strconv.AppendFloat(buf[:0], v, 'g', -1, 64)
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printSolveSummary(w io.Writer, r *solveReport, maxIter int) {
+	fmt.Fprintf(w, "problem %s: %d variables, %d potentials, %d hard constraints\n", r.File, r.Variables, r.Potentials, r.Constraints)
+	switch {
+	case r.Converged:
+		fmt.Fprintf(w, "ADMM converged after %d iterations\n", r.Iterations)
+	case r.Iterations >= maxIter:
+		fmt.Fprintf(w, "ADMM stopped at the iteration limit (%d) without converging\n", r.Iterations)
+	default:
+		fmt.Fprintf(w, "ADMM stopped after %d iterations without converging\n", r.Iterations)
+	}
+	fmt.Fprintf(w, "objective %.10g\n", r.Objective)
+	fmt.Fprintf(w, "primal residual %.3g (tolerance %.3g), dual residual %.3g (tolerance %.3g)\n", r.PrimalResidual, r.PrimalTolerance, r.DualResidual, r.DualTolerance)
+	if r.Constraints > 0 {
+		fmt.Fprintf(w, "max hard-constraint violation %.3g (%d violated beyond tolerance)\n", r.MaxConstraintViolation, r.ViolatedConstraints)
+	}
+	fmt.Fprintf(w, "seconds: load %.3f, solve %.3f, total %.3f\n", r.Seconds.Load, r.Seconds.Solve, r.Seconds.Total)
+}
+
+// constraintText renders constraint j as in the exchange format with
+// variable columns, e.g. "y1 + y2 = 3".
+func constraintText(p *hlmrf.Problem, j int) string {
+	vars, coefs := p.CTerms(j)
+	var b strings.Builder
+	for k, v := range vars {
+		c := coefs[k]
+		switch {
+		case k > 0 && c < 0:
+			b.WriteString(" - ")
+			c = -c
+		case k > 0:
+			b.WriteString(" + ")
+		case c < 0:
+			b.WriteString("-")
+			c = -c
+		}
+		if c != 1 {
+			b.WriteString(strconv.FormatFloat(c, 'g', -1, 64))
+			b.WriteString("*")
+		}
+		fmt.Fprintf(&b, "y%d", v+1)
+	}
+	if len(vars) == 0 {
+		b.WriteString("0")
+	}
+	fmt.Fprintf(&b, " %s %s", p.CKind[j], strconv.FormatFloat(p.CConst[j], 'g', -1, 64))
+	return b.String()
+}

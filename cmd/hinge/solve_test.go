@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func runHinge(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func readValues(t *testing.T, path string) []float64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals []float64
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		v, err := strconv.ParseFloat(line, 64)
+		if err != nil {
+			t.Fatalf("bad value line %q", line)
+		}
+		vals = append(vals, v)
+	}
+	return vals
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSolveExample1 solves paper 000 Example 1 (optimum 0 at y3 = 1; from
+// the cold start y = (0, 0, 1, 0)) and checks the values and report files.
+func TestSolveExample1(t *testing.T) {
+	dir := t.TempDir()
+	values := filepath.Join(dir, "values.txt")
+	report := filepath.Join(dir, "r.json")
+	code, out, errs := runHinge(t, "solve", "../../hlmrf/testdata/example1.hlmrf", "--output", values, "--report", report, "--threads", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"4 variables, 4 potentials, 0 hard constraints", "ADMM converged after", "objective ", "primal residual", "seconds: load"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	vals := readValues(t, values)
+	want := []float64{0, 0, 1, 0}
+	if len(vals) != 4 {
+		t.Fatalf("values %v", vals)
+	}
+	for j := range want {
+		if math.Abs(vals[j]-want[j]) > 1e-3 {
+			t.Fatalf("values %v, want %v", vals, want)
+		}
+	}
+	var r map[string]any
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"variables", "potentials", "constraints", "objective", "iterations", "converged", "primal_residual", "dual_residual", "max_constraint_violation", "violated_constraints", "seconds"} {
+		if _, ok := r[key]; !ok {
+			t.Errorf("report lacks %q: %s", key, data)
+		}
+	}
+	if r["variables"] != 4.0 || r["converged"] != true || r["violated_constraints"] != 0.0 {
+		t.Errorf("report %s", data)
+	}
+	sec, _ := r["seconds"].(map[string]any)
+	for _, key := range []string{"load", "solve", "total"} {
+		if _, ok := sec[key]; !ok {
+			t.Errorf("report seconds lack %q: %s", key, data)
+		}
+	}
+}
+
+// TestSolveFlagsChangeTheRun: the ADMM flags reach the solver.
+func TestSolveFlagsChangeTheRun(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "p.hlmrf", "# variables: 3\n1 0:-1 1:-1\n2 0:0 1:1 2:-1 #^2\n")
+	report := filepath.Join(dir, "r.json")
+	code, out, errs := runHinge(t, "solve", path, "--report", report, "--max-iter", "7", "--check-every", "3", "--rho", "0.5", "--eps-abs", "0", "--eps-rel", "0", "--threads", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var r solveReport
+	data, _ := os.ReadFile(report)
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Iterations != 7 || r.Converged {
+		t.Fatalf("report %s", data)
+	}
+	if !strings.Contains(errs, "did not converge within 7 iterations") || !strings.Contains(out, "iteration limit (7)") {
+		t.Fatalf("no warning about the iteration limit:\n%s\n%s", out, errs)
+	}
+	// The isolated third column is kept: three values.
+	values := filepath.Join(dir, "v.txt")
+	if code, out, errs := runHinge(t, "solve", path, "--output", values); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if vals := readValues(t, values); len(vals) != 3 || math.Abs(vals[0]-1) > 1e-3 || vals[2] != 0 {
+		t.Fatalf("values %v", vals)
+	}
+}
+
+// TestSolveInfeasible: y1 + y2 = 3 cannot hold in the box; the command
+// names the constraint and the violation, writes the outputs and exits 1.
+func TestSolveInfeasible(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "inf.hlmrf", "1 0:0 1:1 #^2\n<= 0:1 1:1\n= 0:3 1:1 2:1\n")
+	values := filepath.Join(dir, "v.txt")
+	report := filepath.Join(dir, "r.json")
+	code, out, errs := runHinge(t, "solve", path, "--output", values, "--report", report, "--max-iter", "500")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "constraint 2, y1 + y2 = 3, violated by 1") {
+		t.Fatalf("stderr does not name the constraint and its violation:\n%s", errs)
+	}
+	if vals := readValues(t, values); len(vals) != 2 {
+		t.Fatalf("values %v", vals)
+	}
+	var r solveReport
+	data, _ := os.ReadFile(report)
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Converged || r.ViolatedConstraints != 1 || r.WorstConstraint != 2 || math.Abs(r.MaxConstraintViolation-1) > 1e-6 || r.Iterations != 500 {
+		t.Fatalf("report %s", data)
+	}
+}
+
+func TestSolveBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.hlmrf", "1 0:-1 1:-1\n")
+	bad := writeFile(t, dir, "bad.hlmrf", "1 0:-1 1:-1\n2 0:1 x:1\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"syntax error", []string{"solve", bad}, "bad.hlmrf:2:7: bad column"},
+		{"missing file", []string{"solve", filepath.Join(dir, "nope.hlmrf")}, "nope.hlmrf"},
+		{"no file", []string{"solve"}, "accepts 1 arg"},
+		{"bad rho", []string{"solve", good, "--rho", "0"}, "rho 0 must be"},
+		{"bad check", []string{"solve", good, "--check-every", "0"}, "check-every"},
+		{"bad threads", []string{"solve", good, "--threads", "-1"}, "threads"},
+		{"unknown flag", []string{"solve", good, "--nope"}, "unknown flag"},
+		{"bad number", []string{"solve", good, "--eps-abs", "x"}, "invalid argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runHinge(t, tc.args...)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q, want exit 2 and %q\n%s", code, errs, tc.want, out)
+			}
+		})
+	}
+	// Unwritable output: a failed run (exit 1), no partial file.
+	code, _, errs := runHinge(t, "solve", good, "--output", filepath.Join(dir, "no", "such", "dir", "v.txt"))
+	if code != 1 || !strings.Contains(errs, "v.txt") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
