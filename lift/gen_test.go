@@ -18,8 +18,9 @@ type genSpec struct {
 	coefs            []float64 // coefficients are drawn from here
 	weights          []float64
 	consts           []float64
-	squared          float64 // probability that a potential is a squared hinge
-	equalities       float64 // probability that a constraint is an equality
+	leafConsts       []float64 // if set, the constants of one-term potentials
+	squared          float64   // probability that a potential is a squared hinge
+	equalities       float64   // probability that a constraint is an equality
 }
 
 // Coefficient sets. tricky has values whose float64 sums depend on the order
@@ -54,7 +55,11 @@ func randomProblem(rng *rand.Rand, s genSpec) (*hlmrf.Problem, []float64) {
 		if rng.Float64() < s.squared {
 			power = 2
 		}
-		p.AddPotential(s.weights[rng.IntN(len(s.weights))], s.consts[rng.IntN(len(s.consts))], power, int32(rng.IntN(3)), vars, coefs)
+		consts := s.consts
+		if len(vars) == 1 && s.leafConsts != nil {
+			consts = s.leafConsts
+		}
+		p.AddPotential(s.weights[rng.IntN(len(s.weights))], consts[rng.IntN(len(consts))], power, int32(rng.IntN(3)), vars, coefs)
 	}
 	for range s.cons {
 		vars, coefs := terms()

@@ -142,15 +142,14 @@ func newGraph(p *hlmrf.Problem) *graph {
 		copy(g.fVar[np:], p.CVar)
 	}
 
-	// Degrees and the variables' CSR offsets.
-	g.vStart = make([]int32, g.n+1)
+	// Degrees, for the width of exact sums.
+	deg := make([]int32, g.n)
 	for _, v := range g.fVar {
-		g.vStart[v+1]++
+		deg[v]++
 	}
 	maxDeg := 0
-	for v := 0; v < g.n; v++ {
-		maxDeg = max(maxDeg, int(g.vStart[v+1]))
-		g.vStart[v+1] += g.vStart[v]
+	for _, d := range deg {
+		maxDeg = max(maxDeg, int(d))
 	}
 	for f := 0; f < nf; f++ {
 		maxDeg = max(maxDeg, int(g.fStart[f+1]-g.fStart[f]))
@@ -171,7 +170,6 @@ func newGraph(p *hlmrf.Problem) *graph {
 	}
 	g.scale = sb.scale(maxDeg)
 	w := g.scale.words
-	next := append([]int32(nil), g.vStart[:g.n]...)
 	if w == 1 {
 		// One word: pack each edge's weight with its endpoint, so that a
 		// visit reads one cache line instead of two.
@@ -187,15 +185,6 @@ func newGraph(p *hlmrf.Problem) *graph {
 				}
 				g.fEdge[e] = edge{tmp[0], g.fVar[e]}
 				e++
-			}
-		}
-		g.vEdge = make([]edge, ne)
-		for f := 0; f < nf; f++ {
-			for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-				v := g.fVar[e]
-				q := next[v]
-				next[v]++
-				g.vEdge[q] = edge{g.fEdge[e].w, int32(f)}
 			}
 		}
 		return g
@@ -214,19 +203,51 @@ func newGraph(p *hlmrf.Problem) *graph {
 			e++
 		}
 	}
-	// Transpose: incidences of each variable, in edge order.
-	g.vFac = make([]int32, ne)
-	g.vFix = make([]uint64, ne*w)
+	return g
+}
+
+// transpose builds the variables' side of the graph: for every variable its
+// incidences, in edge order, leaving out the factors f with skip[f] (skip may
+// be nil).
+func (g *graph) transpose(skip []bool) {
+	nf := g.m + g.c
+	g.vStart = make([]int32, g.n+1)
 	for f := 0; f < nf; f++ {
+		if skip != nil && skip[f] {
+			continue
+		}
+		for _, v := range g.fVar[g.fStart[f]:g.fStart[f+1]] {
+			g.vStart[v+1]++
+		}
+	}
+	for v := 0; v < g.n; v++ {
+		g.vStart[v+1] += g.vStart[v]
+	}
+	ne := int(g.vStart[g.n])
+	next := append([]int32(nil), g.vStart[:g.n]...)
+	w := g.scale.words
+	if w == 1 {
+		g.vEdge = make([]edge, ne)
+	} else {
+		g.vFac = make([]int32, ne)
+		g.vFix = make([]uint64, ne*w)
+	}
+	for f := 0; f < nf; f++ {
+		if skip != nil && skip[f] {
+			continue
+		}
 		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
 			v := g.fVar[e]
 			q := next[v]
 			next[v]++
-			g.vFac[q] = int32(f)
-			copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
+			if w == 1 {
+				g.vEdge[q] = edge{g.fEdge[e].w, int32(f)}
+			} else {
+				g.vFac[q] = int32(f)
+				copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
+			}
 		}
 	}
-	return g
 }
 
 // weight returns edge e's exact weight (scale.words words; the slice may be

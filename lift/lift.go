@@ -74,6 +74,7 @@ type InfeasibleError struct {
 	Const      float64              // the class's constant: the class says 0 Kind Const
 }
 
+// Error says which constraint class is false.
 func (e *InfeasibleError) Error() string {
 	return fmt.Sprintf("lift: hard constraints are infeasible: constraint %d (one of %d symmetric constraints) has all its coefficients cancel within the variable classes, leaving 0 %s %v, which is false", e.Constraint, e.Members, e.Kind, e.Const)
 }

@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -44,6 +45,10 @@ var refineCases = []struct {
 	{"planted3-pm1", genSpec{vars: 5, pots: 6, cons: 2, maxTerms: 3, coefs: simpleCoefs, weights: []float64{1}, consts: []float64{0, 1}, squared: 0.5, equalities: 0.5}, 3},
 	{"planted4-tricky", genSpec{vars: 5, pots: 7, cons: 2, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 0.2}, consts: []float64{0.3, 1}, squared: 0.5, equalities: 0.5}, 4},
 	{"dense-uniform", genSpec{vars: 8, pots: 30, cons: 4, maxTerms: 2, coefs: []float64{1}, weights: []float64{1}, consts: []float64{0}, squared: 0.5, equalities: 0.5}, 2},
+	// Many one-term potentials whose labels (constants) only leaves have, so
+	// that they are folded (see foldLeaves), and some shared labels.
+	{"leafy-planted3", genSpec{vars: 6, pots: 16, cons: 3, maxTerms: 2, coefs: []float64{1, -1, 2, 0.5}, weights: []float64{1, 2}, consts: []float64{0, 1}, leafConsts: []float64{0.25, 0.75, 1}, squared: 0.5, equalities: 0.3}, 3},
+	{"leafy-tricky", genSpec{vars: 5, pots: 14, cons: 2, maxTerms: 2, coefs: trickyCoefs, weights: []float64{1}, consts: []float64{0}, leafConsts: []float64{0.5, -0.5}, squared: 0.5, equalities: 0.5}, 1},
 }
 
 // TestRefineMatchesNaive compares Refine with the textbook round-by-round
@@ -74,6 +79,113 @@ func TestRefineMatchesNaive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWideSums runs refinement with coefficients whose exact sums need many
+// 64-bit words (exponents from -200 to 200 decimal), against the oracle.
+func TestWideSums(t *testing.T) {
+	spec := genSpec{vars: 6, pots: 9, cons: 2, maxTerms: 3,
+		coefs:   []float64{1e200, -1e200, 1e-200, 3, -3, 0.1},
+		weights: []float64{1}, consts: []float64{0, 1}, squared: 0.5, equalities: 0.5}
+	for seed := range 20 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 8))
+		p, y0 := randomProblem(rng, spec)
+		p, _ = planted(rng, p, y0, 3)
+		g := newGraph(p)
+		if g.scale.words < 20 {
+			t.Fatalf("only %d words: the test does not exercise wide sums", g.scale.words)
+		}
+		col, err := Refine(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(naiveRefine(p), col); diff != "" {
+			t.Fatalf("seed %d (-naive +Refine):\n%s", seed, diff)
+		}
+		if _, err := Lift(p); err != nil && !strings.Contains(err.Error(), "overflows") {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLeafFolding checks the cases folding must get right, against the
+// oracle, and that folding really happens where it can.
+func TestLeafFolding(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		text    string
+		folded  int
+		numVar  int
+		numPot  int
+		varCols []int32
+	}{{
+		// y1, y2 have the same leaves (two of label (1, 0.5), one each
+		// coefficient): symmetric; y3 has one leaf fewer.
+		name:   "counts per coefficient",
+		text:   "1 0:0.5 1:1\n1 0:0.5 1:1\n1 0:0.5 1:2\n1 0:0.5 2:1\n1 0:0.5 2:2\n1 0:0.5 2:1\n1 0:0.5 3:1\n1 0:0.5 3:2\n",
+		folded: 8, numVar: 2, numPot: 4, varCols: []int32{0, 0, 1},
+	}, {
+		// Same sums per label (1+1 = 2), different coefficients: a sum
+		// criterion on the label alone would merge y1 and y2, but their
+		// leaves fall into different classes (coefficient 1 vs 2).
+		name:   "sum per label is not enough",
+		text:   "1 0:0 1:1\n1 0:0 1:1\n1 0:0 2:2\n",
+		folded: 3, numVar: 2, numPot: 2, varCols: []int32{0, 1},
+	}, {
+		// A leaf shares its class with longer factors: f = 2 y1, g = g' =
+		// 0.5 y1 + 1.5 y2, all of one label. Every factor sums to 2 into
+		// {y1, y2} and both variables to 3 into the factors, so the coarsest
+		// coloring has one class each; folding the leaf would split them.
+		name:   "leaf in a class with longer factors",
+		text:   "1 0:0 1:2\n1 0:0 1:0.5 2:1.5\n1 0:0 1:0.5 2:1.5\n",
+		folded: 0, numVar: 1, numPot: 1, varCols: []int32{0, 0},
+	}, {
+		// Bounds y <= 0.5 are leaf constraints; y1 and y2 have one each.
+		name:   "leaf constraints",
+		text:   "<= 0:0.5 1:1\n<= 0:0.5 2:1\n1 0:0 1:1 2:1 3:1\n",
+		folded: 2, numVar: 2, numPot: 1, varCols: []int32{0, 0, 1},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parseProblem(t, tc.text)
+			col, err := Refine(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(naiveRefine(p), col); diff != "" {
+				t.Fatalf("(-naive +Refine):\n%s", diff)
+			}
+			if col.NumVar != tc.numVar || col.NumPot != tc.numPot || !cmp.Equal(col.Var, tc.varCols) {
+				t.Errorf("got %+v", col)
+			}
+			if err := checkLiftedOnce(p); err != nil {
+				t.Error(err)
+			}
+			r := newRefiner(newGraph(p))
+			r.initial(p)
+			r.foldLeaves()
+			if r.nfolded != tc.folded {
+				t.Errorf("%d factors folded, want %d", r.nfolded, tc.folded)
+			}
+		})
+	}
+}
+
+// checkLiftedOnce checks that Lift's objective matches at a few points.
+func checkLiftedOnce(p *hlmrf.Problem) error {
+	l, err := Lift(p)
+	if err != nil {
+		return err
+	}
+	for _, v := range []float64{0, 0.3, 1} {
+		z := make([]float64, l.Problem.NumVars)
+		for k := range z {
+			z[k] = v * float64(k+1) / float64(len(z))
+		}
+		if got, want := l.Objective(z), p.Objective(l.Expand(z)); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			return fmt.Errorf("lifted objective %v, original %v", got, want)
+		}
+	}
+	return nil
 }
 
 // TestExactSums pins down the choice of exact sums over float64 sums and over
@@ -235,6 +347,85 @@ func TestEmptyProblems(t *testing.T) {
 		y := make([]float64, l.Problem.NumVars)
 		if got, want := l.Objective(y), p.Objective(l.Expand(y)); got != want {
 			t.Errorf("objective %v, want %v", got, want)
+		}
+	}
+}
+
+// checkInvariants verifies the refiner's bookkeeping: elems and pos are
+// inverse, every class is a contiguous range whose members carry its id,
+// no sum is left over, and the singleton bits match class sizes.
+func checkInvariants(r *refiner) error {
+	for x := range r.node {
+		if p := r.node[x].pos; p < 0 || int(p) >= len(r.elems) || r.elems[p] != int32(x) {
+			return fmt.Errorf("node %d: pos %d does not point back to it", x, p)
+		}
+		if r.node[x].acc != 0 {
+			return fmt.Errorf("node %d: sum %d left over", x, r.node[x].acc)
+		}
+	}
+	for _, w := range r.wide {
+		if w != 0 {
+			return fmt.Errorf("a wide sum is left over")
+		}
+	}
+	seen := 0
+	for c := int32(0); c < r.nclass; c++ {
+		cs := r.class[c]
+		if cs.end < cs.first {
+			return fmt.Errorf("class %d: range [%d,%d)", c, cs.first, cs.end)
+		}
+		seen += int(cs.end - cs.first)
+		for _, x := range r.elems[cs.first:cs.end] {
+			if r.node[x].cls != c {
+				return fmt.Errorf("node %d in the range of class %d has class %d", x, c, r.node[x].cls)
+			}
+			single := r.single[x>>6]&(1<<(x&63)) != 0
+			if single && cs.end-cs.first != 1 {
+				return fmt.Errorf("node %d marked alone in class %d of size %d", x, c, cs.end-cs.first)
+			}
+		}
+	}
+	if seen != len(r.elems) {
+		return fmt.Errorf("class ranges cover %d of %d nodes", seen, len(r.elems))
+	}
+	return nil
+}
+
+// TestRefinerInvariants runs refinement step by step on the random families
+// and checks the bookkeeping after every phase and splitter.
+func TestRefinerInvariants(t *testing.T) {
+	for _, tc := range refineCases {
+		for seed := range 10 {
+			rng := rand.New(rand.NewPCG(uint64(seed), 9))
+			p, y0 := randomProblem(rng, tc.spec)
+			if tc.copies > 1 {
+				p, _ = planted(rng, p, y0, tc.copies)
+			}
+			r := newRefiner(newGraph(p))
+			fail := func(phase string, err error) {
+				t.Fatalf("%s seed %d after %s: %v", tc.name, seed, phase, err)
+			}
+			r.initial(p)
+			if err := checkInvariants(r); err != nil {
+				fail("initial", err)
+			}
+			r.foldLeaves()
+			if err := checkInvariants(r); err != nil {
+				fail("foldLeaves", err)
+			}
+			r.start()
+			if err := checkInvariants(r); err != nil {
+				fail("start", err)
+			}
+			for len(r.queue) > 0 {
+				s := r.queue[len(r.queue)-1]
+				r.queue = r.queue[:len(r.queue)-1]
+				r.class[s].queued = false
+				r.split(s)
+				if err := checkInvariants(r); err != nil {
+					fail(fmt.Sprintf("splitter %d", s), err)
+				}
+			}
 		}
 	}
 }
