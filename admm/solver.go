@@ -80,8 +80,10 @@ type varPartial struct {
 
 // New prepares a solver for p. It validates the options and the problem
 // (hlmrf.Problem.Validate) and builds the local-copy layout and the
-// variable -> copy index; memory is about 60 bytes per local copy plus 40 per
-// term and 12 per variable, allocated here once.
+// variable -> copy index. Memory, allocated here once: 32 bytes per local
+// copy (coefficient, variable, state, last local value, transposed index),
+// about 53 per potential, 40 per constraint and 12 per variable, on top of
+// the problem itself.
 func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
