@@ -147,6 +147,9 @@ func (s *scaled) value() float64 {
 
 // without returns the product with one factor q removed.
 func (s *scaled) without(q float64) float64 {
+	if s.z == 0 && s.e == 0 && q != 0 {
+		return s.m / q // the common case: no zero factor, no underflow
+	}
 	if q == 0 {
 		if s.z != 1 {
 			return 0
@@ -187,34 +190,54 @@ func Derandomize(in *Instance, p []float64) (x []bool, expected float64, err err
 	if len(p) != in.NumVars {
 		return nil, 0, fmt.Errorf("maxsat: %d probabilities for %d variables", len(p), in.NumVars)
 	}
-	x, expected = derandomize(in, buildIndex(in), p, hardWeight(in))
-	return x, expected, nil
+	d := derandomize(in, buildIndex(in), p, hardWeight(in))
+	return d.x, d.expSoft, nil
 }
 
-func derandomize(in *Instance, ix *index, p []float64, hw float64) ([]bool, float64) {
+// clauseState is one clause's running product of literal-false
+// probabilities together with its objective weight (hard clauses at the
+// heavy weight), packed so that a step touches one cache line per clause.
+type clauseState struct {
+	scaled
+	w float64
+}
+
+// derandomized is the outcome of one derandomised pass.
+type derandomized struct {
+	x                []bool
+	expSoft, expHard float64 // expected satisfied soft weight, violated hard clauses under p
+	satisfied        float64 // soft weight satisfied by x
+	hardViolated     int
+}
+
+func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized {
 	m := in.NumClauses()
-	prod := make([]scaled, m)
-	var expected float64
+	st := make([]clauseState, m)
+	var d derandomized
 	for c := 0; c < m; c++ {
-		if ix.taut[c] {
-			if !in.Hard[c] {
-				expected += in.Weight[c]
-			}
-			continue
+		w := in.Weight[c]
+		if in.Hard[c] {
+			w = hw
 		}
 		s := scaled{m: 1}
-		for _, lit := range in.Clause(c) {
-			q := litFalseProb(p[lit.Var()], lit.Neg())
-			if q == 0 {
-				s.z++
-			} else {
-				s.m *= q
-				s.normalise()
+		if ix.taut[c] {
+			s.z = 1 // always satisfied
+		} else {
+			for _, lit := range in.Clause(c) {
+				q := litFalseProb(p[lit.Var()], lit.Neg())
+				if q == 0 {
+					s.z++
+				} else {
+					s.m *= q
+					s.normalise()
+				}
 			}
 		}
-		prod[c] = s
-		if !in.Hard[c] {
-			expected += in.Weight[c] * (1 - s.value())
+		st[c] = clauseState{s, w}
+		if in.Hard[c] {
+			d.expHard += s.value()
+		} else {
+			d.expSoft += w * (1 - s.value())
 		}
 	}
 	x := make([]bool, in.NumVars)
@@ -224,32 +247,37 @@ func derandomize(in *Instance, ix *index, p []float64, hw float64) ([]bool, floa
 		// delta = E[W | x_v = 1] - E[W | x_v = 0].
 		var delta float64
 		for _, e := range occ {
-			c := e >> 1
+			cs := &st[e>>1]
 			neg := e&1 == 1
-			w := in.Weight[c]
-			if in.Hard[c] {
-				w = hw
-			}
-			rest := prod[c].without(litFalseProb(pv, neg))
+			rest := cs.without(litFalseProb(pv, neg))
 			if neg {
-				delta -= w * rest
+				delta -= cs.w * rest
 			} else {
-				delta += w * rest
+				delta += cs.w * rest
 			}
 		}
 		val := delta > 0 || (delta == 0 && pv >= 0.5)
 		x[v] = val
 		for _, e := range occ {
-			c := e >> 1
 			neg := e&1 == 1
 			newq := 1.0
 			if val != neg {
 				newq = 0
 			}
-			prod[c].replace(litFalseProb(pv, neg), newq)
+			st[e>>1].replace(litFalseProb(pv, neg), newq)
 		}
 	}
-	return x, expected
+	// Every variable is fixed: a clause holds exactly when a factor is 0.
+	for c := range st {
+		switch sat := st[c].z > 0; {
+		case in.Hard[c] && !sat:
+			d.hardViolated++
+		case !in.Hard[c] && sat:
+			d.satisfied += in.Weight[c]
+		}
+	}
+	d.x = x
+	return d
 }
 
 // litFalseProb is the probability that a literal on a variable that is true
@@ -287,18 +315,20 @@ func Round(in *Instance, y []float64) (*Rounded, error) {
 
 func round(in *Instance, ix *index, y []float64) *Rounded {
 	hw := hardWeight(in)
-	pg, pp := GWProb(y), PlainProb(y)
-	xg, eg := derandomize(in, ix, pg, hw)
-	xp, ep := derandomize(in, ix, pp, hw)
-	r := &Rounded{ExpectedGW: eg, ExpectedPlain: ep}
-	_, r.ExpectedHardGW = expectedWeight(in, ix, pg)
-	_, r.ExpectedHardPlain = expectedWeight(in, ix, pp)
-	sg, hg := in.Eval(xg)
-	sp, hp := in.Eval(xp)
-	if hp < hg || (hp == hg && sp > sg) {
-		r.X, r.Method, r.Satisfied, r.HardViolated = xp, MethodPlain, sp, hp
+	// The two passes are independent: run them side by side.
+	var g, pl derandomized
+	done := make(chan struct{})
+	go func() {
+		g = derandomize(in, ix, GWProb(y), hw)
+		close(done)
+	}()
+	pl = derandomize(in, ix, PlainProb(y), hw)
+	<-done
+	r := &Rounded{ExpectedGW: g.expSoft, ExpectedPlain: pl.expSoft, ExpectedHardGW: g.expHard, ExpectedHardPlain: pl.expHard}
+	if pl.hardViolated < g.hardViolated || (pl.hardViolated == g.hardViolated && pl.satisfied > g.satisfied) {
+		r.X, r.Method, r.Satisfied, r.HardViolated = pl.x, MethodPlain, pl.satisfied, pl.hardViolated
 	} else {
-		r.X, r.Method, r.Satisfied, r.HardViolated = xg, MethodGW, sg, hg
+		r.X, r.Method, r.Satisfied, r.HardViolated = g.x, MethodGW, g.satisfied, g.hardViolated
 	}
 	return r
 }

@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,7 +56,18 @@ func main() {
 	threads := flag.Int("threads", 0, "ADMM threads (0: all cores)")
 	ls := flag.Int("local-search", 0, "MaxWalkSAT flips after rounding in the pipeline")
 	dump := flag.String("dump", "", "write the generated instances as WCNF into this directory and exit")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the main table to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	sz, err := parseInts(*sizes)
 	if err != nil {
