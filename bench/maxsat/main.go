@@ -1,7 +1,8 @@
 // Command maxsat benchmarks the maxsat package: LP relaxation by ADMM with a
 // certified bound, derandomised rounding, and MaxWalkSAT, on generated
 // random 3-SAT-like and MLN-like (smokers: Horn clauses over a friendship
-// graph with unit priors) weighted instances from 10^3 to 10^6 clauses.
+// graph with unit priors, integer or real weights) weighted instances from
+// 10^3 to 10^6 clauses.
 //
 // For each instance it reports the time of relaxation (ADMM plus the
 // certificate) and rounding, the rounding pass per million clauses, the
@@ -47,7 +48,7 @@ func main() {
 		return
 	}
 	sizes := flag.String("sizes", "300,1000,10000,100000,1000000", "clause counts (approximate for mln)")
-	kinds := flag.String("kinds", "mln,3sat", "instance kinds: mln, 3sat")
+	kinds := flag.String("kinds", "mln,mlnr,3sat", "instance kinds: mln (integer weights), mlnr (real weights), 3sat")
 	reps := flag.Int("reps", 3, "instances per row (different seeds); figures are medians")
 	seed := flag.Uint64("seed", 1, "base seed of the generators and MaxWalkSAT")
 	exactTimeout := flag.Duration("exact-timeout", 20*time.Second, "time limit of the gophersat child process")
@@ -134,7 +135,7 @@ func main() {
 					}
 				}
 			}
-			fmt.Printf("%-5s %9d %9d %7.0f %8.3f %8.3f %10.3f %9.4f %9s %9s %9.4f %9.0f\n",
+			fmt.Printf("%-5s %9d %9d %7.0f %8.3f %8.3f %10.3f %9.6f %9s %9s %9.4f %9.0f\n",
 				kind, clauses, vars, median(iters), median(relax), median(round), median(perM), median(cert),
 				medianOrDash(exact, "%.4f", *reps), medianOrDash(exactS, "%.2f", *reps), median(vsMWS), median(flips))
 		}
@@ -187,7 +188,7 @@ func tolSweep(sz []int, kinds []string, reps int, seed uint64, opt maxsat.Option
 					gap = append(gap, (rep.LPUpperBound-rep.LPPrimalValue)/rep.WeightTotal)
 					src[rep.LPBoundSource]++
 				}
-				fmt.Printf("%-5s %9d %9g %7.0f %8.3f %9.4f %9.2e %12s\n", kind, clauses, e, median(iters), median(relax), median(cert), median(gap), topKey(src))
+				fmt.Printf("%-5s %9d %9g %7.0f %8.3f %9.6f %9.2e %12s\n", kind, clauses, e, median(iters), median(relax), median(cert), median(gap), topKey(src))
 			}
 		}
 	}
@@ -212,8 +213,19 @@ func generate(kind string, m int, seed uint64) *maxsat.Instance {
 		return random3SAT(rng, m)
 	case "mln":
 		return smokers(rng, m)
+	case "mlnr":
+		// Learned MLN weights are real numbers: scale each by U(0.75, 1.25).
+		// Without integer weights the bound cannot be floored, so the
+		// certified ratio shows the certificate's own gap.
+		in := smokers(rng, m)
+		for c := range in.Weight {
+			if !in.Hard[c] {
+				in.Weight[c] *= 0.75 + 0.5*rng.Float64()
+			}
+		}
+		return in
 	}
-	fail(fmt.Errorf("unknown kind %q (want mln or 3sat)", kind))
+	fail(fmt.Errorf("unknown kind %q (want mln, mlnr or 3sat)", kind))
 	return nil
 }
 
