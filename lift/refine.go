@@ -33,7 +33,10 @@ type Coloring struct {
 // the "all but the largest part" rule (Cardon and Crochemore; Paige and
 // Tarjan), running in O((n+m) log n) time for n nodes and m edges, plus the
 // cost of sorting the values that split a class. Sums are compared exactly
-// (see fixed.go), not in floating point.
+// (see fixed.go), not in floating point. Two exact shortcuts save work on
+// ground problems: the first split of each side is done by streaming row and
+// column sums (see start), and one-term factors that cannot share a class
+// with longer ones are classed without being refined (see foldLeaves).
 func Refine(p *hlmrf.Problem) (*Coloring, error) {
 	if err := check(p); err != nil {
 		return nil, err
@@ -85,11 +88,11 @@ type nodeState struct {
 }
 
 // classState is one class's range in elems and, while a splitter is
-// processed, where its touched members are in byClass.
+// processed, where its touched members are in byClass. (Whether a class is
+// queued need not be recorded: splitClass queues the same parts either way.)
 type classState struct {
 	first, end   int32
 	ntouch, base int32
-	queued       bool
 }
 
 func refine(g *graph, p *hlmrf.Problem) *Coloring {
@@ -100,7 +103,6 @@ func refine(g *graph, p *hlmrf.Problem) *Coloring {
 	for len(r.queue) > 0 {
 		s := r.queue[len(r.queue)-1]
 		r.queue = r.queue[:len(r.queue)-1]
-		r.class[s].queued = false
 		r.split(s)
 	}
 	r.colorLeaves()
@@ -532,7 +534,6 @@ func (r *refiner) start() {
 	size := func(c int32) int32 { return r.class[c].end - r.class[c].first }
 	isFolded := func(c int32) bool { return r.folded[c] }
 	for c := int32(0); c < r.nclass; c++ {
-		r.class[c].queued = false
 		if isFolded(c) {
 			continue
 		}
@@ -547,7 +548,6 @@ func (r *refiner) start() {
 	for c := r.nclass - 1; c >= 0; c-- {
 		if c != bigVar && c != bigFac && !isFolded(c) {
 			r.queue = append(r.queue, c)
-			r.class[c].queued = true
 		}
 	}
 }
@@ -778,7 +778,7 @@ func (r *refiner) splitClass(c int32, t []int32) {
 		} else {
 			id = r.nclass
 			r.nclass++
-			r.class[id] = classState{first: b[k], end: b[k+1], queued: true}
+			r.class[id] = classState{first: b[k], end: b[k+1]}
 			r.queue = append(r.queue, id)
 		}
 		if k != largest {

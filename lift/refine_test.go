@@ -420,7 +420,6 @@ func TestRefinerInvariants(t *testing.T) {
 			for len(r.queue) > 0 {
 				s := r.queue[len(r.queue)-1]
 				r.queue = r.queue[:len(r.queue)-1]
-				r.class[s].queued = false
 				r.split(s)
 				if err := checkInvariants(r); err != nil {
 					fail(fmt.Sprintf("splitter %d", s), err)
