@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -15,6 +16,7 @@ func init() { commands = append(commands, newGroundCmd) }
 type groundOptions struct {
 	programFlags
 	export, report string
+	threads        int
 }
 
 type groundReport struct {
@@ -50,16 +52,20 @@ outside the rule language.`,
 	o.add(cmd)
 	cmd.Flags().StringVar(&o.export, "export", "", "write the ground problem (exchange format) to FILE and its atoms to FILE.atoms")
 	cmd.Flags().StringVar(&o.report, "report", "", "write a JSON report to this file")
+	cmd.Flags().IntVar(&o.threads, "threads", 0, "grounding threads (0: all cores); the result does not depend on it")
 	return cmd
 }
 
 func (o *groundOptions) run(stdout io.Writer) error {
 	start := time.Now()
+	if o.threads < 0 {
+		return badInput(fmt.Errorf("--threads %d: must be >= 0", o.threads))
+	}
 	prog, err := o.load()
 	if err != nil {
 		return err
 	}
-	g, groundSec, err := o.ground(prog)
+	g, groundSec, err := o.ground(prog, o.threads)
 	if err != nil {
 		return err
 	}

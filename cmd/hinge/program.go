@@ -16,7 +16,6 @@ import (
 // programFlags are the flags that name a PSL program: rules and data.
 type programFlags struct {
 	model, data, config, partition string
-	threads                        int
 	quiet                          bool
 }
 
@@ -26,7 +25,6 @@ func (f *programFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.data, "data", "", "PSL data file (.data, YAML)")
 	fl.StringVar(&f.config, "config", "", "PSL 3 JSON config (rules, predicates and data in one file), instead of --data")
 	fl.StringVar(&f.partition, "partition", "", "data split of a JSON config: infer (default) or learn")
-	fl.IntVar(&f.threads, "threads", 0, "worker threads (0 = all cores)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress display even on a terminal")
 }
 
@@ -35,9 +33,6 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 	if f.data == "" && f.config == "" {
 		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
 	}
-	if f.threads < 0 {
-		return nil, badInput(fmt.Errorf("--threads %d: must be >= 0", f.threads))
-	}
 	prog, err := pipeline.Load(pipeline.Inputs{Model: f.model, Data: f.data, Config: f.config, Partition: f.partition})
 	if err != nil {
 		return nil, badInput(err)
@@ -45,15 +40,16 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 	return prog, nil
 }
 
-// ground grounds the program with a progress bar on a terminal.
-func (f *programFlags) ground(prog *pipeline.Program) (*ground.Result, float64, error) {
+// ground grounds the program on threads workers (0: all cores), with a
+// progress bar on a terminal.
+func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Result, float64, error) {
 	rep := progress.ForTerminal(os.Stderr, f.quiet)
 	defer rep.Done()
 	rules := len(prog.Model.Rules)
 	rep.Stage("grounding", rules)
 	start := time.Now()
 	g, err := prog.Ground(ground.Options{
-		Threads: f.threads,
+		Threads: threads,
 		Progress: func(rule, done, total int) {
 			if done == total {
 				rep.Set(rule + 1)

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestInferSmokersExample(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	report := filepath.Join(dir, "r.json")
+	code, stdout, errs := runCLI(t, "infer", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data",
+		"--output", out, "--report", report)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"ADMM:", "converged", "evaluation Smokes", "evaluation Cancer", "DiscreteEvaluator", "ContinuousEvaluator"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	// PSL-style output files: one line per target, arg<TAB>value, values in [0,1].
+	vals := map[string]float64{}
+	for _, name := range []string{"SMOKES.txt", "CANCER.txt"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Split(line, "\t")
+			if len(f) != 2 {
+				t.Fatalf("%s: bad line %q", name, line)
+			}
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil || v < 0 || v > 1 {
+				t.Fatalf("%s: bad value in %q", name, line)
+			}
+			vals[name+":"+f[0]] = v
+		}
+	}
+	if len(vals) != 18 {
+		t.Fatalf("want 18 inferred atoms, got %d", len(vals))
+	}
+	// Friends of smokers smoke more than friends of non-smokers; smokers get cancer.
+	if !(vals["SMOKES.txt:Bob"] > 0.5 && vals["SMOKES.txt:Helen"] < 0.1 && vals["CANCER.txt:Anna"] > 0.9 && vals["CANCER.txt:Gary"] < 0.1) {
+		t.Fatalf("implausible MAP state: %v", vals)
+	}
+	var rep map[string]any
+	b, _ := os.ReadFile(report)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"variables", "potentials", "constraints", "rules", "objective", "iterations", "primal_residual", "dual_residual", "max_constraint_violation", "evaluation", "seconds"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	sec := rep["seconds"].(map[string]any)
+	for _, k := range []string{"load", "ground", "solve", "total"} {
+		if _, ok := sec[k]; !ok {
+			t.Errorf("report lacks seconds.%s", k)
+		}
+	}
+	ev := rep["evaluation"].(map[string]any)["Smokes"].(map[string]any)
+	if _, ok := ev["ACCURACY"]; !ok {
+		t.Errorf("evaluation lacks Smokes.ACCURACY: %v", ev)
+	}
+}
+
+// TestInferLiftedAndDiscrete: --lifted gives the same MAP state as the plain
+// solve; --discrete gives 0/1 values with a certified ratio.
+func TestInferLiftedAndDiscrete(t *testing.T) {
+	args := []string{"infer", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--eps-abs", "1e-8", "--eps-rel", "1e-8"}
+	plain := readOutputs(t, args...)
+	lifted := readOutputs(t, append(args, "--lifted")...)
+	for k, v := range plain {
+		if math.Abs(lifted[k]-v) > 1e-3 {
+			t.Errorf("%s: lifted %v, plain %v", k, lifted[k], v)
+		}
+	}
+	disc := readOutputs(t, append(args, "--discrete")...)
+	for k, v := range disc {
+		if v != 0 && v != 1 {
+			t.Errorf("--discrete gave %s = %v", k, v)
+		}
+	}
+}
+
+func readOutputs(t *testing.T, args ...string) map[string]float64 {
+	t.Helper()
+	dir := t.TempDir()
+	code, _, errs := runCLI(t, append(args, "--output", dir)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errs)
+	}
+	vals := map[string]float64{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			i := strings.LastIndexByte(line, '\t')
+			v, _ := strconv.ParseFloat(line[i+1:], 64)
+			vals[e.Name()+":"+line[:i]] = v
+		}
+	}
+	return vals
+}
+
+func TestInferEdgeCases(t *testing.T) {
+	data := `predicates:
+  Friends/2: closed
+  Smokes/1: open
+observations:
+  Friends: friends.txt
+  Smokes: smokes_obs.txt
+targets:
+  Smokes: smokes_targets.txt
+`
+	base := map[string]string{
+		"d.data":             data,
+		"friends.txt":        "a\tb\nb\tc\n",
+		"smokes_obs.txt":     "a\t1\n",
+		"smokes_targets.txt": "b\nc\nlonely\n",
+	}
+	tests := []struct {
+		name     string
+		model    string
+		patch    map[string]string
+		extra    []string
+		code     int
+		contains []string
+	}{
+		{"zero weight and isolated variable", "0: Friends(A, B) & Smokes(A) -> Smokes(B)\n1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", nil, nil, 0,
+			[]string{"Smokes('lonely') = 0.000000", "Smokes('c') = 1.000000"}},
+		{"infeasible hard constraint", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\nSmokes(B) + Smokes(C) >= 3 .\n", nil, []string{"--max-iter", "200"}, 1,
+			[]string{"still violated", "Smokes(B) + Smokes(C) >= 3 ."}},
+		{"no targets", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", map[string]string{"smokes_targets.txt": "", "d.data": strings.Replace(data, "targets:\n  Smokes: smokes_targets.txt\n", "", 1)}, nil, 0,
+			[]string{"total: 0 variables"}},
+		{"not clausal for --discrete", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\nSmokes(B) + Smokes(C) <= 1 .\n", nil, []string{"--discrete"}, 2,
+			[]string{"--discrete"}},
+		{"bad eval option", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", nil, []string{"--eval-option", "nokeyvalue"}, 2,
+			[]string{"want KEY=VALUE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"m.psl": tt.model}
+			for k, v := range base {
+				files[k] = v
+			}
+			for k, v := range tt.patch {
+				if v == "" {
+					delete(files, k)
+				} else {
+					files[k] = v
+				}
+			}
+			dir := writeFiles(t, files)
+			args := append([]string{"infer", "--model", filepath.Join(dir, "m.psl"), "--data", filepath.Join(dir, "d.data")}, tt.extra...)
+			code, stdout, errs := runCLI(t, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, errs)
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(stdout+errs, want) {
+					t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", want, stdout, errs)
+				}
+			}
+		})
+	}
+}
