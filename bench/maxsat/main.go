@@ -126,7 +126,7 @@ func main() {
 				}
 				vsMWS = append(vsMWS, ratio(rep.WeightSatisfied, rep.HardViolated, wr.Satisfied, wr.HardViolated))
 				flips = append(flips, float64(wr.Flips))
-				if clauses <= *exactMax {
+				if clauses <= *exactMax && in.IntegerWeights() { // gophersat takes integer weights
 					t0 := time.Now()
 					opt, ok := exactOptimum(in, *exactTimeout)
 					if ok {
