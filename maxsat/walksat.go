@@ -57,81 +57,83 @@ func WalkSAT(ctx context.Context, in *Instance, start []bool, opt WalkOptions) (
 	return walk(ctx, in, buildIndex(in), x, opt, rng), nil
 }
 
-// walker holds the incremental state of a MaxWalkSAT run.
+// walker holds the incremental state of a MaxWalkSAT run. Per-clause and
+// per-variable state is packed into structs so that a flip touches one
+// cache line per clause and per variable.
 type walker struct {
 	in       *Instance
 	ix       *index
-	hw       float64
 	x        []bool
-	numTrue  []int32
-	trueSum  []int64 // sum of the variables of the true literals: the critical variable when numTrue == 1
-	makeW    []float64
-	breakW   []float64
+	cl       []wclause
+	mb       []makeBreak
 	unsat    []int32 // unsatisfied nonempty clauses
-	unsatPos []int32 // position in unsat, -1 when satisfied
 	softCost float64 // weight of unsatisfied soft clauses (drifts by rounding; recomputed at the end)
 	hardCost int     // unsatisfied hard clauses
 }
 
-func (w *walker) weight(c int32) float64 {
-	if w.in.Hard[c] {
-		return w.hw
-	}
-	return w.in.Weight[c]
+type wclause struct {
+	w        float64 // objective weight (hard clauses: more than all soft ones)
+	trueSum  int64   // sum of the variables of the true literals: the critical variable when numTrue == 1
+	numTrue  int32
+	unsatPos int32 // position in unsat, -1 when satisfied
+	hard     bool
 }
+
+// makeBreak holds the weight a flip of the variable would satisfy (make)
+// and falsify (break).
+type makeBreak struct{ make, brk float64 }
 
 func newWalker(in *Instance, ix *index, x []bool) *walker {
 	m := in.NumClauses()
-	w := &walker{
-		in: in, ix: ix, hw: hardWeight(in), x: x,
-		numTrue: make([]int32, m), trueSum: make([]int64, m),
-		makeW: make([]float64, in.NumVars), breakW: make([]float64, in.NumVars),
-		unsatPos: make([]int32, m),
-	}
+	hw := hardWeight(in)
+	w := &walker{in: in, ix: ix, x: x, cl: make([]wclause, m), mb: make([]makeBreak, in.NumVars)}
 	for c := 0; c < m; c++ {
-		w.unsatPos[c] = -1
+		k := &w.cl[c]
+		k.unsatPos, k.hard, k.w = -1, in.Hard[c], in.Weight[c]
+		if k.hard {
+			k.w = hw
+		}
 		if ix.taut[c] {
 			continue
 		}
 		lits := in.Clause(c)
 		for _, l := range lits {
 			if x[l.Var()] != l.Neg() {
-				w.numTrue[c]++
-				w.trueSum[c] += int64(l.Var())
+				k.numTrue++
+				k.trueSum += int64(l.Var())
 			}
 		}
-		wc := w.weight(int32(c))
-		switch w.numTrue[c] {
+		switch k.numTrue {
 		case 0:
-			w.addCost(int32(c))
+			w.addCost(k)
 			if len(lits) == 0 {
 				continue // an empty clause: nothing to flip
 			}
-			w.unsatPos[c] = int32(len(w.unsat))
+			k.unsatPos = int32(len(w.unsat))
 			w.unsat = append(w.unsat, int32(c))
 			for _, l := range lits {
-				w.makeW[l.Var()] += wc
+				w.mb[l.Var()].make += k.w
 			}
 		case 1:
-			w.breakW[w.trueSum[c]] += wc
+			w.mb[k.trueSum].brk += k.w
 		}
 	}
 	return w
 }
 
-func (w *walker) addCost(c int32) {
-	if w.in.Hard[c] {
+func (w *walker) addCost(k *wclause) {
+	if k.hard {
 		w.hardCost++
 	} else {
-		w.softCost += w.in.Weight[c]
+		w.softCost += k.w
 	}
 }
 
-func (w *walker) subCost(c int32) {
-	if w.in.Hard[c] {
+func (w *walker) subCost(k *wclause) {
+	if k.hard {
 		w.hardCost--
 	} else {
-		w.softCost -= w.in.Weight[c]
+		w.softCost -= k.w
 	}
 }
 
@@ -139,51 +141,52 @@ func (w *walker) subCost(c int32) {
 func (w *walker) flip(v int) {
 	w.x[v] = !w.x[v]
 	val := w.x[v]
+	start := w.in.Start
 	for _, e := range w.ix.occ[w.ix.occStart[v]:w.ix.occStart[v+1]] {
 		c := e >> 1
 		neg := e&1 == 1
-		wc := w.weight(c)
+		k := &w.cl[c]
 		if val != neg { // the literal became true
-			nt := w.numTrue[c]
-			w.numTrue[c]++
-			w.trueSum[c] += int64(v)
+			nt := k.numTrue
+			k.numTrue++
+			k.trueSum += int64(v)
 			switch nt {
 			case 0:
-				w.subCost(c)
+				w.subCost(k)
 				w.removeUnsat(c)
-				for _, l := range w.in.Clause(int(c)) {
-					w.makeW[l.Var()] -= wc
+				for _, l := range w.in.Lits[start[c]:start[c+1]] {
+					w.mb[l.Var()].make -= k.w
 				}
-				w.breakW[v] += wc
+				w.mb[v].brk += k.w
 			case 1:
-				w.breakW[w.trueSum[c]-int64(v)] -= wc
+				w.mb[k.trueSum-int64(v)].brk -= k.w
 			}
 		} else {
-			w.numTrue[c]--
-			w.trueSum[c] -= int64(v)
-			switch w.numTrue[c] {
+			k.numTrue--
+			k.trueSum -= int64(v)
+			switch k.numTrue {
 			case 0:
-				w.addCost(c)
-				w.unsatPos[c] = int32(len(w.unsat))
+				w.addCost(k)
+				k.unsatPos = int32(len(w.unsat))
 				w.unsat = append(w.unsat, c)
-				for _, l := range w.in.Clause(int(c)) {
-					w.makeW[l.Var()] += wc
+				for _, l := range w.in.Lits[start[c]:start[c+1]] {
+					w.mb[l.Var()].make += k.w
 				}
-				w.breakW[v] -= wc
+				w.mb[v].brk -= k.w
 			case 1:
-				w.breakW[w.trueSum[c]] += wc
+				w.mb[k.trueSum].brk += k.w
 			}
 		}
 	}
 }
 
 func (w *walker) removeUnsat(c int32) {
-	p := w.unsatPos[c]
+	p := w.cl[c].unsatPos
 	last := w.unsat[len(w.unsat)-1]
 	w.unsat[p] = last
-	w.unsatPos[last] = p
+	w.cl[last].unsatPos = p
 	w.unsat = w.unsat[:len(w.unsat)-1]
-	w.unsatPos[c] = -1
+	w.cl[c].unsatPos = -1
 }
 
 // walk runs MaxWalkSAT from x (modified in place to the best assignment).
@@ -218,7 +221,7 @@ func walk(ctx context.Context, in *Instance, ix *index, x []bool, opt WalkOption
 			best, ties := 0.0, 0
 			for _, l := range lits {
 				u := l.Var()
-				g := w.makeW[u] - w.breakW[u]
+				g := w.mb[u].make - w.mb[u].brk
 				switch {
 				case ties == 0 || g > best:
 					best, v, ties = g, u, 1

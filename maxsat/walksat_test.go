@@ -26,9 +26,8 @@ func TestWalkerIncremental(t *testing.T) {
 			w.flip(rng.IntN(n))
 			fresh := newWalker(in, ix, append([]bool(nil), x...))
 			for v := 0; v < n; v++ {
-				if math.Abs(w.makeW[v]-fresh.makeW[v]) > 1e-9 || math.Abs(w.breakW[v]-fresh.breakW[v]) > 1e-9 {
-					t.Fatalf("trial %d step %d var %d: make/break %v/%v, from scratch %v/%v",
-						trial, step, v, w.makeW[v], w.breakW[v], fresh.makeW[v], fresh.breakW[v])
+				if math.Abs(w.mb[v].make-fresh.mb[v].make) > 1e-9 || math.Abs(w.mb[v].brk-fresh.mb[v].brk) > 1e-9 {
+					t.Fatalf("trial %d step %d var %d: make/break %v, from scratch %v", trial, step, v, w.mb[v], fresh.mb[v])
 				}
 			}
 			if w.hardCost != fresh.hardCost || math.Abs(w.softCost-fresh.softCost) > 1e-9 || len(w.unsat) != len(fresh.unsat) {
