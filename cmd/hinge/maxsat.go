@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hinge/admm"
+	"hinge/internal/progress"
 	"hinge/maxsat"
 )
 
@@ -20,6 +21,7 @@ func init() { commands = append(commands, newMaxsatCmd) }
 
 type maxsatOptions struct {
 	report string
+	quiet  bool
 	opt    maxsat.Options
 }
 
@@ -65,21 +67,9 @@ is 1), and 'v 1 -2 3 ...' with the assignment.`,
 	f.Float64Var(&o.opt.Noise, "noise", 0.5, "MaxWalkSAT random-walk probability")
 	f.IntVar(&o.opt.RepairSteps, "repair-steps", o.opt.RepairSteps, "least MaxWalkSAT flips spent repairing violated hard clauses")
 	f.IntVar(&o.opt.DualSweeps, "dual-sweeps", o.opt.DualSweeps, "coordinate-ascent passes that tighten the certified bound")
-	addMaxsatADMMFlags(cmd, &o.opt.ADMM)
+	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	addADMMFlags(cmd, &o.opt.ADMM)
 	return cmd
-}
-
-// addMaxsatADMMFlags adds the ADMM options. It mirrors the flags of
-// `hinge solve`; the shared helper did not exist when this was written.
-func addMaxsatADMMFlags(cmd *cobra.Command, a *admm.Options) {
-	f := cmd.Flags()
-	f.Float64Var(&a.Rho, "rho", a.Rho, "ADMM step size")
-	f.Float64Var(&a.EpsAbs, "eps-abs", a.EpsAbs, "ADMM absolute tolerance")
-	f.Float64Var(&a.EpsRel, "eps-rel", a.EpsRel, "ADMM relative tolerance (tighter gives a tighter certified bound)")
-	f.IntVar(&a.MaxIter, "max-iter", a.MaxIter, "ADMM iteration limit")
-	f.IntVar(&a.CheckEvery, "check-every", a.CheckEvery, "ADMM residual check interval (iterations)")
-	f.IntVar(&a.Threads, "threads", a.Threads, "ADMM worker threads (0: all cores)")
-	f.Float64Var(&a.ConstraintTol, "constraint-tol", a.ConstraintTol, "ADMM hard-constraint tolerance")
 }
 
 func (o *maxsatOptions) run(ctx context.Context, path string, stdout io.Writer) error {
@@ -106,7 +96,14 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout io.Writer) 
 		return badInput(err)
 	}
 	load := time.Since(start).Seconds()
-	res, err := maxsat.Solve(ctx, in, o.opt)
+	prog := progress.ForTerminal(os.Stderr, o.quiet)
+	opt := o.opt
+	opt.ADMM.Progress = func(pr admm.Progress) {
+		prog.Status("relaxation: ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)",
+			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol)
+	}
+	res, err := maxsat.Solve(ctx, in, opt)
+	prog.Done()
 	if err != nil {
 		return failed(err)
 	}
