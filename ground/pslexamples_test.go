@@ -2,6 +2,7 @@ package ground
 
 import (
 	"bytes"
+	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,17 +15,12 @@ import (
 	"hinge/syntax"
 )
 
-const pslExamples = "../../shared/data/psl-examples/models"
-
 // loadPSLExample reads a PSL 3 JSON config of psl-examples: predicates,
 // data and rules (parsed with the syntax package). It skips the test when
 // the data is absent.
 func loadPSLExample(t *testing.T, name string) (*model.Model, *store.Store) {
 	t.Helper()
-	path := filepath.Join(pslExamples, name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not found (shared data absent): %v", path, err)
-	}
+	path := shareddata.Require(t, "psl-examples", "models", name)
 	cfg, err := store.ReadConfig(path, "infer")
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +98,7 @@ func TestCiteseer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data grounding; skipped in -short")
 	}
-	dir := "../../shared/data/citeseer"
+	dir := shareddata.Require(t, "citeseer")
 	links, err1 := os.ReadFile(filepath.Join(dir, "citeseer.links"))
 	labels, err2 := os.ReadFile(filepath.Join(dir, "citeseer.labels"))
 	if err1 != nil || err2 != nil {

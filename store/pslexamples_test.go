@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,27 +11,11 @@ import (
 	"testing"
 )
 
-// sharedData locates the project's shared data directory: $HINGE_DATA, or
-// ../shared/data next to the module root.
+// sharedData locates the project's shared data directory, skipping when it
+// is absent.
 func sharedData(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("HINGE_DATA"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root (go.mod) not found")
-		}
-		dir = parent
-	}
+	return shareddata.Require(t)
 }
 
 // naiveKeys is an independent count of a TSV file's atoms: the distinct

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"encoding/json"
+	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,32 +14,11 @@ import (
 	"hinge/model"
 )
 
-// dataDir returns the shared data directory ($HINGE_DATA, or ../shared/data
-// next to the module root), skipping the test when it is absent.
+// dataDir returns the shared data directory, skipping the test when the
+// PSL examples are absent.
 func dataDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("HINGE_DATA")
-	if dir == "" {
-		root, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(root)
-			if parent == root {
-				t.Skip("module root not found; set HINGE_DATA to the shared data directory")
-			}
-			root = parent
-		}
-		dir = filepath.Join(root, "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "psl-examples")); err != nil {
-		t.Skipf("shared data not found at %s (set HINGE_DATA): %v", dir, err)
-	}
-	return dir
+	return filepath.Dir(shareddata.Require(t, "psl-examples"))
 }
 
 // stripJSONComments blanks '#' and '//' comments outside strings, keeping

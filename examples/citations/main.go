@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hinge/internal/shareddata"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func runErr(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := *data
 	if dir == "" {
-		root, err := citations.DataDir()
+		root, err := shareddata.Dir()
 		if err != nil {
 			return usageError{fmt.Errorf("no -data given and %w", err)}
 		}

@@ -194,32 +194,3 @@ func compareID(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
-
-// DataDir returns the shared data directory: $HINGE_DATA when set,
-// otherwise ../shared/data relative to the module root (the nearest
-// directory above the working directory that holds go.mod). It fails when
-// the directory does not exist, so tests can skip with the reason.
-func DataDir() (string, error) {
-	if d := os.Getenv("HINGE_DATA"); d != "" {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return "", fmt.Errorf("HINGE_DATA=%s is not a directory", d)
-		}
-		return d, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "data")
-			if st, err := os.Stat(d); err != nil || !st.IsDir() {
-				return "", fmt.Errorf("shared data directory %s not found (set HINGE_DATA)", filepath.Clean(d))
-			}
-			return filepath.Clean(d), nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no go.mod above %s to locate ../shared/data (set HINGE_DATA)", wd)
-		}
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"slices"
@@ -454,7 +455,7 @@ func checkAgainstEvaluator(t *testing.T, s *Split, acc float64, preds []Predicti
 // realData loads a shared data set or skips the test with the reason.
 func realData(t testing.TB, name string) *Dataset {
 	t.Helper()
-	dir, err := DataDir()
+	dir, err := shareddata.Dir()
 	if err != nil {
 		t.Skipf("skipping: shared data not available: %v", err)
 	}
@@ -578,7 +579,7 @@ func BenchmarkNeighbourMajorityCora(b *testing.B) {
 }
 
 func BenchmarkLoadSplitWriteCora(b *testing.B) {
-	dir, err := DataDir()
+	dir, err := shareddata.Dir()
 	if err != nil {
 		b.Skipf("skipping: %v", err)
 	}
