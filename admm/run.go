@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync/atomic"
 )
 
 // run is one Solve in progress: t workers (worker 0 is the caller's
@@ -14,7 +15,8 @@ type run struct {
 	t   int
 	bar *barrier
 
-	tterm, tvar []int // per worker: chunk ranges [tterm[w], tterm[w+1])
+	// Chunk schedulers of the three phases.
+	qLocal, qCons, qRes *scheduler
 
 	// Written by worker 0 between barriers, read by all after.
 	stop bool
@@ -28,47 +30,98 @@ type run struct {
 	numErr          bool
 }
 
-// worker runs worker w's share of every phase until worker 0 decides to stop.
-// All workers take the same branches (they depend only on the iteration
-// count and on stop), so they meet at every barrier.
+// scheduler hands out the chunks of one phase. Each worker owns a
+// contiguous range of chunks (balanced by work, so on an idle machine every
+// worker keeps the same data in its cache from one iteration to the next)
+// and claims them one by one through its own atomic cursor; a worker that
+// runs out takes unclaimed chunks from the others' ranges, so a worker the
+// operating system deschedules does not hold everyone up for its whole
+// share. Which worker runs a chunk never changes the result: chunks write
+// disjoint state and their partial sums go to per-chunk slots.
+type scheduler struct {
+	cur []cursor
+}
+
+type cursor struct {
+	next   atomic.Int64
+	lo, hi int64
+	_      [40]byte // one cursor per cache line
+}
+
+// newScheduler gives worker w the chunks own[w]..own[w+1]-1.
+func newScheduler(own []int) *scheduler {
+	q := &scheduler{cur: make([]cursor, len(own)-1)}
+	for w := range q.cur {
+		q.cur[w].lo, q.cur[w].hi = int64(own[w]), int64(own[w+1])
+	}
+	q.reset()
+	return q
+}
+
+// reset makes every chunk claimable again. Call it only while no worker is
+// in the phase (right after the barrier that ends it).
+func (q *scheduler) reset() {
+	for w := range q.cur {
+		q.cur[w].next.Store(q.cur[w].lo)
+	}
+}
+
+// claim returns the next chunk for worker w, or -1 when the phase has none
+// left.
+func (q *scheduler) claim(w int) int {
+	t := len(q.cur)
+	for v := 0; v < t; v++ {
+		o := w + v
+		if o >= t {
+			o -= t
+		}
+		c := &q.cur[o]
+		if c.next.Load() >= c.hi {
+			continue
+		}
+		if k := c.next.Add(1) - 1; k < c.hi {
+			return int(k)
+		}
+	}
+	return -1
+}
+
+// worker runs its part of every phase until worker 0 decides to stop. All
+// workers take the same branches (they depend only on the iteration count
+// and on stop), so they meet at every barrier.
 func (r *run) worker(w int) {
 	s := r.s
 	opt := &s.opt
-	cstart := s.start[s.m:]
-	tlo, thi := s.termChunks[r.tterm[w]], s.termChunks[r.tterm[w+1]]
-	vlo, vhi := s.varChunks[r.tvar[w]], s.varChunks[r.tvar[w+1]]
-	plo, phi := min(tlo, s.m), min(thi, s.m)
-	clo, chi := max(tlo, s.m)-s.m, max(thi, s.m)-s.m
-	firstRun := 0
-	for firstRun < len(s.runs) && s.runs[firstRun].hi <= plo {
-		firstRun++
-	}
 	for it := 1; ; it++ {
 		check := it%opt.CheckEvery == 0 || it == opt.MaxIter
-		if check {
-			localPotentialsCheck(s.prm, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
-			localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, s.aux, clo, chi)
-		} else {
-			s.localRuns(firstRun, plo, phi)
-			localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, nil, clo, chi)
+		for c := r.qLocal.claim(w); c >= 0; c = r.qLocal.claim(w) {
+			s.localChunk(c, check)
 		}
 		r.bar.wait()
-		if check {
-			for c := r.tvar[w]; c < r.tvar[w+1]; c++ {
-				s.vpart[c].d2 = consensusCheck(s.tstart, s.tcopy, s.s, s.z, s.varChunks[c], s.varChunks[c+1])
+		if w == 0 {
+			r.qLocal.reset()
+		}
+		for c := r.qCons.claim(w); c >= 0; c = r.qCons.claim(w) {
+			lo, hi := s.varChunks[c], s.varChunks[c+1]
+			if check {
+				s.vpart[c].d2 = consensusCheck(s.tstart, s.tcopy, s.s, s.z, lo, hi)
+			} else {
+				consensus(s.tstart, s.tcopy, s.s, s.z, lo, hi)
 			}
-		} else {
-			consensus(s.tstart, s.tcopy, s.s, s.z, vlo, vhi)
 		}
 		r.bar.wait()
+		if w == 0 {
+			r.qCons.reset()
+		}
 		if !check {
 			continue
 		}
-		for c := r.tterm[w]; c < r.tterm[w+1]; c++ {
+		for c := r.qRes.claim(w); c >= 0; c = r.qRes.claim(w) {
 			s.tpart[c] = s.residual(s.termChunks[c], s.termChunks[c+1])
 		}
 		r.bar.wait()
 		if w == 0 {
+			r.qRes.reset()
 			r.decide(it)
 		}
 		r.bar.wait()
@@ -76,6 +129,23 @@ func (r *run) worker(w int) {
 			return
 		}
 	}
+}
+
+// localChunk runs the local step of term chunk c: its potentials with the
+// fixed-arity kernels (or, on check iterations, the general loop, which also
+// records the local copies for the primal residual), then its constraints.
+func (s *Solver) localChunk(c int, check bool) {
+	lo, hi := s.termChunks[c], s.termChunks[c+1]
+	plo, phi := min(lo, s.m), min(hi, s.m)
+	clo, chi := max(lo, s.m)-s.m, max(hi, s.m)-s.m
+	cstart := s.start[s.m:]
+	if check {
+		localPotentialsCheck(s.prm, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
+		localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, s.aux, clo, chi)
+		return
+	}
+	s.localRuns(s.chunkRun[c], plo, phi)
+	localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, nil, clo, chi)
 }
 
 // decide reduces the chunk partials (in chunk order, so the sums do not

@@ -60,6 +60,7 @@ type Solver struct {
 	// Work division.
 	termChunks []int // chunk c covers terms termChunks[c]..termChunks[c+1]-1
 	varChunks  []int
+	chunkRun   []int // per term chunk: the first run that ends after its first term
 	tpart      []termPartial
 	vpart      []varPartial
 }
@@ -166,6 +167,17 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.termChunks = chunks(terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
 	s.varChunks = chunks(s.n, func(j int) int { return int(s.tstart[j+1]-s.tstart[j]) + 2 })
 	s.tpart = make([]termPartial, len(s.termChunks)-1)
+	s.chunkRun = make([]int, len(s.tpart))
+	for c := range s.chunkRun {
+		r := 0
+		if c > 0 {
+			r = s.chunkRun[c-1]
+		}
+		for r < len(s.runs) && s.runs[r].hi <= s.termChunks[c] {
+			r++
+		}
+		s.chunkRun[c] = r
+	}
 	s.vpart = make([]varPartial, len(s.varChunks)-1)
 	return s, nil
 }
@@ -314,13 +326,16 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = max(1, min(threads, len(s.tpart)))
+	tterm := split(s.termChunks, threads, func(lo, hi int) int { return int(s.start[hi]-s.start[lo]) + 2*(hi-lo) })
+	tvar := split(s.varChunks, threads, func(lo, hi int) int { return int(s.tstart[hi]-s.tstart[lo]) + 2*(hi-lo) })
 	r := &run{
-		s:     s,
-		ctx:   ctx,
-		t:     threads,
-		bar:   newBarrier(threads),
-		tterm: split(s.termChunks, threads, func(lo, hi int) int { return int(s.start[hi]-s.start[lo]) + 2*(hi-lo) }),
-		tvar:  split(s.varChunks, threads, func(lo, hi int) int { return int(s.tstart[hi]-s.tstart[lo]) + 2*(hi-lo) }),
+		s:      s,
+		ctx:    ctx,
+		t:      threads,
+		bar:    newBarrier(threads),
+		qLocal: newScheduler(tterm),
+		qCons:  newScheduler(tvar),
+		qRes:   newScheduler(tterm),
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < threads; w++ {
