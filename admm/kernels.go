@@ -29,9 +29,12 @@ import "unsafe"
 // Clamps are branch-free min/max, so whether a hinge is active costs no
 // mispredicted branch.
 
-// potParam is what the local step of one potential needs: the constant c,
-// the gain g and the cap hi of step = clamp(t*g, 0, hi).
-type potParam struct{ c, g, hi float64 }
+// potParam is what the local step of one potential needs besides its cap:
+// the constant c and the gain g of step = clamp(t*g, 0, cap). Caps (w/rho
+// for linear hinges, +Inf for squared ones) live in a separate array that
+// only the linear kernels and the general loop read, so the squared kernels
+// stream 16 bytes per potential instead of 24.
+type potParam struct{ c, g float64 }
 
 // conParam is the same for a hard constraint: step = max(t*g, lo) with lo = 0
 // for <= and -Inf for =.
@@ -39,11 +42,13 @@ type conParam struct{ c, g, lo float64 }
 
 // localPotentials runs the local step of potentials lo..hi-1 with the
 // general row loop (any arity).
-func localPotentials(prm []potParam, start []int32, coef []float64, vars []int32, s, z []float64, lo, hi int) {
+func localPotentials(prm []potParam, caps []float64, start []int32, coef []float64, vars []int32, s, z []float64, lo, hi int) {
 	if lo >= hi {
 		return
 	}
 	prm = prm[lo:hi]
+	caps = caps[lo:hi]
+	caps = caps[:len(prm)]
 	start = start[lo : hi+1]
 	b := int(start[0])
 	for i := range prm {
@@ -60,7 +65,7 @@ func localPotentials(prm []potParam, start []int32, coef []float64, vars []int32
 			t += ak * (zk + zk - ss[k])
 			ss[k] = zk
 		}
-		st := max(min(t*pp.g, pp.hi), 0)
+		st := max(min(t*pp.g, caps[i]), 0)
 		for k, ak := range a {
 			ss[k] -= st * ak
 		}
@@ -104,8 +109,8 @@ func local3Sq(prm []potParam, a, s [][3]float64, v [][3]int32, z []float64) {
 	}
 }
 
-func local3Lin(prm []potParam, a, s [][3]float64, v [][3]int32, z []float64) {
-	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+func local3Lin(prm []potParam, caps []float64, a, s [][3]float64, v [][3]int32, z []float64) {
+	a, s, v, caps = a[:len(prm)], s[:len(prm)], v[:len(prm)], caps[:len(prm)]
 	for i := range prm {
 		ai, si, vi, pp := &a[i], &s[i], &v[i], &prm[i]
 		z0, z1, z2 := z[vi[0]], z[vi[1]], z[vi[2]]
@@ -113,7 +118,7 @@ func local3Lin(prm []potParam, a, s [][3]float64, v [][3]int32, z []float64) {
 		t += ai[0] * (z0 + z0 - si[0])
 		t += ai[1] * (z1 + z1 - si[1])
 		t += ai[2] * (z2 + z2 - si[2])
-		st := max(min(t*pp.g, pp.hi), 0)
+		st := max(min(t*pp.g, caps[i]), 0)
 		si[0] = z0 - st*ai[0]
 		si[1] = z1 - st*ai[1]
 		si[2] = z2 - st*ai[2]
@@ -134,15 +139,15 @@ func local2Sq(prm []potParam, a, s [][2]float64, v [][2]int32, z []float64) {
 	}
 }
 
-func local2Lin(prm []potParam, a, s [][2]float64, v [][2]int32, z []float64) {
-	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+func local2Lin(prm []potParam, caps []float64, a, s [][2]float64, v [][2]int32, z []float64) {
+	a, s, v, caps = a[:len(prm)], s[:len(prm)], v[:len(prm)], caps[:len(prm)]
 	for i := range prm {
 		ai, si, vi, pp := &a[i], &s[i], &v[i], &prm[i]
 		z0, z1 := z[vi[0]], z[vi[1]]
 		t := -pp.c
 		t += ai[0] * (z0 + z0 - si[0])
 		t += ai[1] * (z1 + z1 - si[1])
-		st := max(min(t*pp.g, pp.hi), 0)
+		st := max(min(t*pp.g, caps[i]), 0)
 		si[0] = z0 - st*ai[0]
 		si[1] = z1 - st*ai[1]
 	}
@@ -160,25 +165,27 @@ func local1Sq(prm []potParam, a, s []float64, v []int32, z []float64) {
 	}
 }
 
-func local1Lin(prm []potParam, a, s []float64, v []int32, z []float64) {
-	a, s, v = a[:len(prm)], s[:len(prm)], v[:len(prm)]
+func local1Lin(prm []potParam, caps []float64, a, s []float64, v []int32, z []float64) {
+	a, s, v, caps = a[:len(prm)], s[:len(prm)], v[:len(prm)], caps[:len(prm)]
 	for i := range prm {
 		pp := &prm[i]
 		z0 := z[v[i]]
 		t := -pp.c
 		t += a[i] * (z0 + z0 - s[i])
-		st := max(min(t*pp.g, pp.hi), 0)
+		st := max(min(t*pp.g, caps[i]), 0)
 		s[i] = z0 - st*a[i]
 	}
 }
 
 // localPotentialsCheck is localPotentials that also stores the new local
 // copies x' in aux (for the primal residual at the coming check).
-func localPotentialsCheck(prm []potParam, start []int32, coef []float64, vars []int32, s, z, aux []float64, lo, hi int) {
+func localPotentialsCheck(prm []potParam, caps []float64, start []int32, coef []float64, vars []int32, s, z, aux []float64, lo, hi int) {
 	if lo >= hi {
 		return
 	}
 	prm = prm[lo:hi]
+	caps = caps[lo:hi]
+	caps = caps[:len(prm)]
 	start = start[lo : hi+1]
 	b := int(start[0])
 	for i := range prm {
@@ -199,7 +206,7 @@ func localPotentialsCheck(prm []potParam, start []int32, coef []float64, vars []
 			ss[k] = zk
 			xs[k] = v
 		}
-		st := max(min(t*pp.g, pp.hi), 0)
+		st := max(min(t*pp.g, caps[i]), 0)
 		for k, ak := range a {
 			ss[k] -= st * ak
 			xs[k] -= st * ak

@@ -140,7 +140,7 @@ func (s *Solver) localChunk(c int, check bool) {
 	clo, chi := max(lo, s.m)-s.m, max(hi, s.m)-s.m
 	cstart := s.start[s.m:]
 	if check {
-		localPotentialsCheck(s.prm, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
+		localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
 		localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, s.aux, clo, chi)
 		return
 	}
@@ -263,22 +263,22 @@ func (s *Solver) localRuns(r, lo, hi int) {
 		run := &s.runs[r]
 		a, b := max(run.lo, lo), min(run.hi, hi)
 		c0, c1 := int(s.start[a]), int(s.start[b])
-		prm, coef, vars, st := s.prm[a:b], s.coef[c0:c1], s.vars[c0:c1], s.s[c0:c1]
+		prm, caps, coef, vars, st := s.prm[a:b], s.caps[a:b], s.coef[c0:c1], s.vars[c0:c1], s.s[c0:c1]
 		switch {
 		case run.arity == 3 && run.squared:
 			local3Sq(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
 		case run.arity == 3:
-			local3Lin(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+			local3Lin(prm, caps, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
 		case run.arity == 2 && run.squared:
 			local2Sq(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
 		case run.arity == 2:
-			local2Lin(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+			local2Lin(prm, caps, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
 		case run.arity == 1 && run.squared:
 			local1Sq(prm, coef, st, vars, s.z)
 		case run.arity == 1:
-			local1Lin(prm, coef, st, vars, s.z)
+			local1Lin(prm, caps, coef, st, vars, s.z)
 		default:
-			localPotentials(s.prm, s.start, s.coef, s.vars, s.s, s.z, a, b)
+			localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.s, s.z, a, b)
 		}
 	}
 }

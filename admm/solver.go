@@ -41,6 +41,7 @@ type Solver struct {
 	ceq   []bool    // constraint is an equality
 	ctol  []float64 // violation tolerance per constraint
 	prm   []potParam
+	caps  []float64 // per potential: w/rho (linear) or +Inf (squared)
 	w     []float64 // weights of the current Solve
 
 	// Runs of consecutive potentials with the same arity, for the fixed-stride
@@ -124,6 +125,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		s.pnorm[i] = norm2(s.coef[s.start[i]:s.start[i+1]])
 	}
 	s.prm = make([]potParam, s.m)
+	s.caps = make([]float64, s.m)
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
 	s.ceq = make([]bool, s.nc)
@@ -371,13 +373,15 @@ func (s *Solver) prepare(init []float64) error {
 		s.w[i] = w
 		n2 := s.pnorm[i]
 		if s.power[i] == 2 {
-			s.prm[i] = potParam{c: s.pc[i], g: 2 * w / (rho + 2*w*n2), hi: math.Inf(1)}
+			s.prm[i] = potParam{c: s.pc[i], g: 2 * w / (rho + 2*w*n2)}
+			s.caps[i] = math.Inf(1)
 		} else {
 			g := 0.0
 			if n2 > 0 {
 				g = 1 / n2
 			}
-			s.prm[i] = potParam{c: s.pc[i], g: g, hi: w / rho}
+			s.prm[i] = potParam{c: s.pc[i], g: g}
+			s.caps[i] = w / rho
 		}
 	}
 	if init != nil {
