@@ -789,3 +789,32 @@ func TestKernelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllocationPerIteration: a Solve allocates its result and its
+// workers, but nothing per iteration: 300 iterations allocate no more than
+// 30.
+func TestNoAllocationPerIteration(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 1000, Potentials: 10000, MinArity: 1, MaxArity: 4, Power: 0, Constraints: 50, EqualFraction: 0.3, Seed: 51})
+	if n := len(New0(t, p).tpart); n < 2 {
+		t.Fatalf("%d chunks: two workers would not both run", n)
+	}
+	for _, th := range []int{1, 2} {
+		allocs := func(iters int) float64 {
+			opt := DefaultOptions()
+			opt.EpsAbs, opt.EpsRel = 0, 0
+			opt.MaxIter, opt.Threads = iters, th
+			s := New0(t, p)
+			s.opt = opt
+			return testing.AllocsPerRun(3, func() {
+				if _, err := s.Solve(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		short, long := allocs(30), allocs(300)
+		if long > short {
+			t.Errorf("threads %d: %v allocations for 300 iterations, %v for 30", th, long, short)
+		}
+		t.Logf("threads %d: %v allocations per Solve", th, long)
+	}
+}

@@ -18,11 +18,20 @@
 // and the solver stops when both hold and no hard constraint is violated at
 // the consensus point beyond Options.ConstraintTol, or after MaxIter.
 //
-// Parallelism: terms are split into contiguous blocks per worker for the
-// local step, variables into contiguous ranges for the consensus step, which
-// reduces each variable's copies through a precomputed variable -> copy index
-// in a fixed order. Workers are goroutines that live for one Solve and meet
-// at a spinning barrier; the iteration loop takes no locks and allocates
-// nothing. Block boundaries and residual partial sums are defined by
-// problem-only chunks, so results are bit-identical for every thread count.
+// Parallelism: the terms and the variables are cut into chunks of about
+// equal work whose boundaries depend only on the problem. Each worker owns a
+// contiguous run of chunks for the local step and one for the consensus
+// step (which reduces each variable's copies through a precomputed variable
+// -> copy index, in a fixed order) and claims them through an atomic cursor;
+// a worker that finishes early takes the unclaimed chunks of the others.
+// Workers are goroutines that live for one Solve and meet at a barrier after
+// each phase. The iteration loop allocates nothing and takes no locks (the
+// barrier spins on an atomic counter and only sleeps on a condition variable
+// after about a millisecond of waiting, e.g. during a slow Progress
+// callback). Chunk results and residual partial sums do not depend on which
+// worker computed them, so results are bit-identical for every thread count.
+//
+// Run-time structure: potentials are grouped into runs of equal arity and
+// power, and runs of 1-, 2- and 3-variable potentials use fixed-stride
+// kernels (kernels.go) that do the same arithmetic as the general loop.
 package admm
