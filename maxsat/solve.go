@@ -161,6 +161,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		y[i] = 0.5
 	}
 	var pot, con []float64
+	rep.ADMM.Converged = true // nothing to relax unless there are terms
 	if p.NumPotentials()+p.NumConstraints() > 0 {
 		s, err := admm.New(p, opt.ADMM)
 		if err != nil {
@@ -200,7 +201,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	if hv > 0 && steps < opt.RepairSteps {
 		steps = opt.RepairSteps
 	}
-	if steps > 0 && !(hv == 0 && sat >= ub) {
+	// Nothing to gain when the rounding is proven optimal, and nothing to
+	// repair when the hard clauses are proven unsatisfiable.
+	if steps > 0 && !(hv == 0 && sat >= ub) && ub >= 0 {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x5851f42d4c957f2d))
 		wr := walk(ctx, in, ix, append([]bool(nil), x...), WalkOptions{Steps: steps, Noise: opt.Noise}, rng)
 		x, sat, hv = wr.X, wr.Satisfied, wr.HardViolated
