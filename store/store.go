@@ -160,40 +160,18 @@ func (s *Store) AddObservation(p *model.Predicate, args []string, v float64) err
 	if err != nil {
 		return err
 	}
-	t := s.Table(p)
-	if row, ok := t.Find(ids); ok {
-		if t.kind[row] == Target {
-			return fmt.Errorf("%s is listed both as an observation and as a target", AtomString(p, args))
-		}
-		if t.value[row] != v {
-			return fmt.Errorf("%s is observed twice, with values %v and %v", AtomString(p, args), t.value[row], v)
-		}
-		return nil
-	}
-	t.add(ids, v, Observed)
-	return nil
+	return s.addIDs(p, Observations, ids, v, true)
 }
 
 // AddTarget records that p(args) is a target (an unknown to infer). Adding a
 // target twice is harmless; a target of a closed predicate or one that is
 // also observed is an error.
 func (s *Store) AddTarget(p *model.Predicate, args []string) error {
-	if p.Closed {
-		return fmt.Errorf("%s: predicate %s is closed (fully observed) and cannot have targets", AtomString(p, args), p.Name)
-	}
 	ids, err := s.ids(p, args)
 	if err != nil {
 		return err
 	}
-	t := s.Table(p)
-	if row, ok := t.Find(ids); ok {
-		if t.kind[row] == Observed {
-			return fmt.Errorf("%s is listed both as an observation and as a target", AtomString(p, args))
-		}
-		return nil
-	}
-	t.add(ids, 0, Target)
-	return nil
+	return s.addIDs(p, Targets, ids, 0, false)
 }
 
 // AddTruth records the true value of p(args). Twice with different values is
@@ -206,14 +184,56 @@ func (s *Store) AddTruth(p *model.Predicate, args []string, v float64) error {
 	if err != nil {
 		return err
 	}
-	t := s.Truth(p)
-	if row, ok := t.Find(ids); ok {
-		if t.value[row] != v {
-			return fmt.Errorf("%s has two truth values, %v and %v", AtomString(p, args), t.value[row], v)
+	return s.addIDs(p, Truth, ids, v, true)
+}
+
+// addIDs adds an atom given by interned argument ids to a section: the one
+// place the rules of AddObservation, AddTarget and AddTruth live (the TSV
+// loader calls it directly, without allocating). v must already be a valid
+// truth value. For targets, hasValue sets the atom's initial value to v.
+func (s *Store) addIDs(p *model.Predicate, what Section, ids []int32, v float64, hasValue bool) error {
+	switch what {
+	case Observations:
+		t := s.Table(p)
+		if row, ok := t.Find(ids); ok {
+			if t.kind[row] == Target {
+				return fmt.Errorf("%s is listed both as an observation and as a target", AtomString(p, s.Names(ids)))
+			}
+			if t.value[row] != v {
+				return fmt.Errorf("%s is observed twice, with values %v and %v", AtomString(p, s.Names(ids)), t.value[row], v)
+			}
+			return nil
 		}
-		return nil
+		t.add(ids, v, Observed)
+	case Targets:
+		if p.Closed {
+			return fmt.Errorf("%s: predicate %s is closed (fully observed) and cannot have targets", AtomString(p, s.Names(ids)), p.Name)
+		}
+		t := s.Table(p)
+		row, ok := t.Find(ids)
+		if ok {
+			if t.kind[row] == Observed {
+				return fmt.Errorf("%s is listed both as an observation and as a target", AtomString(p, s.Names(ids)))
+			}
+		} else {
+			row = t.Len()
+			t.add(ids, 0, Target)
+		}
+		if hasValue {
+			t.value[row] = v
+		}
+	case Truth:
+		t := s.Truth(p)
+		if row, ok := t.Find(ids); ok {
+			if t.value[row] != v {
+				return fmt.Errorf("%s has two truth values, %v and %v", AtomString(p, s.Names(ids)), t.value[row], v)
+			}
+			return nil
+		}
+		t.add(ids, v, Observed)
+	default:
+		return fmt.Errorf("unknown section %v", what)
 	}
-	t.add(ids, v, Observed)
 	return nil
 }
 
