@@ -54,7 +54,8 @@ type Report struct {
 	// LPUpperBound is a certified upper bound on the best satisfied weight of
 	// any assignment that satisfies the hard clauses: WeightTotal minus the
 	// value of a dual-feasible point of the LP relaxation (floored when all
-	// weights are integers). Below zero it proves the hard clauses
+	// weights are integers). Below zero (by more than 1e-9*(1+WeightTotal),
+	// the allowance for rounding error) it proves the hard clauses
 	// unsatisfiable.
 	LPUpperBound float64 `json:"lp_upper_bound"`
 	// LPBoundKind is "dual": the bound comes from a dual-feasible point and
@@ -203,7 +204,8 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	}
 	// Nothing to gain when the rounding is proven optimal, and nothing to
 	// repair when the hard clauses are proven unsatisfiable.
-	if steps > 0 && !(hv == 0 && sat >= ub) && ub >= 0 {
+	tol := 1e-9 * (1 + W) // rounding error allowed in the bound's arithmetic
+	if steps > 0 && !(hv == 0 && sat >= ub-tol) && ub >= -tol {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x5851f42d4c957f2d))
 		wr := walk(ctx, in, ix, append([]bool(nil), x...), WalkOptions{Steps: steps, Noise: opt.Noise}, rng)
 		x, sat, hv = wr.X, wr.Satisfied, wr.HardViolated
@@ -215,8 +217,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	rep.Seconds.LocalSearch = time.Since(tRound).Seconds()
 
 	rep.WeightSatisfied, rep.HardViolated = sat, hv
-	rep.Infeasible = ub < 0
-	tol := 1e-9 * (1 + W)
+	rep.Infeasible = ub < -tol
 	rep.Optimal = hv == 0 && sat >= ub-tol
 	switch {
 	case hv > 0:
