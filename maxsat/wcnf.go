@@ -47,6 +47,7 @@ type SyntaxError struct {
 	Msg       string
 }
 
+// Error formats the error as file:line:col: message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
