@@ -197,3 +197,50 @@ func TestFromProblemRejects(t *testing.T) {
 		t.Fatalf("got clause %v, want [-1 -2 3]", got)
 	}
 }
+
+// TestConsensusBound: for arbitrary per-copy multipliers the consensus bound
+// never exceeds the LP optimum (simplex), and for copies that agree
+// (alpha_k = -lambda_c*Coef_k) it equals g(lambda).
+func TestConsensusBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for trial := 0; trial < 60; trial++ {
+		pHard := 0.0
+		if trial%2 == 1 {
+			pHard = 0.15
+		}
+		in := randomInstance(rng, 2+rng.IntN(7), 1+rng.IntN(20), 4, trial%3 == 0, pHard)
+		rel := ToProblem(in)
+		p := rel.Problem
+		lpOpt, _, feasible := lpRelaxation(t, in)
+		pot := make([]float64, len(p.Var))
+		con := make([]float64, len(p.CVar))
+		for k := range pot {
+			pot[k] = 6 * (rng.Float64() - 0.5)
+		}
+		for k := range con {
+			con[k] = 6 * (rng.Float64() - 0.5)
+		}
+		g := consensusBound(p, pot, con)
+		if feasible && g > lpOpt+1e-9*(1+lpOpt) {
+			t.Fatalf("trial %d: consensus bound %v above the LP optimum %v", trial, g, lpOpt)
+		}
+		// Agreeing copies reproduce the clause dual.
+		lambda := make([]float64, in.NumClauses())
+		for i, c := range rel.PotClause {
+			lambda[c] = in.Weight[c] * rng.Float64()
+			for k := p.Start[i]; k < p.Start[i+1]; k++ {
+				pot[k] = -lambda[c] * p.Coef[k]
+			}
+		}
+		for j, c := range rel.ConClause {
+			lambda[c] = 3 * rng.Float64()
+			for k := p.CStart[j]; k < p.CStart[j+1]; k++ {
+				con[k] = -lambda[c] * p.CCoef[k]
+			}
+		}
+		want, _, _ := DualBound(in, lambda, 0)
+		if got := consensusBound(p, pot, con); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("trial %d: consensus bound %v for agreeing copies, g(lambda) %v", trial, got, want)
+		}
+	}
+}
