@@ -1,0 +1,436 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"hinge/admm"
+	"hinge/ground"
+	"hinge/hlmrf"
+	"hinge/model"
+	"hinge/store"
+)
+
+// Method is a weight-learning method.
+type Method int
+
+const (
+	// MLE is maximum likelihood by the voted (structured) perceptron: the
+	// expectation in the gradient is replaced by the MAP state.
+	MLE Method = iota
+	// MPLE is maximum pseudo-likelihood, with exact one-dimensional integrals.
+	MPLE
+	// PPLL is maximum piecewise pseudo-likelihood (paper 002): MPLE with each
+	// conditional restricted to one rule at a time.
+	PPLL
+)
+
+// String returns "mle", "mple" or "ppll".
+func (m Method) String() string {
+	switch m {
+	case MLE:
+		return "mle"
+	case MPLE:
+		return "mple"
+	case PPLL:
+		return "ppll"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// ParseMethod reads a method name, case-insensitively: mle (also PSL's
+// VotedPerceptron and MaxLikelihoodMPE), mple (also MaxPseudoLikelihood),
+// ppll (also PiecewisePseudoLikelihood).
+func ParseMethod(s string) (Method, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "mle", "votedperceptron", "maxlikelihoodmpe", "perceptron":
+		return MLE, nil
+	case "mple", "maxpseudolikelihood", "pseudolikelihood", "pl":
+		return MPLE, nil
+	case "ppll", "piecewisepseudolikelihood":
+		return PPLL, nil
+	}
+	return 0, fmt.Errorf("unknown learning method %q (want mle, mple or ppll; PSL's VotedPerceptron, MaxLikelihoodMPE and MaxPseudoLikelihood are accepted)", s)
+}
+
+// Options configure Learn. Start from DefaultOptions.
+type Options struct {
+	Method Method
+	// Iterations: for MLE the number of perceptron steps; for MPLE and PPLL
+	// the largest number of projected-gradient iterations.
+	Iterations int
+	// StepSize is the perceptron's step (MLE only): each step adds
+	// StepSize * (Phi_r(MAP) - Phi_r(truth)) / n_r to w_r, n_r the number of
+	// ground potentials of rule r.
+	StepSize float64
+	// L2 is the weight of the regulariser L2/2 * ||w||^2 (see the package
+	// documentation for the scale it applies to).
+	L2 float64
+	// Tol stops early: MLE when no weight moves by more than
+	// Tol*max(1, largest weight) in a step; MPLE/PPLL when the projected
+	// gradient's largest entry is at most Tol.
+	Tol float64
+	// Seed: see PLOptions.Seed. The perceptron has no random choices.
+	Seed uint64
+	// Threads for the pseudo-likelihood; 0 means GOMAXPROCS. ADMM has its
+	// own ADMM.Threads.
+	Threads int
+	// Constraints says how hard constraints enter MPLE and PPLL.
+	Constraints ConstraintMode
+	// ADMM configures the MAP inference of the perceptron.
+	ADMM admm.Options
+	// Progress, if set, is called after every iteration.
+	Progress func(Step)
+}
+
+// DefaultOptions returns MLE with 25 steps of size 1 (PSL 2.3's voted
+// perceptron defaults), no regularisation, Tol 1e-6 and PSL's ADMM defaults;
+// with Method MPLE or PPLL, Iterations 25 means at most 25 projected-gradient
+// iterations, so callers switching method usually raise it (the CLI uses 200).
+func DefaultOptions() Options {
+	return Options{Method: MLE, Iterations: 25, StepSize: 1, Tol: 1e-6, ADMM: admm.DefaultOptions()}
+}
+
+// Step is one iteration of learning.
+type Step struct {
+	Iteration int
+	// Objective: for MLE the energy gap E_w(truth) - E_w(MAP) (>= 0 up to
+	// the MAP's tolerance; 0 when the truth is a MAP state) plus the
+	// regulariser; for MPLE/PPLL the objective F(w) of PseudoLikelihood.
+	Objective float64
+	// GradNorm is the Euclidean norm of the (projected, for MPLE/PPLL)
+	// gradient over the learned weights.
+	GradNorm float64
+	// Weights are the weights after the step, one per rule (for MLE the
+	// running average, which is what Learn returns).
+	Weights []float64
+	// ADMMIterations is the MAP solve's iteration count (MLE).
+	ADMMIterations int
+	// Seconds since learning started.
+	Seconds float64
+}
+
+// TruthStats describes the truth vector learning used.
+type TruthStats struct {
+	Targets   int // variables of the ground problem
+	WithTruth int // targets with a truth value
+	Missing   int // targets without one: taken as 0 (PSL's closed truth database)
+	Nonzero   int // targets whose truth value is > 0
+}
+
+// Result is the outcome of Learn.
+type Result struct {
+	Method Method
+	// Weights are the learned weights, one per rule in model order; a rule
+	// that was not learned (hard, or without groundings) keeps its weight.
+	Weights []float64
+	// Initial are the rules' weights before learning.
+	Initial []float64
+	// Learned tells which rules had their weight learned.
+	Learned []bool
+	// NoGroundings lists weighted rules without ground potentials: their
+	// weight is left unchanged.
+	NoGroundings []int
+	// Objective is the final objective (see Step.Objective); for MLE the
+	// energy gap at the returned (averaged) weights is not recomputed, so it
+	// is the last step's.
+	Objective  float64
+	Iterations int
+	Converged  bool
+	History    []Step
+	Truth      TruthStats
+	// Lines describes the pseudo-likelihood's conditionals (MPLE, PPLL).
+	Lines *LineStats
+	// Warnings are things a user should know (rules without groundings,
+	// targets without truth, an all-zero truth).
+	Warnings []string
+	Seconds  float64
+}
+
+// Truth returns the truth value of every variable of g (the store's target
+// atoms), 0 where the store has none (PSL's closed truth database), and
+// counts. It fails when no target has a truth value.
+func Truth(g *ground.Result, s *store.Store) ([]float64, TruthStats, error) {
+	y := make([]float64, len(g.Vars))
+	st := TruthStats{Targets: len(g.Vars)}
+	if len(g.Vars) == 0 {
+		return nil, st, errors.New("the ground problem has no target atoms: nothing to learn")
+	}
+	for v, ref := range g.Vars {
+		if !s.HasTruth(ref.Pred) {
+			st.Missing++
+			continue
+		}
+		args := s.Table(ref.Pred).Args(ref.Row)
+		tt := s.Truth(ref.Pred)
+		if row, ok := tt.Find(args); ok {
+			y[v] = tt.Value(row)
+			st.WithTruth++
+			if y[v] > 0 {
+				st.Nonzero++
+			}
+		} else {
+			st.Missing++
+		}
+	}
+	if st.WithTruth == 0 {
+		return nil, st, fmt.Errorf("none of the %d target atoms has a truth value: weight learning needs truth data (a truth: section in the .data file, or \"truth\" in the JSON config)", st.Targets)
+	}
+	return y, st, nil
+}
+
+// Learn learns the weights of m's weighted rules from the truth values in s,
+// over the ground problem g (grounded once from m and s; g.Problem's
+// potentials carry Group = rule index). The weights of g.Problem are updated
+// in place, to the learned ones when Learn returns, so inference can follow
+// on the same ground problem; m is not modified (see Result.Weights).
+func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model, opt Options) (*Result, error) {
+	start := time.Now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	p := g.Problem
+	R := len(m.Rules)
+	for i, grp := range p.Group {
+		if grp < 0 || int(grp) >= R {
+			return nil, fmt.Errorf("ground potential %d belongs to rule %d, but the model has %d rules", i, grp, R)
+		}
+	}
+	truth, ts, err := Truth(g, s)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Method: opt.Method, Truth: ts, Weights: make([]float64, R), Initial: make([]float64, R), Learned: make([]bool, R)}
+	count := make([]int, R)
+	for _, grp := range p.Group {
+		count[grp]++
+	}
+	for r, rule := range m.Rules {
+		res.Initial[r] = rule.Weight
+		res.Weights[r] = rule.Weight
+		if !rule.Weighted {
+			continue
+		}
+		if count[r] == 0 {
+			res.NoGroundings = append(res.NoGroundings, r)
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: rule has no ground potentials; its weight %g is left unchanged", rulePos(rule), rule.Weight))
+			continue
+		}
+		res.Learned[r] = true
+	}
+	if ts.Missing > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d target atoms have no truth value and are taken as 0", ts.Missing, ts.Targets))
+	}
+	if ts.Nonzero == 0 {
+		res.Warnings = append(res.Warnings, "every truth value is 0: the learned weights can only favour rules satisfied by all-false targets")
+	}
+	anyLearned := false
+	for _, l := range res.Learned {
+		anyLearned = anyLearned || l
+	}
+	if !anyLearned {
+		return nil, errors.New("no weighted rule has ground potentials: nothing to learn")
+	}
+	// Weights of the ground problem follow the rules' weights.
+	for i, grp := range p.Group {
+		if res.Learned[grp] {
+			p.Weight[i] = res.Weights[grp]
+		}
+	}
+	switch opt.Method {
+	case MLE:
+		err = perceptron(ctx, g, truth, res, opt, count, start)
+	default:
+		err = pseudoLikelihood(ctx, g, truth, res, opt, start)
+	}
+	for r, w := range res.Weights {
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return nil, fmt.Errorf("learning produced weight %v for rule %d (a bug: please report)", w, r)
+		}
+	}
+	for i, grp := range p.Group {
+		if res.Learned[grp] {
+			p.Weight[i] = res.Weights[grp]
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, err
+}
+
+func rulePos(r *model.Rule) string {
+	if r.Pos.IsValid() {
+		return r.Pos.String()
+	}
+	return fmt.Sprintf("rule %d", r.Index)
+}
+
+func (o *Options) check() error {
+	switch {
+	case o.Method != MLE && o.Method != MPLE && o.Method != PPLL:
+		return fmt.Errorf("unknown method %d", o.Method)
+	case o.Iterations < 1:
+		return fmt.Errorf("iterations %d: must be >= 1", o.Iterations)
+	case o.Method == MLE && !(o.StepSize > 0 && !math.IsInf(o.StepSize, 0)):
+		return fmt.Errorf("step size %v: must be a finite number > 0", o.StepSize)
+	case !(o.L2 >= 0) || math.IsInf(o.L2, 0):
+		return fmt.Errorf("L2 %v: must be a finite number >= 0", o.L2)
+	case !(o.Tol >= 0) || math.IsInf(o.Tol, 0):
+		return fmt.Errorf("tolerance %v: must be a finite number >= 0", o.Tol)
+	case o.Threads < 0:
+		return fmt.Errorf("threads %d: must be >= 0", o.Threads)
+	}
+	if o.Method == MLE {
+		if err := o.ADMM.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pseudoLikelihood runs MPLE or PPLL.
+func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, res *Result, opt Options, start time.Time) error {
+	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{
+		Constraints: opt.Constraints, Piecewise: opt.Method == PPLL, L2: opt.L2, Threads: opt.Threads, Seed: opt.Seed,
+	})
+	if err != nil {
+		return err
+	}
+	st := obj.Stats()
+	res.Lines = &st
+	if st.Lines == 0 {
+		return errors.New("no conditional of the pseudo-likelihood depends on a learned weight (every target is fixed by the hard constraints, or no potential changes with a target)")
+	}
+	if st.TruthViolations > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the truth violates hard constraints in %d conditionals; their intervals were widened to include the truth", st.TruthViolations))
+	}
+	// The optimiser's last evaluated gradient is the one at its accepted
+	// point; keep it for the history instead of evaluating again.
+	var lastG []float64
+	fgRec := func(x, gr []float64) float64 {
+		v := obj.ValueGradient(x, gr)
+		lastG = gr
+		return v
+	}
+	out, err := projectedGradient(ctx, fgRec, res.Weights, res.Learned, opt.Iterations, opt.Tol,
+		func(it int, f, pg float64, x []float64) {
+			stp := Step{Iteration: it, Objective: f, GradNorm: projectedNorm(x, lastG, res.Learned),
+				Weights: append([]float64(nil), x...), Seconds: time.Since(start).Seconds()}
+			res.History = append(res.History, stp)
+			if opt.Progress != nil {
+				opt.Progress(stp)
+			}
+		})
+	copy(res.Weights, out.x)
+	res.Objective, res.Iterations, res.Converged = out.f, out.iters, out.converged
+	return err
+}
+
+// projectedNorm is the Euclidean norm of the projected gradient
+// P(x - g) - x over the free entries.
+func projectedNorm(x, g []float64, free []bool) float64 {
+	if g == nil {
+		return math.NaN()
+	}
+	s := 0.0
+	for i := range x {
+		if free[i] {
+			d := max(x[i]-g[i], 0) - x[i]
+			s += d * d
+		}
+	}
+	return math.Sqrt(s)
+}
+
+// perceptron runs the voted perceptron (MLE).
+func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Result, opt Options, count []int, start time.Time) error {
+	p := g.Problem
+	R := len(res.Weights)
+	phiTruth := incompatibilities(p, truth, R)
+	solver, err := admm.New(p, opt.ADMM)
+	if err != nil {
+		return err
+	}
+	w := append([]float64(nil), res.Weights...)
+	sum := make([]float64, R)
+	grad := make([]float64, R)
+	steps := 0
+	for it := 1; it <= opt.Iterations; it++ {
+		for i, grp := range p.Group {
+			if res.Learned[grp] {
+				p.Weight[i] = w[grp]
+			}
+		}
+		map_, err := solver.Solve(ctx, nil)
+		if err != nil {
+			if steps > 0 {
+				average(res, sum, steps)
+			}
+			return fmt.Errorf("MAP inference at step %d: %w", it, err)
+		}
+		phiMap := incompatibilities(p, map_.Values, R)
+		gap, reg, norm, move, wmax := 0.0, 0.0, 0.0, 0.0, 1.0
+		for r := range R {
+			if !res.Learned[r] {
+				continue
+			}
+			gap += w[r] * (phiTruth[r] - phiMap[r])
+			reg += opt.L2 / 2 * w[r] * w[r]
+			grad[r] = (phiMap[r]-phiTruth[r])/float64(count[r]) - opt.L2*w[r]
+			norm += grad[r] * grad[r]
+			nw := max(0, w[r]+opt.StepSize*grad[r])
+			move = max(move, math.Abs(nw-w[r]))
+			w[r] = nw
+			wmax = max(wmax, nw)
+			sum[r] += nw
+		}
+		steps++
+		avg := make([]float64, R)
+		copy(avg, res.Weights)
+		for r := range R {
+			if res.Learned[r] {
+				avg[r] = sum[r] / float64(steps)
+			}
+		}
+		stp := Step{Iteration: it, Objective: gap + reg, GradNorm: math.Sqrt(norm), Weights: avg,
+			ADMMIterations: map_.Iterations, Seconds: time.Since(start).Seconds()}
+		res.History = append(res.History, stp)
+		res.Objective = stp.Objective
+		res.Iterations = it
+		if opt.Progress != nil {
+			opt.Progress(stp)
+		}
+		if move <= opt.Tol*wmax {
+			res.Converged = true
+			break
+		}
+	}
+	average(res, sum, steps)
+	return nil
+}
+
+func average(res *Result, sum []float64, steps int) {
+	for r := range res.Weights {
+		if res.Learned[r] {
+			res.Weights[r] = sum[r] / float64(steps)
+		}
+	}
+}
+
+// incompatibilities returns Phi_r(y), the summed incompatibility of each
+// group's potentials at y.
+func incompatibilities(p *hlmrf.Problem, y []float64, groups int) []float64 {
+	phi := make([]float64, groups)
+	for i, grp := range p.Group {
+		if grp >= 0 && int(grp) < groups {
+			phi[grp] += p.Incompatibility(i, y)
+		}
+	}
+	return phi
+}
