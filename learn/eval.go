@@ -5,15 +5,15 @@ import "math"
 // scratch holds one worker's buffers for evaluating conditionals; sized for
 // the line with the most pieces, allocated once.
 type scratch struct {
-	beta             []float64 // boundaries lo, bnd..., hi (K+1)
-	fp, gp, fm, gm   []float64 // per boundary (K+1)
-	lp, ap, lm, am   []float64 // per piece (K)
-	first, last      []int32   // piece -> its first and last sub-piece
-	u, ln, logI, pr  []float64 // per sub-piece (<= 2K): start, length, log mass, probability
-	e1L, e2L         []float64 // E[t-u], E[(t-u)^2] within the sub-piece
-	e1R, e2R         []float64 // E[v-t], E[(v-t)^2]
-	r0, r1, r2       []float64 // suffix sums about each sub-piece's start
-	l0, l1, l2       []float64 // prefix sums about each sub-piece's end
+	beta            []float64 // boundaries lo, bnd..., hi (K+1)
+	fp, gp, fm, gm  []float64 // per boundary (K+1)
+	lp, ap, lm, am  []float64 // per piece (K)
+	first, last     []int32   // piece -> its first and last sub-piece
+	u, ln, logI, pr []float64 // per sub-piece (<= 2K): start, length, log mass, probability
+	e1L, e2L        []float64 // E[t-u], E[(t-u)^2] within the sub-piece
+	e1R, e2R        []float64 // E[v-t], E[(v-t)^2]
+	r0, r1, r2      []float64 // suffix sums about each sub-piece's start
+	l0, l1, l2      []float64 // prefix sums about each sub-piece's end
 }
 
 func newScratch(maxPieces int) *scratch {

@@ -228,7 +228,7 @@ func TestPseudoLikelihoodAgainstQuadrature(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	worst := 0.0
 	for trial := range 60 {
-		power := uint8(trial%3) // 0: mixed, 1: linear, 2: squared
+		power := uint8(trial % 3) // 0: mixed, 1: linear, 2: squared
 		constraints := trial%2 == 1
 		p, truth := randomProblem(rng, power, constraints, trial%5 == 0)
 		mode := ConstraintsPairwise
