@@ -11,12 +11,17 @@ import (
 	"hinge/hlmrf"
 )
 
-// chunkUnits is the amount of work (local copies plus two per term, or per
-// variable) in one chunk. Chunks are the unit of work division and of the
-// per-chunk partial sums of the residuals; their boundaries depend only on
-// the problem, never on the thread count, which is what makes results
-// independent of Threads.
-const chunkUnits = 1 << 14
+// Chunks are the unit of work division and of the per-chunk partial sums of
+// the residuals. Their size depends only on the problem, never on the thread
+// count, which is what makes results independent of Threads: about 1/64 of
+// the total work (local copies plus two per term or variable), so small
+// problems still split evenly across cores, but at least minChunkUnits (a
+// few microseconds of work, so claiming a chunk costs little) and at most
+// maxChunkUnits.
+const (
+	minChunkUnits = 1 << 10
+	maxChunkUnits = 1 << 14
+)
 
 // Solver is consensus ADMM for one problem structure. Weights are read from
 // the problem at every Solve; everything else is fixed at New (the solver
@@ -166,8 +171,8 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.aux = make([]float64, s.copies)
 	s.z = make([]float64, s.n)
 
-	s.termChunks = chunks(terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
-	s.varChunks = chunks(s.n, func(j int) int { return int(s.tstart[j+1]-s.tstart[j]) + 2 })
+	s.termChunks = chunks(terms, s.copies+2*terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
+	s.varChunks = chunks(s.n, s.copies+2*s.n, func(j int) int { return int(s.tstart[j+1]-s.tstart[j]) + 2 })
 	s.tpart = make([]termPartial, len(s.termChunks)-1)
 	s.chunkRun = make([]int, len(s.tpart))
 	for c := range s.chunkRun {
@@ -232,14 +237,15 @@ func norm2(a []float64) float64 {
 	return n
 }
 
-// chunks splits 0..n-1 into contiguous ranges of about chunkUnits work each
-// and returns the boundaries (first 0, last n).
-func chunks(n int, work func(int) int) []int {
+// chunks splits 0..n-1, whose work adds up to total, into contiguous
+// ranges of about equal work and returns the boundaries (first 0, last n).
+func chunks(n, total int, work func(int) int) []int {
+	size := min(max(total/64, minChunkUnits), maxChunkUnits)
 	b := []int{0}
 	acc := 0
 	for i := 0; i < n; i++ {
 		acc += work(i)
-		if acc >= chunkUnits {
+		if acc >= size {
 			b = append(b, i+1)
 			acc = 0
 		}
