@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hinge/internal/atomicfile"
+	"hinge/internal/progress"
+	"hinge/learn"
+	"hinge/pipeline"
+	"hinge/syntax"
+)
+
+func init() { commands = append(commands, newLearnCmd) }
+
+type learnOptions struct {
+	programFlags
+	method, output, report, constraints string
+	iterations                          int
+	opt                                 learn.Options
+}
+
+// learnReport is the --report JSON.
+type learnReport struct {
+	Method      string              `json:"method"`
+	Output      string              `json:"output"`
+	Objective   float64             `json:"objective"`
+	Iterations  int                 `json:"iterations"`
+	Converged   bool                `json:"converged"`
+	Rules       []learnRuleReport   `json:"rules"`
+	History     []learnStepReport   `json:"history"`
+	Truth       learn.TruthStats    `json:"truth"`
+	Lines       *learn.LineStats    `json:"conditionals,omitempty"`
+	Constraints string              `json:"constraints,omitempty"`
+	Warnings    []string            `json:"warnings,omitempty"`
+	Options     learnReportOptions  `json:"options"`
+	Seconds     learnReportSeconds  `json:"seconds"`
+	Ground      learnGroundSizeJSON `json:"ground"`
+}
+
+type learnRuleReport struct {
+	Rule        string  `json:"rule"`
+	Initial     float64 `json:"initial_weight"`
+	Learned     float64 `json:"learned_weight"`
+	WasLearned  bool    `json:"learned"`
+	Potentials  int     `json:"potentials"`
+	Constraints int     `json:"constraints"`
+}
+
+type learnStepReport struct {
+	Iteration      int       `json:"iteration"`
+	Objective      float64   `json:"objective"`
+	GradNorm       float64   `json:"gradient_norm"`
+	Weights        []float64 `json:"weights"`
+	ADMMIterations int       `json:"admm_iterations,omitempty"`
+	Seconds        float64   `json:"seconds"`
+}
+
+type learnReportOptions struct {
+	Iterations int     `json:"iterations"`
+	StepSize   float64 `json:"step_size,omitempty"`
+	L2         float64 `json:"l2"`
+	Tol        float64 `json:"tol"`
+	Seed       uint64  `json:"seed"`
+	Threads    int     `json:"threads"`
+}
+
+type learnReportSeconds struct {
+	Load   float64 `json:"load"`
+	Ground float64 `json:"ground"`
+	Learn  float64 `json:"learn"`
+	Total  float64 `json:"total"`
+}
+
+type learnGroundSizeJSON struct {
+	Variables   int `json:"variables"`
+	Potentials  int `json:"potentials"`
+	Constraints int `json:"constraints"`
+}
+
+func newLearnCmd() *cobra.Command {
+	o := &learnOptions{opt: learn.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "learn --model M.psl --data D.data [--method mle|mple|ppll] [--output M-learned.psl] [--report R.json]",
+		Short: "Learn rule weights from truth data (voted perceptron or exact pseudo-likelihood)",
+		Long: `Learn the weights of a PSL model's weighted rules from the truth values of its
+target atoms, then write the model back with the learned weights (same rules,
+same order, comments kept).
+
+The data is grounded once; learning changes weights in place.
+
+Methods (case-insensitive; PSL's names are accepted):
+  mle   (VotedPerceptron, MaxLikelihoodMPE) maximum likelihood with the
+        expectation replaced by the MAP state (ADMM, warm-started between
+        steps); per step w_r += step * (Phi_r(MAP) - Phi_r(truth)) / n_r - L2 w_r,
+        n_r the rule's number of ground potentials; returns the average of the
+        iterates. Default 25 steps.
+  mple  (MaxPseudoLikelihood) maximum pseudo-likelihood with exact one-
+        dimensional integrals, optimised by projected gradient with w >= 0.
+        Default at most 200 iterations.
+  ppll  piecewise pseudo-likelihood: each conditional restricted to one rule.
+
+--constraints says how hard constraints enter mple/ppll: pairwise (default;
+inequalities restrict each conditional's interval, variables of an equality
+constraint get conditionals along pairwise moves that keep it) or ignore.
+
+Targets without a truth value are taken as 0 (PSL's closed truth database) and
+counted in the report. With a JSON config the data split defaults to "learn".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.Flags().Changed("iterations"))
+		},
+	}
+	o.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.method, "method", "mle", "learning method: mle, mple or ppll (or PSL's VotedPerceptron, MaxLikelihoodMPE, MaxPseudoLikelihood)")
+	f.StringVar(&o.method, "learn", "mle", "alias of --method (PSL's name)")
+	f.StringVar(&o.output, "output", "", "learned model file (default: the model's name with -learned.psl)")
+	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
+	f.IntVar(&o.iterations, "iterations", 25, "perceptron steps (mle) or largest number of optimiser iterations (mple, ppll; default 200)")
+	f.Float64Var(&o.opt.StepSize, "step-size", o.opt.StepSize, "perceptron step size (mle)")
+	f.Float64Var(&o.opt.L2, "l2", o.opt.L2, "L2 regularisation weight")
+	f.Float64Var(&o.opt.Tol, "tol", o.opt.Tol, "stopping tolerance (largest weight change for mle, projected gradient for mple/ppll)")
+	f.Uint64Var(&o.opt.Seed, "seed", 0, "seed (pairing of variables in equality constraints with more than 32 variables)")
+	f.StringVar(&o.constraints, "constraints", "pairwise", "hard constraints in mple/ppll: pairwise or ignore")
+	addADMMFlags(cmd, &o.opt.ADMM)
+	return cmd
+}
+
+// learnedPath is the default output: M.psl -> M-learned.psl.
+func learnedPath(rulesFrom string) string {
+	ext := filepath.Ext(rulesFrom)
+	return strings.TrimSuffix(rulesFrom, ext) + "-learned.psl"
+}
+
+func (o *learnOptions) run(ctx context.Context, stdout io.Writer, iterationsSet bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	start := time.Now()
+	method, err := learn.ParseMethod(methodName(o.method))
+	if err != nil {
+		return badInput(err)
+	}
+	o.opt.Method = method
+	switch strings.ToLower(o.constraints) {
+	case "pairwise":
+		o.opt.Constraints = learn.ConstraintsPairwise
+	case "ignore":
+		o.opt.Constraints = learn.ConstraintsIgnore
+	default:
+		return badInput(fmt.Errorf("--constraints %q: want pairwise or ignore", o.constraints))
+	}
+	o.opt.Iterations = o.iterations
+	if !iterationsSet && method != learn.MLE {
+		o.opt.Iterations = 200
+	}
+	// --threads (from the ADMM flags) also sets grounding's and the
+	// pseudo-likelihood's workers.
+	threads := o.opt.ADMM.Threads
+	o.opt.Threads = threads
+	if o.config != "" && o.partition == "" {
+		o.partition = "learn"
+	}
+	if err := o.opt.Validate(); err != nil {
+		return badInput(err)
+	}
+
+	prog, err := o.load()
+	if err != nil {
+		return err
+	}
+	g, groundSec, err := o.ground(prog, threads)
+	if err != nil {
+		return err
+	}
+	out := o.output
+	if out == "" {
+		out = learnedPath(prog.RulesFrom)
+	}
+
+	rep := progress.ForTerminal(os.Stderr, o.quiet)
+	o.opt.Progress = func(s learn.Step) {
+		if method == learn.MLE {
+			rep.Status("%s step %d/%d: energy gap %.6g, gradient %.3g, ADMM %d iterations (%.1f s)",
+				method, s.Iteration, o.opt.Iterations, s.Objective, s.GradNorm, s.ADMMIterations, s.Seconds)
+		} else {
+			rep.Status("%s iteration %d: objective %.10g, projected gradient %.3g (%.1f s)",
+				method, s.Iteration, s.Objective, s.GradNorm, s.Seconds)
+		}
+	}
+	learnStart := time.Now()
+	res, err := learn.Learn(ctx, g, prog.Store, prog.Model, o.opt)
+	rep.Done()
+	learnSec := time.Since(learnStart).Seconds()
+	if err != nil {
+		return failed(err)
+	}
+
+	// The model with learned weights.
+	for r, rule := range prog.Model.Rules {
+		if res.Learned[r] {
+			rule.Weight = res.Weights[r]
+		}
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error { return syntax.Print(w, prog.Model.Rules) }); err != nil {
+		return failed(err)
+	}
+
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
+	conv := "converged"
+	if !res.Converged {
+		conv = "not converged"
+	}
+	fmt.Fprintf(stdout, "%s: %d iterations (%s), objective %.10g, %.3f s; truth for %d of %d targets\n",
+		method, res.Iterations, conv, res.Objective, learnSec, res.Truth.WithTruth, res.Truth.Targets)
+	if res.Lines != nil {
+		l := res.Lines
+		fmt.Fprintf(stdout, "conditionals: %d (%d single, %d pairwise), %d fixed by constraints, %d with no potential\n",
+			l.Lines, l.Single, l.Pairwise, l.Fixed, l.Empty)
+	}
+	fmt.Fprintf(stdout, "%12s %12s  %s\n", "initial", "learned", "rule")
+	for r, rule := range prog.Model.Rules {
+		if !rule.Weighted {
+			continue
+		}
+		note := ""
+		if !res.Learned[r] {
+			note = "  (no groundings: unchanged)"
+		}
+		fmt.Fprintf(stdout, "%12.6g %12.6g  %s%s\n", res.Initial[r], res.Weights[r], pipeline.RuleText(rule), note)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", out)
+
+	if o.report != "" {
+		jr := learnReport{
+			Method: method.String(), Output: out, Objective: res.Objective, Iterations: res.Iterations,
+			Converged: res.Converged, Truth: res.Truth, Lines: res.Lines, Warnings: res.Warnings,
+			Options: learnReportOptions{Iterations: o.opt.Iterations, L2: o.opt.L2, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: threads},
+			Seconds: learnReportSeconds{Load: prog.Seconds, Ground: groundSec, Learn: learnSec, Total: time.Since(start).Seconds()},
+			Ground:  learnGroundSizeJSON{Variables: g.Problem.NumVars, Potentials: g.Problem.NumPotentials(), Constraints: g.Problem.NumConstraints()},
+		}
+		if method == learn.MLE {
+			jr.Options.StepSize = o.opt.StepSize
+		} else {
+			jr.Constraints = o.opt.Constraints.String()
+		}
+		for r, rule := range prog.Model.Rules {
+			rs := g.Rules[r]
+			jr.Rules = append(jr.Rules, learnRuleReport{Rule: pipeline.RuleText(rule), Initial: res.Initial[r], Learned: res.Weights[r],
+				WasLearned: res.Learned[r], Potentials: rs.Potentials, Constraints: rs.Constraints})
+		}
+		for _, s := range res.History {
+			jr.History = append(jr.History, learnStepReport{Iteration: s.Iteration, Objective: s.Objective, GradNorm: s.GradNorm,
+				Weights: s.Weights, ADMMIterations: s.ADMMIterations, Seconds: s.Seconds})
+		}
+		if err := writeJSON(o.report, jr); err != nil {
+			return failed(err)
+		}
+	}
+	return nil
+}
+
+// methodName accepts PSL's fully qualified class names by their last part.
+func methodName(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,313 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"hinge/ground"
+	"hinge/model"
+	"hinge/store"
+	"hinge/syntax"
+)
+
+// smokersWorld builds a generated social network: people in two groups
+// (smokers and non-smokers), links mostly within a group, half of the people
+// observed and half targets with truth. Rule 0 (friends of smokers smoke) is
+// consistent with the truth, rule 1 (friends of smokers do not smoke)
+// contradicts it. extra rules are appended. truth selects the truth values
+// ("group", "zero", "none").
+func smokersWorld(t testing.TB, seed uint64, truth string, extra ...string) (*model.Model, *store.Store, *ground.Result) {
+	t.Helper()
+	m := model.New()
+	knows, _ := m.AddPredicate("Knows", 2, true)
+	smokes, _ := m.AddPredicate("Smokes", 1, false)
+	if _, err := m.AddPredicate("Friend", 2, true); err != nil {
+		t.Fatal(err)
+	}
+	rules := append([]string{
+		"1.0: Knows(A, B) & Smokes(A) -> Smokes(B) ^2",
+		"1.0: Knows(A, B) & Smokes(A) -> !Smokes(B) ^2",
+	}, extra...)
+	for _, text := range rules {
+		r, err := syntax.ParseRule(text, model.Pos{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AddRule(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := store.New(m)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	n := 40
+	group := make([]int, n)
+	for i := range group {
+		group[i] = rng.IntN(2)
+	}
+	name := func(i int) string { return fmt.Sprintf("p%d", i) }
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i == j {
+				continue
+			}
+			pr := 0.02
+			if group[i] == group[j] {
+				pr = 0.25
+			}
+			if rng.Float64() < pr {
+				if err := s.AddObservation(knows, []string{name(i), name(j)}, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			if err := s.AddObservation(smokes, []string{name(i)}, float64(group[i])); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := s.AddTarget(smokes, []string{name(i)}); err != nil {
+			t.Fatal(err)
+		}
+		switch truth {
+		case "group":
+			s.AddTruth(smokes, []string{name(i)}, float64(group[i]))
+		case "zero":
+			s.AddTruth(smokes, []string{name(i)}, 0)
+		}
+	}
+	g, err := ground.Ground(m, s, ground.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, g
+}
+
+func learnOpts(method Method) Options {
+	o := DefaultOptions()
+	o.Method = method
+	if method != MLE {
+		o.Iterations = 300
+	}
+	o.Threads = 2
+	o.ADMM.Threads = 2
+	return o
+}
+
+func TestLearnRecoversWeightOrdering(t *testing.T) {
+	for _, method := range []Method{MLE, MPLE, PPLL} {
+		for _, seed := range []uint64{1, 2, 3} {
+			t.Run(fmt.Sprintf("%v/seed%d", method, seed), func(t *testing.T) {
+				m, s, g := smokersWorld(t, seed, "group", "0.1: !Smokes(A) ^2")
+				res, err := Learn(context.Background(), g, s, m, learnOpts(method))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := res.Weights
+				if !(w[0] > w[1]) {
+					t.Errorf("consistent rule weight %v not above contradicting rule weight %v", w[0], w[1])
+				}
+				if method != MLE && w[1] != 0 {
+					// The contradicting rule only lowers the likelihood:
+					// the projection must put it at exactly 0.
+					t.Errorf("contradicting rule weight %v, want exactly 0", w[1])
+				}
+				if method != MLE && !res.Converged {
+					t.Errorf("not converged after %d iterations", res.Iterations)
+				}
+				for i, grp := range g.Problem.Group {
+					if g.Problem.Weight[i] != w[grp] {
+						t.Fatalf("ground potential %d has weight %v, learned %v", i, g.Problem.Weight[i], w[grp])
+					}
+				}
+				if m.Rules[0].Weight != 1 {
+					t.Errorf("Learn changed the model's weights")
+				}
+				if len(res.History) == 0 {
+					t.Errorf("no history")
+				}
+			})
+		}
+	}
+}
+
+// The MPLE optimum satisfies the optimality conditions of min F(w), w >= 0:
+// gradient 0 where w > 0 and >= 0 where w = 0. Checked with the objective's
+// own gradient at the returned weights, and against perturbations.
+func TestMPLEOptimality(t *testing.T) {
+	m, s, g := smokersWorld(t, 4, "group", "0.1: !Smokes(A) ^2", "0.5: Knows(A, B) & !Smokes(A) -> !Smokes(B)")
+	opt := learnOpts(MPLE)
+	opt.Tol = 1e-9
+	opt.L2 = 0.01
+	res, err := Learn(context.Background(), g, s, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, _, _ := Truth(g, s)
+	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{L2: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grad := make([]float64, len(res.Weights))
+	f := obj.ValueGradient(res.Weights, grad)
+	for r, w := range res.Weights {
+		if w > 0 && math.Abs(grad[r]) > 1e-7 {
+			t.Errorf("rule %d: weight %v > 0 with gradient %v", r, w, grad[r])
+		}
+		if w == 0 && grad[r] < -1e-7 {
+			t.Errorf("rule %d: weight 0 with negative gradient %v", r, grad[r])
+		}
+		for _, h := range []float64{-1e-3, 1e-3} {
+			x := append([]float64(nil), res.Weights...)
+			x[r] = max(0, x[r]+h)
+			if v := obj.Value(x); v < f-1e-12 {
+				t.Errorf("rule %d: moving the weight by %v lowers the objective %v -> %v", r, h, f, v)
+			}
+		}
+	}
+}
+
+// PPLL separates by rule, so its optimum is found weight by weight: a
+// golden-section search on each weight alone must agree with the joint
+// projected-gradient optimum.
+func TestPPLLMatchesOneDimensionalSearch(t *testing.T) {
+	m, s, g := smokersWorld(t, 5, "group", "0.1: !Smokes(A) ^2", "0.5: Knows(A, B) & !Smokes(A) -> !Smokes(B)")
+	opt := learnOpts(PPLL)
+	opt.Tol = 1e-10
+	opt.L2 = 0.05
+	res, err := Learn(context.Background(), g, s, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, _, _ := Truth(g, s)
+	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{Piecewise: true, L2: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range res.Weights {
+		if !res.Learned[r] {
+			continue
+		}
+		f := func(x float64) float64 {
+			w := make([]float64, len(res.Weights))
+			w[r] = x
+			return obj.Value(w)
+		}
+		a, b := 0.0, 100.0
+		for range 200 {
+			c, d := a+(b-a)*0.382, b-(b-a)*0.382
+			if f(c) <= f(d) {
+				b = d
+			} else {
+				a = c
+			}
+		}
+		best := (a + b) / 2
+		if math.Abs(best-res.Weights[r]) > 1e-5*max(1, best) {
+			t.Errorf("rule %d: joint optimum %v, one-dimensional search %v", r, res.Weights[r], best)
+		}
+	}
+}
+
+func TestLearnRuleWithoutGroundings(t *testing.T) {
+	for _, method := range []Method{MLE, MPLE} {
+		m, s, g := smokersWorld(t, 1, "group", "2.5: Friend(A, B) & Smokes(A) -> Smokes(B)")
+		res, err := Learn(context.Background(), g, s, m, learnOpts(method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.NoGroundings) != 1 || res.NoGroundings[0] != 2 || res.Learned[2] {
+			t.Fatalf("%v: NoGroundings %v, Learned %v", method, res.NoGroundings, res.Learned)
+		}
+		if res.Weights[2] != 2.5 {
+			t.Errorf("%v: rule without groundings changed weight to %v", method, res.Weights[2])
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), "no ground potentials") {
+			t.Errorf("%v: no warning: %v", method, res.Warnings)
+		}
+		for r, w := range res.Weights {
+			if math.IsNaN(w) {
+				t.Errorf("%v: rule %d weight NaN", method, r)
+			}
+		}
+	}
+}
+
+func TestLearnWithoutTruth(t *testing.T) {
+	m, s, g := smokersWorld(t, 1, "none")
+	for _, method := range []Method{MLE, MPLE} {
+		_, err := Learn(context.Background(), g, s, m, learnOpts(method))
+		if err == nil || !strings.Contains(err.Error(), "truth") {
+			t.Errorf("%v: err = %v, want a message about missing truth", method, err)
+		}
+	}
+}
+
+func TestLearnAllZeroTruth(t *testing.T) {
+	for _, method := range []Method{MLE, MPLE, PPLL} {
+		m, s, g := smokersWorld(t, 1, "zero", "0.1: !Smokes(A) ^2")
+		res, err := Learn(context.Background(), g, s, m, learnOpts(method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), "every truth value is 0") {
+			t.Errorf("%v: no warning: %v", method, res.Warnings)
+		}
+		for r, w := range res.Weights {
+			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				t.Errorf("%v: rule %d weight %v", method, r, w)
+			}
+		}
+		for _, st := range res.History {
+			if math.IsNaN(st.Objective) {
+				t.Errorf("%v: NaN objective at iteration %d", method, st.Iteration)
+			}
+		}
+		// With every target false, the negative prior is the rule the truth
+		// satisfies: its weight relative to the rule that pushes targets up
+		// ('friends of smokers smoke') must grow.
+		if res.Weights[2]*res.Initial[0] <= res.Initial[2]*res.Weights[0] {
+			t.Errorf("%v: prior %v -> %v, 'friends of smokers smoke' %v -> %v: the prior did not gain with all-false truth",
+				method, res.Initial[2], res.Weights[2], res.Initial[0], res.Weights[0])
+		}
+	}
+}
+
+func TestLearnBadOptions(t *testing.T) {
+	m, s, g := smokersWorld(t, 1, "group")
+	for _, mod := range []func(*Options){
+		func(o *Options) { o.Iterations = 0 },
+		func(o *Options) { o.StepSize = -1 },
+		func(o *Options) { o.L2 = math.NaN() },
+		func(o *Options) { o.Tol = -1 },
+		func(o *Options) { o.Method = 7 },
+		func(o *Options) { o.ADMM.Rho = 0 },
+	} {
+		o := learnOpts(MLE)
+		mod(&o)
+		if _, err := Learn(context.Background(), g, s, m, o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
+func TestParseMethod(t *testing.T) {
+	for in, want := range map[string]Method{
+		"mle": MLE, "VotedPerceptron": MLE, "maxlikelihoodmpe": MLE,
+		"MPLE": MPLE, "MaxPseudoLikelihood": MPLE, "ppll": PPLL,
+	} {
+		got, err := ParseMethod(in)
+		if err != nil || got != want {
+			t.Errorf("ParseMethod(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseMethod("gibbs"); err == nil {
+		t.Error("unknown method accepted")
+	}
+}
