@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hinge/syntax"
+)
+
+func TestLearnSmokersWritesModelBack(t *testing.T) {
+	src, err := os.ReadFile("../../examples/smokers/smokers.psl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := syntax.ParseFile("smokers.psl", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"mle", "mple", "MaxPseudoLikelihood", "ppll"} {
+		t.Run(method, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "learned.psl")
+			report := filepath.Join(dir, "r.json")
+			flag := "--method"
+			if method == "MaxPseudoLikelihood" {
+				flag = "--learn"
+			}
+			code, stdout, errs := runCLI(t, "learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data",
+				flag, method, "--output", out, "--report", report, "--iterations", "20", "--threads", "2")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			for _, want := range []string{"initial", "learned", "Smokes(X) -> Cancer(X)", "wrote " + out} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("output lacks %q:\n%s", want, stdout)
+				}
+			}
+			var rep struct {
+				Method  string `json:"method"`
+				History []struct {
+					Iteration int       `json:"iteration"`
+					Weights   []float64 `json:"weights"`
+				} `json:"history"`
+				Rules []struct {
+					Initial float64 `json:"initial_weight"`
+					Learned float64 `json:"learned_weight"`
+				} `json:"rules"`
+				Seconds map[string]float64 `json:"seconds"`
+			}
+			b, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.History) == 0 || len(rep.Rules) != len(orig) {
+				t.Fatalf("report: %d history entries, %d rules", len(rep.History), len(rep.Rules))
+			}
+			for _, k := range []string{"load", "ground", "learn", "total"} {
+				if _, ok := rep.Seconds[k]; !ok {
+					t.Errorf("report seconds lack %q", k)
+				}
+			}
+
+			// The learned model parses back with the same rules, in order,
+			// with the learned weights, and keeps the comments.
+			text, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := syntax.ParseFile(out, text)
+			if err != nil {
+				t.Fatalf("learned model does not parse: %v\n%s", err, text)
+			}
+			if len(back) != len(orig) {
+				t.Fatalf("%d rules written back, want %d", len(back), len(orig))
+			}
+			changed := false
+			for i := range orig {
+				a, b := orig[i], back[i]
+				b.Weight, b.Comment = a.Weight, a.Comment
+				if syntax.Format(a) != syntax.Format(b) {
+					t.Errorf("rule %d: %s written back as %s", i, syntax.Format(a), syntax.Format(b))
+				}
+			}
+			again, _ := syntax.ParseFile(out, text)
+			for i := range again {
+				if again[i].Weight != rep.Rules[i].Learned {
+					t.Errorf("rule %d: weight %v in the file, %v in the report", i, again[i].Weight, rep.Rules[i].Learned)
+				}
+				if again[i].Weight != orig[i].Weight {
+					changed = true
+				}
+			}
+			if !changed {
+				t.Errorf("no weight changed")
+			}
+			if !strings.Contains(string(text), "# Smoking causes cancer.") {
+				t.Errorf("comments not kept:\n%s", text)
+			}
+		})
+	}
+}
+
+func TestLearnBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--method", "gibbs"},
+		{"learn", "--model", "../../examples/smokers/smokers.psl"},
+		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--constraints", "maybe"},
+		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--iterations", "0"},
+		{"learn", "--model", filepath.Join(dir, "missing.psl"), "--data", "../../examples/smokers/smokers.data"},
+	} {
+		code, _, errs := runCLI(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+		if strings.Contains(errs, "panic") {
+			t.Errorf("%v: %s", args, errs)
+		}
+	}
+}
+
+func TestLearnedPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"m/cora.psl": "m/cora-learned.psl", "x.json": "x-learned.psl", "model": "model-learned.psl",
+	} {
+		if got := learnedPath(in); got != want {
+			t.Errorf("learnedPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
