@@ -33,10 +33,10 @@ import (
 )
 
 type config struct {
-	name     string
-	method   learn.Method
-	cons     learn.ConstraintMode
-	iters    int
+	name      string
+	method    learn.Method
+	cons      learn.ConstraintMode
+	iters     int
 	untrained bool
 }
 
