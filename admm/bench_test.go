@@ -3,6 +3,7 @@ package admm
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -77,4 +78,29 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkBarrier measures one barrier round with two goroutines and no
+// work between rounds: the synchronisation cost an iteration pays twice.
+func BenchmarkBarrier(b *testing.B) {
+	bar := newBarrier(2)
+	var final atomic.Int64 // the helper's last round, set by the main goroutine before it
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for round := int64(1); ; round++ {
+			bar.wait()
+			if final.Load() == round {
+				return
+			}
+		}
+	}()
+	rounds := int64(0)
+	for b.Loop() {
+		bar.wait()
+		rounds++
+	}
+	final.Store(rounds + 1)
+	bar.wait()
+	<-done
 }
