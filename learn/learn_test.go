@@ -311,3 +311,70 @@ func TestParseMethod(t *testing.T) {
 		t.Error("unknown method accepted")
 	}
 }
+
+// One perceptron step against an independent MAP: coordinate descent with
+// exact one-dimensional (ternary) searches on the convex energy of a small
+// world, then the documented update w + step*((Phi(MAP) - Phi(truth))/n - L2*w).
+func TestPerceptronStepAgainstBruteForceMAP(t *testing.T) {
+	m, s, g := smokersWorld(t, 6, "group", "0.3: !Smokes(A) ^2")
+	p := g.Problem
+	truth, _, err := Truth(g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0 := []float64{1, 0.7, 0.3}
+	for r, rule := range m.Rules {
+		rule.Weight = w0[r]
+	}
+	for i, grp := range p.Group {
+		p.Weight[i] = w0[grp]
+	}
+	// Independent MAP.
+	y := make([]float64, p.NumVars)
+	for sweep := 0; sweep < 200; sweep++ {
+		moved := 0.0
+		for v := range y {
+			old := y[v]
+			a, b := 0.0, 1.0
+			for range 60 {
+				m1, m2 := a+(b-a)/3, b-(b-a)/3
+				y[v] = m1
+				f1 := p.Objective(y)
+				y[v] = m2
+				f2 := p.Objective(y)
+				if f1 <= f2 {
+					b = m2
+				} else {
+					a = m1
+				}
+			}
+			y[v] = (a + b) / 2
+			moved = max(moved, math.Abs(y[v]-old))
+		}
+		if moved < 1e-11 {
+			break
+		}
+	}
+	phiMap := make([]float64, 3)
+	phiTruth := make([]float64, 3)
+	n := make([]float64, 3)
+	for i, grp := range p.Group {
+		phiMap[grp] += p.Incompatibility(i, y)
+		phiTruth[grp] += p.Incompatibility(i, truth)
+		n[grp]++
+	}
+	const step, l2 = 0.5, 0.1
+	opt := learnOpts(MLE)
+	opt.Iterations, opt.StepSize, opt.L2 = 1, step, l2
+	opt.ADMM.EpsAbs, opt.ADMM.EpsRel, opt.ADMM.ConstraintTol = 1e-8, 1e-8, 1e-8
+	res, err := Learn(context.Background(), g, s, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range w0 {
+		want := max(0, w0[r]+step*((phiMap[r]-phiTruth[r])/n[r]-l2*w0[r]))
+		if math.Abs(res.Weights[r]-want) > 1e-5 {
+			t.Errorf("rule %d: perceptron step gives %.9f, brute-force MAP gives %.9f", r, res.Weights[r], want)
+		}
+	}
+}
