@@ -344,6 +344,13 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, re
 		})
 	copy(res.Weights, out.x)
 	res.Objective, res.Iterations, res.Converged = out.f, out.iters, out.converged
+	if err == nil && !out.converged {
+		msg := fmt.Sprintf("not converged after %d iterations (largest projected gradient entry %.3g > tolerance %g)", out.iters, out.pgNorm, opt.Tol)
+		if opt.L2 == 0 {
+			msg += "; without L2 regularisation a rule the truth never violates has no finite optimal weight"
+		}
+		res.Warnings = append(res.Warnings, msg)
+	}
 	return err
 }
 
