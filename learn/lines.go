@@ -115,7 +115,7 @@ type builder struct {
 	mark     []int32 // potential -> stamp of the line that saw it
 	stamp    int32
 	learn    []bool // group -> learnable
-	piecwise bool
+	piecewise bool
 	out      *lines
 	stats    LineStats
 	tmp      []incidence
@@ -141,7 +141,7 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 			return nil, LineStats{}, fmt.Errorf("truth value %v of variable %d is not in [0,1]", v, i)
 		}
 	}
-	bl := &builder{p: p, truth: truth, learn: learnable, piecwise: piecewise,
+	bl := &builder{p: p, truth: truth, learn: learnable, piecewise: piecewise,
 		out: &lines{numGroups: len(learnable), incStart: []int32{0}, bndStart: []int32{0}}}
 	bl.prepare()
 
@@ -314,7 +314,7 @@ func (bl *builder) addLine(v1, v2 int32, d2 float64, constrained, pair bool) {
 		}
 		return 0
 	})
-	if bl.piecwise {
+	if bl.piecewise {
 		// One conditional per learnable group among the incidences.
 		groups := map[int32]bool{}
 		var order []int32
