@@ -102,24 +102,24 @@ type LineStats struct {
 
 // builder accumulates lines.
 type builder struct {
-	p        *hlmrf.Problem
-	truth    []float64
-	arg      []float64 // potential arguments sum coef*y* - c at the truth
-	carg     []float64 // constraint sides sum coef*y* - c at the truth
-	vpStart  []int32   // variable -> potentials (transpose of the CSR)
-	vpPot    []int32
-	vpCoef   []float64
-	vcStart  []int32 // variable -> constraints
-	vcCon    []int32
-	vcCoef   []float64
-	mark     []int32 // potential -> stamp of the line that saw it
-	stamp    int32
-	learn    []bool // group -> learnable
+	p         *hlmrf.Problem
+	truth     []float64
+	arg       []float64 // potential arguments sum coef*y* - c at the truth
+	carg      []float64 // constraint sides sum coef*y* - c at the truth
+	vpStart   []int32   // variable -> potentials (transpose of the CSR)
+	vpPot     []int32
+	vpCoef    []float64
+	vcStart   []int32 // variable -> constraints
+	vcCon     []int32
+	vcCoef    []float64
+	mark      []int32 // potential -> stamp of the line that saw it
+	stamp     int32
+	learn     []bool // group -> learnable
 	piecewise bool
-	out      *lines
-	stats    LineStats
-	tmp      []incidence
-	seen     []int32
+	out       *lines
+	stats     LineStats
+	tmp       []incidence
+	seen      []int32
 }
 
 type incidence struct {
