@@ -165,6 +165,14 @@ type Result struct {
 	Seconds  float64
 }
 
+// ErrNoTruth is returned (wrapped) when no target atom has a truth value.
+var ErrNoTruth = errors.New("no truth values")
+
+// ErrNothingToLearn is returned (wrapped) when no learned weight could
+// change anything: no weighted rule has ground potentials, or every
+// pseudo-likelihood conditional is fixed by the hard constraints.
+var ErrNothingToLearn = errors.New("nothing to learn")
+
 // Truth returns the truth value of every variable of g (the store's target
 // atoms), 0 where the store has none (PSL's closed truth database), and
 // counts. It fails when no target has a truth value.
@@ -172,7 +180,7 @@ func Truth(g *ground.Result, s *store.Store) ([]float64, TruthStats, error) {
 	y := make([]float64, len(g.Vars))
 	st := TruthStats{Targets: len(g.Vars)}
 	if len(g.Vars) == 0 {
-		return nil, st, errors.New("the ground problem has no target atoms: nothing to learn")
+		return nil, st, fmt.Errorf("%w: the ground problem has no target atoms", ErrNothingToLearn)
 	}
 	for v, ref := range g.Vars {
 		if !s.HasTruth(ref.Pred) {
@@ -192,7 +200,7 @@ func Truth(g *ground.Result, s *store.Store) ([]float64, TruthStats, error) {
 		}
 	}
 	if st.WithTruth == 0 {
-		return nil, st, fmt.Errorf("none of the %d target atoms has a truth value: weight learning needs truth data (a truth: section in the .data file, or \"truth\" in the JSON config)", st.Targets)
+		return nil, st, fmt.Errorf("%w: none of the %d target atoms has a truth value; weight learning needs truth data (a truth: section in the .data file, or \"truth\" in the JSON config's split)", ErrNoTruth, st.Targets)
 	}
 	return y, st, nil
 }
@@ -250,7 +258,7 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 		anyLearned = anyLearned || l
 	}
 	if !anyLearned {
-		return nil, errors.New("no weighted rule has ground potentials: nothing to learn")
+		return nil, fmt.Errorf("%w: no weighted rule has ground potentials", ErrNothingToLearn)
 	}
 	// Weights of the ground problem follow the rules' weights.
 	for i, grp := range p.Group {
@@ -320,7 +328,7 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, re
 	st := obj.Stats()
 	res.Lines = &st
 	if st.Lines == 0 {
-		return errors.New("no conditional of the pseudo-likelihood depends on a learned weight (every target is fixed by the hard constraints, or no potential changes with a target)")
+		return fmt.Errorf("%w: no conditional of the pseudo-likelihood depends on a learned weight (every target is fixed by the hard constraints, or no potential changes with a target)", ErrNothingToLearn)
 	}
 	if st.TruthViolations > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the truth violates hard constraints in %d conditionals; their intervals were widened to include the truth", st.TruthViolations))

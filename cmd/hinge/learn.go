@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -200,6 +201,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer, iterationsSet 
 	res, err := learn.Learn(ctx, g, prog.Store, prog.Model, o.opt)
 	rep.Done()
 	learnSec := time.Since(learnStart).Seconds()
+	if errors.Is(err, learn.ErrNoTruth) || errors.Is(err, learn.ErrNothingToLearn) {
+		return badInput(err)
+	}
 	if err != nil {
 		return failed(err)
 	}

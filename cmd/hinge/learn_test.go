@@ -134,3 +134,51 @@ func TestLearnedPath(t *testing.T) {
 		}
 	}
 }
+
+// A JSON config with learn and infer splits: the learn split (the default
+// for hinge learn) has truth; the infer split has none, which is bad input.
+func TestLearnJSONConfigPartition(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "friends.json")
+	err := os.WriteFile(cfg, []byte(`{
+  "rules": [
+    "1.0: Knows(A, B) & Smokes(A) -> Smokes(B) ^2",
+    "1.0: Knows(A, B) & Smokes(A) -> !Smokes(B) ^2"
+  ],
+  "predicates": {
+    "Knows/2": {"observations": [["a", "b"], ["b", "c"], ["d", "e"], ["e", "f"]]},
+    "Smokes/1": {
+      "observations": [["a", 1], ["d", 0]],
+      "targets": [["b"], ["c"], ["e"], ["f"]],
+      "truth": {"learn": [["b", 1], ["c", 1], ["e", 0], ["f", 0]]}
+    }
+  }
+}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "learned.psl")
+	code, stdout, errs := runCLI(t, "learn", "--config", cfg, "--method", "mple", "--l2", "0.1", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(stdout, "truth for 4 of 4 targets") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := syntax.ParseFile(out, text)
+	if err != nil || len(rules) != 2 {
+		t.Fatalf("learned model: %v, %d rules\n%s", err, len(rules), text)
+	}
+	if !(rules[0].Weight > 0 && rules[1].Weight == 0) {
+		t.Errorf("weights %v, %v: want the consistent rule above 0 and the contradicting one at 0", rules[0].Weight, rules[1].Weight)
+	}
+	code, _, errs = runCLI(t, "learn", "--config", cfg, "--partition", "infer", "--output", out)
+	if code != 2 || !strings.Contains(errs, "truth") {
+		t.Errorf("infer split without truth: exit %d, %s", code, errs)
+	}
+}
