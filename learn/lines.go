@@ -98,6 +98,9 @@ type LineStats struct {
 	// Incidences is the total number of (conditional, potential) pairs: the
 	// work of one evaluation is linear in it.
 	Incidences int
+	// Terms is the number of factors the objective averages over: Lines,
+	// or for PPLL one per (conditional, rule with potentials along it).
+	Terms int
 }
 
 // builder accumulates lines.
@@ -197,6 +200,7 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 		}
 	}
 	bl.stats.Incidences = len(bl.out.a)
+	bl.stats.Terms = bl.out.numLines()
 	return bl.out, bl.stats, nil
 }
 
