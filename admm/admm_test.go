@@ -112,9 +112,9 @@ func TestLocalStepOptimality(t *testing.T) {
 		copy(s.z, v)
 		copy(s.s, v)
 		if kind == "linear" || kind == "squared" {
-			localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.vars, s.s, s.z, s.aux, 0, 1)
+			localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, 0, 1)
 		} else {
-			localConstraints(s.cprm, s.start[s.m:], s.coef, s.vars, s.s, s.z, s.aux, 0, 1)
+			localConstraints(s.cprm, s.start[s.m:], s.coef, s.dir, s.vars, s.s, s.z, s.aux, 0, 1)
 		}
 		x := s.aux
 		for i := range x {
@@ -770,7 +770,7 @@ func TestKernelsAgree(t *testing.T) {
 		s.s[k] = rng.Float64()*2 - 0.5
 	}
 	s0 := slices.Clone(s.s)
-	localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.s, s.z, 0, s.m)
+	localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, 0, s.m)
 	want := slices.Clone(s.s)
 	for trial := 0; trial < 50; trial++ {
 		copy(s.s, s0)
@@ -816,5 +816,42 @@ func TestNoAllocationPerIteration(t *testing.T) {
 			t.Errorf("threads %d: %v allocations for 300 iterations, %v for 30", th, long, short)
 		}
 		t.Logf("threads %d: %v allocations per Solve", th, long)
+	}
+}
+
+// TestCopyWeights: unit copy weights give the unweighted iterates (to
+// rounding: the weighted mean multiplies by 1/sum instead of dividing), and
+// malformed weights are rejected. That weighted ADMM on a lifted problem
+// retraces plain ADMM on the original is tested in package lift.
+func TestCopyWeights(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 30, Potentials: 80, Constraints: 6, MinArity: 1, MaxArity: 4, Power: 0, Seed: 3})
+	opt := DefaultOptions()
+	opt.Threads = 1
+	plain, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ones := make([]float64, len(p.Var)+len(p.CVar))
+	for k := range ones {
+		ones[k] = 1
+	}
+	opt.Copies = ones
+	weighted, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if weighted.Iterations != plain.Iterations {
+		t.Fatalf("unit weights: %d iterations, unweighted %d", weighted.Iterations, plain.Iterations)
+	}
+	for j := range plain.Values {
+		if math.Abs(weighted.Values[j]-plain.Values[j]) > 1e-9 {
+			t.Fatalf("variable %d: %v with unit weights, %v without", j, weighted.Values[j], plain.Values[j])
+		}
+	}
+	for _, bad := range [][]float64{ones[1:], append(append([]float64(nil), ones[1:]...), 0), append(append([]float64(nil), ones[1:]...), math.NaN())} {
+		opt.Copies = bad
+		if _, err := New(p, opt); err == nil || !strings.Contains(err.Error(), "Copies") {
+			t.Fatalf("Copies %v...: got %v, want an error naming Copies", bad[len(bad)-1], err)
+		}
 	}
 }

@@ -33,6 +33,16 @@ type Options struct {
 	// Progress, when non-nil, is called at every residual check from the
 	// goroutine that called Solve (other workers wait meanwhile).
 	Progress func(Progress)
+	// Copies, when non-nil, weights the local copies: one positive number
+	// per potential term (in the order of p.Var) followed by one per
+	// constraint term (p.CVar). A copy of weight m is penalised with rho*m
+	// instead of rho, and consensus takes the m-weighted mean of the copies;
+	// residuals and tolerances are the weighted ones. This is consensus ADMM
+	// on a lifted problem whose terms each stand for m original copies
+	// (lift.Lifted.Copies): from a symmetric start it retraces plain ADMM on
+	// the original problem iterate for iterate, so it needs the same number of
+	// iterations over fewer terms. nil means every weight is 1.
+	Copies []float64
 }
 
 // Progress is the state of a solve at a residual check.

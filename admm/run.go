@@ -103,9 +103,14 @@ func (r *run) worker(w int) {
 		}
 		for c := r.qCons.claim(w); c >= 0; c = r.qCons.claim(w) {
 			lo, hi := s.varChunks[c], s.varChunks[c+1]
-			if check {
+			switch {
+			case s.tw != nil && check:
+				s.vpart[c].d2 = consensusWeightedCheck(s.tstart, s.tcopy, s.tw, s.tinv, s.s, s.z, lo, hi)
+			case s.tw != nil:
+				consensusWeighted(s.tstart, s.tcopy, s.tw, s.tinv, s.s, s.z, lo, hi)
+			case check:
 				s.vpart[c].d2 = consensusCheck(s.tstart, s.tcopy, s.s, s.z, lo, hi)
-			} else {
+			default:
 				consensus(s.tstart, s.tcopy, s.s, s.z, lo, hi)
 			}
 		}
@@ -140,12 +145,12 @@ func (s *Solver) localChunk(c int, check bool) {
 	clo, chi := max(lo, s.m)-s.m, max(hi, s.m)-s.m
 	cstart := s.start[s.m:]
 	if check {
-		localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.vars, s.s, s.z, s.aux, plo, phi)
-		localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, s.aux, clo, chi)
+		localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, plo, phi)
+		localConstraints(s.cprm, cstart, s.coef, s.dir, s.vars, s.s, s.z, s.aux, clo, chi)
 		return
 	}
 	s.localRuns(s.chunkRun[c], plo, phi)
-	localConstraints(s.cprm, cstart, s.coef, s.vars, s.s, s.z, nil, clo, chi)
+	localConstraints(s.cprm, cstart, s.coef, s.dir, s.vars, s.s, s.z, nil, clo, chi)
 }
 
 // decide reduces the chunk partials (in chunk order, so the sums do not
@@ -174,7 +179,7 @@ func (r *run) decide(it int) {
 	rho := opt.Rho
 	primal := math.Sqrt(t.r2)
 	dual := rho * math.Sqrt(d2)
-	sq := math.Sqrt(float64(s.copies))
+	sq := math.Sqrt(s.wsum)
 	epsPri := sq*opt.EpsAbs + opt.EpsRel*math.Sqrt(max(t.xx, t.zz))
 	epsDual := sq*opt.EpsAbs + opt.EpsRel*rho*math.Sqrt(t.aa)
 	r.iter, r.primal, r.dual, r.epsPri, r.epsDual = it, primal, dual, epsPri, epsDual
@@ -223,10 +228,14 @@ func (s *Solver) residual(lo, hi int) termPartial {
 			xk := xs[k]
 			d := xk - zk
 			u := ss[k] - zk
-			out.r2 += d * d
-			out.xx += xk * xk
-			out.zz += zk * zk
-			out.aa += u * u
+			m := 1.0
+			if s.cw != nil {
+				m = s.cw[b+k]
+			}
+			out.r2 += m * d * d
+			out.xx += m * xk * xk
+			out.zz += m * zk * zk
+			out.aa += m * u * u
 			dot += ak * zk
 		}
 		if i < s.m {
@@ -263,22 +272,22 @@ func (s *Solver) localRuns(r, lo, hi int) {
 		run := &s.runs[r]
 		a, b := max(run.lo, lo), min(run.hi, hi)
 		c0, c1 := int(s.start[a]), int(s.start[b])
-		prm, caps, coef, vars, st := s.prm[a:b], s.caps[a:b], s.coef[c0:c1], s.vars[c0:c1], s.s[c0:c1]
+		prm, caps, coef, dir, vars, st := s.prm[a:b], s.caps[a:b], s.coef[c0:c1], s.dir[c0:c1], s.vars[c0:c1], s.s[c0:c1]
 		switch {
 		case run.arity == 3 && run.squared:
-			local3Sq(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+			local3Sq(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](dir), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
 		case run.arity == 3:
-			local3Lin(prm, caps, rows[float64, [3]float64](coef), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+			local3Lin(prm, caps, rows[float64, [3]float64](coef), rows[float64, [3]float64](dir), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
 		case run.arity == 2 && run.squared:
-			local2Sq(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+			local2Sq(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](dir), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
 		case run.arity == 2:
-			local2Lin(prm, caps, rows[float64, [2]float64](coef), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+			local2Lin(prm, caps, rows[float64, [2]float64](coef), rows[float64, [2]float64](dir), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
 		case run.arity == 1 && run.squared:
-			local1Sq(prm, coef, st, vars, s.z)
+			local1Sq(prm, coef, dir, st, vars, s.z)
 		case run.arity == 1:
-			local1Lin(prm, caps, coef, st, vars, s.z)
+			local1Lin(prm, caps, coef, dir, st, vars, s.z)
 		default:
-			localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.s, s.z, a, b)
+			localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, a, b)
 		}
 	}
 }

@@ -38,6 +38,7 @@ type Solver struct {
 	// start[i] <= k < start[i+1].
 	start []int32
 	coef  []float64
+	dir   []float64 // update direction per copy: coef, or coef/m with copy weights
 	vars  []int32
 	power []uint8   // per potential
 	pnorm []float64 // |a|^2 per potential
@@ -56,6 +57,12 @@ type Solver struct {
 	// Transposed index: the copies of variable j are tcopy[tstart[j]:tstart[j+1]].
 	tstart []int32
 	tcopy  []int32
+
+	// Copy weights (Options.Copies), nil when every weight is 1: per copy,
+	// per copy in tcopy order, 1/(sum of a variable's copy weights), and the
+	// total weight (which replaces the number of copies in the tolerances).
+	cw, tw, tinv []float64
+	wsum         float64
 
 	// State.
 	s   []float64 // x + u per copy
@@ -121,26 +128,41 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.vars = make([]int32, s.copies)
 	copy(s.vars, p.Var)
 	copy(s.vars[np:], p.CVar)
+	s.dir = s.coef
+	s.wsum = float64(s.copies)
+	if opt.Copies != nil {
+		if len(opt.Copies) != s.copies {
+			return nil, fmt.Errorf("admm: Options.Copies has %d weights, want %d (one per potential term, then one per constraint term)", len(opt.Copies), s.copies)
+		}
+		s.cw = append([]float64(nil), opt.Copies...)
+		s.dir = make([]float64, s.copies)
+		s.wsum = 0
+		for k, m := range s.cw {
+			if !(m > 0) || math.IsInf(m, 1) {
+				return nil, fmt.Errorf("admm: Options.Copies[%d] = %v is not a finite positive number", k, m)
+			}
+			s.dir[k] = s.coef[k] / m
+			s.wsum += m
+		}
+	}
 
 	s.power = append([]uint8(nil), p.Power...)
 	s.runs = arityRuns(s.start[:s.m+1], s.power)
 	s.pc = append([]float64(nil), p.Const...)
 	s.pnorm = make([]float64, s.m)
 	for i := range s.pnorm {
-		s.pnorm[i] = norm2(s.coef[s.start[i]:s.start[i+1]])
+		s.pnorm[i] = dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
 	}
 	s.prm = make([]potParam, s.m)
 	s.caps = make([]float64, s.m)
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
 	s.ceq = make([]bool, s.nc)
-	s.ctol = make([]float64, s.nc)
 	for j := range s.cprm {
 		i := s.m + j
-		n2 := norm2(s.coef[s.start[i]:s.start[i+1]])
 		g := 0.0
-		if n2 > 0 {
-			g = 1 / n2
+		if d := dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]]); d > 0 {
+			g = 1 / d
 		}
 		lo := 0.0
 		if p.CKind[j] == hlmrf.Equal {
@@ -148,8 +170,8 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 			s.ceq[j] = true
 		}
 		s.cprm[j] = conParam{c: p.CConst[j], g: g, lo: lo}
-		s.ctol[j] = opt.ConstraintTol * max(1, math.Sqrt(n2))
 	}
+	s.ctol = constraintTols(p, opt.ConstraintTol)
 
 	// Transposed CSR: counting sort of the copies by variable, stable, so
 	// each variable's copies are in increasing copy order.
@@ -165,6 +187,20 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	for k, v := range s.vars {
 		s.tcopy[next[v]] = int32(k)
 		next[v]++
+	}
+	if s.cw != nil {
+		s.tw = make([]float64, s.copies)
+		s.tinv = make([]float64, s.n)
+		for j := 0; j < s.n; j++ {
+			tot := 0.0
+			for q := s.tstart[j]; q < s.tstart[j+1]; q++ {
+				s.tw[q] = s.cw[s.tcopy[q]]
+				tot += s.tw[q]
+			}
+			if tot > 0 {
+				s.tinv[j] = 1 / tot
+			}
+		}
 	}
 
 	s.s = make([]float64, s.copies)
@@ -227,6 +263,16 @@ func arityRuns(start []int32, power []uint8) []arityRun {
 		i = j
 	}
 	return runs
+}
+
+// dot returns a.b.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	d := 0.0
+	for k, x := range a {
+		d += x * b[k]
+	}
+	return d
 }
 
 func norm2(a []float64) float64 {
@@ -424,17 +470,45 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual 
 		DualTol:        epsDual,
 		Worst:          -1,
 	}
-	for j := 0; j < s.nc; j++ {
-		d := s.p.ConstraintViolation(j, vals)
-		if d > s.ctol[j] {
-			res.Violated++
-		}
-		if d > res.MaxViolation {
-			res.MaxViolation, res.Worst = d, j
-		}
-	}
+	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctol)
 	res.Converged = converged && res.Violated == 0
 	return res
+}
+
+// checkConstraints evaluates every hard constraint of p at y: the largest
+// violation, how many exceed their tolerance ctol[j], and the worst one (-1
+// when none is violated).
+func checkConstraints(p *hlmrf.Problem, y, ctol []float64) (maxViol float64, violated, worst int) {
+	worst = -1
+	for j := range p.CKind {
+		d := p.ConstraintViolation(j, y)
+		if d > ctol[j] {
+			violated++
+		}
+		if d > maxViol {
+			maxViol, worst = d, j
+		}
+	}
+	return maxViol, violated, worst
+}
+
+// Check evaluates the hard constraints of p at y with the solver's stopping
+// tolerance (Options.ConstraintTol scaled by max(1, ||a_j||)): the largest
+// violation, how many constraints exceed their tolerance, and the worst one
+// (-1 when none is violated). A caller that maps a solution to another
+// problem (lifting) uses it to report on the problem the user gave.
+func Check(p *hlmrf.Problem, y []float64, constraintTol float64) (maxViol float64, violated, worst int) {
+	return checkConstraints(p, y, constraintTols(p, constraintTol))
+}
+
+// constraintTols returns each constraint's violation tolerance.
+func constraintTols(p *hlmrf.Problem, tol float64) []float64 {
+	out := make([]float64, p.NumConstraints())
+	for j := range out {
+		_, a := p.CTerms(j)
+		out[j] = tol * max(1, math.Sqrt(norm2(a)))
+	}
+	return out
 }
 
 // Duals returns the unscaled dual variables alpha of the state the last
@@ -460,6 +534,10 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual 
 // [0,1]^n that satisfies the hard constraints, f(y) >= sum_i min_{x in [0,1]^{n_i}} (f_i(x) + alpha_i.x)
 // + sum_j min_{y_j in [0,1]} (-y_j * sum of var j's alphas), a certified lower
 // bound that approaches the optimum as the duals converge.
+//
+// With copy weights (Options.Copies) the dual of a copy of weight m is
+// rho*m*u: the sum of the duals of the m original copies it stands for, so
+// the same statements hold for the weighted problem.
 func (s *Solver) Duals() (potential, constraint []float64) {
 	if !s.ran {
 		return nil, nil
@@ -469,6 +547,9 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	all := make([]float64, s.copies)
 	for k, v := range s.vars {
 		all[k] = rho * (s.s[k] - s.z[v])
+		if s.cw != nil {
+			all[k] *= s.cw[k]
+		}
 	}
 	return all[:np:np], all[np:]
 }

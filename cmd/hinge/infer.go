@@ -272,50 +272,38 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 		return values, sum, nil
 	}
 
-	target := p
-	var lifted *lift.Lifted
+	t0 := time.Now()
+	var res *admm.Result
 	if o.lifted {
 		rep.Method = "admm-lifted"
-		t0 := time.Now()
-		l, err := lift.Lift(p)
+		lr, err := lift.Solve(ctx, p, opt)
 		if err != nil {
-			var inf *lift.InfeasibleError
-			if errors.As(err, &inf) {
-				return nil, nil, failed(err)
-			}
-			return nil, nil, failed(fmt.Errorf("lifting: %w", err))
+			return nil, nil, failed(err)
 		}
-		sec := time.Since(t0).Seconds()
-		rep.Seconds.Lift = &sec
-		lifted, target = l, l.Problem
-		rep.Lifted = &liftedSizes{Variables: target.NumVars, Potentials: target.NumPotentials(), Constraints: target.NumConstraints()}
+		lp := lr.Lifted.Problem
+		rep.Seconds.Lift = &lr.LiftSeconds
+		rep.Lifted = &liftedSizes{Variables: lp.NumVars, Potentials: lp.NumPotentials(), Constraints: lp.NumConstraints()}
 		fmt.Fprintf(stdout, "lifted: %d variables, %d potentials, %d constraints (from %d, %d, %d) in %.3f s\n",
-			target.NumVars, target.NumPotentials(), target.NumConstraints(), p.NumVars, p.NumPotentials(), p.NumConstraints(), sec)
-	}
-	t0 := time.Now()
-	res, err := admm.Solve(ctx, target, opt)
-	if err != nil {
-		return nil, nil, failed(err)
+			lp.NumVars, lp.NumPotentials(), lp.NumConstraints(), p.NumVars, p.NumPotentials(), p.NumConstraints(), lr.LiftSeconds)
+		res = &lr.Result
+	} else {
+		var err error
+		if res, err = admm.Solve(ctx, p, opt); err != nil {
+			return nil, nil, failed(err)
+		}
 	}
 	rep.Seconds.Solve = time.Since(t0).Seconds()
-	values := res.Values
-	if lifted != nil {
-		values = lifted.Expand(res.Values)
+	if rep.Seconds.Lift != nil {
+		rep.Seconds.Solve -= *rep.Seconds.Lift
 	}
-	// Objective and violations are always those of the original problem.
-	rep.Objective = p.Objective(values)
-	v := p.Violations(values, 0)
+	// For a lifted solve these figures are already those of the original problem.
+	rep.Objective = res.Objective
 	rep.Iterations, rep.Converged = res.Iterations, res.Converged
 	rep.PrimalResidual, rep.DualResidual = res.PrimalResidual, res.DualResidual
-	rep.MaxConstraintViolation = v.Max
-	rep.ViolatedConstraints = res.Violated
-	worst := res.Worst
-	if lifted != nil && res.Violated > 0 {
-		worst = v.Worst // report an original constraint
-	}
+	rep.MaxConstraintViolation, rep.ViolatedConstraints = res.MaxViolation, res.Violated
 	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, %s; %.3f s\n",
-		res.Iterations, rep.Objective, res.PrimalResidual, res.DualResidual, v.Max, convergedWord(res.Converged), rep.Seconds.Solve)
-	return values, &solveSummary{Converged: res.Converged, Iterations: res.Iterations, Violated: res.Violated, Worst: worst, MaxViolation: v.Max}, nil
+		res.Iterations, res.Objective, res.PrimalResidual, res.DualResidual, res.MaxViolation, convergedWord(res.Converged), rep.Seconds.Solve)
+	return res.Values, &solveSummary{Converged: res.Converged, Iterations: res.Iterations, Violated: res.Violated, Worst: res.Worst, MaxViolation: res.MaxViolation}, nil
 }
 
 func convergedWord(ok bool) string {

@@ -16,6 +16,7 @@ import (
 	"hinge/hlmrf"
 	"hinge/internal/atomicfile"
 	"hinge/internal/progress"
+	"hinge/lift"
 )
 
 func init() { commands = append(commands, newSolveCmd) }
@@ -25,6 +26,7 @@ type solveOptions struct {
 	output string
 	report string
 	quiet  bool
+	lifted bool
 }
 
 // solveReport is the --report JSON of hinge solve.
@@ -43,13 +45,15 @@ type solveReport struct {
 	MaxConstraintViolation float64      `json:"max_constraint_violation"`
 	ViolatedConstraints    int          `json:"violated_constraints"`
 	WorstConstraint        int          `json:"worst_constraint"` // 1-based among the file's constraints, 0 when none is violated
+	Lifted                 *liftedSizes `json:"lifted,omitempty"`
 	Seconds                solveSeconds `json:"seconds"`
 }
 
 type solveSeconds struct {
-	Load  float64 `json:"load"`
-	Solve float64 `json:"solve"`
-	Total float64 `json:"total"`
+	Load  float64  `json:"load"`
+	Lift  *float64 `json:"lift,omitempty"`
+	Solve float64  `json:"solve"`
+	Total float64  `json:"total"`
 }
 
 func newSolveCmd() *cobra.Command {
@@ -81,6 +85,7 @@ one is printed, the outputs are written anyway and the exit status is 1.`,
 	f.StringVar(&o.output, "output", "", "write the MAP state to this file, one value per line (line j = variable column j)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	f.BoolVar(&o.lifted, "lifted", false, "lifted inference: solve the problem reduced by its symmetries (color refinement), then map back")
 	return cmd
 }
 
@@ -116,18 +121,38 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		rep.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e",
 			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation)
 	}
-	s, err := admm.New(p, opt)
-	if err != nil {
-		return badInput(fmt.Errorf("%s: %w", path, err))
-	}
-	load := time.Since(start).Seconds() // reading and the solver's setup
+	var res *admm.Result
+	var lifted *liftedSizes
+	var liftSec *float64
+	load := time.Since(start).Seconds()
 	solveStart := time.Now()
-	res, err := s.Solve(ctx, nil)
-	rep.Done()
-	if err != nil {
-		return failed(fmt.Errorf("%s: %w", path, err))
+	if o.lifted {
+		lr, err := lift.Solve(ctx, p, opt)
+		if err != nil {
+			rep.Done()
+			return failed(fmt.Errorf("%s: %w", path, err))
+		}
+		res, liftSec = &lr.Result, &lr.LiftSeconds
+		lp := lr.Lifted.Problem
+		lifted = &liftedSizes{Variables: lp.NumVars, Potentials: lp.NumPotentials(), Constraints: lp.NumConstraints()}
+	} else {
+		s, err := admm.New(p, opt)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: %w", path, err))
+		}
+		load = time.Since(start).Seconds() // reading and the solver's setup
+		solveStart = time.Now()
+		res, err = s.Solve(ctx, nil)
+		if err != nil {
+			rep.Done()
+			return failed(fmt.Errorf("%s: %w", path, err))
+		}
 	}
+	rep.Done()
 	solveSec := time.Since(solveStart).Seconds()
+	if liftSec != nil {
+		solveSec -= *liftSec
+	}
 
 	if o.output != "" {
 		if err := atomicfile.Write(o.output, func(w io.Writer) error { return writeValues(w, res.Values) }); err != nil {
@@ -149,7 +174,8 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		MaxConstraintViolation: res.MaxViolation,
 		ViolatedConstraints:    res.Violated,
 		WorstConstraint:        res.Worst + 1,
-		Seconds:                solveSeconds{Load: load, Solve: solveSec, Total: time.Since(start).Seconds()},
+		Lifted:                 lifted,
+		Seconds:                solveSeconds{Load: load, Lift: liftSec, Solve: solveSec, Total: time.Since(start).Seconds()},
 	}
 	if res.Violated == 0 {
 		r.WorstConstraint = 0
@@ -199,6 +225,9 @@ func writeValues(w io.Writer, vals []float64) error {
 
 func printSolveSummary(w io.Writer, r *solveReport, maxIter int) {
 	fmt.Fprintf(w, "problem %s: %d variables, %d potentials, %d hard constraints\n", r.File, r.Variables, r.Potentials, r.Constraints)
+	if l := r.Lifted; l != nil {
+		fmt.Fprintf(w, "lifted to %d variables, %d potentials, %d hard constraints in %.3f s\n", l.Variables, l.Potentials, l.Constraints, *r.Seconds.Lift)
+	}
 	switch {
 	case r.Converged:
 		fmt.Fprintf(w, "ADMM converged after %d iterations\n", r.Iterations)

@@ -1,0 +1,48 @@
+package lift
+
+import (
+	"context"
+	"time"
+
+	"hinge/admm"
+	"hinge/hlmrf"
+)
+
+// SolveResult is a lifted solve mapped back to the original problem.
+type SolveResult struct {
+	// Result describes the original problem: Values for every original
+	// variable, and Objective and the constraint figures evaluated on the
+	// original problem at those values; Iterations and residuals are the
+	// lifted solve's.
+	admm.Result
+	// Lifted is the lifted problem that was solved.
+	Lifted *Lifted
+	// LiftSeconds is the time spent lifting.
+	LiftSeconds float64
+}
+
+// Solve lifts p, solves the lifted problem by consensus ADMM with copy
+// weights (admm.Options.Copies = Lifted.Copies, so the lifted iterates follow
+// the unlifted ones from the symmetric cold start), and maps the answer back.
+// Any opt.Copies is replaced by the lifting's. Lifting errors (including an
+// *InfeasibleError) are returned with a nil result; a cancelled solve
+// returns the result so far with the context's error, like admm.Solve.
+func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResult, error) {
+	t0 := time.Now()
+	l, err := Lift(p)
+	if err != nil {
+		return nil, err
+	}
+	liftSec := time.Since(t0).Seconds()
+	opt.Copies = l.Copies
+	res, err := admm.Solve(ctx, l.Problem, opt)
+	if res == nil {
+		return nil, err
+	}
+	out := &SolveResult{Result: *res, Lifted: l, LiftSeconds: liftSec}
+	out.Values = l.Expand(res.Values)
+	out.Objective = p.Objective(out.Values)
+	out.MaxViolation, out.Violated, out.Worst = admm.Check(p, out.Values, opt.ConstraintTol)
+	out.Converged = res.Converged && out.Violated == 0
+	return out, err
+}
