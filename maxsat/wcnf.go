@@ -269,7 +269,17 @@ func Write(w io.Writer, in *Instance, f Format) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var topBuf []byte
 	if f == FormatClassic {
+		// top must exceed every soft weight (a weight >= top reads as hard).
+		// Beyond 2^53, +1 is lost to rounding: step to the next float up.
 		top := math.Ceil(in.SoftWeight()) + 1
+		for c, w := range in.Weight {
+			if !in.Hard[c] && w >= top {
+				top = math.Nextafter(w, math.Inf(1))
+			}
+		}
+		if top <= in.SoftWeight() {
+			top = math.Nextafter(in.SoftWeight(), math.Inf(1))
+		}
 		topBuf = strconv.AppendFloat(nil, top, 'f', -1, 64)
 		fmt.Fprintf(bw, "p wcnf %d %d %s\n", in.NumVars, in.NumClauses(), topBuf)
 	} else {
