@@ -31,6 +31,11 @@ import (
 // Group -1. The companion FILE.atoms lists one line per variable column,
 // PRED<TAB>arg1<TAB>..., and is read and written by ReadAtoms and WriteAtoms.
 
+// MaxVars is the largest number of variables Read accepts: a file may not
+// make a solver allocate per-variable arrays of many gigabytes for columns
+// that occur nowhere (2^28 variables need 2 GiB per float64 array).
+const MaxVars = 1<<28 - 1
+
 // SyntaxError is an error in an exchange-format or atoms file, with position.
 type SyntaxError struct {
 	File      string
@@ -90,8 +95,8 @@ func Read(r io.Reader, name string) (*Problem, error) {
 				c = val
 				continue
 			}
-			if col > math.MaxInt32 {
-				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("column %d is too large", col)}
+			if col > MaxVars {
+				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("column %d is too large (at most %d variables)", col, MaxVars)}
 			}
 			if val == 0 {
 				continue
@@ -153,8 +158,8 @@ func parseVarsDecl(comment string) (int, bool, error) {
 		return 0, false, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(rest))
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return 0, false, fmt.Errorf("bad variable count %q", strings.TrimSpace(rest))
+	if err != nil || n < 0 || n > MaxVars {
+		return 0, false, fmt.Errorf("bad variable count %q (want 0 to %d)", strings.TrimSpace(rest), MaxVars)
 	}
 	return n, true, nil
 }

@@ -52,8 +52,11 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
-// maxVars bounds variable numbers so that literals fit in an int32.
-const maxVars = math.MaxInt32 - 1
+// maxVars bounds variable numbers: literals must fit in an int32, and a
+// header may not make the solver allocate per-variable arrays of many
+// gigabytes for variables that occur nowhere (2^28 variables already need
+// 2 GiB per float64 array).
+const maxVars = 1<<28 - 1
 
 // maxClauses bounds the clause count (the occurrence lists pack a clause
 // index and a sign bit into an int32).
@@ -139,7 +142,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 			cnf = toks[1].s == "cnf"
 			n, err := strconv.Atoi(toks[2].s)
 			if err != nil || n < 0 || n > maxVars {
-				return nil, errAt(line, toks[2].col, "bad variable count %q", toks[2].s)
+				return nil, errAt(line, toks[2].col, "bad variable count %q (want 0 to %d)", toks[2].s, maxVars)
 			}
 			m, err := strconv.Atoi(toks[3].s)
 			if err != nil || m < 0 || m > maxClauses {
