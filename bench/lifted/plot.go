@@ -52,6 +52,14 @@ func barChart(title, ylabel string, groups []string, ss []series) (*plot.Plot, e
 	}
 	p.NominalX(groups...)
 	p.Add(plotter.NewGrid())
+	// Headroom for the legend above the tallest bar.
+	top := 0.0
+	for _, s := range ss {
+		for _, y := range s.Y {
+			top = max(top, y)
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, 1.25*top
 	return p, nil
 }
 
