@@ -34,6 +34,11 @@ type Solver struct {
 	n, m, nc int // variables, potentials, constraints
 	copies   int
 
+	// The internal order (layout.go). Everything below is in it: variables
+	// numbered varNew[j], potential ii is the caller's pot[ii], constraint
+	// jj the caller's con[jj].
+	layout
+
 	// Terms: potentials 0..m-1 then constraints; copy k of term i is
 	// start[i] <= k < start[i+1].
 	start []int32
@@ -46,9 +51,11 @@ type Solver struct {
 	cprm  []conParam
 	ceq   []bool    // constraint is an equality
 	ctol  []float64 // violation tolerance per constraint
-	prm   []potParam
-	caps  []float64 // per potential: w/rho (linear) or +Inf (squared)
-	w     []float64 // weights of the current Solve
+	// ctolUser is ctol in the caller's constraint order.
+	ctolUser []float64
+	prm      []potParam
+	caps     []float64 // per potential: w/rho (linear) or +Inf (squared)
+	w        []float64 // weights of the current Solve
 
 	// Runs of consecutive potentials with the same arity, for the fixed-stride
 	// kernels.
@@ -114,41 +121,63 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if s.copies > math.MaxInt32 {
 		return nil, fmt.Errorf("admm: %d local copies exceed the int32 index range", s.copies)
 	}
-	terms := s.m + s.nc
-	s.start = make([]int32, terms+1)
-	if s.m > 0 {
-		copy(s.start, p.Start)
-	}
-	for j := 0; j < s.nc; j++ {
-		s.start[s.m+j+1] = int32(np) + p.CStart[j+1]
-	}
-	s.coef = make([]float64, s.copies)
-	copy(s.coef, p.Coef)
-	copy(s.coef[np:], p.CCoef)
-	s.vars = make([]int32, s.copies)
-	copy(s.vars, p.Var)
-	copy(s.vars[np:], p.CVar)
-	s.dir = s.coef
-	s.wsum = float64(s.copies)
 	if opt.Copies != nil {
 		if len(opt.Copies) != s.copies {
 			return nil, fmt.Errorf("admm: Options.Copies has %d weights, want %d (one per potential term, then one per constraint term)", len(opt.Copies), s.copies)
 		}
-		s.cw = append([]float64(nil), opt.Copies...)
-		s.dir = make([]float64, s.copies)
-		s.wsum = 0
-		for k, m := range s.cw {
+		for k, m := range opt.Copies {
 			if !(m > 0) || math.IsInf(m, 1) {
 				return nil, fmt.Errorf("admm: Options.Copies[%d] = %v is not a finite positive number", k, m)
 			}
-			s.dir[k] = s.coef[k] / m
-			s.wsum += m
 		}
 	}
 
-	s.power = append([]uint8(nil), p.Power...)
+	// The terms in the internal layout: potentials then constraints; copy k
+	// of internal term i is start[i] <= k < start[i+1], and internal copy
+	// start[i]+q is copy q of the caller's term.
+	s.layout = newLayout(p)
+	terms := s.m + s.nc
+	s.start = make([]int32, terms+1)
+	s.coef = make([]float64, s.copies)
+	s.vars = make([]int32, s.copies)
+	s.dir = s.coef
+	s.wsum = float64(s.copies)
+	if opt.Copies != nil && !allOnes(opt.Copies) {
+		s.cw = make([]float64, s.copies)
+		s.dir = make([]float64, s.copies)
+		s.wsum = 0
+	}
+	s.power = make([]uint8, s.m)
+	s.pc = make([]float64, s.m)
+	at := 0
+	place := func(vars []int32, coefs []float64, orig int) {
+		for q, v := range vars {
+			k := at + q
+			s.vars[k] = s.varNew[v]
+			s.coef[k] = coefs[q]
+			if s.cw != nil {
+				m := opt.Copies[orig+q]
+				s.cw[k] = m
+				s.dir[k] = coefs[q] / m
+				s.wsum += m
+			}
+		}
+		at += len(vars)
+	}
+	for ii, i := range s.pot {
+		vars, coefs := p.Terms(int(i))
+		place(vars, coefs, int(p.Start[i]))
+		s.start[ii+1] = int32(at)
+		s.power[ii] = p.Power[i]
+		s.pc[ii] = p.Const[i]
+	}
+	for jj, j := range s.con {
+		vars, coefs := p.CTerms(int(j))
+		place(vars, coefs, np+int(p.CStart[j]))
+		s.start[s.m+jj+1] = int32(at)
+	}
+
 	s.runs = arityRuns(s.start[:s.m+1], s.power)
-	s.pc = append([]float64(nil), p.Const...)
 	s.pnorm = make([]float64, s.m)
 	for i := range s.pnorm {
 		s.pnorm[i] = dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
@@ -158,8 +187,10 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
 	s.ceq = make([]bool, s.nc)
-	for j := range s.cprm {
-		i := s.m + j
+	s.ctolUser = constraintTols(p, opt.ConstraintTol)
+	s.ctol = make([]float64, s.nc)
+	for jj, j := range s.con {
+		i := s.m + jj
 		g := 0.0
 		if d := dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]]); d > 0 {
 			g = 1 / d
@@ -167,11 +198,11 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		lo := 0.0
 		if p.CKind[j] == hlmrf.Equal {
 			lo = math.Inf(-1)
-			s.ceq[j] = true
+			s.ceq[jj] = true
 		}
-		s.cprm[j] = conParam{c: p.CConst[j], g: g, lo: lo}
+		s.cprm[jj] = conParam{c: p.CConst[j], g: g, lo: lo}
+		s.ctol[jj] = s.ctolUser[j]
 	}
-	s.ctol = constraintTols(p, opt.ConstraintTol)
 
 	// Transposed CSR: counting sort of the copies by variable, stable, so
 	// each variable's copies are in increasing copy order.
@@ -223,6 +254,17 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	}
 	s.vpart = make([]varPartial, len(s.varChunks)-1)
 	return s, nil
+}
+
+// allOnes reports whether every copy weight is 1 (plain ADMM: the solver
+// then skips the weighted consensus).
+func allOnes(w []float64) bool {
+	for _, m := range w {
+		if m != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // arityRun is a run of potentials lo..hi-1 that all have arity variables
@@ -422,6 +464,9 @@ func (s *Solver) prepare(init []float64) error {
 		if !(w >= 0) || math.IsInf(w, 1) {
 			return fmt.Errorf("admm: potential %d: weight %v is not a finite nonnegative number", i, w)
 		}
+	}
+	for i, orig := range s.pot {
+		w := p.Weight[orig]
 		s.w[i] = w
 		n2 := s.pnorm[i]
 		if s.power[i] == 2 {
@@ -445,9 +490,11 @@ func (s *Solver) prepare(init []float64) error {
 				return fmt.Errorf("admm: init[%d] = %v is outside [0,1]", j, y)
 			}
 		}
-		copy(s.z, init)
+		for j, y := range init {
+			s.z[s.varNew[j]] = y
+		}
 		for k, v := range s.vars {
-			s.s[k] = init[v]
+			s.s[k] = s.z[v]
 		}
 		copy(s.aux, s.s)
 	}
@@ -459,7 +506,10 @@ func (s *Solver) prepare(init []float64) error {
 
 // finish builds the Result at the current consensus point.
 func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual float64) *Result {
-	vals := append([]float64(nil), s.z...)
+	vals := make([]float64, s.n)
+	for j, v := range s.varNew {
+		vals[j] = s.z[v]
+	}
 	res := &Result{
 		Values:         vals,
 		Iterations:     iter,
@@ -470,7 +520,7 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual 
 		DualTol:        epsDual,
 		Worst:          -1,
 	}
-	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctol)
+	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctolUser)
 	res.Converged = converged && res.Violated == 0
 	return res
 }
@@ -542,14 +592,24 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	if !s.ran {
 		return nil, nil
 	}
-	np := len(s.p.Var)
+	p := s.p
+	np := len(p.Var)
 	rho := s.opt.Rho
 	all := make([]float64, s.copies)
-	for k, v := range s.vars {
-		all[k] = rho * (s.s[k] - s.z[v])
-		if s.cw != nil {
-			all[k] *= s.cw[k]
+	put := func(i int, orig int) {
+		for k := int(s.start[i]); k < int(s.start[i+1]); k++ {
+			d := rho * (s.s[k] - s.z[s.vars[k]])
+			if s.cw != nil {
+				d *= s.cw[k]
+			}
+			all[orig+k-int(s.start[i])] = d
 		}
+	}
+	for ii, i := range s.pot {
+		put(ii, int(p.Start[i]))
+	}
+	for jj, j := range s.con {
+		put(s.m+jj, np+int(p.CStart[j]))
 	}
 	return all[:np:np], all[np:]
 }

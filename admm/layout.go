@@ -1,0 +1,132 @@
+package admm
+
+import "hinge/hlmrf"
+
+// layout is the solver's internal order of a problem, chosen for memory
+// locality. One ADMM iteration reads the consensus value of every variable
+// of every term and then, per variable, gathers the local copies of all its
+// terms: when the terms of a variable and the variables of a term sit far
+// apart in memory (a problem written in random order, a lifted problem
+// numbered by color class, a problem read from a file), nearly every one of
+// those reads misses the cache. Measured on the social-affiliation problem
+// (108,030 potentials, 22,050 constraints, 650 iterations, 2 threads), the
+// grounder's order solves in 1.07 s and a uniformly shuffled copy of the
+// same problem in 2.36 s.
+//
+// The layout numbers variables in breadth-first order over the factor graph
+// (a variable's neighbours are the variables it shares a term with, as in
+// Cuthill-McKee ordering) and places terms in the order the search first
+// reaches them, so the variables of a term get nearby numbers and the terms
+// of nearby variables nearby positions. Potentials are then grouped, keeping
+// that order within each group, by arity (1, 2, 3, more) and power, so that
+// the fixed-arity kernels see long runs; constraints follow the potentials.
+// The layout depends only on the problem's structure, so results stay
+// deterministic; the solver maps values, weights, warm starts and duals
+// between the layout and the caller's numbering at its boundary.
+type layout struct {
+	varNew []int32 // caller's variable j -> internal index
+	pot    []int32 // internal potential position -> caller's potential
+	con    []int32 // internal constraint position -> caller's constraint
+}
+
+// newLayout computes the layout of p in O(variables + terms + copies).
+func newLayout(p *hlmrf.Problem) layout {
+	n, m, nc := p.NumVars, p.NumPotentials(), p.NumConstraints()
+	termVars := func(t int32) []int32 {
+		if int(t) < m {
+			v, _ := p.Terms(int(t))
+			return v
+		}
+		v, _ := p.CTerms(int(t) - m)
+		return v
+	}
+
+	// Variable -> terms (potential i is term i, constraint j term m+j).
+	vstart := make([]int32, n+1)
+	for _, v := range p.Var {
+		vstart[v+1]++
+	}
+	for _, v := range p.CVar {
+		vstart[v+1]++
+	}
+	for j := range n {
+		vstart[j+1] += vstart[j]
+	}
+	vterm := make([]int32, vstart[n])
+	next := append([]int32(nil), vstart[:n]...)
+	for t := int32(0); t < int32(m+nc); t++ {
+		for _, v := range termVars(t) {
+			vterm[next[v]] = t
+			next[v]++
+		}
+	}
+
+	// Breadth-first search from each not yet numbered variable, in the
+	// caller's order.
+	varNew := make([]int32, n)
+	for j := range varNew {
+		varNew[j] = -1
+	}
+	seen := make([]bool, m+nc)
+	order := make([]int32, 0, m+nc) // terms in the order first reached
+	queue := next[:0]               // variables in search order (reuses next)
+	for root := range n {
+		if varNew[root] >= 0 {
+			continue
+		}
+		varNew[root] = int32(len(queue))
+		queue = append(queue, int32(root))
+		for h := len(queue) - 1; h < len(queue); h++ {
+			v := queue[h]
+			for _, t := range vterm[vstart[v]:vstart[v+1]] {
+				if seen[t] {
+					continue
+				}
+				seen[t] = true
+				order = append(order, t)
+				for _, u := range termVars(t) {
+					if varNew[u] < 0 {
+						varNew[u] = int32(len(queue))
+						queue = append(queue, u)
+					}
+				}
+			}
+		}
+	}
+	// Terms without variables are never reached: keep them, at the end.
+	for t := range seen {
+		if !seen[t] {
+			order = append(order, int32(t))
+		}
+	}
+
+	// Potentials grouped by kind (stable counting sort), then constraints.
+	const kinds = 8
+	kind := func(i int32) int {
+		a := int(p.Start[i+1] - p.Start[i])
+		if a > 3 {
+			a = 0
+		}
+		return a*2 + int(p.Power[i]&1)
+	}
+	var count [kinds + 1]int
+	for _, t := range order {
+		if int(t) < m {
+			count[kind(t)+1]++
+		}
+	}
+	for k := range kinds {
+		count[k+1] += count[k]
+	}
+	l := layout{varNew: varNew, pot: make([]int32, m), con: make([]int32, 0, nc)}
+	for _, t := range order {
+		if int(t) < m {
+			k := kind(t)
+			l.pot[count[k]] = t
+			count[k]++
+		} else {
+			l.con = append(l.con, t-int32(m))
+		}
+	}
+	return l
+}
