@@ -62,30 +62,32 @@ func newLayout(p *hlmrf.Problem) layout {
 	}
 
 	// Breadth-first search from each not yet numbered variable, in the
-	// caller's order.
+	// caller's order. The visited marks are bit sets (one bit per variable
+	// and per term), which stay in cache where int32 or bool arrays would
+	// not: the search's reads are as scattered as the problem.
 	varNew := make([]int32, n)
-	for j := range varNew {
-		varNew[j] = -1
-	}
-	seen := make([]bool, m+nc)
+	numbered := make([]uint64, (n+63)/64)
+	seen := make([]uint64, (m+nc+63)/64)
 	order := make([]int32, 0, m+nc) // terms in the order first reached
 	queue := next[:0]               // variables in search order (reuses next)
-	for root := range n {
-		if varNew[root] >= 0 {
+	for root := range int32(n) {
+		if numbered[root>>6]&(1<<(root&63)) != 0 {
 			continue
 		}
+		numbered[root>>6] |= 1 << (root & 63)
 		varNew[root] = int32(len(queue))
-		queue = append(queue, int32(root))
+		queue = append(queue, root)
 		for h := len(queue) - 1; h < len(queue); h++ {
 			v := queue[h]
 			for _, t := range vterm[vstart[v]:vstart[v+1]] {
-				if seen[t] {
+				if seen[t>>6]&(1<<(t&63)) != 0 {
 					continue
 				}
-				seen[t] = true
+				seen[t>>6] |= 1 << (t & 63)
 				order = append(order, t)
 				for _, u := range termVars(t) {
-					if varNew[u] < 0 {
+					if numbered[u>>6]&(1<<(u&63)) == 0 {
+						numbered[u>>6] |= 1 << (u & 63)
 						varNew[u] = int32(len(queue))
 						queue = append(queue, u)
 					}
@@ -94,9 +96,9 @@ func newLayout(p *hlmrf.Problem) layout {
 		}
 	}
 	// Terms without variables are never reached: keep them, at the end.
-	for t := range seen {
-		if !seen[t] {
-			order = append(order, int32(t))
+	for t := range int32(m + nc) {
+		if seen[t>>6]&(1<<(t&63)) == 0 {
+			order = append(order, t)
 		}
 	}
 

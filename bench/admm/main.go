@@ -98,7 +98,6 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 		}
 		for _, m := range sizes {
 			n := max(3, int(float64(m)/ratio))
-			t0 := time.Now()
 			p := admmtest.Random(admmtest.Config{Vars: n, Potentials: m, MinArity: 3, MaxArity: 3, Power: power, Seed: seed})
 			it := iters
 			if it == 0 {
@@ -111,6 +110,7 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 				opt.EpsAbs, opt.EpsRel = 0, 0
 				opt.MaxIter = it
 				opt.Threads = th
+				t0 := time.Now()
 				s, err := admm.New(p, opt)
 				if err != nil {
 					return err
@@ -143,7 +143,7 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 					base, baseCPU, baseTh = mw, mc, th
 				}
 				est := float64(th) / float64(baseTh) * baseCPU / mc
-				fmt.Printf("%-5s %10d %9d %7d %9d %16.2f %15.2f %13.2fx %10.2fx %8.1f %8.0f\n", kind, m, n, th, it, mw, mc, base/mw, est, setup, float64(ms.HeapAlloc)/(1<<20))
+				fmt.Printf("%-5s %10d %9d %7d %9d %16.2f %15.2f %13.2fx %10.2fx %8.2f %8.0f\n", kind, m, n, th, it, mw, mc, base/mw, est, setup, float64(ms.HeapAlloc)/(1<<20))
 				t0 = time.Now()
 			}
 		}
