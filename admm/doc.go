@@ -31,7 +31,12 @@
 // callback). Chunk results and residual partial sums do not depend on which
 // worker computed them, so results are bit-identical for every thread count.
 //
-// Run-time structure: potentials are grouped into runs of equal arity and
-// power, and runs of 1-, 2- and 3-variable potentials use fixed-stride
-// kernels (kernels.go) that do the same arithmetic as the general loop.
+// Run-time structure: the solver works in its own order of the problem
+// (layout.go: variables numbered breadth-first over the factor graph, terms
+// in the order the search reaches them) so that the reads of an iteration
+// stay close in memory whatever order the caller's problem is in; values,
+// weights, warm starts and duals are mapped at the boundary. Potentials are
+// grouped into runs of equal arity and power, and runs of 1-, 2- and
+// 3-variable potentials use fixed-stride kernels (kernels.go) that do the
+// same arithmetic as the general loop.
 package admm

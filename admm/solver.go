@@ -101,10 +101,11 @@ type varPartial struct {
 
 // New prepares a solver for p. It validates the options and the problem
 // (hlmrf.Problem.Validate) and builds the local-copy layout and the
-// variable -> copy index. Memory, allocated here once: 32 bytes per local
-// copy (coefficient, variable, state, last local value, transposed index),
-// about 53 per potential, 40 per constraint and 12 per variable, on top of
-// the problem itself.
+// variable -> copy index, in its locality layout (layout.go). Memory,
+// allocated here once: 32 bytes per local copy (coefficient, variable,
+// state, last local value, transposed index), about 57 per potential, 52 per
+// constraint and 16 per variable, on top of the problem itself (while New
+// runs, the layout's search needs another 4 bytes per copy and per variable).
 func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
