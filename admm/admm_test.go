@@ -112,7 +112,7 @@ func TestLocalStepOptimality(t *testing.T) {
 		copy(s.z, v)
 		copy(s.s, v)
 		if kind == "linear" || kind == "squared" {
-			localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, 0, 1)
+			localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, 0, 1)
 		} else {
 			localConstraints(s.cprm, s.start[s.m:], s.coef, s.dir, s.vars, s.s, s.z, s.aux, 0, 1)
 		}
@@ -770,7 +770,7 @@ func TestKernelsAgree(t *testing.T) {
 		s.s[k] = rng.Float64()*2 - 0.5
 	}
 	s0 := slices.Clone(s.s)
-	localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, 0, s.m)
+	localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, nil, 0, s.m)
 	want := slices.Clone(s.s)
 	for trial := 0; trial < 50; trial++ {
 		copy(s.s, s0)

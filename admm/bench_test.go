@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"hinge/admm/admmtest"
 	"hinge/hlmrf"
+	"hinge/internal/measure"
 )
 
 // BenchmarkIteration measures ns per potential-iteration: each b.Loop round
@@ -55,7 +55,7 @@ func benchIterations(b *testing.B, p *hlmrf.Problem, threads int) {
 		b.Fatal(err)
 	}
 	iters := 0
-	cpu0 := cpuTime()
+	cpu0 := measure.CPUTime()
 	for b.Loop() {
 		res, err := s.Solve(ctx, nil)
 		if err != nil {
@@ -66,18 +66,9 @@ func benchIterations(b *testing.B, p *hlmrf.Problem, threads int) {
 		}
 		iters += res.Iterations
 	}
-	cpu := cpuTime() - cpu0
+	cpu := measure.CPUTime() - cpu0
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(iters)/float64(p.NumPotentials()), "ns/pot-iter")
 	b.ReportMetric(float64(cpu)/float64(iters)/float64(p.NumPotentials()), "cpu-ns/pot-iter")
-}
-
-// cpuTime is the process's user+system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkBarrier measures one barrier round with two goroutines and no

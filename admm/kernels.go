@@ -43,7 +43,9 @@ type conParam struct{ c, g, lo float64 }
 // localPotentials runs the local step of potentials lo..hi-1 with the
 // general row loop (any arity). dir is the update direction per copy: the
 // coefficients themselves, or with copy weights a_k/m_k (see Options.Copies).
-func localPotentials(prm []potParam, caps []float64, start []int32, coef, dir []float64, vars []int32, s, z []float64, lo, hi int) {
+// When aux is non-nil the new local copies x' are stored there too (for the
+// primal residual at the coming check).
+func localPotentials(prm []potParam, caps []float64, start []int32, coef, dir []float64, vars []int32, s, z, aux []float64, lo, hi int) {
 	if lo >= hi {
 		return
 	}
@@ -61,16 +63,28 @@ func localPotentials(prm []potParam, caps []float64, start []int32, coef, dir []
 		d = d[:len(a)]
 		vs = vs[:len(a)]
 		ss = ss[:len(a)]
+		var xs []float64
+		if aux != nil {
+			xs = aux[b:e]
+			xs = xs[:len(a)]
+		}
 		pp := &prm[i]
 		t := -pp.c
 		for k, ak := range a {
 			zk := z[vs[k]]
-			t += ak * (zk + zk - ss[k])
+			v := zk + zk - ss[k]
+			t += ak * v
 			ss[k] = zk
+			if xs != nil {
+				xs[k] = v
+			}
 		}
 		st := max(min(t*pp.g, caps[i]), 0)
 		for k, dk := range d {
 			ss[k] -= st * dk
+			if xs != nil {
+				xs[k] -= st * dk
+			}
 		}
 		b = e
 	}
@@ -185,46 +199,6 @@ func local1Lin(prm []potParam, caps []float64, a, d, s []float64, v []int32, z [
 	}
 }
 
-// localPotentialsCheck is localPotentials that also stores the new local
-// copies x' in aux (for the primal residual at the coming check).
-func localPotentialsCheck(prm []potParam, caps []float64, start []int32, coef, dir []float64, vars []int32, s, z, aux []float64, lo, hi int) {
-	if lo >= hi {
-		return
-	}
-	prm = prm[lo:hi]
-	caps = caps[lo:hi]
-	caps = caps[:len(prm)]
-	start = start[lo : hi+1]
-	b := int(start[0])
-	for i := range prm {
-		e := int(start[i+1])
-		a := coef[b:e]
-		d := dir[b:e]
-		vs := vars[b:e]
-		ss := s[b:e]
-		xs := aux[b:e]
-		d = d[:len(a)]
-		vs = vs[:len(a)]
-		ss = ss[:len(a)]
-		xs = xs[:len(a)]
-		pp := &prm[i]
-		t := -pp.c
-		for k, ak := range a {
-			zk := z[vs[k]]
-			v := zk + zk - ss[k]
-			t += ak * v
-			ss[k] = zk
-			xs[k] = v
-		}
-		st := max(min(t*pp.g, caps[i]), 0)
-		for k, dk := range d {
-			ss[k] -= st * dk
-			xs[k] -= st * dk
-		}
-		b = e
-	}
-}
-
 // localConstraints runs the projection step of constraints lo..hi-1 (indexes
 // into cprm; start and the copy arrays are offset to the constraint part by
 // the caller). When aux is non-nil the new local copies are stored there.
@@ -264,31 +238,10 @@ func localConstraints(prm []conParam, start []int32, coef, dir []float64, vars [
 // consensus sets z[j] for variables lo..hi-1 to the mean of s over the
 // variable's copies, clipped to [0,1]. Variables without copies keep their
 // value. The sum runs over the copies in a fixed order (tcopy), so the result
-// does not depend on how variables are split across workers.
-func consensus(tstart, tcopy []int32, s, z []float64, lo, hi int) {
-	if lo >= hi {
-		return
-	}
-	tstart = tstart[lo : hi+1]
-	zz := z[lo:hi]
-	b := int(tstart[0])
-	for j := range zz {
-		e := int(tstart[j+1])
-		if e == b {
-			continue
-		}
-		sum := 0.0
-		for _, c := range tcopy[b:e] {
-			sum += s[c]
-		}
-		zz[j] = min(max(sum/float64(e-b), 0), 1)
-		b = e
-	}
-}
-
-// consensusCheck is consensus that also returns sum_j deg_j*(z_j - zprev_j)^2
-// (the square of the dual residual divided by rho^2).
-func consensusCheck(tstart, tcopy []int32, s, z []float64, lo, hi int) float64 {
+// does not depend on how variables are split across workers. With check it
+// also returns sum_j deg_j*(z_j - zprev_j)^2 (the square of the dual residual
+// divided by rho^2), else 0.
+func consensus(tstart, tcopy []int32, s, z []float64, lo, hi int, check bool) float64 {
 	if lo >= hi {
 		return 0
 	}
@@ -307,8 +260,10 @@ func consensusCheck(tstart, tcopy []int32, s, z []float64, lo, hi int) float64 {
 		}
 		deg := float64(e - b)
 		nz := min(max(sum/deg, 0), 1)
-		d := nz - zz[j]
-		d2 += deg * d * d
+		if check {
+			d := nz - zz[j]
+			d2 += deg * d * d
+		}
 		zz[j] = nz
 		b = e
 	}
@@ -317,31 +272,9 @@ func consensusCheck(tstart, tcopy []int32, s, z []float64, lo, hi int) float64 {
 
 // consensusWeighted is consensus with copy weights (Options.Copies): z[j] is
 // the weighted mean sum_k m_k*s_k / sum_k m_k, clipped to [0,1]. tw holds the
-// copies' weights in tcopy order and tinv each variable's 1/sum_k m_k.
-func consensusWeighted(tstart, tcopy []int32, tw, tinv, s, z []float64, lo, hi int) {
-	if lo >= hi {
-		return
-	}
-	tstart = tstart[lo : hi+1]
-	zz := z[lo:hi]
-	b := int(tstart[0])
-	for j := range zz {
-		e := int(tstart[j+1])
-		if e == b {
-			continue
-		}
-		sum := 0.0
-		for q, c := range tcopy[b:e] {
-			sum += tw[b+q] * s[c]
-		}
-		zz[j] = min(max(sum*tinv[lo+j], 0), 1)
-		b = e
-	}
-}
-
-// consensusWeightedCheck is consensusWeighted that also returns
-// sum_j M_j*(z_j - zprev_j)^2 with M_j = sum_k m_k.
-func consensusWeightedCheck(tstart, tcopy []int32, tw, tinv, s, z []float64, lo, hi int) float64 {
+// copies' weights in tcopy order and tinv each variable's 1/sum_k m_k. With
+// check it returns sum_j M_j*(z_j - zprev_j)^2 with M_j = sum_k m_k.
+func consensusWeighted(tstart, tcopy []int32, tw, tinv, s, z []float64, lo, hi int, check bool) float64 {
 	if lo >= hi {
 		return 0
 	}
@@ -360,8 +293,10 @@ func consensusWeightedCheck(tstart, tcopy []int32, tw, tinv, s, z []float64, lo,
 		}
 		inv := tinv[lo+j]
 		nz := min(max(sum*inv, 0), 1)
-		d := nz - zz[j]
-		d2 += d * d / inv
+		if check {
+			d := nz - zz[j]
+			d2 += d * d / inv
+		}
 		zz[j] = nz
 		b = e
 	}

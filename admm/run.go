@@ -103,15 +103,14 @@ func (r *run) worker(w int) {
 		}
 		for c := r.qCons.claim(w); c >= 0; c = r.qCons.claim(w) {
 			lo, hi := s.varChunks[c], s.varChunks[c+1]
-			switch {
-			case s.tw != nil && check:
-				s.vpart[c].d2 = consensusWeightedCheck(s.tstart, s.tcopy, s.tw, s.tinv, s.s, s.z, lo, hi)
-			case s.tw != nil:
-				consensusWeighted(s.tstart, s.tcopy, s.tw, s.tinv, s.s, s.z, lo, hi)
-			case check:
-				s.vpart[c].d2 = consensusCheck(s.tstart, s.tcopy, s.s, s.z, lo, hi)
-			default:
-				consensus(s.tstart, s.tcopy, s.s, s.z, lo, hi)
+			var d2 float64
+			if s.tw != nil {
+				d2 = consensusWeighted(s.tstart, s.tcopy, s.tw, s.tinv, s.s, s.z, lo, hi, check)
+			} else {
+				d2 = consensus(s.tstart, s.tcopy, s.s, s.z, lo, hi, check)
+			}
+			if check {
+				s.vpart[c].d2 = d2
 			}
 		}
 		r.bar.wait()
@@ -145,7 +144,7 @@ func (s *Solver) localChunk(c int, check bool) {
 	clo, chi := max(lo, s.m)-s.m, max(hi, s.m)-s.m
 	cstart := s.start[s.m:]
 	if check {
-		localPotentialsCheck(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, plo, phi)
+		localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, plo, phi)
 		localConstraints(s.cprm, cstart, s.coef, s.dir, s.vars, s.s, s.z, s.aux, clo, chi)
 		return
 	}
@@ -287,7 +286,7 @@ func (s *Solver) localRuns(r, lo, hi int) {
 		case run.arity == 1:
 			local1Lin(prm, caps, coef, dir, st, vars, s.z)
 		default:
-			localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, a, b)
+			localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, nil, a, b)
 		}
 	}
 }

@@ -37,19 +37,11 @@ var aucMetrics = []string{"AUROC", "POSITIVE_AUPRC", "NEGATIVE_AUPRC", "POSITIVE
 
 func newAUC(opts map[string]string) (Evaluator, error) {
 	e := &AUCEvaluator{Threshold: 0.5, Representative: "AUROC"}
-	if v, ok := opts["threshold"]; ok {
-		t, err := parseThreshold(e.Name(), v)
-		if err != nil {
-			return nil, err
-		}
-		e.Threshold = t
+	if err := setThreshold(e.Name(), opts, &e.Threshold); err != nil {
+		return nil, err
 	}
-	if v, ok := opts["representative"]; ok {
-		r, err := parseRepresentative(e.Name(), v, aucMetrics[:3])
-		if err != nil {
-			return nil, err
-		}
-		e.Representative = r
+	if err := setRepresentative(e.Name(), opts, aucMetrics[:3], &e.Representative); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -74,17 +66,18 @@ func (e *AUCEvaluator) Evaluate(atoms []Atom) (Result, error) {
 			npos++
 		}
 	}
+	nneg := len(atoms) - npos
 	sortDesc(pts)
-	roc := aurocSorted(pts)
-	pprc := auprcSorted(pts)
+	roc := aurocSorted(pts, npos, nneg)
+	pprc := auprcSorted(pts, npos)
 	// The negative class ranks by ascending prediction: reverse the order
 	// (groups of tied values stay together) and flip the labels.
 	slices.Reverse(pts)
 	for i := range pts {
 		pts[i].Positive = !pts[i].Positive
 	}
-	nprc := auprcSorted(pts)
-	vals := []float64{roc, pprc, nprc, float64(npos), float64(len(atoms) - npos)}
+	nprc := auprcSorted(pts, nneg)
+	vals := []float64{roc, pprc, nprc, float64(npos), float64(nneg)}
 	return result(e.Name(), aucMetrics, vals, rep(e.Representative, "AUROC"), true), nil
 }
 
@@ -107,7 +100,8 @@ func sortDesc(pts []Scored) {
 func AUROC(items []Scored) float64 {
 	pts := slices.Clone(items)
 	sortDesc(pts)
-	return aurocSorted(pts)
+	P, N := counts(pts)
+	return aurocSorted(pts, P, N)
 }
 
 // AUPRC returns the area under the precision-recall curve of the items
@@ -117,7 +111,8 @@ func AUROC(items []Scored) float64 {
 func AUPRC(items []Scored) float64 {
 	pts := slices.Clone(items)
 	sortDesc(pts)
-	return auprcSorted(pts)
+	P, _ := counts(pts)
+	return auprcSorted(pts, P)
 }
 
 // counts returns the numbers of positive and negative items.
@@ -130,9 +125,9 @@ func counts(pts []Scored) (p, n int) {
 	return p, len(pts) - p
 }
 
-// aurocSorted needs pts sorted by descending score.
-func aurocSorted(pts []Scored) float64 {
-	P, N := counts(pts)
+// aurocSorted needs pts sorted by descending score, P of them positive and
+// N negative.
+func aurocSorted(pts []Scored, P, N int) float64 {
 	if P == 0 {
 		return 0
 	}
@@ -161,9 +156,8 @@ func aurocSorted(pts []Scored) float64 {
 	return float64(area2) / (2 * float64(P) * float64(N))
 }
 
-// auprcSorted needs pts sorted by descending score.
-func auprcSorted(pts []Scored) float64 {
-	P, _ := counts(pts)
+// auprcSorted needs pts sorted by descending score, P of them positive.
+func auprcSorted(pts []Scored, P int) float64 {
 	if P == 0 {
 		return 0
 	}

@@ -54,12 +54,8 @@ func newCategorical(opts map[string]string) (Evaluator, error) {
 		}
 		e.CategoryIndexes = idx
 	}
-	if v, ok := opts["representative"]; ok {
-		r, err := parseRepresentative(e.Name(), v, categoricalMetrics[:1])
-		if err != nil {
-			return nil, err
-		}
-		e.Representative = r
+	if err := setRepresentative(e.Name(), opts, categoricalMetrics[:1], &e.Representative); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -203,14 +199,18 @@ func joinKey(args []string) string {
 // numerically when both parse as integers, else as strings.
 func compareCategory(a, b []string) int {
 	for i := range min(len(a), len(b)) {
-		if c := compareArg(a[i], b[i]); c != 0 {
+		if c := CompareArg(a[i], b[i]); c != 0 {
 			return c
 		}
 	}
 	return len(a) - len(b)
 }
 
-func compareArg(a, b string) int {
+// CompareArg orders two atom arguments (ids such as paper or category ids)
+// the way CategoricalEvaluator breaks ties: numerically when both parse as
+// integers, else as strings. Equal numbers with different text ("01", "1")
+// fall back to the string order, so distinct arguments never compare equal.
+func CompareArg(a, b string) int {
 	x, errA := strconv.ParseInt(a, 10, 64)
 	y, errB := strconv.ParseInt(b, 10, 64)
 	if errA == nil && errB == nil {
@@ -220,8 +220,6 @@ func compareArg(a, b string) int {
 		case x > y:
 			return 1
 		}
-		// "01" and "1" are equal as numbers; fall through to the string
-		// order so that distinct strings never compare equal.
 	}
 	return strings.Compare(a, b)
 }

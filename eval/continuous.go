@@ -14,12 +14,8 @@ var continuousMetrics = []string{"MAE", "MSE", "RMSE"}
 
 func newContinuous(opts map[string]string) (Evaluator, error) {
 	e := &ContinuousEvaluator{Representative: "MSE"}
-	if v, ok := opts["representative"]; ok {
-		r, err := parseRepresentative(e.Name(), v, continuousMetrics)
-		if err != nil {
-			return nil, err
-		}
-		e.Representative = r
+	if err := setRepresentative(e.Name(), opts, continuousMetrics, &e.Representative); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

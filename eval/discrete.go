@@ -70,19 +70,11 @@ var discreteMetrics = []string{"ACCURACY", "F1", "POSITIVE_PRECISION", "POSITIVE
 
 func newDiscrete(opts map[string]string) (Evaluator, error) {
 	e := &DiscreteEvaluator{Threshold: 0.5, Representative: "F1"}
-	if v, ok := opts["threshold"]; ok {
-		t, err := parseThreshold(e.Name(), v)
-		if err != nil {
-			return nil, err
-		}
-		e.Threshold = t
+	if err := setThreshold(e.Name(), opts, &e.Threshold); err != nil {
+		return nil, err
 	}
-	if v, ok := opts["representative"]; ok {
-		r, err := parseRepresentative(e.Name(), v, discreteMetrics[:6])
-		if err != nil {
-			return nil, err
-		}
-		e.Representative = r
+	if err := setRepresentative(e.Name(), opts, discreteMetrics[:6], &e.Representative); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

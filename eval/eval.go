@@ -20,6 +20,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,7 +213,7 @@ func New(name string, options map[string]string) (Evaluator, error) {
 				owner = &constructors[i]
 			}
 		}
-		if !ok || owner == nil || !contains(owner.options, opt) {
+		if !ok || owner == nil || !slices.Contains(owner.options, opt) {
 			return nil, fmt.Errorf("%s: unknown option %q (known: %s)", c.name, k, strings.Join(knownOptions(), ", "))
 		}
 		if owner == c {
@@ -220,15 +221,6 @@ func New(name string, options map[string]string) (Evaluator, error) {
 		}
 	}
 	return c.make(own)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // knownOptions lists every option name New accepts.
@@ -246,21 +238,33 @@ func knownOptions() []string {
 	return out
 }
 
-// parseThreshold reads a threshold option value in [0,1].
-func parseThreshold(evaluator, value string) (float64, error) {
-	t, err := strconv.ParseFloat(value, 64)
-	if err != nil || math.IsNaN(t) || t < 0 || t > 1 {
-		return 0, fmt.Errorf("%s: threshold %q is not a number in [0,1]", evaluator, value)
+// setThreshold sets *t from the threshold option, when given, a number in
+// [0,1].
+func setThreshold(evaluator string, opts map[string]string, t *float64) error {
+	v, ok := opts["threshold"]
+	if !ok {
+		return nil
 	}
-	return t, nil
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+		return fmt.Errorf("%s: threshold %q is not a number in [0,1]", evaluator, v)
+	}
+	*t = x
+	return nil
 }
 
-// parseRepresentative matches value (case-insensitive) against metric names.
-func parseRepresentative(evaluator, value string, allowed []string) (string, error) {
+// setRepresentative sets *r from the representative option, when given,
+// matched (case-insensitively) against the allowed metric names.
+func setRepresentative(evaluator string, opts map[string]string, allowed []string, r *string) error {
+	v, ok := opts["representative"]
+	if !ok {
+		return nil
+	}
 	for _, a := range allowed {
-		if strings.EqualFold(a, value) {
-			return a, nil
+		if strings.EqualFold(a, v) {
+			*r = a
+			return nil
 		}
 	}
-	return "", fmt.Errorf("%s: unknown representative metric %q (known: %s)", evaluator, value, strings.Join(allowed, ", "))
+	return fmt.Errorf("%s: unknown representative metric %q (known: %s)", evaluator, v, strings.Join(allowed, ", "))
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func vals(pred, truth []float64) []Atom {
 	return out
 }
 
-func mustNew(t *testing.T, name string, opts map[string]string) Evaluator {
+func mustNew(t testing.TB, name string, opts map[string]string) Evaluator {
 	t.Helper()
 	e, err := New(name, opts)
 	if err != nil {
@@ -533,7 +534,7 @@ func BenchmarkAUC(b *testing.B) {
 	for i := range atoms {
 		atoms[i] = Atom{Pred: float64(rng.IntN(1000)) / 1000, Truth: float64(rng.IntN(2))}
 	}
-	e := mustNewB(b, "AUCEvaluator")
+	e := mustNew(b, "AUCEvaluator", nil)
 	for b.Loop() {
 		if _, err := e.Evaluate(atoms); err != nil {
 			b.Fatal(err)
@@ -552,33 +553,13 @@ func BenchmarkCategorical(b *testing.B) {
 			if c == truth {
 				tv = 1
 			}
-			atoms = append(atoms, Atom{Args: []string{itoa(p), itoa(c + 1)}, Pred: rng.Float64(), Truth: tv})
+			atoms = append(atoms, Atom{Args: []string{strconv.Itoa(p), strconv.Itoa(c + 1)}, Pred: rng.Float64(), Truth: tv})
 		}
 	}
-	e := mustNewB(b, "CategoricalEvaluator")
+	e := mustNew(b, "CategoricalEvaluator", nil)
 	for b.Loop() {
 		if _, err := e.Evaluate(atoms); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-func itoa(n int) string {
-	s := ""
-	for {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-		if n == 0 {
-			return s
-		}
-	}
-}
-
-func mustNewB(b *testing.B, name string) Evaluator {
-	b.Helper()
-	e, err := New(name, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return e
 }

@@ -290,7 +290,6 @@ type arithWorker struct {
 	cardFn func(string) int
 	vars   []int32
 	coefs  []float64
-	nvars  []int32
 	ncoefs []float64
 	pos    []int32 // dense merge scratch, allocated on first long row
 	fkey   []int32 // filter atom key scratch
@@ -380,25 +379,20 @@ func (w *arithWorker) groundOne(out *hlmrf.Problem) error {
 	}
 	w.vars, w.coefs = vars, coefs
 	// The rule is E (rel) 0 with E = sum coefs*y + b.
-	nv, nc := append(w.nvars[:0], vars...), w.ncoefs[:0]
-	for _, c := range coefs {
-		nc = append(nc, -c)
-	}
-	w.nvars, w.ncoefs = nv, nc
 	switch {
 	case !p.hard && p.rel == model.LE:
 		addHinge(out, p.weight, p.power, p.group, vars, coefs, -b)
 	case !p.hard && p.rel == model.GE:
-		addHinge(out, p.weight, p.power, p.group, nv, nc, b)
+		addHinge(out, p.weight, p.power, p.group, vars, w.negated(coefs), b)
 	case !p.hard:
 		addHinge(out, p.weight, p.power, p.group, vars, coefs, -b)
-		addHinge(out, p.weight, p.power, p.group, nv, nc, b)
+		addHinge(out, p.weight, p.power, p.group, vars, w.negated(coefs), b)
 	case p.rel == model.LE:
 		if addLessEq(out, p.group, vars, coefs, -b) {
 			w.viol++
 		}
 	case p.rel == model.GE:
-		if addLessEq(out, p.group, nv, nc, b) {
+		if addLessEq(out, p.group, vars, w.negated(coefs), b) {
 			w.viol++
 		}
 	default:
@@ -407,6 +401,17 @@ func (w *arithWorker) groundOne(out *hlmrf.Problem) error {
 		}
 	}
 	return nil
+}
+
+// negated returns -coefs in the worker's scratch (the terms of -E, over the
+// same variables).
+func (w *arithWorker) negated(coefs []float64) []float64 {
+	nc := w.ncoefs[:0]
+	for _, c := range coefs {
+		nc = append(nc, -c)
+	}
+	w.ncoefs = nc
+	return nc
 }
 
 // expand collects the rows summation atom i expands to.

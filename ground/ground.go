@@ -277,11 +277,9 @@ func (g *Grounder) GroundRule(r *model.Rule) (*hlmrf.Problem, RuleStats, error) 
 // ruleError wraps err with the rule's position and text.
 func ruleError(r *model.Rule, err error) error {
 	where := r.Pos.String()
-	what := "rule"
+	what := fmt.Sprintf("rule %d", r.Index)
 	if r.Text != "" {
 		what = fmt.Sprintf("rule %q", r.Text)
-	} else {
-		what = fmt.Sprintf("rule %d", r.Index)
 	}
 	if where != "" {
 		return fmt.Errorf("%s: %s: %w", where, what, err)
@@ -312,10 +310,7 @@ func (g *Grounder) checkRule(r *model.Rule) error {
 			return ruleError(r, err)
 		}
 	}
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	return nil
+	return r.Validate()
 }
 
 // groundInto appends r's ground potentials and constraints to dst.

@@ -2,7 +2,9 @@ package ground
 
 import (
 	"bytes"
+	"errors"
 	"hinge/internal/shareddata"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,7 +33,7 @@ func loadPSLExample(t *testing.T, name string) (*model.Model, *store.Store) {
 	}
 	s := store.New(m)
 	if err := cfg.Load(s); err != nil {
-		if os.IsNotExist(err) || errorsIsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			t.Skipf("%s: data files absent: %v", name, err)
 		}
 		t.Fatal(err)
@@ -47,20 +49,6 @@ func loadPSLExample(t *testing.T, name string) (*model.Model, *store.Store) {
 		}
 	}
 	return m, s
-}
-
-func errorsIsNotExist(err error) bool {
-	for e := err; e != nil; {
-		if os.IsNotExist(e) {
-			return true
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		e = u.Unwrap()
-	}
-	return false
 }
 
 // TestPSLExamplesAgainstBruteForce grounds the small psl-examples models

@@ -77,26 +77,10 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 			viol += w.violated()
 			continue
 		}
-		if g.threads == 1 {
-			// Chunks in order into a reused scratch problem, each kept as an
-			// exact-size fragment: appending straight into dst would
-			// reallocate its growing arrays again and again.
-			w := j.newWorker()
-			scratch := &hlmrf.Problem{NumVars: dst.NumVars}
-			frags := make([]*hlmrf.Problem, nc)
-			for c := range nc {
-				lo, hi := chunkBounds(c, nc, n)
-				reset(scratch)
-				if err := w.ground(lo, hi, scratch); err != nil {
-					return 0, err
-				}
-				frags[c] = scratch.Clone()
-				report()
-			}
-			viol += w.violated()
-			appendAll(dst, frags)
-			continue
-		}
+		// Each worker grounds the chunks it claims into a reused scratch
+		// problem and keeps an exact-size fragment of each (also on one
+		// thread: appending straight into dst would reallocate its growing
+		// arrays again and again).
 		frags := make([]*hlmrf.Problem, nc)
 		errs := make([]error, nc)
 		var next atomic.Int64

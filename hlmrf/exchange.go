@@ -197,7 +197,8 @@ func Write(w io.Writer, p *Problem) error {
 	for i := range p.Weight {
 		buf = buf[:0]
 		buf = strconv.AppendFloat(buf, p.Weight[i], 'g', -1, 64)
-		buf = appendTerms(buf, p.Const[i], p.Var[p.Start[i]:p.Start[i+1]], p.Coef[p.Start[i]:p.Start[i+1]])
+		vars, coefs := p.Terms(i)
+		buf = appendTerms(buf, p.Const[i], vars, coefs)
 		buf = append(buf, " #^"...)
 		buf = strconv.AppendInt(buf, int64(p.Power[i]), 10)
 		buf = append(buf, '\n')
@@ -208,7 +209,8 @@ func Write(w io.Writer, p *Problem) error {
 	for j := range p.CKind {
 		buf = buf[:0]
 		buf = append(buf, p.CKind[j].String()...)
-		buf = appendTerms(buf, p.CConst[j], p.CVar[p.CStart[j]:p.CStart[j+1]], p.CCoef[p.CStart[j]:p.CStart[j+1]])
+		vars, coefs := p.CTerms(j)
+		buf = appendTerms(buf, p.CConst[j], vars, coefs)
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
 			return err

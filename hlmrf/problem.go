@@ -183,37 +183,36 @@ func (p *Problem) Append(q *Problem, shiftVars bool) int32 {
 	} else if q.NumVars > p.NumVars {
 		p.NumVars = q.NumVars
 	}
-	if len(p.Start) == 0 {
-		p.Start = append(p.Start, 0)
-	}
-	if len(p.CStart) == 0 {
-		p.CStart = append(p.CStart, 0)
-	}
-	base := p.Start[len(p.Start)-1]
-	for i := 1; i < len(q.Start); i++ {
-		p.Start = append(p.Start, base+q.Start[i])
-	}
-	for _, v := range q.Var {
-		p.Var = append(p.Var, v+off)
-	}
+	p.Start, p.Var = appendRows(p.Start, p.Var, q.Start, q.Var, off)
 	p.Coef = append(p.Coef, q.Coef...)
 	p.Weight = append(p.Weight, q.Weight...)
 	p.Const = append(p.Const, q.Const...)
 	p.Power = append(p.Power, q.Power...)
 	p.Group = append(p.Group, q.Group...)
 
-	cbase := p.CStart[len(p.CStart)-1]
-	for j := 1; j < len(q.CStart); j++ {
-		p.CStart = append(p.CStart, cbase+q.CStart[j])
-	}
-	for _, v := range q.CVar {
-		p.CVar = append(p.CVar, v+off)
-	}
+	p.CStart, p.CVar = appendRows(p.CStart, p.CVar, q.CStart, q.CVar, off)
 	p.CCoef = append(p.CCoef, q.CCoef...)
 	p.CKind = append(p.CKind, q.CKind...)
 	p.CConst = append(p.CConst, q.CConst...)
 	p.CGroup = append(p.CGroup, q.CGroup...)
 	return off
+}
+
+// appendRows appends the CSR rows (qstart, qvars) to (start, vars), shifting
+// their offsets past the existing terms and their variables by off. An empty
+// start gets its leading 0 first.
+func appendRows(start, vars, qstart, qvars []int32, off int32) ([]int32, []int32) {
+	if len(start) == 0 {
+		start = append(start, 0)
+	}
+	base := start[len(start)-1]
+	for i := 1; i < len(qstart); i++ {
+		start = append(start, base+qstart[i])
+	}
+	for _, v := range qvars {
+		vars = append(vars, v+off)
+	}
+	return start, vars
 }
 
 // Clone returns a deep copy of p.
@@ -331,10 +330,8 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("hlmrf: potential %d: power %d is not 1 or 2", i, p.Power[i])
 		}
 	}
-	for k, c := range p.Coef {
-		if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
-			return fmt.Errorf("hlmrf: potential coefficient %d is %v (must be nonzero and finite)", k, c)
-		}
+	if err := checkCoefs("potential", p.Coef); err != nil {
+		return err
 	}
 	n := len(p.CKind)
 	if len(p.CConst) != n || len(p.CGroup) != n {
@@ -351,9 +348,14 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("hlmrf: constraint %d: constant %v is not finite", j, c)
 		}
 	}
-	for k, c := range p.CCoef {
+	return checkCoefs("constraint", p.CCoef)
+}
+
+// checkCoefs checks that every term coefficient is nonzero and finite.
+func checkCoefs(what string, coefs []float64) error {
+	for k, c := range coefs {
 		if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
-			return fmt.Errorf("hlmrf: constraint coefficient %d is %v (must be nonzero and finite)", k, c)
+			return fmt.Errorf("hlmrf: %s coefficient %d is %v (must be nonzero and finite)", what, k, c)
 		}
 	}
 	return nil

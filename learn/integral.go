@@ -45,27 +45,26 @@ var glX, glW = gaussLegendre01(16)
 func gaussLegendre01(n int) (x, w []float64) {
 	x = make([]float64, n)
 	w = make([]float64, n)
+	// legendre returns P_n(z) and its derivative.
+	legendre := func(z float64) (p, dp float64) {
+		p0, p1 := 1.0, z
+		for k := 2; k <= n; k++ {
+			p0, p1 = p1, ((2*float64(k)-1)*z*p1-(float64(k)-1)*p0)/float64(k)
+		}
+		return p1, float64(n) * (z*p1 - p0) / (z*z - 1)
+	}
 	for i := 0; i < (n+1)/2; i++ {
 		z := math.Cos(math.Pi * (float64(i) + 0.75) / (float64(n) + 0.5))
-		var dp float64
 		for iter := 0; iter < 100; iter++ {
-			p0, p1 := 1.0, z
-			for k := 2; k <= n; k++ {
-				p0, p1 = p1, ((2*float64(k)-1)*z*p1-(float64(k)-1)*p0)/float64(k)
-			}
-			dp = float64(n) * (z*p1 - p0) / (z*z - 1)
-			dz := p1 / dp
+			p, dp := legendre(z)
+			dz := p / dp
 			z -= dz
 			if math.Abs(dz) < 1e-16 {
 				break
 			}
 		}
-		// Recompute the derivative at the converged node.
-		p0, p1 := 1.0, z
-		for k := 2; k <= n; k++ {
-			p0, p1 = p1, ((2*float64(k)-1)*z*p1-(float64(k)-1)*p0)/float64(k)
-		}
-		dp = float64(n) * (z*p1 - p0) / (z*z - 1)
+		// The derivative at the converged node.
+		_, dp := legendre(z)
 		wt := 2 / ((1 - z*z) * dp * dp)
 		x[i], x[n-1-i] = (1-z)/2, (1+z)/2
 		w[i], w[n-1-i] = wt/2, wt/2

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -261,11 +262,7 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 		return nil, fmt.Errorf("%w: no weighted rule has ground potentials", ErrNothingToLearn)
 	}
 	// Weights of the ground problem follow the rules' weights.
-	for i, grp := range p.Group {
-		if res.Learned[grp] {
-			p.Weight[i] = res.Weights[grp]
-		}
-	}
+	setWeights(p, res.Weights, res.Learned)
 	switch opt.Method {
 	case MLE:
 		err = perceptron(ctx, g, truth, res, opt, count, start)
@@ -277,13 +274,19 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 			return nil, fmt.Errorf("learning produced weight %v for rule %d (a bug: please report)", w, r)
 		}
 	}
-	for i, grp := range p.Group {
-		if res.Learned[grp] {
-			p.Weight[i] = res.Weights[grp]
-		}
-	}
+	setWeights(p, res.Weights, res.Learned)
 	res.Seconds = time.Since(start).Seconds()
 	return res, err
+}
+
+// setWeights gives every ground potential of a learned rule r the weight
+// w[r].
+func setWeights(p *hlmrf.Problem, w []float64, learned []bool) {
+	for i, grp := range p.Group {
+		if learned[grp] {
+			p.Weight[i] = w[grp]
+		}
+	}
 }
 
 func rulePos(r *model.Rule) string {
@@ -333,17 +336,9 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, re
 	if st.TruthViolations > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the truth violates hard constraints in %d conditionals; their intervals were widened to include the truth", st.TruthViolations))
 	}
-	// The optimiser's last evaluated gradient is the one at its accepted
-	// point; keep it for the history instead of evaluating again.
-	var lastG []float64
-	fgRec := func(x, gr []float64) float64 {
-		v := obj.ValueGradient(x, gr)
-		lastG = gr
-		return v
-	}
-	out, err := projectedGradient(ctx, fgRec, res.Weights, res.Learned, opt.Iterations, opt.Tol,
-		func(it int, f, pg float64, x []float64) {
-			stp := Step{Iteration: it, Objective: f, GradNorm: projectedNorm(x, lastG, res.Learned),
+	out, err := projectedGradient(ctx, obj.ValueGradient, res.Weights, res.Learned, opt.Iterations, opt.Tol,
+		func(it int, f float64, x, g []float64) {
+			stp := Step{Iteration: it, Objective: f, GradNorm: projectedNorm(x, g, res.Learned),
 				Weights: append([]float64(nil), x...), Seconds: time.Since(start).Seconds()}
 			res.History = append(res.History, stp)
 			if opt.Progress != nil {
@@ -365,9 +360,6 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, re
 // projectedNorm is the Euclidean norm of the projected gradient
 // P(x - g) - x over the free entries.
 func projectedNorm(x, g []float64, free []bool) float64 {
-	if g == nil {
-		return math.NaN()
-	}
 	s := 0.0
 	for i := range x {
 		if free[i] {
@@ -392,15 +384,11 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 	grad := make([]float64, R)
 	steps := 0
 	for it := 1; it <= opt.Iterations; it++ {
-		for i, grp := range p.Group {
-			if res.Learned[grp] {
-				p.Weight[i] = w[grp]
-			}
-		}
+		setWeights(p, w, res.Learned)
 		map_, err := solver.Solve(ctx, nil)
 		if err != nil {
 			if steps > 0 {
-				average(res, sum, steps)
+				average(res.Weights, res.Learned, sum, steps)
 			}
 			return fmt.Errorf("MAP inference at step %d: %w", it, err)
 		}
@@ -421,13 +409,8 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 			sum[r] += nw
 		}
 		steps++
-		avg := make([]float64, R)
-		copy(avg, res.Weights)
-		for r := range R {
-			if res.Learned[r] {
-				avg[r] = sum[r] / float64(steps)
-			}
-		}
+		avg := slices.Clone(res.Weights)
+		average(avg, res.Learned, sum, steps)
 		stp := Step{Iteration: it, Objective: gap + reg, GradNorm: math.Sqrt(norm), Weights: avg,
 			ADMMIterations: map_.Iterations, Seconds: time.Since(start).Seconds()}
 		res.History = append(res.History, stp)
@@ -441,14 +424,15 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 			break
 		}
 	}
-	average(res, sum, steps)
+	average(res.Weights, res.Learned, sum, steps)
 	return nil
 }
 
-func average(res *Result, sum []float64, steps int) {
-	for r := range res.Weights {
-		if res.Learned[r] {
-			res.Weights[r] = sum[r] / float64(steps)
+// average sets the learned entries of w to the running averages sum/steps.
+func average(w []float64, learned []bool, sum []float64, steps int) {
+	for r := range w {
+		if learned[r] {
+			w[r] = sum[r] / float64(steps)
 		}
 	}
 }

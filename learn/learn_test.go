@@ -137,23 +137,32 @@ func TestLearnRecoversWeightOrdering(t *testing.T) {
 	}
 }
 
-// The MPLE optimum satisfies the optimality conditions of min F(w), w >= 0:
-// gradient 0 where w > 0 and >= 0 where w = 0. Checked with the objective's
-// own gradient at the returned weights, and against perturbations.
-func TestMPLEOptimality(t *testing.T) {
-	m, s, g := smokersWorld(t, 4, "group", "0.1: !Smokes(A) ^2", "0.5: Knows(A, B) & !Smokes(A) -> !Smokes(B)")
-	opt := learnOpts(MPLE)
-	opt.Tol = 1e-9
-	opt.L2 = 0.01
+// learnWithObjective learns with method (tolerance tol, regulariser l2) on the
+// smokers world of seed with two extra rules, and returns the result and the
+// pseudo-likelihood objective (piecewise for PPLL) over the same truth.
+func learnWithObjective(t *testing.T, seed uint64, method Method, tol, l2 float64) (*Result, *PseudoLikelihood) {
+	t.Helper()
+	m, s, g := smokersWorld(t, seed, "group", "0.1: !Smokes(A) ^2", "0.5: Knows(A, B) & !Smokes(A) -> !Smokes(B)")
+	opt := learnOpts(method)
+	opt.Tol = tol
+	opt.L2 = l2
 	res, err := Learn(context.Background(), g, s, m, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	truth, _, _ := Truth(g, s)
-	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{L2: 0.01})
+	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{Piecewise: method == PPLL, L2: l2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, obj
+}
+
+// The MPLE optimum satisfies the optimality conditions of min F(w), w >= 0:
+// gradient 0 where w > 0 and >= 0 where w = 0. Checked with the objective's
+// own gradient at the returned weights, and against perturbations.
+func TestMPLEOptimality(t *testing.T) {
+	res, obj := learnWithObjective(t, 4, MPLE, 1e-9, 0.01)
 	grad := make([]float64, len(res.Weights))
 	f := obj.ValueGradient(res.Weights, grad)
 	for r, w := range res.Weights {
@@ -177,19 +186,7 @@ func TestMPLEOptimality(t *testing.T) {
 // golden-section search on each weight alone must agree with the joint
 // projected-gradient optimum.
 func TestPPLLMatchesOneDimensionalSearch(t *testing.T) {
-	m, s, g := smokersWorld(t, 5, "group", "0.1: !Smokes(A) ^2", "0.5: Knows(A, B) & !Smokes(A) -> !Smokes(B)")
-	opt := learnOpts(PPLL)
-	opt.Tol = 1e-10
-	opt.L2 = 0.05
-	res, err := Learn(context.Background(), g, s, m, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, _, _ := Truth(g, s)
-	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{Piecewise: true, L2: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, obj := learnWithObjective(t, 5, PPLL, 1e-10, 0.05)
 	for r := range res.Weights {
 		if !res.Learned[r] {
 			continue
@@ -335,20 +332,7 @@ func TestPerceptronStepAgainstBruteForceMAP(t *testing.T) {
 		moved := 0.0
 		for v := range y {
 			old := y[v]
-			a, b := 0.0, 1.0
-			for range 60 {
-				m1, m2 := a+(b-a)/3, b-(b-a)/3
-				y[v] = m1
-				f1 := p.Objective(y)
-				y[v] = m2
-				f2 := p.Objective(y)
-				if f1 <= f2 {
-					b = m2
-				} else {
-					a = m1
-				}
-			}
-			y[v] = (a + b) / 2
+			y[v] = ternaryMin(func(x float64) float64 { y[v] = x; return p.Objective(y) }, 0, 1, 60)
 			moved = max(moved, math.Abs(y[v]-old))
 		}
 		if moved < 1e-11 {

@@ -186,12 +186,7 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 			} else {
 				// A random cycle through the variables (seeded per
 				// constraint), each variable paired with the next.
-				perm := make([]int, k)
-				for x := range perm {
-					perm[x] = x
-				}
-				rng := rand.New(rand.NewPCG(seed, uint64(c)))
-				rng.Shuffle(k, func(x, y int) { perm[x], perm[y] = perm[y], perm[x] })
+				perm := rand.New(rand.NewPCG(seed, uint64(c))).Perm(k)
 				for q := 0; q < k; q++ {
 					x, y := perm[q], perm[(q+1)%k]
 					bl.addLine(vars[x], vars[y], -coefs[x]/coefs[y], true, true)
@@ -208,25 +203,25 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 // transposes.
 func (bl *builder) prepare() {
 	p := bl.p
-	bl.arg = make([]float64, len(p.Weight))
-	for j := range p.Weight {
-		s := -p.Const[j]
-		for k := p.Start[j]; k < p.Start[j+1]; k++ {
-			s += p.Coef[k] * bl.truth[p.Var[k]]
-		}
-		bl.arg[j] = s
-	}
-	bl.carg = make([]float64, len(p.CKind))
-	for c := range p.CKind {
-		s := -p.CConst[c]
-		for k := p.CStart[c]; k < p.CStart[c+1]; k++ {
-			s += p.CCoef[k] * bl.truth[p.CVar[k]]
-		}
-		bl.carg[c] = s
-	}
+	bl.arg = rowArgs(p.Start, p.Var, p.Coef, p.Const, bl.truth)
+	bl.carg = rowArgs(p.CStart, p.CVar, p.CCoef, p.CConst, bl.truth)
 	bl.vpStart, bl.vpPot, bl.vpCoef = transpose(p.NumVars, p.Start, p.Var, p.Coef)
 	bl.vcStart, bl.vcCon, bl.vcCoef = transpose(p.NumVars, p.CStart, p.CVar, p.CCoef)
 	bl.mark = make([]int32, len(p.Weight))
+}
+
+// rowArgs returns, for every row r of CSR arrays, sum coefs[k]*y[vars[k]] -
+// consts[r] over k in start[r]..start[r+1].
+func rowArgs(start, vars []int32, coefs, consts, y []float64) []float64 {
+	out := make([]float64, len(consts))
+	for r := range consts {
+		s := -consts[r]
+		for k := start[r]; k < start[r+1]; k++ {
+			s += coefs[k] * y[vars[k]]
+		}
+		out[r] = s
+	}
+	return out
 }
 
 // transpose turns row -> (variable, coefficient) CSR arrays into variable ->

@@ -1,6 +1,9 @@
 package learn
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Independent numerical oracles for the closed forms: adaptive Gauss-Kronrod
 // (7/15 points) quadrature, written here and used only by tests.
@@ -96,7 +99,7 @@ func integrateSplit(f func(float64) float64, a, b, rel float64, at ...float64) f
 		}
 	}
 	pts = append(pts, b)
-	sortFloats(pts)
+	slices.Sort(pts)
 	total := 0.0
 	for i := 1; i < len(pts); i++ {
 		total += integrateRel(f, pts[i-1], pts[i], rel)
@@ -104,10 +107,16 @@ func integrateSplit(f func(float64) float64, a, b, rel float64, at ...float64) f
 	return total
 }
 
-func sortFloats(x []float64) {
-	for i := 1; i < len(x); i++ {
-		for j := i; j > 0 && x[j] < x[j-1]; j-- {
-			x[j], x[j-1] = x[j-1], x[j]
+// ternaryMin returns the minimiser of a convex f on [a,b] after iters steps
+// of ternary search.
+func ternaryMin(f func(float64) float64, a, b float64, iters int) float64 {
+	for range iters {
+		m1, m2 := a+(b-a)/3, b-(b-a)/3
+		if f(m1) <= f(m2) {
+			b = m2
+		} else {
+			a = m1
 		}
 	}
+	return (a + b) / 2
 }

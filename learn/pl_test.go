@@ -202,16 +202,7 @@ func oracleValue(p *hlmrf.Problem, truth []float64, w []float64, mode Constraint
 				at = append(at, -s/a)
 			}
 		}
-		a, b := l.lo, l.hi
-		for range 200 {
-			m1, m2 := a+(b-a)/3, b-(b-a)/3
-			if energy(m1) <= energy(m2) {
-				b = m2
-			} else {
-				a = m1
-			}
-		}
-		tmin := (a + b) / 2
+		tmin := ternaryMin(energy, l.lo, l.hi, 200)
 		at = append(at, tmin)
 		emin := energy(tmin)
 		z := integrateSplit(func(t float64) float64 { return math.Exp(-(energy(t) - emin)) }, l.lo, l.hi, 1e-11, at...)
@@ -367,16 +358,7 @@ func TestConditionalMomentsLargeWeights(t *testing.T) {
 				for j := range p.Weight {
 					at = append(at, p.Const[j]/p.Coef[j])
 				}
-				a, b := 0.0, 1.0
-				for range 200 {
-					m1, m2 := a+(b-a)/3, b-(b-a)/3
-					if energy(m1) <= energy(m2) {
-						b = m2
-					} else {
-						a = m1
-					}
-				}
-				ymin := (a + b) / 2
+				ymin := ternaryMin(energy, 0, 1, 200)
 				at = append(at, ymin)
 				emin := energy(ymin)
 				dens := func(y float64) float64 { return math.Exp(-(energy(y) - emin)) }

@@ -10,7 +10,6 @@ type spgResult struct {
 	x         []float64
 	f         float64
 	iters     int
-	evals     int
 	pgNorm    float64 // ||P(x - g) - x||_inf at x
 	converged bool
 }
@@ -25,9 +24,9 @@ type spgResult struct {
 // iterations, or when the line search cannot decrease f any more.
 //
 // fg returns f(x) and writes the gradient. onIter, if set, is called after
-// every iteration.
+// every iteration with the accepted point x, f(x) and the gradient g there.
 func projectedGradient(ctx context.Context, fg func(x, g []float64) float64, x0 []float64, free []bool,
-	maxIter int, tol float64, onIter func(it int, f, pg float64, x []float64)) (spgResult, error) {
+	maxIter int, tol float64, onIter func(it int, f float64, x, g []float64)) (spgResult, error) {
 	const (
 		memory    = 10
 		gamma     = 1e-4
@@ -44,7 +43,7 @@ func projectedGradient(ctx context.Context, fg func(x, g []float64) float64, x0 
 	}
 	g := make([]float64, n)
 	f := fg(x, g)
-	res := spgResult{evals: 1}
+	var res spgResult
 	pgNorm := func(x, g []float64) float64 {
 		m := 0.0
 		for i := range x {
@@ -98,7 +97,6 @@ func projectedGradient(ctx context.Context, fg func(x, g []float64) float64, x0 
 				}
 			}
 			fn = fg(xn, gn)
-			res.evals++
 			if fn <= fmax+gamma*alpha*gd {
 				ok = true
 				break
@@ -138,7 +136,7 @@ func projectedGradient(ctx context.Context, fg func(x, g []float64) float64, x0 
 		pg = pgNorm(x, g)
 		res.iters = it
 		if onIter != nil {
-			onIter(it, f, pg, x)
+			onIter(it, f, x, g)
 		}
 		if ss == 0 {
 			res.converged = true

@@ -11,6 +11,7 @@ import (
 
 	"hinge/admm"
 	"hinge/hlmrf"
+	"hinge/internal/measure"
 )
 
 // clauseProblem is a random PSL-like ground problem: m potentials over m/3
@@ -59,7 +60,7 @@ func graphSize(p *hlmrf.Problem) int {
 // reportPerElem reports wall and CPU nanoseconds per (node+edge) of p's
 // factor graph, CPU time counted from c0.
 func reportPerElem(b *testing.B, p *hlmrf.Problem, c0 time.Duration) {
-	cpu := cpuTime() - c0
+	cpu := measure.CPUTime() - c0
 	per := float64(b.N) * float64(graphSize(p))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/per, "ns/elem")
 	b.ReportMetric(float64(cpu.Nanoseconds())/per, "cpu-ns/elem")
@@ -68,18 +69,22 @@ func reportPerElem(b *testing.B, p *hlmrf.Problem, c0 time.Duration) {
 
 var benchSizes = []int{1e4, 1e5, 1e6}
 
+// benchKinds are the generated problem kinds of BenchmarkRefine and
+// BenchmarkLift.
+var benchKinds = []struct {
+	name string
+	gen  func(int, uint64) *hlmrf.Problem
+}{{"nosym", clauseProblem}, {"sym10", symmetricProblem}}
+
 // BenchmarkRefine reports ns per (node+edge) of the factor graph, so that
 // quasilinear scaling shows as a slowly growing figure across sizes.
 func BenchmarkRefine(b *testing.B) {
-	for _, kind := range []struct {
-		name string
-		gen  func(int, uint64) *hlmrf.Problem
-	}{{"nosym", clauseProblem}, {"sym10", symmetricProblem}} {
+	for _, kind := range benchKinds {
 		for _, m := range benchSizes {
 			b.Run(fmt.Sprintf("%s/pot=%d", kind.name, m), func(b *testing.B) {
 				p := kind.gen(m, 1)
 				var col *Coloring
-				c0 := cpuTime()
+				c0 := measure.CPUTime()
 				for b.Loop() {
 					var err error
 					if col, err = Refine(p); err != nil {
@@ -95,14 +100,11 @@ func BenchmarkRefine(b *testing.B) {
 
 // BenchmarkLift is Refine plus building the lifted problem.
 func BenchmarkLift(b *testing.B) {
-	for _, kind := range []struct {
-		name string
-		gen  func(int, uint64) *hlmrf.Problem
-	}{{"nosym", clauseProblem}, {"sym10", symmetricProblem}} {
+	for _, kind := range benchKinds {
 		for _, m := range benchSizes {
 			b.Run(fmt.Sprintf("%s/pot=%d", kind.name, m), func(b *testing.B) {
 				p := kind.gen(m, 1)
-				c0 := cpuTime()
+				c0 := measure.CPUTime()
 				for b.Loop() {
 					if _, err := Lift(p); err != nil {
 						b.Fatal(err)
@@ -138,11 +140,11 @@ func BenchmarkOverhead(b *testing.B) {
 			var liftWall, liftCPU, solveWall, solveCPU time.Duration
 			var iters int
 			for b.Loop() {
-				w0, c0 := time.Now(), cpuTime()
+				w0, c0 := time.Now(), measure.CPUTime()
 				if _, err := Lift(p); err != nil {
 					b.Fatal(err)
 				}
-				w1, c1 := time.Now(), cpuTime()
+				w1, c1 := time.Now(), measure.CPUTime()
 				r, err := admm.Solve(context.Background(), p, admm.DefaultOptions())
 				if err != nil {
 					b.Fatal(err)
@@ -150,7 +152,7 @@ func BenchmarkOverhead(b *testing.B) {
 				liftWall += w1.Sub(w0)
 				liftCPU += c1 - c0
 				solveWall += time.Since(w1)
-				solveCPU += cpuTime() - c1
+				solveCPU += measure.CPUTime() - c1
 				iters = r.Iterations
 			}
 			b.ReportMetric(float64(liftWall)/float64(solveWall), "lift/solve-wall")

@@ -89,10 +89,7 @@ func TestLiftProperties(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range seeds {
 				rng := rand.New(rand.NewPCG(uint64(seed), 2))
-				p, y0 := randomProblem(rng, tc.spec)
-				if tc.copies > 1 {
-					p, y0 = planted(rng, p, y0, tc.copies)
-				}
+				p, y0 := tc.problem(rng)
 				l, err := Lift(p)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)

@@ -575,13 +575,8 @@ func bitsOf(x float64) uint64 {
 // split refines every class by the exact sum of edge weights of its members
 // into class s.
 func (r *refiner) split(s int32) {
-	r.splitBy(r.elems[r.class[s].first:r.class[s].end])
-}
-
-// splitBy refines every class by the exact sum of edge weights of its
-// members into the set members (all variables or all factors).
-func (r *refiner) splitBy(members []int32) {
 	g, w := r.g, r.words
+	members := r.elems[r.class[s].first:r.class[s].end]
 	isVar := int(members[0]) < g.n
 	switch {
 	case w == 1 && isVar:

@@ -33,13 +33,27 @@ func TestExample1Coloring(t *testing.T) {
 	}
 }
 
-// refineCases are random problem families for the property tests: small
-// enough for the brute-force oracles, with and without planted symmetry.
-var refineCases = []struct {
+// refineCase is a random problem family: problems drawn from spec, as
+// copies planted copies (see planted) when copies > 1.
+type refineCase struct {
 	name   string
 	spec   genSpec
 	copies int
-}{
+}
+
+// problem draws a problem of the family and a point that satisfies its hard
+// constraints.
+func (tc refineCase) problem(rng *rand.Rand) (*hlmrf.Problem, []float64) {
+	p, y0 := randomProblem(rng, tc.spec)
+	if tc.copies > 1 {
+		p, y0 = planted(rng, p, y0, tc.copies)
+	}
+	return p, y0
+}
+
+// refineCases are random problem families for the property tests: small
+// enough for the brute-force oracles, with and without planted symmetry.
+var refineCases = []refineCase{
 	{"linear-pm1", genSpec{vars: 6, pots: 8, maxTerms: 3, coefs: simpleCoefs, weights: []float64{1, 2}, consts: []float64{0, 1}}, 1},
 	{"mixed-tricky", genSpec{vars: 7, pots: 10, cons: 3, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 0.3}, consts: []float64{0, 0.1, -0.2}, squared: 0.5, equalities: 0.5}, 1},
 	{"planted3-pm1", genSpec{vars: 5, pots: 6, cons: 2, maxTerms: 3, coefs: simpleCoefs, weights: []float64{1}, consts: []float64{0, 1}, squared: 0.5, equalities: 0.5}, 3},
@@ -62,10 +76,7 @@ func TestRefineMatchesNaive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range seeds {
 				rng := rand.New(rand.NewPCG(uint64(seed), 1))
-				p, y0 := randomProblem(rng, tc.spec)
-				if tc.copies > 1 {
-					p, _ = planted(rng, p, y0, tc.copies)
-				}
+				p, _ := tc.problem(rng)
 				col, err := Refine(p)
 				if err != nil {
 					t.Fatal(err)
@@ -397,10 +408,7 @@ func TestRefinerInvariants(t *testing.T) {
 	for _, tc := range refineCases {
 		for seed := range 10 {
 			rng := rand.New(rand.NewPCG(uint64(seed), 9))
-			p, y0 := randomProblem(rng, tc.spec)
-			if tc.copies > 1 {
-				p, _ = planted(rng, p, y0, tc.copies)
-			}
+			p, _ := tc.problem(rng)
 			r := newRefiner(newGraph(p))
 			fail := func(phase string, err error) {
 				t.Fatalf("%s seed %d after %s: %v", tc.name, seed, phase, err)

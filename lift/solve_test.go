@@ -41,19 +41,12 @@ func TestSolveLiftedMatchesUnlifted(t *testing.T) {
 	if testing.Short() {
 		seeds = 2
 	}
-	cases := append(refineCases[:len(refineCases):len(refineCases)], struct {
-		name   string
-		spec   genSpec
-		copies int
-	}{"planted5-larger", genSpec{vars: 20, pots: 40, cons: 6, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 1, 2.5}, consts: []float64{0, 0.3, 1}, squared: 0.5, equalities: 0.3}, 5})
+	cases := append(refineCases[:len(refineCases):len(refineCases)], refineCase{"planted5-larger", genSpec{vars: 20, pots: 40, cons: 6, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 1, 2.5}, consts: []float64{0, 0.3, 1}, squared: 0.5, equalities: 0.3}, 5})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range seeds {
 				rng := rand.New(rand.NewPCG(uint64(seed), 6))
-				p, y0 := randomProblem(rng, tc.spec)
-				if tc.copies > 1 {
-					p, _ = planted(rng, p, y0, tc.copies)
-				}
+				p, _ := tc.problem(rng)
 				l, err := Lift(p)
 				if err != nil {
 					t.Fatal(err)

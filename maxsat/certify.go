@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -78,15 +79,7 @@ func termBound(a, alpha []float64, c, hi float64, scratch *[]bp) float64 {
 	if slope <= 0 {
 		return h(0)
 	}
-	slices.SortFunc(bps, func(x, y bp) int {
-		switch {
-		case x.at < y.at:
-			return -1
-		case x.at > y.at:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(bps, func(x, y bp) int { return cmp.Compare(x.at, y.at) }) // no NaN: at > 0
 	for _, q := range bps {
 		if q.at >= hi {
 			break

@@ -174,15 +174,22 @@ func newDual(in *Instance, ix *index, lambda []float64) *dual {
 			l = 0
 		}
 		d.lambda[c] = math.Min(l, d.upper(c))
-		for _, lit := range in.Clause(c) {
-			if lit.Neg() {
-				d.g[lit.Var()] += d.lambda[c]
-			} else {
-				d.g[lit.Var()] -= d.lambda[c]
-			}
-		}
+		d.shift(in.Clause(c), d.lambda[c])
 	}
 	return d
+}
+
+// shift updates the running G for a change dl in the multiplier of the
+// clause with literals lits: G_i += dl for a negated literal on i, -= dl for
+// a positive one.
+func (d *dual) shift(lits []Lit, dl float64) {
+	for _, lit := range lits {
+		if lit.Neg() {
+			d.g[lit.Var()] += dl
+		} else {
+			d.g[lit.Var()] -= dl
+		}
+	}
 }
 
 // value returns g(lambda), recomputing G from lambda so that drift in the
@@ -289,14 +296,7 @@ func (d *dual) ascend(sweeps int, tol float64) {
 				continue
 			}
 			d.lambda[c] = t
-			dt := t - old
-			for _, lit := range lits {
-				if lit.Neg() {
-					d.g[lit.Var()] += dt
-				} else {
-					d.g[lit.Var()] -= dt
-				}
-			}
+			d.shift(lits, t-old)
 		}
 		cur := d.value()
 		if cur-prev <= tol*(1+math.Abs(cur)) {
@@ -330,15 +330,7 @@ func lambdaFromPrimal(in *Instance, y []float64, delta float64) []float64 {
 		if in.Hard[c] {
 			continue
 		}
-		l := 0.0
-		for _, lit := range in.Clause(c) {
-			v := clamp01(y[lit.Var()])
-			if lit.Neg() {
-				v = 1 - v
-			}
-			l += v
-		}
-		r := 1 - l
+		r := 1 - in.relaxedSat(c, y)
 		lambda[c] = in.Weight[c] * math.Min(1, math.Max(0, (r+delta)/(2*delta)))
 	}
 	return lambda

@@ -45,19 +45,26 @@ func clamp01(v float64) float64 {
 	return v
 }
 
+// relaxedSat returns clause c's relaxed truth l_c(y) = sum_{I+} y_i +
+// sum_{I-} (1 - y_i), with y clamped into [0,1].
+func (in *Instance) relaxedSat(c int, y []float64) float64 {
+	l := 0.0
+	for _, lit := range in.Clause(c) {
+		v := clamp01(y[lit.Var()])
+		if lit.Neg() {
+			v = 1 - v
+		}
+		l += v
+	}
+	return l
+}
+
 // RelaxedWeight returns sum over soft clauses of w_c * min(1, l_c(y)), the
 // objective of paper 003 eq. (2) at y, and the largest relaxed violation
 // max(0, 1 - l_c(y)) of a hard clause.
 func RelaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
 	for c := range in.Weight {
-		l := 0.0
-		for _, lit := range in.Clause(c) {
-			v := clamp01(y[lit.Var()])
-			if lit.Neg() {
-				v = 1 - v
-			}
-			l += v
-		}
+		l := in.relaxedSat(c, y)
 		if in.Hard[c] {
 			hardResidual = math.Max(hardResidual, 1-l)
 			continue
@@ -71,10 +78,7 @@ func RelaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
 // clauses when each variable i is set true independently with probability
 // p[i], and the expected number of violated hard clauses.
 func ExpectedWeight(in *Instance, p []float64) (weight, hardViolated float64) {
-	return expectedWeight(in, buildIndex(in), p)
-}
-
-func expectedWeight(in *Instance, ix *index, p []float64) (weight, hardViolated float64) {
+	ix := buildIndex(in)
 	for c := range in.Weight {
 		if ix.taut[c] {
 			if !in.Hard[c] {

@@ -238,6 +238,7 @@ func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sw
 	// unsatisfied (they add their weight to the LP optimum); an empty hard
 	// clause makes the LP infeasible, and any multiplier, here W+1, is
 	// dual-feasible and proves it.
+	hw := hardWeight(in)
 	var constant float64
 	emptyHard := make([]int, 0)
 	for c := range in.Weight {
@@ -257,14 +258,14 @@ func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sw
 	}
 	withEmpty := func(lambda []float64) []float64 {
 		for _, c := range emptyHard {
-			lambda[c] = in.SoftWeight() + 1
+			lambda[c] = hw
 		}
 		return lambda
 	}
 	if pot != nil {
 		g := consensusBound(rel.Problem, pot, con) + constant
 		if len(emptyHard) > 0 {
-			g += float64(len(emptyHard)) * (in.SoftWeight() + 1)
+			g += float64(len(emptyHard)) * hw
 		}
 		try(g, "admm-duals")
 		d := newDual(in, ix, withEmpty(lambdaFromDuals(in, rel, pot, con)))

@@ -174,17 +174,9 @@ func (a *Arithmetic) validate() error {
 	sumVars := map[string]bool{}
 	plainVars := map[string]bool{}
 	atoms := 0
-	for _, side := range [][]Summand{a.LHS, a.RHS} {
+	sides := [][]Summand{a.LHS, a.RHS}
+	for _, side := range sides {
 		for _, s := range side {
-			var err error
-			coefCards(s.Coef, func(c *Cardinality) {
-				if err == nil {
-					err = a.checkCard(c)
-				}
-			})
-			if err != nil {
-				return err
-			}
 			if s.Atom == nil {
 				continue
 			}
@@ -196,6 +188,19 @@ func (a *Arithmetic) validate() error {
 				case Variable:
 					plainVars[t.Name] = true
 				}
+			}
+		}
+	}
+	for _, side := range sides {
+		for _, s := range side {
+			var err error
+			coefCards(s.Coef, func(c *Cardinality) {
+				if err == nil && !sumVars[c.Var] {
+					err = Errorf(c.Pos, "|%s| must name a summation variable of the rule (+%s)", c.Var, c.Var)
+				}
+			})
+			if err != nil {
+				return err
 			}
 		}
 	}
@@ -240,38 +245,18 @@ func (a *Arithmetic) validate() error {
 	return nil
 }
 
-func (a *Arithmetic) checkCard(c *Cardinality) error {
-	for _, v := range a.SumVariables() {
-		if v == c.Var {
-			return nil
-		}
-	}
-	return Errorf(c.Pos, "|%s| must name a summation variable of the rule (+%s)", c.Var, c.Var)
-}
-
 // walkTerms calls f on every term of a formula with the position of the
 // enclosing atom or comparison.
 func walkTerms(f Formula, fn func(Term, Pos)) {
-	switch x := f.(type) {
-	case *Atom:
-		for _, t := range x.Args {
-			fn(t, x.Pos)
+	walkLeaves(f, func(l Formula) {
+		switch x := l.(type) {
+		case *Atom:
+			for _, t := range x.Args {
+				fn(t, x.Pos)
+			}
+		case *Comparison:
+			fn(x.Left, x.Pos)
+			fn(x.Right, x.Pos)
 		}
-	case *Comparison:
-		fn(x.Left, x.Pos)
-		fn(x.Right, x.Pos)
-	case *Not:
-		walkTerms(x.X, fn)
-	case *And:
-		for _, a := range x.Args {
-			walkTerms(a, fn)
-		}
-	case *Or:
-		for _, a := range x.Args {
-			walkTerms(a, fn)
-		}
-	case *Implies:
-		walkTerms(x.Body, fn)
-		walkTerms(x.Head, fn)
-	}
+	})
 }

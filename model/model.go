@@ -208,24 +208,35 @@ func (r *Rule) Atoms() []*Atom {
 	return out
 }
 
-func walkAtoms(f Formula, fn func(*Atom)) {
+// walkLeaves calls fn on every atom and comparison of a formula, in order of
+// appearance; walkAtoms and walkTerms are built on it.
+func walkLeaves(f Formula, fn func(Formula)) {
 	switch x := f.(type) {
-	case *Atom:
+	case *Atom, *Comparison:
 		fn(x)
 	case *Not:
-		walkAtoms(x.X, fn)
+		walkLeaves(x.X, fn)
 	case *And:
 		for _, a := range x.Args {
-			walkAtoms(a, fn)
+			walkLeaves(a, fn)
 		}
 	case *Or:
 		for _, a := range x.Args {
-			walkAtoms(a, fn)
+			walkLeaves(a, fn)
 		}
 	case *Implies:
-		walkAtoms(x.Body, fn)
-		walkAtoms(x.Head, fn)
+		walkLeaves(x.Body, fn)
+		walkLeaves(x.Head, fn)
 	}
+}
+
+// walkAtoms calls fn on every atom of a formula.
+func walkAtoms(f Formula, fn func(*Atom)) {
+	walkLeaves(f, func(l Formula) {
+		if a, ok := l.(*Atom); ok {
+			fn(a)
+		}
+	})
 }
 
 // Validate checks a resolved rule: a finite nonnegative weight, every atom
@@ -450,23 +461,9 @@ func nnf(f Formula, neg bool) Formula {
 	case *Not:
 		return nnf(x.X, !neg)
 	case *And:
-		args := make([]Formula, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = nnf(a, neg)
-		}
-		if neg {
-			return &Or{Args: args, Pos: x.Pos}
-		}
-		return &And{Args: args, Pos: x.Pos}
+		return nnfJunction(x.Args, neg, !neg, x.Pos)
 	case *Or:
-		args := make([]Formula, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = nnf(a, neg)
-		}
-		if neg {
-			return &And{Args: args, Pos: x.Pos}
-		}
-		return &Or{Args: args, Pos: x.Pos}
+		return nnfJunction(x.Args, neg, neg, x.Pos)
 	case *Implies:
 		// B -> H  ==  !B | H ;  !(B -> H) == B & !H
 		if neg {
@@ -475,6 +472,20 @@ func nnf(f Formula, neg bool) Formula {
 		return &Or{Args: []Formula{nnf(x.Body, true), nnf(x.Head, false)}, Pos: x.Pos}
 	}
 	panic(fmt.Sprintf("model: unknown formula %T", f))
+}
+
+// nnfJunction pushes neg into the operands of a conjunction or disjunction
+// and returns an *And of them when and is set (an *Or otherwise): by De
+// Morgan, a negated And becomes an Or and a negated Or an And.
+func nnfJunction(xs []Formula, neg, and bool, pos Pos) Formula {
+	args := make([]Formula, len(xs))
+	for i, a := range xs {
+		args[i] = nnf(a, neg)
+	}
+	if and {
+		return &And{Args: args, Pos: pos}
+	}
+	return &Or{Args: args, Pos: pos}
 }
 
 // litF wraps a literal during normalisation.
@@ -609,37 +620,11 @@ func (c Clause) checkBound() error {
 // variables) in the formula.
 func Variables(f Formula) []string {
 	seen := make(map[string]bool)
-	var walk func(Formula)
-	add := func(t Term) {
+	walkTerms(f, func(t Term, _ Pos) {
 		if t.Kind == Variable {
 			seen[t.Name] = true
 		}
-	}
-	walk = func(f Formula) {
-		switch x := f.(type) {
-		case *Atom:
-			for _, t := range x.Args {
-				add(t)
-			}
-		case *Comparison:
-			add(x.Left)
-			add(x.Right)
-		case *Not:
-			walk(x.X)
-		case *And:
-			for _, a := range x.Args {
-				walk(a)
-			}
-		case *Or:
-			for _, a := range x.Args {
-				walk(a)
-			}
-		case *Implies:
-			walk(x.Body)
-			walk(x.Head)
-		}
-	}
-	walk(f)
+	})
 	out := make([]string, 0, len(seen))
 	for v := range seen {
 		out = append(out, v)

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -182,15 +181,14 @@ func WriteValues(w io.Writer, g *ground.Result, p *model.Predicate, values []flo
 // TargetPredicates lists the predicates that have target atoms, in model
 // order.
 func TargetPredicates(g *ground.Result) []*model.Predicate {
+	// The grounder numbers variables predicate by predicate in model order,
+	// so each predicate's variables are one run of g.Vars.
 	var out []*model.Predicate
-	seen := map[*model.Predicate]bool{}
 	for _, ref := range g.Vars {
-		if !seen[ref.Pred] {
-			seen[ref.Pred] = true
+		if len(out) == 0 || out[len(out)-1] != ref.Pred {
 			out = append(out, ref.Pred)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out
 }
 

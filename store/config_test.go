@@ -3,6 +3,7 @@ package store
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,7 +156,7 @@ func TestDataAndJSONAgree(t *testing.T) {
 		if p1.Closed != p2.Closed {
 			t.Errorf("%s: closed %v in .data, %v in JSON", name, p1.Closed, p2.Closed)
 		}
-		if a, b := tableAtoms(s1, s1.Table(p1)), tableAtoms(s2, s2.Table(p2)); !mapsEqual(a, b) {
+		if a, b := tableAtoms(s1, s1.Table(p1)), tableAtoms(s2, s2.Table(p2)); !maps.Equal(a, b) {
 			t.Errorf("%s: .data %v\nJSON %v", name, a, b)
 		}
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -67,14 +68,14 @@ type jsonParser struct {
 // parseJSON parses src (named file in positions) into a value tree.
 func parseJSON(file string, src []byte) (*jsonValue, error) {
 	p := &jsonParser{src: src, file: file, line: 1, col: 1}
-	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
-		p.off = 3 // a UTF-8 byte order mark
+	if bytes.HasPrefix(src, utf8BOM) {
+		p.off = len(utf8BOM)
 	}
 	if err := p.skipSpace(); err != nil {
 		return nil, err
 	}
 	if p.off >= len(p.src) {
-		return nil, p.errorf(p.pos(), "empty JSON document")
+		return nil, model.Errorf(p.pos(), "empty JSON document")
 	}
 	v, err := p.value()
 	if err != nil {
@@ -84,16 +85,12 @@ func parseJSON(file string, src []byte) (*jsonValue, error) {
 		return nil, err
 	}
 	if p.off < len(p.src) {
-		return nil, p.errorf(p.pos(), "unexpected %s after the end of the JSON document", p.describe())
+		return nil, model.Errorf(p.pos(), "unexpected %s after the end of the JSON document", p.describe())
 	}
 	return v, nil
 }
 
 func (p *jsonParser) pos() model.Pos { return model.Pos{File: p.file, Line: p.line, Col: p.col} }
-
-func (p *jsonParser) errorf(pos model.Pos, format string, args ...any) error {
-	return model.Errorf(pos, format, args...)
-}
 
 // advance moves past n bytes, keeping line and column.
 func (p *jsonParser) advance(n int) {
@@ -132,7 +129,7 @@ func (p *jsonParser) skipSpace() error {
 			p.advance(2)
 			for {
 				if p.off+1 >= len(p.src) {
-					return p.errorf(start, "unterminated /* comment")
+					return model.Errorf(start, "unterminated /* comment")
 				}
 				if p.src[p.off] == '*' && p.src[p.off+1] == '/' {
 					p.advance(2)
@@ -149,7 +146,7 @@ func (p *jsonParser) skipSpace() error {
 
 func (p *jsonParser) value() (*jsonValue, error) {
 	if p.off >= len(p.src) {
-		return nil, p.errorf(p.pos(), "unexpected end of input, expected a value")
+		return nil, model.Errorf(p.pos(), "unexpected end of input, expected a value")
 	}
 	pos := p.pos()
 	switch c := p.src[p.off]; {
@@ -177,120 +174,119 @@ func (p *jsonParser) value() (*jsonValue, error) {
 		case "null":
 			return &jsonValue{Kind: jsonNull, Pos: pos, Text: word}, nil
 		}
-		return nil, p.errorf(pos, "unexpected word %q, expected a value (strings must be quoted)", word)
+		return nil, model.Errorf(pos, "unexpected word %q, expected a value (strings must be quoted)", word)
 	}
-	return nil, p.errorf(pos, "unexpected %s, expected a value", p.describe())
+	return nil, model.Errorf(pos, "unexpected %s, expected a value", p.describe())
 }
 
 func (p *jsonParser) enter(pos model.Pos) error {
 	p.depth++
 	if p.depth > maxJSONDepth {
-		return p.errorf(pos, "values nested more than %d deep", maxJSONDepth)
+		return model.Errorf(pos, "values nested more than %d deep", maxJSONDepth)
 	}
 	return nil
 }
 
 func (p *jsonParser) object() (*jsonValue, error) {
 	v := &jsonValue{Kind: jsonObject, Pos: p.pos()}
-	if err := p.enter(v.Pos); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	p.advance(1) // '{'
 	seen := make(map[string]model.Pos)
-	for {
-		if err := p.skipSpace(); err != nil {
-			return nil, err
-		}
-		if p.off >= len(p.src) {
-			return nil, p.errorf(v.Pos, "unterminated object: missing '}'")
-		}
-		if p.src[p.off] == '}' {
-			p.advance(1)
-			return v, nil
-		}
+	err := p.elements(v.Pos, '}', "unterminated object: missing '}'", func() (string, error) {
 		if c := p.src[p.off]; c != '"' && c != '\'' {
-			return nil, p.errorf(p.pos(), "unexpected %s, expected a quoted key or '}'", p.describe())
+			return "", model.Errorf(p.pos(), "unexpected %s, expected a quoted key or '}'", p.describe())
 		}
 		kpos := p.pos()
 		key, err := p.str()
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if first, dup := seen[key]; dup {
-			return nil, p.errorf(kpos, "duplicate key %q (first at %d:%d)", key, first.Line, first.Col)
+			return "", model.Errorf(kpos, "duplicate key %q (first at %d:%d)", key, first.Line, first.Col)
 		}
 		seen[key] = kpos
 		if err := p.skipSpace(); err != nil {
-			return nil, err
+			return "", err
 		}
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
-			return nil, p.errorf(p.pos(), "unexpected %s, expected ':' after key %q", p.describe(), key)
+			return "", model.Errorf(p.pos(), "unexpected %s, expected ':' after key %q", p.describe(), key)
 		}
 		p.advance(1)
 		if err := p.skipSpace(); err != nil {
-			return nil, err
+			return "", err
 		}
 		val, err := p.value()
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		v.Keys = append(v.Keys, jsonMember{Key: key, Pos: kpos, Value: val})
-		if err := p.skipSpace(); err != nil {
-			return nil, err
-		}
-		if p.off >= len(p.src) {
-			return nil, p.errorf(v.Pos, "unterminated object: missing '}'")
-		}
-		switch p.src[p.off] {
-		case ',':
-			p.advance(1)
-		case '}':
-			p.advance(1)
-			return v, nil
-		default:
-			return nil, p.errorf(p.pos(), "unexpected %s, expected ',' or '}' after the value of %q", p.describe(), key)
-		}
+		return key, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return v, nil
 }
 
 func (p *jsonParser) array() (*jsonValue, error) {
 	v := &jsonValue{Kind: jsonArray, Pos: p.pos()}
-	if err := p.enter(v.Pos); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	p.advance(1) // '['
-	for {
-		if err := p.skipSpace(); err != nil {
-			return nil, err
-		}
-		if p.off >= len(p.src) {
-			return nil, p.errorf(v.Pos, "unterminated array: missing ']'")
-		}
-		if p.src[p.off] == ']' {
-			p.advance(1)
-			return v, nil
-		}
+	err := p.elements(v.Pos, ']', "unterminated array: missing ']'", func() (string, error) {
 		item, err := p.value()
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		v.Items = append(v.Items, item)
+		return "", nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// elements parses the body of an object (closer '}') or array (closer ']')
+// whose opening character is the current one, at open: elements separated
+// by ',' up to closer, with an optional trailing comma. elem parses one
+// element at the current character and returns its key (objects only), for
+// the message when neither ',' nor closer follows it. unterminated is the
+// message when the input ends first.
+func (p *jsonParser) elements(open model.Pos, closer byte, unterminated string, elem func() (key string, err error)) error {
+	if err := p.enter(open); err != nil {
+		return err
+	}
+	defer func() { p.depth-- }()
+	p.advance(1) // '{' or '['
+	for {
 		if err := p.skipSpace(); err != nil {
-			return nil, err
+			return err
 		}
 		if p.off >= len(p.src) {
-			return nil, p.errorf(v.Pos, "unterminated array: missing ']'")
+			return model.Errorf(open, "%s", unterminated)
+		}
+		if p.src[p.off] == closer {
+			p.advance(1)
+			return nil
+		}
+		key, err := elem()
+		if err != nil {
+			return err
+		}
+		if err := p.skipSpace(); err != nil {
+			return err
+		}
+		if p.off >= len(p.src) {
+			return model.Errorf(open, "%s", unterminated)
 		}
 		switch p.src[p.off] {
 		case ',':
 			p.advance(1)
-		case ']':
+		case closer:
 			p.advance(1)
-			return v, nil
+			return nil
 		default:
-			return nil, p.errorf(p.pos(), "unexpected %s, expected ',' or ']' in array", p.describe())
+			where := "in array"
+			if closer == '}' {
+				where = fmt.Sprintf("after the value of %q", key)
+			}
+			return model.Errorf(p.pos(), "unexpected %s, expected ',' or '%c' %s", p.describe(), closer, where)
 		}
 	}
 }
@@ -315,7 +311,7 @@ func (p *jsonParser) str() (string, error) {
 	var buf []byte
 	for {
 		if p.off >= len(p.src) {
-			return "", p.errorf(start, "unterminated string")
+			return "", model.Errorf(start, "unterminated string")
 		}
 		c := p.src[p.off]
 		switch {
@@ -323,9 +319,9 @@ func (p *jsonParser) str() (string, error) {
 			p.advance(1)
 			return string(buf), nil
 		case c == '\n':
-			return "", p.errorf(start, "unterminated string (a string cannot span lines)")
+			return "", model.Errorf(start, "unterminated string (a string cannot span lines)")
 		case c < 0x20:
-			return "", p.errorf(p.pos(), "control character %q in string (write it as an escape)", c)
+			return "", model.Errorf(p.pos(), "control character %q in string (write it as an escape)", c)
 		case c != '\\':
 			buf = append(buf, c)
 			p.advance(1)
@@ -333,7 +329,7 @@ func (p *jsonParser) str() (string, error) {
 		}
 		epos := p.pos()
 		if p.off+1 >= len(p.src) {
-			return "", p.errorf(start, "unterminated string")
+			return "", model.Errorf(start, "unterminated string")
 		}
 		e := p.src[p.off+1]
 		switch e {
@@ -352,7 +348,7 @@ func (p *jsonParser) str() (string, error) {
 		case 'u':
 			r, ok := p.hex4(p.off + 2)
 			if !ok {
-				return "", p.errorf(epos, "invalid \\u escape: want 4 hex digits")
+				return "", model.Errorf(epos, "invalid \\u escape: want 4 hex digits")
 			}
 			n := 6
 			if utf16.IsSurrogate(r) {
@@ -370,7 +366,7 @@ func (p *jsonParser) str() (string, error) {
 			p.advance(n)
 			continue
 		default:
-			return "", p.errorf(epos, "invalid escape \\%c in string", e)
+			return "", model.Errorf(epos, "invalid escape \\%c in string", e)
 		}
 		p.advance(2)
 	}
@@ -418,7 +414,7 @@ func (p *jsonParser) number() (*jsonValue, error) {
 		for end < len(p.src) && end-start < 40 && isNumberByte(p.src[end]) {
 			end++
 		}
-		return nil, p.errorf(pos, "invalid number %q", p.src[start:end])
+		return nil, model.Errorf(pos, "invalid number %q", p.src[start:end])
 	}
 	if digits() == 0 {
 		return bad()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"hinge/internal/measure"
 	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
@@ -10,13 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// sharedData locates the project's shared data directory, skipping when it
-// is absent.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	return shareddata.Require(t)
-}
 
 // naiveKeys is an independent count of a TSV file's atoms: the distinct
 // argument tuples of its non-blank lines.
@@ -44,10 +38,7 @@ func naiveKeys(t *testing.T, path string, arity int, into map[string]bool) {
 // TestPSLExamples loads every config in shared/data/psl-examples and checks
 // the atom counts against a naive count of the same files and rows.
 func TestPSLExamples(t *testing.T) {
-	root := filepath.Join(sharedData(t), "psl-examples")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("shared data not available (%v); set HINGE_DATA or put the data in ../shared/data", err)
-	}
+	root := shareddata.Require(t, "psl-examples")
 	configs := []struct {
 		path, partition string
 	}{
@@ -136,10 +127,7 @@ func TestPSLExamples(t *testing.T) {
 // BenchmarkLoadDrugInteraction reads, declares and loads the
 // drug-interaction eval .data file (11 TSV files, about 240,000 atoms).
 func BenchmarkLoadDrugInteraction(b *testing.B) {
-	path := filepath.Join(sharedData(b), "psl-examples", "drug-interaction", "drug-interaction-eval.data")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("shared data not available (%v)", err)
-	}
+	path := shareddata.Require(b, "psl-examples", "drug-interaction", "drug-interaction-eval.data")
 	var bytes int64
 	cfg, err := ReadDataFile(path)
 	if err != nil {
@@ -155,7 +143,7 @@ func BenchmarkLoadDrugInteraction(b *testing.B) {
 	b.SetBytes(bytes)
 	b.ReportAllocs()
 	atoms := 0
-	cpu0 := processCPU()
+	cpu0 := measure.CPUSeconds()
 	for b.Loop() {
 		_, s, err := loadConfig(path, "")
 		if err != nil {
@@ -165,7 +153,7 @@ func BenchmarkLoadDrugInteraction(b *testing.B) {
 		atoms = o + t + tr
 	}
 	b.ReportMetric(float64(atoms)*float64(b.N)/b.Elapsed().Seconds(), "atoms/s")
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := measure.CPUSeconds() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(atoms)*float64(b.N)/cpu, "atoms/cpu-s")
 	}
 }

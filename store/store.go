@@ -93,26 +93,22 @@ func New(m *model.Model) *Store {
 }
 
 // Table returns the observed and target atoms of p.
-func (s *Store) Table(p *model.Predicate) *Table {
-	for len(s.tables) <= p.Index {
-		s.tables = append(s.tables, nil)
-	}
-	if s.tables[p.Index] == nil {
-		s.tables[p.Index] = newTable(p)
-	}
-	return s.tables[p.Index]
-}
+func (s *Store) Table(p *model.Predicate) *Table { return tableOf(&s.tables, p) }
 
 // Truth returns the truth atoms of p (ground truth for evaluation and
 // learning; every atom in it is Observed with its true value).
-func (s *Store) Truth(p *model.Predicate) *Table {
-	for len(s.truth) <= p.Index {
-		s.truth = append(s.truth, nil)
+func (s *Store) Truth(p *model.Predicate) *Table { return tableOf(&s.truth, p) }
+
+// tableOf returns p's table in tables (indexed by Predicate.Index), growing
+// the slice and creating the table on first use.
+func tableOf(tables *[]*Table, p *model.Predicate) *Table {
+	for len(*tables) <= p.Index {
+		*tables = append(*tables, nil)
 	}
-	if s.truth[p.Index] == nil {
-		s.truth[p.Index] = newTable(p)
+	if (*tables)[p.Index] == nil {
+		(*tables)[p.Index] = newTable(p)
 	}
-	return s.truth[p.Index]
+	return (*tables)[p.Index]
 }
 
 // HasTruth reports whether any truth atom was added for p.
@@ -153,14 +149,7 @@ func AtomString(p *model.Predicate, args []string) string {
 // atom that is a target is an error; observing it twice with different
 // values is an error.
 func (s *Store) AddObservation(p *model.Predicate, args []string, v float64) error {
-	if err := CheckValue(v); err != nil {
-		return fmt.Errorf("%s: %w", AtomString(p, args), err)
-	}
-	ids, err := s.ids(p, args)
-	if err != nil {
-		return err
-	}
-	return s.addIDs(p, Observations, ids, v, true)
+	return s.addValue(p, Observations, args, v)
 }
 
 // AddTarget records that p(args) is a target (an unknown to infer). Adding a
@@ -177,6 +166,12 @@ func (s *Store) AddTarget(p *model.Predicate, args []string) error {
 // AddTruth records the true value of p(args). Twice with different values is
 // an error.
 func (s *Store) AddTruth(p *model.Predicate, args []string, v float64) error {
+	return s.addValue(p, Truth, args, v)
+}
+
+// addValue checks v and the arity, interns args and adds the atom with its
+// value to a section (AddObservation and AddTruth).
+func (s *Store) addValue(p *model.Predicate, what Section, args []string, v float64) error {
 	if err := CheckValue(v); err != nil {
 		return fmt.Errorf("%s: %w", AtomString(p, args), err)
 	}
@@ -184,7 +179,7 @@ func (s *Store) AddTruth(p *model.Predicate, args []string, v float64) error {
 	if err != nil {
 		return err
 	}
-	return s.addIDs(p, Truth, ids, v, true)
+	return s.addIDs(p, what, ids, v, true)
 }
 
 // addIDs adds an atom given by interned argument ids to a section: the one

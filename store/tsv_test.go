@@ -3,12 +3,14 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"hinge/internal/measure"
 	"hinge/model"
 )
 
@@ -121,23 +123,11 @@ func TestLoadTSV(t *testing.T) {
 			if tt.section == Truth {
 				tab = s.Truth(p)
 			}
-			if got := tableAtoms(s, tab); !mapsEqual(got, tt.want) {
+			if got := tableAtoms(s, tab); !maps.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
-}
-
-func mapsEqual(a, b map[string]atomRec) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestLoadTSVLongLine checks lines longer than the reader's buffer.
@@ -151,7 +141,7 @@ func TestLoadTSVLongLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]atomRec{"a|" + long: {0.5, Observed}, "b|c": {1, Observed}, long + "|" + long: {1, Observed}}
-	if got := tableAtoms(s, s.Table(p)); !mapsEqual(got, want) {
+	if got := tableAtoms(s, s.Table(p)); !maps.Equal(got, want) {
 		t.Fatalf("got %d atoms, want %d", len(got), len(want))
 	}
 }
@@ -199,10 +189,10 @@ func TestAddIDsMatchesCore(t *testing.T) {
 			}
 		}
 		for _, p := range m.Predicates {
-			if a, b := tableAtoms(core, core.Table(p)), tableAtoms(fast, fast.Table(p)); !mapsEqual(a, b) {
+			if a, b := tableAtoms(core, core.Table(p)), tableAtoms(fast, fast.Table(p)); !maps.Equal(a, b) {
 				t.Fatalf("trial %d: %s tables differ:\ncore %v\nfast %v", trial, p, a, b)
 			}
-			if a, b := tableAtoms(core, core.Truth(p)), tableAtoms(fast, fast.Truth(p)); !mapsEqual(a, b) {
+			if a, b := tableAtoms(core, core.Truth(p)), tableAtoms(fast, fast.Truth(p)); !maps.Equal(a, b) {
 				t.Fatalf("trial %d: %s truth differs:\ncore %v\nfast %v", trial, p, a, b)
 			}
 		}
@@ -262,7 +252,7 @@ func BenchmarkLoadTSV(b *testing.B) {
 	p, _ := m.AddPredicate("R", 2, true)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := measure.CPUSeconds()
 	for b.Loop() {
 		s := New(m)
 		if err := LoadTSV(s, p, Observations, bytes.NewReader(data), "gen"); err != nil {
@@ -273,7 +263,7 @@ func BenchmarkLoadTSV(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "atoms/s")
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := measure.CPUSeconds() - cpu0; cpu > 0 {
 		// CPU time includes the garbage collector's work on other threads.
 		b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
 		b.ReportMetric(float64(n)*float64(b.N)/cpu, "atoms/cpu-s")
@@ -359,7 +349,7 @@ func FuzzLoadTSV(f *testing.F) {
 		if section == Truth {
 			tab = s.Truth(p)
 		}
-		if got := tableAtoms(s, tab); !mapsEqual(got, want) {
+		if got := tableAtoms(s, tab); !maps.Equal(got, want) {
 			t.Fatalf("got %v, reference %v", got, want)
 		}
 	})

@@ -283,29 +283,33 @@ func (p *parser) mul(a, b linear, op int) linear {
 		return linear{{neg: na != nb, coef: &model.CoefBinary{Op: '*', A: ca, B: cb}}}
 	case a.pure():
 		na, ca := factor(a)
-		out := make(linear, len(b))
-		for i, t := range b {
-			c := cloneCoef(ca, i)
-			if t.coef != nil {
-				c = &model.CoefBinary{Op: '*', A: c, B: t.coef}
-			}
-			out[i] = term{neg: na != t.neg, coef: c, atom: t.atom}
-		}
-		return out
+		return scale(b, na, ca, true)
 	case b.pure():
 		nb, cb := factor(b)
-		out := make(linear, len(a))
-		for i, t := range a {
-			c := cloneCoef(cb, i)
-			if t.coef != nil {
-				c = &model.CoefBinary{Op: '*', A: t.coef, B: c}
-			}
-			out[i] = term{neg: t.neg != nb, coef: c, atom: t.atom}
-		}
-		return out
+		return scale(a, nb, cb, false)
 	}
 	p.failAt(op, "the product of two expressions that both contain atoms is not linear")
 	return nil
+}
+
+// scale multiplies every term of e by the signed coefficient (neg, c),
+// written on the left of each term's coefficient when left is set (as in
+// "c * e") and on the right otherwise ("e * c"), so the product keeps the
+// source's order.
+func scale(e linear, neg bool, c model.Coefficient, left bool) linear {
+	out := make(linear, len(e))
+	for i, t := range e {
+		k := cloneCoef(c, i)
+		switch {
+		case t.coef == nil:
+		case left:
+			k = &model.CoefBinary{Op: '*', A: k, B: t.coef}
+		default:
+			k = &model.CoefBinary{Op: '*', A: t.coef, B: k}
+		}
+		out[i] = term{neg: neg != t.neg, coef: k, atom: t.atom}
+	}
+	return out
 }
 
 // div returns a / b; b must be pure.

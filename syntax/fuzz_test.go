@@ -54,32 +54,7 @@ func FuzzParseFile(f *testing.F) {
 		if err != nil {
 			checkErrors(t, err)
 		}
-		for _, r := range rules {
-			text := Format(r)
-			back, err := ParseRule(text, model.Pos{})
-			if err != nil {
-				t.Fatalf("rule %q formats as %q, which does not parse: %v", r.Text, text, err)
-			}
-			if d := diffRule(r, back); d != "" {
-				t.Fatalf("rule %q formats as %q, which parses differently:\n%s", r.Text, text, d)
-			}
-		}
-		var buf bytes.Buffer
-		if err := Print(&buf, rules); err != nil {
-			t.Fatal(err)
-		}
-		back, err := ParseFile("printed.psl", buf.Bytes())
-		if err != nil {
-			t.Fatalf("printed file does not parse: %v\n%s", err, buf.Bytes())
-		}
-		if d := diffRules(rules, back); d != "" {
-			t.Fatalf("printed file parses differently:\n%s\n%s", d, buf.Bytes())
-		}
-		for i := range rules {
-			if rules[i].Comment != back[i].Comment {
-				t.Fatalf("comment %q printed back as %q", rules[i].Comment, back[i].Comment)
-			}
-		}
+		checkRoundTrip(t, rules)
 	})
 }
 

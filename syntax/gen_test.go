@@ -251,6 +251,24 @@ func near(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
+// parseAndReformat parses src as a rule and parses Format of it back,
+// failing the test when either does not parse or the two parse differently.
+func parseAndReformat(t *testing.T, src string) (rule, back *model.Rule) {
+	t.Helper()
+	rule, err := ParseRule(src, model.Pos{})
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	back, err = ParseRule(Format(rule), model.Pos{})
+	if err != nil {
+		t.Fatalf("%s formats as %s: %v", src, Format(rule), err)
+	}
+	if d := diffRule(rule, back); d != "" {
+		t.Fatalf("%s formats as %s, which parses differently:\n%s", src, Format(rule), d)
+	}
+	return rule, back
+}
+
 func TestGeneratedFormulas(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 3000
@@ -260,17 +278,7 @@ func TestGeneratedFormulas(t *testing.T) {
 	for i := 0; i < n; i++ {
 		g := genFormula(r, 5)
 		src := "1: " + g.text
-		rule, err := ParseRule(src, model.Pos{})
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		back, err := ParseRule(Format(rule), model.Pos{})
-		if err != nil {
-			t.Fatalf("%s formats as %s: %v", src, Format(rule), err)
-		}
-		if d := diffRule(rule, back); d != "" {
-			t.Fatalf("%s formats as %s, which parses differently:\n%s", src, Format(rule), d)
-		}
+		rule, _ := parseAndReformat(t, src)
 		for k := 0; k < 8; k++ {
 			env := &genEnv{truth: map[string]bool{}, rng: rand.New(rand.NewPCG(uint64(i), uint64(k)))}
 			if want, got := g.bool(env), evalFormula(rule.Logical, env); want != got {
@@ -289,17 +297,7 @@ func TestGeneratedArithmetic(t *testing.T) {
 	for i := 0; i < n; i++ {
 		lhs, rhs := genArith(r, 5, true), genArith(r, 5, true)
 		src := lhs.text + " <= " + rhs.text + " ."
-		rule, err := ParseRule(src, model.Pos{})
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		back, err := ParseRule(Format(rule), model.Pos{})
-		if err != nil {
-			t.Fatalf("%s formats as %s: %v", src, Format(rule), err)
-		}
-		if d := diffRule(rule, back); d != "" {
-			t.Fatalf("%s formats as %s, which parses differently:\n%s", src, Format(rule), d)
-		}
+		rule, back := parseAndReformat(t, src)
 		for k := 0; k < 4; k++ {
 			env := &genEnv{vals: map[string]float64{}, card: map[string]int{"Y": 1 + k}, rng: rand.New(rand.NewPCG(uint64(i), uint64(k)))}
 			for _, side := range []struct {

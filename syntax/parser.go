@@ -630,7 +630,7 @@ func (p *parser) term(allowSum bool) model.Term {
 	return model.Term{}
 }
 
-// text renders tokens [start, end) with comments removed and each run of
+// ruleText renders tokens [start, end) with comments removed and each run of
 // whitespace or comments between tokens written as one space.
 func (p *parser) ruleText(start, end int) string {
 	var b strings.Builder

@@ -29,11 +29,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"hinge/admm"
 	"hinge/admm/admmtest"
+	"hinge/internal/measure"
 )
 
 func main() {
@@ -65,7 +65,7 @@ func parseList(s string) ([]int, error) {
 }
 
 func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, seed uint64, stat string) error {
-	pick := median
+	pick := measure.Median
 	switch stat {
 	case "median":
 	case "min":
@@ -125,7 +125,7 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 				}
 				var wall, cpu []float64
 				for r := 0; r < runs; r++ {
-					c0 := cpuTime()
+					c0 := measure.CPUTime()
 					w0 := time.Now()
 					res, err := s.Solve(ctx, nil)
 					if err != nil {
@@ -136,7 +136,7 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 					}
 					pi := float64(res.Iterations) * float64(m)
 					wall = append(wall, float64(time.Since(w0).Nanoseconds())/pi)
-					cpu = append(cpu, float64((cpuTime()-c0).Nanoseconds())/pi)
+					cpu = append(cpu, float64((measure.CPUTime()-c0).Nanoseconds())/pi)
 				}
 				mw, mc := pick(wall), pick(cpu)
 				if th == threads[0] {
@@ -144,30 +144,11 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 				}
 				est := float64(th) / float64(baseTh) * baseCPU / mc
 				fmt.Printf("%-5s %10d %9d %7d %9d %16.2f %15.2f %13.2fx %10.2fx %8.2f %8.0f\n", kind, m, n, th, it, mw, mc, base/mw, est, setup, float64(ms.HeapAlloc)/(1<<20))
-				t0 = time.Now()
 			}
 		}
 	}
 	fmt.Printf("load average at end: %s\n", loadavg())
 	return nil
-}
-
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// cpuTime is the user+system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func loadavg() string {

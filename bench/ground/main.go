@@ -28,15 +28,14 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"hinge/ground"
 	"hinge/ground/groundtest"
 	"hinge/internal/atomicfile"
+	"hinge/internal/measure"
 )
 
 var namedSizes = map[string]int{"10k": 130, "100k": 1300, "1M": 13000}
@@ -118,11 +117,11 @@ func run(sizes, threads string, runs, degree int, observed float64, seed uint64,
 				var before, after, gcd runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&before)
-				cpu0 := cpuTime()
+				cpu0 := measure.CPUSeconds()
 				t0 := time.Now()
 				res, err := ground.Ground(m, s, ground.Options{Threads: th})
 				wall := time.Since(t0).Seconds()
-				cpu := cpuTime() - cpu0
+				cpu := measure.CPUSeconds() - cpu0
 				if err != nil {
 					return err
 				}
@@ -139,9 +138,9 @@ func run(sizes, threads string, runs, degree int, observed float64, seed uint64,
 				runtime.KeepAlive(res)
 				runtime.KeepAlive(s)
 			}
-			r.WallSeconds, r.CPUSeconds = median(walls), median(cpus)
+			r.WallSeconds, r.CPUSeconds = measure.Median(walls), measure.Median(cpus)
 			r.PotentialsPerS = float64(r.Potentials) / r.WallSeconds
-			r.AllocBytesPer, r.HeapBytesPer = median(allocs), median(heaps)
+			r.AllocBytesPer, r.HeapBytesPer = measure.Median(allocs), measure.Median(heaps)
 			fmt.Printf("%-6s %7d %7d %10d %10d %9.3f %9.3f %12.0f %9.1f %9.1f\n", r.Size, r.People, r.Threads, r.Potentials, r.Variables,
 				r.WallSeconds, r.CPUSeconds, r.PotentialsPerS, r.AllocBytesPer, r.HeapBytesPer)
 			report = append(report, r)
@@ -155,23 +154,4 @@ func run(sizes, threads string, runs, degree int, observed float64, seed uint64,
 		})
 	}
 	return nil
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// cpuTime is the process's user+system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }

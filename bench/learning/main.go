@@ -20,13 +20,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"hinge/admm"
 	"hinge/ground"
 	"hinge/internal/citations"
+	"hinge/internal/measure"
 	"hinge/internal/shareddata"
 	"hinge/learn"
 	"hinge/pipeline"
@@ -116,18 +116,18 @@ func main() {
 					opt := learn.DefaultOptions()
 					opt.Method, opt.Constraints, opt.Iterations = c.method, c.cons, c.iters
 					opt.Threads, opt.ADMM.Threads = *threads, *threads
-					c0 := cpuSeconds()
+					c0 := measure.CPUSeconds()
 					t0 := time.Now()
 					res, err = learn.Learn(context.Background(), learnG, learnProg.Store, learnProg.Model, opt)
 					walls = append(walls, time.Since(t0).Seconds())
-					cpus = append(cpus, cpuSeconds()-c0)
+					cpus = append(cpus, measure.CPUSeconds()-c0)
 					if err != nil {
 						fail(fmt.Errorf("%s %s: %w", name, c.name, err))
 					}
 				}
 				weights = res.Weights
-				wall = fmt.Sprintf("%.3f", median(walls))
-				cpu = fmt.Sprintf("%.3f", median(cpus))
+				wall = fmt.Sprintf("%.3f", measure.Median(walls))
+				cpu = fmt.Sprintf("%.3f", measure.Median(cpus))
 				iters = fmt.Sprint(res.Iterations)
 				fmt.Fprintf(os.Stderr, "%s %s: weights %s\n", name, c.name, fmtWeights(weights))
 			}
@@ -174,16 +174,6 @@ func infer(prog *pipeline.Program, g *ground.Result, weights []float64, threads 
 		fail(fmt.Errorf("no ACCURACY in %v", evs[0].Result))
 	}
 	return acc
-}
-
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func fmtWeights(w []float64) string {

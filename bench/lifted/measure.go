@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"time"
 
 	"hinge/admm"
 	"hinge/hlmrf"
+	"hinge/internal/measure"
 	"hinge/lift"
 )
 
@@ -24,10 +24,10 @@ type stopwatch struct {
 	cpu0 float64
 }
 
-func startWatch() stopwatch { return stopwatch{time.Now(), cpuSeconds()} }
+func startWatch() stopwatch { return stopwatch{time.Now(), measure.CPUSeconds()} }
 
 func (s stopwatch) elapsed() timing {
-	return timing{time.Since(s.t0).Seconds(), cpuSeconds() - s.cpu0}
+	return timing{time.Since(s.t0).Seconds(), measure.CPUSeconds() - s.cpu0}
 }
 
 // sizes are the dimensions of a problem.
@@ -159,19 +159,5 @@ func medianTiming(ts []timing) timing {
 	for i, t := range ts {
 		w[i], u[i] = t.Wall, t.CPU
 	}
-	return timing{median(w), median(u)}
-}
-
-// median of xs (the mean of the middle two for an even count); 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return timing{measure.Median(w), measure.Median(u)}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -67,6 +69,22 @@ func writeCSV(path string, header []string, rows [][]string) error {
 		cw.Flush()
 		return cw.Error()
 	})
+}
+
+// writeFiles writes every file of files into dir atomically, each through
+// its fill function.
+func writeFiles(dir string, files map[string]func(w *bufio.Writer)) error {
+	for name, fill := range files {
+		err := atomicfile.Write(filepath.Join(dir, name), func(out io.Writer) error {
+			w := bufio.NewWriter(out)
+			fill(w)
+			return w.Flush()
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // printTable prints a Markdown table.

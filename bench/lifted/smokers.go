@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"hinge/ground"
-	"hinge/internal/atomicfile"
 	"hinge/pipeline"
 )
 
@@ -144,17 +142,7 @@ func (g *smokersGraph) writePSL(dir string, squared bool, decimals int) error {
 			}
 		},
 	}
-	for name, fill := range files {
-		err := atomicfile.Write(filepath.Join(dir, name), func(out io.Writer) error {
-			w := bufio.NewWriter(out)
-			fill(w)
-			return w.Flush()
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(dir, files)
 }
 
 // decimalsOf is how many decimals a value range's friendship values are

@@ -225,17 +225,7 @@ func (net *socialNet) writePSL(dir string, squared bool) error {
 			}
 		}
 	}
-	for name, fill := range files {
-		err := atomicfile.Write(filepath.Join(dir, name), func(out io.Writer) error {
-			w := bufio.NewWriter(out)
-			fill(w)
-			return w.Flush()
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(dir, files)
 }
 
 // permutation is a seeded relabelling of a problem: variable v becomes
@@ -294,15 +284,6 @@ func (pm *permutation) apply(p *hlmrf.Problem) *hlmrf.Problem {
 		q.AddConstraint(p.CKind[j], p.CConst[j], p.CGroup[j], vars, cs)
 	}
 	return q
-}
-
-// mapValues maps a solution of the permuted problem back to p's variables.
-func (pm *permutation) mapValues(y []float64) []float64 {
-	out := make([]float64, len(pm.Var))
-	for v, to := range pm.Var {
-		out[v] = y[to]
-	}
-	return out
 }
 
 // duplicate returns k disjoint copies of p (hlmrf.Problem.Append with

@@ -31,7 +31,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +38,7 @@ import (
 	gs "github.com/crillab/gophersat/maxsat"
 
 	"hinge/internal/atomicfile"
+	"hinge/internal/measure"
 	"hinge/maxsat"
 )
 
@@ -402,16 +402,13 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// median is measure.Median, but NaN for no values (as with -reps 0), so
+// that an empty cell does not read as a measured 0.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return measure.Median(v)
 }
 
 func medianOrDash(v []float64, format string, reps int) string {

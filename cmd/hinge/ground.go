@@ -20,11 +20,9 @@ type groundOptions struct {
 }
 
 type groundReport struct {
-	Variables   int             `json:"variables"`
-	Potentials  int             `json:"potentials"`
-	Constraints int             `json:"constraints"`
-	Rules       []ruleReport    `json:"rules"`
-	Seconds     groundReportSec `json:"seconds"`
+	problemSizes
+	Rules   []ruleReport    `json:"rules"`
+	Seconds groundReportSec `json:"seconds"`
 }
 
 type groundReportSec struct {
@@ -79,11 +77,10 @@ func (o *groundOptions) run(stdout io.Writer) error {
 		}
 	}
 	if o.report != "" {
-		p := g.Problem
 		rep := groundReport{
-			Variables: p.NumVars, Potentials: p.NumPotentials(), Constraints: p.NumConstraints(),
-			Rules:   ruleReports(g),
-			Seconds: groundReportSec{Load: prog.Seconds, Ground: groundSec, Total: time.Since(start).Seconds()},
+			problemSizes: sizesOf(g.Problem),
+			Rules:        ruleReports(g),
+			Seconds:      groundReportSec{Load: prog.Seconds, Ground: groundSec, Total: time.Since(start).Seconds()},
 		}
 		if err := writeJSON(o.report, rep); err != nil {
 			return failed(err)

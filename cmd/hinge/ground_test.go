@@ -1,37 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// writeFiles creates files (name -> content) in a fresh directory.
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// runCLI runs the command in-process and returns exit status and output.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 const goodData = `predicates:
   Friends/2: closed
@@ -80,13 +54,7 @@ func TestGroundReport(t *testing.T) {
 		}
 		Seconds map[string]float64
 	}
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, report, &rep)
 	// Friends(a,b)&Smokes(a)->Smokes(b) and Friends(b,c)&Smokes(b)->Smokes(c): 2; priors on b, c: 2.
 	if rep.Variables != 2 || rep.Potentials != 4 || rep.Constraints != 0 || len(rep.Rules) != 2 ||
 		rep.Rules[0].Ground != 2 || rep.Rules[1].Ground != 2 || rep.Rules[0].Rule != "0.4: Friends(A, B) & Smokes(A) -> Smokes(B) ^2" {
@@ -131,13 +99,7 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			files := goodFiles()
-			for k, v := range tt.patch {
-				if v == "" {
-					delete(files, k)
-				} else {
-					files[k] = v
-				}
-			}
+			patch(files, tt.patch)
 			dir := writeFiles(t, files)
 			code, _, errs := runCLI(t, "ground", "--model", filepath.Join(dir, "m.psl"), "--data", filepath.Join(dir, "d.data"))
 			if code != 2 {

@@ -40,9 +40,7 @@ type inferOptions struct {
 // inferReport is the --report JSON of hinge infer: the grounding fields of
 // hinge ground plus the solve and evaluation.
 type inferReport struct {
-	Variables              int                           `json:"variables"`
-	Potentials             int                           `json:"potentials"`
-	Constraints            int                           `json:"constraints"`
+	problemSizes
 	Rules                  []ruleReport                  `json:"rules"`
 	Method                 string                        `json:"method"`
 	Objective              float64                       `json:"objective"`
@@ -52,17 +50,11 @@ type inferReport struct {
 	DualResidual           float64                       `json:"dual_residual"`
 	MaxConstraintViolation float64                       `json:"max_constraint_violation"`
 	ViolatedConstraints    int                           `json:"violated_constraints"`
-	Lifted                 *liftedSizes                  `json:"lifted,omitempty"`
+	Lifted                 *problemSizes                 `json:"lifted,omitempty"`
 	Discrete               *maxsat.Report                `json:"discrete,omitempty"`
 	Evaluation             map[string]map[string]float64 `json:"evaluation"`
 	Outputs                []string                      `json:"outputs,omitempty"`
 	Seconds                inferSeconds                  `json:"seconds"`
-}
-
-type liftedSizes struct {
-	Variables   int `json:"variables"`
-	Potentials  int `json:"potentials"`
-	Constraints int `json:"constraints"`
 }
 
 type inferSeconds struct {
@@ -154,10 +146,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	printGroundSummary(stdout, prog, g, groundSec)
 	p := g.Problem
 
-	rep := inferReport{
-		Variables: p.NumVars, Potentials: p.NumPotentials(), Constraints: p.NumConstraints(),
-		Rules: ruleReports(g), Method: "admm",
-	}
+	rep := inferReport{problemSizes: sizesOf(p), Rules: ruleReports(g), Method: "admm"}
 	rep.Seconds.Load, rep.Seconds.Ground = prog.Seconds, groundSec
 
 	values, sol, err := o.solve(ctx, p, &rep, stdout)
@@ -282,7 +271,8 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 		}
 		lp := lr.Lifted.Problem
 		rep.Seconds.Lift = &lr.LiftSeconds
-		rep.Lifted = &liftedSizes{Variables: lp.NumVars, Potentials: lp.NumPotentials(), Constraints: lp.NumConstraints()}
+		ls := sizesOf(lp)
+		rep.Lifted = &ls
 		fmt.Fprintf(stdout, "lifted: %d variables, %d potentials, %d constraints (from %d, %d, %d) in %.3f s\n",
 			lp.NumVars, lp.NumPotentials(), lp.NumConstraints(), p.NumVars, p.NumPotentials(), p.NumConstraints(), lr.LiftSeconds)
 		res = &lr.Result
@@ -314,20 +304,15 @@ func convergedWord(ok bool) string {
 }
 
 // printValues prints PRED('a', 'b') = value for every variable, in
-// predicate then row order.
+// predicate then row order (the grounder's variable order).
 func printValues(w io.Writer, g *ground.Result, values []float64) {
-	for _, pred := range pipeline.TargetPredicates(g) {
-		for v, ref := range g.Vars {
-			if ref.Pred != pred {
-				continue
-			}
-			args := g.Args(v)
-			q := make([]string, len(args))
-			for i, a := range args {
-				q[i] = "'" + a + "'"
-			}
-			fmt.Fprintf(w, "%s(%s) = %.6f\n", pred.Name, strings.Join(q, ", "), values[v])
+	for v, ref := range g.Vars {
+		args := g.Args(v)
+		q := make([]string, len(args))
+		for i, a := range args {
+			q[i] = "'" + a + "'"
 		}
+		fmt.Fprintf(w, "%s(%s) = %.6f\n", ref.Pred.Name, strings.Join(q, ", "), values[v])
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -51,10 +50,7 @@ func TestInferSmokersExample(t *testing.T) {
 		t.Fatalf("implausible MAP state: %v", vals)
 	}
 	var rep map[string]any
-	b, _ := os.ReadFile(report)
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, report, &rep)
 	for _, k := range []string{"variables", "potentials", "constraints", "rules", "objective", "iterations", "primal_residual", "dual_residual", "max_constraint_violation", "evaluation", "seconds"} {
 		if _, ok := rep[k]; !ok {
 			t.Errorf("report lacks %q", k)
@@ -149,16 +145,8 @@ targets:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			files := map[string]string{"m.psl": tt.model}
-			for k, v := range base {
-				files[k] = v
-			}
-			for k, v := range tt.patch {
-				if v == "" {
-					delete(files, k)
-				} else {
-					files[k] = v
-				}
-			}
+			patch(files, base)
+			patch(files, tt.patch)
 			dir := writeFiles(t, files)
 			args := append([]string{"infer", "--model", filepath.Join(dir, "m.psl"), "--data", filepath.Join(dir, "d.data")}, tt.extra...)
 			code, stdout, errs := runCLI(t, args...)

@@ -30,20 +30,20 @@ type learnOptions struct {
 
 // learnReport is the --report JSON.
 type learnReport struct {
-	Method      string              `json:"method"`
-	Output      string              `json:"output"`
-	Objective   float64             `json:"objective"`
-	Iterations  int                 `json:"iterations"`
-	Converged   bool                `json:"converged"`
-	Rules       []learnRuleReport   `json:"rules"`
-	History     []learnStepReport   `json:"history"`
-	Truth       learn.TruthStats    `json:"truth"`
-	Lines       *learn.LineStats    `json:"conditionals,omitempty"`
-	Constraints string              `json:"constraints,omitempty"`
-	Warnings    []string            `json:"warnings,omitempty"`
-	Options     learnReportOptions  `json:"options"`
-	Seconds     learnReportSeconds  `json:"seconds"`
-	Ground      learnGroundSizeJSON `json:"ground"`
+	Method      string             `json:"method"`
+	Output      string             `json:"output"`
+	Objective   float64            `json:"objective"`
+	Iterations  int                `json:"iterations"`
+	Converged   bool               `json:"converged"`
+	Rules       []learnRuleReport  `json:"rules"`
+	History     []learnStepReport  `json:"history"`
+	Truth       learn.TruthStats   `json:"truth"`
+	Lines       *learn.LineStats   `json:"conditionals,omitempty"`
+	Constraints string             `json:"constraints,omitempty"`
+	Warnings    []string           `json:"warnings,omitempty"`
+	Options     learnReportOptions `json:"options"`
+	Seconds     learnReportSeconds `json:"seconds"`
+	Ground      problemSizes       `json:"ground"`
 }
 
 type learnRuleReport struct {
@@ -78,12 +78,6 @@ type learnReportSeconds struct {
 	Ground float64 `json:"ground"`
 	Learn  float64 `json:"learn"`
 	Total  float64 `json:"total"`
-}
-
-type learnGroundSizeJSON struct {
-	Variables   int `json:"variables"`
-	Potentials  int `json:"potentials"`
-	Constraints int `json:"constraints"`
 }
 
 func newLearnCmd() *cobra.Command {
@@ -251,7 +245,7 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer, iterationsSet 
 			Converged: res.Converged, Truth: res.Truth, Lines: res.Lines, Warnings: res.Warnings,
 			Options: learnReportOptions{Iterations: o.opt.Iterations, L2: o.opt.L2, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: threads},
 			Seconds: learnReportSeconds{Load: prog.Seconds, Ground: groundSec, Learn: learnSec, Total: time.Since(start).Seconds()},
-			Ground:  learnGroundSizeJSON{Variables: g.Problem.NumVars, Potentials: g.Problem.NumPotentials(), Constraints: g.Problem.NumConstraints()},
+			Ground:  sizesOf(g.Problem),
 		}
 		if method == learn.MLE {
 			jr.Options.StepSize = o.opt.StepSize

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,13 +49,7 @@ func TestLearnSmokersWritesModelBack(t *testing.T) {
 				} `json:"rules"`
 				Seconds map[string]float64 `json:"seconds"`
 			}
-			b, err := os.ReadFile(report)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &rep); err != nil {
-				t.Fatal(err)
-			}
+			readJSON(t, report, &rep)
 			if len(rep.History) == 0 || len(rep.Rules) != len(orig) {
 				t.Fatalf("report: %d history entries, %d rules", len(rep.History), len(rep.Rules))
 			}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -24,18 +22,11 @@ type liftOptions struct {
 	report string
 }
 
-// liftSizes counts the parts of a problem.
-type liftSizes struct {
-	Variables   int `json:"variables"`
-	Potentials  int `json:"potentials"`
-	Constraints int `json:"constraints"`
-}
-
 // liftReport is the --report JSON.
 type liftReport struct {
 	File string `json:"file"`
-	liftSizes
-	Lifted liftSizes `json:"lifted"`
+	problemSizes
+	Lifted problemSizes `json:"lifted"`
 	// Offset is the value of the potentials that became constant and were
 	// dropped: lifted objective + offset = original objective.
 	Offset  float64 `json:"offset"`
@@ -88,12 +79,7 @@ func (o *liftOptions) run(path string, stdout io.Writer) error {
 		return badInput(errors.New("lift: --export OUT is required"))
 	}
 	start := time.Now()
-	f, err := os.Open(path)
-	if err != nil {
-		return badInput(err)
-	}
-	p, err := hlmrf.Read(bufio.NewReaderSize(f, 1<<20), path)
-	f.Close()
+	p, err := readFile(path, hlmrf.Read)
 	if err != nil {
 		return badInput(err)
 	}
@@ -111,9 +97,9 @@ func (o *liftOptions) run(path string, stdout io.Writer) error {
 	rep.Seconds.Lift = time.Since(t).Seconds()
 
 	rep.File, rep.Export, rep.Map = path, o.export, o.export+".map"
-	rep.liftSizes = liftSizes{p.NumVars, p.NumPotentials(), p.NumConstraints()}
+	rep.problemSizes = sizesOf(p)
 	lp := l.Problem
-	rep.Lifted = liftSizes{lp.NumVars, lp.NumPotentials(), lp.NumConstraints()}
+	rep.Lifted = sizesOf(lp)
 	rep.Offset = l.Offset
 
 	err = atomicfile.Write(o.export, func(w io.Writer) error {

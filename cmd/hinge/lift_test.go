@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"flag"
 	"math"
 	"math/rand/v2"
@@ -112,12 +111,7 @@ func TestLiftCommandExample1(t *testing.T) {
 			t.Errorf("%s differs from %s:\n%s", name, golden, got)
 		}
 	}
-	f, err := os.Open(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := hlmrf.Read(f, in)
-	f.Close()
+	p, err := readFile(in, hlmrf.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +122,7 @@ func TestLiftCommandExample1(t *testing.T) {
 		Lifted                             struct{ Variables, Potentials, Constraints int }
 		Seconds                            map[string]float64
 	}
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	b := readJSON(t, report, &rep)
 	if rep.Variables != 4 || rep.Potentials != 4 || rep.Constraints != 0 || rep.Lifted.Variables != 3 || rep.Lifted.Potentials != 3 || rep.Lifted.Constraints != 0 {
 		t.Errorf("report sizes %+v", rep)
 	}
@@ -204,14 +192,7 @@ func TestLiftCommandPlanted(t *testing.T) {
 
 func TestLiftCommandErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	good := write("good.hlmrf", "1 0:0 1:1\n")
+	good := writeFile(t, dir, "good.hlmrf", "1 0:0 1:1\n")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -219,11 +200,11 @@ func TestLiftCommandErrors(t *testing.T) {
 		want string
 	}{
 		{"missing file", []string{filepath.Join(dir, "none.hlmrf"), "--export", filepath.Join(dir, "o1")}, 2, "no such file"},
-		{"syntax", []string{write("bad.hlmrf", "1 0:0 1:1\n2 0:0 x:1\n"), "--export", filepath.Join(dir, "o2")}, 2, "bad.hlmrf:2:7: bad column"},
+		{"syntax", []string{writeFile(t, dir, "bad.hlmrf", "1 0:0 1:1\n2 0:0 x:1\n"), "--export", filepath.Join(dir, "o2")}, 2, "bad.hlmrf:2:7: bad column"},
 		{"no export", []string{good}, 2, "--export"},
 		{"two files", []string{good, good, "--export", filepath.Join(dir, "o3")}, 2, "accepts 1 arg"},
 		{"unknown flag", []string{good, "--exprt", "x"}, 2, "unknown flag"},
-		{"infeasible", []string{write("inf.hlmrf", "1 0:0 3:1\n<= 0:-0.5 1:1 2:-1\n<= 0:-0.5 1:-1 2:1\n"), "--export", filepath.Join(dir, "o4")}, 1, "constraint #1 (counting constraint lines from 1) and the 1 constraints symmetric to it cancel to 0 <= -0.5"},
+		{"infeasible", []string{writeFile(t, dir, "inf.hlmrf", "1 0:0 3:1\n<= 0:-0.5 1:1 2:-1\n<= 0:-0.5 1:-1 2:1\n"), "--export", filepath.Join(dir, "o4")}, 1, "constraint #1 (counting constraint lines from 1) and the 1 constraints symmetric to it cancel to 0 <= -0.5"},
 		{"unwritable", []string{good, "--export", filepath.Join(dir, "no", "such", "dir")}, 1, "writing"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,18 @@ func writeJSON(path string, v any) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
 	})
+}
+
+// readFile parses the file at path with read (hlmrf.Read, maxsat.Read), which
+// names path in its errors.
+func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(bufio.NewReaderSize(f, 1<<20), path)
 }
 
 // commands lists the constructors of every subcommand; each file adds its own

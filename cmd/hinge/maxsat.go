@@ -86,12 +86,7 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout io.Writer) 
 		return badInput(fmt.Errorf("--noise %v must be in [0,1]", o.opt.Noise))
 	}
 	start := time.Now()
-	f, err := os.Open(path)
-	if err != nil {
-		return badInput(err)
-	}
-	in, err := maxsat.Read(bufio.NewReaderSize(f, 1<<20), path)
-	f.Close()
+	in, err := readFile(path, maxsat.Read)
 	if err != nil {
 		return badInput(err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,15 +9,6 @@ import (
 
 	"hinge/maxsat"
 )
-
-func maxsatTempFile(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // maxsatParseV reads the assignment from the 'v' line.
 func maxsatParseV(t *testing.T, out string, n int) []bool {
@@ -62,7 +51,7 @@ func TestMaxsatCommand(t *testing.T) {
 	// (x1 | x2) w3, ~x1 w2, ~x2 w2, (x1 | ~x3) w1, hard (x3 | x2): the best
 	// assignment falsifies weight 2.
 	const text = "c test\np wcnf 3 5 100\n3 1 2 0\n2 -1 0\n2 -2 0\n1 1 -3 0\n100 3 2 0\n"
-	path := maxsatTempFile(t, "a.wcnf", text)
+	path := writeFile(t, t.TempDir(), "a.wcnf", text)
 	report := filepath.Join(t.TempDir(), "r.json")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"maxsat", path, "--report", report, "--seed", "3", "--local-search", "100", "--threads", "1"}, &stdout, &stderr)
@@ -83,13 +72,7 @@ func TestMaxsatCommand(t *testing.T) {
 		t.Fatalf("assignment violates %d hard clauses", h)
 	}
 	var rep map[string]any
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, report, &rep)
 	for _, k := range []string{"weight_satisfied", "weight_total", "lp_upper_bound", "lp_bound_kind", "certified_ratio", "hard_violated", "variables", "clauses", "seconds"} {
 		if _, ok := rep[k]; !ok {
 			t.Errorf("report lacks %q", k)
@@ -129,7 +112,7 @@ func TestMaxsatCommandErrors(t *testing.T) {
 		{"infeasible", "h 1 0\nh -1 0\n1 2 0\n", []string{"--repair-steps", "10"}, 1, "violates 1 hard clauses"},
 	}
 	for _, c := range cases {
-		path := maxsatTempFile(t, "bad.wcnf", c.text)
+		path := writeFile(t, t.TempDir(), "bad.wcnf", c.text)
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"maxsat", path}, c.args...), &stdout, &stderr)
 		if code != c.code || !strings.Contains(stderr.String(), c.want) {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hinge/ground"
+	"hinge/hlmrf"
 	"hinge/internal/progress"
 	"hinge/pipeline"
 )
@@ -60,6 +61,17 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 		return nil, 0, badInput(err)
 	}
 	return g, time.Since(start).Seconds(), nil
+}
+
+// problemSizes counts the parts of a ground problem in a JSON report.
+type problemSizes struct {
+	Variables   int `json:"variables"`
+	Potentials  int `json:"potentials"`
+	Constraints int `json:"constraints"`
+}
+
+func sizesOf(p *hlmrf.Problem) problemSizes {
+	return problemSizes{Variables: p.NumVars, Potentials: p.NumPotentials(), Constraints: p.NumConstraints()}
 }
 
 // ruleReport is one rule's line in a JSON report.

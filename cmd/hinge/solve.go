@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -31,22 +30,20 @@ type solveOptions struct {
 
 // solveReport is the --report JSON of hinge solve.
 type solveReport struct {
-	File                   string       `json:"file"`
-	Variables              int          `json:"variables"`
-	Potentials             int          `json:"potentials"`
-	Constraints            int          `json:"constraints"`
-	Objective              float64      `json:"objective"`
-	Iterations             int          `json:"iterations"`
-	Converged              bool         `json:"converged"`
-	PrimalResidual         float64      `json:"primal_residual"`
-	DualResidual           float64      `json:"dual_residual"`
-	PrimalTolerance        float64      `json:"primal_tolerance"`
-	DualTolerance          float64      `json:"dual_tolerance"`
-	MaxConstraintViolation float64      `json:"max_constraint_violation"`
-	ViolatedConstraints    int          `json:"violated_constraints"`
-	WorstConstraint        int          `json:"worst_constraint"` // 1-based among the file's constraints, 0 when none is violated
-	Lifted                 *liftedSizes `json:"lifted,omitempty"`
-	Seconds                solveSeconds `json:"seconds"`
+	File string `json:"file"`
+	problemSizes
+	Objective              float64       `json:"objective"`
+	Iterations             int           `json:"iterations"`
+	Converged              bool          `json:"converged"`
+	PrimalResidual         float64       `json:"primal_residual"`
+	DualResidual           float64       `json:"dual_residual"`
+	PrimalTolerance        float64       `json:"primal_tolerance"`
+	DualTolerance          float64       `json:"dual_tolerance"`
+	MaxConstraintViolation float64       `json:"max_constraint_violation"`
+	ViolatedConstraints    int           `json:"violated_constraints"`
+	WorstConstraint        int           `json:"worst_constraint"` // 1-based among the file's constraints, 0 when none is violated
+	Lifted                 *problemSizes `json:"lifted,omitempty"`
+	Seconds                solveSeconds  `json:"seconds"`
 }
 
 type solveSeconds struct {
@@ -111,7 +108,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		return badInput(err)
 	}
 	start := time.Now()
-	p, err := readProblem(path)
+	p, err := readFile(path, hlmrf.Read)
 	if err != nil {
 		return badInput(err)
 	}
@@ -122,7 +119,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation)
 	}
 	var res *admm.Result
-	var lifted *liftedSizes
+	var lifted *problemSizes
 	var liftSec *float64
 	load := time.Since(start).Seconds()
 	solveStart := time.Now()
@@ -133,8 +130,8 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 			return failed(fmt.Errorf("%s: %w", path, err))
 		}
 		res, liftSec = &lr.Result, &lr.LiftSeconds
-		lp := lr.Lifted.Problem
-		lifted = &liftedSizes{Variables: lp.NumVars, Potentials: lp.NumPotentials(), Constraints: lp.NumConstraints()}
+		ls := sizesOf(lr.Lifted.Problem)
+		lifted = &ls
 	} else {
 		s, err := admm.New(p, opt)
 		if err != nil {
@@ -161,9 +158,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	}
 	r := solveReport{
 		File:                   path,
-		Variables:              p.NumVars,
-		Potentials:             p.NumPotentials(),
-		Constraints:            p.NumConstraints(),
+		problemSizes:           sizesOf(p),
 		Objective:              res.Objective,
 		Iterations:             res.Iterations,
 		Converged:              res.Converged,
@@ -198,15 +193,6 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		fmt.Fprintf(stderr, "hinge: warning: %s: ADMM did not converge within %d iterations; the values are the last iterate\n", path, res.Iterations)
 	}
 	return nil
-}
-
-func readProblem(path string) (*hlmrf.Problem, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return hlmrf.Read(bufio.NewReaderSize(f, 1<<20), path)
 }
 
 // writeValues writes one value per line with the fewest digits that read

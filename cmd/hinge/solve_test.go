@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,13 +8,6 @@ import (
 	"strings"
 	"testing"
 )
-
-func runHinge(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 func readValues(t *testing.T, path string) []float64 {
 	t.Helper()
@@ -35,22 +26,13 @@ func readValues(t *testing.T, path string) []float64 {
 	return vals
 }
 
-func writeFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestSolveExample1 solves paper 000 Example 1 (optimum 0 at y3 = 1; from
 // the cold start y = (0, 0, 1, 0)) and checks the values and report files.
 func TestSolveExample1(t *testing.T) {
 	dir := t.TempDir()
 	values := filepath.Join(dir, "values.txt")
 	report := filepath.Join(dir, "r.json")
-	code, out, errs := runHinge(t, "solve", "../../hlmrf/testdata/example1.hlmrf", "--output", values, "--report", report, "--threads", "2")
+	code, out, errs := runCLI(t, "solve", "../../hlmrf/testdata/example1.hlmrf", "--output", values, "--report", report, "--threads", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -70,13 +52,7 @@ func TestSolveExample1(t *testing.T) {
 		}
 	}
 	var r map[string]any
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	data := readJSON(t, report, &r)
 	for _, key := range []string{"variables", "potentials", "constraints", "objective", "iterations", "converged", "primal_residual", "dual_residual", "max_constraint_violation", "violated_constraints", "seconds"} {
 		if _, ok := r[key]; !ok {
 			t.Errorf("report lacks %q: %s", key, data)
@@ -98,15 +74,12 @@ func TestSolveFlagsChangeTheRun(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "p.hlmrf", "# variables: 3\n1 0:-1 1:-1\n2 0:0 1:1 2:-1 #^2\n")
 	report := filepath.Join(dir, "r.json")
-	code, out, errs := runHinge(t, "solve", path, "--report", report, "--max-iter", "7", "--check-every", "3", "--rho", "0.5", "--eps-abs", "0", "--eps-rel", "0", "--threads", "1")
+	code, out, errs := runCLI(t, "solve", path, "--report", report, "--max-iter", "7", "--check-every", "3", "--rho", "0.5", "--eps-abs", "0", "--eps-rel", "0", "--threads", "1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	var r solveReport
-	data, _ := os.ReadFile(report)
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	data := readJSON(t, report, &r)
 	if r.Iterations != 7 || r.Converged {
 		t.Fatalf("report %s", data)
 	}
@@ -115,7 +88,7 @@ func TestSolveFlagsChangeTheRun(t *testing.T) {
 	}
 	// The isolated third column is kept: three values.
 	values := filepath.Join(dir, "v.txt")
-	if code, out, errs := runHinge(t, "solve", path, "--output", values); code != 0 {
+	if code, out, errs := runCLI(t, "solve", path, "--output", values); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	if vals := readValues(t, values); len(vals) != 3 || math.Abs(vals[0]-1) > 1e-3 || vals[2] != 0 {
@@ -130,7 +103,7 @@ func TestSolveInfeasible(t *testing.T) {
 	path := writeFile(t, dir, "inf.hlmrf", "1 0:0 1:1 #^2\n<= 0:1 1:1\n= 0:3 1:1 2:1\n")
 	values := filepath.Join(dir, "v.txt")
 	report := filepath.Join(dir, "r.json")
-	code, out, errs := runHinge(t, "solve", path, "--output", values, "--report", report, "--max-iter", "500")
+	code, out, errs := runCLI(t, "solve", path, "--output", values, "--report", report, "--max-iter", "500")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
@@ -141,10 +114,7 @@ func TestSolveInfeasible(t *testing.T) {
 		t.Fatalf("values %v", vals)
 	}
 	var r solveReport
-	data, _ := os.ReadFile(report)
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	data := readJSON(t, report, &r)
 	if r.Converged || r.ViolatedConstraints != 1 || r.WorstConstraint != 2 || math.Abs(r.MaxConstraintViolation-1) > 1e-6 || r.Iterations != 500 {
 		t.Fatalf("report %s", data)
 	}
@@ -169,14 +139,14 @@ func TestSolveBadInput(t *testing.T) {
 		{"bad number", []string{"solve", good, "--eps-abs", "x"}, "invalid argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runHinge(t, tc.args...)
+			code, out, errs := runCLI(t, tc.args...)
 			if code != 2 || !strings.Contains(errs, tc.want) {
 				t.Fatalf("exit %d, stderr %q, want exit 2 and %q\n%s", code, errs, tc.want, out)
 			}
 		})
 	}
 	// Unwritable output: a failed run (exit 1), no partial file.
-	code, _, errs := runHinge(t, "solve", good, "--output", filepath.Join(dir, "no", "such", "dir", "v.txt"))
+	code, _, errs := runCLI(t, "solve", good, "--output", filepath.Join(dir, "no", "such", "dir", "v.txt"))
 	if code != 1 || !strings.Contains(errs, "v.txt") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -207,10 +177,7 @@ func TestSolveLifted(t *testing.T) {
 		Lifted  struct{ Variables, Potentials int }
 		Seconds struct{ Lift *float64 }
 	}
-	raw, _ := os.ReadFile(report)
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	raw := readJSON(t, report, &rep)
 	if rep.Lifted.Variables != 3 || rep.Lifted.Potentials != 3 || rep.Seconds.Lift == nil {
 		t.Fatalf("report %s", raw)
 	}

@@ -13,11 +13,17 @@ import (
 
 // Write creates or replaces path with what fill writes. If fill or any file
 // operation fails, path is left untouched and the temporary file removed.
-func Write(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+func Write(path string, fill func(w io.Writer) error) error {
+	if err := write(path, fill); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func write(path string, fill func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
 	}
 	tmp := f.Name()
 	defer func() {
@@ -28,22 +34,19 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	if err = fill(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
 	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return os.Rename(tmp, path)
 }

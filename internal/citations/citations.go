@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -176,21 +175,4 @@ func readTSV(path string, fn func(line int, fields []field) error) error {
 
 func posErr(path string, line, col int, format string, args ...any) error {
 	return fmt.Errorf("%s:%d:%d: %s", path, line, col, fmt.Sprintf(format, args...))
-}
-
-// compareID orders ids numerically when both are integers, else as
-// strings; equal numbers with different text ("01", "1") fall back to the
-// string order so that distinct ids never compare equal.
-func compareID(a, b string) int {
-	x, errA := strconv.ParseInt(a, 10, 64)
-	y, errB := strconv.ParseInt(b, 10, 64)
-	if errA == nil && errB == nil {
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-	}
-	return strings.Compare(a, b)
 }

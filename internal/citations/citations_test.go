@@ -145,7 +145,7 @@ func TestSplitDeterministic(t *testing.T) {
 	// ordered by numeric paper id
 	for _, list := range [][]int{obs, tgt} {
 		for i := 1; i < len(list); i++ {
-			if compareID(ds.Papers[list[i-1]], ds.Papers[list[i]]) >= 0 {
+			if eval.CompareArg(ds.Papers[list[i-1]], ds.Papers[list[i]]) >= 0 {
 				t.Fatalf("not in id order: %v", list)
 			}
 		}
@@ -313,7 +313,7 @@ func TestWritePSLContents(t *testing.T) {
 		}
 		// sorted by numeric paper id
 		for i := 1; i < len(rows); i++ {
-			if compareID(rows[i-1][0], rows[i][0]) > 0 {
+			if eval.CompareArg(rows[i-1][0], rows[i][0]) > 0 {
 				t.Errorf("%s: %s before %s", name, rows[i-1][0], rows[i][0])
 			}
 		}
@@ -455,14 +455,7 @@ func checkAgainstEvaluator(t *testing.T, s *Split, acc float64, preds []Predicti
 // realData loads a shared data set or skips the test with the reason.
 func realData(t testing.TB, name string) *Dataset {
 	t.Helper()
-	dir, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("skipping: shared data not available: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-		t.Skipf("skipping: %s not available: %v", name, err)
-	}
-	ds, err := Load(filepath.Join(dir, name), name)
+	ds, err := Load(shareddata.Require(t, name), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,13 +572,10 @@ func BenchmarkNeighbourMajorityCora(b *testing.B) {
 }
 
 func BenchmarkLoadSplitWriteCora(b *testing.B) {
-	dir, err := shareddata.Dir()
-	if err != nil {
-		b.Skipf("skipping: %v", err)
-	}
+	dir := shareddata.Require(b, "cora")
 	out := b.TempDir()
 	for b.Loop() {
-		ds, err := Load(filepath.Join(dir, "cora"), "cora")
+		ds, err := Load(dir, "cora")
 		if err != nil {
 			b.Skipf("skipping: %v", err)
 		}

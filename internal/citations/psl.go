@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"hinge/eval"
 	"hinge/internal/atomicfile"
 )
 
@@ -61,10 +62,10 @@ func WritePSL(s *Split, outDir string) error {
 	ds := s.Dataset
 	links := slices.Clone(ds.Links)
 	slices.SortFunc(links, func(a, b Link) int {
-		if c := compareID(ds.Papers[a.From], ds.Papers[b.From]); c != 0 {
+		if c := eval.CompareArg(ds.Papers[a.From], ds.Papers[b.From]); c != 0 {
 			return c
 		}
-		return compareID(ds.Papers[a.To], ds.Papers[b.To])
+		return eval.CompareArg(ds.Papers[a.To], ds.Papers[b.To])
 	})
 	obs, tgt := s.ObservedPapers(), s.TargetPapers()
 

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+
+	"hinge/eval"
 )
 
 // Split divides a data set's papers into observed ones (category known,
@@ -77,6 +79,6 @@ func (s *Split) papers(observed bool) []int {
 			out = append(out, i)
 		}
 	}
-	slices.SortFunc(out, func(a, b int) int { return compareID(s.Dataset.Papers[a], s.Dataset.Papers[b]) })
+	slices.SortFunc(out, func(a, b int) int { return eval.CompareArg(s.Dataset.Papers[a], s.Dataset.Papers[b]) })
 	return out
 }
