@@ -240,15 +240,16 @@ func localConstraints(prm []conParam, start []int32, coef, dir []float64, vars [
 // value. The sum runs over the copies in a fixed order (tcopy), so the result
 // does not depend on how variables are split across workers. With check it
 // also returns sum_j deg_j*(z_j - zprev_j)^2 (the square of the dual residual
-// divided by rho^2), else 0.
-func consensus(tstart, tcopy []int32, s, z []float64, lo, hi int, check bool) float64 {
+// divided by rho^2) and the variables' share of the Lagrangian bound divided
+// by rho, sum_j min(0, -A_j/rho) with A_j the sum of variable j's duals
+// (rho*(sum - deg*z_j): nonzero only where clipping moved z_j), else 0, 0.
+func consensus(tstart, tcopy []int32, s, z []float64, lo, hi int, check bool) (d2, vb float64) {
 	if lo >= hi {
-		return 0
+		return 0, 0
 	}
 	tstart = tstart[lo : hi+1]
 	zz := z[lo:hi]
 	b := int(tstart[0])
-	d2 := 0.0
 	for j := range zz {
 		e := int(tstart[j+1])
 		if e == b {
@@ -263,25 +264,26 @@ func consensus(tstart, tcopy []int32, s, z []float64, lo, hi int, check bool) fl
 		if check {
 			d := nz - zz[j]
 			d2 += deg * d * d
+			vb += min(0, deg*nz-sum)
 		}
 		zz[j] = nz
 		b = e
 	}
-	return d2
+	return d2, vb
 }
 
 // consensusWeighted is consensus with copy weights (Options.Copies): z[j] is
 // the weighted mean sum_k m_k*s_k / sum_k m_k, clipped to [0,1]. tw holds the
 // copies' weights in tcopy order and tinv each variable's 1/sum_k m_k. With
-// check it returns sum_j M_j*(z_j - zprev_j)^2 with M_j = sum_k m_k.
-func consensusWeighted(tstart, tcopy []int32, tw, tinv, s, z []float64, lo, hi int, check bool) float64 {
+// check it returns sum_j M_j*(z_j - zprev_j)^2 with M_j = sum_k m_k, and the
+// bound share as consensus does.
+func consensusWeighted(tstart, tcopy []int32, tw, tinv, s, z []float64, lo, hi int, check bool) (d2, vb float64) {
 	if lo >= hi {
-		return 0
+		return 0, 0
 	}
 	tstart = tstart[lo : hi+1]
 	zz := z[lo:hi]
 	b := int(tstart[0])
-	d2 := 0.0
 	for j := range zz {
 		e := int(tstart[j+1])
 		if e == b {
@@ -296,9 +298,10 @@ func consensusWeighted(tstart, tcopy []int32, tw, tinv, s, z []float64, lo, hi i
 		if check {
 			d := nz - zz[j]
 			d2 += d * d / inv
+			vb += min(0, nz/inv-sum)
 		}
 		zz[j] = nz
 		b = e
 	}
-	return d2
+	return d2, vb
 }

@@ -20,14 +20,22 @@ import (
 // test writes), a projected coordinate-descent solver for squared hinges,
 // and a brute-force grid for one- and two-variable problems.
 
+// findCLP returns the CLP binary, or "" when it is not installed.
+func findCLP() string {
+	if path, err := exec.LookPath("clp"); err == nil {
+		return path
+	}
+	if _, err := os.Stat("/usr/bin/clp"); err == nil {
+		return "/usr/bin/clp"
+	}
+	return ""
+}
+
 // clpPath returns the CLP binary or skips the test.
 func clpPath(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("clp")
-	if err != nil {
-		if _, err2 := os.Stat("/usr/bin/clp"); err2 == nil {
-			return "/usr/bin/clp"
-		}
+	path := findCLP()
+	if path == "" {
 		t.Skip("COIN-OR CLP (clp) not installed; install Debian package coinor-clp to run the LP/QP oracle tests")
 	}
 	return path

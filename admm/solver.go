@@ -83,11 +83,13 @@ type Solver struct {
 	chunkRun   []int // per term chunk: the first run that ends after its first term
 	tpart      []termPartial
 	vpart      []varPartial
+	bscratch   []boundScratch // per term chunk, for the Lagrangian bound
 }
 
 // termPartial holds one term chunk's contribution to a residual check.
 type termPartial struct {
 	r2, xx, zz, aa, obj float64
+	lb                  float64 // the terms' share of the Lagrangian bound
 	maxViol             float64
 	worst               int // constraint with the largest violation, -1 if none
 	violated            int
@@ -96,7 +98,8 @@ type termPartial struct {
 
 type varPartial struct {
 	d2 float64
-	_  [56]byte
+	vb float64 // the variables' share of the Lagrangian bound, divided by rho
+	_  [48]byte
 }
 
 // New prepares a solver for p. It validates the options and the problem
@@ -254,6 +257,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		s.chunkRun[c] = r
 	}
 	s.vpart = make([]varPartial, len(s.varChunks)-1)
+	s.bscratch = make([]boundScratch, len(s.tpart))
 	return s, nil
 }
 
@@ -382,6 +386,7 @@ type Result struct {
 	PrimalTol      float64   // eps_pri at the last check
 	DualTol        float64   // eps_dual at the last check
 	MaxViolation   float64   // largest hard-constraint violation at Values
+	LowerBound     float64   // Lagrangian lower bound on the optimum at the last check (see LowerBound)
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
 }
@@ -416,7 +421,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 		return nil, err
 	}
 	if s.copies == 0 || s.opt.MaxIter == 0 {
-		return s.finish(0, s.copies == 0, 0, 0, 0, 0), nil
+		return s.finish(0, s.copies == 0, 0, 0, 0, 0, math.NaN()), nil
 	}
 	threads := s.opt.Threads
 	if threads == 0 {
@@ -426,13 +431,14 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	tterm := split(s.termChunks, threads, func(lo, hi int) int { return int(s.start[hi]-s.start[lo]) + 2*(hi-lo) })
 	tvar := split(s.varChunks, threads, func(lo, hi int) int { return int(s.tstart[hi]-s.tstart[lo]) + 2*(hi-lo) })
 	r := &run{
-		s:      s,
-		ctx:    ctx,
-		t:      threads,
-		bar:    newBarrier(threads),
-		qLocal: newScheduler(tterm),
-		qCons:  newScheduler(tvar),
-		qRes:   newScheduler(tterm),
+		lowerBound: math.NaN(),
+		s:          s,
+		ctx:        ctx,
+		t:          threads,
+		bar:        newBarrier(threads),
+		qLocal:     newScheduler(tterm),
+		qCons:      newScheduler(tvar),
+		qRes:       newScheduler(tterm),
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < threads; w++ {
@@ -444,7 +450,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	}
 	r.worker(0)
 	wg.Wait()
-	res := s.finish(r.iter, r.converged, r.primal, r.dual, r.epsPri, r.epsDual)
+	res := s.finish(r.iter, r.converged, r.primal, r.dual, r.epsPri, r.epsDual, r.lowerBound)
 	if r.err != nil {
 		if r.numErr {
 			return nil, r.err
@@ -505,8 +511,14 @@ func (s *Solver) prepare(init []float64) error {
 	return nil
 }
 
-// finish builds the Result at the current consensus point.
-func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual float64) *Result {
+// finish builds the Result at the current consensus point. A NaN
+// lowerBound (no check computed it: no iterations, or a cancelled solve) is
+// computed here from the current duals.
+func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual, lowerBound float64) *Result {
+	if math.IsNaN(lowerBound) {
+		pd, cd := s.Duals()
+		lowerBound = LowerBound(s.p, pd, cd)
+	}
 	vals := make([]float64, s.n)
 	for j, v := range s.varNew {
 		vals[j] = s.z[v]
@@ -519,6 +531,7 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual 
 		DualResidual:   dual,
 		PrimalTol:      epsPri,
 		DualTol:        epsDual,
+		LowerBound:     lowerBound,
 		Worst:          -1,
 	}
 	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctolUser)

@@ -90,12 +90,17 @@ type Options struct {
 
 // DefaultOptions returns MLE with 25 steps of size 1 (PSL 2.3's voted
 // perceptron defaults), no regularisation, Tol 1e-6, and PSL's ADMM defaults
-// except ConstraintTol (DefaultMAPConstraintTol); with Method MPLE or PPLL,
+// except ConstraintTol (DefaultMAPConstraintTol), with no gap test (GapTol 0); with Method MPLE or PPLL,
 // Iterations 25 means at most 25 projected-gradient iterations, so callers
 // switching method usually raise it (the CLI uses 200).
 func DefaultOptions() Options {
 	a := admm.DefaultOptions()
 	a.ConstraintTol = DefaultMAPConstraintTol
+	// PSL's residual test alone (no gap test) for the warm-started MAP
+	// solves of every step: on Cora (25 MLE steps) the gap test made
+	// learning 30-45% slower and moved the learned weights by about 3e-4
+	// (relative).
+	a.GapTol = 0
 	return Options{Method: MLE, Iterations: 25, StepSize: 1, Tol: 1e-6, ADMM: a}
 }
 

@@ -13,7 +13,9 @@ type SolveResult struct {
 	// Result describes the original problem: Values for every original
 	// variable, and Objective and the constraint figures evaluated on the
 	// original problem at those values; Iterations and residuals are the
-	// lifted solve's.
+	// lifted solve's, LowerBound the lifted problem's bound plus the
+	// dropped constants (a bound on the original problem's optimum, which
+	// the lifted problem shares).
 	admm.Result
 	// Lifted is the lifted problem that was solved.
 	Lifted *Lifted
@@ -42,6 +44,7 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResul
 	out := &SolveResult{Result: *res, Lifted: l, LiftSeconds: liftSec}
 	out.Values = l.Expand(res.Values)
 	out.Objective = p.Objective(out.Values)
+	out.LowerBound += l.Offset
 	out.MaxViolation, out.Violated, out.Worst = admm.Check(p, out.Values, opt.ConstraintTol)
 	out.Converged = res.Converged && out.Violated == 0
 	return out, err

@@ -122,5 +122,19 @@ func TestWeightedLiftedRetracesUnlifted(t *testing.T) {
 				t.Fatalf("%s: variable %d: lifted %v, unlifted %v", c.name, j, y[j], full.Values[j])
 			}
 		}
+		// The copy-weighted duals give a Lagrangian bound on the original
+		// optimum (found by a tight unlifted solve; the objective at the
+		// stopping point can be lower, the hard constraints holding only to
+		// within ConstraintTol there), and a close one.
+		tightOpt := opt
+		tightOpt.Copies, tightOpt.EpsRel, tightOpt.EpsAbs, tightOpt.ConstraintTol, tightOpt.MaxIter = nil, 1e-7, 1e-9, 1e-9, 100000
+		tight, err := admm.Solve(context.Background(), c.p, tightOpt)
+		if err != nil || !tight.Converged {
+			t.Fatal(err, tight)
+		}
+		lb, optimum := lifted.LowerBound+l.Offset, tight.Objective
+		if lb > optimum+1e-7*max(1, math.Abs(optimum)) || lb < optimum-1e-2*max(1, math.Abs(optimum)) {
+			t.Errorf("%s: lifted lower bound %v, optimum %v", c.name, lb, optimum)
+		}
 	}
 }

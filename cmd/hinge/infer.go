@@ -44,6 +44,8 @@ type inferReport struct {
 	Rules                  []ruleReport                  `json:"rules"`
 	Method                 string                        `json:"method"`
 	Objective              float64                       `json:"objective"`
+	LowerBound             *float64                      `json:"lower_bound,omitempty"`
+	RelativeGap            *float64                      `json:"relative_gap,omitempty"`
 	Iterations             int                           `json:"iterations"`
 	Converged              bool                          `json:"converged"`
 	PrimalResidual         float64                       `json:"primal_residual"`
@@ -291,8 +293,13 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 	rep.Iterations, rep.Converged = res.Iterations, res.Converged
 	rep.PrimalResidual, rep.DualResidual = res.PrimalResidual, res.DualResidual
 	rep.MaxConstraintViolation, rep.ViolatedConstraints = res.MaxViolation, res.Violated
-	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, %s; %.3f s\n",
-		res.Iterations, res.Objective, res.PrimalResidual, res.DualResidual, res.MaxViolation, convergedWord(res.Converged), rep.Seconds.Solve)
+	rep.LowerBound, rep.RelativeGap = gapFields(res.Objective, res.LowerBound)
+	bound := ""
+	if rep.LowerBound != nil {
+		bound = fmt.Sprintf(" (lower bound %.6g, relative gap %.2g)", *rep.LowerBound, *rep.RelativeGap)
+	}
+	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g%s, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, %s; %.3f s\n",
+		res.Iterations, res.Objective, bound, res.PrimalResidual, res.DualResidual, res.MaxViolation, convergedWord(res.Converged), rep.Seconds.Solve)
 	return res.Values, &solveSummary{Converged: res.Converged, Iterations: res.Iterations, Violated: res.Violated, Worst: res.Worst, MaxViolation: res.MaxViolation}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -33,6 +34,8 @@ type solveReport struct {
 	File string `json:"file"`
 	problemSizes
 	Objective              float64       `json:"objective"`
+	LowerBound             *float64      `json:"lower_bound,omitempty"`
+	RelativeGap            *float64      `json:"relative_gap,omitempty"`
 	Iterations             int           `json:"iterations"`
 	Converged              bool          `json:"converged"`
 	PrimalResidual         float64       `json:"primal_residual"`
@@ -67,9 +70,12 @@ hard-constraint violation and time.
 --output writes the MAP state, one value per line: line j is variable column j.
 --report writes the same summary as JSON.
 
-The solver stops when the residuals meet their tolerances (PSL 2.3 rule) and
-no hard constraint is violated by more than --constraint-tol times the norm of
-its coefficients (at least 1), or after --max-iter iterations. If hard
+The solver stops when the residuals meet their tolerances (PSL 2.3 rule), no
+hard constraint is violated by more than --constraint-tol times the norm of
+its coefficients (at least 1), and the objective is within --gap-tol
+(relative) of a Lagrangian lower bound on the optimum computed from the duals,
+or after --max-iter iterations. The bound is printed and reported: the optimum
+lies between it and the objective. If hard
 constraints are still violated at the end (infeasible constraints), the worst
 one is printed, the outputs are written anyway and the exit status is 1.`,
 		Args: cobra.ExactArgs(1),
@@ -98,6 +104,18 @@ func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
 	f.IntVar(&o.MaxIter, "max-iter", o.MaxIter, "ADMM iteration limit")
 	f.IntVar(&o.CheckEvery, "check-every", o.CheckEvery, "check residuals and constraints every N iterations")
 	f.Float64Var(&o.ConstraintTol, "constraint-tol", o.ConstraintTol, "largest hard-constraint violation accepted at convergence, times max(1, norm of the constraint's coefficients)")
+	f.Float64Var(&o.GapTol, "gap-tol", o.GapTol, "relative duality gap (objective - Lagrangian lower bound)/max(1, |objective|) required to stop; 0: PSL's residual test alone")
+}
+
+// gapFields returns the lower bound and the relative gap for a report, nil
+// when the bound is not finite (+Inf: the duals prove the hard constraints
+// infeasible; JSON has no infinities).
+func gapFields(objective, lowerBound float64) (lb, gap *float64) {
+	if math.IsInf(lowerBound, 0) || math.IsNaN(lowerBound) {
+		return nil, nil
+	}
+	g := (objective - lowerBound) / max(1, math.Abs(objective))
+	return &lowerBound, &g
 }
 
 func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.Writer) error {
@@ -175,6 +193,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if res.Violated == 0 {
 		r.WorstConstraint = 0
 	}
+	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound)
 	printSolveSummary(stdout, &r, o.admm.MaxIter)
 	if o.report != "" {
 		if err := writeJSON(o.report, r); err != nil {
@@ -222,7 +241,11 @@ func printSolveSummary(w io.Writer, r *solveReport, maxIter int) {
 	default:
 		fmt.Fprintf(w, "ADMM stopped after %d iterations without converging\n", r.Iterations)
 	}
-	fmt.Fprintf(w, "objective %.10g\n", r.Objective)
+	if r.LowerBound != nil {
+		fmt.Fprintf(w, "objective %.10g (Lagrangian lower bound %.10g, relative gap %.2g)\n", r.Objective, *r.LowerBound, *r.RelativeGap)
+	} else {
+		fmt.Fprintf(w, "objective %.10g\n", r.Objective)
+	}
 	fmt.Fprintf(w, "primal residual %.3g (tolerance %.3g), dual residual %.3g (tolerance %.3g)\n", r.PrimalResidual, r.PrimalTolerance, r.DualResidual, r.DualTolerance)
 	if r.Constraints > 0 {
 		fmt.Fprintf(w, "max hard-constraint violation %.3g (%d violated beyond tolerance)\n", r.MaxConstraintViolation, r.ViolatedConstraints)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"hinge/admm"
+	"hinge/admm/admmtest"
+	"hinge/hlmrf"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,6 +64,12 @@ func TestSolveExample1(t *testing.T) {
 	if r["variables"] != 4.0 || r["converged"] != true || r["violated_constraints"] != 0.0 {
 		t.Errorf("report %s", data)
 	}
+	// The certified bound: the optimum (0) lies between it and the objective.
+	lb, ok1 := r["lower_bound"].(float64)
+	gap, ok2 := r["relative_gap"].(float64)
+	if !ok1 || !ok2 || lb > 1e-12 || gap > admm.DefaultGapTol || !strings.Contains(out, "Lagrangian lower bound") {
+		t.Errorf("lower bound / gap missing or wrong: %s\n%s", data, out)
+	}
 	sec, _ := r["seconds"].(map[string]any)
 	for _, key := range []string{"load", "solve", "total"} {
 		if _, ok := sec[key]; !ok {
@@ -96,6 +105,41 @@ func TestSolveFlagsChangeTheRun(t *testing.T) {
 	}
 }
 
+// TestSolveGapTol: a demanding --gap-tol keeps the solver going after the
+// (here loose) residual test has passed, until the certified gap is met.
+func TestSolveGapTol(t *testing.T) {
+	dir := t.TempDir()
+	// A random MAX-SAT relaxation (3-literal and unit clauses, linear
+	// hinges), on which ADMM's residuals settle before the objective does.
+	p := admmtest.Clauses(200, 50, 3, 1, 2)
+	p.Append(admmtest.Clauses(100, 50, 1, 1, 1002), false)
+	var b strings.Builder
+	if err := hlmrf.Write(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, dir, "p.hlmrf", b.String())
+	var iters [2]int
+	for i, tol := range []string{"0", "1e-5"} {
+		report := filepath.Join(dir, "r"+tol+".json")
+		code, out, errs := runCLI(t, "solve", path, "--report", report, "--gap-tol", tol)
+		if code != 0 {
+			t.Fatalf("--gap-tol %s: exit %d\n%s\n%s", tol, code, out, errs)
+		}
+		var r solveReport
+		data := readJSON(t, report, &r)
+		if !r.Converged || r.LowerBound == nil || *r.LowerBound > r.Objective+1e-12 {
+			t.Fatalf("--gap-tol %s: report %s", tol, data)
+		}
+		if tol != "0" && *r.RelativeGap > 1e-5 {
+			t.Fatalf("--gap-tol %s: converged with gap %g: %s", tol, *r.RelativeGap, data)
+		}
+		iters[i] = r.Iterations
+	}
+	if iters[1] <= iters[0] {
+		t.Fatalf("iterations with --gap-tol 0: %d, with 1e-5: %d; the gap test had no effect", iters[0], iters[1])
+	}
+}
+
 // TestSolveInfeasible: y1 + y2 = 3 cannot hold in the box; the command
 // names the constraint and the violation, writes the outputs and exits 1.
 func TestSolveInfeasible(t *testing.T) {
@@ -118,6 +162,11 @@ func TestSolveInfeasible(t *testing.T) {
 	if r.Converged || r.ViolatedConstraints != 1 || r.WorstConstraint != 2 || math.Abs(r.MaxConstraintViolation-1) > 1e-6 || r.Iterations != 500 {
 		t.Fatalf("report %s", data)
 	}
+	// The duals prove y1 + y2 = 3 infeasible in the box: the bound is +Inf,
+	// which the report leaves out rather than writing invalid JSON.
+	if r.LowerBound != nil || r.RelativeGap != nil {
+		t.Fatalf("report has a finite lower bound for an infeasible problem: %s", data)
+	}
 }
 
 func TestSolveBadInput(t *testing.T) {
@@ -135,6 +184,7 @@ func TestSolveBadInput(t *testing.T) {
 		{"bad rho", []string{"solve", good, "--rho", "0"}, "rho 0 must be"},
 		{"bad check", []string{"solve", good, "--check-every", "0"}, "check-every"},
 		{"bad threads", []string{"solve", good, "--threads", "-1"}, "threads"},
+		{"bad gap", []string{"solve", good, "--gap-tol", "-1"}, "gap-tol -1 must be"},
 		{"unknown flag", []string{"solve", good, "--nope"}, "unknown flag"},
 		{"bad number", []string{"solve", good, "--eps-abs", "x"}, "invalid argument"},
 	} {
