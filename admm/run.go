@@ -192,6 +192,9 @@ func (r *run) decide(it int) {
 		d2 += c.d2
 		vb += c.vb
 	}
+	if s.tw == nil {
+		d2, vb = d2*s.uniform, vb*s.uniform // plain consensus counts each copy once
+	}
 	rho := opt.Rho
 	primal := math.Sqrt(t.r2)
 	dual := rho * math.Sqrt(d2)
@@ -269,7 +272,7 @@ func (s *Solver) residual(lo, hi int) termPartial {
 			xk := xs[k]
 			d := xk - zk
 			u := ss[k] - zk
-			m := 1.0
+			m := s.uniform
 			if s.cw != nil {
 				m = s.cw[b+k]
 			}
@@ -318,7 +321,7 @@ func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
 		vs, ss = vs[:len(a)], ss[:len(a)]
 		alpha := sc.alpha(len(a))
 		for k := range a {
-			m := 1.0
+			m := s.uniform
 			if s.cw != nil {
 				m = s.cw[b+k]
 			}

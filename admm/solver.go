@@ -65,11 +65,19 @@ type Solver struct {
 	tstart []int32
 	tcopy  []int32
 
-	// Copy weights (Options.Copies), nil when every weight is 1: per copy,
-	// per copy in tcopy order, 1/(sum of a variable's copy weights), and the
-	// total weight (which replaces the number of copies in the tolerances).
+	// Copy weights (Options.Copies), nil when every weight is the same
+	// number uniform (1 without Options.Copies): per copy, per copy in tcopy
+	// order, 1/(sum of a variable's copy weights), and the total weight
+	// (which replaces the number of copies in the tolerances).
 	cw, tw, tinv []float64
 	wsum         float64
+	// uniform is the common copy weight when cw is nil. Weights that are all
+	// equal to m run as plain ADMM on weights w/m (the local step of a term
+	// penalised by rho*m is that of weight w/m penalised by rho, and every
+	// consensus mean is unweighted), with m scaling only the residuals,
+	// tolerances, duals and bound: the fast path for a lifted problem whose
+	// classes all have the same size (k disjoint copies of a problem).
+	uniform float64
 
 	// State.
 	s   []float64 // x + u per copy
@@ -145,8 +153,12 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.coef = make([]float64, s.copies)
 	s.vars = make([]int32, s.copies)
 	s.dir = s.coef
-	s.wsum = float64(s.copies)
-	if opt.Copies != nil && !allOnes(opt.Copies) {
+	s.uniform = 1
+	if opt.Copies != nil && len(opt.Copies) > 0 && allEqual(opt.Copies) {
+		s.uniform = opt.Copies[0]
+	}
+	s.wsum = s.uniform * float64(s.copies)
+	if opt.Copies != nil && !allEqual(opt.Copies) {
 		s.cw = make([]float64, s.copies)
 		s.dir = make([]float64, s.copies)
 		s.wsum = 0
@@ -261,11 +273,11 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	return s, nil
 }
 
-// allOnes reports whether every copy weight is 1 (plain ADMM: the solver
-// then skips the weighted consensus).
-func allOnes(w []float64) bool {
+// allEqual reports whether every copy weight is the same (plain ADMM with
+// scaled weights: the solver then skips the weighted consensus).
+func allEqual(w []float64) bool {
 	for _, m := range w {
-		if m != 1 {
+		if m != w[0] {
 			return false
 		}
 	}
@@ -475,6 +487,7 @@ func (s *Solver) prepare(init []float64) error {
 	for i, orig := range s.pot {
 		w := p.Weight[orig]
 		s.w[i] = w
+		w /= s.uniform // the local step's weight (see Solver.uniform)
 		n2 := s.pnorm[i]
 		if s.power[i] == 2 {
 			s.prm[i] = potParam{c: s.pc[i], g: 2 * w / (rho + 2*w*n2)}
@@ -612,9 +625,9 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	all := make([]float64, s.copies)
 	put := func(i int, orig int) {
 		for k := int(s.start[i]); k < int(s.start[i+1]); k++ {
-			d := rho * (s.s[k] - s.z[s.vars[k]])
+			d := rho * s.uniform * (s.s[k] - s.z[s.vars[k]])
 			if s.cw != nil {
-				d *= s.cw[k]
+				d = rho * s.cw[k] * (s.s[k] - s.z[s.vars[k]])
 			}
 			all[orig+k-int(s.start[i])] = d
 		}

@@ -88,6 +88,13 @@ func TestWeightedLiftedRetracesUnlifted(t *testing.T) {
 		base, y0 := randomProblem(rng, spec)
 		p, _ := planted(rng, base, y0, 4)
 		cases = append(cases, tc{"planted", p})
+		// Classes of sizes 4 and 2: copy weights that are not all equal
+		// (the weighted consensus, not the uniform fast path).
+		base2, y2 := randomProblem(rng, spec)
+		p2, _ := planted(rng, base2, y2, 2)
+		mixed := p.Clone()
+		mixed.Append(p2, true)
+		cases = append(cases, tc{"planted 4+2", mixed})
 	}
 	for _, c := range cases {
 		l, err := Lift(c.p)
