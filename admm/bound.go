@@ -137,19 +137,43 @@ func (sc *boundScratch) termBound(a, alpha []float64, c float64, r lambdaRange) 
 		slices.SortFunc(pts, func(x, y breakpoint) int { return cmp.Compare(x.at, y.at) })
 	}
 	sc.pts = pts
-	best := math.Inf(-1)
 	// Segment s runs from the previous breakpoint (or -Inf) to pts[s].at
 	// (or +Inf); on it the function is -q*l^2 + (slope-c)*l + base + konst.
+	// Segments are visited left to right; since the function is concave, the
+	// first segment whose maximum lies before its right end holds the global
+	// maximum.
+	best := math.Inf(-1)
 	left := math.Inf(-1)
+	inv2q := 0.0
+	if r.q > 0 {
+		inv2q = 1 / (2 * r.q)
+	}
 	for s := 0; s <= len(pts); s++ {
 		right := math.Inf(1)
 		if s < len(pts) {
 			right = pts[s].at
 		}
-		lo, hi := max(left, r.lo), min(right, r.hi)
-		if lo <= hi {
-			best = max(best, segmentMax(r.q, slope-c, base+konst, lo, hi))
-			if math.IsInf(best, 1) {
+		if lo, hi := max(left, r.lo), min(right, r.hi); lo <= hi {
+			m, b := slope-c, base+konst
+			var l float64
+			switch {
+			case r.q > 0:
+				l = min(max(m*inv2q, lo), hi)
+			case m > 0:
+				l = hi
+			case m < 0:
+				l = lo
+			default:
+				best = max(best, b) // flat: b everywhere on the segment
+				l = lo
+			}
+			if m != 0 || r.q > 0 {
+				if math.IsInf(l, 0) {
+					return math.Inf(1) // increasing without bound
+				}
+				best = max(best, -r.q*l*l+m*l+b)
+			}
+			if l < hi || hi == r.hi {
 				return best
 			}
 		}
@@ -166,27 +190,4 @@ func (sc *boundScratch) termBound(a, alpha []float64, c float64, r lambdaRange) 
 		}
 	}
 	return best
-}
-
-// segmentMax is the maximum of -q*l^2 + m*l + b over l in [lo, hi] (q >= 0,
-// lo <= hi, either end possibly infinite).
-func segmentMax(q, m, b, lo, hi float64) float64 {
-	at := func(l float64) float64 { return -q*l*l + m*l + b }
-	if q > 0 {
-		l := min(max(m/(2*q), lo), hi)
-		return at(l)
-	}
-	switch {
-	case m > 0:
-		if math.IsInf(hi, 1) {
-			return math.Inf(1)
-		}
-		return at(hi)
-	case m < 0:
-		if math.IsInf(lo, -1) {
-			return math.Inf(1)
-		}
-		return at(lo)
-	}
-	return b
 }

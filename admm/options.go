@@ -36,7 +36,8 @@ type Options struct {
 	// (see LowerBound), so the objective at stopping is certified to be
 	// within that much of the optimum (exactly when the hard constraints
 	// hold at the consensus point, to within ConstraintTol otherwise). 0
-	// turns the test off, leaving PSL's residual test alone.
+	// turns the test off, leaving PSL's residual test alone, and the bound
+	// is then not computed (Result.LowerBound is NaN).
 	GapTol float64
 	// Progress, when non-nil, is called at every residual check from the
 	// goroutine that called Solve (other workers wait meanwhile).

@@ -398,7 +398,7 @@ type Result struct {
 	PrimalTol      float64   // eps_pri at the last check
 	DualTol        float64   // eps_dual at the last check
 	MaxViolation   float64   // largest hard-constraint violation at Values
-	LowerBound     float64   // Lagrangian lower bound on the optimum at the last check (see LowerBound)
+	LowerBound     float64   // Lagrangian lower bound on the optimum at the end (see LowerBound); NaN when Options.GapTol is 0
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
 }
@@ -524,11 +524,11 @@ func (s *Solver) prepare(init []float64) error {
 	return nil
 }
 
-// finish builds the Result at the current consensus point. A NaN
-// lowerBound (no check computed it: no iterations, or a cancelled solve) is
-// computed here from the current duals.
+// finish builds the Result at the current consensus point. With a gap test
+// (GapTol > 0), a NaN lowerBound (no bound phase ran: no iterations, or a
+// cancelled solve) is computed here from the current duals.
 func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual, lowerBound float64) *Result {
-	if math.IsNaN(lowerBound) {
+	if math.IsNaN(lowerBound) && s.opt.GapTol > 0 {
 		pd, cd := s.Duals()
 		lowerBound = LowerBound(s.p, pd, cd)
 	}
