@@ -36,6 +36,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -123,6 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	epsAbs := fs.Float64("eps-abs", 1e-5, "ADMM absolute tolerance")
 	epsRel := fs.Float64("eps-rel", 1e-3, "ADMM relative tolerance")
 	maxIter := fs.Int("max-iter", 25000, "ADMM iteration limit")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -205,6 +207,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	for _, e := range c.experiments {
 		var err error
