@@ -124,6 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	epsAbs := fs.Float64("eps-abs", 1e-5, "ADMM absolute tolerance")
 	epsRel := fs.Float64("eps-rel", 1e-3, "ADMM relative tolerance")
 	maxIter := fs.Int("max-iter", 25000, "ADMM iteration limit")
+	gapTol := fs.Float64("gap-tol", admm.DefaultGapTol, "ADMM relative duality-gap tolerance (0: PSL's residual test alone)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -189,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	c.admm = admm.DefaultOptions()
-	c.admm.Rho, c.admm.EpsAbs, c.admm.EpsRel, c.admm.MaxIter = *rho, *epsAbs, *epsRel, *maxIter
+	c.admm.Rho, c.admm.EpsAbs, c.admm.EpsRel, c.admm.MaxIter, c.admm.GapTol = *rho, *epsAbs, *epsRel, *maxIter, *gapTol
 	c.admm.Threads = c.threads
 	if err := c.admm.Validate(); err != nil {
 		return badInput("ADMM options: %v", err)
