@@ -15,8 +15,12 @@
 //	eps_pri  = sqrt(#copies)*EpsAbs + EpsRel*max(||x_local||, ||z expanded to copies||)
 //	eps_dual = sqrt(#copies)*EpsAbs + EpsRel*||alpha||
 //
-// and the solver stops when both hold and no hard constraint is violated at
-// the consensus point beyond Options.ConstraintTol, or after MaxIter.
+// and the solver stops when both hold, no hard constraint is violated at
+// the consensus point beyond Options.ConstraintTol and (hinge's addition,
+// off with GapTol 0) the objective is within Options.GapTol (relative) of
+// the Lagrangian lower bound of the current duals (bound.go; computed only
+// once the other tests pass), or after MaxIter. The bound certifies the
+// answer: the optimum lies between it and the objective (Result.LowerBound).
 //
 // Parallelism: the terms and the variables are cut into chunks of about
 // equal work whose boundaries depend only on the problem. Each worker owns a
