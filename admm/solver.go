@@ -154,11 +154,12 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.vars = make([]int32, s.copies)
 	s.dir = s.coef
 	s.uniform = 1
-	if opt.Copies != nil && len(opt.Copies) > 0 && allEqual(opt.Copies) {
+	weighted := len(opt.Copies) > 0 && !allEqual(opt.Copies)
+	if len(opt.Copies) > 0 && !weighted {
 		s.uniform = opt.Copies[0]
 	}
 	s.wsum = s.uniform * float64(s.copies)
-	if opt.Copies != nil && !allEqual(opt.Copies) {
+	if weighted {
 		s.cw = make([]float64, s.copies)
 		s.dir = make([]float64, s.copies)
 		s.wsum = 0
@@ -443,7 +444,6 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	tterm := split(s.termChunks, threads, func(lo, hi int) int { return int(s.start[hi]-s.start[lo]) + 2*(hi-lo) })
 	tvar := split(s.varChunks, threads, func(lo, hi int) int { return int(s.tstart[hi]-s.tstart[lo]) + 2*(hi-lo) })
 	r := &run{
-		lowerBound: math.NaN(),
 		s:          s,
 		ctx:        ctx,
 		t:          threads,
@@ -451,6 +451,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 		qLocal:     newScheduler(tterm),
 		qCons:      newScheduler(tvar),
 		qRes:       newScheduler(tterm),
+		lowerBound: math.NaN(),
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < threads; w++ {
