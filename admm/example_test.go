@@ -85,3 +85,30 @@ func ExampleSolver_Solve_warmStart() {
 	// objective warm 0.4741, cold 0.4741
 	// warm start needed fewer iterations: true
 }
+
+// The Lagrangian lower bound certifies a solve: the optimum lies between it
+// and the objective. Here the priors of the constraint example cost at least
+// 1 (y1 + y2 = 1 leaves one unit of "pull" unsatisfied, cheapest on y2), and
+// any duals, even zero ones, give a valid (weaker) bound.
+func ExampleLowerBound() {
+	var p hlmrf.Problem
+	p.AddVars(2)
+	p.AddPotential(2, -1, 1, 0, []int32{0}, []float64{-1}) // 2 max(1 - y1, 0)
+	p.AddPotential(1, -1, 1, 0, []int32{1}, []float64{-1}) // 1 max(1 - y2, 0)
+	p.AddConstraint(hlmrf.Equal, 1, 0, []int32{0, 1}, []float64{1, 1})
+	s, err := admm.New(&p, admm.DefaultOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := s.Solve(context.Background(), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("objective %.3f, lower bound %.3f\n", res.Objective, res.LowerBound)
+	fmt.Printf("bound at zero duals %.3f\n", admm.LowerBound(&p, make([]float64, len(p.Var)), make([]float64, len(p.CVar))))
+	// Output:
+	// objective 1.000, lower bound 1.000
+	// bound at zero duals 0.000
+}
