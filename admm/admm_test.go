@@ -547,36 +547,15 @@ func TestDuals(t *testing.T) {
 	// constraint the minimum of alpha.x over the box cut by a.x <= c (same
 	// candidate points), and each variable min over y_j in [0,1] of
 	// -y_j*sum of its alphas.
+	// (bruteTermMin enumerates exactly those candidate points.)
 	bound := 0.0
 	for i := range p.Weight {
-		vs, cs := p.Terms(i)
-		al := pd[p.Start[i]:p.Start[i+1]]
-		best := math.Inf(1)
-		for _, x := range boxPieceVertices(cs[:len(vs)], p.Const[i]) {
-			h, f := -p.Const[i], 0.0
-			for k := range x {
-				h += cs[k] * x[k]
-				f += al[k] * x[k]
-			}
-			best = min(best, p.Weight[i]*max(h, 0)+f)
-		}
-		bound += best
+		_, cs := p.Terms(i)
+		bound += bruteTermMin(cs, pd[p.Start[i]:p.Start[i+1]], p.Const[i], p.Weight[i], p.Power[i], 0, false)
 	}
 	for j := range p.CKind {
-		vs, cs := p.CTerms(j)
-		al := cd[p.CStart[j]:p.CStart[j+1]]
-		best := math.Inf(1)
-		for _, x := range boxPieceVertices(cs[:len(vs)], p.CConst[j]) {
-			h, f := -p.CConst[j], 0.0
-			for k := range x {
-				h += cs[k] * x[k]
-				f += al[k] * x[k]
-			}
-			if h <= 1e-12 {
-				best = min(best, f)
-			}
-		}
-		bound += best
+		_, cs := p.CTerms(j)
+		bound += bruteTermMin(cs, cd[p.CStart[j]:p.CStart[j+1]], p.CConst[j], 0, 0, p.CKind[j], true)
 	}
 	for j := range sum {
 		bound += min(0, -sum[j])

@@ -35,16 +35,20 @@ func ExampleSolve() {
 	// y = [0.000 0.000 1.000 0.000]
 }
 
-// A hard constraint: the two unknowns must sum to 1, while priors pull y1 up
-// with weight 2 and y2 up with weight 1 (linear hinges). The MAP state puts
-// all mass on y1.
-func ExampleSolver_Solve_constraint() {
+// twoPriors: the two unknowns must sum to 1 (a hard constraint), while
+// priors pull y1 up with weight 2 and y2 up with weight 1 (linear hinges).
+func twoPriors() *hlmrf.Problem {
 	var p hlmrf.Problem
 	p.AddVars(2)
 	p.AddPotential(2, -1, 1, 0, []int32{0}, []float64{-1}) // 2 max(1 - y1, 0)
 	p.AddPotential(1, -1, 1, 0, []int32{1}, []float64{-1}) // 1 max(1 - y2, 0)
 	p.AddConstraint(hlmrf.Equal, 1, 0, []int32{0, 1}, []float64{1, 1})
-	s, err := admm.New(&p, admm.DefaultOptions())
+	return &p
+}
+
+// A hard constraint (twoPriors): the MAP state puts all mass on y1.
+func ExampleSolver_Solve_constraint() {
+	s, err := admm.New(twoPriors(), admm.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -87,27 +91,18 @@ func ExampleSolver_Solve_warmStart() {
 }
 
 // The Lagrangian lower bound certifies a solve: the optimum lies between it
-// and the objective. Here the priors of the constraint example cost at least
-// 1 (y1 + y2 = 1 leaves one unit of "pull" unsatisfied, cheapest on y2), and
-// any duals, even zero ones, give a valid (weaker) bound.
+// and the objective. In twoPriors y1 + y2 = 1 leaves one unit of pull
+// unsatisfied, cheapest on y2, so the optimum is 1; any duals, even zero
+// ones, give a valid (weaker) bound.
 func ExampleLowerBound() {
-	var p hlmrf.Problem
-	p.AddVars(2)
-	p.AddPotential(2, -1, 1, 0, []int32{0}, []float64{-1}) // 2 max(1 - y1, 0)
-	p.AddPotential(1, -1, 1, 0, []int32{1}, []float64{-1}) // 1 max(1 - y2, 0)
-	p.AddConstraint(hlmrf.Equal, 1, 0, []int32{0, 1}, []float64{1, 1})
-	s, err := admm.New(&p, admm.DefaultOptions())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	res, err := s.Solve(context.Background(), nil)
+	p := twoPriors()
+	res, err := admm.Solve(context.Background(), p, admm.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("objective %.3f, lower bound %.3f\n", res.Objective, res.LowerBound)
-	fmt.Printf("bound at zero duals %.3f\n", admm.LowerBound(&p, make([]float64, len(p.Var)), make([]float64, len(p.CVar))))
+	fmt.Printf("bound at zero duals %.3f\n", admm.LowerBound(p, make([]float64, len(p.Var)), make([]float64, len(p.CVar))))
 	// Output:
 	// objective 1.000, lower bound 1.000
 	// bound at zero duals 0.000

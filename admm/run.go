@@ -275,10 +275,7 @@ func (s *Solver) residual(lo, hi int) termPartial {
 			xk := xs[k]
 			d := xk - zk
 			u := ss[k] - zk
-			m := s.uniform
-			if s.cw != nil {
-				m = s.cw[b+k]
-			}
+			m := s.copyWeight(b + k)
 			out.r2 += m * d * d
 			out.xx += m * xk * xk
 			out.zz += m * zk * zk
@@ -324,11 +321,7 @@ func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
 		vs, ss = vs[:len(a)], ss[:len(a)]
 		alpha := sc.alpha(len(a))
 		for k := range a {
-			m := s.uniform
-			if s.cw != nil {
-				m = s.cw[b+k]
-			}
-			alpha[k] = rho * m * (ss[k] - s.z[vs[k]])
+			alpha[k] = rho * s.copyWeight(b+k) * (ss[k] - s.z[vs[k]])
 		}
 		if i < s.m {
 			lb += sc.termBound(a, alpha, s.pc[i], potentialRange(s.w[i], s.power[i]))

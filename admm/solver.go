@@ -274,6 +274,14 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	return s, nil
 }
 
+// copyWeight is the weight of internal copy k (Options.Copies).
+func (s *Solver) copyWeight(k int) float64 {
+	if s.cw != nil {
+		return s.cw[k]
+	}
+	return s.uniform
+}
+
 // allEqual reports whether every copy weight is the same (plain ADMM with
 // scaled weights: the solver then skips the weighted consensus).
 func allEqual(w []float64) bool {
@@ -611,7 +619,7 @@ func constraintTols(p *hlmrf.Problem, tol float64) []float64 {
 // in the limit, because the consensus step is exact. Hence for any y in
 // [0,1]^n that satisfies the hard constraints, f(y) >= sum_i min_{x in [0,1]^{n_i}} (f_i(x) + alpha_i.x)
 // + sum_j min_{y_j in [0,1]} (-y_j * sum of var j's alphas), a certified lower
-// bound that approaches the optimum as the duals converge.
+// bound that approaches the optimum as the duals converge (LowerBound).
 //
 // With copy weights (Options.Copies) the dual of a copy of weight m is
 // rho*m*u: the sum of the duals of the m original copies it stands for, so
@@ -626,11 +634,7 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	all := make([]float64, s.copies)
 	put := func(i int, orig int) {
 		for k := int(s.start[i]); k < int(s.start[i+1]); k++ {
-			d := rho * s.uniform * (s.s[k] - s.z[s.vars[k]])
-			if s.cw != nil {
-				d = rho * s.cw[k] * (s.s[k] - s.z[s.vars[k]])
-			}
-			all[orig+k-int(s.start[i])] = d
+			all[orig+k-int(s.start[i])] = rho * s.copyWeight(k) * (s.s[k] - s.z[s.vars[k]])
 		}
 	}
 	for ii, i := range s.pot {

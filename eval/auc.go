@@ -78,7 +78,7 @@ func (e *AUCEvaluator) Evaluate(atoms []Atom) (Result, error) {
 	}
 	nprc := auprcSorted(pts, nneg)
 	vals := []float64{roc, pprc, nprc, float64(npos), float64(nneg)}
-	return result(e.Name(), aucMetrics, vals, rep(e.Representative, "AUROC"), true), nil
+	return result(e.Name(), aucMetrics, vals, cmp.Or(e.Representative, "AUROC"), true), nil
 }
 
 // Scored is one ranked item: its score (higher ranks first) and whether it

@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -180,7 +182,7 @@ func (e *CategoricalEvaluator) Evaluate(atoms []Atom) (Result, error) {
 		}
 	}
 	vals := []float64{float64(correct) / float64(len(ents)), float64(correct), float64(len(ents)), float64(predTies), float64(truthTies)}
-	return result(e.Name(), categoricalMetrics, vals, rep(e.Representative, "ACCURACY"), true), nil
+	return result(e.Name(), categoricalMetrics, vals, cmp.Or(e.Representative, "ACCURACY"), true), nil
 }
 
 // joinKey joins arguments with a separator that cannot be confused with
@@ -198,12 +200,7 @@ func joinKey(args []string) string {
 // compareCategory orders category argument lists: argument by argument,
 // numerically when both parse as integers, else as strings.
 func compareCategory(a, b []string) int {
-	for i := range min(len(a), len(b)) {
-		if c := CompareArg(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return len(a) - len(b)
+	return slices.CompareFunc(a, b, CompareArg)
 }
 
 // CompareArg orders two atom arguments (ids such as paper or category ids)

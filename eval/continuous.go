@@ -1,6 +1,9 @@
 package eval
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // ContinuousEvaluator is PSL's ContinuousEvaluator: mean absolute error, mean
 // squared error and its root over all atoms.
@@ -42,5 +45,5 @@ func (e *ContinuousEvaluator) Evaluate(atoms []Atom) (Result, error) {
 	n := float64(len(atoms))
 	mse := sq / n
 	vals := []float64{abs / n, mse, math.Sqrt(mse)}
-	return result(e.Name(), continuousMetrics, vals, rep(e.Representative, "MSE"), false), nil
+	return result(e.Name(), continuousMetrics, vals, cmp.Or(e.Representative, "MSE"), false), nil
 }

@@ -1,5 +1,7 @@
 package eval
 
+import "cmp"
+
 // Confusion holds the confusion counts of a thresholded binary evaluation.
 type Confusion struct {
 	TP, FP, TN, FN int
@@ -94,15 +96,7 @@ func (e *DiscreteEvaluator) Evaluate(atoms []Atom) (Result, error) {
 	c := NewConfusion(atoms, e.Threshold)
 	vals := []float64{c.Accuracy(), c.F1(), c.PositivePrecision(), c.PositiveRecall(), c.NegativePrecision(), c.NegativeRecall(),
 		float64(c.TP), float64(c.FP), float64(c.TN), float64(c.FN)}
-	return result(e.Name(), discreteMetrics, vals, rep(e.Representative, "F1"), true), nil
-}
-
-// rep returns r, or def when r is empty (a zero-value evaluator).
-func rep(r, def string) string {
-	if r == "" {
-		return def
-	}
-	return r
+	return result(e.Name(), discreteMetrics, vals, cmp.Or(e.Representative, "F1"), true), nil
 }
 
 func result(name string, names []string, vals []float64, representative string, higher bool) Result {

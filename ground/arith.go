@@ -54,12 +54,8 @@ type fnode struct {
 
 // arithPlan grounds an arithmetic rule.
 type arithPlan struct {
+	template
 	g        *Grounder
-	rule     *model.Rule
-	weight   float64
-	power    uint8
-	group    int32
-	hard     bool
 	rel      model.Relation
 	atoms    []patom
 	summands []psummand
@@ -78,10 +74,7 @@ type arithPlan struct {
 // rule has no grounding.
 func (g *Grounder) planArith(r *model.Rule) (*arithPlan, error) {
 	ar := r.Arith
-	p := &arithPlan{g: g, rule: r, weight: r.Weight, power: 1, group: int32(r.Index), hard: !r.Weighted, rel: ar.Rel}
-	if r.Squared {
-		p.power = 2
-	}
+	p := &arithPlan{template: templateOf(r), g: g, rel: ar.Rel}
 	// Plain variables take slots 0..nplain-1, summation variables after.
 	var sl slots
 	for _, side := range [][]model.Summand{ar.LHS, ar.RHS} {

@@ -8,19 +8,13 @@ import (
 // clausePlan grounds one CNF clause of a logical rule.
 type clausePlan struct {
 	joinPlan
-	weight float64
-	power  uint8
-	group  int32
-	hard   bool
+	template
 }
 
 // planClause compiles clause c of rule r: its atoms and comparisons, the
 // join order of its binding atoms, and where each check runs.
 func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
-	p := &clausePlan{weight: r.Weight, power: 1, group: int32(r.Index), hard: !r.Weighted}
-	if r.Squared {
-		p.power = 2
-	}
+	p := &clausePlan{template: templateOf(r)}
 	p.g = g
 	var sl slots
 	var binding, heads []int

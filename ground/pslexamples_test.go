@@ -3,7 +3,6 @@ package ground
 import (
 	"bytes"
 	"errors"
-	"hinge/internal/shareddata"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hinge/internal/shareddata"
 	"hinge/model"
 	"hinge/store"
 	"hinge/syntax"

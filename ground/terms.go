@@ -25,7 +25,6 @@ type arg struct {
 
 // patom is an atom of a rule compiled against the store.
 type patom struct {
-	pred    *model.Predicate
 	tab     *store.Table
 	varOf   []int32 // row -> variable column, -1 when observed
 	args    []arg
@@ -59,7 +58,7 @@ func (s *slots) get(name string) int32 {
 // compileAtom resolves a's arguments: constants to dictionary ids, variables
 // to slots (summation variables marked argSum).
 func (g *Grounder) compileAtom(a *model.Atom, sl *slots) patom {
-	p := patom{pred: a.Pred, tab: g.tables[a.Pred.Index], varOf: g.varOf[a.Pred.Index], args: make([]arg, len(a.Args))}
+	p := patom{tab: g.tables[a.Pred.Index], varOf: g.varOf[a.Pred.Index], args: make([]arg, len(a.Args))}
 	for i, t := range a.Args {
 		switch t.Kind {
 		case model.Constant:
@@ -247,6 +246,22 @@ func maxOver(coefs []float64) float64 {
 		}
 	}
 	return s
+}
+
+// template is what every ground potential or constraint of a rule shares.
+type template struct {
+	weight float64
+	power  uint8 // 1, or 2 for a squared rule
+	group  int32 // the rule's index
+	hard   bool
+}
+
+func templateOf(r *model.Rule) template {
+	t := template{weight: r.Weight, power: 1, group: int32(r.Index), hard: !r.Weighted}
+	if r.Squared {
+		t.power = 2
+	}
+	return t
 }
 
 // addHinge appends weight*max(sum coef*y - c, 0)^power unless it has no

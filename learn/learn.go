@@ -226,20 +226,18 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 	}
 	p := g.Problem
 	R := len(m.Rules)
+	count := make([]int, R)
 	for i, grp := range p.Group {
 		if grp < 0 || int(grp) >= R {
 			return nil, fmt.Errorf("ground potential %d belongs to rule %d, but the model has %d rules", i, grp, R)
 		}
+		count[grp]++
 	}
 	truth, ts, err := Truth(g, s)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Method: opt.Method, Truth: ts, Weights: make([]float64, R), Initial: make([]float64, R), Learned: make([]bool, R)}
-	count := make([]int, R)
-	for _, grp := range p.Group {
-		count[grp]++
-	}
 	for r, rule := range m.Rules {
 		res.Initial[r] = rule.Weight
 		res.Weights[r] = rule.Weight
@@ -259,11 +257,7 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 	if ts.Nonzero == 0 {
 		res.Warnings = append(res.Warnings, "every truth value is 0: the learned weights can only favour rules satisfied by all-false targets")
 	}
-	anyLearned := false
-	for _, l := range res.Learned {
-		anyLearned = anyLearned || l
-	}
-	if !anyLearned {
+	if !slices.Contains(res.Learned, true) {
 		return nil, fmt.Errorf("%w: no weighted rule has ground potentials", ErrNothingToLearn)
 	}
 	// Weights of the ground problem follow the rules' weights.
@@ -443,13 +437,11 @@ func average(w []float64, learned []bool, sum []float64, steps int) {
 }
 
 // incompatibilities returns Phi_r(y), the summed incompatibility of each
-// group's potentials at y.
+// group's potentials at y; every group is in 0..groups-1 (Learn checks).
 func incompatibilities(p *hlmrf.Problem, y []float64, groups int) []float64 {
 	phi := make([]float64, groups)
 	for i, grp := range p.Group {
-		if grp >= 0 && int(grp) < groups {
-			phi[grp] += p.Incompatibility(i, y)
-		}
+		phi[grp] += p.Incompatibility(i, y)
 	}
 	return phi
 }

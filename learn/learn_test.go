@@ -183,7 +183,7 @@ func TestMPLEOptimality(t *testing.T) {
 }
 
 // PPLL separates by rule, so its optimum is found weight by weight: a
-// golden-section search on each weight alone must agree with the joint
+// ternary search on each weight alone must agree with the joint
 // projected-gradient optimum.
 func TestPPLLMatchesOneDimensionalSearch(t *testing.T) {
 	res, obj := learnWithObjective(t, 5, PPLL, 1e-10, 0.05)
@@ -196,16 +196,7 @@ func TestPPLLMatchesOneDimensionalSearch(t *testing.T) {
 			w[r] = x
 			return obj.Value(w)
 		}
-		a, b := 0.0, 100.0
-		for range 200 {
-			c, d := a+(b-a)*0.382, b-(b-a)*0.382
-			if f(c) <= f(d) {
-				b = d
-			} else {
-				a = c
-			}
-		}
-		best := (a + b) / 2
+		best := ternaryMin(f, 0, 100, 200)
 		if math.Abs(best-res.Weights[r]) > 1e-5*max(1, best) {
 			t.Errorf("rule %d: joint optimum %v, one-dimensional search %v", r, res.Weights[r], best)
 		}

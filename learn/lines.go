@@ -27,8 +27,6 @@ import (
 // breakpoints in sorted order, the interval) is computed once, in newLines;
 // an evaluation only reads the weights.
 type lines struct {
-	numGroups int
-
 	lo, hi   []float64 // per line
 	incStart []int32   // per line: incidences incStart[l]..incStart[l+1]
 	bndStart []int32   // per line: interior breakpoints bnd[bndStart[l]..bndStart[l+1]]
@@ -145,7 +143,7 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 		}
 	}
 	bl := &builder{p: p, truth: truth, learn: learnable, piecewise: piecewise,
-		out: &lines{numGroups: len(learnable), incStart: []int32{0}, bndStart: []int32{0}}}
+		out: &lines{incStart: []int32{0}, bndStart: []int32{0}}}
 	bl.prepare()
 
 	inEquality := make([]bool, p.NumVars)
@@ -314,17 +312,16 @@ func (bl *builder) addLine(v1, v2 int32, d2 float64, constrained, pair bool) {
 		return 0
 	})
 	if bl.piecewise {
-		// One conditional per learnable group among the incidences.
-		groups := map[int32]bool{}
+		// One conditional per learnable group among the incidences, in
+		// group order.
 		var order []int32
 		for _, in := range inc {
-			g := p.Group[in.pot]
-			if g >= 0 && int(g) < len(bl.learn) && bl.learn[g] && !groups[g] {
-				groups[g] = true
+			if g := p.Group[in.pot]; bl.learns(g) {
 				order = append(order, g)
 			}
 		}
 		slices.Sort(order)
+		order = slices.Compact(order)
 		if len(order) == 0 {
 			bl.stats.Empty++
 			return
@@ -348,6 +345,11 @@ func (bl *builder) addLine(v1, v2 int32, d2 float64, constrained, pair bool) {
 	} else {
 		bl.stats.Single++
 	}
+}
+
+// learns reports whether potentials of group g have a learned weight.
+func (bl *builder) learns(g int32) bool {
+	return g >= 0 && int(g) < len(bl.learn) && bl.learn[g]
 }
 
 // boxRange returns the range of t for which y + d*t stays in [0,1].
@@ -436,7 +438,7 @@ func (bl *builder) emit(lo, hi float64, inc []incidence) {
 	for _, in := range inc {
 		g := p.Group[in.pot]
 		w := 0.0
-		if g < 0 || int(g) >= len(bl.learn) || !bl.learn[g] {
+		if !bl.learns(g) {
 			g, w = -1, p.Weight[in.pot]
 		}
 		var piece int32

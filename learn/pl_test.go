@@ -390,22 +390,8 @@ func TestConditionalMomentsLargeWeights(t *testing.T) {
 }
 
 func TestPseudoLikelihoodThreadsIdentical(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
 	// A larger problem so that there are several chunks.
-	p := &hlmrf.Problem{}
-	n := 3000
-	p.AddVars(n)
-	truth := make([]float64, n)
-	for i := range truth {
-		truth[i] = float64(rng.IntN(2))
-	}
-	for range 4 * n {
-		a, b := int32(rng.IntN(n)), int32(rng.IntN(n))
-		if a == b {
-			continue
-		}
-		p.AddPotential(1, 0, uint8(1+rng.IntN(2)), int32(rng.IntN(3)), []int32{a, b}, []float64{1, -1})
-	}
+	p, truth := chainProblem(3000)
 	learnable := []bool{true, true, true}
 	w := []float64{0.3, 1.7, 0.01}
 	var ref []float64

@@ -143,7 +143,6 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 			return nil, fmt.Errorf("maxsat: constraint %d: %w", j, err)
 		}
 	}
-	in.NumVars = p.NumVars
 	return in, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"hinge/hlmrf"
 )
 
 // WCNF files come in two forms, told apart by whether a "p" line comes
@@ -54,9 +56,9 @@ func (e *SyntaxError) Error() string {
 
 // maxVars bounds variable numbers: literals must fit in an int32, and a
 // header may not make the solver allocate per-variable arrays of many
-// gigabytes for variables that occur nowhere (2^28 variables already need
-// 2 GiB per float64 array).
-const maxVars = 1<<28 - 1
+// gigabytes for variables that occur nowhere. The relaxation is an HL-MRF
+// over the same variables, so the bound is the exchange format's.
+const maxVars = hlmrf.MaxVars
 
 // maxClauses bounds the clause count (the occurrence lists pack a clause
 // index and a sign bit into an int32).

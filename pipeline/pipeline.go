@@ -132,10 +132,7 @@ func parseConfigRules(cfg *store.Config, m *model.Model) error {
 			errs = append(errs, &model.Error{Pos: rs.Pos, Msg: err.Error()})
 		}
 	}
-	if len(errs) > 0 {
-		return errs
-	}
-	return nil
+	return errs.Err()
 }
 
 // Ground grounds the program's rules over its data.

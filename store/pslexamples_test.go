@@ -2,14 +2,15 @@ package store
 
 import (
 	"bufio"
-	"hinge/internal/measure"
-	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"hinge/internal/measure"
+	"hinge/internal/shareddata"
 )
 
 // naiveKeys is an independent count of a TSV file's atoms: the distinct

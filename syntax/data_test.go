@@ -2,7 +2,6 @@ package syntax
 
 import (
 	"encoding/json"
-	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"hinge/internal/shareddata"
 	"hinge/model"
 )
 

@@ -27,7 +27,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -83,17 +82,11 @@ func run(sizes, threads string, runs, degree int, observed float64, seed uint64,
 		}
 		ths = append(ths, n)
 	}
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := measure.StartCPUProfile(cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	var report []row
 	fmt.Printf("%-6s %7s %7s %10s %10s %9s %9s %12s %9s %9s\n", "size", "people", "threads", "potentials", "variables", "wall_s", "cpu_s", "pot/s", "alloc_B/p", "heap_B/p")
 	for _, name := range strings.Split(sizes, ",") {

@@ -99,20 +99,19 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%s: learn split %d variables, %d potentials; eval split %d variables, %d potentials\n",
 			name, learnG.Problem.NumVars, learnG.Problem.NumPotentials(), evalG.Problem.NumVars, evalG.Problem.NumPotentials())
 
+		untrained := make([]float64, len(evalProg.Model.Rules))
+		for r, rule := range evalProg.Model.Rules {
+			untrained[r] = rule.Weight
+		}
 		for _, c := range configs {
-			weights := make([]float64, len(evalProg.Model.Rules))
-			for r, rule := range evalProg.Model.Rules {
-				weights[r] = rule.Weight
-			}
+			weights := untrained
 			wall, cpu, iters := "", "", ""
 			if !c.untrained {
 				var walls, cpus []float64
 				var res *learn.Result
 				for range *runs {
-					// Start every run from the model's weights.
-					for i, grp := range learnG.Problem.Group {
-						learnG.Problem.Weight[i] = learnProg.Model.Rules[grp].Weight
-					}
+					// Every run starts from the model's weights: Learn sets
+					// them on the ground problem first.
 					opt := learn.DefaultOptions()
 					opt.Method, opt.Constraints, opt.Iterations = c.method, c.cons, c.iters
 					opt.Threads, opt.ADMM.Threads = *threads, *threads

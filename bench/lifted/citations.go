@@ -8,9 +8,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"hinge/ground"
 	"hinge/internal/citations"
-	"hinge/pipeline"
 )
 
 // paperTable1 are the paper's Table 1 seconds (single-threaded C++/Java
@@ -50,20 +48,14 @@ func runCitations(ctx context.Context, c *config, name string) error {
 	if err := citations.WritePSL(split, tmp); err != nil {
 		return err
 	}
-	sw := startWatch()
-	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(tmp, name+".psl"), Data: filepath.Join(tmp, name+".data")})
-	if err != nil {
-		return &badInputError{err}
-	}
-	g, err := prog.Ground(ground.Options{Threads: c.threads})
+	prob, groundT, err := groundPSL(tmp, name, c.threads, true)
 	if err != nil {
 		return err
 	}
-	groundT := sw.elapsed()
 	c.logf("%s: %d papers, %d links, seed %d: %d variables, %d potentials, %d constraints (load+ground %.2f s)",
-		name, len(ds.Papers), len(ds.Links), c.citeSeed, g.Problem.NumVars, g.Problem.NumPotentials(), g.Problem.NumConstraints(), groundT.Wall)
+		name, len(ds.Papers), len(ds.Links), c.citeSeed, prob.NumVars, prob.NumPotentials(), prob.NumConstraints(), groundT.Wall)
 
-	cmp, err := compare(ctx, g.Problem, c.admm, c.runs, c.objTol)
+	cmp, err := compare(ctx, prob, c.admm, c.runs, c.objTol)
 	if err != nil {
 		return err
 	}

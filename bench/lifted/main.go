@@ -36,11 +36,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 
 	"hinge/admm"
+	"hinge/internal/measure"
 	"hinge/internal/shareddata"
 )
 
@@ -209,17 +210,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := measure.StartCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	for _, e := range c.experiments {
 		var err error
 		switch e {
@@ -245,11 +240,7 @@ func parseList(s string, allowed []string) ([]string, error) {
 		if f == "" {
 			continue
 		}
-		ok := false
-		for _, a := range allowed {
-			ok = ok || a == f
-		}
-		if !ok {
+		if !slices.Contains(allowed, f) {
 			return nil, fmt.Errorf("unknown item %q (want one of %s)", f, strings.Join(allowed, ", "))
 		}
 		out = append(out, f)

@@ -16,9 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/ground"
 	"hinge/hlmrf"
-	"hinge/pipeline"
 )
 
 // readCSV reads a results file as maps from column name to cell.
@@ -274,20 +272,6 @@ func TestBiasValues(t *testing.T) {
 	}
 }
 
-// groundPSL loads and grounds dir/name.psl with dir/name.data.
-func groundPSL(t *testing.T, dir, name string) *hlmrf.Problem {
-	t.Helper()
-	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(dir, name+".psl"), Data: filepath.Join(dir, name+".data")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := prog.Ground(ground.Options{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g.Problem
-}
-
 // TestSocialGroundCounts grounds the converted PSL form of a generated
 // network and checks the counts against the rules worked out by hand: one
 // bias potential per registered person with a nonzero bias (the other
@@ -308,7 +292,10 @@ func TestSocialGroundCounts(t *testing.T) {
 	if err := net.writePSL(dir, false); err != nil {
 		t.Fatal(err)
 	}
-	p := groundPSL(t, dir, "social")
+	p, _, err := groundPSL(dir, "social", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	wantPots := 0
 	for _, x := range net.Bias {
@@ -427,7 +414,10 @@ func TestSmokersGroundCounts(t *testing.T) {
 		if err := g.writePSL(dir, true, decimalsOf[values]); err != nil {
 			t.Fatal(err)
 		}
-		p := groundPSL(t, dir, "smokers")
+		p, _, err := groundPSL(dir, "smokers", 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if p.NumVars != 20 || p.NumPotentials() != smokersPotentialsOracle(g) {
 			t.Errorf("%s: %d variables, %d potentials; want 20, %d", values, p.NumVars, p.NumPotentials(), smokersPotentialsOracle(g))
 		}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"time"
 
 	"hinge/admm"
+	"hinge/ground"
 	"hinge/hlmrf"
 	"hinge/internal/measure"
 	"hinge/lift"
+	"hinge/pipeline"
 )
 
 // timing is one measured duration: wall-clock and process CPU seconds.
@@ -28,6 +31,25 @@ func startWatch() stopwatch { return stopwatch{time.Now(), measure.CPUSeconds()}
 
 func (s stopwatch) elapsed() timing {
 	return timing{time.Since(s.t0).Seconds(), measure.CPUSeconds() - s.cpu0}
+}
+
+// groundPSL loads dir/name.psl with dir/name.data through the pipeline and
+// grounds them with threads workers, timing both. A load error is returned
+// as bad input (exit 2) when badLoad is set.
+func groundPSL(dir, name string, threads int, badLoad bool) (*hlmrf.Problem, timing, error) {
+	sw := startWatch()
+	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(dir, name+".psl"), Data: filepath.Join(dir, name+".data")})
+	if err != nil {
+		if badLoad {
+			err = &badInputError{err}
+		}
+		return nil, timing{}, err
+	}
+	g, err := prog.Ground(ground.Options{Threads: threads})
+	if err != nil {
+		return nil, timing{}, err
+	}
+	return g.Problem, sw.elapsed(), nil
 }
 
 // sizes are the dimensions of a problem.

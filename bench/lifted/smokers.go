@@ -10,9 +10,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot/vg"
-
-	"hinge/ground"
-	"hinge/pipeline"
 )
 
 // smokersGraph is one synthetic smokers instance (paper 000, section 4,
@@ -163,7 +160,7 @@ func runSmokers(ctx context.Context, c *config) error {
 	var rows []smokersRow
 	for _, values := range c.smokersValues {
 		for _, edges := range c.smokersEdges {
-			r, err := smokersInstance(ctx, c, values, edges, c.runs)
+			r, err := smokersInstance(ctx, c, values, edges)
 			if err != nil {
 				return fmt.Errorf("%s, %d edges: %w", values, edges, err)
 			}
@@ -242,7 +239,7 @@ func ratio(before, after int) float64 {
 }
 
 // smokersInstance generates, grounds and measures one instance.
-func smokersInstance(ctx context.Context, c *config, values string, edges, runs int) (*smokersRow, error) {
+func smokersInstance(ctx context.Context, c *config, values string, edges int) (*smokersRow, error) {
 	g, err := genSmokers(c.smokersPeople, edges, values, c.smokersSeed)
 	if err != nil {
 		return nil, err
@@ -255,19 +252,12 @@ func smokersInstance(ctx context.Context, c *config, values string, edges, runs 
 	if err := g.writePSL(tmp, c.smokersSquared, decimalsOf[values]); err != nil {
 		return nil, err
 	}
-	sw := startWatch()
-	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(tmp, "smokers.psl"), Data: filepath.Join(tmp, "smokers.data")})
+	p, gt, err := groundPSL(tmp, "smokers", c.threads, false)
 	if err != nil {
 		return nil, err
 	}
-	gr, err := prog.Ground(ground.Options{Threads: c.threads})
-	if err != nil {
-		return nil, err
-	}
-	gt := sw.elapsed()
-	p := gr.Problem
 	c.logf("smokers %s %d edges: %d variables, %d potentials (load+ground %.2f s)", values, edges, p.NumVars, p.NumPotentials(), gt.Wall)
-	cmp, err := compare(ctx, p, c.admm, runs, c.objTol)
+	cmp, err := compare(ctx, p, c.admm, c.runs, c.objTol)
 	if err != nil {
 		return nil, err
 	}

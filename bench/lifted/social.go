@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,10 +16,8 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"hinge/ground"
 	"hinge/hlmrf"
 	"hinge/internal/atomicfile"
-	"hinge/pipeline"
 )
 
 // socialRelations are the network's relations and their rule weights
@@ -183,13 +182,7 @@ func (net *socialNet) writePSL(dir string, squared bool) error {
 	}
 	data.WriteString("targets:\n  votes: votes_targets.txt\n")
 
-	registered := slices.Sorted(func(yield func(string) bool) {
-		for p := range net.Bias {
-			if !yield(p) {
-				return
-			}
-		}
-	})
+	registered := slices.Sorted(maps.Keys(net.Bias))
 	files := map[string]func(w *bufio.Writer){
 		"social.psl":  func(w *bufio.Writer) { w.WriteString(socialModel(squared)) },
 		"social.data": func(w *bufio.Writer) { w.WriteString(data.String()) },
@@ -242,10 +235,7 @@ func newPermutation(p *hlmrf.Problem, seed uint64) *permutation {
 		for i := range out {
 			out[i] = int32(i)
 		}
-		for i := n - 1; i > 0; i-- {
-			j := rng.IntN(i + 1)
-			out[i], out[j] = out[j], out[i]
-		}
+		rng.Shuffle(n, func(i, j int) { out[i], out[j] = out[j], out[i] })
 		return out
 	}
 	return &permutation{Var: perm(p.NumVars), Pot: perm(p.NumPotentials()), Con: perm(p.NumConstraints())}
@@ -329,17 +319,10 @@ func runSocial(ctx context.Context, c *config) error {
 	if err := net.writePSL(tmp, c.socialSquared); err != nil {
 		return err
 	}
-	sw := startWatch()
-	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(tmp, "social.psl"), Data: filepath.Join(tmp, "social.data")})
+	base, gt, err := groundPSL(tmp, "social", c.threads, false)
 	if err != nil {
 		return err
 	}
-	g, err := prog.Ground(ground.Options{Threads: c.threads})
-	if err != nil {
-		return err
-	}
-	gt := sw.elapsed()
-	base := g.Problem
 	nEdges := 0
 	for _, e := range net.Edges {
 		nEdges += len(e)

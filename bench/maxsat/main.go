@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -59,16 +58,11 @@ func main() {
 	dump := flag.String("dump", "", "write the generated instances as WCNF into this directory and exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the main table to this file")
 	flag.Parse()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			fail(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fail(err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := measure.StartCPUProfile(*cpuprofile)
+	if err != nil {
+		fail(err)
 	}
+	defer stopProfile()
 
 	sz, err := parseInts(*sizes)
 	if err != nil {
@@ -81,7 +75,7 @@ func main() {
 		for _, kind := range strings.Split(*kinds, ",") {
 			for _, m := range sz {
 				for r := 0; r < *reps; r++ {
-					s := *seed + uint64(r)*7919
+					s := repSeed(*seed, r)
 					in := generate(kind, m, s)
 					path := filepath.Join(*dump, fmt.Sprintf("%s-%d-%d.wcnf", kind, m, s))
 					if err := atomicfile.Write(path, func(w io.Writer) error { return maxsat.Write(w, in, maxsat.Format2022) }); err != nil {
@@ -105,7 +99,7 @@ func main() {
 			var iters, relax, round, perM, cert, exact, exactS, vsMWS, flips []float64
 			var vars, clauses int
 			for r := 0; r < *reps; r++ {
-				s := *seed + uint64(r)*7919
+				s := repSeed(*seed, r)
 				in := generate(kind, m, s)
 				vars, clauses = in.NumVars, in.NumClauses()
 				res, err := maxsat.Solve(context.Background(), in, opt)
@@ -174,7 +168,7 @@ func tolSweep(sz []int, kinds []string, reps int, seed uint64, opt maxsat.Option
 				var clauses, proven int
 				src := map[string]int{}
 				for r := 0; r < reps; r++ {
-					in := generate(kind, m, seed+uint64(r)*7919)
+					in := generate(kind, m, repSeed(seed, r))
 					clauses = in.NumClauses()
 					res, err := maxsat.Solve(context.Background(), in, o)
 					if err != nil {
@@ -208,6 +202,10 @@ func topKey(m map[string]int) string {
 	}
 	return bk
 }
+
+// repSeed is the seed of instance r of a row: the same in the main table,
+// the -tol sweep and -dump, so dumped instances are the measured ones.
+func repSeed(seed uint64, r int) uint64 { return seed + uint64(r)*7919 }
 
 // generate makes an instance of about m clauses.
 func generate(kind string, m int, seed uint64) *maxsat.Instance {

@@ -41,22 +41,14 @@ type inferOptions struct {
 // hinge ground plus the solve and evaluation.
 type inferReport struct {
 	problemSizes
-	Rules                  []ruleReport                  `json:"rules"`
-	Method                 string                        `json:"method"`
-	Objective              float64                       `json:"objective"`
-	LowerBound             *float64                      `json:"lower_bound,omitempty"`
-	RelativeGap            *float64                      `json:"relative_gap,omitempty"`
-	Iterations             int                           `json:"iterations"`
-	Converged              bool                          `json:"converged"`
-	PrimalResidual         float64                       `json:"primal_residual"`
-	DualResidual           float64                       `json:"dual_residual"`
-	MaxConstraintViolation float64                       `json:"max_constraint_violation"`
-	ViolatedConstraints    int                           `json:"violated_constraints"`
-	Lifted                 *problemSizes                 `json:"lifted,omitempty"`
-	Discrete               *maxsat.Report                `json:"discrete,omitempty"`
-	Evaluation             map[string]map[string]float64 `json:"evaluation"`
-	Outputs                []string                      `json:"outputs,omitempty"`
-	Seconds                inferSeconds                  `json:"seconds"`
+	Rules  []ruleReport `json:"rules"`
+	Method string       `json:"method"`
+	solverReport
+	Lifted     *problemSizes                 `json:"lifted,omitempty"`
+	Discrete   *maxsat.Report                `json:"discrete,omitempty"`
+	Evaluation map[string]map[string]float64 `json:"evaluation"`
+	Outputs    []string                      `json:"outputs,omitempty"`
+	Seconds    inferSeconds                  `json:"seconds"`
 }
 
 type inferSeconds struct {
@@ -289,11 +281,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 		rep.Seconds.Solve -= *rep.Seconds.Lift
 	}
 	// For a lifted solve these figures are already those of the original problem.
-	rep.Objective = res.Objective
-	rep.Iterations, rep.Converged = res.Iterations, res.Converged
-	rep.PrimalResidual, rep.DualResidual = res.PrimalResidual, res.DualResidual
-	rep.MaxConstraintViolation, rep.ViolatedConstraints = res.MaxViolation, res.Violated
-	rep.LowerBound, rep.RelativeGap = gapFields(res.Objective, res.LowerBound)
+	rep.solverReport = solverReportOf(res)
 	bound := ""
 	if rep.LowerBound != nil {
 		bound = fmt.Sprintf(" (lower bound %.6g, relative gap %.2g)", *rep.LowerBound, *rep.RelativeGap)

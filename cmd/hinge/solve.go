@@ -33,20 +33,41 @@ type solveOptions struct {
 type solveReport struct {
 	File string `json:"file"`
 	problemSizes
-	Objective              float64       `json:"objective"`
-	LowerBound             *float64      `json:"lower_bound,omitempty"`
-	RelativeGap            *float64      `json:"relative_gap,omitempty"`
-	Iterations             int           `json:"iterations"`
-	Converged              bool          `json:"converged"`
-	PrimalResidual         float64       `json:"primal_residual"`
-	DualResidual           float64       `json:"dual_residual"`
-	PrimalTolerance        float64       `json:"primal_tolerance"`
-	DualTolerance          float64       `json:"dual_tolerance"`
-	MaxConstraintViolation float64       `json:"max_constraint_violation"`
-	ViolatedConstraints    int           `json:"violated_constraints"`
-	WorstConstraint        int           `json:"worst_constraint"` // 1-based among the file's constraints, 0 when none is violated
-	Lifted                 *problemSizes `json:"lifted,omitempty"`
-	Seconds                solveSeconds  `json:"seconds"`
+	solverReport
+	PrimalTolerance float64       `json:"primal_tolerance"`
+	DualTolerance   float64       `json:"dual_tolerance"`
+	WorstConstraint int           `json:"worst_constraint"` // 1-based among the file's constraints, 0 when none is violated
+	Lifted          *problemSizes `json:"lifted,omitempty"`
+	Seconds         solveSeconds  `json:"seconds"`
+}
+
+// solverReport is the part of the --report JSON that hinge solve and hinge
+// infer share: how the solve ended, on the user's problem.
+type solverReport struct {
+	Objective              float64  `json:"objective"`
+	LowerBound             *float64 `json:"lower_bound,omitempty"`
+	RelativeGap            *float64 `json:"relative_gap,omitempty"`
+	Iterations             int      `json:"iterations"`
+	Converged              bool     `json:"converged"`
+	PrimalResidual         float64  `json:"primal_residual"`
+	DualResidual           float64  `json:"dual_residual"`
+	MaxConstraintViolation float64  `json:"max_constraint_violation"`
+	ViolatedConstraints    int      `json:"violated_constraints"`
+}
+
+// solverReportOf fills a solverReport from an ADMM result.
+func solverReportOf(res *admm.Result) solverReport {
+	r := solverReport{
+		Objective:              res.Objective,
+		Iterations:             res.Iterations,
+		Converged:              res.Converged,
+		PrimalResidual:         res.PrimalResidual,
+		DualResidual:           res.DualResidual,
+		MaxConstraintViolation: res.MaxViolation,
+		ViolatedConstraints:    res.Violated,
+	}
+	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound)
+	return r
 }
 
 type solveSeconds struct {
@@ -175,25 +196,18 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		}
 	}
 	r := solveReport{
-		File:                   path,
-		problemSizes:           sizesOf(p),
-		Objective:              res.Objective,
-		Iterations:             res.Iterations,
-		Converged:              res.Converged,
-		PrimalResidual:         res.PrimalResidual,
-		DualResidual:           res.DualResidual,
-		PrimalTolerance:        res.PrimalTol,
-		DualTolerance:          res.DualTol,
-		MaxConstraintViolation: res.MaxViolation,
-		ViolatedConstraints:    res.Violated,
-		WorstConstraint:        res.Worst + 1,
-		Lifted:                 lifted,
-		Seconds:                solveSeconds{Load: load, Lift: liftSec, Solve: solveSec, Total: time.Since(start).Seconds()},
+		File:            path,
+		problemSizes:    sizesOf(p),
+		solverReport:    solverReportOf(res),
+		PrimalTolerance: res.PrimalTol,
+		DualTolerance:   res.DualTol,
+		WorstConstraint: res.Worst + 1,
+		Lifted:          lifted,
+		Seconds:         solveSeconds{Load: load, Lift: liftSec, Solve: solveSec, Total: time.Since(start).Seconds()},
 	}
 	if res.Violated == 0 {
 		r.WorstConstraint = 0
 	}
-	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound)
 	printSolveSummary(stdout, &r, o.admm.MaxIter)
 	if o.report != "" {
 		if err := writeJSON(o.report, r); err != nil {

@@ -15,12 +15,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"hinge/internal/shareddata"
 	"io"
 	"os"
 	"path/filepath"
 
 	"hinge/internal/citations"
+	"hinge/internal/shareddata"
 )
 
 func main() {

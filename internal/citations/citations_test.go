@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"hinge/internal/shareddata"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"hinge/eval"
+	"hinge/internal/shareddata"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -1,7 +1,7 @@
 // Package measure holds what benchmarks share for reporting their runs (the
 // programs under bench/ and the packages' go test benchmarks): the process's
-// CPU time (CPUTime, CPUSeconds; in cputime_*.go) and the median of repeated
-// measurements.
+// CPU time (CPUTime, CPUSeconds; in cputime_*.go), the median of repeated
+// measurements, and the -cpuprofile flag's profile (StartCPUProfile).
 package measure
 
 import "slices"
