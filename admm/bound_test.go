@@ -131,3 +131,35 @@ func TestLowerBound(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTermBound measures one term's share of the Lagrangian bound
+// (termBound) for 3-variable squared hinges with random coefficients and
+// duals: what a bound phase costs per potential.
+//
+//	go test -run '^$' -bench TermBound ./admm
+func BenchmarkTermBound(b *testing.B) {
+	rng := newRand(1)
+	type term struct {
+		a, alpha []float64
+		c        float64
+		r        lambdaRange
+	}
+	ts := make([]term, 1024)
+	for i := range ts {
+		a, alpha := make([]float64, 3), make([]float64, 3)
+		for k := range a {
+			a[k], alpha[k] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		ts[i] = term{a, alpha, rng.NormFloat64(), potentialRange(1+rng.Float64(), 2)}
+	}
+	var sc boundScratch
+	sum, i := 0.0, 0
+	for b.Loop() {
+		t := &ts[i&1023]
+		sum += sc.termBound(t.a, t.alpha, t.c, t.r)
+		i++
+	}
+	if math.IsNaN(sum) {
+		b.Fatal("NaN bound")
+	}
+}
