@@ -112,7 +112,7 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 		return nil, err
 	}
 	g := newGraph(p)
-	col := refine(g, p)
+	col := color(g, p)
 	l := &Lifted{
 		Problem:  &hlmrf.Problem{NumVars: col.NumVar, Start: []int32{0}, CStart: []int32{0}},
 		VarClass: col.Var,

@@ -37,11 +37,15 @@ type Coloring struct {
 // ground problems: the first split of each side is done by streaming row and
 // column sums (see start), and one-term factors that cannot share a class
 // with longer ones are classed without being refined (see foldLeaves).
+// Before refining, connected components that are exact copies of another
+// component are found by hashing, verified to be isomorphic, and colored like
+// their original instead of being refined (repeat.go); this part runs on all
+// cores (GOMAXPROCS).
 func Refine(p *hlmrf.Problem) (*Coloring, error) {
 	if err := check(p); err != nil {
 		return nil, err
 	}
-	return refine(newGraph(p), p), nil
+	return color(newGraph(p), p), nil
 }
 
 // refiner holds the ordered partition: elems lists the nodes so that each

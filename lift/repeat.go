@@ -1,0 +1,694 @@
+package lift
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+
+	"hinge/hlmrf"
+)
+
+// Repeated components.
+//
+// Partition refinement costs about one touch per edge per time a node lands
+// in a smaller part, and a node alone in its class is never touched again.
+// A problem made of k disjoint copies of one structure (paper 000's symmetry
+// injection, Figure 5; data made of independent groups of the same shape)
+// therefore costs far more than k times one copy: no class ever shrinks below
+// k members, so the touches that one copy skips are all made (the 10-fold
+// social-affiliation problem: 6.1 million touches against 0.24 million for
+// one copy, and 16 times its refinement time). colorRepeated avoids that work
+// by finding the copies directly:
+//
+//  1. connected components of the factor graph (union-find);
+//  2. components of at least minRepeatNodes nodes are grouped by their sizes
+//     and a hash of their factors' initial colors; a group needs two members;
+//  3. within a group, every node gets a 64-bit hash of its neighbourhood,
+//     round by round (a hash of its initial color, then of its hash and its
+//     neighbours' hashes with the edge coefficients), until the first member
+//     (the representative) has all node hashes distinct;
+//  4. every other member whose hashes are exactly the representative's is
+//     mapped node for node onto it by hash, and the map is verified exactly
+//     to be an isomorphism (same initial colors, same rows of variables and
+//     coefficient bits); a member that fails is simply kept;
+//  5. the problem without the verified copies is refined as usual (refine),
+//     and every node of a copy takes the color of its image. This runs
+//     concurrently with steps 3 and 4, on the bet that every candidate is a
+//     copy; if one is not, the rest is refined again with it.
+//
+// Steps 3 and 4 use all cores (GOMAXPROCS): members of a large group in
+// parallel, small groups in parallel with each other.
+//
+// This is exact, whatever the hashes do: an isomorphic copy B of a
+// component A of the rest R has, in the coarsest stable coloring of the
+// whole problem, exactly the colors of its images (the coloring that gives
+// them those colors is stable, so the coarsest one is at least as coarse;
+// and the coarsest one restricted to R is a stable coloring of R, so no
+// coarser than R's own, which is the refinement in step 5). Hashes only
+// decide which components are tried and how they are mapped; a collision or
+// a representative whose hashes never become distinct (a component with
+// symmetry of its own) means fewer copies are found and more is refined,
+// never a different coloring. The hash rounds resemble naive color
+// refinement, but they run only on candidate copies, stop as soon as the
+// representative is told apart completely (4 rounds on the social-affiliation
+// problem), and are never taken as the coloring.
+//
+// minRepeatNodes is the smallest component tried as a copy: smaller ones
+// (isolated variables, a factor on its own) are left to refinement.
+const minRepeatNodes = 4
+
+// maxHashRounds bounds the hash rounds per group: a representative that is
+// not told apart by then (long paths, components with symmetry) is refined
+// like everything else, so that the hashing never costs more than a few
+// passes over the candidates.
+const maxHashRounds = 10
+
+// color computes the coarsest stable coloring of g's problem p, by
+// colorRepeated when p has repeated components and by refine otherwise.
+func color(g *graph, p *hlmrf.Problem) *Coloring {
+	if col := colorRepeated(g, p, minRepeatNodes); col != nil {
+		return col
+	}
+	return refine(g, p)
+}
+
+// components labels every node (variables 0..n-1, then factors) with its
+// connected component, components numbered in order of their smallest node.
+// Union-find keeps the smallest index as the root, so parent[x] <= x and one
+// ascending pass finishes the labels.
+func components(g *graph) (comp []int32, count int) {
+	nf := g.m + g.c
+	parent := make([]int32, g.n+nf)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for f := 0; f < nf; f++ {
+		r := find(int32(g.n + f))
+		for _, v := range g.fVar[g.fStart[f]:g.fStart[f+1]] {
+			s := find(v)
+			switch {
+			case s < r:
+				parent[r], r = s, s
+			case s > r:
+				parent[s] = r
+			}
+		}
+	}
+	comp = make([]int32, len(parent))
+	for x := range parent {
+		if q := parent[x]; q == int32(x) {
+			comp[x] = int32(count)
+			count++
+		} else {
+			r := parent[q] // q < x is already compressed: parent[q] is the root
+			parent[x] = r
+			comp[x] = comp[r]
+		}
+	}
+	return comp, count
+}
+
+// compShape is what must agree for two components to be tried as copies.
+type compShape struct {
+	vars, facs, edges int32
+	keys              uint64 // sum of the factors' initial-color hashes
+}
+
+// colorRepeated returns the coarsest stable coloring of p computed with its
+// repeated components matched instead of refined, or nil if p has no two
+// components of at least minNodes nodes with the same shape or no candidate
+// turned out to be a copy.
+func colorRepeated(g *graph, p *hlmrf.Problem, minNodes int) *Coloring {
+	nf := g.m + g.c
+	if g.n+nf < 2*minNodes {
+		return nil
+	}
+	comp, ncomp := components(g)
+	if ncomp < 2 {
+		return nil
+	}
+	shape := make([]compShape, ncomp)
+	for v := 0; v < g.n; v++ {
+		shape[comp[v]].vars++
+	}
+	for f := 0; f < nf; f++ {
+		s := &shape[comp[g.n+f]]
+		s.facs++
+		s.edges += g.fStart[f+1] - g.fStart[f]
+		s.keys += factorKey(p, g.m, f).hash()
+	}
+	// Candidate components: big enough and sharing their shape. Groups are
+	// ordered by their first component, members ascending.
+	byShape := make(map[compShape]int32) // shape -> group
+	var groups [][]int32                 // component ids, the representative first
+	for c := range shape {
+		s := shape[c]
+		if int(s.vars+s.facs) < minNodes {
+			continue
+		}
+		k, ok := byShape[s]
+		if !ok {
+			k = int32(len(groups))
+			byShape[s] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], int32(c))
+	}
+	groups = slices.DeleteFunc(groups, func(cs []int32) bool { return len(cs) < 2 })
+	if len(groups) == 0 {
+		return nil
+	}
+	cs := newCopySet(g, p, comp, shape, groups)
+
+	// Refine the rest (everything but the candidate copies) while the copies
+	// are matched, on the bet that all of them are copies.
+	copyComp := make([]bool, ncomp)
+	for _, grp := range cs.groups {
+		for _, k := range grp[1:] {
+			copyComp[cs.comp[k]] = true
+		}
+	}
+	type restResult struct {
+		col   *Coloring
+		newID []int32
+	}
+	restOf := func(copyComp []bool) restResult {
+		sub, newID := restProblem(g, p, func(x int) bool { return copyComp[comp[x]] })
+		return restResult{refine(newGraph(sub), sub), newID}
+	}
+	bet := make(chan restResult, 1)
+	go func() { bet <- restOf(copyComp) }()
+
+	img := make([]int32, len(comp)) // node of a verified copy -> its image; else -1
+	for i := range img {
+		img[i] = -1
+	}
+	ok := cs.match(img)
+	rest := <-bet
+	missed := false
+	for _, grp := range cs.groups {
+		for _, k := range grp[1:] {
+			if !ok[k] {
+				copyComp[cs.comp[k]] = false
+				missed = true
+			}
+		}
+	}
+	if !slices.Contains(copyComp, true) {
+		return nil
+	}
+	if missed {
+		rest = restOf(copyComp)
+	}
+	return expand(g, img, rest.col, rest.newID)
+}
+
+// copySet holds the candidate copies, each a compact graph of its own in
+// flat arrays, so that hashing and matching run in cache: candidate k's
+// variables are vars[vOff[k]:vOff[k+1]] (node ids, ascending), its factors
+// facs[fOff[k]:fOff[k+1]], and factor i's terms v[start[i]:start[i+1]]
+// (flat variable indexes) with coefficient bits w.
+type copySet struct {
+	g      *graph
+	groups [][]int32 // candidate indexes, the representative first
+	comp   []int32   // candidate -> component
+
+	vOff, fOff []int32
+	vars, facs []int32
+	key        []fkey // per factor: its initial color
+	start      []int32
+	v          []int32
+	w          []uint64
+
+	hv, hf, work []uint64 // hashes of variables and factors; scratch
+}
+
+func newCopySet(g *graph, p *hlmrf.Problem, comp []int32, shape []compShape, groups [][]int32) *copySet {
+	cs := &copySet{g: g}
+	cand := make([]int32, len(shape)) // component -> candidate, or -1
+	for i := range cand {
+		cand[i] = -1
+	}
+	for _, grp := range groups {
+		ks := make([]int32, len(grp))
+		for i, c := range grp {
+			ks[i] = int32(len(cs.comp))
+			cand[c] = ks[i]
+			cs.comp = append(cs.comp, c)
+		}
+		cs.groups = append(cs.groups, ks)
+	}
+	nc := len(cs.comp)
+	cs.vOff = make([]int32, nc+1)
+	cs.fOff = make([]int32, nc+1)
+	eOff := make([]int32, nc+1)
+	for k, c := range cs.comp {
+		cs.vOff[k+1] = cs.vOff[k] + shape[c].vars
+		cs.fOff[k+1] = cs.fOff[k] + shape[c].facs
+		eOff[k+1] = eOff[k] + shape[c].edges
+	}
+	cs.vars = make([]int32, cs.vOff[nc])
+	cs.facs = make([]int32, cs.fOff[nc])
+	loc := make([]int32, len(comp)) // candidate node -> flat index
+	nextV := slices.Clone(cs.vOff[:nc])
+	nextF := slices.Clone(cs.fOff[:nc])
+	for x, c := range comp {
+		k := cand[c]
+		switch {
+		case k < 0:
+		case x < g.n:
+			loc[x] = nextV[k]
+			cs.vars[nextV[k]] = int32(x)
+			nextV[k]++
+		default:
+			loc[x] = nextF[k]
+			cs.facs[nextF[k]] = int32(x)
+			nextF[k]++
+		}
+	}
+	cs.key = make([]fkey, len(cs.facs))
+	cs.start = make([]int32, len(cs.facs)+1)
+	cs.v = make([]int32, eOff[nc])
+	cs.w = make([]uint64, eOff[nc])
+	parallel(nc, func(k int) {
+		e := eOff[k]
+		for i := cs.fOff[k]; i < cs.fOff[k+1]; i++ {
+			f := int(cs.facs[i]) - g.n
+			cs.key[i] = factorKey(p, g.m, f)
+			for t := g.fStart[f]; t < g.fStart[f+1]; t++ {
+				cs.v[e] = loc[g.fVar[t]]
+				cs.w[e] = bitsOf(g.coef(t))
+				e++
+			}
+			cs.start[i+1] = e
+		}
+	})
+	cs.hv = make([]uint64, len(cs.vars))
+	cs.work = make([]uint64, len(cs.vars))
+	cs.hf = make([]uint64, len(cs.facs))
+	return cs
+}
+
+// bigGroup is the size (nodes of all members) from which a group's members
+// are hashed and matched in parallel; smaller groups run in parallel with
+// each other instead.
+const bigGroup = 1 << 14
+
+// match matches every group and records the verified copies' images in
+// img. It reports per candidate whether it is a verified copy.
+func (cs *copySet) match(img []int32) []bool {
+	ok := make([]bool, len(cs.comp))
+	var small [][]int32
+	for _, grp := range cs.groups {
+		size := 0
+		for _, k := range grp {
+			size += int(cs.vOff[k+1]-cs.vOff[k]) + int(cs.fOff[k+1]-cs.fOff[k])
+		}
+		if size >= bigGroup {
+			cs.matchGroup(grp, parallel, img, ok)
+		} else {
+			small = append(small, grp)
+		}
+	}
+	parallel(len(small), func(i int) { cs.matchGroup(small[i], serial, img, ok) })
+	return ok
+}
+
+// serial runs f(0..n-1) in order.
+func serial(n int, f func(int)) {
+	for i := range n {
+		f(i)
+	}
+}
+
+// matchGroup hashes the group's members until the representative's hashes
+// are all distinct, then maps and verifies every other member, recording
+// the verified copies' images in img and setting ok. Loops over members run
+// through each.
+func (cs *copySet) matchGroup(members []int32, each func(int, func(int)), img []int32, ok []bool) {
+	each(len(members), func(i int) { cs.initHashes(members[i]) })
+	rep := members[0]
+	hv := cs.hv[cs.vOff[rep]:cs.vOff[rep+1]]
+	hf := cs.hf[cs.fOff[rep]:cs.fOff[rep+1]]
+	// Tables of the representative (hash -> local index), rebuilt after
+	// every round; a table that takes every hash once means all distinct.
+	tv, tf := newHashIndex(len(hv)), newHashIndex(len(hf))
+	prev := tv.fill(hv) + tf.fill(hf)
+	for round := 0; ; round++ {
+		if round == maxHashRounds {
+			return
+		}
+		each(len(members), func(i int) { cs.round(members[i]) })
+		dv, df := tv.fill(hv), tf.fill(hf)
+		if dv == len(hv) && df == len(hf) {
+			break
+		}
+		if dv+df <= prev {
+			return // the representative has symmetry (or a collision)
+		}
+		prev = dv + df
+	}
+	each(len(members)-1, func(i int) {
+		k := members[i+1]
+		vimg, fimg := cs.matchCopy(k, rep, tv, tf)
+		if vimg == nil {
+			return
+		}
+		for i, j := range vimg {
+			img[cs.vars[cs.vOff[k]+int32(i)]] = cs.vars[cs.vOff[rep]+j]
+		}
+		for i, j := range fimg {
+			img[cs.facs[cs.fOff[k]+int32(i)]] = cs.facs[cs.fOff[rep]+j]
+		}
+		ok[k] = true
+	})
+}
+
+// initHashes sets candidate k's round-0 hashes: one value for every
+// variable (they share the initial color), a hash of the initial color for
+// a factor.
+func (cs *copySet) initHashes(k int32) {
+	for i := cs.vOff[k]; i < cs.vOff[k+1]; i++ {
+		cs.hv[i] = 0x9e3779b97f4a7c15
+	}
+	for i := cs.fOff[k]; i < cs.fOff[k+1]; i++ {
+		cs.hf[i] = cs.key[i].hash()
+	}
+}
+
+// round computes one more hash round of candidate k: a factor's new hash
+// mixes its hash with its terms' (coefficient, variable hash), a variable's
+// its hash with its terms' (coefficient, factor hash); sums make them
+// independent of the order of terms and of nodes.
+func (cs *copySet) round(k int32) {
+	v0, v1 := cs.vOff[k], cs.vOff[k+1]
+	for i := v0; i < v1; i++ {
+		cs.work[i] = mix(cs.hv[i] ^ 0x5851f42d4c957f2d)
+	}
+	for f := cs.fOff[k]; f < cs.fOff[k+1]; f++ {
+		hf := cs.hf[f]
+		acc := mix(hf ^ 0x14057b7ef767814f)
+		for e := cs.start[f]; e < cs.start[f+1]; e++ {
+			v := cs.v[e]
+			w := cs.w[e] * 0xbf58476d1ce4e5b9
+			acc += mix(w ^ cs.hv[v])
+			cs.work[v] += mix(w ^ hf ^ 0x94d049bb133111eb)
+		}
+		cs.hf[f] = acc
+	}
+	copy(cs.hv[v0:v1], cs.work[v0:v1])
+}
+
+// matchCopy maps candidate k onto the representative rep through the
+// tables (hash -> local index) and verifies that the map is an isomorphism
+// keeping initial colors and coefficients: a bijection of variables and of
+// factors under which every factor has its image's initial color and the
+// same multiset of (variable, coefficient) terms. It returns the local
+// images of k's variables and factors, or nils if k is not a copy.
+func (cs *copySet) matchCopy(k, rep int32, tv, tf *hashIndex) (vimg, fimg []int32) {
+	hv := cs.hv[cs.vOff[k]:cs.vOff[k+1]]
+	hf := cs.hf[cs.fOff[k]:cs.fOff[k+1]]
+	vimg = make([]int32, len(hv))
+	fimg = make([]int32, len(hf))
+	used := make([]bool, len(hv)+len(hf))
+	for i, h := range hv {
+		j, ok := tv.find(h)
+		if !ok || used[j] {
+			return nil, nil
+		}
+		used[j] = true
+		vimg[i] = j
+	}
+	used = used[len(hv):]
+	for i, h := range hf {
+		j, ok := tf.find(h)
+		if !ok || used[j] {
+			return nil, nil
+		}
+		used[j] = true
+		fimg[i] = j
+	}
+	// Terms compared by local variable index (image for k, own for rep).
+	kv, rv := cs.vOff[k], cs.vOff[rep]
+	at := func(e int32) term { return term{vimg[cs.v[e]-kv], cs.w[e]} }
+	rat := func(e int32) term { return term{cs.v[e] - rv, cs.w[e]} }
+	var rc, rr []term
+	for i, j := range fimg {
+		fk, fr := cs.fOff[k]+int32(i), cs.fOff[rep]+j
+		if cs.key[fk] != cs.key[fr] {
+			return nil, nil
+		}
+		a, b := cs.start[fk], cs.start[fk+1]
+		ra, rb := cs.start[fr], cs.start[fr+1]
+		if b-a != rb-ra {
+			return nil, nil
+		}
+		switch b - a {
+		case 0:
+		case 1:
+			if at(a) != rat(ra) {
+				return nil, nil
+			}
+		case 2:
+			x0, x1, y0, y1 := at(a), at(a+1), rat(ra), rat(ra+1)
+			if !(x0 == y0 && x1 == y1 || x0 == y1 && x1 == y0) {
+				return nil, nil
+			}
+		default:
+			rc, rr = rc[:0], rr[:0]
+			for e := a; e < b; e++ {
+				rc = append(rc, at(e))
+			}
+			for e := ra; e < rb; e++ {
+				rr = append(rr, rat(e))
+			}
+			slices.SortFunc(rc, term.cmp)
+			slices.SortFunc(rr, term.cmp)
+			if !slices.Equal(rc, rr) {
+				return nil, nil
+			}
+		}
+	}
+	return vimg, fimg
+}
+
+// term is one edge of a factor row: variable and coefficient bits.
+type term struct {
+	v int32
+	w uint64
+}
+
+func (a term) cmp(b term) int {
+	if a.v != b.v {
+		return int(a.v) - int(b.v)
+	}
+	switch {
+	case a.w < b.w:
+		return -1
+	case a.w > b.w:
+		return 1
+	}
+	return 0
+}
+
+// fkey is a factor's initial color, exactly: weight bits, constant bits
+// and power (1 or 2) of a potential; 0, constant bits and 16+kind of a
+// constraint.
+type fkey struct {
+	w, c uint64
+	k    uint8
+}
+
+func factorKey(p *hlmrf.Problem, m, f int) fkey {
+	if f < m {
+		return fkey{bitsOf(p.Weight[f]), bitsOf(p.Const[f]), p.Power[f]}
+	}
+	j := f - m
+	return fkey{0, bitsOf(p.CConst[j]), 16 + uint8(p.CKind[j])}
+}
+
+func (k fkey) hash() uint64 { return mix(k.w) ^ mix(k.c^0x2545f4914f6cdd1d) + uint64(k.k) }
+
+// hashIndex is an open-addressing table from 64-bit hashes to indexes.
+type hashIndex struct {
+	keys []uint64 // 0 marks an empty slot; the key 0 is kept in zero
+	vals []int32
+	zero int32 // the index of key 0, or -1
+}
+
+func newHashIndex(n int) *hashIndex {
+	size := 1
+	for size < 2*n {
+		size *= 2
+	}
+	return &hashIndex{keys: make([]uint64, size), vals: make([]int32, size)}
+}
+
+// fill empties the table and inserts hs[i] -> i for every i, keeping the
+// first index of a repeated hash. It returns how many distinct hashes hs
+// has.
+func (t *hashIndex) fill(hs []uint64) int {
+	clear(t.keys)
+	t.zero = -1
+	mask := uint64(len(t.keys) - 1)
+	distinct := 0
+	for i, h := range hs {
+		if h == 0 {
+			if t.zero < 0 {
+				t.zero = int32(i)
+				distinct++
+			}
+			continue
+		}
+		s := h & mask
+		for t.keys[s] != 0 && t.keys[s] != h {
+			s = (s + 1) & mask
+		}
+		if t.keys[s] == 0 {
+			t.keys[s], t.vals[s] = h, int32(i)
+			distinct++
+		}
+	}
+	return distinct
+}
+
+// find returns the index stored for h.
+func (t *hashIndex) find(h uint64) (int32, bool) {
+	if h == 0 {
+		return t.zero, t.zero >= 0
+	}
+	mask := uint64(len(t.keys) - 1)
+	s := h & mask
+	for {
+		switch t.keys[s] {
+		case h:
+			return t.vals[s], true
+		case 0:
+			return 0, false
+		}
+		s = (s + 1) & mask
+	}
+}
+
+// mix is the splitmix64 finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, f func(int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// restProblem returns the subproblem of p without the nodes skip reports
+// (whole components), renumbered in order, and every kept node's new index
+// (variables, potentials and constraints numbered separately).
+func restProblem(g *graph, p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int32) {
+	sub := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
+	newID := make([]int32, g.n+g.m+g.c)
+	for v := 0; v < g.n; v++ {
+		if !skip(v) {
+			newID[v] = int32(sub.NumVars)
+			sub.NumVars++
+		}
+	}
+	for i := 0; i < g.m; i++ {
+		x := g.n + i
+		if skip(x) {
+			continue
+		}
+		newID[x] = int32(len(sub.Weight))
+		sub.Weight = append(sub.Weight, p.Weight[i])
+		sub.Const = append(sub.Const, p.Const[i])
+		sub.Power = append(sub.Power, p.Power[i])
+		sub.Group = append(sub.Group, p.Group[i])
+		for e := p.Start[i]; e < p.Start[i+1]; e++ {
+			sub.Var = append(sub.Var, newID[p.Var[e]])
+			sub.Coef = append(sub.Coef, p.Coef[e])
+		}
+		sub.Start = append(sub.Start, int32(len(sub.Var)))
+	}
+	for j := 0; j < g.c; j++ {
+		x := g.n + g.m + j
+		if skip(x) {
+			continue
+		}
+		newID[x] = int32(len(sub.CKind))
+		sub.CKind = append(sub.CKind, p.CKind[j])
+		sub.CConst = append(sub.CConst, p.CConst[j])
+		sub.CGroup = append(sub.CGroup, p.CGroup[j])
+		for e := p.CStart[j]; e < p.CStart[j+1]; e++ {
+			sub.CVar = append(sub.CVar, newID[p.CVar[e]])
+			sub.CCoef = append(sub.CCoef, p.CCoef[e])
+		}
+		sub.CStart = append(sub.CStart, int32(len(sub.CVar)))
+	}
+	return sub, newID
+}
+
+// expand colors the whole problem from the coloring sc of the rest (whose
+// node x has index newID[x]): a node of a copy takes its image's color.
+// Colors are renumbered per kind in order of first occurrence, as refine
+// numbers them.
+func expand(g *graph, img []int32, sc *Coloring, newID []int32) *Coloring {
+	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
+	number := func(dst, subColor []int32, base, classes int) int {
+		id := make([]int32, classes)
+		for i := range id {
+			id[i] = -1
+		}
+		next := int32(0)
+		for i := range dst {
+			x := int32(base + i)
+			if y := img[x]; y >= 0 {
+				x = y
+			}
+			c := subColor[newID[x]]
+			if id[c] < 0 {
+				id[c] = next
+				next++
+			}
+			dst[i] = id[c]
+		}
+		return int(next)
+	}
+	col.NumVar = number(col.Var, sc.Var, 0, sc.NumVar)
+	col.NumPot = number(col.Pot, sc.Pot, g.n, sc.NumPot)
+	col.NumCon = number(col.Con, sc.Con, g.n+g.m, sc.NumCon)
+	return col
+}
