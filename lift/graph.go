@@ -27,9 +27,11 @@ type graph struct {
 
 	// Wider weights: edge e's exact weight is fix[e*words:(e+1)*words]; per
 	// incidence of a variable, its factor and the same weight.
-	fix  []uint64
-	vFac []int32
-	vFix []uint64
+	// fEdge and fix are set by pack.
+	packed bool
+	fix    []uint64
+	vFac   []int32
+	vFix   []uint64
 }
 
 // edge is an edge seen from one end: its exact one-word weight and the other end.
@@ -169,6 +171,20 @@ func newGraph(p *hlmrf.Problem) *graph {
 		}
 	}
 	g.scale = sb.scale(maxDeg)
+	return g
+}
+
+// pack stores every edge's exact weight for refinement: in fEdge beside its
+// variable for one-word weights, in fix otherwise. Lifting alone does not
+// need it (weight converts on the fly), so a problem whose copies are
+// matched rather than refined never pays for it. It does nothing the second
+// time.
+func (g *graph) pack() {
+	if g.packed {
+		return
+	}
+	g.packed = true
+	p, ne := g.p, len(g.fVar)
 	w := g.scale.words
 	if w == 1 {
 		// One word: pack each edge's weight with its endpoint, so that a
@@ -187,7 +203,7 @@ func newGraph(p *hlmrf.Problem) *graph {
 				e++
 			}
 		}
-		return g
+		return
 	}
 	g.fix = make([]uint64, ne*w)
 	e := 0
@@ -203,7 +219,6 @@ func newGraph(p *hlmrf.Problem) *graph {
 			e++
 		}
 	}
-	return g
 }
 
 // transpose builds the variables' side of the graph: for every variable its
@@ -251,13 +266,17 @@ func (g *graph) transpose(skip []bool) {
 }
 
 // weight returns edge e's exact weight (scale.words words; the slice may be
-// scratch, valid until the next call).
+// scratch, which must have scale.words words, valid until the next call).
 func (g *graph) weight(e int32, scratch []uint64) []uint64 {
-	if g.fEdge != nil {
+	w := g.scale.words
+	switch {
+	case !g.packed:
+		g.scale.put(scratch, g.coef(e))
+		return scratch
+	case w == 1:
 		scratch[0] = g.fEdge[e].w
 		return scratch[:1]
 	}
-	w := g.scale.words
 	return g.fix[int(e)*w : int(e+1)*w]
 }
 

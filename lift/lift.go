@@ -234,14 +234,15 @@ func classInfo(color []int32, n int, groups []int32) (size, rep, group []int32) 
 
 // rowBuilder sums one factor's coefficients per variable class.
 type rowBuilder struct {
-	g     *graph
-	class []int32 // variable -> class
-	slot  []int32 // class -> index in the current row, or -1
-	first []int32 // per row entry: its first edge
-	count []int32 // per row entry: how many edges
-	acc   []uint64
-	vars  []int32
-	coefs []float64
+	g       *graph
+	class   []int32 // variable -> class
+	slot    []int32 // class -> index in the current row, or -1
+	first   []int32 // per row entry: its first edge
+	count   []int32 // per row entry: how many edges
+	acc     []uint64
+	scratch []uint64 // one weight (graph.weight)
+	vars    []int32
+	coefs   []float64
 }
 
 func newRowBuilder(g *graph, col *Coloring) *rowBuilder {
@@ -286,11 +287,13 @@ func (b *rowBuilder) row(f int) ([]int32, []float64, error) {
 		b.acc = make([]uint64, need)
 	}
 	clear(b.acc[:len(b.vars)*w])
-	var scratch [1]uint64
+	if len(b.scratch) < w {
+		b.scratch = make([]uint64, w)
+	}
 	for e := lo; e < hi; e++ {
 		q := int(b.slot[b.class[g.fVar[e]]])
 		if b.count[q] > 1 {
-			addTo(b.acc[q*w:(q+1)*w], g.weight(e, scratch[:]))
+			addTo(b.acc[q*w:(q+1)*w], g.weight(e, b.scratch[:w]))
 		}
 	}
 	for q, k := range b.vars {

@@ -39,8 +39,9 @@ type Coloring struct {
 // with longer ones are classed without being refined (see foldLeaves).
 // Before refining, connected components that are exact copies of another
 // component are found by hashing, verified to be isomorphic, and colored like
-// their original instead of being refined (repeat.go); this part runs on all
-// cores (GOMAXPROCS).
+// their original instead of being refined (repeat.go), and an original whose
+// nodes a hash proves to be alone in their classes is not refined either
+// (certify.go); this part runs on all cores (GOMAXPROCS).
 func Refine(p *hlmrf.Problem) (*Coloring, error) {
 	if err := check(p); err != nil {
 		return nil, err
@@ -114,6 +115,7 @@ func refine(g *graph, p *hlmrf.Problem) *Coloring {
 }
 
 func newRefiner(g *graph) *refiner {
+	g.pack()
 	n := g.n + g.m + g.c
 	r := &refiner{
 		g:      g,

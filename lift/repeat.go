@@ -34,7 +34,9 @@ import (
 //  5. the problem without the verified copies is refined as usual (refine),
 //     and every node of a copy takes the color of its image. This runs
 //     concurrently with steps 3 and 4, on the bet that every candidate is a
-//     copy; if one is not, the rest is refined again with it.
+//     copy; if one is not, the rest is refined again with it. The
+//     representatives of large groups are not refined when a sum hash proves
+//     every node of theirs alone in its class (certify.go).
 //
 // Steps 3 and 4 use all cores (GOMAXPROCS): members of a large group in
 // parallel, small groups in parallel with each other.
@@ -165,27 +167,62 @@ func colorRepeated(g *graph, p *hlmrf.Problem, minNodes int) *Coloring {
 	if len(groups) == 0 {
 		return nil
 	}
-	cs := newCopySet(g, p, comp, shape, groups)
-
 	// Refine the rest (everything but the candidate copies) while the copies
 	// are matched, on the bet that all of them are copies.
 	copyComp := make([]bool, ncomp)
-	for _, grp := range cs.groups {
-		for _, k := range grp[1:] {
-			copyComp[cs.comp[k]] = true
+	for _, grp := range groups {
+		for _, c := range grp[1:] {
+			copyComp[c] = true
 		}
 	}
 	type restResult struct {
 		col   *Coloring
 		newID []int32
 	}
+	// The representatives of large groups are most of the rest on problems
+	// like the duplicated social network; refineCertified proves them
+	// discrete by hashing instead of refining them when it can.
+	repTag := make([]int32, ncomp)
+	for i := range repTag {
+		repTag[i] = -1
+	}
+	nreps := 0
+	for _, grp := range groups {
+		size := 0
+		for _, c := range grp {
+			size += int(shape[c].vars + shape[c].facs)
+		}
+		if size >= bigGroup {
+			repTag[grp[0]] = int32(nreps)
+			nreps++
+		}
+	}
 	restOf := func(copyComp []bool) restResult {
-		sub, newID := restProblem(g, p, func(x int) bool { return copyComp[comp[x]] })
-		return restResult{refine(newGraph(sub), sub), newID}
+		sub, newID := restProblem(p, func(x int) bool { return copyComp[comp[x]] })
+		if nreps == 0 {
+			return restResult{refine(newGraph(sub), sub), newID}
+		}
+		n, m := sub.NumVars, len(sub.Weight)
+		tag := make([]int32, n+m+len(sub.CKind))
+		for x, c := range comp {
+			if copyComp[c] {
+				continue
+			}
+			i := int(newID[x])
+			switch {
+			case x >= g.n+g.m:
+				i += n + m
+			case x >= g.n:
+				i += n
+			}
+			tag[i] = repTag[c]
+		}
+		return restResult{refineCertified(sub, g.scale.lsb, tag, nreps), newID}
 	}
 	bet := make(chan restResult, 1)
-	go func() { bet <- restOf(copyComp) }()
+	go func() { bet <- restOf(slices.Clone(copyComp)) }()
 
+	cs := newCopySet(g, p, comp, shape, groups)
 	img := make([]int32, len(comp)) // node of a verified copy -> its image; else -1
 	for i := range img {
 		img[i] = -1
@@ -254,42 +291,44 @@ func newCopySet(g *graph, p *hlmrf.Problem, comp []int32, shape []compShape, gro
 		cs.fOff[k+1] = cs.fOff[k] + shape[c].facs
 		eOff[k+1] = eOff[k] + shape[c].edges
 	}
+	// One pass in node order: variables first, so every term's variable has
+	// its flat index when its factor comes; a candidate's factors come in
+	// its own order, so each writes its terms at its own cursor.
 	cs.vars = make([]int32, cs.vOff[nc])
 	cs.facs = make([]int32, cs.fOff[nc])
-	loc := make([]int32, len(comp)) // candidate node -> flat index
-	nextV := slices.Clone(cs.vOff[:nc])
-	nextF := slices.Clone(cs.fOff[:nc])
-	for x, c := range comp {
-		k := cand[c]
-		switch {
-		case k < 0:
-		case x < g.n:
-			loc[x] = nextV[k]
-			cs.vars[nextV[k]] = int32(x)
-			nextV[k]++
-		default:
-			loc[x] = nextF[k]
-			cs.facs[nextF[k]] = int32(x)
-			nextF[k]++
-		}
-	}
 	cs.key = make([]fkey, len(cs.facs))
 	cs.start = make([]int32, len(cs.facs)+1)
 	cs.v = make([]int32, eOff[nc])
 	cs.w = make([]uint64, eOff[nc])
-	parallel(nc, func(k int) {
-		e := eOff[k]
-		for i := cs.fOff[k]; i < cs.fOff[k+1]; i++ {
-			f := int(cs.facs[i]) - g.n
-			cs.key[i] = factorKey(p, g.m, f)
-			for t := g.fStart[f]; t < g.fStart[f+1]; t++ {
-				cs.v[e] = loc[g.fVar[t]]
-				cs.w[e] = bitsOf(g.coef(t))
-				e++
-			}
-			cs.start[i+1] = e
+	loc := make([]int32, g.n) // candidate variable -> flat index
+	nextV := slices.Clone(cs.vOff[:nc])
+	nextF := slices.Clone(cs.fOff[:nc])
+	nextE := eOff[:nc]
+	for v, c := range comp[:g.n] {
+		if k := cand[c]; k >= 0 {
+			loc[v] = nextV[k]
+			cs.vars[nextV[k]] = int32(v)
+			nextV[k]++
 		}
-	})
+	}
+	for f, c := range comp[g.n:] {
+		k := cand[c]
+		if k < 0 {
+			continue
+		}
+		i := nextF[k]
+		nextF[k]++
+		cs.facs[i] = int32(g.n + f)
+		cs.key[i] = factorKey(p, g.m, f)
+		e := nextE[k]
+		for t := g.fStart[f]; t < g.fStart[f+1]; t++ {
+			cs.v[e] = loc[g.fVar[t]]
+			cs.w[e] = bitsOf(g.coef(t))
+			e++
+		}
+		cs.start[i+1] = e
+		nextE[k] = e
+	}
 	cs.hv = make([]uint64, len(cs.vars))
 	cs.work = make([]uint64, len(cs.vars))
 	cs.hf = make([]uint64, len(cs.facs))
@@ -516,11 +555,12 @@ func factorKey(p *hlmrf.Problem, m, f int) fkey {
 
 func (k fkey) hash() uint64 { return mix(k.w) ^ mix(k.c^0x2545f4914f6cdd1d) + uint64(k.k) }
 
-// hashIndex is an open-addressing table from 64-bit hashes to indexes.
+// hashIndex is an open-addressing table from 64-bit hashes to indexes
+// (fill, find) or to counts (fillCount, count).
 type hashIndex struct {
 	keys []uint64 // 0 marks an empty slot; the key 0 is kept in zero
 	vals []int32
-	zero int32 // the index of key 0, or -1
+	zero int32 // the index of key 0 or -1 (fill); its count (fillCount)
 }
 
 func newHashIndex(n int) *hashIndex {
@@ -557,6 +597,51 @@ func (t *hashIndex) fill(hs []uint64) int {
 		}
 	}
 	return distinct
+}
+
+// fillCount empties the table and counts how often each hash occurs in hs
+// (read back with count). It returns how many distinct hashes hs has.
+func (t *hashIndex) fillCount(hs []uint64) int {
+	clear(t.keys)
+	clear(t.vals)
+	t.zero = 0
+	mask := uint64(len(t.keys) - 1)
+	distinct := 0
+	for _, h := range hs {
+		if h == 0 {
+			if t.zero == 0 {
+				distinct++
+			}
+			t.zero++
+			continue
+		}
+		s := h & mask
+		for t.keys[s] != 0 && t.keys[s] != h {
+			s = (s + 1) & mask
+		}
+		if t.keys[s] == 0 {
+			t.keys[s] = h
+			distinct++
+		}
+		t.vals[s]++
+	}
+	return distinct
+}
+
+// count returns how often h occurred in the last fillCount.
+func (t *hashIndex) count(h uint64) int32 {
+	if h == 0 {
+		return t.zero
+	}
+	mask := uint64(len(t.keys) - 1)
+	for s := h & mask; ; s = (s + 1) & mask {
+		switch t.keys[s] {
+		case h:
+			return t.vals[s]
+		case 0:
+			return 0
+		}
+	}
 }
 
 // find returns the index stored for h.
@@ -616,9 +701,11 @@ func parallel(n int, f func(int)) {
 }
 
 // restProblem returns the subproblem of p without the nodes skip reports
-// (whole components), renumbered in order, and every kept node's new index
-// (variables, potentials and constraints numbered separately).
-func restProblem(g *graph, p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int32) {
+// (whole components; nodes numbered as in graph), renumbered in order, and
+// every kept node's new index (variables, potentials and constraints
+// numbered separately).
+func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int32) {
+	g := struct{ n, m, c int }{p.NumVars, len(p.Weight), len(p.CKind)}
 	sub := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
 	newID := make([]int32, g.n+g.m+g.c)
 	for v := 0; v < g.n; v++ {

@@ -2,6 +2,7 @@ package lift
 
 import (
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -235,5 +236,137 @@ func TestComponents(t *testing.T) {
 		if diff := cmp.Diff(want, comp); diff != "" {
 			t.Fatalf("seed %d: labels (-bfs +components):\n%s", seed, diff)
 		}
+	}
+}
+
+// renumbered returns col with colors renumbered per kind in order of first
+// occurrence, so that colorings of one partition compare equal.
+func renumbered(col *Coloring) *Coloring {
+	out := &Coloring{}
+	number := func(c []int32) ([]int32, int) {
+		id := map[int32]int32{}
+		dst := make([]int32, len(c))
+		for i, x := range c {
+			if _, ok := id[x]; !ok {
+				id[x] = int32(len(id))
+			}
+			dst[i] = id[x]
+		}
+		return dst, len(id)
+	}
+	out.Var, out.NumVar = number(col.Var)
+	out.Pot, out.NumPot = number(col.Pot)
+	out.Con, out.NumCon = number(col.Con)
+	return out
+}
+
+// TestWeightMod61 checks that the sum hash's weights are additive: the
+// images of coefficients sum to the image of their exact sum.
+func TestWeightMod61(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 25))
+	pool := append(append([]float64{}, trickyCoefs...), 1e-300, 3e300, -7.5, 0.0625, 1e-20)
+	for range 200 {
+		xs := make([]float64, 1+rng.IntN(6))
+		var sb scaleBuilder
+		for i := range xs {
+			xs[i] = pool[rng.IntN(len(pool))]
+			sb.add(xs[i])
+		}
+		sc := sb.scale(len(xs))
+		var got uint64
+		exact := new(big.Rat)
+		for _, x := range xs {
+			got = addmod61(got, weightMod61(x, sc.lsb))
+			exact.Add(exact, new(big.Rat).SetFloat64(x))
+		}
+		// exact / 2^lsb is an integer; reduce it mod 2^61-1.
+		units := new(big.Rat).Set(exact)
+		if sc.lsb < 0 {
+			units.Mul(units, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(-sc.lsb))))
+		} else {
+			units.Quo(units, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(sc.lsb))))
+		}
+		if !units.IsInt() {
+			t.Fatalf("%v: sum is not a multiple of 2^%d", xs, sc.lsb)
+		}
+		want := new(big.Int).Mod(units.Num(), big.NewInt(mersenne61)).Uint64()
+		if got != want {
+			t.Fatalf("%v: hash weight of the sum %d, want %d", xs, got, want)
+		}
+	}
+}
+
+// TestCertifySingletons checks that every proof is sound (the nodes it
+// proves alone are alone in refine's coloring), that it proves the
+// components of rigid problems, and that refineCertified gives refine's
+// partition.
+func TestCertifySingletons(t *testing.T) {
+	proofs := 0
+	for _, tc := range append(refineCases, refineCase{"rigid", rigidSpec, 1}, refineCase{"rigid-planted2", rigidSpec, 2}) {
+		for seed := range 20 {
+			rng := rand.New(rand.NewPCG(uint64(seed), 26))
+			p, _ := tc.problem(rng)
+			g := newGraph(p)
+			comp, ncomp := components(g)
+			want := refine(g, p)
+			proved := certifySingletons(p, g.scale.lsb, comp, ncomp)
+			size := map[[2]int32]int{} // (kind, color) -> members
+			colorOf := func(x int) [2]int32 {
+				switch {
+				case x < g.n:
+					return [2]int32{0, want.Var[x]}
+				case x < g.n+g.m:
+					return [2]int32{1, want.Pot[x-g.n]}
+				}
+				return [2]int32{2, want.Con[x-g.n-g.m]}
+			}
+			for x := range comp {
+				size[colorOf(x)]++
+			}
+			for x, c := range comp {
+				if proved[c] && size[colorOf(x)] != 1 {
+					t.Fatalf("%s seed %d: node %d proved alone, but its class has %d members", tc.name, seed, x, size[colorOf(x)])
+				}
+			}
+			for _, ok := range proved {
+				if ok {
+					proofs++
+				}
+			}
+			got := refineCertified(p, g.scale.lsb, comp, ncomp)
+			if diff := cmp.Diff(want, renumbered(got)); diff != "" {
+				t.Fatalf("%s seed %d: refineCertified (-refine +certified):\n%s", tc.name, seed, diff)
+			}
+		}
+	}
+	if proofs < 40 {
+		t.Fatalf("only %d components proved", proofs)
+	}
+}
+
+// TestCertifySumsNotMultisets is the case a multiset hash gets wrong:
+// factor f1 has two terms of coefficient 1 on y0, factor f2 one term of
+// coefficient 2 on y1. Refinement compares sums, so y0 and y1 (and f1 and
+// f2) share a class, and nothing may be proved alone.
+func TestCertifySumsNotMultisets(t *testing.T) {
+	p := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
+	p.AddVars(2)
+	p.Weight = append(p.Weight, 1, 1)
+	p.Const = append(p.Const, 0, 0)
+	p.Power = append(p.Power, 1, 1)
+	p.Group = append(p.Group, 0, 0)
+	p.Var = append(p.Var, 0, 0, 1)
+	p.Coef = append(p.Coef, 1, 1, 2)
+	p.Start = append(p.Start, 2, 3)
+	col, err := Refine(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if col.NumVar != 1 || col.NumPot != 1 {
+		t.Fatalf("refinement split the symmetric nodes: %+v", col)
+	}
+	g := newGraph(p)
+	if proved := certifySingletons(p, g.scale.lsb, []int32{0, 0, 0, 0}, 1); proved[0] {
+		t.Fatal("nodes of a two-member class were proved alone")
 	}
 }
