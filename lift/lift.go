@@ -111,8 +111,7 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 	if err := check(p); err != nil {
 		return nil, err
 	}
-	g := newGraph(p)
-	col := color(g, p)
+	g, col := color(p)
 	l := &Lifted{
 		Problem:  &hlmrf.Problem{NumVars: col.NumVar, Start: []int32{0}, CStart: []int32{0}},
 		VarClass: col.Var,

@@ -46,7 +46,8 @@ func Refine(p *hlmrf.Problem) (*Coloring, error) {
 	if err := check(p); err != nil {
 		return nil, err
 	}
-	return color(newGraph(p), p), nil
+	_, col := color(p)
+	return col, nil
 }
 
 // refiner holds the ordered partition: elems lists the nodes so that each

@@ -65,22 +65,40 @@ const minRepeatNodes = 4
 // passes over the candidates.
 const maxHashRounds = 10
 
-// color computes the coarsest stable coloring of g's problem p, by
-// colorRepeated when p has repeated components and by refine otherwise.
-func color(g *graph, p *hlmrf.Problem) *Coloring {
-	if col := colorRepeated(g, p, minRepeatNodes); col != nil {
-		return col
+// color builds p's graph and computes its coarsest stable coloring, by
+// colorRepeated when p has repeated components and by refine otherwise. The
+// search for repeated components runs beside the graph's construction.
+func color(p *hlmrf.Problem) (*graph, *Coloring) {
+	found := make(chan *candidates, 1)
+	go func() { found <- findCandidates(p, defaultRepeat) }()
+	g := newGraph(p)
+	if cd := <-found; cd != nil {
+		if col := colorRepeated(g, p, cd); col != nil {
+			return g, col
+		}
 	}
-	return refine(g, p)
+	return g, refine(g, p)
 }
 
-// components labels every node (variables 0..n-1, then factors) with its
-// connected component, components numbered in order of their smallest node.
-// Union-find keeps the smallest index as the root, so parent[x] <= x and one
-// ascending pass finishes the labels.
-func components(g *graph) (comp []int32, count int) {
-	nf := g.m + g.c
-	parent := make([]int32, g.n+nf)
+// factorRow returns the variables of factor f: potential f, or constraint
+// f-m for m potentials.
+func factorRow(p *hlmrf.Problem, f int) []int32 {
+	if m := len(p.Weight); f >= m {
+		j := f - m
+		return p.CVar[p.CStart[j]:p.CStart[j+1]]
+	}
+	return p.Var[p.Start[f]:p.Start[f+1]]
+}
+
+// components labels every node (variables 0..n-1, then potentials, then
+// constraints, as in graph) with its connected component, components
+// numbered in order of their smallest node. Union-find keeps the smallest
+// index as the root, so parent[x] <= x and one ascending pass finishes the
+// labels.
+func components(p *hlmrf.Problem) (comp []int32, count int) {
+	n := p.NumVars
+	nf := len(p.Weight) + len(p.CKind)
+	parent := make([]int32, n+nf)
 	for i := range parent {
 		parent[i] = int32(i)
 	}
@@ -92,8 +110,8 @@ func components(g *graph) (comp []int32, count int) {
 		return x
 	}
 	for f := 0; f < nf; f++ {
-		r := find(int32(g.n + f))
-		for _, v := range g.fVar[g.fStart[f]:g.fStart[f+1]] {
+		r := find(int32(n + f))
+		for _, v := range factorRow(p, f) {
 			s := find(v)
 			switch {
 			case s < r:
@@ -123,107 +141,118 @@ type compShape struct {
 	keys              uint64 // sum of the factors' initial-color hashes
 }
 
-// colorRepeated returns the coarsest stable coloring of p computed with its
-// repeated components matched instead of refined, or nil if p has no two
-// components of at least minNodes nodes with the same shape or no candidate
-// turned out to be a copy.
-func colorRepeated(g *graph, p *hlmrf.Problem, minNodes int) *Coloring {
-	nf := g.m + g.c
-	if g.n+nf < 2*minNodes {
+// candidates are the components tried as copies.
+type candidates struct {
+	comp   []int32     // node -> component
+	shape  []compShape // per component
+	groups [][]int32   // component ids of equal shape, the representative first
+	large  []bool      // per group: components of at least largeComponent nodes
+}
+
+// repeatParams are findCandidates' thresholds.
+type repeatParams struct {
+	minNodes int     // smallest component tried (minRepeatNodes)
+	large    int     // size of a large component (largeComponent)
+	share    float64 // least share of all nodes in copies of large components
+}
+
+var defaultRepeat = repeatParams{minRepeatNodes, largeComponent, 1.0 / 3}
+
+// findCandidates groups the components of at least par.minNodes nodes by
+// shape and keeps the groups of two or more; it returns nil if there are
+// none, or if copies of large components are less than par.share of the
+// problem.
+func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
+	minNodes := par.minNodes
+	n, m := p.NumVars, len(p.Weight)
+	nf := m + len(p.CKind)
+	if n+nf < 2*minNodes {
 		return nil
 	}
-	comp, ncomp := components(g)
+	comp, ncomp := components(p)
 	if ncomp < 2 {
 		return nil
 	}
-	shape := make([]compShape, ncomp)
-	for v := 0; v < g.n; v++ {
-		shape[comp[v]].vars++
+	cd := &candidates{comp: comp, shape: make([]compShape, ncomp)}
+	for v := 0; v < n; v++ {
+		cd.shape[comp[v]].vars++
+	}
+	for _, c := range comp[n:] {
+		cd.shape[c].facs++
+	}
+	// A first bound by sizes alone, which rules out most problems without
+	// large repeated components (one giant component and small ones) cheaply.
+	sameSize := map[[2]int32]int{}
+	for _, s := range cd.shape {
+		if int(s.vars+s.facs) >= par.large {
+			sameSize[[2]int32{s.vars, s.facs}]++
+		}
+	}
+	bound := 0
+	for vf, k := range sameSize {
+		bound += (k - 1) * int(vf[0]+vf[1])
+	}
+	if float64(bound) < par.share*float64(n+nf) {
+		return nil
 	}
 	for f := 0; f < nf; f++ {
-		s := &shape[comp[g.n+f]]
-		s.facs++
-		s.edges += g.fStart[f+1] - g.fStart[f]
-		s.keys += factorKey(p, g.m, f).hash()
+		s := &cd.shape[comp[n+f]]
+		s.edges += int32(len(factorRow(p, f)))
+		s.keys += factorKey(p, m, f).hash()
 	}
-	// Candidate components: big enough and sharing their shape. Groups are
-	// ordered by their first component, members ascending.
+	// Groups are ordered by their first component, members ascending.
 	byShape := make(map[compShape]int32) // shape -> group
-	var groups [][]int32                 // component ids, the representative first
-	for c := range shape {
-		s := shape[c]
+	for c, s := range cd.shape {
 		if int(s.vars+s.facs) < minNodes {
 			continue
 		}
 		k, ok := byShape[s]
 		if !ok {
-			k = int32(len(groups))
+			k = int32(len(cd.groups))
 			byShape[s] = k
-			groups = append(groups, nil)
+			cd.groups = append(cd.groups, nil)
 		}
-		groups[k] = append(groups[k], int32(c))
+		cd.groups[k] = append(cd.groups[k], int32(c))
 	}
-	groups = slices.DeleteFunc(groups, func(cs []int32) bool { return len(cs) < 2 })
-	if len(groups) == 0 {
+	cd.groups = slices.DeleteFunc(cd.groups, func(cs []int32) bool { return len(cs) < 2 })
+	if len(cd.groups) == 0 {
 		return nil
 	}
+	// Worth it only when large copies make up much of the problem:
+	// refinement handles small repeated components well (they end in large
+	// classes, which it splits rarely), and the rest must be copied out.
+	cd.large = make([]bool, len(cd.groups))
+	copies := 0
+	for i, grp := range cd.groups {
+		s := cd.shape[grp[0]]
+		if size := int(s.vars + s.facs); size >= par.large {
+			cd.large[i] = true
+			copies += (len(grp) - 1) * size
+		}
+	}
+	if float64(copies) < par.share*float64(n+nf) {
+		return nil
+	}
+	return cd
+}
+
+// colorRepeated returns the coarsest stable coloring of p computed with its
+// candidate components matched instead of refined, or nil if no candidate
+// turned out to be a copy.
+func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 	// Refine the rest (everything but the candidate copies) while the copies
 	// are matched, on the bet that all of them are copies.
-	copyComp := make([]bool, ncomp)
-	for _, grp := range groups {
+	copyComp := make([]bool, len(cd.shape))
+	for _, grp := range cd.groups {
 		for _, c := range grp[1:] {
 			copyComp[c] = true
 		}
 	}
-	type restResult struct {
-		col   *Coloring
-		newID []int32
-	}
-	// The representatives of large groups are most of the rest on problems
-	// like the duplicated social network; refineCertified proves them
-	// discrete by hashing instead of refining them when it can.
-	repTag := make([]int32, ncomp)
-	for i := range repTag {
-		repTag[i] = -1
-	}
-	nreps := 0
-	for _, grp := range groups {
-		size := 0
-		for _, c := range grp {
-			size += int(shape[c].vars + shape[c].facs)
-		}
-		if size >= bigGroup {
-			repTag[grp[0]] = int32(nreps)
-			nreps++
-		}
-	}
-	restOf := func(copyComp []bool) restResult {
-		sub, newID := restProblem(p, func(x int) bool { return copyComp[comp[x]] })
-		if nreps == 0 {
-			return restResult{refine(newGraph(sub), sub), newID}
-		}
-		n, m := sub.NumVars, len(sub.Weight)
-		tag := make([]int32, n+m+len(sub.CKind))
-		for x, c := range comp {
-			if copyComp[c] {
-				continue
-			}
-			i := int(newID[x])
-			switch {
-			case x >= g.n+g.m:
-				i += n + m
-			case x >= g.n:
-				i += n
-			}
-			tag[i] = repTag[c]
-		}
-		return restResult{refineCertified(sub, g.scale.lsb, tag, nreps), newID}
-	}
-	bet := make(chan restResult, 1)
-	go func() { bet <- restOf(slices.Clone(copyComp)) }()
+	bet := make(chan *restColoring, 1)
+	go func() { bet <- cd.rest(g, p, slices.Clone(copyComp)) }()
 
-	cs := newCopySet(g, p, comp, shape, groups)
-	img := make([]int32, len(comp)) // node of a verified copy -> its image; else -1
+	cs := newCopySet(g, p, cd)
+	img := make([]int32, len(cd.comp)) // node of a verified copy -> its image; else -1
 	for i := range img {
 		img[i] = -1
 	}
@@ -242,9 +271,54 @@ func colorRepeated(g *graph, p *hlmrf.Problem, minNodes int) *Coloring {
 		return nil
 	}
 	if missed {
-		rest = restOf(copyComp)
+		rest = cd.rest(g, p, copyComp)
 	}
 	return expand(g, img, rest.col, rest.newID)
+}
+
+// restColoring is the coloring of the rest of a problem, and each kept
+// node's index in the rest (see restProblem).
+type restColoring struct {
+	col   *Coloring
+	newID []int32
+}
+
+// rest colors the problem without the components copyComp marks. The
+// representatives of large groups are most of it on problems like the
+// duplicated social network; refineCertified proves them discrete by
+// hashing instead of refining them when it can.
+func (cd *candidates) rest(g *graph, p *hlmrf.Problem, copyComp []bool) *restColoring {
+	sub, newID := restProblem(p, func(x int) bool { return copyComp[cd.comp[x]] })
+	repTag := make([]int32, len(cd.shape))
+	for i := range repTag {
+		repTag[i] = -1
+	}
+	nreps := 0
+	for i, grp := range cd.groups {
+		if cd.large[i] {
+			repTag[grp[0]] = int32(nreps)
+			nreps++
+		}
+	}
+	if nreps == 0 {
+		return &restColoring{refine(newGraph(sub), sub), newID}
+	}
+	n, m := sub.NumVars, len(sub.Weight)
+	tag := make([]int32, n+m+len(sub.CKind))
+	for x, c := range cd.comp {
+		if copyComp[c] {
+			continue
+		}
+		i := int(newID[x])
+		switch {
+		case x >= g.n+g.m:
+			i += n + m
+		case x >= g.n:
+			i += n
+		}
+		tag[i] = repTag[c]
+	}
+	return &restColoring{refineCertified(sub, g.scale.lsb, tag, nreps), newID}
 }
 
 // copySet holds the candidate copies, each a compact graph of its own in
@@ -255,6 +329,7 @@ func colorRepeated(g *graph, p *hlmrf.Problem, minNodes int) *Coloring {
 type copySet struct {
 	g      *graph
 	groups [][]int32 // candidate indexes, the representative first
+	large  []bool    // per group: of large components (see largeComponent)
 	comp   []int32   // candidate -> component
 
 	vOff, fOff []int32
@@ -267,13 +342,14 @@ type copySet struct {
 	hv, hf, work []uint64 // hashes of variables and factors; scratch
 }
 
-func newCopySet(g *graph, p *hlmrf.Problem, comp []int32, shape []compShape, groups [][]int32) *copySet {
-	cs := &copySet{g: g}
+func newCopySet(g *graph, p *hlmrf.Problem, cd *candidates) *copySet {
+	comp, shape := cd.comp, cd.shape
+	cs := &copySet{g: g, large: cd.large}
 	cand := make([]int32, len(shape)) // component -> candidate, or -1
 	for i := range cand {
 		cand[i] = -1
 	}
-	for _, grp := range groups {
+	for _, grp := range cd.groups {
 		ks := make([]int32, len(grp))
 		for i, c := range grp {
 			ks[i] = int32(len(cs.comp))
@@ -335,22 +411,22 @@ func newCopySet(g *graph, p *hlmrf.Problem, comp []int32, shape []compShape, gro
 	return cs
 }
 
-// bigGroup is the size (nodes of all members) from which a group's members
-// are hashed and matched in parallel; smaller groups run in parallel with
-// each other instead.
-const bigGroup = 1 << 14
+// largeComponent is the size from which a repeated component counts as
+// large. Refining k copies of a large component without symmetry of its own
+// costs far more than k times one (see above); copies of large components
+// must make up a third of the problem for colorRepeated to be used at all.
+// Members of a group of large components are hashed and matched in
+// parallel (smaller groups run in parallel with each other instead), and
+// its representative is offered to refineCertified.
+const largeComponent = 1024
 
 // match matches every group and records the verified copies' images in
 // img. It reports per candidate whether it is a verified copy.
 func (cs *copySet) match(img []int32) []bool {
 	ok := make([]bool, len(cs.comp))
 	var small [][]int32
-	for _, grp := range cs.groups {
-		size := 0
-		for _, k := range grp {
-			size += int(cs.vOff[k+1]-cs.vOff[k]) + int(cs.fOff[k+1]-cs.fOff[k])
-		}
-		if size >= bigGroup {
+	for i, grp := range cs.groups {
+		if cs.large[i] {
 			cs.matchGroup(grp, parallel, img, ok)
 		} else {
 			small = append(small, grp)

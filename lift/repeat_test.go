@@ -32,7 +32,11 @@ func distinctConsts(n int) []float64 {
 func checkRepeated(t *testing.T, what string, p *hlmrf.Problem) bool {
 	t.Helper()
 	want := refine(newGraph(p), p)
-	got := colorRepeated(newGraph(p), p, 1)
+	cd := findCandidates(p, repeatParams{minNodes: 1, large: 1})
+	if cd == nil {
+		return false
+	}
+	got := colorRepeated(newGraph(p), p, cd)
 	if got == nil {
 		return false
 	}
@@ -113,7 +117,7 @@ func pairCopySet(a, b *hlmrf.Problem) *copySet {
 		s.facs++
 		s.edges += g.fStart[f+1] - g.fStart[f]
 	}
-	return newCopySet(g, q, comp, shape, [][]int32{{0, 1}})
+	return newCopySet(g, q, &candidates{comp: comp, shape: shape, groups: [][]int32{{0, 1}}, large: []bool{false}})
 }
 
 // hashed runs rounds of hashing on both candidates and returns the
@@ -197,7 +201,7 @@ func TestComponents(t *testing.T) {
 		spec.vars, spec.pots, spec.maxTerms = 60, 30, 2 // sparse: many components
 		p, _ := randomProblem(rng, spec)
 		g := newGraph(p)
-		comp, count := components(g)
+		comp, count := components(p)
 		// Breadth-first search over the factor rows.
 		nf := g.m + g.c
 		adj := make([][]int32, g.n+nf)
@@ -307,7 +311,7 @@ func TestCertifySingletons(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(seed), 26))
 			p, _ := tc.problem(rng)
 			g := newGraph(p)
-			comp, ncomp := components(g)
+			comp, ncomp := components(p)
 			want := refine(g, p)
 			proved := certifySingletons(p, g.scale.lsb, comp, ncomp)
 			size := map[[2]int32]int{} // (kind, color) -> members
@@ -368,5 +372,34 @@ func TestCertifySumsNotMultisets(t *testing.T) {
 	g := newGraph(p)
 	if proved := certifySingletons(p, g.scale.lsb, []int32{0, 0, 0, 0}, 1); proved[0] {
 		t.Fatal("nodes of a two-member class were proved alone")
+	}
+}
+
+// TestRepeatedDefault runs the default path (color) on copies of a large
+// rigid component, where it must be taken, matched in parallel and proved
+// discrete, and on a problem whose copies are small, where it must not.
+func TestRepeatedDefault(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 27))
+	spec := rigidSpec
+	spec.vars, spec.pots, spec.cons = 400, 900, 40
+	spec.leafConsts = distinctConsts(400)
+	base, y0 := randomProblem(rng, spec)
+	p, _ := planted(rng, base, y0, 4)
+	if findCandidates(p, defaultRepeat) == nil {
+		t.Fatal("four copies of a large component were not taken as candidates")
+	}
+	g, col := color(p)
+	want := refine(newGraph(p), p)
+	if diff := cmp.Diff(want, col); diff != "" {
+		t.Fatalf("color differs from refine (-refine +color):\n%s", diff)
+	}
+	if g.packed {
+		t.Error("the graph was packed for refinement although the copies were matched")
+	}
+
+	small, y1 := randomProblem(rng, rigidSpec)
+	q, _ := planted(rng, small, y1, 4)
+	if findCandidates(q, defaultRepeat) != nil {
+		t.Fatal("copies of a small component were taken as candidates")
 	}
 }
