@@ -92,13 +92,14 @@ func factorRow(p *hlmrf.Problem, f int) []int32 {
 
 // components labels every node (variables 0..n-1, then potentials, then
 // constraints, as in graph) with its connected component, components
-// numbered in order of their smallest node. Union-find keeps the smallest
-// index as the root, so parent[x] <= x and one ascending pass finishes the
-// labels.
+// numbered in order of their smallest node. Union-find runs over the
+// variables alone (a factor joins its variables; a factor without terms is
+// a component of its own), keeping the smallest index as the root, so
+// parent[v] <= v and one ascending pass finishes the labels.
 func components(p *hlmrf.Problem) (comp []int32, count int) {
 	n := p.NumVars
 	nf := len(p.Weight) + len(p.CKind)
-	parent := make([]int32, n+nf)
+	parent := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
 	}
@@ -110,8 +111,12 @@ func components(p *hlmrf.Problem) (comp []int32, count int) {
 		return x
 	}
 	for f := 0; f < nf; f++ {
-		r := find(int32(n + f))
-		for _, v := range factorRow(p, f) {
+		row := factorRow(p, f)
+		if len(row) < 2 {
+			continue
+		}
+		r := find(row[0])
+		for _, v := range row[1:] {
 			s := find(v)
 			switch {
 			case s < r:
@@ -121,15 +126,23 @@ func components(p *hlmrf.Problem) (comp []int32, count int) {
 			}
 		}
 	}
-	comp = make([]int32, len(parent))
-	for x := range parent {
-		if q := parent[x]; q == int32(x) {
-			comp[x] = int32(count)
+	comp = make([]int32, n+nf)
+	for v := range parent {
+		if q := parent[v]; q == int32(v) {
+			comp[v] = int32(count)
 			count++
 		} else {
-			r := parent[q] // q < x is already compressed: parent[q] is the root
-			parent[x] = r
-			comp[x] = comp[r]
+			r := parent[q] // q < v is already compressed: parent[q] is the root
+			parent[v] = r
+			comp[v] = comp[r]
+		}
+	}
+	for f := 0; f < nf; f++ {
+		if row := factorRow(p, f); len(row) > 0 {
+			comp[n+f] = comp[row[0]]
+		} else {
+			comp[n+f] = int32(count)
+			count++
 		}
 	}
 	return comp, count
@@ -367,9 +380,9 @@ func newCopySet(g *graph, p *hlmrf.Problem, cd *candidates) *copySet {
 		cs.fOff[k+1] = cs.fOff[k] + shape[c].facs
 		eOff[k+1] = eOff[k] + shape[c].edges
 	}
-	// One pass in node order: variables first, so every term's variable has
-	// its flat index when its factor comes; a candidate's factors come in
-	// its own order, so each writes its terms at its own cursor.
+	// Variables first, so every term's variable has its flat index when its
+	// factor comes; factors in node order, so that each candidate's come in
+	// its own order and each writes its terms at its own cursor.
 	cs.vars = make([]int32, cs.vOff[nc])
 	cs.facs = make([]int32, cs.fOff[nc])
 	cs.key = make([]fkey, len(cs.facs))
@@ -387,24 +400,41 @@ func newCopySet(g *graph, p *hlmrf.Problem, cd *candidates) *copySet {
 			nextV[k]++
 		}
 	}
-	for f, c := range comp[g.n:] {
-		k := cand[c]
-		if k < 0 {
-			continue
+	// The factors in two halves, side by side: the second half's cursors
+	// start after each candidate's factors and terms in the first.
+	nf := g.m + g.c
+	half := nf / 2
+	nextF2, nextE2 := slices.Clone(nextF), slices.Clone(nextE)
+	for f, c := range comp[g.n : g.n+half] {
+		if k := cand[c]; k >= 0 {
+			nextF2[k]++
+			nextE2[k] += g.fStart[f+1] - g.fStart[f]
 		}
-		i := nextF[k]
-		nextF[k]++
-		cs.facs[i] = int32(g.n + f)
-		cs.key[i] = factorKey(p, g.m, f)
-		e := nextE[k]
-		for t := g.fStart[f]; t < g.fStart[f+1]; t++ {
-			cs.v[e] = loc[g.fVar[t]]
-			cs.w[e] = bitsOf(g.coef(t))
-			e++
-		}
-		cs.start[i+1] = e
-		nextE[k] = e
 	}
+	fill := func(from, to int, nextF, nextE []int32) {
+		for f := from; f < to; f++ {
+			k := cand[comp[g.n+f]]
+			if k < 0 {
+				continue
+			}
+			i := nextF[k]
+			nextF[k]++
+			cs.facs[i] = int32(g.n + f)
+			cs.key[i] = factorKey(p, g.m, f)
+			e := nextE[k]
+			for t := g.fStart[f]; t < g.fStart[f+1]; t++ {
+				cs.v[e] = loc[g.fVar[t]]
+				cs.w[e] = bitsOf(g.coef(t))
+				e++
+			}
+			cs.start[i+1] = e
+			nextE[k] = e
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { fill(half, nf, nextF2, nextE2) })
+	fill(0, half, nextF, nextE)
+	wg.Wait()
 	cs.hv = make([]uint64, len(cs.vars))
 	cs.work = make([]uint64, len(cs.vars))
 	cs.hf = make([]uint64, len(cs.facs))
@@ -499,22 +529,23 @@ func (cs *copySet) initHashes(k int32) {
 }
 
 // round computes one more hash round of candidate k: a factor's new hash
-// mixes its hash with its terms' (coefficient, variable hash), a variable's
-// its hash with its terms' (coefficient, factor hash); sums make them
-// independent of the order of terms and of nodes.
+// mixes its hash with its terms' (coefficient, variable hash), then a
+// variable's new hash mixes its hash with its terms' (coefficient, new
+// factor hash), so that one round reaches variables two steps away; sums
+// make the hashes independent of the order of terms and of nodes.
 func (cs *copySet) round(k int32) {
 	v0, v1 := cs.vOff[k], cs.vOff[k+1]
 	for i := v0; i < v1; i++ {
 		cs.work[i] = mix(cs.hv[i] ^ 0x5851f42d4c957f2d)
 	}
 	for f := cs.fOff[k]; f < cs.fOff[k+1]; f++ {
-		hf := cs.hf[f]
-		acc := mix(hf ^ 0x14057b7ef767814f)
-		for e := cs.start[f]; e < cs.start[f+1]; e++ {
-			v := cs.v[e]
-			w := cs.w[e] * 0xbf58476d1ce4e5b9
-			acc += mix(w ^ cs.hv[v])
-			cs.work[v] += mix(w ^ hf ^ 0x94d049bb133111eb)
+		acc := mix(cs.hf[f] ^ 0x14057b7ef767814f)
+		lo, hi := cs.start[f], cs.start[f+1]
+		for e := lo; e < hi; e++ {
+			acc += mix(cs.w[e]*0xbf58476d1ce4e5b9 ^ cs.hv[cs.v[e]])
+		}
+		for e := lo; e < hi; e++ {
+			cs.work[cs.v[e]] += mix(cs.w[e]*0xbf58476d1ce4e5b9 ^ acc ^ 0x94d049bb133111eb)
 		}
 		cs.hf[f] = acc
 	}

@@ -200,6 +200,10 @@ func TestComponents(t *testing.T) {
 		spec := rigidSpec
 		spec.vars, spec.pots, spec.maxTerms = 60, 30, 2 // sparse: many components
 		p, _ := randomProblem(rng, spec)
+		if seed%2 == 0 { // factors without terms are components of their own
+			p.AddPotential(1, 0.5, 1, 0, nil, nil)
+			p.AddConstraint(hlmrf.LessEq, 1, 0, nil, nil)
+		}
 		g := newGraph(p)
 		comp, count := components(p)
 		// Breadth-first search over the factor rows.
