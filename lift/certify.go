@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"math"
 	"math/bits"
 
 	"hinge/hlmrf"
@@ -9,29 +10,32 @@ import (
 // Certified singletons.
 //
 // colorRepeated refines the rest of a problem (everything but the verified
-// copies), and that rest holds the representative of every group of copies,
-// which on ground problems without symmetry of their own (the
-// social-affiliation network) is most of the remaining work. Yet such a
-// representative ends with every node alone in its class, and that can be
-// proved without refining it: hash every node round by round with a hash
-// that depends only on a node's class in round-by-round color refinement by
-// sums, and a node whose hash no other node shares is alone in its class of
-// the coarsest stable coloring.
+// copies), and that rest holds the representative of the copies, which on
+// ground problems without symmetry of their own (the social-affiliation
+// network) is most of the remaining work. Yet such a representative ends
+// with every node alone in its class, and that can be proved without
+// refining it: hash every node round by round with a hash that depends only
+// on the node's class in a sequence of refinement steps by sums, and a node
+// whose hash no other node shares is alone in its class of the coarsest
+// stable coloring.
 //
-// The hash is sum-based: a node's new hash mixes its hash with
-// sum over its edges of w(e)*G(hash of the other end) (mod the prime
-// P = 2^61-1), where w(e) is the edge's exact coefficient in units of 2^lsb,
-// reduced mod P. Grouping the edges by the other end's class, this is
-// sum over classes C of (exact sum of weights into C)*G(hash of C), so by
-// induction two nodes of one class of round r of refinement by sums have one
-// hash after round r. Hence different hashes mean different classes at
-// round r, and so in the coarsest stable coloring, which only refines them.
+// The hash is sum-based. A round first gives every factor the hash
+// mix(its hash) + sum over its terms of w*G(variable's hash) (mod the prime
+// P = 2^61-1), w being the term's exact coefficient in units of 2^lsb
+// reduced mod P; then every variable mix(its hash) + sum over its terms of
+// w*G'(factor's new hash). Grouping the terms by the other end's class,
+// each sum is sum over classes C of (exact sum of coefficients into C) *
+// G(hash of C): so by induction the hashes are functions of the classes of
+// the refinement that splits the factors by their sums into the variable
+// classes, then the variables by their sums into the new factor classes,
+// and so on. Every such step keeps the partition coarser than the coarsest
+// stable coloring, so different hashes mean different classes there.
 // Collisions can only hide a proof, never make a false one.
 //
-// When all nodes of a representative are proved alone in their classes of
-// the rest, the rest's coloring is the refinement of the rest without that
-// representative, plus one class per node of it (components do not
-// interact, and no class of the rest can contain a node of it).
+// When every node of a representative has a hash that no other node of the
+// rest has, the rest's coloring is the refinement of the rest without the
+// representative plus one class per node of it: components do not
+// interact, and no class of the rest can contain a node of it.
 
 // mersenne61 is the prime 2^61-1 of the sum hash.
 const mersenne61 = 1<<61 - 1
@@ -70,126 +74,133 @@ func weightMod61(x float64, lsb int) uint64 {
 	return r
 }
 
-// certifySingletons runs sum-hash rounds on p and reports, per tag value
-// 0..ntags-1, whether every node with that tag (tag is indexed by node:
-// variables, potentials, constraints) had, after some round, a hash that no
-// other node of its kind has: such nodes are alone in their classes of p's
-// coarsest stable coloring. lsb is the unit exponent of p's coefficients
-// (any exponent that divides them all). It stops when every tag is proved,
-// when a round tells no more nodes apart, or after maxHashRounds rounds.
-func certifySingletons(p *hlmrf.Problem, lsb int, tag []int32, ntags int) []bool {
-	n, m := p.NumVars, len(p.Weight)
-	nf := m + len(p.CKind)
-	start := func(f int) (lo, hi int32) {
-		if f < m {
-			return p.Start[f], p.Start[f+1]
-		}
-		return p.CStart[f-m], p.CStart[f-m+1]
-	}
-	wm := make([]uint64, len(p.Coef)+len(p.CCoef))
-	last, lastW := 0.0, uint64(0)
-	for i, cs := range [][]float64{p.Coef, p.CCoef} {
-		off := i * len(p.Coef)
-		for t, x := range cs {
-			if x != last {
-				last, lastW = x, weightMod61(x, lsb)
-			}
-			wm[off+t] = lastW
-		}
-	}
-	hv := make([]uint64, n)
-	acc := make([]uint64, n)
-	hf := make([]uint64, nf)
-	for v := range hv {
-		hv[v] = 0x9e3779b97f4a7c15
-	}
-	for f := range hf {
-		hf[f] = factorKey(p, m, f).hash()
-	}
-	proved := make([]bool, ntags)
-	bad := make([]bool, ntags)
-	left := ntags
-	tv, tf := newHashIndex(n), newHashIndex(nf)
-	prev := -1
-	for round := 0; round < maxHashRounds && left > 0; round++ {
-		clear(acc)
-		for f := range hf {
-			lo, hi := start(f)
-			vars := p.Var
-			off := int32(0)
-			if f >= m {
-				vars, off = p.CVar, int32(len(p.Coef))
-			}
-			gf := mix(hf[f]^0x14057b7ef767814f) >> 3
-			var a uint64
-			for t := lo; t < hi; t++ {
-				v, w := vars[t], wm[off+t]
-				a = addmod61(a, mulmod61(w, mix(hv[v]^0x5851f42d4c957f2d)>>3))
-				acc[v] = addmod61(acc[v], mulmod61(w, gf))
-			}
-			hf[f] = mix(hf[f]^0x94d049bb133111eb) + a
-		}
-		for v := range hv {
-			hv[v] = mix(hv[v]^0xbf58476d1ce4e5b9) + acc[v]
-		}
-		distinct := tv.fillCount(hv) + tf.fillCount(hf)
-		clear(bad)
-		for x, t := range tag {
-			if t < 0 || proved[t] || bad[t] {
-				continue
-			}
-			if x < n {
-				bad[t] = tv.count(hv[x]) > 1
-			} else {
-				bad[t] = tf.count(hf[x-n]) > 1
-			}
-		}
-		for t := range proved {
-			if !proved[t] && !bad[t] {
-				proved[t] = true
-				left--
-			}
-		}
-		if distinct <= prev {
-			break // no more nodes told apart: no more proofs to come
-		}
-		prev = distinct
-	}
-	return proved
+// flatRows is a factor graph in flat arrays: factor i (of len(key)) has
+// initial color key[i] and the terms start[i]..start[i+1] of v (variable
+// index plus vBase) and w (coefficient bits), over nv variables.
+type flatRows struct {
+	nv    int
+	vBase int32
+	key   []fkey
+	start []int32
+	v     []int32
+	w     []uint64
 }
 
-// refineCertified returns the coarsest stable coloring of p, where tag
-// marks (0..ntags-1) whole components that are likely to end with every
-// node alone in its class: those certifySingletons proves so are given one
-// class per node, and only the rest of p is refined. Colors are not
-// numbered in order of first occurrence.
-func refineCertified(p *hlmrf.Problem, lsb int, tag []int32, ntags int) *Coloring {
-	proved := certifySingletons(p, lsb, tag, ntags)
-	single := func(x int) bool { return tag[x] >= 0 && proved[tag[x]] }
-	any := false
-	for _, ok := range proved {
-		any = any || ok
+// flatOf returns p's factors (potentials, then constraints) as flatRows.
+func flatOf(p *hlmrf.Problem) *flatRows {
+	m, nf := len(p.Weight), len(p.Weight)+len(p.CKind)
+	fr := &flatRows{nv: p.NumVars, key: make([]fkey, nf), start: make([]int32, 1, nf+1),
+		v: make([]int32, 0, len(p.Var)+len(p.CVar)), w: make([]uint64, 0, len(p.Var)+len(p.CVar))}
+	for f := range nf {
+		fr.key[f] = factorKey(p, m, f)
+		row := factorRow(p, f)
+		coefs := p.Coef
+		lo := int32(0)
+		if f < m {
+			lo = p.Start[f]
+		} else {
+			coefs, lo = p.CCoef, p.CStart[f-m]
+		}
+		for t, v := range row {
+			fr.v = append(fr.v, v)
+			fr.w = append(fr.w, bitsOf(coefs[int(lo)+t]))
+		}
+		fr.start = append(fr.start, int32(len(fr.v)))
 	}
-	if !any {
-		return refine(newGraph(p), p)
+	return fr
+}
+
+// sumHasher runs sum-hash rounds on flatRows.
+type sumHasher struct {
+	fr       *flatRows
+	lsb      int
+	hv, hf   []uint64 // the hashes
+	acc      []uint64 // scratch: the variables' sums
+	lastBits uint64   // a cache of the last coefficient's weight
+	lastW    uint64
+}
+
+// newSumHasher sets the round-0 hashes: one value for every variable (they
+// share the initial color), a hash of the initial color for a factor.
+func newSumHasher(fr *flatRows, lsb int) *sumHasher {
+	h := &sumHasher{fr: fr, lsb: lsb, hv: make([]uint64, fr.nv), hf: make([]uint64, len(fr.key)), acc: make([]uint64, fr.nv)}
+	for i := range h.hv {
+		h.hv[i] = 0x9e3779b97f4a7c15
 	}
-	rest, id := restProblem(p, single)
-	rc := refine(newGraph(rest), rest)
-	n, m := p.NumVars, len(p.Weight)
-	col := &Coloring{Var: make([]int32, n), Pot: make([]int32, m), Con: make([]int32, len(p.CKind)),
-		NumVar: rc.NumVar, NumPot: rc.NumPot, NumCon: rc.NumCon}
-	assign := func(dst, sub []int32, base int, next *int) {
-		for i := range dst {
-			if x := base + i; single(x) {
-				dst[i] = int32(*next)
-				*next++
-			} else {
-				dst[i] = sub[id[x]]
-			}
+	for i, k := range fr.key {
+		h.hf[i] = k.hash()
+	}
+	return h
+}
+
+// weight returns the term's weight mod 2^61-1.
+func (h *sumHasher) weight(b uint64) uint64 {
+	if b != h.lastBits {
+		h.lastBits, h.lastW = b, weightMod61(math.Float64frombits(b), h.lsb)
+	}
+	return h.lastW
+}
+
+// round computes one round: every factor's new hash, then every variable's
+// from the factors' new hashes.
+func (h *sumHasher) round() {
+	fr := h.fr
+	clear(h.acc)
+	for i := range fr.key {
+		lo, hi := fr.start[i], fr.start[i+1]
+		var a uint64
+		for t := lo; t < hi; t++ {
+			a = addmod61(a, mulmod61(h.weight(fr.w[t]), mix(h.hv[fr.v[t]-fr.vBase]^0x5851f42d4c957f2d)>>3))
+		}
+		nf := mix(h.hf[i]^0x14057b7ef767814f) + a
+		h.hf[i] = nf
+		gf := mix(nf^0x94d049bb133111eb) >> 3
+		for t := lo; t < hi; t++ {
+			j := fr.v[t] - fr.vBase
+			h.acc[j] = addmod61(h.acc[j], mulmod61(h.weight(fr.w[t]), gf))
 		}
 	}
-	assign(col.Var, rc.Var, 0, &col.NumVar)
-	assign(col.Pot, rc.Pot, n, &col.NumPot)
-	assign(col.Con, rc.Con, n+m, &col.NumCon)
-	return col
+	for j, x := range h.hv {
+		h.hv[j] = mix(x^0xbf58476d1ce4e5b9) + h.acc[j]
+	}
+}
+
+// provedAlone reports whether every node of rep has, after some number of
+// sum-hash rounds (at most maxHashRounds), a hash that no other node of rep
+// or of rest has (of its kind): then, in the coarsest stable coloring of
+// rep and rest side by side, every node of rep is alone in its class.
+func provedAlone(rep, rest *flatRows, lsb int) bool {
+	hr := newSumHasher(rep, lsb)
+	tv, tf := newHashIndex(rep.nv), newHashIndex(len(rep.key))
+	rounds, prev := 0, -1
+	for {
+		if rounds == maxHashRounds {
+			return false
+		}
+		hr.round()
+		rounds++
+		dv, df := tv.fill(hr.hv), tf.fill(hr.hf)
+		if dv == rep.nv && df == len(rep.key) {
+			break
+		}
+		if dv+df <= prev {
+			return false // rep has symmetry of its own (or a collision)
+		}
+		prev = dv + df
+	}
+	hs := newSumHasher(rest, lsb)
+	for range rounds {
+		hs.round()
+	}
+	for _, x := range hs.hv {
+		if _, ok := tv.find(x); ok {
+			return false
+		}
+	}
+	for _, x := range hs.hf {
+		if _, ok := tf.find(x); ok {
+			return false
+		}
+	}
+	return true
 }

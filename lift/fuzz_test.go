@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -136,6 +137,42 @@ func FuzzLift(f *testing.F) {
 			if math.Abs(got-want) > 1e-12*cs+1e-300 {
 				t.Fatalf("constraint %d: violation %v, lifted %v", j, want, got)
 			}
+		}
+	})
+}
+
+// FuzzRepeated: for a fuzzed problem beside a relabelled copy of itself and
+// a copy with one coefficient changed, the repeated-components path (every
+// component a candidate) never panics and gives refine's coloring.
+func FuzzRepeated(f *testing.F) {
+	f.Add([]byte{3, 4, 0, 2, 0, 1, 1, 2, 1, 0, 2, 1, 3, 0, 1, 1})
+	f.Add([]byte{2, 6, 0, 2, 0, 0, 1, 1, 0, 2, 0, 1, 1, 0, 3, 1, 0, 0, 4, 0, 0, 4, 1, 0, 1, 0})
+	f.Add([]byte{5, 8, 19, 3, 1, 2, 2, 5, 3, 8, 3, 3, 1, 2, 4, 5, 0, 1, 1, 3, 2, 2, 2, 2, 2, 2, 2, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		base, r := fuzzProblem(data)
+		if check(base) != nil {
+			return
+		}
+		rng := rand.New(rand.NewPCG(uint64(r.next()), 28))
+		p, _ := planted(rng, base, make([]float64, base.NumVars), 2)
+		if len(base.Coef) > 0 {
+			near := base.Clone()
+			near.Coef[int(r.next())%len(near.Coef)] += 0.5
+			p.Append(near, true)
+		}
+		if check(p) != nil {
+			return
+		}
+		cd := findCandidates(p, repeatParams{minNodes: 1, large: 1})
+		if cd == nil {
+			return
+		}
+		got := colorRepeated(newGraph(p), p, cd)
+		if got == nil {
+			return
+		}
+		if diff := cmp.Diff(refine(newGraph(p), p), got); diff != "" {
+			t.Fatalf("repeated components give another coloring (-refine +repeated):\n%s", diff)
 		}
 	})
 }

@@ -160,6 +160,7 @@ type candidates struct {
 	shape  []compShape // per component
 	groups [][]int32   // component ids of equal shape, the representative first
 	large  []bool      // per group: components of at least largeComponent nodes
+	proved bool        // set by colorRepeated: a representative was proved discrete
 }
 
 // repeatParams are findCandidates' thresholds.
@@ -253,16 +254,32 @@ func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
 // candidate components matched instead of refined, or nil if no candidate
 // turned out to be a copy.
 func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
-	// Refine the rest (everything but the candidate copies) while the copies
-	// are matched, on the bet that all of them are copies.
-	copyComp := make([]bool, len(cd.shape))
+	// The components not in the rest: the candidate copies and, when there
+	// is one group of large components, its representative, which
+	// provedAlone may spare refining (see certify.go).
+	out := make([]bool, len(cd.shape))
 	for _, grp := range cd.groups {
 		for _, c := range grp[1:] {
-			copyComp[c] = true
+			out[c] = true
 		}
 	}
+	large := -1
+	for i, ok := range cd.large {
+		if ok {
+			large = i
+			if slices.Index(cd.large[i+1:], true) >= 0 {
+				large = -1 // several: their representatives are refined
+			}
+			break
+		}
+	}
+	if large >= 0 {
+		out[cd.groups[large][0]] = true
+	}
+	// Refine the rest while the copies are matched, on the bet that all of
+	// them are copies.
 	bet := make(chan *restColoring, 1)
-	go func() { bet <- cd.rest(g, p, slices.Clone(copyComp)) }()
+	go func() { bet <- cd.rest(p, slices.Clone(out)) }()
 
 	cs := newCopySet(g, p, cd)
 	img := make([]int32, len(cd.comp)) // node of a verified copy -> its image; else -1
@@ -271,67 +288,74 @@ func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 	}
 	ok := cs.match(img)
 	rest := <-bet
-	missed := false
+	missed, any := false, false
 	for _, grp := range cs.groups {
 		for _, k := range grp[1:] {
-			if !ok[k] {
-				copyComp[cs.comp[k]] = false
+			if ok[k] {
+				any = true
+			} else {
+				out[cs.comp[k]] = false
 				missed = true
 			}
 		}
 	}
-	if !slices.Contains(copyComp, true) {
+	if !any {
 		return nil
 	}
-	if missed {
-		rest = cd.rest(g, p, copyComp)
+	if large >= 0 && !missed {
+		rep := cs.groups[large][0]
+		f0, f1 := cs.fOff[rep], cs.fOff[rep+1]
+		repRows := &flatRows{nv: int(cs.vOff[rep+1] - cs.vOff[rep]), vBase: cs.vOff[rep],
+			key: cs.key[f0:f1], start: cs.start[f0 : f1+1], v: cs.v, w: cs.w}
+		if provedAlone(repRows, flatOf(rest.sub), g.scale.lsb) {
+			cd.proved = true
+			rest.addSingletons(g, cs.vars[cs.vOff[rep]:cs.vOff[rep+1]], cs.facs[f0:f1])
+			return expand(g, img, rest.col, rest.newID)
+		}
+	}
+	if large >= 0 || missed {
+		if large >= 0 {
+			out[cd.groups[large][0]] = false
+		}
+		rest = cd.rest(p, out)
 	}
 	return expand(g, img, rest.col, rest.newID)
 }
 
-// restColoring is the coloring of the rest of a problem, and each kept
-// node's index in the rest (see restProblem).
+// restColoring is the coloring of the rest of a problem, the rest itself,
+// and each kept node's index in the rest (see restProblem).
 type restColoring struct {
 	col   *Coloring
+	sub   *hlmrf.Problem
 	newID []int32
 }
 
-// rest colors the problem without the components copyComp marks. The
-// representatives of large groups are most of it on problems like the
-// duplicated social network; refineCertified proves them discrete by
-// hashing instead of refining them when it can.
-func (cd *candidates) rest(g *graph, p *hlmrf.Problem, copyComp []bool) *restColoring {
-	sub, newID := restProblem(p, func(x int) bool { return copyComp[cd.comp[x]] })
-	repTag := make([]int32, len(cd.shape))
-	for i := range repTag {
-		repTag[i] = -1
+// rest refines the problem without the components out marks.
+func (cd *candidates) rest(p *hlmrf.Problem, out []bool) *restColoring {
+	sub, newID := restProblem(p, func(x int) bool { return out[cd.comp[x]] })
+	return &restColoring{refine(newGraph(sub), sub), sub, newID}
+}
+
+// addSingletons gives every node of a proved representative (variables
+// vars, factors facs as node ids) a class of its own.
+func (rc *restColoring) addSingletons(g *graph, vars, facs []int32) {
+	col := rc.col
+	for _, x := range vars {
+		rc.newID[x] = int32(len(col.Var))
+		col.Var = append(col.Var, int32(col.NumVar))
+		col.NumVar++
 	}
-	nreps := 0
-	for i, grp := range cd.groups {
-		if cd.large[i] {
-			repTag[grp[0]] = int32(nreps)
-			nreps++
+	for _, x := range facs {
+		if int(x) < g.n+g.m {
+			rc.newID[x] = int32(len(col.Pot))
+			col.Pot = append(col.Pot, int32(col.NumPot))
+			col.NumPot++
+		} else {
+			rc.newID[x] = int32(len(col.Con))
+			col.Con = append(col.Con, int32(col.NumCon))
+			col.NumCon++
 		}
 	}
-	if nreps == 0 {
-		return &restColoring{refine(newGraph(sub), sub), newID}
-	}
-	n, m := sub.NumVars, len(sub.Weight)
-	tag := make([]int32, n+m+len(sub.CKind))
-	for x, c := range cd.comp {
-		if copyComp[c] {
-			continue
-		}
-		i := int(newID[x])
-		switch {
-		case x >= g.n+g.m:
-			i += n + m
-		case x >= g.n:
-			i += n
-		}
-		tag[i] = repTag[c]
-	}
-	return &restColoring{refineCertified(sub, g.scale.lsb, tag, nreps), newID}
 }
 
 // copySet holds the candidate copies, each a compact graph of its own in
@@ -447,7 +471,8 @@ func newCopySet(g *graph, p *hlmrf.Problem, cd *candidates) *copySet {
 // must make up a third of the problem for colorRepeated to be used at all.
 // Members of a group of large components are hashed and matched in
 // parallel (smaller groups run in parallel with each other instead), and
-// its representative is offered to refineCertified.
+// its representative is offered to provedAlone when it is the only such
+// group.
 const largeComponent = 1024
 
 // match matches every group and records the verified copies' images in

@@ -304,11 +304,10 @@ func TestWeightMod61(t *testing.T) {
 	}
 }
 
-// TestCertifySingletons checks that every proof is sound (the nodes it
-// proves alone are alone in refine's coloring), that it proves the
-// components of rigid problems, and that refineCertified gives refine's
-// partition.
-func TestCertifySingletons(t *testing.T) {
+// TestProvedAlone checks that every proof is sound (a component proved
+// alone has every node alone in its class of refine's coloring of the whole
+// problem), and that it proves the components of rigid problems.
+func TestProvedAlone(t *testing.T) {
 	proofs := 0
 	for _, tc := range append(refineCases, refineCase{"rigid", rigidSpec, 1}, refineCase{"rigid-planted2", rigidSpec, 2}) {
 		for seed := range 20 {
@@ -317,7 +316,6 @@ func TestCertifySingletons(t *testing.T) {
 			g := newGraph(p)
 			comp, ncomp := components(p)
 			want := refine(g, p)
-			proved := certifySingletons(p, g.scale.lsb, comp, ncomp)
 			size := map[[2]int32]int{} // (kind, color) -> members
 			colorOf := func(x int) [2]int32 {
 				switch {
@@ -331,19 +329,18 @@ func TestCertifySingletons(t *testing.T) {
 			for x := range comp {
 				size[colorOf(x)]++
 			}
-			for x, c := range comp {
-				if proved[c] && size[colorOf(x)] != 1 {
-					t.Fatalf("%s seed %d: node %d proved alone, but its class has %d members", tc.name, seed, x, size[colorOf(x)])
+			for c := range int32(ncomp) {
+				rep, _ := restProblem(p, func(x int) bool { return comp[x] != c })
+				rest, _ := restProblem(p, func(x int) bool { return comp[x] == c })
+				if !provedAlone(flatOf(rep), flatOf(rest), g.scale.lsb) {
+					continue
 				}
-			}
-			for _, ok := range proved {
-				if ok {
-					proofs++
+				proofs++
+				for x, cx := range comp {
+					if cx == c && size[colorOf(x)] != 1 {
+						t.Fatalf("%s seed %d: node %d proved alone, but its class has %d members", tc.name, seed, x, size[colorOf(x)])
+					}
 				}
-			}
-			got := refineCertified(p, g.scale.lsb, comp, ncomp)
-			if diff := cmp.Diff(want, renumbered(got)); diff != "" {
-				t.Fatalf("%s seed %d: refineCertified (-refine +certified):\n%s", tc.name, seed, diff)
 			}
 		}
 	}
@@ -352,11 +349,11 @@ func TestCertifySingletons(t *testing.T) {
 	}
 }
 
-// TestCertifySumsNotMultisets is the case a multiset hash gets wrong:
+// TestProvedAloneSumsNotMultisets is the case a multiset hash gets wrong:
 // factor f1 has two terms of coefficient 1 on y0, factor f2 one term of
 // coefficient 2 on y1. Refinement compares sums, so y0 and y1 (and f1 and
 // f2) share a class, and nothing may be proved alone.
-func TestCertifySumsNotMultisets(t *testing.T) {
+func TestProvedAloneSumsNotMultisets(t *testing.T) {
 	p := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
 	p.AddVars(2)
 	p.Weight = append(p.Weight, 1, 1)
@@ -374,7 +371,8 @@ func TestCertifySumsNotMultisets(t *testing.T) {
 		t.Fatalf("refinement split the symmetric nodes: %+v", col)
 	}
 	g := newGraph(p)
-	if proved := certifySingletons(p, g.scale.lsb, []int32{0, 0, 0, 0}, 1); proved[0] {
+	empty := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
+	if provedAlone(flatOf(p), flatOf(empty), g.scale.lsb) {
 		t.Fatal("nodes of a two-member class were proved alone")
 	}
 }
@@ -389,16 +387,24 @@ func TestRepeatedDefault(t *testing.T) {
 	spec.leafConsts = distinctConsts(400)
 	base, y0 := randomProblem(rng, spec)
 	p, _ := planted(rng, base, y0, 4)
-	if findCandidates(p, defaultRepeat) == nil {
+	cd := findCandidates(p, defaultRepeat)
+	if cd == nil {
 		t.Fatal("four copies of a large component were not taken as candidates")
 	}
-	g, col := color(p)
 	want := refine(newGraph(p), p)
+	g := newGraph(p)
+	col := colorRepeated(g, p, cd)
 	if diff := cmp.Diff(want, col); diff != "" {
-		t.Fatalf("color differs from refine (-refine +color):\n%s", diff)
+		t.Fatalf("colorRepeated differs from refine (-refine +colorRepeated):\n%s", diff)
+	}
+	if !cd.proved {
+		t.Error("the representative was not proved discrete")
 	}
 	if g.packed {
 		t.Error("the graph was packed for refinement although the copies were matched")
+	}
+	if _, col := color(p); cmp.Diff(want, col) != "" {
+		t.Error("color differs from refine")
 	}
 
 	small, y1 := randomProblem(rng, rigidSpec)
