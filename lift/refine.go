@@ -63,8 +63,9 @@ func Refine(p *hlmrf.Problem) (*Coloring, error) {
 // problem has little symmetry). A node touched by the current splitter has
 // pos = ^pos until its class is examined, which keeps the record small.
 type refiner struct {
-	g     *graph
-	words int
+	g      *graph
+	packed chan struct{} // closed once g is packed
+	words  int
 
 	elems  []int32
 	node   []nodeState
@@ -115,11 +116,19 @@ func refine(g *graph, p *hlmrf.Problem) *Coloring {
 	return r.coloring()
 }
 
+// newRefiner sets up refinement of g. The edge weights are packed (see
+// graph.pack) beside initial, which does not need them; foldLeaves waits
+// for them.
 func newRefiner(g *graph) *refiner {
-	g.pack()
+	packed := make(chan struct{})
+	go func() {
+		g.pack()
+		close(packed)
+	}()
 	n := g.n + g.m + g.c
 	r := &refiner{
 		g:      g,
+		packed: packed,
 		words:  g.scale.words,
 		elems:  make([]int32, n),
 		node:   make([]nodeState, n),
@@ -160,6 +169,7 @@ func newRefiner(g *graph) *refiner {
 // their own, builds the variables' side of the graph without them, and
 // splits the variables by their folded leaves.
 func (r *refiner) foldLeaves() {
+	<-r.packed
 	g := r.g
 	nf := g.m + g.c
 	k0 := r.nclass
