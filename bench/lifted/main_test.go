@@ -141,6 +141,39 @@ func TestQuick(t *testing.T) {
 		}
 	}
 	checkPNG(t, filepath.Join(out, "social.png"))
+	checkTarget(t, out, 1)
+}
+
+// checkTarget checks social-target.csv: runs rows whose total is lift plus
+// lifted solve and whose ratio is total over the 1x time.
+func checkTarget(t *testing.T, out string, runs int) {
+	t.Helper()
+	rows := readCSV(t, filepath.Join(out, "social-target.csv"))
+	if len(rows) != runs {
+		t.Fatalf("social-target.csv has %d rows, want %d", len(rows), runs)
+	}
+	for _, r := range rows {
+		one, lift, solve, total, ratio := num(t, r, "hlmrf_1x_s"), num(t, r, "lift_3x_s"), num(t, r, "lifted_solve_3x_s"), num(t, r, "lhlmrf_total_3x_s"), num(t, r, "ratio")
+		if one <= 0 || lift <= 0 || solve <= 0 || math.Abs(lift+solve-total) > 1e-9*total || math.Abs(total/one-ratio) > 1e-9*ratio {
+			t.Errorf("inconsistent target row %v", r)
+		}
+	}
+}
+
+// TestTargetOnly runs the alternating target check alone.
+func TestTargetOnly(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"-quick", "-experiments", "social", "-social-target-only", "-runs", "2", "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "median ratio") {
+		t.Errorf("output lacks the target line:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "social.csv")); err == nil {
+		t.Error("the sweep ran although -social-target-only was given")
+	}
+	checkTarget(t, out, 2)
 }
 
 // writeTinyCitations writes a LINQS-form citation network (the layout

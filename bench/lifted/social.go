@@ -334,6 +334,9 @@ func runSocial(ctx context.Context, c *config) error {
 	c.logf("social: %d people, %d edges: %d variables, %d potentials, %d constraints (load+ground %.2f s)",
 		len(net.People), nEdges, base.NumVars, base.NumPotentials(), base.NumConstraints(), gt.Wall)
 
+	if c.targetOnly {
+		return socialTarget(ctx, c, base)
+	}
 	header := append([]string{"k", "seed", "squared"}, compHeader...)
 	var csvRows, table [][]string
 	var ks, tu, tls, tl, tt []float64
