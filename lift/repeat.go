@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 	"sync"
@@ -657,16 +658,10 @@ type term struct {
 }
 
 func (a term) cmp(b term) int {
-	if a.v != b.v {
-		return int(a.v) - int(b.v)
+	if c := cmp.Compare(a.v, b.v); c != 0 {
+		return c
 	}
-	switch {
-	case a.w < b.w:
-		return -1
-	case a.w > b.w:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.w, b.w)
 }
 
 // fkey is a factor's initial color, exactly: weight bits, constant bits
@@ -837,17 +832,17 @@ func parallel(n int, f func(int)) {
 // every kept node's new index (variables, potentials and constraints
 // numbered separately).
 func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int32) {
-	g := struct{ n, m, c int }{p.NumVars, len(p.Weight), len(p.CKind)}
+	n, m, c := p.NumVars, len(p.Weight), len(p.CKind)
 	sub := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
-	newID := make([]int32, g.n+g.m+g.c)
-	for v := 0; v < g.n; v++ {
+	newID := make([]int32, n+m+c)
+	for v := 0; v < n; v++ {
 		if !skip(v) {
 			newID[v] = int32(sub.NumVars)
 			sub.NumVars++
 		}
 	}
-	for i := 0; i < g.m; i++ {
-		x := g.n + i
+	for i := 0; i < m; i++ {
+		x := n + i
 		if skip(x) {
 			continue
 		}
@@ -862,8 +857,8 @@ func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int
 		}
 		sub.Start = append(sub.Start, int32(len(sub.Var)))
 	}
-	for j := 0; j < g.c; j++ {
-		x := g.n + g.m + j
+	for j := 0; j < c; j++ {
+		x := n + m + j
 		if skip(x) {
 			continue
 		}

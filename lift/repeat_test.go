@@ -247,27 +247,6 @@ func TestComponents(t *testing.T) {
 	}
 }
 
-// renumbered returns col with colors renumbered per kind in order of first
-// occurrence, so that colorings of one partition compare equal.
-func renumbered(col *Coloring) *Coloring {
-	out := &Coloring{}
-	number := func(c []int32) ([]int32, int) {
-		id := map[int32]int32{}
-		dst := make([]int32, len(c))
-		for i, x := range c {
-			if _, ok := id[x]; !ok {
-				id[x] = int32(len(id))
-			}
-			dst[i] = id[x]
-		}
-		return dst, len(id)
-	}
-	out.Var, out.NumVar = number(col.Var)
-	out.Pot, out.NumPot = number(col.Pot)
-	out.Con, out.NumCon = number(col.Con)
-	return out
-}
-
 // TestWeightMod61 checks that the sum hash's weights are additive: the
 // images of coefficients sum to the image of their exact sum.
 func TestWeightMod61(t *testing.T) {
