@@ -23,7 +23,9 @@ import (
 //
 //  1. connected components of the factor graph (union-find);
 //  2. components of at least minRepeatNodes nodes are grouped by their sizes
-//     and a hash of their factors' initial colors; a group needs two members;
+//     and a hash of their factors' initial colors; a group needs two members,
+//     and the whole path is taken only when copies of large components
+//     (largeComponent) are a third of the problem;
 //  3. within a group, every node gets a 64-bit hash of its neighbourhood,
 //     round by round (a hash of its initial color, then of its hash and its
 //     neighbours' hashes with the edge coefficients), until the first member
@@ -35,9 +37,10 @@ import (
 //  5. the problem without the verified copies is refined as usual (refine),
 //     and every node of a copy takes the color of its image. This runs
 //     concurrently with steps 3 and 4, on the bet that every candidate is a
-//     copy; if one is not, the rest is refined again with it. The
-//     representatives of large groups are not refined when a sum hash proves
-//     every node of theirs alone in its class (certify.go).
+//     copy; if one is not, the rest is refined again with it. When there is
+//     one group of large components, its representative is left out of the
+//     rest and not refined at all if a sum hash proves every node of it alone
+//     in its class (certify.go); otherwise it is refined with the rest.
 //
 // Steps 3 and 4 use all cores (GOMAXPROCS): members of a large group in
 // parallel, small groups in parallel with each other.
@@ -53,8 +56,8 @@ import (
 // symmetry of its own) means fewer copies are found and more is refined,
 // never a different coloring. The hash rounds resemble naive color
 // refinement, but they run only on candidate copies, stop as soon as the
-// representative is told apart completely (4 rounds on the social-affiliation
-// problem), and are never taken as the coloring.
+// representative is told apart completely (a few rounds on the
+// social-affiliation problem), and are never taken as the coloring.
 //
 // minRepeatNodes is the smallest component tried as a copy: smaller ones
 // (isolated variables, a factor on its own) are left to refinement.
