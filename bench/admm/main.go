@@ -40,7 +40,7 @@ func main() {
 	sizes := flag.String("sizes", "1e4,1e5,1e6", "comma-separated numbers of potentials")
 	threads := flag.String("threads", "1,2", "comma-separated thread counts")
 	kinds := flag.String("kinds", "sq3,lin3", "problem kinds: sq3 (3-variable squared hinges), lin3 (linear)")
-	runs := flag.Int("runs", 5, "runs per cell (the median is reported)")
+	runs := flag.Int("runs", 5, "runs per cell (-stat says which statistic is reported)")
 	iters := flag.Int("iters", 0, "iterations per run (0: about 3e7 potential-iterations per run, at least 50)")
 	ratio := flag.Float64("ratio", 4, "potentials per variable")
 	seed := flag.Uint64("seed", 1, "problem seed")

@@ -56,7 +56,7 @@ func main() {
 	threads := flag.Int("threads", 0, "ADMM threads (0: all cores)")
 	ls := flag.Int("local-search", 0, "MaxWalkSAT flips after rounding in the pipeline")
 	dump := flag.String("dump", "", "write the generated instances as WCNF into this directory and exit")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the main table to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (main table or -tol sweep) to this file")
 	flag.Parse()
 	stopProfile, err := measure.StartCPUProfile(*cpuprofile)
 	if err != nil {
