@@ -27,11 +27,11 @@ type graph struct {
 
 	// Wider weights: edge e's exact weight is fix[e*words:(e+1)*words]; per
 	// incidence of a variable, its factor and the same weight.
-	// fEdge and fix are set by pack.
-	packed bool
-	fix    []uint64
-	vFac   []int32
-	vFix   []uint64
+	fix  []uint64
+	vFac []int32
+	vFix []uint64
+
+	packed bool // fEdge or fix is set (see pack)
 }
 
 // edge is an edge seen from one end: its exact one-word weight and the other end.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -390,5 +391,28 @@ func TestRepeatedDefault(t *testing.T) {
 	q, _ := planted(rng, small, y1, 4)
 	if findCandidates(q, defaultRepeat) != nil {
 		t.Fatal("copies of a small component were taken as candidates")
+	}
+}
+
+// TestWeightUnpacked checks that graph.weight gives the same exact weights
+// before pack (converting on the fly, as lifting a matched problem does) as
+// after, for one-word and multi-word scales.
+func TestWeightUnpacked(t *testing.T) {
+	for _, coefs := range [][]float64{simpleCoefs, trickyCoefs, {1e200, -1e200, 1e-200, 3, 0.1}} {
+		rng := rand.New(rand.NewPCG(3, 29))
+		spec := genSpec{vars: 6, pots: 12, cons: 3, maxTerms: 3, coefs: coefs, weights: []float64{1}, consts: []float64{0}, equalities: 0.5}
+		p, _ := randomProblem(rng, spec)
+		g := newGraph(p)
+		w := g.scale.words
+		var before [][]uint64
+		for e := range int32(len(g.fVar)) {
+			before = append(before, slices.Clone(g.weight(e, make([]uint64, w))))
+		}
+		g.pack()
+		for e := range int32(len(g.fVar)) {
+			if got := g.weight(e, make([]uint64, w)); !slices.Equal(got, before[e]) {
+				t.Fatalf("%v: edge %d: unpacked weight %v, packed %v", coefs, e, before[e], got)
+			}
+		}
 	}
 }
