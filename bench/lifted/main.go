@@ -95,6 +95,7 @@ type config struct {
 	socialSeed    uint64
 	socialSquared bool
 	targetOnly    bool
+	socialExport  string
 
 	stdout, stderr io.Writer
 }
@@ -123,6 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	socialSeed := fs.Uint64("social-seed", 1, "seed of the shuffles of the duplicated problems")
 	socialSquared := fs.Bool("social-squared", true, "squared hinges for the social-affiliation rules (false: linear, about 9x more ADMM iterations)")
 	targetOnly := fs.Bool("social-target-only", false, "social: skip the 1x..kx sweep, run only the alternating target check (-runs pairs)")
+	socialExport := fs.String("social-export", "", "social: write the k-fold duplicated, shuffled problem (k = -social-max-k) to this file in exchange format and stop")
 	rho := fs.Float64("rho", 1, "ADMM step size")
 	epsAbs := fs.Float64("eps-abs", 1e-5, "ADMM absolute tolerance")
 	epsRel := fs.Float64("eps-rel", 1e-3, "ADMM relative tolerance")
@@ -144,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		citeSeed: *citeSeed, smokersPeople: *people, smokersSeed: *smokersSeed,
 		smokersSquared: *smokersSquared,
 		socialFile:     *socialFile, socialMaxK: *socialMaxK, socialSeed: *socialSeed,
-		socialSquared: *socialSquared, targetOnly: *targetOnly, stdout: stdout, stderr: stderr,
+		socialSquared: *socialSquared, targetOnly: *targetOnly, socialExport: *socialExport, stdout: stdout, stderr: stderr,
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"hinge/hlmrf"
+
+	"hinge/lift"
 )
 
 // readCSV reads a results file as maps from column name to cell.
@@ -615,4 +617,39 @@ func FuzzParseSocial(f *testing.F) {
 			t.Fatal("no people and no error")
 		}
 	})
+}
+
+// TestSocialExport writes the 1x and 2x problems and reads them back: the
+// 2x problem has twice the 1x sizes and lifts to the same sizes.
+func TestSocialExport(t *testing.T) {
+	dir := t.TempDir()
+	var probs [2]*hlmrf.Problem
+	var lifted [2]*lift.Lifted
+	for i := range probs {
+		file := filepath.Join(dir, fmt.Sprintf("social%d.hlmrf", i+1))
+		var stdout, stderr bytes.Buffer
+		args := []string{"-quick", "-experiments", "social", "-social-max-k", fmt.Sprint(i + 1), "-social-export", file, "-out", dir}
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs[i], err = hlmrf.Read(f, file)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lifted[i], err = lift.Lift(probs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, two := probs[0], probs[1]
+	if two.NumVars != 2*one.NumVars || two.NumPotentials() != 2*one.NumPotentials() || two.NumConstraints() != 2*one.NumConstraints() {
+		t.Errorf("2x problem %d/%d/%d, 1x %d/%d/%d: want twice", two.NumVars, two.NumPotentials(), two.NumConstraints(), one.NumVars, one.NumPotentials(), one.NumConstraints())
+	}
+	if a, b := lifted[0].Problem, lifted[1].Problem; a.NumVars != b.NumVars || a.NumPotentials() != b.NumPotentials() {
+		t.Errorf("lifted 1x %d/%d, lifted 2x %d/%d: want equal", a.NumVars, a.NumPotentials(), b.NumVars, b.NumPotentials())
+	}
 }

@@ -334,6 +334,15 @@ func runSocial(ctx context.Context, c *config) error {
 	c.logf("social: %d people, %d edges: %d variables, %d potentials, %d constraints (load+ground %.2f s)",
 		len(net.People), nEdges, base.NumVars, base.NumPotentials(), base.NumConstraints(), gt.Wall)
 
+	if c.socialExport != "" {
+		k := c.socialMaxK
+		p := duplicate(base, k, c.socialSeed+uint64(k))
+		if err := atomicfile.Write(c.socialExport, func(w io.Writer) error { return hlmrf.Write(w, p) }); err != nil {
+			return err
+		}
+		c.logf("social: wrote the %dx problem (%d variables, %d potentials, %d constraints) to %s", k, p.NumVars, p.NumPotentials(), p.NumConstraints(), c.socialExport)
+		return nil
+	}
 	if c.targetOnly {
 		return socialTarget(ctx, c, base)
 	}
