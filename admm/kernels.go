@@ -44,7 +44,9 @@ type conParam struct{ c, g, lo float64 }
 // general row loop (any arity). dir is the update direction per copy: the
 // coefficients themselves, or with copy weights a_k/m_k (see Options.Copies).
 // When aux is non-nil the new local copies x' are stored there too (for the
-// primal residual at the coming check).
+// primal residual at the coming check); that costs extra passes over the
+// term's copies, branched on once per term, so the inner loops stay as lean
+// without aux as a version that never records.
 func localPotentials(prm []potParam, caps []float64, start []int32, coef, dir []float64, vars []int32, s, z, aux []float64, lo, hi int) {
 	if lo >= hi {
 		return
@@ -65,24 +67,27 @@ func localPotentials(prm []potParam, caps []float64, start []int32, coef, dir []
 		ss = ss[:len(a)]
 		var xs []float64
 		if aux != nil {
+			// v = 2z - s, before the loop below overwrites s.
 			xs = aux[b:e]
 			xs = xs[:len(a)]
+			for k := range xs {
+				zk := z[vs[k]]
+				xs[k] = zk + zk - ss[k]
+			}
 		}
 		pp := &prm[i]
 		t := -pp.c
 		for k, ak := range a {
 			zk := z[vs[k]]
-			v := zk + zk - ss[k]
-			t += ak * v
+			t += ak * (zk + zk - ss[k])
 			ss[k] = zk
-			if xs != nil {
-				xs[k] = v
-			}
 		}
 		st := max(min(t*pp.g, caps[i]), 0)
 		for k, dk := range d {
 			ss[k] -= st * dk
-			if xs != nil {
+		}
+		if xs != nil {
+			for k, dk := range d {
 				xs[k] -= st * dk
 			}
 		}

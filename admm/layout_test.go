@@ -126,6 +126,18 @@ func TestRelabelledProblem(t *testing.T) {
 	q, varTo := shuffled(p, 9)
 	opt := DefaultOptions()
 	opt.EpsAbs, opt.EpsRel = 1e-8, 1e-7
+	solveFrom := func(p *hlmrf.Problem, init []float64) *Result {
+		t.Helper()
+		s, err := New(p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Solve(context.Background(), init)
+		if err != nil || !res.Converged {
+			t.Fatal(err, res)
+		}
+		return res
+	}
 	for _, warm := range []bool{false, true} {
 		var ip, iq []float64
 		if warm {
@@ -136,22 +148,7 @@ func TestRelabelledProblem(t *testing.T) {
 				iq[varTo[j]] = ip[j]
 			}
 		}
-		sp, err := New(p, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rp, err := sp.Solve(context.Background(), ip)
-		if err != nil || !rp.Converged {
-			t.Fatal(err, rp)
-		}
-		sq, err := New(q, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rq, err := sq.Solve(context.Background(), iq)
-		if err != nil || !rq.Converged {
-			t.Fatal(err, rq)
-		}
+		rp, rq := solveFrom(p, ip), solveFrom(q, iq)
 		if d := math.Abs(rp.Objective-rq.Objective) / max(1, rp.Objective); d > 1e-6 {
 			t.Fatalf("warm=%v: objectives %.12g and %.12g (relabelled)", warm, rp.Objective, rq.Objective)
 		}

@@ -226,13 +226,8 @@ func (r *run) decide(it int) {
 	// is reported at the last iteration (decideGap then stops or not).
 	r.needBound = opt.GapTol > 0 && (r.residualsOK || it >= opt.MaxIter)
 	r.converged = opt.GapTol == 0 && r.residualsOK
-	switch {
-	case r.needBound:
-	case r.converged, it >= opt.MaxIter:
-		r.stop = true
-	case r.ctx != nil && r.ctx.Err() != nil:
-		r.err = r.ctx.Err()
-		r.stop = true
+	if !r.needBound {
+		r.stopRule(it)
 	}
 }
 
@@ -249,8 +244,14 @@ func (r *run) decideGap(it int) {
 	}
 	r.lowerBound = lb
 	r.converged = r.residualsOK && r.obj-lb <= opt.GapTol*max(1, math.Abs(r.obj))
+	r.stopRule(it)
+}
+
+// stopRule ends the solve once it has converged, at the iteration limit, or
+// when the context is cancelled.
+func (r *run) stopRule(it int) {
 	switch {
-	case r.converged, it >= opt.MaxIter:
+	case r.converged, it >= r.s.opt.MaxIter:
 		r.stop = true
 	case r.ctx != nil && r.ctx.Err() != nil:
 		r.err = r.ctx.Err()
@@ -310,19 +311,15 @@ func (s *Solver) residual(lo, hi int) termPartial {
 }
 
 // bound returns terms lo..hi-1's share of the Lagrangian bound (bound.go)
-// at the duals alpha = rho*m*(s - z) of the state after the consensus step.
+// at the duals (Solver.dual) of the state after the consensus step.
 func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
-	rho := s.opt.Rho
 	lb := 0.0
 	for i := lo; i < hi; i++ {
 		b, e := int(s.start[i]), int(s.start[i+1])
 		a := s.coef[b:e]
-		vs := s.vars[b:e]
-		ss := s.s[b:e]
-		vs, ss = vs[:len(a)], ss[:len(a)]
 		alpha := sc.alpha(len(a))
-		for k := range a {
-			alpha[k] = rho * s.copyWeight(b+k) * (ss[k] - s.z[vs[k]])
+		for k := range alpha {
+			alpha[k] = s.dual(b + k)
 		}
 		if i < s.m {
 			lb += sc.termBound(a, alpha, s.pc[i], potentialRange(s.w[i], s.power[i]))

@@ -282,6 +282,12 @@ func (s *Solver) copyWeight(k int) float64 {
 	return s.uniform
 }
 
+// dual is the unscaled dual alpha = rho*m*(s - z) of internal copy k (see
+// Duals), what Duals returns and the bound phase uses.
+func (s *Solver) dual(k int) float64 {
+	return s.opt.Rho * s.copyWeight(k) * (s.s[k] - s.z[s.vars[k]])
+}
+
 // allEqual reports whether every copy weight is the same (plain ADMM with
 // scaled weights: the solver then skips the weighted consensus).
 func allEqual(w []float64) bool {
@@ -630,11 +636,10 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	}
 	p := s.p
 	np := len(p.Var)
-	rho := s.opt.Rho
 	all := make([]float64, s.copies)
 	put := func(i int, orig int) {
 		for k := int(s.start[i]); k < int(s.start[i+1]); k++ {
-			all[orig+k-int(s.start[i])] = rho * s.copyWeight(k) * (s.s[k] - s.z[s.vars[k]])
+			all[orig+k-int(s.start[i])] = s.dual(k)
 		}
 	}
 	for ii, i := range s.pot {

@@ -59,14 +59,10 @@ func (e *AUCEvaluator) Evaluate(atoms []Atom) (Result, error) {
 		return Result{}, err
 	}
 	pts := make([]Scored, len(atoms))
-	npos := 0
 	for i, a := range atoms {
 		pts[i] = Scored{a.Pred, a.Truth >= e.Threshold}
-		if pts[i].Positive {
-			npos++
-		}
 	}
-	nneg := len(atoms) - npos
+	npos, nneg := counts(pts)
 	sortDesc(pts)
 	roc := aurocSorted(pts, npos, nneg)
 	pprc := auprcSorted(pts, npos)

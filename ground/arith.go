@@ -374,22 +374,22 @@ func (w *arithWorker) groundOne(out *hlmrf.Problem) error {
 	// The rule is E (rel) 0 with E = sum coefs*y + b.
 	switch {
 	case !p.hard && p.rel == model.LE:
-		addHinge(out, p.weight, p.power, p.group, vars, coefs, -b)
+		p.addHinge(out, vars, coefs, -b)
 	case !p.hard && p.rel == model.GE:
-		addHinge(out, p.weight, p.power, p.group, vars, w.negated(coefs), b)
+		p.addHinge(out, vars, w.negated(coefs), b)
 	case !p.hard:
-		addHinge(out, p.weight, p.power, p.group, vars, coefs, -b)
-		addHinge(out, p.weight, p.power, p.group, vars, w.negated(coefs), b)
+		p.addHinge(out, vars, coefs, -b)
+		p.addHinge(out, vars, w.negated(coefs), b)
 	case p.rel == model.LE:
-		if addLessEq(out, p.group, vars, coefs, -b) {
+		if p.addLessEq(out, vars, coefs, -b) {
 			w.viol++
 		}
 	case p.rel == model.GE:
-		if addLessEq(out, p.group, vars, w.negated(coefs), b) {
+		if p.addLessEq(out, vars, w.negated(coefs), b) {
 			w.viol++
 		}
 	default:
-		if addEqual(out, p.group, vars, coefs, -b) {
+		if p.addEqual(out, vars, coefs, -b) {
 			w.viol++
 		}
 	}

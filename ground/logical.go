@@ -332,12 +332,12 @@ func (w *joinWorker) emitClause() {
 	vars, coefs = mergeSmall(vars, coefs)
 	w.vars, w.coefs = vars, coefs
 	if p.hard {
-		if addLessEq(w.out, p.group, vars, coefs, -k) {
+		if p.addLessEq(w.out, vars, coefs, -k) {
 			w.viol++
 		}
 		return
 	}
-	addHinge(w.out, p.weight, p.power, p.group, vars, coefs, -k)
+	p.addHinge(w.out, vars, coefs, -k)
 }
 
 // collect records the current substitution (arithmetic binding join).

@@ -248,7 +248,8 @@ func maxOver(coefs []float64) float64 {
 	return s
 }
 
-// template is what every ground potential or constraint of a rule shares.
+// template is what every ground potential or constraint of a rule shares;
+// its add methods emit them.
 type template struct {
 	weight float64
 	power  uint8 // 1, or 2 for a squared rule
@@ -266,36 +267,36 @@ func templateOf(r *model.Rule) template {
 
 // addHinge appends weight*max(sum coef*y - c, 0)^power unless it has no
 // variable or is satisfied for every y. The terms must be merged already.
-func addHinge(out *hlmrf.Problem, weight float64, power uint8, group int32, vars []int32, coefs []float64, c float64) {
+func (t *template) addHinge(out *hlmrf.Problem, vars []int32, coefs []float64, c float64) {
 	if len(vars) == 0 || maxOver(coefs)-c <= eps {
 		return
 	}
 	c = clean(c)
-	out.AddPotential(weight, c, power, group, vars, coefs)
+	out.AddPotential(t.weight, c, t.power, t.group, vars, coefs)
 }
 
 // addLessEq appends sum coef*y <= c unless it holds for every y. With no
 // variable it is kept only when violated, and then it reports true.
-func addLessEq(out *hlmrf.Problem, group int32, vars []int32, coefs []float64, c float64) bool {
+func (t *template) addLessEq(out *hlmrf.Problem, vars []int32, coefs []float64, c float64) bool {
 	if maxOver(coefs)-c <= eps {
 		return false
 	}
 	c = clean(c)
-	out.AddConstraint(hlmrf.LessEq, c, group, vars, coefs)
+	out.AddConstraint(hlmrf.LessEq, c, t.group, vars, coefs)
 	return len(vars) == 0
 }
 
 // addEqual appends sum coef*y = c; with no variable it is kept only when
 // violated, and then it reports true.
-func addEqual(out *hlmrf.Problem, group int32, vars []int32, coefs []float64, c float64) bool {
+func (t *template) addEqual(out *hlmrf.Problem, vars []int32, coefs []float64, c float64) bool {
 	if len(vars) == 0 {
 		if c <= eps && c >= -eps {
 			return false
 		}
-		out.AddConstraint(hlmrf.Equal, c, group, nil, nil)
+		out.AddConstraint(hlmrf.Equal, c, t.group, nil, nil)
 		return true
 	}
 	c = clean(c)
-	out.AddConstraint(hlmrf.Equal, c, group, vars, coefs)
+	out.AddConstraint(hlmrf.Equal, c, t.group, vars, coefs)
 	return false
 }

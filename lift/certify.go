@@ -93,17 +93,10 @@ func flatOf(p *hlmrf.Problem) *flatRows {
 		v: make([]int32, 0, len(p.Var)+len(p.CVar)), w: make([]uint64, 0, len(p.Var)+len(p.CVar))}
 	for f := range nf {
 		fr.key[f] = factorKey(p, m, f)
-		row := factorRow(p, f)
-		coefs := p.Coef
-		lo := int32(0)
-		if f < m {
-			lo = p.Start[f]
-		} else {
-			coefs, lo = p.CCoef, p.CStart[f-m]
-		}
-		for t, v := range row {
-			fr.v = append(fr.v, v)
-			fr.w = append(fr.w, bitsOf(coefs[int(lo)+t]))
+		vars, coefs := factorTerms(p, f)
+		fr.v = append(fr.v, vars...)
+		for _, x := range coefs {
+			fr.w = append(fr.w, bitsOf(x))
 		}
 		fr.start = append(fr.start, int32(len(fr.v)))
 	}
@@ -172,21 +165,9 @@ func (h *sumHasher) round() {
 func provedAlone(rep, rest *flatRows, lsb int) bool {
 	hr := newSumHasher(rep, lsb)
 	tv, tf := newHashIndex(rep.nv), newHashIndex(len(rep.key))
-	rounds, prev := 0, -1
-	for {
-		if rounds == maxHashRounds {
-			return false
-		}
-		hr.round()
-		rounds++
-		dv, df := tv.fill(hr.hv), tf.fill(hr.hf)
-		if dv == rep.nv && df == len(rep.key) {
-			break
-		}
-		if dv+df <= prev {
-			return false // rep has symmetry of its own (or a collision)
-		}
-		prev = dv + df
+	rounds, ok := roundsToDistinct(hr.round, hr.hv, hr.hf, tv, tf)
+	if !ok {
+		return false
 	}
 	hs := newSumHasher(rest, lsb)
 	for range rounds {

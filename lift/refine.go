@@ -821,24 +821,32 @@ func (r *refiner) coloring() *Coloring {
 		Pot: make([]int32, g.m),
 		Con: make([]int32, g.c),
 	}
-	id := make([]int32, r.nclass)
-	for i := range id {
-		id[i] = -1
-	}
 	number := func(dst []int32, base int) int {
-		next := int32(0)
 		for i := range dst {
-			c := r.node[base+i].cls
-			if id[c] < 0 {
-				id[c] = next
-				next++
-			}
-			dst[i] = id[c]
+			dst[i] = r.node[base+i].cls
 		}
-		return int(next)
+		return firstOccurrence(dst, int(r.nclass))
 	}
 	col.NumVar = number(col.Var, 0)
 	col.NumPot = number(col.Pot, g.n)
 	col.NumCon = number(col.Con, g.n+g.m)
 	return col
+}
+
+// firstOccurrence renumbers the class ids in dst (each below classes) in
+// order of first occurrence and returns how many distinct ones there are.
+func firstOccurrence(dst []int32, classes int) int {
+	id := make([]int32, classes)
+	for i := range id {
+		id[i] = -1
+	}
+	next := int32(0)
+	for i, c := range dst {
+		if id[c] < 0 {
+			id[c] = next
+			next++
+		}
+		dst[i] = id[c]
+	}
+	return int(next)
 }

@@ -84,14 +84,13 @@ func color(p *hlmrf.Problem) (*graph, *Coloring) {
 	return g, refine(g, p)
 }
 
-// factorRow returns the variables of factor f: potential f, or constraint
-// f-m for m potentials.
-func factorRow(p *hlmrf.Problem, f int) []int32 {
+// factorTerms returns the terms of factor f: potential f, or constraint
+// f-m for m potentials (numbered as in graph).
+func factorTerms(p *hlmrf.Problem, f int) ([]int32, []float64) {
 	if m := len(p.Weight); f >= m {
-		j := f - m
-		return p.CVar[p.CStart[j]:p.CStart[j+1]]
+		return p.CTerms(f - m)
 	}
-	return p.Var[p.Start[f]:p.Start[f+1]]
+	return p.Terms(f)
 }
 
 // components labels every node (variables 0..n-1, then potentials, then
@@ -115,7 +114,7 @@ func components(p *hlmrf.Problem) (comp []int32, count int) {
 		return x
 	}
 	for f := 0; f < nf; f++ {
-		row := factorRow(p, f)
+		row, _ := factorTerms(p, f)
 		if len(row) < 2 {
 			continue
 		}
@@ -142,7 +141,7 @@ func components(p *hlmrf.Problem) (comp []int32, count int) {
 		}
 	}
 	for f := 0; f < nf; f++ {
-		if row := factorRow(p, f); len(row) > 0 {
+		if row, _ := factorTerms(p, f); len(row) > 0 {
 			comp[n+f] = comp[row[0]]
 		} else {
 			comp[n+f] = int32(count)
@@ -157,6 +156,9 @@ type compShape struct {
 	vars, facs, edges int32
 	keys              uint64 // sum of the factors' initial-color hashes
 }
+
+// nodes is the component's number of variables and factors.
+func (s compShape) nodes() int { return int(s.vars + s.facs) }
 
 // candidates are the components tried as copies.
 type candidates struct {
@@ -202,7 +204,7 @@ func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
 	// large repeated components (one giant component and small ones) cheaply.
 	sameSize := map[[2]int32]int{}
 	for _, s := range cd.shape {
-		if int(s.vars+s.facs) >= par.large {
+		if s.nodes() >= par.large {
 			sameSize[[2]int32{s.vars, s.facs}]++
 		}
 	}
@@ -215,13 +217,14 @@ func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
 	}
 	for f := 0; f < nf; f++ {
 		s := &cd.shape[comp[n+f]]
-		s.edges += int32(len(factorRow(p, f)))
+		row, _ := factorTerms(p, f)
+		s.edges += int32(len(row))
 		s.keys += factorKey(p, m, f).hash()
 	}
 	// Groups are ordered by their first component, members ascending.
 	byShape := make(map[compShape]int32) // shape -> group
 	for c, s := range cd.shape {
-		if int(s.vars+s.facs) < minNodes {
+		if s.nodes() < minNodes {
 			continue
 		}
 		k, ok := byShape[s]
@@ -242,8 +245,7 @@ func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
 	cd.large = make([]bool, len(cd.groups))
 	copies := 0
 	for i, grp := range cd.groups {
-		s := cd.shape[grp[0]]
-		if size := int(s.vars + s.facs); size >= par.large {
+		if size := cd.shape[grp[0]].nodes(); size >= par.large {
 			cd.large[i] = true
 			copies += (len(grp) - 1) * size
 		}
@@ -267,15 +269,9 @@ func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 			out[c] = true
 		}
 	}
-	large := -1
-	for i, ok := range cd.large {
-		if ok {
-			large = i
-			if slices.Index(cd.large[i+1:], true) >= 0 {
-				large = -1 // several: their representatives are refined
-			}
-			break
-		}
+	large := slices.Index(cd.large, true)
+	if large >= 0 && slices.Contains(cd.large[large+1:], true) {
+		large = -1 // several: their representatives are refined
 	}
 	if large >= 0 {
 		out[cd.groups[large][0]] = true
@@ -292,35 +288,34 @@ func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 	}
 	ok := cs.match(img)
 	rest := <-bet
-	missed, any := false, false
+	missed, matched := false, false
 	for _, grp := range cs.groups {
 		for _, k := range grp[1:] {
 			if ok[k] {
-				any = true
+				matched = true
 			} else {
 				out[cs.comp[k]] = false
 				missed = true
 			}
 		}
 	}
-	if !any {
+	if !matched {
 		return nil
 	}
 	if large >= 0 && !missed {
 		rep := cs.groups[large][0]
-		f0, f1 := cs.fOff[rep], cs.fOff[rep+1]
-		repRows := &flatRows{nv: int(cs.vOff[rep+1] - cs.vOff[rep]), vBase: cs.vOff[rep],
-			key: cs.key[f0:f1], start: cs.start[f0 : f1+1], v: cs.v, w: cs.w}
-		if provedAlone(repRows, flatOf(rest.sub), g.scale.lsb) {
+		if provedAlone(cs.rows(rep), flatOf(rest.sub), g.scale.lsb) {
 			cd.proved = true
-			rest.addSingletons(g, cs.vars[cs.vOff[rep]:cs.vOff[rep+1]], cs.facs[f0:f1])
+			rest.addSingletons(g, cs.vars[cs.vOff[rep]:cs.vOff[rep+1]], cs.facs[cs.fOff[rep]:cs.fOff[rep+1]])
 			return expand(g, img, rest.col, rest.newID)
 		}
 	}
-	if large >= 0 || missed {
-		if large >= 0 {
-			out[cd.groups[large][0]] = false
-		}
+	// Refine the rest again, with the candidates that were not copies and
+	// the representative that was left out above.
+	if large >= 0 {
+		out[cd.groups[large][0]] = false
+	}
+	if missed || large >= 0 {
 		rest = cd.rest(p, out)
 	}
 	return expand(g, img, rest.col, rest.newID)
@@ -365,27 +360,30 @@ func (rc *restColoring) addSingletons(g *graph, vars, facs []int32) {
 // copySet holds the candidate copies, each a compact graph of its own in
 // flat arrays, so that hashing and matching run in cache: candidate k's
 // variables are vars[vOff[k]:vOff[k+1]] (node ids, ascending), its factors
-// facs[fOff[k]:fOff[k+1]], and factor i's terms v[start[i]:start[i+1]]
-// (flat variable indexes) with coefficient bits w.
+// facs[fOff[k]:fOff[k+1]], and the flatRows hold every candidate's factors
+// in that order, their terms' v being flat variable indexes.
 type copySet struct {
-	g      *graph
+	flatRows
 	groups [][]int32 // candidate indexes, the representative first
 	large  []bool    // per group: of large components (see largeComponent)
 	comp   []int32   // candidate -> component
 
 	vOff, fOff []int32
 	vars, facs []int32
-	key        []fkey // per factor: its initial color
-	start      []int32
-	v          []int32
-	w          []uint64
 
 	hv, hf, work []uint64 // hashes of variables and factors; scratch
 }
 
+// rows returns candidate k's factors as flatRows of its own.
+func (cs *copySet) rows(k int32) *flatRows {
+	f0, f1 := cs.fOff[k], cs.fOff[k+1]
+	return &flatRows{nv: int(cs.vOff[k+1] - cs.vOff[k]), vBase: cs.vOff[k],
+		key: cs.key[f0:f1], start: cs.start[f0 : f1+1], v: cs.v, w: cs.w}
+}
+
 func newCopySet(g *graph, p *hlmrf.Problem, cd *candidates) *copySet {
 	comp, shape := cd.comp, cd.shape
-	cs := &copySet{g: g, large: cd.large}
+	cs := &copySet{large: cd.large}
 	cand := make([]int32, len(shape)) // component -> candidate, or -1
 	for i := range cand {
 		cand[i] = -1
@@ -413,6 +411,7 @@ func newCopySet(g *graph, p *hlmrf.Problem, cd *candidates) *copySet {
 	// its own order and each writes its terms at its own cursor.
 	cs.vars = make([]int32, cs.vOff[nc])
 	cs.facs = make([]int32, cs.fOff[nc])
+	cs.nv = len(cs.vars)
 	cs.key = make([]fkey, len(cs.facs))
 	cs.start = make([]int32, len(cs.facs)+1)
 	cs.v = make([]int32, eOff[nc])
@@ -511,23 +510,10 @@ func (cs *copySet) matchGroup(members []int32, each func(int, func(int)), img []
 	rep := members[0]
 	hv := cs.hv[cs.vOff[rep]:cs.vOff[rep+1]]
 	hf := cs.hf[cs.fOff[rep]:cs.fOff[rep+1]]
-	// Tables of the representative (hash -> local index), rebuilt after
-	// every round; a table that takes every hash once means all distinct.
 	tv, tf := newHashIndex(len(hv)), newHashIndex(len(hf))
-	prev := tv.fill(hv) + tf.fill(hf)
-	for round := 0; ; round++ {
-		if round == maxHashRounds {
-			return
-		}
-		each(len(members), func(i int) { cs.round(members[i]) })
-		dv, df := tv.fill(hv), tf.fill(hf)
-		if dv == len(hv) && df == len(hf) {
-			break
-		}
-		if dv+df <= prev {
-			return // the representative has symmetry (or a collision)
-		}
-		prev = dv + df
+	round := func() { each(len(members), func(i int) { cs.round(members[i]) }) }
+	if _, distinct := roundsToDistinct(round, hv, hf, tv, tf); !distinct {
+		return // the representative has symmetry (or a collision)
 	}
 	each(len(members)-1, func(i int) {
 		k := members[i+1]
@@ -543,6 +529,28 @@ func (cs *copySet) matchGroup(members []int32, each func(int, func(int)), img []
 		}
 		ok[k] = true
 	})
+}
+
+// roundsToDistinct runs hash rounds until the hashes hv (variables) and hf
+// (factors), which round updates in place, are all distinct, at most
+// maxHashRounds, and stops early when a round tells no more nodes apart
+// than the one before. After every round it fills tv and tf (hash -> index)
+// from them, so on success they are the tables of the final hashes. It
+// returns how many rounds ran and whether the hashes ended all distinct.
+func roundsToDistinct(round func(), hv, hf []uint64, tv, tf *hashIndex) (int, bool) {
+	prev := tv.fill(hv) + tf.fill(hf)
+	for rounds := 1; rounds <= maxHashRounds; rounds++ {
+		round()
+		dv, df := tv.fill(hv), tf.fill(hf)
+		if dv == len(hv) && df == len(hf) {
+			return rounds, true
+		}
+		if dv+df <= prev {
+			return rounds, false
+		}
+		prev = dv + df
+	}
+	return maxHashRounds, false
 }
 
 // initHashes sets candidate k's round-0 hashes: one value for every
@@ -685,12 +693,11 @@ func factorKey(p *hlmrf.Problem, m, f int) fkey {
 
 func (k fkey) hash() uint64 { return mix(k.w) ^ mix(k.c^0x2545f4914f6cdd1d) + uint64(k.k) }
 
-// hashIndex is an open-addressing table from 64-bit hashes to indexes
-// (fill, find) or to counts (fillCount, count).
+// hashIndex is an open-addressing table from 64-bit hashes to indexes.
 type hashIndex struct {
 	keys []uint64 // 0 marks an empty slot; the key 0 is kept in zero
 	vals []int32
-	zero int32 // the index of key 0 or -1 (fill); its count (fillCount)
+	zero int32 // the index of key 0, or -1
 }
 
 func newHashIndex(n int) *hashIndex {
@@ -727,51 +734,6 @@ func (t *hashIndex) fill(hs []uint64) int {
 		}
 	}
 	return distinct
-}
-
-// fillCount empties the table and counts how often each hash occurs in hs
-// (read back with count). It returns how many distinct hashes hs has.
-func (t *hashIndex) fillCount(hs []uint64) int {
-	clear(t.keys)
-	clear(t.vals)
-	t.zero = 0
-	mask := uint64(len(t.keys) - 1)
-	distinct := 0
-	for _, h := range hs {
-		if h == 0 {
-			if t.zero == 0 {
-				distinct++
-			}
-			t.zero++
-			continue
-		}
-		s := h & mask
-		for t.keys[s] != 0 && t.keys[s] != h {
-			s = (s + 1) & mask
-		}
-		if t.keys[s] == 0 {
-			t.keys[s] = h
-			distinct++
-		}
-		t.vals[s]++
-	}
-	return distinct
-}
-
-// count returns how often h occurred in the last fillCount.
-func (t *hashIndex) count(h uint64) int32 {
-	if h == 0 {
-		return t.zero
-	}
-	mask := uint64(len(t.keys) - 1)
-	for s := h & mask; ; s = (s + 1) & mask {
-		switch t.keys[s] {
-		case h:
-			return t.vals[s]
-		case 0:
-			return 0
-		}
-	}
 }
 
 // find returns the index stored for h.
@@ -844,35 +806,36 @@ func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int
 			sub.NumVars++
 		}
 	}
+	row := func(dv []int32, dc []float64, vars []int32, coefs []float64) ([]int32, []float64) {
+		for t, v := range vars {
+			dv = append(dv, newID[v])
+			dc = append(dc, coefs[t])
+		}
+		return dv, dc
+	}
 	for i := 0; i < m; i++ {
-		x := n + i
-		if skip(x) {
+		if skip(n + i) {
 			continue
 		}
-		newID[x] = int32(len(sub.Weight))
+		newID[n+i] = int32(len(sub.Weight))
 		sub.Weight = append(sub.Weight, p.Weight[i])
 		sub.Const = append(sub.Const, p.Const[i])
 		sub.Power = append(sub.Power, p.Power[i])
 		sub.Group = append(sub.Group, p.Group[i])
-		for e := p.Start[i]; e < p.Start[i+1]; e++ {
-			sub.Var = append(sub.Var, newID[p.Var[e]])
-			sub.Coef = append(sub.Coef, p.Coef[e])
-		}
+		vars, coefs := p.Terms(i)
+		sub.Var, sub.Coef = row(sub.Var, sub.Coef, vars, coefs)
 		sub.Start = append(sub.Start, int32(len(sub.Var)))
 	}
 	for j := 0; j < c; j++ {
-		x := n + m + j
-		if skip(x) {
+		if skip(n + m + j) {
 			continue
 		}
-		newID[x] = int32(len(sub.CKind))
+		newID[n+m+j] = int32(len(sub.CKind))
 		sub.CKind = append(sub.CKind, p.CKind[j])
 		sub.CConst = append(sub.CConst, p.CConst[j])
 		sub.CGroup = append(sub.CGroup, p.CGroup[j])
-		for e := p.CStart[j]; e < p.CStart[j+1]; e++ {
-			sub.CVar = append(sub.CVar, newID[p.CVar[e]])
-			sub.CCoef = append(sub.CCoef, p.CCoef[e])
-		}
+		vars, coefs := p.CTerms(j)
+		sub.CVar, sub.CCoef = row(sub.CVar, sub.CCoef, vars, coefs)
 		sub.CStart = append(sub.CStart, int32(len(sub.CVar)))
 	}
 	return sub, newID
@@ -885,24 +848,14 @@ func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int
 func expand(g *graph, img []int32, sc *Coloring, newID []int32) *Coloring {
 	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
 	number := func(dst, subColor []int32, base, classes int) int {
-		id := make([]int32, classes)
-		for i := range id {
-			id[i] = -1
-		}
-		next := int32(0)
 		for i := range dst {
 			x := int32(base + i)
 			if y := img[x]; y >= 0 {
 				x = y
 			}
-			c := subColor[newID[x]]
-			if id[c] < 0 {
-				id[c] = next
-				next++
-			}
-			dst[i] = id[c]
+			dst[i] = subColor[newID[x]]
 		}
-		return int(next)
+		return firstOccurrence(dst, classes)
 	}
 	col.NumVar = number(col.Var, sc.Var, 0, sc.NumVar)
 	col.NumPot = number(col.Pot, sc.Pot, g.n, sc.NumPot)

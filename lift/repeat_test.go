@@ -153,7 +153,7 @@ func TestMatchVerifies(t *testing.T) {
 	if vimg, _ := cs.matchCopy(1, 0, tv, tf); vimg == nil {
 		t.Fatal("a relabelled copy was not matched")
 	}
-	img := make([]int32, cs.g.n+cs.g.m+cs.g.c)
+	img := make([]int32, len(cs.vars)+len(cs.facs)) // both candidates together are the whole problem
 	ok := make([]bool, 2)
 	cs.matchGroup([]int32{0, 1}, serial, img, ok)
 	if !ok[1] {

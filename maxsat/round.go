@@ -88,11 +88,7 @@ func ExpectedWeight(in *Instance, p []float64) (weight, hardViolated float64) {
 		}
 		u := 1.0 // probability that every literal is false
 		for _, lit := range in.Clause(c) {
-			q := p[lit.Var()]
-			if !lit.Neg() {
-				q = 1 - q
-			}
-			u *= q
+			u *= litFalseProb(p[lit.Var()], lit.Neg())
 		}
 		if in.Hard[c] {
 			hardViolated += u

@@ -120,17 +120,12 @@ func EvalCoef(c Coefficient, card func(v string) int) float64 {
 
 // HasCardinality reports whether the coefficient refers to some |X|.
 func HasCardinality(c Coefficient) bool {
-	switch x := c.(type) {
-	case *Cardinality:
-		return true
-	case *CoefFunc:
-		return HasCardinality(x.A) || HasCardinality(x.B)
-	case *CoefBinary:
-		return HasCardinality(x.A) || HasCardinality(x.B)
-	}
-	return false
+	found := false
+	coefCards(c, func(*Cardinality) { found = true })
+	return found
 }
 
+// coefCards calls f on every |X| of the coefficient.
 func coefCards(c Coefficient, f func(*Cardinality)) {
 	switch x := c.(type) {
 	case *Cardinality:

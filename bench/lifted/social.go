@@ -21,7 +21,6 @@ import (
 	"hinge/hlmrf"
 	"hinge/internal/atomicfile"
 	"hinge/internal/measure"
-	"hinge/lift"
 )
 
 // socialRelations are the network's relations and their rule weights
@@ -280,6 +279,12 @@ func (pm *permutation) apply(p *hlmrf.Problem) *hlmrf.Problem {
 	return q
 }
 
+// socialCopies is the k-fold problem of the sweep, the target check and
+// -social-export: base duplicated k times, shuffled with seed socialSeed+k.
+func (c *config) socialCopies(base *hlmrf.Problem, k int) *hlmrf.Problem {
+	return duplicate(base, k, c.socialSeed+uint64(k))
+}
+
 // duplicate returns k disjoint copies of p (hlmrf.Problem.Append with
 // shifted variables), shuffled by a permutation drawn from seed.
 func duplicate(p *hlmrf.Problem, k int, seed uint64) *hlmrf.Problem {
@@ -336,7 +341,7 @@ func runSocial(ctx context.Context, c *config) error {
 
 	if c.socialExport != "" {
 		k := c.socialMaxK
-		p := duplicate(base, k, c.socialSeed+uint64(k))
+		p := c.socialCopies(base, k)
 		if err := atomicfile.Write(c.socialExport, func(w io.Writer) error { return hlmrf.Write(w, p) }); err != nil {
 			return err
 		}
@@ -351,7 +356,7 @@ func runSocial(ctx context.Context, c *config) error {
 	var ks, tu, tls, tl, tt []float64
 	var first *comparison
 	for k := 1; k <= c.socialMaxK; k++ {
-		p := duplicate(base, k, c.socialSeed+uint64(k))
+		p := c.socialCopies(base, k)
 		cmp, err := compare(ctx, p, c.admm, c.runs, c.objTol)
 		if err != nil {
 			return fmt.Errorf("%dx: %w", k, err)
@@ -407,8 +412,7 @@ func runSocial(ctx context.Context, c *config) error {
 // social-target.csv.
 func socialTarget(ctx context.Context, c *config, base *hlmrf.Problem) error {
 	k := c.socialMaxK
-	p1 := duplicate(base, 1, c.socialSeed+1)
-	pk := duplicate(base, k, c.socialSeed+uint64(k))
+	p1, pk := c.socialCopies(base, 1), c.socialCopies(base, k)
 	var ratios, t1s, tks []float64
 	var rows [][]string
 	for r := range c.runs {
@@ -419,20 +423,11 @@ func socialTarget(ctx context.Context, c *config, base *hlmrf.Problem) error {
 		}
 		t1 := sw.elapsed()
 		runtime.GC()
-		sw = startWatch()
-		l, err := lift.Lift(pk)
+		lr, err := liftedRun(ctx, pk, c.admm)
 		if err != nil {
 			return fmt.Errorf("target, %dx: %w", k, err)
 		}
-		tl := sw.elapsed()
-		opt := c.admm
-		opt.Copies = l.Copies
-		res, err := admm.Solve(ctx, l.Problem, opt)
-		if err != nil {
-			return fmt.Errorf("target, %dx lifted: %w", k, err)
-		}
-		l.Expand(res.Values)
-		tk := sw.elapsed()
+		tl, tk := lr.lift, lr.lift.add(lr.solve)
 		ratios, t1s, tks = append(ratios, tk.Wall/t1.Wall), append(t1s, t1.Wall), append(tks, tk.Wall)
 		rows = append(rows, []string{itoa(r + 1), fg(t1.Wall), fg(tl.Wall), fg(tk.Wall - tl.Wall), fg(tk.Wall), fg(tk.Wall / t1.Wall)})
 		c.logf("  target run %d: 1x HL-MRF %.3f s, %dx lift %.3f s + solve %.3f s = %.3f s, ratio %.2f", r+1, t1.Wall, k, tl.Wall, tk.Wall-tl.Wall, tk.Wall, tk.Wall/t1.Wall)
