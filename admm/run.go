@@ -15,8 +15,12 @@ type run struct {
 	t   int
 	bar *barrier
 
-	// Chunk schedulers of the three phases.
-	qLocal, qCons, qRes *scheduler
+	// own[w]..own[w+1]-1 are worker w's term chunks in the local step: a
+	// fixed split, since each worker adds into its own lane. The other
+	// phases hand out chunks through schedulers.
+	own         []int
+	qCons, qRes *scheduler
+	g0          int // Solver.gen when the Solve began
 
 	// Written by worker 0 between barriers, read by all after.
 	stop, needBound bool
@@ -89,29 +93,41 @@ func (q *scheduler) claim(w int) int {
 	return -1
 }
 
+// isCheck reports whether iteration it (of this Solve) checks the residuals.
+func (r *run) isCheck(it int) bool {
+	opt := &r.s.opt
+	return it%opt.CheckEvery == 0 || it == opt.MaxIter
+}
+
 // worker runs its part of every phase until worker 0 decides to stop. All
 // workers take the same branches (they depend only on the iteration count
 // and on stop), so they meet at every barrier.
 func (r *run) worker(w int) {
 	s := r.s
-	opt := &s.opt
+	lanes := s.lanes[:r.t]
+	acc := lanes[w]
 	for it := 1; ; it++ {
-		check := it%opt.CheckEvery == 0 || it == opt.MaxIter
-		for c := r.qLocal.claim(w); c >= 0; c = r.qLocal.claim(w) {
-			s.localChunk(c, check)
+		g := r.g0 + it
+		check := r.isCheck(it)
+		// A check and the iteration before it record their steps and the
+		// consensus they read (Solver.slots).
+		var rec *slot
+		if check || r.isCheck(it+1) {
+			rec = &s.slots[g&1]
+		}
+		for c := r.own[w]; c < r.own[w+1]; c++ {
+			s.localChunk(c, acc, rec)
 		}
 		r.bar.wait()
 		if w == 0 {
-			r.qLocal.reset()
+			s.gen = g
+		}
+		var zs []float64
+		if rec != nil {
+			zs = rec.z
 		}
 		for c := r.qCons.claim(w); c >= 0; c = r.qCons.claim(w) {
-			lo, hi := s.varChunks[c], s.varChunks[c+1]
-			var d2, vb float64
-			if s.tw != nil {
-				d2, vb = consensusWeighted(s.tstart, s.tcopy, s.tw, s.tinv, s.s, s.z, lo, hi, check)
-			} else {
-				d2, vb = consensus(s.tstart, s.tcopy, s.s, s.z, lo, hi, check)
-			}
+			d2, vb := consensus(lanes, s.inv, s.z, zs, s.varChunks[c], s.varChunks[c+1], check)
 			if check {
 				s.vpart[c].d2, s.vpart[c].vb = d2, vb
 			}
@@ -152,21 +168,21 @@ func (r *run) worker(w int) {
 	}
 }
 
-// localChunk runs the local step of term chunk c: its potentials with the
-// fixed-arity kernels (or, on check iterations, the general loop, which also
-// records the local copies for the primal residual), then its constraints.
-func (s *Solver) localChunk(c int, check bool) {
+// localChunk runs the local step of term chunk c, adding into acc: its
+// potentials with the fixed-arity kernels (or, when the iteration records
+// its steps in rec, the general loop), then its constraints.
+func (s *Solver) localChunk(c int, acc []float64, rec *slot) {
 	lo, hi := s.termChunks[c], s.termChunks[c+1]
 	plo, phi := min(lo, s.m), min(hi, s.m)
 	clo, chi := max(lo, s.m)-s.m, max(hi, s.m)-s.m
-	cstart := s.start[s.m:]
-	if check {
-		localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, s.aux, plo, phi)
-		localConstraints(s.cprm, cstart, s.coef, s.dir, s.vars, s.s, s.z, s.aux, clo, chi)
+	cstart, cq := s.start[s.m:], s.q[s.m:]
+	if rec != nil {
+		localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.q, s.z, acc, rec.st, plo, phi)
+		localConstraints(s.cprm, cstart, s.coef, s.vars, cq, s.z, acc, rec.st[s.m:], clo, chi)
 		return
 	}
-	s.localRuns(s.chunkRun[c], plo, phi)
-	localConstraints(s.cprm, cstart, s.coef, s.dir, s.vars, s.s, s.z, nil, clo, chi)
+	s.localRuns(s.chunkRun[c], plo, phi, acc)
+	localConstraints(s.cprm, cstart, s.coef, s.vars, cq, s.z, acc, nil, clo, chi)
 }
 
 // decide reduces the chunk partials (in chunk order, so the sums do not
@@ -193,7 +209,7 @@ func (r *run) decide(it int) {
 		d2 += c.d2
 		vb += c.vb
 	}
-	if s.tw == nil {
+	if s.cw == nil {
 		d2, vb = d2*s.uniform, vb*s.uniform // plain consensus counts each copy once
 	}
 	rho := opt.Rho
@@ -260,25 +276,32 @@ func (r *run) stopRule(it int) {
 }
 
 // residual computes a term chunk's share of a check at the state after the
-// consensus step: x (aux), z and alpha/rho = s - z per copy, and the
-// potentials' objective and the constraints' violations at z.
+// consensus step: per copy the local value x, the consensus z and
+// alpha/rho = s - z, from the slots of the check iteration (cur: the
+// consensus its local step read and its steps) and of the one before
+// (prev), and the potentials' objective and the constraints' violations at
+// z. The local step of the check moved s_prev = zprev - step_prev*d to
+// x = 2*zcur - s_prev - step*d and left s = zcur - step*d.
 func (s *Solver) residual(lo, hi int) termPartial {
 	out := termPartial{worst: -1}
+	cur, prev := &s.slots[s.gen&1], &s.slots[(s.gen-1)&1]
 	for i := lo; i < hi; i++ {
 		b, e := int(s.start[i]), int(s.start[i+1])
 		a := s.coef[b:e]
+		d := s.dir[b:e]
 		vs := s.vars[b:e]
-		ss := s.s[b:e]
-		xs := s.aux[b:e]
-		vs, ss, xs = vs[:len(a)], ss[:len(a)], xs[:len(a)]
+		d, vs = d[:len(a)], vs[:len(a)]
+		st, stp := cur.st[i], prev.st[i]
 		dot := 0.0
 		for k, ak := range a {
-			zk := s.z[vs[k]]
-			xk := xs[k]
-			d := xk - zk
-			u := ss[k] - zk
+			v := vs[k]
+			zk := s.z[v]
+			zc := cur.z[v]
+			xk := zc + zc - (prev.z[v] - stp*d[k]) - st*d[k]
+			dx := xk - zk
+			u := zc - st*d[k] - zk
 			m := s.copyWeight(b + k)
-			out.r2 += m * d * d
+			out.r2 += m * dx * dx
 			out.xx += m * xk * xk
 			out.zz += m * zk * zk
 			out.aa += m * u * u
@@ -319,7 +342,7 @@ func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
 		a := s.coef[b:e]
 		alpha := sc.alpha(len(a))
 		for k := range alpha {
-			alpha[k] = s.dual(b + k)
+			alpha[k] = s.dual(i, b+k)
 		}
 		if i < s.m {
 			lb += sc.termBound(a, alpha, s.pc[i], potentialRange(s.w[i], s.power[i]))
@@ -333,28 +356,28 @@ func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
 
 // localRuns runs the local step of potentials lo..hi-1, starting at run
 // index r (the first run that ends after lo), with the fixed-arity kernels
-// where runs allow.
-func (s *Solver) localRuns(r, lo, hi int) {
+// where runs allow, adding into acc.
+func (s *Solver) localRuns(r, lo, hi int, acc []float64) {
 	for ; r < len(s.runs) && s.runs[r].lo < hi; r++ {
 		run := &s.runs[r]
 		a, b := max(run.lo, lo), min(run.hi, hi)
 		c0, c1 := int(s.start[a]), int(s.start[b])
-		prm, caps, coef, dir, vars, st := s.prm[a:b], s.caps[a:b], s.coef[c0:c1], s.dir[c0:c1], s.vars[c0:c1], s.s[c0:c1]
+		prm, caps, q, coef, vars := s.prm[a:b], s.caps[a:b], s.q[a:b], s.coef[c0:c1], s.vars[c0:c1]
 		switch {
 		case run.arity == 3 && run.squared:
-			local3Sq(prm, rows[float64, [3]float64](coef), rows[float64, [3]float64](dir), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+			local3Sq(prm, q, rows[float64, [3]float64](coef), rows[int32, [3]int32](vars), s.z, acc)
 		case run.arity == 3:
-			local3Lin(prm, caps, rows[float64, [3]float64](coef), rows[float64, [3]float64](dir), rows[float64, [3]float64](st), rows[int32, [3]int32](vars), s.z)
+			local3Lin(prm, caps, q, rows[float64, [3]float64](coef), rows[int32, [3]int32](vars), s.z, acc)
 		case run.arity == 2 && run.squared:
-			local2Sq(prm, rows[float64, [2]float64](coef), rows[float64, [2]float64](dir), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+			local2Sq(prm, q, rows[float64, [2]float64](coef), rows[int32, [2]int32](vars), s.z, acc)
 		case run.arity == 2:
-			local2Lin(prm, caps, rows[float64, [2]float64](coef), rows[float64, [2]float64](dir), rows[float64, [2]float64](st), rows[int32, [2]int32](vars), s.z)
+			local2Lin(prm, caps, q, rows[float64, [2]float64](coef), rows[int32, [2]int32](vars), s.z, acc)
 		case run.arity == 1 && run.squared:
-			local1Sq(prm, coef, dir, st, vars, s.z)
+			local1Sq(prm, q, coef, vars, s.z, acc)
 		case run.arity == 1:
-			local1Lin(prm, caps, coef, dir, st, vars, s.z)
+			local1Lin(prm, caps, q, coef, vars, s.z, acc)
 		default:
-			localPotentials(s.prm, s.caps, s.start, s.coef, s.dir, s.vars, s.s, s.z, nil, a, b)
+			localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.q, s.z, acc, nil, a, b)
 		}
 	}
 }

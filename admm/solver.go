@@ -13,7 +13,9 @@ import (
 
 // Chunks are the unit of work division and of the per-chunk partial sums of
 // the residuals. Their size depends only on the problem, never on the thread
-// count, which is what makes results independent of Threads: about 1/64 of
+// count, so that the residuals are summed in the same order whatever the
+// number of threads (the local step's accumulators are the one place where
+// Threads changes the grouping of sums, see kernels.go): about 1/64 of
 // the total work (local copies plus two per term or variable), so small
 // problems still split evenly across cores, but at least minChunkUnits (a
 // few microseconds of work, so claiming a chunk costs little) and at most
@@ -61,16 +63,11 @@ type Solver struct {
 	// kernels.
 	runs []arityRun
 
-	// Transposed index: the copies of variable j are tcopy[tstart[j]:tstart[j+1]].
-	tstart []int32
-	tcopy  []int32
-
 	// Copy weights (Options.Copies), nil when every weight is the same
-	// number uniform (1 without Options.Copies): per copy, per copy in tcopy
-	// order, 1/(sum of a variable's copy weights), and the total weight
-	// (which replaces the number of copies in the tolerances).
-	cw, tw, tinv []float64
-	wsum         float64
+	// number uniform (1 without Options.Copies): per copy, and the total
+	// weight (which replaces the number of copies in the tolerances).
+	cw   []float64
+	wsum float64
 	// uniform is the common copy weight when cw is nil. Weights that are all
 	// equal to m run as plain ADMM on weights w/m (the local step of a term
 	// penalised by rho*m is that of weight w/m penalised by rho, and every
@@ -78,12 +75,28 @@ type Solver struct {
 	// tolerances, duals and bound: the fast path for a lifted problem whose
 	// classes all have the same size (k disjoint copies of a problem).
 	uniform float64
+	// inv[j] is 1/M_j, M_j the number of copies of variable j (the sum of
+	// their weights with copy weights); 0 for a variable without copies.
+	inv []float64
 
-	// State.
-	s   []float64 // x + u per copy
-	aux []float64 // x per copy at the last check iteration
-	z   []float64 // consensus
-	ran bool
+	// State (kernels.go): the consensus z, and per term (potentials, then
+	// constraints) q = a.zl + c - step*(a.d), where zl is the consensus and
+	// step the step of the term's last local step. That is all the
+	// iteration itself needs. The residuals and duals of a check need the
+	// local copies and duals, s_k = zl_k - step*d_k, of the check iteration
+	// and the one before: those two iterations record their steps and the
+	// consensus they read in slots[g&1], g the iteration's number counted
+	// over all Solves (gen counts them), so the slot of the last iteration
+	// always describes the state a Solve stopped in.
+	z     []float64
+	q     []float64
+	slots [2]slot
+	gen   int
+	ran   bool
+	// lanes are the per-worker accumulators of the local step (kernels.go),
+	// allocated at the first Solve with that many threads and all zero
+	// between iterations.
+	lanes [][]float64
 
 	// Work division.
 	termChunks []int // chunk c covers terms termChunks[c]..termChunks[c+1]-1
@@ -95,6 +108,11 @@ type Solver struct {
 }
 
 // termPartial holds one term chunk's contribution to a residual check.
+type slot struct {
+	z  []float64 // consensus read by the iteration's local step
+	st []float64 // each term's step
+}
+
 type termPartial struct {
 	r2, xx, zz, aa, obj float64
 	lb                  float64 // the terms' share of the Lagrangian bound
@@ -111,12 +129,13 @@ type varPartial struct {
 }
 
 // New prepares a solver for p. It validates the options and the problem
-// (hlmrf.Problem.Validate) and builds the local-copy layout and the
-// variable -> copy index, in its locality layout (layout.go). Memory,
-// allocated here once: 32 bytes per local copy (coefficient, variable,
-// state, last local value, transposed index), about 57 per potential, 52 per
-// constraint and 16 per variable, on top of the problem itself (while New
-// runs, the layout's search needs another 4 bytes per copy and per variable).
+// (hlmrf.Problem.Validate) and lays out its terms in the locality order of
+// layout.go. Memory, allocated here once: 12 bytes per local copy
+// (coefficient and variable; 28 with copy weights), about 81 per potential,
+// 73 per constraint and 36 per variable, on top of the problem itself, and 8
+// per variable and thread at the first Solve (the accumulators; while New
+// runs, the layout's search needs another 4 bytes per copy and per
+// variable).
 func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -208,55 +227,49 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.ctol = make([]float64, s.nc)
 	for jj, j := range s.con {
 		i := s.m + jj
+		n2 := dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
 		g := 0.0
-		if d := dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]]); d > 0 {
-			g = 1 / d
+		if n2 > 0 {
+			g = 1 / n2
 		}
 		lo := 0.0
 		if p.CKind[j] == hlmrf.Equal {
 			lo = math.Inf(-1)
 			s.ceq[jj] = true
 		}
-		s.cprm[jj] = conParam{c: p.CConst[j], g: g, lo: lo}
+		s.cprm[jj] = conParam{c: p.CConst[j], g: g, lo: lo, n2: n2}
 		s.ctol[jj] = s.ctolUser[j]
 	}
 
-	// Transposed CSR: counting sort of the copies by variable, stable, so
-	// each variable's copies are in increasing copy order.
-	s.tstart = make([]int32, s.n+1)
-	for _, v := range s.vars {
-		s.tstart[v+1]++
-	}
-	for j := 0; j < s.n; j++ {
-		s.tstart[j+1] += s.tstart[j]
-	}
-	s.tcopy = make([]int32, s.copies)
-	next := append([]int32(nil), s.tstart[:s.n]...)
+	// Each variable's number of copies, or total copy weight, M_j, as
+	// 1/M_j. (Equal copy weights run unweighted: see uniform.)
+	s.inv = make([]float64, s.n)
 	for k, v := range s.vars {
-		s.tcopy[next[v]] = int32(k)
-		next[v]++
+		if s.cw != nil {
+			s.inv[v] += s.cw[k]
+		} else {
+			s.inv[v]++
+		}
 	}
-	if s.cw != nil {
-		s.tw = make([]float64, s.copies)
-		s.tinv = make([]float64, s.n)
-		for j := 0; j < s.n; j++ {
-			tot := 0.0
-			for q := s.tstart[j]; q < s.tstart[j+1]; q++ {
-				s.tw[q] = s.cw[s.tcopy[q]]
-				tot += s.tw[q]
-			}
-			if tot > 0 {
-				s.tinv[j] = 1 / tot
-			}
+	for j, m := range s.inv {
+		if m > 0 {
+			s.inv[j] = 1 / m
 		}
 	}
 
-	s.s = make([]float64, s.copies)
-	s.aux = make([]float64, s.copies)
+	// A cold start: z = 0 and every local copy 0, so q = c.
 	s.z = make([]float64, s.n)
+	s.q = make([]float64, terms)
+	copy(s.q, s.pc)
+	for jj := range s.cprm {
+		s.q[s.m+jj] = s.cprm[jj].c
+	}
+	for h := range s.slots {
+		s.slots[h] = slot{z: make([]float64, s.n), st: make([]float64, terms)}
+	}
 
 	s.termChunks = chunks(terms, s.copies+2*terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
-	s.varChunks = chunks(s.n, s.copies+2*s.n, func(j int) int { return int(s.tstart[j+1]-s.tstart[j]) + 2 })
+	s.varChunks = chunks(s.n, 2*s.n, func(int) int { return 2 })
 	s.tpart = make([]termPartial, len(s.termChunks)-1)
 	s.chunkRun = make([]int, len(s.tpart))
 	for c := range s.chunkRun {
@@ -282,10 +295,13 @@ func (s *Solver) copyWeight(k int) float64 {
 	return s.uniform
 }
 
-// dual is the unscaled dual alpha = rho*m*(s - z) of internal copy k (see
-// Duals), what Duals returns and the bound phase uses.
-func (s *Solver) dual(k int) float64 {
-	return s.opt.Rho * s.copyWeight(k) * (s.s[k] - s.z[s.vars[k]])
+// dual is the unscaled dual alpha = rho*m*(s - z) of internal copy k of term
+// i (see Duals) in the state the last iteration left, what Duals returns and
+// the bound phase uses.
+func (s *Solver) dual(i, k int) float64 {
+	last := &s.slots[s.gen&1]
+	v := s.vars[k]
+	return s.opt.Rho * s.copyWeight(k) * (last.z[v] - last.st[i]*s.dir[k] - s.z[v])
 }
 
 // allEqual reports whether every copy weight is the same (plain ADMM with
@@ -456,15 +472,19 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	}
 	threads = max(1, min(threads, len(s.tpart)))
 	tterm := split(s.termChunks, threads, func(lo, hi int) int { return int(s.start[hi]-s.start[lo]) + 2*(hi-lo) })
-	tvar := split(s.varChunks, threads, func(lo, hi int) int { return int(s.tstart[hi]-s.tstart[lo]) + 2*(hi-lo) })
+	tvar := split(s.varChunks, threads, func(lo, hi int) int { return hi - lo })
+	for len(s.lanes) < threads {
+		s.lanes = append(s.lanes, make([]float64, s.n))
+	}
 	r := &run{
 		s:          s,
 		ctx:        ctx,
 		t:          threads,
 		bar:        newBarrier(threads),
-		qLocal:     newScheduler(tterm),
+		own:        tterm,
 		qCons:      newScheduler(tvar),
 		qRes:       newScheduler(tterm),
+		g0:         s.gen,
 		lowerBound: math.NaN(),
 	}
 	var wg sync.WaitGroup
@@ -505,14 +525,14 @@ func (s *Solver) prepare(init []float64) error {
 		w /= s.uniform // the local step's weight (see Solver.uniform)
 		n2 := s.pnorm[i]
 		if s.power[i] == 2 {
-			s.prm[i] = potParam{c: s.pc[i], g: 2 * w / (rho + 2*w*n2)}
+			s.prm[i] = potParam{c: s.pc[i], g: 2 * w / (rho + 2*w*n2), n2: n2}
 			s.caps[i] = math.Inf(1)
 		} else {
 			g := 0.0
 			if n2 > 0 {
 				g = 1 / n2
 			}
-			s.prm[i] = potParam{c: s.pc[i], g: g}
+			s.prm[i] = potParam{c: s.pc[i], g: g, n2: n2}
 			s.caps[i] = w / rho
 		}
 	}
@@ -528,10 +548,25 @@ func (s *Solver) prepare(init []float64) error {
 		for j, y := range init {
 			s.z[s.varNew[j]] = y
 		}
-		for k, v := range s.vars {
-			s.s[k] = s.z[v]
+		// Every local copy at init with zero duals: s = z, a zero step
+		// from z (the slot of the iteration before the next).
+		last := &s.slots[s.gen&1]
+		copy(last.z, s.z)
+		clear(last.st)
+		for i := range s.q {
+			b, e := s.start[i], s.start[i+1]
+			A := 0.0
+			for k := b; k < e; k++ {
+				A += s.coef[k] * s.z[s.vars[k]]
+			}
+			c := 0.0
+			if i < s.m {
+				c = s.pc[i]
+			} else {
+				c = s.cprm[i-s.m].c
+			}
+			s.q[i] = A + c
 		}
-		copy(s.aux, s.s)
 	}
 	// A cold start is the zero state New allocated; a continuation keeps the
 	// state of the last Solve.
@@ -639,7 +674,7 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	all := make([]float64, s.copies)
 	put := func(i int, orig int) {
 		for k := int(s.start[i]); k < int(s.start[i+1]); k++ {
-			all[orig+k-int(s.start[i])] = s.dual(k)
+			all[orig+k-int(s.start[i])] = s.dual(i, k)
 		}
 	}
 	for ii, i := range s.pot {
