@@ -15,10 +15,11 @@ type run struct {
 	t   int
 	bar *barrier
 
-	// own[w]..own[w+1]-1 are worker w's term chunks in the local step: a
-	// fixed split, since each worker adds into its own lane. The other
-	// phases hand out chunks through schedulers.
-	own         []int
+	// In the local step worker w runs term chunks w, w+t, w+2t, ...: a
+	// fixed assignment, since each worker adds into its own lane, and
+	// interleaved, so that every worker gets its share of each kind of term
+	// (potentials of each arity, constraints) whatever their relative cost.
+	// The other phases hand out chunks through schedulers.
 	qCons, qRes *scheduler
 	g0          int // Solver.gen when the Solve began
 
@@ -115,7 +116,7 @@ func (r *run) worker(w int) {
 		if check || r.isCheck(it+1) {
 			rec = &s.slots[g&1]
 		}
-		for c := r.own[w]; c < r.own[w+1]; c++ {
+		for c := w; c < len(s.tpart); c += r.t {
 			s.localChunk(c, acc, rec)
 		}
 		r.bar.wait()

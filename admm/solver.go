@@ -481,7 +481,6 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 		ctx:        ctx,
 		t:          threads,
 		bar:        newBarrier(threads),
-		own:        tterm,
 		qCons:      newScheduler(tvar),
 		qRes:       newScheduler(tterm),
 		g0:         s.gen,
