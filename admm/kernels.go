@@ -59,20 +59,12 @@ type conParam struct{ c, g, lo, n2 float64 }
 // of a check (see Solver.slots).
 func localPotentials(prm []potParam, caps []float64, start []int32, coef []float64, vars []int32, q, z, acc, rec []float64, lo, hi int) {
 	for i := lo; i < hi; i++ {
-		b, e := int(start[i]), int(start[i+1])
-		a := coef[b:e]
-		vs := vars[b:e]
-		vs = vs[:len(a)]
-		A := 0.0
-		for k, ak := range a {
-			A += ak * z[vs[k]]
-		}
+		a, vs := coef[start[i]:start[i+1]], vars[start[i]:start[i+1]]
+		A := rowDot(a, vs, z)
 		pp := &prm[i]
 		st := max(min((A+A-q[i])*pp.g, caps[i]), 0)
 		q[i] = A + pp.c - st*pp.n2
-		for k, ak := range a {
-			acc[vs[k]] += st * ak
-		}
+		rowAdd(acc, a, vs, st)
 		if rec != nil {
 			rec[i] = st
 		}
@@ -85,23 +77,34 @@ func localPotentials(prm []potParam, caps []float64, start []int32, coef []float
 // storing the steps there.
 func localConstraints(prm []conParam, start []int32, coef []float64, vars []int32, q, z, acc, rec []float64, lo, hi int) {
 	for i := lo; i < hi; i++ {
-		b, e := int(start[i]), int(start[i+1])
-		a := coef[b:e]
-		vs := vars[b:e]
-		vs = vs[:len(a)]
-		A := 0.0
-		for k, ak := range a {
-			A += ak * z[vs[k]]
-		}
+		a, vs := coef[start[i]:start[i+1]], vars[start[i]:start[i+1]]
+		A := rowDot(a, vs, z)
 		pp := &prm[i]
 		st := max((A+A-q[i])*pp.g, pp.lo)
 		q[i] = A + pp.c - st*pp.n2
-		for k, ak := range a {
-			acc[vs[k]] += st * ak
-		}
+		rowAdd(acc, a, vs, st)
 		if rec != nil {
 			rec[i] = st
 		}
+	}
+}
+
+// rowDot returns a.z over a term's row (coefficients a, variables vs), summed
+// in row order, as the fixed-arity kernels do.
+func rowDot(a []float64, vs []int32, z []float64) float64 {
+	vs = vs[:len(a)]
+	A := 0.0
+	for k, ak := range a {
+		A += ak * z[vs[k]]
+	}
+	return A
+}
+
+// rowAdd adds st*a_k to acc at each variable of a term's row.
+func rowAdd(acc, a []float64, vs []int32, st float64) {
+	vs = vs[:len(a)]
+	for k, ak := range a {
+		acc[vs[k]] += st * ak
 	}
 }
 

@@ -345,12 +345,13 @@ func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
 		for k := range alpha {
 			alpha[k] = s.dual(i, b+k)
 		}
+		var r lambdaRange
 		if i < s.m {
-			lb += sc.termBound(a, alpha, s.pc[i], potentialRange(s.w[i], s.power[i]))
+			r = potentialRange(s.w[i], s.power[i])
 		} else {
-			j := i - s.m
-			lb += sc.termBound(a, alpha, s.cprm[j].c, constraintRange(s.ceq[j]))
+			r = constraintRange(s.ceq[i-s.m])
 		}
+		lb += sc.termBound(a, alpha, s.termConst(i), r)
 	}
 	return lb
 }

@@ -107,12 +107,14 @@ type Solver struct {
 	bscratch   []boundScratch // per term chunk, for the Lagrangian bound
 }
 
-// termPartial holds one term chunk's contribution to a residual check.
+// slot records one iteration's local step for the residuals and duals of a
+// check (Solver.slots).
 type slot struct {
 	z  []float64 // consensus read by the iteration's local step
 	st []float64 // each term's step
 }
 
+// termPartial holds one term chunk's contribution to a residual check.
 type termPartial struct {
 	r2, xx, zz, aa, obj float64
 	lb                  float64 // the terms' share of the Lagrangian bound
@@ -257,16 +259,13 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		}
 	}
 
-	// A cold start: z = 0 and every local copy 0, so q = c.
+	// A cold start: z = 0 and every local copy at it.
 	s.z = make([]float64, s.n)
 	s.q = make([]float64, terms)
-	copy(s.q, s.pc)
-	for jj := range s.cprm {
-		s.q[s.m+jj] = s.cprm[jj].c
-	}
 	for h := range s.slots {
 		s.slots[h] = slot{z: make([]float64, s.n), st: make([]float64, terms)}
 	}
+	s.startAtZ()
 
 	s.termChunks = chunks(terms, s.copies+2*terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
 	s.varChunks = chunks(s.n, 2*s.n, func(int) int { return 2 })
@@ -293,6 +292,28 @@ func (s *Solver) copyWeight(k int) float64 {
 		return s.cw[k]
 	}
 	return s.uniform
+}
+
+// startAtZ puts every local copy at the consensus z with zero duals: s = z,
+// a zero step from z, so q = a.z + c, recorded as the slot of the
+// iteration before the next.
+func (s *Solver) startAtZ() {
+	last := &s.slots[s.gen&1]
+	copy(last.z, s.z)
+	clear(last.st)
+	for i := range s.q {
+		b, e := s.start[i], s.start[i+1]
+		s.q[i] = rowDot(s.coef[b:e], s.vars[b:e], s.z) + s.termConst(i)
+	}
+}
+
+// termConst is the constant c of internal term i (a potential's, or for
+// i >= m constraint i-m's).
+func (s *Solver) termConst(i int) float64 {
+	if i < s.m {
+		return s.pc[i]
+	}
+	return s.cprm[i-s.m].c
 }
 
 // dual is the unscaled dual alpha = rho*m*(s - z) of internal copy k of term
@@ -547,25 +568,7 @@ func (s *Solver) prepare(init []float64) error {
 		for j, y := range init {
 			s.z[s.varNew[j]] = y
 		}
-		// Every local copy at init with zero duals: s = z, a zero step
-		// from z (the slot of the iteration before the next).
-		last := &s.slots[s.gen&1]
-		copy(last.z, s.z)
-		clear(last.st)
-		for i := range s.q {
-			b, e := s.start[i], s.start[i+1]
-			A := 0.0
-			for k := b; k < e; k++ {
-				A += s.coef[k] * s.z[s.vars[k]]
-			}
-			c := 0.0
-			if i < s.m {
-				c = s.pc[i]
-			} else {
-				c = s.cprm[i-s.m].c
-			}
-			s.q[i] = A + c
-		}
+		s.startAtZ()
 	}
 	// A cold start is the zero state New allocated; a continuation keeps the
 	// state of the last Solve.

@@ -589,6 +589,23 @@ func (cs *copySet) round(k int32) {
 	copy(cs.hv[v0:v1], cs.work[v0:v1])
 }
 
+// mapByHash maps each hash of hs to the representative's local index with
+// that hash (tab), or returns nil if one has none or two share one: the map
+// must be injective.
+func mapByHash(hs []uint64, tab *hashIndex) []int32 {
+	img := make([]int32, len(hs))
+	used := make([]bool, len(hs))
+	for i, h := range hs {
+		j, ok := tab.find(h)
+		if !ok || used[j] {
+			return nil
+		}
+		used[j] = true
+		img[i] = j
+	}
+	return img
+}
+
 // matchCopy maps candidate k onto the representative rep through the
 // tables (hash -> local index) and verifies that the map is an isomorphism
 // keeping initial colors and coefficients: a bijection of variables and of
@@ -598,25 +615,9 @@ func (cs *copySet) round(k int32) {
 func (cs *copySet) matchCopy(k, rep int32, tv, tf *hashIndex) (vimg, fimg []int32) {
 	hv := cs.hv[cs.vOff[k]:cs.vOff[k+1]]
 	hf := cs.hf[cs.fOff[k]:cs.fOff[k+1]]
-	vimg = make([]int32, len(hv))
-	fimg = make([]int32, len(hf))
-	used := make([]bool, len(hv)+len(hf))
-	for i, h := range hv {
-		j, ok := tv.find(h)
-		if !ok || used[j] {
-			return nil, nil
-		}
-		used[j] = true
-		vimg[i] = j
-	}
-	used = used[len(hv):]
-	for i, h := range hf {
-		j, ok := tf.find(h)
-		if !ok || used[j] {
-			return nil, nil
-		}
-		used[j] = true
-		fimg[i] = j
+	vimg, fimg = mapByHash(hv, tv), mapByHash(hf, tf)
+	if vimg == nil || fimg == nil {
+		return nil, nil
 	}
 	// Terms compared by local variable index (image for k, own for rep).
 	kv, rv := cs.vOff[k], cs.vOff[rep]
