@@ -29,11 +29,9 @@
 // Parallelism: the terms and the variables are cut into chunks of about
 // equal work whose boundaries depend only on the problem. In the local step
 // each worker runs a fixed, interleaved set of term chunks (worker w: chunks
-// w, w+t, w+2t, ...) and adds into its own lane of accumulators, kept next
-// to a copy of each variable's consensus value so that a term touches one
-// cache line per variable; in the consensus step (each variable's
-// accumulators summed in worker order, the new value written back to every
-// lane) and the residual checks workers claim chunks
+// w, w+t, w+2t, ...) and adds into its own accumulator; in the consensus
+// step (each variable's accumulators, summed in worker order) and the
+// residual checks workers claim chunks
 // through atomic cursors, and one that finishes early takes the unclaimed
 // chunks of the others. Workers are goroutines that live for one Solve and
 // meet at a barrier after each phase. The iteration loop allocates nothing
