@@ -112,8 +112,7 @@ func rowAdd(acc, a []float64, vs []int32, st float64) {
 // that all have the same number of variables (1, 2 or 3) and the same power,
 // stored at a fixed stride: no row offsets to read, no inner loops, no
 // per-potential slice bounds checks (the rows are viewed as arrays), and for
-// squared hinges no cap (it is +Inf). Like the general loop they store each
-// step in rec[i] when rec is non-nil. They do the same arithmetic in the same
+// squared hinges no cap (it is +Inf). They do the same arithmetic in the same
 // order as localPotentials, so results do not depend on which kernel ran
 // (TestKernelsAgree checks this bit for bit).
 
@@ -129,7 +128,7 @@ func rows[T float64 | int32, A [1]T | [2]T | [3]T](x []T) []A {
 	return unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/k)
 }
 
-func local3Sq(prm []potParam, q []float64, a [][3]float64, v [][3]int32, z, acc, rec []float64) {
+func local3Sq(prm []potParam, q []float64, a [][3]float64, v [][3]int32, z, acc []float64) {
 	q, a, v = q[:len(prm)], a[:len(prm)], v[:len(prm)]
 	for i := range prm {
 		ai, vi, pp := &a[i], &v[i], &prm[i]
@@ -138,16 +137,13 @@ func local3Sq(prm []potParam, q []float64, a [][3]float64, v [][3]int32, z, acc,
 		A += ai[2] * z[vi[2]]
 		st := max((A+A-q[i])*pp.g, 0)
 		q[i] = A + pp.c - st*pp.n2
-		if rec != nil {
-			rec[i] = st
-		}
 		acc[vi[0]] += st * ai[0]
 		acc[vi[1]] += st * ai[1]
 		acc[vi[2]] += st * ai[2]
 	}
 }
 
-func local3Lin(prm []potParam, caps, q []float64, a [][3]float64, v [][3]int32, z, acc, rec []float64) {
+func local3Lin(prm []potParam, caps, q []float64, a [][3]float64, v [][3]int32, z, acc []float64) {
 	caps, q, a, v = caps[:len(prm)], q[:len(prm)], a[:len(prm)], v[:len(prm)]
 	for i := range prm {
 		ai, vi, pp := &a[i], &v[i], &prm[i]
@@ -156,16 +152,13 @@ func local3Lin(prm []potParam, caps, q []float64, a [][3]float64, v [][3]int32, 
 		A += ai[2] * z[vi[2]]
 		st := max(min((A+A-q[i])*pp.g, caps[i]), 0)
 		q[i] = A + pp.c - st*pp.n2
-		if rec != nil {
-			rec[i] = st
-		}
 		acc[vi[0]] += st * ai[0]
 		acc[vi[1]] += st * ai[1]
 		acc[vi[2]] += st * ai[2]
 	}
 }
 
-func local2Sq(prm []potParam, q []float64, a [][2]float64, v [][2]int32, z, acc, rec []float64) {
+func local2Sq(prm []potParam, q []float64, a [][2]float64, v [][2]int32, z, acc []float64) {
 	q, a, v = q[:len(prm)], a[:len(prm)], v[:len(prm)]
 	for i := range prm {
 		ai, vi, pp := &a[i], &v[i], &prm[i]
@@ -173,15 +166,12 @@ func local2Sq(prm []potParam, q []float64, a [][2]float64, v [][2]int32, z, acc,
 		A += ai[1] * z[vi[1]]
 		st := max((A+A-q[i])*pp.g, 0)
 		q[i] = A + pp.c - st*pp.n2
-		if rec != nil {
-			rec[i] = st
-		}
 		acc[vi[0]] += st * ai[0]
 		acc[vi[1]] += st * ai[1]
 	}
 }
 
-func local2Lin(prm []potParam, caps, q []float64, a [][2]float64, v [][2]int32, z, acc, rec []float64) {
+func local2Lin(prm []potParam, caps, q []float64, a [][2]float64, v [][2]int32, z, acc []float64) {
 	caps, q, a, v = caps[:len(prm)], q[:len(prm)], a[:len(prm)], v[:len(prm)]
 	for i := range prm {
 		ai, vi, pp := &a[i], &v[i], &prm[i]
@@ -189,38 +179,29 @@ func local2Lin(prm []potParam, caps, q []float64, a [][2]float64, v [][2]int32, 
 		A += ai[1] * z[vi[1]]
 		st := max(min((A+A-q[i])*pp.g, caps[i]), 0)
 		q[i] = A + pp.c - st*pp.n2
-		if rec != nil {
-			rec[i] = st
-		}
 		acc[vi[0]] += st * ai[0]
 		acc[vi[1]] += st * ai[1]
 	}
 }
 
-func local1Sq(prm []potParam, q, a []float64, v []int32, z, acc, rec []float64) {
+func local1Sq(prm []potParam, q, a []float64, v []int32, z, acc []float64) {
 	q, a, v = q[:len(prm)], a[:len(prm)], v[:len(prm)]
 	for i := range prm {
 		pp := &prm[i]
 		A := a[i] * z[v[i]]
 		st := max((A+A-q[i])*pp.g, 0)
 		q[i] = A + pp.c - st*pp.n2
-		if rec != nil {
-			rec[i] = st
-		}
 		acc[v[i]] += st * a[i]
 	}
 }
 
-func local1Lin(prm []potParam, caps, q, a []float64, v []int32, z, acc, rec []float64) {
+func local1Lin(prm []potParam, caps, q, a []float64, v []int32, z, acc []float64) {
 	caps, q, a, v = caps[:len(prm)], q[:len(prm)], a[:len(prm)], v[:len(prm)]
 	for i := range prm {
 		pp := &prm[i]
 		A := a[i] * z[v[i]]
 		st := max(min((A+A-q[i])*pp.g, caps[i]), 0)
 		q[i] = A + pp.c - st*pp.n2
-		if rec != nil {
-			rec[i] = st
-		}
 		acc[v[i]] += st * a[i]
 	}
 }

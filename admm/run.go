@@ -169,19 +169,21 @@ func (r *run) worker(w int) {
 	}
 }
 
-// localChunk runs the local step of term chunk c, adding into acc and, when
-// the iteration records its steps in rec, storing them there: its potentials
-// with the fixed-arity kernels, then its constraints.
+// localChunk runs the local step of term chunk c, adding into acc: its
+// potentials with the fixed-arity kernels (or, when the iteration records
+// its steps in rec, the general loop), then its constraints.
 func (s *Solver) localChunk(c int, acc []float64, rec *slot) {
 	lo, hi := s.termChunks[c], s.termChunks[c+1]
 	plo, phi := min(lo, s.m), min(hi, s.m)
 	clo, chi := max(lo, s.m)-s.m, max(hi, s.m)-s.m
-	var st, cst []float64
+	cstart, cq := s.start[s.m:], s.q[s.m:]
 	if rec != nil {
-		st, cst = rec.st, rec.st[s.m:]
+		localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.q, s.z, acc, rec.st, plo, phi)
+		localConstraints(s.cprm, cstart, s.coef, s.vars, cq, s.z, acc, rec.st[s.m:], clo, chi)
+		return
 	}
-	s.localRuns(s.chunkRun[c], plo, phi, acc, st)
-	localConstraints(s.cprm, s.start[s.m:], s.coef, s.vars, s.q[s.m:], s.z, acc, cst, clo, chi)
+	s.localRuns(s.chunkRun[c], plo, phi, acc)
+	localConstraints(s.cprm, cstart, s.coef, s.vars, cq, s.z, acc, nil, clo, chi)
 }
 
 // decide reduces the chunk partials (in chunk order, so the sums do not
@@ -356,33 +358,28 @@ func (s *Solver) bound(sc *boundScratch, lo, hi int) float64 {
 
 // localRuns runs the local step of potentials lo..hi-1, starting at run
 // index r (the first run that ends after lo), with the fixed-arity kernels
-// where runs allow, adding into acc and, when rec is non-nil, storing
-// potential i's step in rec[i].
-func (s *Solver) localRuns(r, lo, hi int, acc, rec []float64) {
+// where runs allow, adding into acc.
+func (s *Solver) localRuns(r, lo, hi int, acc []float64) {
 	for ; r < len(s.runs) && s.runs[r].lo < hi; r++ {
 		run := &s.runs[r]
 		a, b := max(run.lo, lo), min(run.hi, hi)
 		c0, c1 := int(s.start[a]), int(s.start[b])
 		prm, caps, q, coef, vars := s.prm[a:b], s.caps[a:b], s.q[a:b], s.coef[c0:c1], s.vars[c0:c1]
-		var st []float64
-		if rec != nil {
-			st = rec[a:b]
-		}
 		switch {
 		case run.arity == 3 && run.squared:
-			local3Sq(prm, q, rows[float64, [3]float64](coef), rows[int32, [3]int32](vars), s.z, acc, st)
+			local3Sq(prm, q, rows[float64, [3]float64](coef), rows[int32, [3]int32](vars), s.z, acc)
 		case run.arity == 3:
-			local3Lin(prm, caps, q, rows[float64, [3]float64](coef), rows[int32, [3]int32](vars), s.z, acc, st)
+			local3Lin(prm, caps, q, rows[float64, [3]float64](coef), rows[int32, [3]int32](vars), s.z, acc)
 		case run.arity == 2 && run.squared:
-			local2Sq(prm, q, rows[float64, [2]float64](coef), rows[int32, [2]int32](vars), s.z, acc, st)
+			local2Sq(prm, q, rows[float64, [2]float64](coef), rows[int32, [2]int32](vars), s.z, acc)
 		case run.arity == 2:
-			local2Lin(prm, caps, q, rows[float64, [2]float64](coef), rows[int32, [2]int32](vars), s.z, acc, st)
+			local2Lin(prm, caps, q, rows[float64, [2]float64](coef), rows[int32, [2]int32](vars), s.z, acc)
 		case run.arity == 1 && run.squared:
-			local1Sq(prm, q, coef, vars, s.z, acc, st)
+			local1Sq(prm, q, coef, vars, s.z, acc)
 		case run.arity == 1:
-			local1Lin(prm, caps, q, coef, vars, s.z, acc, st)
+			local1Lin(prm, caps, q, coef, vars, s.z, acc)
 		default:
-			localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.q, s.z, acc, rec, a, b)
+			localPotentials(s.prm, s.caps, s.start, s.coef, s.vars, s.q, s.z, acc, nil, a, b)
 		}
 	}
 }
