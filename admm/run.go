@@ -309,7 +309,7 @@ func (s *Solver) residual(lo, hi int) termPartial {
 			dot += ak * zk
 		}
 		if i < s.m {
-			if h := dot - s.pc[i]; h > 0 {
+			if h := dot - s.prm[i].c; h > 0 {
 				if s.power[i] == 2 {
 					h *= h
 				}

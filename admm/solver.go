@@ -47,17 +47,15 @@ type Solver struct {
 	coef  []float64
 	dir   []float64 // update direction per copy: coef, or coef/m with copy weights
 	vars  []int32
-	power []uint8   // per potential
-	pnorm []float64 // |a|^2 per potential
-	pc    []float64 // constant per potential
+	power []uint8 // per potential
 	cprm  []conParam
 	ceq   []bool    // constraint is an equality
 	ctol  []float64 // violation tolerance per constraint
 	// ctolUser is ctol in the caller's constraint order.
 	ctolUser []float64
-	prm      []potParam
-	caps     []float64 // per potential: w/rho (linear) or +Inf (squared)
-	w        []float64 // weights of the current Solve
+	prm      []potParam // per potential: c and n2 fixed at New, g set by each Solve
+	caps     []float64  // per potential: w/rho (linear) or +Inf (squared)
+	w        []float64  // weights of the current Solve
 
 	// Runs of consecutive potentials with the same arity, for the fixed-stride
 	// kernels.
@@ -133,7 +131,7 @@ type varPartial struct {
 // New prepares a solver for p. It validates the options and the problem
 // (hlmrf.Problem.Validate) and lays out its terms in the locality order of
 // layout.go. Memory, allocated here once: 12 bytes per local copy
-// (coefficient and variable; 28 with copy weights), about 81 per potential,
+// (coefficient and variable; 28 with copy weights), about 65 per potential,
 // 73 per constraint and 36 per variable, on top of the problem itself, and 8
 // per variable and thread at the first Solve (the accumulators; while New
 // runs, the layout's search needs another 4 bytes per copy and per
@@ -186,7 +184,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		s.wsum = 0
 	}
 	s.power = make([]uint8, s.m)
-	s.pc = make([]float64, s.m)
+	s.prm = make([]potParam, s.m)
 	at := 0
 	place := func(vars []int32, coefs []float64, orig int) {
 		for q, v := range vars {
@@ -207,7 +205,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		place(vars, coefs, int(p.Start[i]))
 		s.start[ii+1] = int32(at)
 		s.power[ii] = p.Power[i]
-		s.pc[ii] = p.Const[i]
+		s.prm[ii].c = p.Const[i]
 	}
 	for jj, j := range s.con {
 		vars, coefs := p.CTerms(int(j))
@@ -216,11 +214,9 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	}
 
 	s.runs = arityRuns(s.start[:s.m+1], s.power)
-	s.pnorm = make([]float64, s.m)
-	for i := range s.pnorm {
-		s.pnorm[i] = dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
+	for i := range s.prm {
+		s.prm[i].n2 = dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
 	}
-	s.prm = make([]potParam, s.m)
 	s.caps = make([]float64, s.m)
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
@@ -311,7 +307,7 @@ func (s *Solver) startAtZ() {
 // i >= m constraint i-m's).
 func (s *Solver) termConst(i int) float64 {
 	if i < s.m {
-		return s.pc[i]
+		return s.prm[i].c
 	}
 	return s.cprm[i-s.m].c
 }
@@ -542,17 +538,16 @@ func (s *Solver) prepare(init []float64) error {
 	for i, orig := range s.pot {
 		w := p.Weight[orig]
 		s.w[i] = w
-		w /= s.uniform // the local step's weight (see Solver.uniform)
-		n2 := s.pnorm[i]
+		w /= s.uniform  // the local step's weight (see Solver.uniform)
+		pp := &s.prm[i] // c and n2 are fixed at New
 		if s.power[i] == 2 {
-			s.prm[i] = potParam{c: s.pc[i], g: 2 * w / (rho + 2*w*n2), n2: n2}
+			pp.g = 2 * w / (rho + 2*w*pp.n2)
 			s.caps[i] = math.Inf(1)
 		} else {
-			g := 0.0
-			if n2 > 0 {
-				g = 1 / n2
+			pp.g = 0
+			if pp.n2 > 0 {
+				pp.g = 1 / pp.n2
 			}
-			s.prm[i] = potParam{c: s.pc[i], g: g, n2: n2}
 			s.caps[i] = w / rho
 		}
 	}
