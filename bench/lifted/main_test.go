@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"hinge/hlmrf"
-
 	"hinge/lift"
 )
 
