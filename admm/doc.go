@@ -31,10 +31,9 @@
 // each worker runs a fixed, interleaved set of term chunks (worker w: chunks
 // w, w+t, w+2t, ...) and adds into its own accumulator; in the consensus
 // step (each variable's accumulators, summed in worker order) and the
-// residual checks workers claim chunks
-// through atomic cursors, and one that finishes early takes the unclaimed
-// chunks of the others. Workers are goroutines that live for one Solve and
-// meet at a barrier after each phase. The iteration loop allocates nothing
+// residual checks workers claim chunks through atomic cursors, and one that
+// finishes early takes the unclaimed chunks of the others. Workers are
+// goroutines that live for one Solve and meet at a barrier after each phase. The iteration loop allocates nothing
 // and takes no locks (the barrier spins on an atomic counter and only sleeps
 // on a condition variable after about a millisecond of waiting, e.g. during
 // a slow Progress callback). Results are bit-identical from run to run with
