@@ -71,7 +71,15 @@ type Config struct {
 	EqualFraction float64
 	// ZeroWeights is the fraction of potentials given weight 0.
 	ZeroWeights float64
-	Seed        uint64
+	// Window, when positive, gives the terms locality: a term's variables
+	// are drawn from Window consecutive variables (cyclically) starting at a
+	// random one, except that each is drawn from all variables instead with
+	// probability Far. This is a small-world hypergraph in the manner of
+	// Watts and Strogatz's rewired ring lattice: mostly local, with random
+	// long-range links. Window 0 draws every variable uniformly.
+	Window int
+	Far    float64
+	Seed   uint64
 }
 
 // Random returns a problem with random real coefficients in [-2,2] (away
@@ -88,10 +96,20 @@ func Random(c Config) *hlmrf.Problem {
 		k := c.MinArity + rng.IntN(c.MaxArity-c.MinArity+1)
 		vars := make([]int32, k)
 		coefs := make([]float64, k)
+		from, span := 0, c.Vars
+		if c.Window > 0 && c.Window < c.Vars {
+			from, span = rng.IntN(c.Vars), max(c.Window, k)
+		}
+		draw := func() int32 {
+			if span == c.Vars || rng.Float64() < c.Far {
+				return int32(rng.IntN(c.Vars))
+			}
+			return int32((from + rng.IntN(span)) % c.Vars)
+		}
 		for t := range vars {
-			v := int32(rng.IntN(c.Vars))
+			v := draw()
 			for slices.Contains(vars[:t], v) {
-				v = int32(rng.IntN(c.Vars))
+				v = draw()
 			}
 			vars[t] = v
 			x := 0.25 + 1.75*rng.Float64()

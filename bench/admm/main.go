@@ -6,7 +6,10 @@
 //	go run ./bench/admm -sizes 1e4,1e5,1e6,1e7 -threads 1,2 -runs 5
 //
 // Problems are 3-variable squared or linear hinges with random coefficients
-// and constants (admmtest.Random) over sizes/ratio variables; their optimum
+// and constants (admmtest.Random) over sizes/ratio variables: in sq3 and
+// lin3 a potential's variables are drawn uniformly, in sq3local from a
+// window of -window consecutive variables, each from all variables with
+// probability -far (a small-world problem, as BenchmarkIteration's); their optimum
 // is not an exact fixed point, so no run stops before its iteration count. Each run continues
 // the same solver for -iters iterations with convergence disabled (residual
 // checks every 50 iterations still happen, as in a real solve). Besides wall
@@ -39,14 +42,16 @@ import (
 func main() {
 	sizes := flag.String("sizes", "1e4,1e5,1e6", "comma-separated numbers of potentials")
 	threads := flag.String("threads", "1,2", "comma-separated thread counts")
-	kinds := flag.String("kinds", "sq3,lin3", "problem kinds: sq3 (3-variable squared hinges), lin3 (linear)")
+	kinds := flag.String("kinds", "sq3,lin3", "problem kinds: sq3 (3-variable squared hinges), lin3 (linear), sq3local (squared, variables mostly from a window)")
+	window := flag.Int("window", 1000, "sq3local: variables per window")
+	far := flag.Float64("far", 0.01, "sq3local: probability that a variable is drawn from all variables instead of the window")
 	runs := flag.Int("runs", 5, "runs per cell (-stat says which statistic is reported)")
 	iters := flag.Int("iters", 0, "iterations per run (0: about 3e7 potential-iterations per run, at least 50)")
 	ratio := flag.Float64("ratio", 4, "potentials per variable")
 	seed := flag.Uint64("seed", 1, "problem seed")
 	stat := flag.String("stat", "median", "statistic over runs: median, or min (the best run: on a shared machine, with many short runs, an estimate of the idle-machine figure)")
 	flag.Parse()
-	if err := run(*sizes, *threads, *kinds, *runs, *iters, *ratio, *seed, *stat); err != nil {
+	if err := run(*sizes, *threads, *kinds, *runs, *iters, *ratio, *seed, *stat, *window, *far); err != nil {
 		fmt.Fprintln(os.Stderr, "admm-bench:", err)
 		os.Exit(2)
 	}
@@ -64,7 +69,7 @@ func parseList(s string) ([]int, error) {
 	return out, nil
 }
 
-func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, seed uint64, stat string) error {
+func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, seed uint64, stat string, window int, far float64) error {
 	pick := measure.Median
 	switch stat {
 	case "median":
@@ -81,24 +86,25 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 	if err != nil {
 		return err
 	}
-	if runs < 1 || ratio <= 0 {
-		return fmt.Errorf("need -runs >= 1 and -ratio > 0")
+	if runs < 1 || ratio <= 0 || window < 1 || !(far >= 0 && far <= 1) {
+		return fmt.Errorf("need -runs >= 1, -ratio > 0, -window >= 1 and 0 <= -far <= 1")
 	}
 	fmt.Printf("GOMAXPROCS %d, %s, %s of %d runs, load average at start: %s\n", runtime.GOMAXPROCS(0), runtime.Version(), stat, runs, loadavg())
-	fmt.Printf("%-5s %10s %9s %7s %9s %16s %15s %14s %11s %8s %8s\n", "kind", "potentials", "variables", "threads", "iters/run", "wall ns/pot-iter", "cpu ns/pot-iter", "speedup (wall)", "cpu speedup", "setup s", "heap MiB")
+	fmt.Printf("%-8s %10s %9s %7s %9s %16s %15s %14s %11s %8s %8s\n", "kind", "potentials", "variables", "threads", "iters/run", "wall ns/pot-iter", "cpu ns/pot-iter", "speedup (wall)", "cpu speedup", "setup s", "heap MiB")
 	for _, kind := range strings.Split(kindsArg, ",") {
-		var power uint8
+		c := admmtest.Config{MinArity: 3, MaxArity: 3, Power: 2, Seed: seed}
 		switch kind {
 		case "sq3":
-			power = 2
 		case "lin3":
-			power = 1
+			c.Power = 1
+		case "sq3local":
+			c.Window, c.Far = window, far
 		default:
-			return fmt.Errorf("unknown kind %q", kind)
+			return fmt.Errorf("unknown kind %q (want sq3, lin3 or sq3local)", kind)
 		}
 		for _, m := range sizes {
-			n := max(3, int(float64(m)/ratio))
-			p := admmtest.Random(admmtest.Config{Vars: n, Potentials: m, MinArity: 3, MaxArity: 3, Power: power, Seed: seed})
+			c.Vars, c.Potentials = max(3, int(float64(m)/ratio)), m
+			p := admmtest.Random(c)
 			it := iters
 			if it == 0 {
 				it = max(50, 30_000_000/m)
@@ -145,7 +151,7 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 					base, baseCPU, baseTh = mw, mc, th
 				}
 				est := float64(th) / float64(baseTh) * baseCPU / mc
-				fmt.Printf("%-5s %10d %9d %7d %9d %16.2f %15.2f %13.2fx %10.2fx %8.2f %8.0f\n", kind, m, n, th, it, mw, mc, base/mw, est, setup, float64(ms.HeapAlloc)/(1<<20))
+				fmt.Printf("%-8s %10d %9d %7d %9d %16.2f %15.2f %13.2fx %10.2fx %8.2f %8.0f\n", kind, m, c.Vars, th, it, mw, mc, base/mw, est, setup, float64(ms.HeapAlloc)/(1<<20))
 			}
 		}
 	}
