@@ -25,8 +25,9 @@ type benchProblem struct {
 // near each other in memory; sq3local draws them from a window of 1,000
 // consecutive variables, each from all variables with probability 1% (a
 // small-world problem: mostly local, as grounded problems of entity-centred
-// rules are, with random long-range links). Their optimum is far from every potential
-// being satisfied, so no run reaches an exact fixed point and stops early.
+// rules are, with random long-range links). Their optimum is far from every
+// potential being satisfied, so no run reaches an exact fixed point and
+// stops early.
 func benchProblems(kinds ...string) []benchProblem {
 	var out []benchProblem
 	for _, kind := range kinds {
