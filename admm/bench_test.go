@@ -18,28 +18,20 @@ type benchProblem struct {
 }
 
 // benchProblems are the problems of BenchmarkIteration and BenchmarkTouch:
-// m potentials of 3-variable hinges (squared, or linear for lin3) with
-// random coefficients and constants (admmtest.Random) over m/4 variables,
-// so each variable has about 12 local copies. In sq3 and lin3 a potential's
-// variables are drawn uniformly, so no order of the problem keeps them
-// near each other in memory; sq3local draws them from a window of 1,000
-// consecutive variables, each from all variables with probability 1% (a
-// small-world problem: mostly local, as grounded problems of entity-centred
-// rules are, with random long-range links). Their optimum is far from every
-// potential being satisfied, so no run reaches an exact fixed point and
-// stops early.
+// each kind (admmtest.BenchConfig) with m = 10^4, 10^5 and 10^6 potentials
+// over m/4 variables, so each variable has about 12 local copies. In sq3
+// and lin3 a potential's variables are drawn uniformly, so no order of the
+// problem keeps them near each other in memory; sq3local is a small-world
+// problem. Their optimum is far from every potential being satisfied, so no
+// run reaches an exact fixed point and stops early.
 func benchProblems(kinds ...string) []benchProblem {
 	var out []benchProblem
 	for _, kind := range kinds {
-		c := admmtest.Config{MinArity: 3, MaxArity: 3, Power: 2, Seed: 1}
-		switch kind {
-		case "lin3":
-			c.Power = 1
-		case "sq3local":
-			c.Window, c.Far = 1000, 0.01
-		}
 		for _, m := range []int{1e4, 1e5, 1e6} {
-			c.Vars, c.Potentials = m/4, m
+			c, err := admmtest.BenchConfig(kind, m, m/4, 1)
+			if err != nil {
+				panic(err)
+			}
 			out = append(out, benchProblem{fmt.Sprintf("%s/pots=%d", kind, m), admmtest.Random(c)})
 		}
 	}

@@ -53,7 +53,7 @@ type Solver struct {
 	ctol  []float64 // violation tolerance per constraint
 	// ctolUser is ctol in the caller's constraint order.
 	ctolUser []float64
-	prm      []potParam // per potential: c and n2 fixed at New, g set by each Solve
+	prm      []potParam // per potential: fixed at New, except a squared hinge's g (set by each Solve)
 	caps     []float64  // per potential: w/rho (linear) or +Inf (squared)
 	w        []float64  // weights of the current Solve
 
@@ -215,7 +215,11 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 
 	s.runs = arityRuns(s.start[:s.m+1], s.power)
 	for i := range s.prm {
-		s.prm[i].n2 = dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
+		pp := &s.prm[i]
+		pp.n2 = dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
+		if s.power[i] != 2 {
+			pp.g = recip(pp.n2) // a linear hinge's gain does not depend on its weight
+		}
 	}
 	s.caps = make([]float64, s.m)
 	s.w = make([]float64, s.m)
@@ -226,16 +230,12 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	for jj, j := range s.con {
 		i := s.m + jj
 		n2 := dot(s.coef[s.start[i]:s.start[i+1]], s.dir[s.start[i]:s.start[i+1]])
-		g := 0.0
-		if n2 > 0 {
-			g = 1 / n2
-		}
 		lo := 0.0
 		if p.CKind[j] == hlmrf.Equal {
 			lo = math.Inf(-1)
 			s.ceq[jj] = true
 		}
-		s.cprm[jj] = conParam{c: p.CConst[j], g: g, lo: lo, n2: n2}
+		s.cprm[jj] = conParam{c: p.CConst[j], g: recip(n2), lo: lo, n2: n2}
 		s.ctol[jj] = s.ctolUser[j]
 	}
 
@@ -250,9 +250,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		}
 	}
 	for j, m := range s.inv {
-		if m > 0 {
-			s.inv[j] = 1 / m
-		}
+		s.inv[j] = recip(m)
 	}
 
 	// A cold start: z = 0 and every local copy at it.
@@ -319,6 +317,15 @@ func (s *Solver) dual(i, k int) float64 {
 	last := &s.slots[s.gen&1]
 	v := s.vars[k]
 	return s.opt.Rho * s.copyWeight(k) * (last.z[v] - last.st[i]*s.dir[k] - s.z[v])
+}
+
+// recip returns 1/x, or 0 when x is not positive (a term whose coefficients
+// are all 0, a variable without copies).
+func recip(x float64) float64 {
+	if x > 0 {
+		return 1 / x
+	}
+	return 0
 }
 
 // allEqual reports whether every copy weight is the same (plain ADMM with
@@ -538,16 +545,12 @@ func (s *Solver) prepare(init []float64) error {
 	for i, orig := range s.pot {
 		w := p.Weight[orig]
 		s.w[i] = w
-		w /= s.uniform  // the local step's weight (see Solver.uniform)
-		pp := &s.prm[i] // c and n2 are fixed at New
+		w /= s.uniform // the local step's weight (see Solver.uniform)
 		if s.power[i] == 2 {
+			pp := &s.prm[i]
 			pp.g = 2 * w / (rho + 2*w*pp.n2)
 			s.caps[i] = math.Inf(1)
 		} else {
-			pp.g = 0
-			if pp.n2 > 0 {
-				pp.g = 1 / pp.n2
-			}
 			s.caps[i] = w / rho
 		}
 	}

@@ -615,8 +615,10 @@ func mapByHash(hs []uint64, tab *hashIndex) []int32 {
 func (cs *copySet) matchCopy(k, rep int32, tv, tf *hashIndex) (vimg, fimg []int32) {
 	hv := cs.hv[cs.vOff[k]:cs.vOff[k+1]]
 	hf := cs.hf[cs.fOff[k]:cs.fOff[k+1]]
-	vimg, fimg = mapByHash(hv, tv), mapByHash(hf, tf)
-	if vimg == nil || fimg == nil {
+	if vimg = mapByHash(hv, tv); vimg == nil {
+		return nil, nil
+	}
+	if fimg = mapByHash(hf, tf); fimg == nil {
 		return nil, nil
 	}
 	// Terms compared by local variable index (image for k, own for rep).

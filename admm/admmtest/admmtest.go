@@ -3,6 +3,7 @@
 package admmtest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -80,6 +81,29 @@ type Config struct {
 	Window int
 	Far    float64
 	Seed   uint64
+}
+
+// BenchKinds names the problem kinds of the ADMM iteration benchmarks
+// (admm's BenchmarkIteration and bench/admm), for BenchConfig.
+const BenchKinds = "sq3 (3-variable squared hinges over uniformly drawn variables), lin3 (the same, linear), sq3local (squared, each variable from a window of 1000, or from all with probability 0.01)"
+
+// BenchConfig returns the Config of the benchmark problem kind (BenchKinds)
+// with the given numbers of potentials and variables: 3-variable hinges;
+// in sq3local a small-world problem (Window 1000, Far 0.01), mostly local
+// as grounded problems of entity-centred rules are, with random long-range
+// links.
+func BenchConfig(kind string, potentials, vars int, seed uint64) (Config, error) {
+	c := Config{Vars: vars, Potentials: potentials, MinArity: 3, MaxArity: 3, Power: 2, Seed: seed}
+	switch kind {
+	case "sq3":
+	case "lin3":
+		c.Power = 1
+	case "sq3local":
+		c.Window, c.Far = 1000, 0.01
+	default:
+		return c, fmt.Errorf("admmtest: unknown benchmark kind %q (want sq3, lin3 or sq3local)", kind)
+	}
+	return c, nil
 }
 
 // Random returns a problem with random real coefficients in [-2,2] (away

@@ -5,12 +5,13 @@
 //
 //	go run ./bench/admm -sizes 1e4,1e5,1e6,1e7 -threads 1,2 -runs 5
 //
-// Problems are 3-variable squared or linear hinges with random coefficients
-// and constants (admmtest.Random) over sizes/ratio variables: in sq3 and
-// lin3 a potential's variables are drawn uniformly, in sq3local from a
-// window of -window consecutive variables, each from all variables with
-// probability -far (a small-world problem, as BenchmarkIteration's); their optimum
-// is not an exact fixed point, so no run stops before its iteration count. Each run continues
+// Problems are the kinds of admmtest.BenchConfig, as in admm's
+// BenchmarkIteration, over sizes/ratio variables: 3-variable squared or
+// linear hinges with random coefficients and constants whose variables are
+// drawn uniformly (sq3, lin3) or mostly from a window (sq3local, whose
+// window and long-range probability -window and -far override); their
+// optimum is not an exact fixed point, so no run stops before its
+// iteration count. Each run continues
 // the same solver for -iters iterations with convergence disabled (residual
 // checks every 50 iterations still happen, as in a real solve). Besides wall
 // time the table gives the process CPU time per potential-iteration, which
@@ -42,9 +43,9 @@ import (
 func main() {
 	sizes := flag.String("sizes", "1e4,1e5,1e6", "comma-separated numbers of potentials")
 	threads := flag.String("threads", "1,2", "comma-separated thread counts")
-	kinds := flag.String("kinds", "sq3,lin3", "problem kinds: sq3 (3-variable squared hinges), lin3 (linear), sq3local (squared, variables mostly from a window)")
-	window := flag.Int("window", 1000, "sq3local: variables per window")
-	far := flag.Float64("far", 0.01, "sq3local: probability that a variable is drawn from all variables instead of the window")
+	kinds := flag.String("kinds", "sq3,lin3", "problem kinds: "+admmtest.BenchKinds)
+	window := flag.Int("window", 0, "sq3local: variables per window (0: the kind's)")
+	far := flag.Float64("far", -1, "sq3local: probability that a variable is drawn from all variables instead of the window (negative: the kind's)")
 	runs := flag.Int("runs", 5, "runs per cell (-stat says which statistic is reported)")
 	iters := flag.Int("iters", 0, "iterations per run (0: about 3e7 potential-iterations per run, at least 50)")
 	ratio := flag.Float64("ratio", 4, "potentials per variable")
@@ -86,24 +87,23 @@ func run(sizesArg, threadsArg, kindsArg string, runs, iters int, ratio float64, 
 	if err != nil {
 		return err
 	}
-	if runs < 1 || ratio <= 0 || window < 1 || !(far >= 0 && far <= 1) {
-		return fmt.Errorf("need -runs >= 1, -ratio > 0, -window >= 1 and 0 <= -far <= 1")
+	if runs < 1 || ratio <= 0 || window < 0 || far > 1 {
+		return fmt.Errorf("need -runs >= 1, -ratio > 0, -window >= 0 and -far <= 1")
 	}
 	fmt.Printf("GOMAXPROCS %d, %s, %s of %d runs, load average at start: %s\n", runtime.GOMAXPROCS(0), runtime.Version(), stat, runs, loadavg())
 	fmt.Printf("%-8s %10s %9s %7s %9s %16s %15s %14s %11s %8s %8s\n", "kind", "potentials", "variables", "threads", "iters/run", "wall ns/pot-iter", "cpu ns/pot-iter", "speedup (wall)", "cpu speedup", "setup s", "heap MiB")
 	for _, kind := range strings.Split(kindsArg, ",") {
-		c := admmtest.Config{MinArity: 3, MaxArity: 3, Power: 2, Seed: seed}
-		switch kind {
-		case "sq3":
-		case "lin3":
-			c.Power = 1
-		case "sq3local":
-			c.Window, c.Far = window, far
-		default:
-			return fmt.Errorf("unknown kind %q (want sq3, lin3 or sq3local)", kind)
-		}
 		for _, m := range sizes {
-			c.Vars, c.Potentials = max(3, int(float64(m)/ratio)), m
+			c, err := admmtest.BenchConfig(kind, m, max(3, int(float64(m)/ratio)), seed)
+			if err != nil {
+				return err
+			}
+			if c.Window > 0 && window > 0 {
+				c.Window = window
+			}
+			if c.Window > 0 && far >= 0 {
+				c.Far = far
+			}
 			p := admmtest.Random(c)
 			it := iters
 			if it == 0 {
