@@ -36,13 +36,16 @@ import (
 // that occur nowhere (2^28 variables need 2 GiB per float64 array).
 const MaxVars = 1<<28 - 1
 
-// SyntaxError is an error in an exchange-format or atoms file, with position.
+// SyntaxError is an error in a text input file, with its position (1-based
+// line and byte column): here an exchange-format or atoms file; package
+// maxsat uses the same type for WCNF files.
 type SyntaxError struct {
 	File      string
 	Line, Col int
 	Msg       string
 }
 
+// Error formats the error as file:line:col: message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }

@@ -234,12 +234,28 @@ func (p *Problem) Clone() *Problem {
 	return q
 }
 
-// Hinge returns max(sum coef*y - const, 0) for potential i (before the power).
-func (p *Problem) Hinge(i int, y []float64) float64 {
+// Arg returns sum coef*y - const for potential i: the hinge's argument.
+func (p *Problem) Arg(i int, y []float64) float64 {
 	s := -p.Const[i]
 	for k := p.Start[i]; k < p.Start[i+1]; k++ {
 		s += p.Coef[k] * y[p.Var[k]]
 	}
+	return s
+}
+
+// CArg returns sum coef*y - const for constraint j: how far its left-hand
+// side is above its right-hand side.
+func (p *Problem) CArg(j int, y []float64) float64 {
+	s := -p.CConst[j]
+	for k := p.CStart[j]; k < p.CStart[j+1]; k++ {
+		s += p.CCoef[k] * y[p.CVar[k]]
+	}
+	return s
+}
+
+// Hinge returns max(sum coef*y - const, 0) for potential i (before the power).
+func (p *Problem) Hinge(i int, y []float64) float64 {
+	s := p.Arg(i, y)
 	if s < 0 {
 		return 0
 	}
@@ -272,10 +288,7 @@ func (p *Problem) Objective(y []float64) float64 {
 // ConstraintViolation returns how far y is from satisfying constraint j:
 // max(lhs-c, 0) for <= and |lhs-c| for =.
 func (p *Problem) ConstraintViolation(j int, y []float64) float64 {
-	s := -p.CConst[j]
-	for k := p.CStart[j]; k < p.CStart[j+1]; k++ {
-		s += p.CCoef[k] * y[p.CVar[k]]
-	}
+	s := p.CArg(j, y)
 	if p.CKind[j] == Equal {
 		return math.Abs(s)
 	}

@@ -90,6 +90,25 @@ func TestAddMergesRepeatedVariables(t *testing.T) {
 	}
 }
 
+// TestArg checks the signed arguments, which Hinge and ConstraintViolation
+// clip.
+func TestArg(t *testing.T) {
+	var p Problem
+	p.AddVars(2)
+	p.AddPotential(1, 0.5, 1, -1, []int32{0, 1}, []float64{1, -2})
+	p.AddConstraint(LessEq, 1, -1, []int32{1}, []float64{3})
+	y := []float64{0.25, 0.5}
+	if got := p.Arg(0, y); got != -1.25 {
+		t.Errorf("Arg = %v, want 0.25 - 1 - 0.5 = -1.25", got)
+	}
+	if got := p.Hinge(0, y); got != 0 {
+		t.Errorf("Hinge = %v, want 0", got)
+	}
+	if got := p.CArg(0, y); got != 0.5 {
+		t.Errorf("CArg = %v, want 1.5 - 1 = 0.5", got)
+	}
+}
+
 func TestViolations(t *testing.T) {
 	var p Problem
 	p.AddVars(2)

@@ -201,25 +201,17 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 // transposes.
 func (bl *builder) prepare() {
 	p := bl.p
-	bl.arg = rowArgs(p.Start, p.Var, p.Coef, p.Const, bl.truth)
-	bl.carg = rowArgs(p.CStart, p.CVar, p.CCoef, p.CConst, bl.truth)
+	bl.arg = make([]float64, p.NumPotentials())
+	for i := range bl.arg {
+		bl.arg[i] = p.Arg(i, bl.truth)
+	}
+	bl.carg = make([]float64, p.NumConstraints())
+	for j := range bl.carg {
+		bl.carg[j] = p.CArg(j, bl.truth)
+	}
 	bl.vpStart, bl.vpPot, bl.vpCoef = transpose(p.NumVars, p.Start, p.Var, p.Coef)
 	bl.vcStart, bl.vcCon, bl.vcCoef = transpose(p.NumVars, p.CStart, p.CVar, p.CCoef)
 	bl.mark = make([]int32, len(p.Weight))
-}
-
-// rowArgs returns, for every row r of CSR arrays, sum coefs[k]*y[vars[k]] -
-// consts[r] over k in start[r]..start[r+1].
-func rowArgs(start, vars []int32, coefs, consts, y []float64) []float64 {
-	out := make([]float64, len(consts))
-	for r := range consts {
-		s := -consts[r]
-		for k := start[r]; k < start[r+1]; k++ {
-			s += coefs[k] * y[vars[k]]
-		}
-		out[r] = s
-	}
-	return out
 }
 
 // transpose turns row -> (variable, coefficient) CSR arrays into variable ->

@@ -42,17 +42,9 @@ import (
 // comment. Errors are *SyntaxError values with file:line:col.
 
 // SyntaxError is an error in a WCNF file, with its position (1-based line and
-// byte column).
-type SyntaxError struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-// Error formats the error as file:line:col: message.
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-}
+// byte column). It is hlmrf's type, so that callers reading both formats see
+// one error type.
+type SyntaxError = hlmrf.SyntaxError
 
 // maxVars bounds variable numbers: literals must fit in an int32, and a
 // header may not make the solver allocate per-variable arrays of many
@@ -101,7 +93,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 		endOfLine int
 	)
 	errAt := func(l, c int, format string, a ...any) error {
-		return &SyntaxError{name, l, c, fmt.Sprintf(format, a...)}
+		return &SyntaxError{File: name, Line: l, Col: c, Msg: fmt.Sprintf(format, a...)}
 	}
 	finish := func() error {
 		if in.NumClauses() >= maxClauses {

@@ -11,7 +11,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -631,15 +630,4 @@ func Variables(f Formula) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// errNoRule is returned when a model has nothing to do.
-var errNoRule = errors.New("model has no rules")
-
-// CheckNonEmpty returns an error when the model has no rules.
-func (m *Model) CheckNonEmpty() error {
-	if len(m.Rules) == 0 {
-		return errNoRule
-	}
-	return nil
 }

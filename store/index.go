@@ -1,7 +1,5 @@
 package store
 
-import "math/bits"
-
 // hashTuple hashes a tuple of ids (splitmix64 finaliser over a running mix).
 func hashTuple(vals []int32) uint64 {
 	h := uint64(len(vals)) * 0x9E3779B97F4A7C15
@@ -200,15 +198,4 @@ func Mask(positions ...int) uint32 {
 		m |= 1 << p
 	}
 	return m
-}
-
-// MaskPositions returns the positions set in mask, ascending.
-func MaskPositions(mask uint32) []int {
-	out := make([]int, 0, bits.OnesCount32(mask))
-	for mask != 0 {
-		p := bits.TrailingZeros32(mask)
-		out = append(out, p)
-		mask &^= 1 << p
-	}
-	return out
 }

@@ -88,9 +88,9 @@ func TestLiftCommandExample1(t *testing.T) {
 	in := "../../hlmrf/testdata/example1.hlmrf"
 	out := filepath.Join(dir, "example1.lifted")
 	report := filepath.Join(dir, "r.json")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"lift", in, "--export", out, "--report", report}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	code, stdout, errs := runCLI(t, "lift", in, "--export", out, "--report", report)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, name := range []string{"example1.lifted", "example1.lifted.map"} {
 		got, err := os.ReadFile(filepath.Join(dir, name))
@@ -132,8 +132,8 @@ func TestLiftCommandExample1(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"variables            4 ->          3", "potentials           4 ->          3", "seconds: load"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
 }
@@ -164,19 +164,16 @@ func TestLiftCommandPlanted(t *testing.T) {
 		}
 		p.Append(q, true)
 	}
-	dir := t.TempDir()
-	in := filepath.Join(dir, "p.hlmrf")
 	var buf bytes.Buffer
 	if err := hlmrf.Write(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := t.TempDir()
+	in := writeFile(t, dir, "p.hlmrf", buf.String())
 	out := filepath.Join(dir, "out.hlmrf")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"lift", in, "--export", out}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	code, stdout, errs := runCLI(t, "lift", in, "--export", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lp := checkLiftedFiles(t, p, out)
 	if lp.NumVars > base.NumVars || lp.NumPotentials() > base.NumPotentials() || lp.NumConstraints() > base.NumConstraints() {
@@ -185,8 +182,8 @@ func TestLiftCommandPlanted(t *testing.T) {
 	if _, _, offset := liftOutputs(t, out); offset != 30 {
 		t.Errorf("offset %v, want 5 copies x 2 x 3 = 30", offset)
 	}
-	if !strings.Contains(stdout.String(), "constant offset 30") {
-		t.Errorf("stdout does not mention the offset:\n%s", stdout.String())
+	if !strings.Contains(stdout, "constant offset 30") {
+		t.Errorf("stdout does not mention the offset:\n%s", stdout)
 	}
 }
 
@@ -207,10 +204,9 @@ func TestLiftCommandErrors(t *testing.T) {
 		{"infeasible", []string{writeFile(t, dir, "inf.hlmrf", "1 0:0 3:1\n<= 0:-0.5 1:1 2:-1\n<= 0:-0.5 1:-1 2:1\n"), "--export", filepath.Join(dir, "o4")}, 1, "constraint #1 (counting constraint lines from 1) and the 1 constraints symmetric to it cancel to 0 <= -0.5"},
 		{"unwritable", []string{good, "--export", filepath.Join(dir, "no", "such", "dir")}, 1, "writing"},
 	} {
-		var stdout, stderr bytes.Buffer
-		code := run(append([]string{"lift"}, c.args...), &stdout, &stderr)
-		if code != c.code || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, stderr.String(), c.code, c.want)
+		code, _, errs := runCLI(t, append([]string{"lift"}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, errs, c.code, c.want)
 		}
 	}
 	for _, o := range []string{"o1", "o2", "o3", "o4", "o4.map"} {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -53,11 +52,9 @@ func TestMaxsatCommand(t *testing.T) {
 	const text = "c test\np wcnf 3 5 100\n3 1 2 0\n2 -1 0\n2 -2 0\n1 1 -3 0\n100 3 2 0\n"
 	path := writeFile(t, t.TempDir(), "a.wcnf", text)
 	report := filepath.Join(t.TempDir(), "r.json")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"maxsat", path, "--report", report, "--seed", "3", "--local-search", "100", "--threads", "1"}, &stdout, &stderr)
-	out := stdout.String()
+	code, out, errs := runCLI(t, "maxsat", path, "--report", report, "--seed", "3", "--local-search", "100", "--threads", "1")
 	if code != 0 {
-		t.Fatalf("exit %d, stderr %s\n%s", code, stderr.String(), out)
+		t.Fatalf("exit %d, stderr %s\n%s", code, errs, out)
 	}
 	in, err := maxsat.Read(strings.NewReader(text), "a")
 	if err != nil {
@@ -113,17 +110,15 @@ func TestMaxsatCommandErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		path := writeFile(t, t.TempDir(), "bad.wcnf", c.text)
-		var stdout, stderr bytes.Buffer
-		code := run(append([]string{"maxsat", path}, c.args...), &stdout, &stderr)
-		if code != c.code || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, stderr.String(), c.code, c.want)
+		code, out, errs := runCLI(t, append([]string{"maxsat", path}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, errs, c.code, c.want)
 		}
-		if c.code == 1 && maxsatLine(stdout.String(), "s ") != "s UNSATISFIABLE" {
-			t.Errorf("%s: output lacks s UNSATISFIABLE:\n%s", c.name, stdout.String())
+		if c.code == 1 && maxsatLine(out, "s ") != "s UNSATISFIABLE" {
+			t.Errorf("%s: output lacks s UNSATISFIABLE:\n%s", c.name, out)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"maxsat", filepath.Join(t.TempDir(), "missing.wcnf")}, &stdout, &stderr); code != 2 {
+	if code, _, _ := runCLI(t, "maxsat", filepath.Join(t.TempDir(), "missing.wcnf")); code != 2 {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
