@@ -23,6 +23,10 @@ import "hinge/hlmrf"
 // The layout depends only on the problem's structure, so results stay
 // deterministic; the solver maps values, weights, warm starts and duals
 // between the layout and the caller's numbering at its boundary.
+//
+// Depth-first numbering and maximum cardinality search (with variants) were
+// measured against this order and lost on real problems; bench/admm/README.md
+// has the figures.
 type layout struct {
 	varNew []int32 // caller's variable j -> internal index
 	pot    []int32 // internal potential position -> caller's potential
