@@ -26,20 +26,21 @@
 // once the other tests pass), or after MaxIter. The bound certifies the
 // answer: the optimum lies between it and the objective (Result.LowerBound).
 //
-// Parallelism: the terms and the variables are cut into chunks of about
-// equal work whose boundaries depend only on the problem. In the local step
-// each worker runs a fixed, interleaved set of term chunks (worker w: chunks
-// w, w+t, w+2t, ...) and adds into its own accumulator; in the consensus
-// step (each variable's accumulators, summed in worker order) and the
-// residual checks workers claim chunks through atomic cursors, and one that
-// finishes early takes the unclaimed chunks of the others. Workers are
-// goroutines that live for one Solve and meet at a barrier after each phase. The iteration loop allocates nothing
-// and takes no locks (the barrier spins on an atomic counter and only sleeps
-// on a condition variable after about a millisecond of waiting, e.g. during
-// a slow Progress callback). Results are bit-identical from run to run with
-// the same number of threads; another thread count groups the accumulator
-// sums differently, which changes results only by rounding (TestThreadsAgree:
-// values within 1e-14 after 300 iterations).
+// Parallelism: the terms and the variables are cut into chunks of about equal
+// work whose boundaries depend only on the problem. In the local step each
+// worker runs a fixed, interleaved set of term chunks (worker w: chunks w,
+// w+t, w+2t, ...) and adds into its own accumulator; in the consensus step
+// (each variable's accumulators, summed in worker order) and the residual
+// checks workers claim chunks through atomic cursors, and one that finishes
+// early takes the unclaimed chunks of the others. Workers are goroutines that
+// live for one Solve and meet at a barrier after each phase. The iteration
+// loop allocates nothing and takes no locks (the barrier spins on an atomic
+// counter and only sleeps on a condition variable after about a millisecond
+// of waiting, e.g. during a slow Progress callback). Results are
+// bit-identical from run to run with the same number of threads; another
+// thread count groups the accumulator sums differently, which changes results
+// only by rounding (TestThreadsAgree: values within 1e-14 after 300
+// iterations).
 //
 // Run-time structure: the solver works in its own order of the problem
 // (layout.go: variables numbered breadth-first over the factor graph, terms

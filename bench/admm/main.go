@@ -8,20 +8,19 @@
 // Problems are the kinds of admmtest.BenchConfig, as in admm's
 // BenchmarkIteration, over sizes/ratio variables: 3-variable squared or
 // linear hinges with random coefficients and constants whose variables are
-// drawn uniformly (sq3, lin3) or mostly from a window (sq3local, whose
-// window and long-range probability -window and -far override); their
-// optimum is not an exact fixed point, so no run stops before its
-// iteration count. Each run continues
-// the same solver for -iters iterations with convergence disabled (residual
-// checks every 50 iterations still happen, as in a real solve). Besides wall
-// time the table gives the process CPU time per potential-iteration, which
-// is what to read on a machine shared with other work: wall time then
-// includes waiting for a core. For N threads the CPU time is the sum over
-// the workers, including time spent spinning at barriers, so on an idle
-// machine wall time is about CPU time / N and the speedup over one thread is
-// about N*cpu(1)/cpu(N): the "cpu speedup" column. On a loaded machine it
-// underestimates (waiting for a descheduled partner inflates cpu(N)); the
-// measured wall speedup is printed too.
+// drawn uniformly (sq3, lin3) or mostly from a window (sq3local, whose window
+// and long-range probability -window and -far override); their optimum is not
+// an exact fixed point, so no run stops before its iteration count. Each run
+// continues the same solver for -iters iterations with convergence disabled
+// (residual checks every 50 iterations still happen, as in a real solve).
+// Besides wall time the table gives the process CPU time per
+// potential-iteration, which is what to read on a machine shared with other
+// work: wall time then includes waiting for a core. For N threads the CPU
+// time is the sum over the workers, including time spent spinning at
+// barriers, so on an idle machine wall time is about CPU time / N and the
+// speedup over one thread is about N*cpu(1)/cpu(N): the "cpu speedup" column.
+// On a loaded machine it underestimates (waiting for a descheduled partner
+// inflates cpu(N)); the measured wall speedup is printed too.
 package main
 
 import (
