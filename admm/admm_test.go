@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/admm/admmtest"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 func readProblem(t testing.TB, path string) *hlmrf.Problem {

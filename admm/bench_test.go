@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"hinge/admm/admmtest"
-	"hinge/hlmrf"
-	"hinge/internal/measure"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/measure"
 )
 
 // benchProblem is one generated problem of the iteration benchmarks.

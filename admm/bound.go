@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Lagrangian lower bound (duality gap).

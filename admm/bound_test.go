@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // bruteTermMin is min over x in [0,1]^k of f(x) + alpha.x for one term, by

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"hinge/admm"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Paper 000, Example 1: the transitivity rule Knows(P1,P2) & Knows(P2,P3) ->

@@ -1,6 +1,6 @@
 package admm
 
-import "hinge/hlmrf"
+import "github.com/hinge-srl/hinge/hlmrf"
 
 // layout is the solver's internal order of a problem, chosen for memory
 // locality. One ADMM iteration reads the consensus value of every variable

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"hinge/admm/admmtest"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // shuffled returns p with variables, potentials and constraints relabelled

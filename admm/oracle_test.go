@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // This file holds the independent oracles the solver is checked against:

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"sync"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Chunks are the unit of work division and of the per-chunk partial sums of

@@ -3,7 +3,7 @@ package eval_test
 import (
 	"fmt"
 
-	"hinge/eval"
+	"github.com/hinge-srl/hinge/eval"
 )
 
 // Categorical accuracy of HasCat(paper, category) predictions, configured

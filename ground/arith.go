@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // psummand is a compiled summand: sign*coef times an atom (atom >= 0) or a

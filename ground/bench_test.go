@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"hinge/ground/groundtest"
+	"github.com/hinge-srl/hinge/ground/groundtest"
 )
 
 // transitivitySizes are generation parameters for about 10k, 100k and 1M

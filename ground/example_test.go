@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // Paper 000, Example 1: transitive Knows over Ben, Elsa and Dan.

@@ -83,9 +83,9 @@ import (
 	"runtime"
 	"time"
 
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // eps is the rounding tolerance of the dropping rules and of filters.

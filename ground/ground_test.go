@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // TestPaperExample1 is Example 1 of the lifted HL-MRF paper (papers/000):

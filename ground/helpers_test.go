@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // Terse builders for hand-made models. Terms: "X" a variable, "'x'" a

@@ -1,7 +1,7 @@
 package ground
 
 import (
-	"hinge/store"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // stepMode is how a join step finds its candidate rows.

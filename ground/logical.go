@@ -1,8 +1,8 @@
 package ground
 
 import (
-	"hinge/hlmrf"
-	"hinge/model"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // clausePlan grounds one CNF clause of a logical rule.

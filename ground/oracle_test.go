@@ -16,9 +16,9 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // kind of a canonical ground item.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"hinge/internal/shareddata"
-	"hinge/model"
-	"hinge/store"
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 // loadPSLExample reads a PSL 3 JSON config of psl-examples: predicates,

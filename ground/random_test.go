@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // randomWorld draws a small model and store from seed: closed predicates C1

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // job is one unit of grounding (a clause of a logical rule, or an arithmetic

@@ -4,9 +4,9 @@ import (
 	"sync"
 	"testing"
 
-	"hinge/ground/groundtest"
-	"hinge/hlmrf"
-	"hinge/model"
+	"github.com/hinge-srl/hinge/ground/groundtest"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // TestTransitivityAcrossThreads grounds a generated transitivity model with

@@ -3,9 +3,9 @@ package ground
 import (
 	"strconv"
 
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // argKind says where an atom argument's value comes from.

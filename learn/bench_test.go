@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/internal/citations"
-	"hinge/internal/shareddata"
-	"hinge/pipeline"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/citations"
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/pipeline"
 )
 
 // chainProblem is a synthetic problem of n variables with 4n two-variable

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/learn"
-	"hinge/model"
-	"hinge/store"
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/learn"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 // Learn the weights of two competing rules from truth data: friends of

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // FuzzPseudoLikelihood decodes bytes into a small ground problem (hinges with

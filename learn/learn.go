@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"hinge/admm"
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // Method is a weight-learning method.

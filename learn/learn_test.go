@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/ground"
-	"hinge/model"
-	"hinge/store"
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 // smokersWorld builds a generated social network: people in two groups

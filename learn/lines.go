@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // A line is one factor of the (composite) pseudo-likelihood: the conditional

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // PLOptions configure a pseudo-likelihood objective.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"hinge/admm"
-	"hinge/hlmrf"
-	"hinge/internal/measure"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/measure"
 )
 
 // clauseProblem is a random PSL-like ground problem: m potentials over m/3

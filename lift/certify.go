@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/bits"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Certified singletons.

@@ -6,9 +6,9 @@ import (
 	"log"
 	"strings"
 
-	"hinge/admm"
-	"hinge/hlmrf"
-	"hinge/lift"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/lift"
 )
 
 // Example lifts paper 000's Example 1 and solves the lifted problem.

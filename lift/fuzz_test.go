@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // byteReader hands out fuzz bytes, then zeros.

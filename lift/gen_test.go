@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // genSpec describes random problems for property tests and benchmarks.

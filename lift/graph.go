@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // graph is the weighted bipartite factor graph of a problem: variable nodes

@@ -43,7 +43,7 @@ import (
 	"fmt"
 	"math"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Lifted is a lifted problem and the maps between it and the original.

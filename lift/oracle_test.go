@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // This file holds the independent oracles the tests compare against. They

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Coloring is the coarsest stable coloring of a problem's weighted bipartite

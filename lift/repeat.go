@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Repeated components.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"hinge/admm"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // SolveResult is a lifted solve mapped back to the original problem.

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hinge/admm"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // tightOptions are ADMM options for comparing optima, not for speed.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // consensusBound returns a lower bound on the optimum of the HL-MRF p (all

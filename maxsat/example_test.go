@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"hinge/hlmrf"
-	"hinge/maxsat"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/maxsat"
 )
 
 // Solve a small weighted partial MAX-SAT instance read from WCNF: the answer

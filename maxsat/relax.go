@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // The LP relaxation (paper 003 eq. 2), written as a minimisation:

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // lagrangianMin computes min over y in {0,1}^n (a linear function's minimum

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"hinge/admm"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Options configures Solve.

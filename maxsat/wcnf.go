@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // WCNF files come in two forms, told apart by whether a "p" line comes

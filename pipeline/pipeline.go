@@ -15,12 +15,12 @@ import (
 	"strings"
 	"time"
 
-	"hinge/eval"
-	"hinge/ground"
-	"hinge/internal/atomicfile"
-	"hinge/model"
-	"hinge/store"
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/eval"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 // Inputs names the files of a PSL program.

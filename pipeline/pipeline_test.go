@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/admm"
-	"hinge/ground"
-	"hinge/internal/citations"
-	"hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/citations"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 )
 
 // infer loads, grounds and solves a program at tight tolerances.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // Config is what a PSL data description says, whichever file it came from:

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // ReadDataFile reads a PSL CLI .data file: YAML with the sections

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 func ExampleLoadTSV() {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // ReadJSONConfig reads a PSL 3 JSON config (the format of PSL's runtime

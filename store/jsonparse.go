@@ -7,7 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // This file is a small JSON reader that keeps the position of every value,

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/internal/measure"
-	"hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 )
 
 // naiveKeys is an independent count of a TSV file's atoms: the distinct

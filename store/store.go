@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // Dict interns constants to dense int32 ids.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 func newTestStore(t *testing.T) (*Store, *model.Predicate, *model.Predicate) {

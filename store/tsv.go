@@ -8,7 +8,7 @@ import (
 	"io"
 	"strconv"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // Section says which part of a store a data source fills.

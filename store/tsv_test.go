@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/internal/measure"
-	"hinge/model"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // atomSet is a store section flattened for comparison: "a|b" -> value, with

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // parseNumber parses an unsigned numeric literal; overflow to ±Inf is an

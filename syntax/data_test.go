@@ -10,8 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hinge/internal/shareddata"
-	"hinge/model"
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // dataDir returns the shared data directory, skipping the test when the

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // MaxReported is how many errors ErrorList.Error prints before summarising

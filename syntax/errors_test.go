@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // expectation is one "### @COL "regexp"" annotation of testdata/errors.psl.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"hinge/model"
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 func ExampleParseRule() {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // addSeeds adds every testdata .psl file, every error-test chunk and every

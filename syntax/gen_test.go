@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // A random-program oracle: generate formulas and linear expressions as text

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // tokenKind is the lexical class of a token.

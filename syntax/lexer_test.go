@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 var kindNames = map[tokenKind]string{

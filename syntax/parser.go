@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // maxDepth bounds how deeply parentheses, negations and unary minus signs may

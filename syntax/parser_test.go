@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // sexpr renders a rule's structure as an S-expression, independently of the

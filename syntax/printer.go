@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 // Format returns the PSL text of one rule (without its comment): weights

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"hinge/model"
+	"github.com/hinge-srl/hinge/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/print")

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // Clauses returns m potentials over n variables, each the Lukasiewicz

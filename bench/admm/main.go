@@ -34,9 +34,9 @@ import (
 	"strings"
 	"time"
 
-	"hinge/admm"
-	"hinge/admm/admmtest"
-	"hinge/internal/measure"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/internal/measure"
 )
 
 func main() {

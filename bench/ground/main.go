@@ -31,10 +31,10 @@ import (
 	"strings"
 	"time"
 
-	"hinge/ground"
-	"hinge/ground/groundtest"
-	"hinge/internal/atomicfile"
-	"hinge/internal/measure"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/ground/groundtest"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/measure"
 )
 
 var namedSizes = map[string]int{"10k": 130, "100k": 1300, "1M": 13000}

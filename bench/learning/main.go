@@ -23,13 +23,13 @@ import (
 	"strings"
 	"time"
 
-	"hinge/admm"
-	"hinge/ground"
-	"hinge/internal/citations"
-	"hinge/internal/measure"
-	"hinge/internal/shareddata"
-	"hinge/learn"
-	"hinge/pipeline"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/citations"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/learn"
+	"github.com/hinge-srl/hinge/pipeline"
 )
 
 type config struct {

@@ -40,9 +40,9 @@ import (
 	"strconv"
 	"strings"
 
-	"hinge/admm"
-	"hinge/internal/measure"
-	"hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 )
 
 func main() {

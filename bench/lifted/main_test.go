@@ -16,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
-	"hinge/lift"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/lift"
 )
 
 // readCSV reads a results file as maps from column name to cell.

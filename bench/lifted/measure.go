@@ -8,12 +8,12 @@ import (
 	"runtime"
 	"time"
 
-	"hinge/admm"
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/internal/measure"
-	"hinge/lift"
-	"hinge/pipeline"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/lift"
+	"github.com/hinge-srl/hinge/pipeline"
 )
 
 // timing is one measured duration: wall-clock and process CPU seconds.

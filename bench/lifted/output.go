@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 // compHeader and compRow are the CSV columns every experiment shares: the

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 // palette is a colour-blind-safe set (Okabe-Ito).

@@ -17,10 +17,10 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"hinge/admm"
-	"hinge/hlmrf"
-	"hinge/internal/atomicfile"
-	"hinge/internal/measure"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/measure"
 )
 
 // socialRelations are the network's relations and their rule weights

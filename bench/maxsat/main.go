@@ -36,9 +36,9 @@ import (
 
 	gs "github.com/crillab/gophersat/maxsat"
 
-	"hinge/internal/atomicfile"
-	"hinge/internal/measure"
-	"hinge/maxsat"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/maxsat"
 )
 
 func main() {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/hlmrf"
-	"hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 func init() { commands = append(commands, newGroundCmd) }

@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/admm"
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/internal/progress"
-	"hinge/lift"
-	"hinge/maxsat"
-	"hinge/pipeline"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/lift"
+	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/pipeline"
 )
 
 func init() { commands = append(commands, newInferCmd) }

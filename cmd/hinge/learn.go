@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/internal/atomicfile"
-	"hinge/internal/progress"
-	"hinge/learn"
-	"hinge/pipeline"
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/learn"
+	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 func init() { commands = append(commands, newLearnCmd) }

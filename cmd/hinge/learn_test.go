@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/syntax"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 func TestLearnSmokersWritesModelBack(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/hlmrf"
-	"hinge/internal/atomicfile"
-	"hinge/lift"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/lift"
 )
 
 func init() { commands = append(commands, newLiftCmd) }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 var updateLift = flag.Bool("update-lift", false, "rewrite the hinge lift golden files in testdata/lift")

@@ -20,7 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 // exitError carries the process exit status with an error.
@@ -89,7 +89,7 @@ var commands []func() *cobra.Command
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "hinge",
+		Use:           "github.com/hinge-srl/hinge",
 		Short:         "Statistical relational learning: PSL / hinge-loss MRF inference, lifting, MAX-SAT rounding, learning",
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/admm"
-	"hinge/internal/progress"
-	"hinge/maxsat"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/maxsat"
 )
 
 func init() { commands = append(commands, newMaxsatCmd) }

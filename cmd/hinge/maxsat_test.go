@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hinge/maxsat"
+	"github.com/hinge-srl/hinge/maxsat"
 )
 
 // maxsatParseV reads the assignment from the 'v' line.

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/ground"
-	"hinge/hlmrf"
-	"hinge/internal/progress"
-	"hinge/pipeline"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/pipeline"
 )
 
 // programFlags are the flags that name a PSL program: rules and data.

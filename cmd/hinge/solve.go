@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hinge/admm"
-	"hinge/hlmrf"
-	"hinge/internal/atomicfile"
-	"hinge/internal/progress"
-	"hinge/lift"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/lift"
 )
 
 func init() { commands = append(commands, newSolveCmd) }

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"hinge/admm"
-	"hinge/admm/admmtest"
-	"hinge/hlmrf"
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/hlmrf"
 	"math"
 	"os"
 	"path/filepath"

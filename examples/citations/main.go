@@ -19,8 +19,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"hinge/internal/citations"
-	"hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/internal/citations"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 )
 
 func main() {

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"hinge/model"
-	"hinge/store"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // Transitivity builds the model

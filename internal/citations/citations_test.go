@@ -12,8 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hinge/eval"
-	"hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/eval"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strconv"
 
-	"hinge/eval"
-	"hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/eval"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 // The files WritePSL writes, besides <name>.psl and <name>.data.

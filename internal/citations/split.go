@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"hinge/eval"
+	"github.com/hinge-srl/hinge/eval"
 )
 
 // Split divides a data set's papers into observed ones (category known,
