@@ -1,6 +1,6 @@
 // Package shareddata locates the project's shared data sets (Cora, Citeseer,
 // the PSL examples, ...): $HINGE_DATA when set, otherwise ../shared/data
-// beside the module root. The data is read in place, never copied into the
+// beside the repository root (the outermost directory with a go.mod). The data is read in place, never copied into the
 // repository; tests that need it skip, with the reason, when it is absent.
 package shareddata
 
@@ -24,18 +24,26 @@ func Dir() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The repository root is the outermost directory holding a go.mod: the
+	// benchmarks are a module nested inside it, and their data is the
+	// root's ../shared/data, not theirs.
+	root := ""
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Clean(filepath.Join(dir, "..", "shared", "data"))
-			if st, err := os.Stat(d); err != nil || !st.IsDir() {
-				return "", fmt.Errorf("shared data directory %s not found (set HINGE_DATA)", d)
-			}
-			return d, nil
+			root = dir
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no go.mod above %s to locate ../shared/data (set HINGE_DATA)", wd)
+			break
 		}
 	}
+	if root == "" {
+		return "", fmt.Errorf("no go.mod above %s to locate ../shared/data (set HINGE_DATA)", wd)
+	}
+	d := filepath.Clean(filepath.Join(root, "..", "shared", "data"))
+	if st, err := os.Stat(d); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("shared data directory %s not found (set HINGE_DATA)", d)
+	}
+	return d, nil
 }
 
 // Require returns the path of elem (joined) inside the shared data
