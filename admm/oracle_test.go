@@ -16,7 +16,8 @@ import (
 )
 
 // This file holds the independent oracles the solver is checked against:
-// COIN-OR CLP (an LP/QP solver run as a separate program on an MPS file the
+// gonum's simplex method (lporacle_test.go), COIN-OR CLP where it is
+// installed (an LP/QP solver run as a separate program on an MPS file the
 // test writes), a projected coordinate-descent solver for squared hinges,
 // and a brute-force grid for one- and two-variable problems.
 
@@ -29,16 +30,6 @@ func findCLP() string {
 		return "/usr/bin/clp"
 	}
 	return ""
-}
-
-// clpPath returns the CLP binary or skips the test.
-func clpPath(t testing.TB) string {
-	t.Helper()
-	path := findCLP()
-	if path == "" {
-		t.Skip("COIN-OR CLP (clp) not installed; install Debian package coinor-clp to run the LP/QP oracle tests")
-	}
-	return path
 }
 
 // writeMPS writes min f(y) over [0,1]^n subject to p's hard constraints as
@@ -152,7 +143,10 @@ func field(w io.Writer, name, row, val string) {
 // clpOptimum solves p with CLP and returns the optimal objective.
 func clpOptimum(t *testing.T, p *hlmrf.Problem) float64 {
 	t.Helper()
-	clp := clpPath(t)
+	clp := findCLP()
+	if clp == "" {
+		t.Fatal("clpOptimum: COIN-OR CLP (clp) is not installed")
+	}
 	dir := t.TempDir()
 	mps := filepath.Join(dir, "p.mps")
 	sol := filepath.Join(dir, "p.sol")

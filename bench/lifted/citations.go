@@ -69,7 +69,7 @@ func runCitations(ctx context.Context, c *config, name string) error {
 	fmt.Fprintf(c.stdout, "## %s (Table 1 / Figure 3): median of %d runs, seconds wall (CPU)\n\n", name, c.runs)
 	th := []string{"", "variables", "potentials", "constraints", "HL-MRF solve", "LHL-MRF lifting", "LHL-MRF solving", "LHL-MRF total", "speed-up", "lifting % of HL-MRF", "iterations", "max rel. obj. diff"}
 	rows := [][]string{{
-		"github.com/hinge-srl/hinge", sizeCell(cmp.Orig.Vars, cmp.Lifted.Vars), sizeCell(cmp.Orig.Pots, cmp.Lifted.Pots), sizeCell(cmp.Orig.Cons, cmp.Lifted.Cons),
+		"hinge", sizeCell(cmp.Orig.Vars, cmp.Lifted.Vars), sizeCell(cmp.Orig.Pots, cmp.Lifted.Pots), sizeCell(cmp.Orig.Cons, cmp.Lifted.Cons),
 		timeCell(cmp.Unlifted), timeCell(cmp.Lift), timeCell(cmp.LiftedSolve), timeCell(cmp.LiftedTotal),
 		fmt.Sprintf("%.2fx (CPU %.2fx)", cmp.Speedup(), cmp.SpeedupCPU()), ff(cmp.LiftPct(), 2) + "%",
 		fmt.Sprintf("%d / %d", cmp.Iter, cmp.LiftedIt), fe(cmp.MaxRelObjDiff),

@@ -89,7 +89,7 @@ var commands []func() *cobra.Command
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "github.com/hinge-srl/hinge",
+		Use:           "hinge",
 		Short:         "Statistical relational learning: PSL / hinge-loss MRF inference, lifting, MAX-SAT rounding, learning",
 		SilenceUsage:  true,
 		SilenceErrors: true,
