@@ -10,7 +10,7 @@ import "github.com/hinge-srl/hinge/hlmrf"
 // numbered by color class, a problem read from a file), nearly every one of
 // those reads misses the cache. On the shuffled social-affiliation problem
 // of bench/lifted (108,030 potentials, 22,050 constraints, 650 iterations,
-// 2 threads; `go run ./bench/lifted -experiments social -social-max-k 1`)
+// 2 threads; `go -C bench run ./lifted -experiments social -social-max-k 1`)
 // the solve took 2.74 s before this layout and 0.81 s with it.
 //
 // The layout numbers variables in breadth-first order over the factor graph

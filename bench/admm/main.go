@@ -3,7 +3,7 @@
 // median (or minimum, -stat min) of several runs of a fixed number of
 // iterations.
 //
-//	go run ./bench/admm -sizes 1e4,1e5,1e6,1e7 -threads 1,2 -runs 5
+//	go -C bench run ./admm -sizes 1e4,1e5,1e6,1e7 -threads 1,2 -runs 5
 //
 // Problems are the kinds of admmtest.BenchConfig, as in admm's
 // BenchmarkIteration, over sizes/ratio variables: 3-variable squared or

@@ -17,7 +17,7 @@
 //
 // Usage:
 //
-//	go run ./bench/ground [-sizes 10k,100k,1M] [-threads 1,2] [-runs 5] [-json out.json]
+//	go -C bench run ./ground [-sizes 10k,100k,1M] [-threads 1,2] [-runs 5] [-json out.json]
 package main
 
 import (

@@ -9,7 +9,7 @@
 // excluded) beside the neighbour-majority baseline on the same split, and
 // learning times (median of -runs runs, wall and CPU seconds).
 //
-//	go run ./bench/learning [-datasets cora,citeseer] [-seed 1] [-learn-seed 2] [-runs 3] [-mle-steps 25]
+//	go -C bench run ./learning [-datasets cora,citeseer] [-seed 1] [-learn-seed 2] [-runs 3] [-mle-steps 25]
 //
 // It prints a Markdown table (the one in README.md).
 package main

@@ -22,10 +22,10 @@
 // checks that the lifted solution mapped back has the unlifted objective
 // (relative difference at most -obj-tol) and fails otherwise.
 //
-//	go run ./bench/lifted                                  # all four, ~15 min on 2 cores
-//	go run ./bench/lifted -experiments cora,citeseer -runs 5
-//	go run ./bench/lifted -experiments smokers -smokers-edges 10000,50000
-//	go run ./bench/lifted -quick                           # a few seconds
+//	go -C bench run ./lifted                                  # all four, ~15 min on 2 cores
+//	go -C bench run ./lifted -experiments cora,citeseer -runs 5
+//	go -C bench run ./lifted -experiments smokers -smokers-edges 10000,50000
+//	go -C bench run ./lifted -quick                           # a few seconds
 package main
 
 import (

@@ -13,9 +13,9 @@
 // instances (different seeds). -tol sweeps the ADMM relative tolerance to
 // show how the certified ratio depends on it.
 //
-//	go run ./bench/maxsat                        # the default table
-//	go run ./bench/maxsat -sizes 1000,10000 -reps 5
-//	go run ./bench/maxsat -tol 1e-2,1e-3,1e-4,1e-5 -sizes 100000
+//	go -C bench run ./maxsat                        # the default table
+//	go -C bench run ./maxsat -sizes 1000,10000 -reps 5
+//	go -C bench run ./maxsat -tol 1e-2,1e-3,1e-4,1e-5 -sizes 100000
 package main
 
 import (

@@ -11,8 +11,6 @@ import (
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
-func init() { commands = append(commands, newGroundCmd) }
-
 type groundOptions struct {
 	programFlags
 	export, report string
@@ -44,10 +42,10 @@ line, 'w 0:c j:x_j ... #^d'; constraints as '<= 0:c ...' and '= 0:c ...') and
 FILE.atoms, the atom of each variable column, one 'PRED<TAB>arg1<TAB>...' line
 per column, so the problem can be solved (hinge solve) or lifted (hinge lift)
 outside the rule language.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.OutOrStdout()) },
 	}
-	o.add(cmd)
+	o.add(cmd, "infer")
 	cmd.Flags().StringVar(&o.export, "export", "", "write the ground problem (exchange format) to FILE and its atoms to FILE.atoms")
 	cmd.Flags().StringVar(&o.report, "report", "", "write a JSON report to this file")
 	cmd.Flags().IntVar(&o.threads, "threads", 0, "grounding threads (0: all cores); the result does not depend on it")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -19,8 +18,6 @@ import (
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/pipeline"
 )
-
-func init() { commands = append(commands, newInferCmd) }
 
 type inferOptions struct {
 	programFlags
@@ -90,12 +87,12 @@ certified bound on how far from optimal the answer is (Bach et al. 2014).
 If hard constraints remain violated (infeasible constraints), the worst one
 and its rule are printed, the outputs are written anyway, and the exit status
 is 1.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	o.add(cmd)
+	o.add(cmd, "infer")
 	addADMMFlags(cmd, &o.admm)
 	f := cmd.Flags()
 	f.StringVar(&o.output, "output", "", "write DIR/PRED.txt for every open predicate instead of printing the values")
@@ -210,7 +207,7 @@ type solveSummary struct {
 // solve runs ADMM (optionally lifted) or the discrete MAX-SAT pipeline and
 // fills the report. It returns values for every variable of p.
 func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferReport, stdout io.Writer) ([]float64, *solveSummary, error) {
-	bar := progress.ForTerminal(os.Stderr, o.quiet)
+	bar := progress.ForTerminal(o.stderr, o.quiet)
 	defer bar.Done()
 	opt := o.admm
 	opt.Progress = func(pr admm.Progress) {

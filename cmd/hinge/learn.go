@@ -19,12 +19,11 @@ import (
 	"github.com/hinge-srl/hinge/syntax"
 )
 
-func init() { commands = append(commands, newLearnCmd) }
-
 type learnOptions struct {
 	programFlags
 	method, output, report, constraints string
 	iterations                          int
+	force                               bool
 	opt                                 learn.Options
 }
 
@@ -108,22 +107,23 @@ constraint get conditionals along pairwise moves that keep it) or ignore.
 
 Targets without a truth value are taken as 0 (PSL's closed truth database) and
 counted in the report. With a JSON config the data split defaults to "learn".`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.Flags().Changed("iterations"))
+			return o.run(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
-	o.add(cmd)
+	o.add(cmd, "learn")
 	f := cmd.Flags()
 	f.StringVar(&o.method, "method", "mle", "learning method: mle, mple or ppll (or PSL's VotedPerceptron, MaxLikelihoodMPE, MaxPseudoLikelihood)")
 	f.StringVar(&o.method, "learn", "mle", "alias of --method (PSL's name)")
 	f.StringVar(&o.output, "output", "", "learned model file (default: the model's name with -learned.psl)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
-	f.IntVar(&o.iterations, "iterations", 25, "perceptron steps (mle) or largest number of optimiser iterations (mple, ppll; default 200)")
+	f.BoolVar(&o.force, "force", false, "overwrite the learned model file if it exists")
+	f.IntVar(&o.iterations, "iterations", 0, "perceptron steps (mle; default 25) or largest number of optimiser iterations (mple, ppll; default 200)")
 	f.Float64Var(&o.opt.StepSize, "step-size", o.opt.StepSize, "perceptron step size (mle)")
 	f.Float64Var(&o.opt.L2, "l2", o.opt.L2, "L2 regularisation weight")
 	f.Float64Var(&o.opt.Tol, "tol", o.opt.Tol, "stopping tolerance (largest weight change for mle, projected gradient for mple/ppll)")
-	f.Uint64Var(&o.opt.Seed, "seed", 0, "seed (pairing of variables in equality constraints with more than 32 variables)")
+	f.Uint64Var(&o.opt.Seed, "seed", 1, "seed (pairing of variables in equality constraints with more than 32 variables)")
 	f.StringVar(&o.constraints, "constraints", "pairwise", "hard constraints in mple/ppll: pairwise or ignore")
 	addADMMFlags(cmd, &o.opt.ADMM)
 	return cmd
@@ -135,7 +135,7 @@ func learnedPath(rulesFrom string) string {
 	return strings.TrimSuffix(rulesFrom, ext) + "-learned.psl"
 }
 
-func (o *learnOptions) run(ctx context.Context, stdout io.Writer, iterationsSet bool) error {
+func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -153,17 +153,20 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer, iterationsSet 
 	default:
 		return badInput(fmt.Errorf("--constraints %q: want pairwise or ignore", o.constraints))
 	}
-	o.opt.Iterations = o.iterations
-	if !iterationsSet && method != learn.MLE {
+	switch {
+	case o.iterations < 0:
+		return badInput(fmt.Errorf("--iterations %d: must be >= 0 (0: the method's default)", o.iterations))
+	case o.iterations > 0:
+		o.opt.Iterations = o.iterations
+	case method == learn.MLE:
+		o.opt.Iterations = 25
+	default:
 		o.opt.Iterations = 200
 	}
 	// --threads (from the ADMM flags) also sets grounding's and the
 	// pseudo-likelihood's workers.
 	threads := o.opt.ADMM.Threads
 	o.opt.Threads = threads
-	if o.config != "" && o.partition == "" {
-		o.partition = "learn"
-	}
 	if err := o.opt.Validate(); err != nil {
 		return badInput(err)
 	}
@@ -172,16 +175,19 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer, iterationsSet 
 	if err != nil {
 		return err
 	}
-	g, groundSec, err := o.ground(prog, threads)
-	if err != nil {
-		return err
-	}
 	out := o.output
 	if out == "" {
 		out = learnedPath(prog.RulesFrom)
 	}
+	if _, err := os.Stat(out); err == nil && !o.force {
+		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another --output, or --force to overwrite it", out))
+	}
+	g, groundSec, err := o.ground(prog, threads)
+	if err != nil {
+		return err
+	}
 
-	rep := progress.ForTerminal(os.Stderr, o.quiet)
+	rep := progress.ForTerminal(o.stderr, o.quiet)
 	o.opt.Progress = func(s learn.Step) {
 		if method == learn.MLE {
 			rep.Status("%s step %d/%d: energy gap %.6g, gradient %.3g, ADMM %d iterations (%.1f s)",

@@ -102,7 +102,7 @@ func TestLearnBadInput(t *testing.T) {
 		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--method", "gibbs"},
 		{"learn", "--model", "../../examples/smokers/smokers.psl"},
 		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--constraints", "maybe"},
-		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--iterations", "0"},
+		{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--iterations", "-1"},
 		{"learn", "--model", filepath.Join(dir, "missing.psl"), "--data", "../../examples/smokers/smokers.data"},
 	} {
 		code, _, errs := runCLI(t, args...)
@@ -163,7 +163,7 @@ func TestLearnJSONConfigPartition(t *testing.T) {
 	if !(rules[0].Weight > 0 && rules[1].Weight == 0) {
 		t.Errorf("weights %v, %v: want the consistent rule above 0 and the contradicting one at 0", rules[0].Weight, rules[1].Weight)
 	}
-	code, _, errs = runCLI(t, "learn", "--config", cfg, "--partition", "infer", "--output", out)
+	code, _, errs = runCLI(t, "learn", "--config", cfg, "--partition", "infer", "--output", out, "--force")
 	if code != 2 || !strings.Contains(errs, "truth") {
 		t.Errorf("infer split without truth: exit %d, %s", code, errs)
 	}

@@ -15,8 +15,6 @@ import (
 	"github.com/hinge-srl/hinge/lift"
 )
 
-func init() { commands = append(commands, newLiftCmd) }
-
 type liftOptions struct {
 	export string
 	report string
@@ -63,7 +61,7 @@ Outputs (written atomically):
 Sizes before and after and the seconds taken are printed; --report writes
 them as JSON. Exit status 1 if the hard constraints are found infeasible (a
 constraint that cancels to a false constant statement), 2 for bad input.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(args[0], cmd.OutOrStdout())
 		},

@@ -11,12 +11,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -83,54 +85,65 @@ func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, e
 	return read(bufio.NewReaderSize(f, 1<<20), path)
 }
 
-// commands lists the constructors of every subcommand; each file adds its own
-// in an init function so that files can be added without touching this one.
-var commands []func() *cobra.Command
-
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "hinge",
-		Short:         "Statistical relational learning: PSL / hinge-loss MRF inference, lifting, MAX-SAT rounding, learning",
+		Use:   "hinge",
+		Short: "Statistical relational learning: PSL / hinge-loss MRF inference, lifting, MAX-SAT rounding, learning",
+		// The root takes no arguments of its own: a word that is not a
+		// command is reported (with suggestions) by rootArgs, typed as bad
+		// input, instead of by cobra's message text.
+		Args:          rootArgs,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput(fmt.Errorf("%s: %w", c.CommandPath(), err))
-	})
-	for _, mk := range commands {
-		root.AddCommand(mk())
-	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetVersionTemplate("hinge {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
+	root.AddCommand(
+		newGroundCmd(),
+		newInferCmd(),
+		newSolveCmd(),
+		newLiftCmd(),
+		newMaxsatCmd(),
+		newLearnCmd(),
+	)
 	return root
 }
 
+// run executes the command line args and returns the exit status; it is the
+// whole program except for the process's streams and signals.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run with a context that cancels the command (SIGINT and
+// SIGTERM in main).
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
+	args = longFlagsWithOneDash(root, args)
+	if err := pslModeFlag(args); err != nil {
+		fmt.Fprintln(stderr, "hinge:", err)
+		return exitCode(err)
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
-		// Cobra's own argument errors (unknown command, wrong arg count) are usage errors.
-		var e *exitError
-		if !errors.As(err, &e) && isUsageError(err) {
-			err = badInput(err)
+		if cmd == nil {
+			cmd = root
 		}
-		fmt.Fprintln(stderr, "hinge:", err)
+		// One prefix: the command that failed ("hinge infer: ...").
+		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
 	}
 	return exitCode(err)
 }
 
-// isUsageError recognises errors cobra returns for a bad command line.
-func isUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"time"
 
@@ -16,8 +15,6 @@ import (
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/maxsat"
 )
-
-func init() { commands = append(commands, newMaxsatCmd) }
 
 type maxsatOptions struct {
 	report string
@@ -55,14 +52,14 @@ times), 'o COST' (the weight of falsified soft clauses), 's OPTIMUM FOUND'
 only when the cost meets the certified bound, else 's SATISFIABLE', or
 's UNSATISFIABLE' when the answer violates hard clauses (then the exit status
 is 1), and 'v 1 -2 3 ...' with the assignment.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), args[0], cmd.OutOrStdout())
+			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
-	f.Uint64Var(&o.opt.Seed, "seed", 0, "seed of the local search")
+	f.Uint64Var(&o.opt.Seed, "seed", 1, "seed of the local search")
 	f.IntVar(&o.opt.LocalSearch, "local-search", 0, "MaxWalkSAT flips from the rounded assignment (0: none)")
 	f.Float64Var(&o.opt.Noise, "noise", 0.5, "MaxWalkSAT random-walk probability")
 	f.IntVar(&o.opt.RepairSteps, "repair-steps", o.opt.RepairSteps, "least MaxWalkSAT flips spent repairing violated hard clauses")
@@ -72,7 +69,7 @@ is 1), and 'v 1 -2 3 ...' with the assignment.`,
 	return cmd
 }
 
-func (o *maxsatOptions) run(ctx context.Context, path string, stdout io.Writer) error {
+func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -91,7 +88,7 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout io.Writer) 
 		return badInput(err)
 	}
 	load := time.Since(start).Seconds()
-	prog := progress.ForTerminal(os.Stderr, o.quiet)
+	prog := progress.ForTerminal(stderr, o.quiet)
 	opt := o.opt
 	opt.ADMM.Progress = func(pr admm.Progress) {
 		prog.Status("relaxation: ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)",

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,15 +17,20 @@ import (
 type programFlags struct {
 	model, data, config, partition string
 	quiet                          bool
+	stderr                         io.Writer // progress display; the command's injected stderr
 }
 
-func (f *programFlags) add(cmd *cobra.Command) {
+// add registers the flags; partition is the JSON config split the command
+// reads by default (infer or learn).
+func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "PSL rules file (.psl)")
-	fl.StringVar(&f.data, "data", "", "PSL data file (.data, YAML)")
+	fl.StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
+	fl.StringVarP(&f.data, "data", "d", "", "PSL data file (.data, YAML)")
 	fl.StringVar(&f.config, "config", "", "PSL 3 JSON config (rules, predicates and data in one file), instead of --data")
-	fl.StringVar(&f.partition, "partition", "", "data split of a JSON config: infer (default) or learn")
+	fl.StringVar(&f.partition, "partition", partition, "data split of a JSON config: infer or learn")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress display even on a terminal")
+	f.stderr = cmd.ErrOrStderr()
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) { f.stderr = cmd.ErrOrStderr() }
 }
 
 // load reads the program; every failure is bad input (exit status 2).
@@ -44,7 +48,7 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 // ground grounds the program on threads workers (0: all cores), with a
 // progress bar on a terminal.
 func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Result, float64, error) {
-	rep := progress.ForTerminal(os.Stderr, f.quiet)
+	rep := progress.ForTerminal(f.stderr, f.quiet)
 	defer rep.Done()
 	rules := len(prog.Model.Rules)
 	rep.Stage("grounding", rules)

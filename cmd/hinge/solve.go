@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +17,6 @@ import (
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/lift"
 )
-
-func init() { commands = append(commands, newSolveCmd) }
 
 type solveOptions struct {
 	admm   admm.Options
@@ -99,7 +96,7 @@ or after --max-iter iterations. The bound is printed and reported: the optimum
 lies between it and the objective. If hard
 constraints are still violated at the end (infeasible constraints), the worst
 one is printed, the outputs are written anyway and the exit status is 1.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -151,7 +148,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if err != nil {
 		return badInput(err)
 	}
-	rep := progress.ForTerminal(os.Stderr, o.quiet)
+	rep := progress.ForTerminal(stderr, o.quiet)
 	opt := o.admm
 	opt.Progress = func(pr admm.Progress) {
 		rep.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e",

@@ -185,7 +185,7 @@ func TestSolveBadInput(t *testing.T) {
 	}{
 		{"syntax error", []string{"solve", bad}, "bad.hlmrf:2:7: bad column"},
 		{"missing file", []string{"solve", filepath.Join(dir, "nope.hlmrf")}, "nope.hlmrf"},
-		{"no file", []string{"solve"}, "accepts 1 arg"},
+		{"no file", []string{"solve"}, "exactly one input file"},
 		{"bad rho", []string{"solve", good, "--rho", "0"}, "rho 0 must be"},
 		{"bad check", []string{"solve", good, "--check-every", "0"}, "check-every"},
 		{"bad threads", []string{"solve", good, "--threads", "-1"}, "threads"},

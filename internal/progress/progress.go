@@ -25,10 +25,11 @@ type Reporter struct {
 	pending bool // a status line is on screen and needs clearing
 }
 
-// ForTerminal returns a reporter writing to f when f is a terminal and quiet
-// is false; otherwise a silent one.
-func ForTerminal(f *os.File, quiet bool) *Reporter {
-	if quiet || f == nil || !term.IsTerminal(int(f.Fd())) {
+// ForTerminal returns a reporter writing to w when w is a terminal (an
+// *os.File on one) and quiet is false; otherwise a silent one.
+func ForTerminal(w io.Writer, quiet bool) *Reporter {
+	f, ok := w.(*os.File)
+	if quiet || !ok || f == nil || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	return &Reporter{w: f}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// This file turns a bad command line into a helpful answer: suggestions for
+// misspelt commands and flags, PSL's command-line habits translated, and
+// every such error typed as bad input (exit status 2).
+
+// version describes the build: the module version (a tag when installed with
+// go install MODULE@VERSION, "(devel)" in a checkout), the commit and
+// whether the tree had changes, and the Go release.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown build)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified, at string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		case "vcs.time":
+			at = " " + s.Value
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += fmt.Sprintf(" (commit %s%s%s)", rev, at, modified)
+	}
+	return v + ", " + bi.GoVersion
+}
+
+// rootArgs rejects a first word that is not a command, suggesting the
+// nearest commands.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q", args[0])
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+	}
+	return badInput(errors.New(msg + "; run 'hinge --help' for the commands"))
+}
+
+// flagError types a flag parsing error as bad input and, for an unknown
+// flag, suggests the command's nearest flag.
+func flagError(cmd *cobra.Command, err error) error {
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" {
+		if near := nearestFlag(cmd, ne.GetSpecifiedName()); near != "" {
+			return badInput(fmt.Errorf("%w (did you mean --%s?)", err, near))
+		}
+	}
+	return badInput(err)
+}
+
+// nearestFlag returns the name of cmd's flag closest to name in edit
+// distance, if it is close enough to be a misspelling.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	best, bestD := "", 0
+	visit := func(f *pflag.Flag) {
+		d := editDistance(name, f.Name)
+		if d <= max(1, len(name)/3) && (best == "" || d < bestD) {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// longFlagsWithOneDash rewrites -model as --model (and -model=x as
+// --model=x) when model is a long flag of the command being run, as Go's
+// flag package and PSL's command line accept; a real shorthand (-m) is left
+// alone. Arguments after "--" are never touched.
+func longFlagsWithOneDash(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		cmd = root
+	}
+	out := make([]string, len(args))
+	copy(out, args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		if len(name) > 1 && (cmd.Flags().Lookup(name) != nil || cmd.InheritedFlags().Lookup(name) != nil) {
+			out[i] = "-" + a
+		}
+	}
+	return out
+}
+
+// pslModes are PSL's command-line modes, given there as flags
+// (java -jar psl-cli.jar -infer -model M.psl -data D.data).
+var pslModes = map[string]string{"infer": "infer", "learn": "learn"}
+
+// pslModeFlag answers hinge -infer ... / hinge --learn ... with the hinge
+// command line that does it.
+func pslModeFlag(args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	mode, ok := pslModes[strings.TrimLeft(args[0], "-")]
+	if !ok || !strings.HasPrefix(args[0], "-") {
+		return nil
+	}
+	rest := make([]string, 0, len(args)-1)
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && len(a) > 2 {
+			a = "-" + a
+		}
+		rest = append(rest, a)
+	}
+	if len(rest) == 0 {
+		rest = []string{"--model", "M.psl", "--data", "D.data"}
+	}
+	return badInput(fmt.Errorf("the command is a word, not a flag: did you mean `hinge %s %s`?", mode, strings.Join(rest, " ")))
+}
+
+// noArgs is cobra.NoArgs for commands that read a PSL program: files given
+// without flags (hinge infer M.psl D.data) get the command line that names
+// them.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var fixed []string
+	for _, a := range args {
+		switch strings.ToLower(filepath.Ext(a)) {
+		case ".psl":
+			fixed = append(fixed, "--model", a)
+		case ".data":
+			fixed = append(fixed, "--data", a)
+		case ".json":
+			fixed = append(fixed, "--config", a)
+		default:
+			return badInput(fmt.Errorf("unexpected argument %q: this command takes only flags (--model M.psl --data D.data or --config C.json)", a))
+		}
+	}
+	return badInput(fmt.Errorf("files are given by flags: did you mean `%s %s`?", cmd.CommandPath(), strings.Join(fixed, " ")))
+}
+
+// oneFile is cobra.ExactArgs(1) with the error typed as bad input.
+func oneFile(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return badInput(fmt.Errorf("want exactly one input file, got %d argument(s); see '%s --help'", len(args), cmd.CommandPath()))
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const (
+	smokersModel = "../../examples/smokers/smokers.psl"
+	smokersData  = "../../examples/smokers/smokers.data"
+)
+
+// TestCommandLineHelp checks the answers to mistyped command lines: the exit
+// status, one "hinge CMD:" prefix, and the suggestion.
+func TestCommandLineHelp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // exact substring of stderr
+	}{
+		{"misspelt flag", []string{"infer", "--model", smokersModel, "--data", smokersData, "--ouput", "x"}, "hinge infer: unknown flag: --ouput (did you mean --output?)"},
+		{"misspelt ADMM flag", []string{"solve", "f", "--max-itr", "3"}, "did you mean --max-iter?"},
+		{"no near flag", []string{"ground", "--zzzzzz"}, "hinge ground: unknown flag: --zzzzzz\n"},
+		{"misspelt command", []string{"infr"}, `hinge: unknown command "infr" (did you mean infer?)`},
+		{"PSL mode flag", []string{"-infer", "-model", "M.psl", "-data", "D.data"}, "did you mean `hinge infer --model M.psl --data D.data`?"},
+		{"PSL mode long flag", []string{"--learn"}, "did you mean `hinge learn --model M.psl --data D.data`?"},
+		{"files without flags", []string{"infer", "M.psl", "D.data"}, "did you mean `hinge infer --model M.psl --data D.data`?"},
+		{"config without flag", []string{"learn", "c.json"}, "did you mean `hinge learn --config c.json`?"},
+		{"other argument", []string{"ground", "what"}, `unexpected argument "what"`},
+		{"solve without file", []string{"solve"}, "hinge solve: want exactly one input file, got 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := runCLI(t, tc.args...)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errs, tc.want)
+			}
+			if strings.Count(errs, "hinge") > 1+strings.Count(tc.want, "hinge") {
+				t.Errorf("stderr %q names hinge more than once", errs)
+			}
+		})
+	}
+}
+
+func TestShortAndOneDashFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"ground", "-m", smokersModel, "-d", smokersData},
+		{"ground", "-model", smokersModel, "-data=" + smokersData},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "40           0  total") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "--version")
+	// In a test binary the main module's version is "(devel)" or empty.
+	if code != 0 || !regexp.MustCompile(`^hinge \S.*go1\.\d+`).MatchString(out) {
+		t.Errorf("exit %d, %q", code, out)
+	}
+}
+
+// TestHelpDefaults checks the help of flags whose defaults were once shown
+// wrong or differed between commands.
+func TestHelpDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, want, notWant string
+	}{
+		{"learn", "data split of a JSON config: infer or learn (default \"learn\")", ""},
+		{"infer", "data split of a JSON config: infer or learn (default \"infer\")", ""},
+		{"learn", "(mple, ppll; default 200)\n", "(default 25)"},
+		{"learn", "--seed uint", ""},
+		{"learn", "(default 1)", ""},
+		{"infer", "--seed uint                 seed for every random choice (local search) (default 1)", ""},
+		{"maxsat", "seed of the local search (default 1)", ""},
+		{"infer", "-m, --model string", ""},
+	} {
+		code, out, _ := runCLI(t, tc.cmd, "--help")
+		if code != 0 || !strings.Contains(out, tc.want) || (tc.notWant != "" && strings.Contains(out, tc.notWant)) {
+			t.Errorf("hinge %s --help: want %q, not %q, in:\n%s", tc.cmd, tc.want, tc.notWant, out)
+		}
+	}
+}
+
+func TestLearnKeepsEarlierModel(t *testing.T) {
+	out := writeFile(t, t.TempDir(), "learned.psl", "1: A(X) -> B(X)\n")
+	args := []string{"learn", "--model", smokersModel, "--data", smokersData, "--method", "mple", "--output", out}
+	code, _, errs := runCLI(t, args...)
+	if code != 2 || !strings.Contains(errs, filepath.Base(out)+" exists") {
+		t.Fatalf("exit %d, %s: want a refusal to overwrite", code, errs)
+	}
+	if code, _, errs = runCLI(t, append(args, "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d, %s", code, errs)
+	}
+}
