@@ -91,15 +91,21 @@ func main() {
 		tolSweep(sz, strings.Split(*kinds, ","), *reps, *seed, opt, *tol)
 		return
 	}
+	kindList := strings.Split(*kinds, ",")
+	fmt.Fprintf(os.Stderr, "maxsat benchmark: %d kinds x %d sizes x %d reps; the default table takes about 20 minutes on 2 cores\n"+
+		"(10^6-clause instances and gophersat's exact runs of up to %s dominate); progress below, the table on stdout\n",
+		len(kindList), len(sz), *reps, *exactTimeout)
 	fmt.Printf("ADMM eps-rel %g eps-abs %g, local search %d flips, %d reps, medians\n\n", opt.ADMM.EpsRel, opt.ADMM.EpsAbs, opt.LocalSearch, *reps)
 	fmt.Printf("%-5s %9s %9s %7s %8s %8s %10s %9s %9s %9s %9s %9s\n",
 		"kind", "clauses", "vars", "iters", "relax_s", "round_s", "round_s/M", "cert", "sat/exact", "exact_s", "sat/mws", "mws_flips")
-	for _, kind := range strings.Split(*kinds, ",") {
+	start := time.Now()
+	for _, kind := range kindList {
 		for _, m := range sz {
 			var iters, relax, round, perM, cert, exact, exactS, vsMWS, flips []float64
 			var vars, clauses int
 			for r := 0; r < *reps; r++ {
 				s := repSeed(*seed, r)
+				fmt.Fprintf(os.Stderr, "  %s %d clauses, instance %d/%d (%.0f s so far)\n", kind, m, r+1, *reps, time.Since(start).Seconds())
 				in := generate(kind, m, s)
 				vars, clauses = in.NumVars, in.NumClauses()
 				res, err := maxsat.Solve(context.Background(), in, opt)
