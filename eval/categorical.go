@@ -91,6 +91,42 @@ func (e *CategoricalEvaluator) MetricNames() []string {
 	return append([]string(nil), categoricalMetrics...)
 }
 
+// CheckArity reports whether atoms of arity arguments can be evaluated: the
+// category indexes must be in range and leave at least one entity argument
+// (a unary predicate has no entity to classify).
+func (e *CategoricalEvaluator) CheckArity(arity int) error {
+	_, err := e.categories(arity)
+	return err
+}
+
+// categories marks the category argument positions for atoms of arity
+// arguments.
+func (e *CategoricalEvaluator) categories(arity int) ([]bool, error) {
+	raw := e.CategoryIndexes
+	if len(raw) == 0 {
+		raw = []int{-1}
+	}
+	isCat := make([]bool, arity)
+	n := 0
+	for _, r := range raw {
+		k := r
+		if k < 0 {
+			k += arity
+		}
+		if k < 0 || k >= arity {
+			return nil, fmt.Errorf("%s: category index %d out of range for atoms with %d arguments", e.Name(), r, arity)
+		}
+		if !isCat[k] {
+			n++
+		}
+		isCat[k] = true
+	}
+	if n == arity {
+		return nil, fmt.Errorf("%s: all %d argument(s) are categories (indexes %v), so there is no entity to classify; it needs a predicate such as HasCat(paper, category)", e.Name(), arity, raw)
+	}
+	return isCat, nil
+}
+
 // argmax tracks the best category of one entity under one kind of value.
 type argmax struct {
 	atom  int     // index of the best atom so far
@@ -117,21 +153,10 @@ func (e *CategoricalEvaluator) Evaluate(atoms []Atom) (Result, error) {
 	if err := checkValues(atoms); err != nil {
 		return Result{}, err
 	}
-	raw := e.CategoryIndexes
-	if len(raw) == 0 {
-		raw = []int{-1}
-	}
 	arity := len(atoms[0].Args)
-	isCat := make([]bool, arity)
-	for _, r := range raw {
-		k := r
-		if k < 0 {
-			k += arity
-		}
-		if k < 0 || k >= arity {
-			return Result{}, fmt.Errorf("%s: category index %d out of range for atoms with %d arguments (atom 0 %s)", e.Name(), r, arity, atomString(atoms[0]))
-		}
-		isCat[k] = true
+	isCat, err := e.categories(arity)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (atom 0 %s)", err, atomString(atoms[0]))
 	}
 
 	type entity struct{ pred, truth argmax }

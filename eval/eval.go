@@ -98,6 +98,14 @@ type Evaluator interface {
 	Evaluate(atoms []Atom) (Result, error)
 }
 
+// ArityChecker is implemented by evaluators that fit only some predicates
+// (CategoricalEvaluator needs an entity and a category argument): CheckArity
+// says, before any inference, whether atoms of that many arguments can be
+// evaluated.
+type ArityChecker interface {
+	CheckArity(arity int) error
+}
+
 // valueSlack is how far outside [0,1] a value may be (solver round-off).
 const valueSlack = 1e-9
 

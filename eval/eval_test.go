@@ -563,3 +563,28 @@ func BenchmarkCategorical(b *testing.B) {
 		}
 	}
 }
+
+func TestCategoricalCheckArity(t *testing.T) {
+	for _, tc := range []struct {
+		indexes string
+		arity   int
+		ok      bool
+	}{
+		{"-1", 2, true},
+		{"1", 2, true},
+		{"1,2", 3, true},
+		{"-1", 1, false}, // a unary predicate: no entity
+		{"0,1", 2, false},
+		{"2", 2, false}, // out of range
+		{"-3", 2, false},
+	} {
+		ev, err := New("CategoricalEvaluator", map[string]string{"categoricalevaluator.categoryindexes": tc.indexes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ev.(ArityChecker).CheckArity(tc.arity)
+		if (err == nil) != tc.ok {
+			t.Errorf("indexes %s, arity %d: error %v, want ok=%v", tc.indexes, tc.arity, err, tc.ok)
+		}
+	}
+}

@@ -46,6 +46,9 @@ type Program struct {
 	RulesFrom string
 	// Seconds is the time Load took.
 	Seconds float64
+	// Warnings are things the data says that are probably not meant, such
+	// as an open predicate without a single target atom.
+	Warnings []string
 }
 
 // Load reads the config (.data or JSON), declares its predicates, parses the
@@ -99,8 +102,24 @@ func Load(in Inputs) (*Program, error) {
 	if err := cfg.Load(prog.Store); err != nil {
 		return nil, err
 	}
+	for _, pred := range m.Predicates {
+		if !pred.Closed && targetCount(prog.Store.Table(pred)) == 0 {
+			prog.Warnings = append(prog.Warnings, fmt.Sprintf("open predicate %s has no target atoms (is its targets file empty?): nothing is inferred for it, and its atoms that are not observed count as 0", pred))
+		}
+	}
 	prog.Seconds = time.Since(start).Seconds()
 	return prog, nil
+}
+
+// targetCount counts the target atoms of a table.
+func targetCount(t *store.Table) int {
+	n := 0
+	for r := range t.Len() {
+		if t.Kind(r) == store.Target {
+			n++
+		}
+	}
+	return n
 }
 
 func parseRulesFile(path string, m *model.Model) error {
@@ -238,6 +257,9 @@ type EvalOptions struct {
 // its observed value is the prediction); one that is neither is predicted 0
 // (closed-world, as PSL). Predicates are evaluated in model order.
 func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) ([]Evaluation, error) {
+	if err := p.CheckEvaluators(opt); err != nil {
+		return nil, err
+	}
 	var out []Evaluation
 	for _, pred := range p.Model.Predicates {
 		if !p.Store.HasTruth(pred) {
@@ -255,12 +277,9 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			continue
 		}
 		for _, sp := range specs {
-			ev, err := eval.New(sp.Evaluator, sp.Options)
+			ev, err := eval.New(sp.Evaluator, sp.Options) // checked above
 			if err != nil {
-				if sp.Pos.IsValid() {
-					return nil, fmt.Errorf("%s: %w", sp.Pos, err)
-				}
-				return nil, fmt.Errorf("evaluator for %s: %w", pred.Name, err)
+				return nil, err
 			}
 			res, err := ev.Evaluate(atoms)
 			if err != nil {
@@ -270,6 +289,32 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 		}
 	}
 	return out, nil
+}
+
+// CheckEvaluators reports, before any inference, an evaluator that cannot
+// be built (unknown name or option) or does not fit a predicate it would be
+// applied to (CategoricalEvaluator on a unary predicate).
+func (p *Program) CheckEvaluators(opt EvalOptions) error {
+	for _, pred := range p.Model.Predicates {
+		if !p.Store.HasTruth(pred) {
+			continue
+		}
+		for _, sp := range p.evalSpecs(pred, opt) {
+			ev, err := eval.New(sp.Evaluator, sp.Options)
+			if err == nil {
+				if c, ok := ev.(eval.ArityChecker); ok {
+					err = c.CheckArity(pred.Arity)
+				}
+			}
+			if err != nil {
+				if sp.Pos.IsValid() {
+					return fmt.Errorf("%s: evaluator for %s: %w", sp.Pos, pred.Name, err)
+				}
+				return fmt.Errorf("evaluator for %s: %w", pred.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []store.EvalSpec {

@@ -16,6 +16,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/lift"
 	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
 )
 
@@ -130,6 +131,13 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs}
+	if err := prog.CheckEvaluators(evalOptions); err != nil {
+		return badInput(err)
+	}
+	if o.discrete && hasSquared(prog.Model) {
+		fmt.Fprintln(stderr, "hinge infer: note: --discrete treats squared rules (^2) as linear: on 0/1 values a clause's distance to satisfaction is 0 or 1, so squaring changes nothing")
+	}
 	g, groundSec, err := o.ground(prog, o.admm.Threads)
 	if err != nil {
 		return err
@@ -158,7 +166,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		printValues(stdout, g, values)
 	}
 
-	evs, err := prog.Evaluate(g, values, pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs})
+	evs, err := prog.Evaluate(g, values, evalOptions)
 	if err != nil {
 		return badInput(err)
 	}
@@ -319,4 +327,14 @@ func parseKeyValues(list []string, flag string) (map[string]string, error) {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out, nil
+}
+
+// hasSquared reports whether a weighted rule of m is squared (^2).
+func hasSquared(m *model.Model) bool {
+	for _, r := range m.Rules {
+		if r.Weighted && r.Squared {
+			return true
+		}
+	}
+	return false
 }

@@ -161,3 +161,26 @@ targets:
 		})
 	}
 }
+
+// TestInferChecksBeforeSolving: an evaluator that cannot fit a predicate is
+// an error before grounding; --discrete says it treats ^2 as linear; an
+// open predicate without targets gets a warning.
+func TestInferChecksBeforeSolving(t *testing.T) {
+	code, out, errs := runCLI(t, "infer", "-m", smokersModel, "-d", smokersData, "--eval", "CategoricalEvaluator")
+	if code != 2 || !strings.Contains(errs, "no entity to classify") || strings.Contains(out, "ADMM") || strings.Contains(out, "loaded") {
+		t.Errorf("categorical on unary predicates: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runCLI(t, "infer", "-m", smokersModel, "-d", smokersData, "--discrete")
+	if code != 0 || !strings.Contains(errs, "--discrete treats squared rules (^2) as linear") {
+		t.Errorf("--discrete: exit %d, stderr %q", code, errs)
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "m.psl", "1: A(X) -> B(X)\n")
+	writeFile(t, dir, "a.txt", "x\n")
+	writeFile(t, dir, "b.txt", "")
+	data := writeFile(t, dir, "d.data", "predicates:\n  A/1: closed\n  B/1: open\nobservations:\n  A: a.txt\ntargets:\n  B: b.txt\n")
+	code, _, errs = runCLI(t, "ground", "-m", filepath.Join(dir, "m.psl"), "-d", data)
+	if code != 0 || !strings.Contains(errs, "warning: open predicate B/1 has no target atoms") {
+		t.Errorf("empty targets: exit %d, stderr %q", code, errs)
+	}
+}

@@ -42,6 +42,9 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	for _, w := range prog.Warnings {
+		fmt.Fprintln(f.stderr, "hinge: warning:", w)
+	}
 	return prog, nil
 }
 
