@@ -1,0 +1,165 @@
+package mln
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hinge-srl/hinge/model"
+)
+
+// Program is a parsed .mln file (with its includes).
+type Program struct {
+	// Types maps a type name to its declared constants, in order.
+	Types     map[string][]string
+	TypeOrder []string
+	// Preds are the predicate declarations, in order.
+	Preds []*PredDecl
+	// Formulas are the weighted and hard formulas, in order.
+	Formulas []*Formula
+	byName   map[string]*PredDecl
+}
+
+// Pred returns the declaration of the named predicate (case-sensitive, as in
+// Alchemy), or nil.
+func (p *Program) Pred(name string) *PredDecl { return p.byName[name] }
+
+// PredDecl declares a predicate: its argument types, which arguments are
+// functional (type!: exactly one value for each combination of the others)
+// and whether it is closed-world (Tuffy's '*').
+type PredDecl struct {
+	Name   string
+	Types  []string
+	Unique []bool
+	Closed bool
+	Pos    model.Pos
+}
+
+func (d *PredDecl) String() string {
+	args := make([]string, len(d.Types))
+	for i, t := range d.Types {
+		args[i] = t
+		if d.Unique[i] {
+			args[i] += "!"
+		}
+	}
+	star := ""
+	if d.Closed {
+		star = "*"
+	}
+	return fmt.Sprintf("%s%s(%s)", star, d.Name, strings.Join(args, ", "))
+}
+
+// Formula is one weighted or hard formula.
+type Formula struct {
+	Weight float64
+	Hard   bool
+	F      Node
+	Pos    model.Pos
+	Text   string // the statement as written
+}
+
+// Node is a formula's syntax tree.
+type Node interface {
+	node()
+	pos() model.Pos
+}
+
+// Term is an argument: a variable, a constant, or +var (one formula per
+// constant of the variable).
+type Term struct {
+	Name  string
+	IsVar bool
+	Plus  bool
+	Pos   model.Pos
+}
+
+// Atom is Pred(t1, ..., tn).
+type Atom struct {
+	Pred string
+	Args []Term
+	P    model.Pos
+}
+
+// Eq is t1 = t2 (Neg: t1 != t2).
+type Eq struct {
+	L, R Term
+	Neg  bool
+	P    model.Pos
+}
+
+// Not is !X.
+type Not struct {
+	X Node
+	P model.Pos
+}
+
+// Binary is X op Y for op one of "^", "v", "=>", "<=>".
+type Binary struct {
+	Op   string
+	X, Y Node
+	P    model.Pos
+}
+
+// Quant is EXIST/FORALL vars body.
+type Quant struct {
+	Exist bool
+	Vars  []string
+	Body  Node
+	P     model.Pos
+}
+
+func (*Atom) node()   {}
+func (*Eq) node()     {}
+func (*Not) node()    {}
+func (*Binary) node() {}
+func (*Quant) node()  {}
+
+func (a *Atom) pos() model.Pos   { return a.P }
+func (e *Eq) pos() model.Pos     { return e.P }
+func (n *Not) pos() model.Pos    { return n.P }
+func (b *Binary) pos() model.Pos { return b.P }
+func (q *Quant) pos() model.Pos  { return q.P }
+
+// String writes the atom in Alchemy syntax.
+func (a *Atom) String() string {
+	args := make([]string, len(a.Args))
+	for i, t := range a.Args {
+		args[i] = t.String()
+	}
+	return a.Pred + "(" + strings.Join(args, ", ") + ")"
+}
+
+// String writes the term in Alchemy syntax.
+func (t Term) String() string {
+	switch {
+	case t.Plus:
+		return "+" + t.Name
+	case t.IsVar || isPlainConstant(t.Name):
+		return t.Name
+	}
+	return quoteConstant(t.Name)
+}
+
+// isPlainConstant reports whether a constant can be written without quotes.
+func isPlainConstant(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '\'') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteConstant writes s as a double-quoted constant, escaping '"' and '\'.
+func quoteConstant(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
+	return `"` + r.Replace(s) + `"`
+}

@@ -1,0 +1,658 @@
+package mln
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+)
+
+// Options say which atoms are asked for and which predicates are open.
+type Options struct {
+	// Query names the query predicates (Alchemy's -q).
+	Query []string
+	// QueryAtoms are the atoms of a query file; a variable argument stands
+	// for every constant of its type. Their predicates are query predicates.
+	QueryAtoms []GroundAtom
+	// Open names predicates that are open besides the query predicates
+	// (Alchemy's -o); ignored under Tuffy's '*' convention.
+	Open []string
+	// MaxAtoms bounds the unknown atoms of one predicate (its domain
+	// product): a bigger one is refused with the sizes that make it, before
+	// anything is allocated. 0 means 50 million.
+	MaxAtoms int
+}
+
+// Network is a Markov logic network bound to its evidence: a hinge model
+// whose rules are the network's clauses, and a store with the evidence as
+// observations and every unknown atom as a target.
+type Network struct {
+	Model *model.Model
+	Store *store.Store
+	// Clauses describes each rule of Model: where it came from.
+	Clauses []ClauseInfo
+	// Query marks the query predicates (by Model predicate index).
+	Query []bool
+	// Domains maps each type to its constants.
+	Domains map[string][]string
+	// Formulas counts the formulas after +var expansion; Dropped counts
+	// clauses of weight 0 (they cannot change the answer).
+	Formulas, Dropped int
+}
+
+// ClauseInfo says which formula a clause (a rule of the network's model)
+// comes from and its Markov logic weight (after the split among the
+// formula's clauses; 0 for hard clauses).
+type ClauseInfo struct {
+	Formula *Formula
+	Weight  float64
+	Hard    bool
+}
+
+// domainPred names the closed unary predicate holding a type's constants;
+// '$' cannot occur in a Markov logic name, so it never collides.
+func domainPred(typ string) string { return "dom$" + typ }
+
+// Build binds prog to its evidence: it declares the predicates, computes the
+// domains, loads the evidence, makes every atom of an open predicate that the
+// evidence does not fix a target, and turns every formula into clauses
+// (rules of the model, see the package documentation).
+func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) {
+	if opt.MaxAtoms <= 0 {
+		opt.MaxAtoms = 50_000_000
+	}
+	query := map[string]bool{}
+	for _, q := range opt.Query {
+		if prog.Pred(q) == nil {
+			return nil, fmt.Errorf("query predicate %s is not declared in the program", clip(q))
+		}
+		query[q] = true
+	}
+	for _, a := range opt.QueryAtoms {
+		query[a.Pred] = true
+	}
+	if len(query) == 0 {
+		return nil, fmt.Errorf("no query predicate: give -q Pred or a query file")
+	}
+	tuffy := false
+	for _, d := range prog.Preds {
+		tuffy = tuffy || d.Closed
+	}
+	open := map[string]bool{}
+	for _, d := range prog.Preds {
+		open[d.Name] = !d.Closed && (tuffy || query[d.Name])
+	}
+	if !tuffy {
+		for _, o := range opt.Open {
+			if prog.Pred(o) == nil {
+				return nil, fmt.Errorf("open predicate %s is not declared in the program", clip(o))
+			}
+			open[o] = true
+		}
+	}
+	for q := range query {
+		if !open[q] {
+			return nil, fmt.Errorf("query predicate %s is closed-world ('*'): it has no unknown atoms to infer", q)
+		}
+	}
+
+	net := &Network{Model: model.New(), Domains: map[string][]string{}}
+	if err := net.domains(prog, evidence, opt.QueryAtoms); err != nil {
+		return nil, err
+	}
+	preds := map[string]*model.Predicate{}
+	for _, d := range prog.Preds {
+		if old := net.Model.Predicate(d.Name); old != nil {
+			return nil, model.Errorf(d.Pos, "predicates %s and %s differ only in case, and hinge matches predicate names ignoring case", old.Name, d.Name)
+		}
+		mp, err := net.Model.AddPredicate(d.Name, len(d.Types), !open[d.Name])
+		if err != nil {
+			return nil, model.Errorf(d.Pos, "%v", err)
+		}
+		preds[d.Name] = mp
+	}
+	net.Query = make([]bool, len(net.Model.Predicates))
+	for q := range query {
+		net.Query[preds[q].Index] = true
+	}
+	types := slices.Sorted(maps.Keys(net.Domains))
+	for _, t := range types {
+		if _, err := net.Model.AddPredicate(domainPred(t), 1, true); err != nil {
+			return nil, err
+		}
+	}
+	net.Store = store.New(net.Model)
+	for _, t := range types {
+		dp := net.Model.Predicate(domainPred(t))
+		for _, c := range net.Domains[t] {
+			if err := net.Store.AddObservation(dp, []string{c}, 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	fixed := map[string]map[string]bool{} // predicate -> evidence atoms, by key
+	for _, a := range evidence {
+		args := constants(a.Args)
+		if err := net.Store.AddObservation(preds[a.Pred], args, a.Value); err != nil {
+			return nil, model.Errorf(a.Pos, "%v", err)
+		}
+		if fixed[a.Pred] == nil {
+			fixed[a.Pred] = map[string]bool{}
+		}
+		fixed[a.Pred][strings.Join(args, "\x00")] = true
+	}
+	for _, d := range prog.Preds {
+		if open[d.Name] {
+			if err := net.targets(d, preds[d.Name], fixed[d.Name], opt.MaxAtoms); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range prog.Formulas {
+		if err := net.addFormula(prog, f); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range prog.Preds {
+		if err := net.addFunctional(prog, d); err != nil {
+			return nil, err
+		}
+	}
+	return net, nil
+}
+
+func constants(ts []Term) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// domains collects each type's constants: declared ones, then those at
+// arguments of the type in the evidence, the query atoms and the formulas,
+// in order of first appearance.
+func (net *Network) domains(prog *Program, evidence, queries []GroundAtom) error {
+	seen := map[string]map[string]bool{}
+	add := func(typ, c string) {
+		if seen[typ] == nil {
+			seen[typ] = map[string]bool{}
+		}
+		if !seen[typ][c] {
+			seen[typ][c] = true
+			net.Domains[typ] = append(net.Domains[typ], c)
+		}
+	}
+	for _, t := range prog.TypeOrder {
+		for _, c := range prog.Types[t] {
+			add(t, c)
+		}
+	}
+	for _, d := range prog.Preds {
+		for _, t := range d.Types {
+			if net.Domains[t] == nil {
+				net.Domains[t] = []string{}
+			}
+		}
+	}
+	atom := func(pred string, args []Term) {
+		d := prog.Pred(pred)
+		for i, t := range args {
+			if !t.IsVar && !t.Plus {
+				add(d.Types[i], t.Name)
+			}
+		}
+	}
+	for _, a := range evidence {
+		atom(a.Pred, a.Args)
+	}
+	for _, a := range queries {
+		atom(a.Pred, a.Args)
+	}
+	for _, f := range prog.Formulas {
+		walk(f.F, func(n Node) {
+			if a, ok := n.(*Atom); ok {
+				atom(a.Pred, a.Args)
+			}
+		})
+	}
+	return nil
+}
+
+// targets makes every atom of open predicate d that the evidence does not
+// fix a target: the domain product of its argument types.
+func (net *Network) targets(d *PredDecl, p *model.Predicate, fixed map[string]bool, maxAtoms int) error {
+	size := 1.0
+	var sizes []string
+	for _, t := range d.Types {
+		n := len(net.Domains[t])
+		size *= float64(n)
+		sizes = append(sizes, fmt.Sprintf("%s: %d", t, n))
+	}
+	if size > float64(maxAtoms) {
+		return model.Errorf(d.Pos, "open predicate %s has %.0f atoms (%s), more than the limit of %d", d.Name, size, strings.Join(sizes, ", "), maxAtoms)
+	}
+	args := make([]string, len(d.Types))
+	var rec func(i int) error
+	rec = func(i int) error {
+		if i == len(args) {
+			if fixed[strings.Join(args, "\x00")] {
+				return nil
+			}
+			return net.Store.AddTarget(p, args)
+		}
+		for _, c := range net.Domains[d.Types[i]] {
+			args[i] = c
+			if err := rec(i + 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return rec(0)
+}
+
+// addFormula expands f's +variables, then turns each instance into clauses.
+func (net *Network) addFormula(prog *Program, f *Formula) error {
+	vt, err := varTypes(prog, f.F)
+	if err != nil {
+		return err
+	}
+	var plus []string
+	walk(f.F, func(n Node) {
+		if a, ok := n.(*Atom); ok {
+			for _, t := range a.Args {
+				if t.Plus && !slices.Contains(plus, t.Name) {
+					plus = append(plus, t.Name)
+				}
+			}
+		}
+	})
+	if len(plus) == 0 {
+		net.Formulas++
+		return net.addClauses(prog, f, f.F, vt)
+	}
+	// One formula per combination of the +variables' constants.
+	sub := map[string]string{}
+	var rec func(i int) error
+	rec = func(i int) error {
+		if i == len(plus) {
+			net.Formulas++
+			return net.addClauses(prog, f, substitute(f.F, sub), vt)
+		}
+		for _, c := range net.Domains[vt[plus[i]]] {
+			sub[plus[i]] = c
+			if err := rec(i + 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return rec(0)
+}
+
+// varTypes gives each variable of a formula the type of the arguments it
+// occurs at; a variable at arguments of two types is an error.
+func varTypes(prog *Program, n Node) (map[string]string, error) {
+	vt := map[string]string{}
+	var err error
+	walk(n, func(x Node) {
+		a, ok := x.(*Atom)
+		if !ok || err != nil {
+			return
+		}
+		d := prog.Pred(a.Pred)
+		for i, t := range a.Args {
+			if !t.IsVar && !t.Plus {
+				continue
+			}
+			if old, ok := vt[t.Name]; ok && old != d.Types[i] {
+				err = model.Errorf(t.Pos, "variable %s is of type %s here but of type %s elsewhere in the formula", t.Name, d.Types[i], old)
+				return
+			}
+			vt[t.Name] = d.Types[i]
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	walk(n, func(x Node) {
+		if e, ok := x.(*Eq); ok && err == nil {
+			for _, t := range []Term{e.L, e.R} {
+				if t.IsVar && vt[t.Name] == "" {
+					err = model.Errorf(t.Pos, "variable %s occurs only in comparisons: its type is unknown", t.Name)
+				}
+			}
+		}
+	})
+	return vt, err
+}
+
+// substitute replaces variables by constants (sub) in a copy of n; it also
+// turns +x into the constant.
+func substitute(n Node, sub map[string]string) Node {
+	term := func(t Term) Term {
+		if c, ok := sub[t.Name]; ok && (t.IsVar || t.Plus) {
+			return Term{Name: c, Pos: t.Pos}
+		}
+		return t
+	}
+	switch x := n.(type) {
+	case *Atom:
+		a := &Atom{Pred: x.Pred, P: x.P, Args: make([]Term, len(x.Args))}
+		for i, t := range x.Args {
+			a.Args[i] = term(t)
+		}
+		return a
+	case *Eq:
+		return &Eq{L: term(x.L), R: term(x.R), Neg: x.Neg, P: x.P}
+	case *Not:
+		return &Not{X: substitute(x.X, sub), P: x.P}
+	case *Binary:
+		return &Binary{Op: x.Op, X: substitute(x.X, sub), Y: substitute(x.Y, sub), P: x.P}
+	case *Quant:
+		inner := sub
+		for _, v := range x.Vars {
+			if _, ok := sub[v]; ok {
+				// The quantifier rebinds v: do not substitute it below.
+				inner = map[string]string{}
+				for k, c := range sub {
+					if !slices.Contains(x.Vars, k) {
+						inner[k] = c
+					}
+				}
+				break
+			}
+		}
+		return &Quant{Exist: x.Exist, Vars: x.Vars, Body: substitute(x.Body, inner), P: x.P}
+	}
+	panic(fmt.Sprintf("mln: unknown node %T", n))
+}
+
+// maxExpansion bounds the disjuncts (or conjuncts) one quantifier expands to.
+const maxExpansion = 100_000
+
+// toModel converts a formula to hinge's formula type, expanding quantifiers
+// over their variables' domains: EXIST x F is the disjunction of F over the
+// constants of x's type, FORALL x F the conjunction.
+func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error) {
+	term := func(t Term) model.Term {
+		if t.IsVar {
+			mt := model.Var(t.Name)
+			mt.Pos = t.Pos
+			return mt
+		}
+		mt := model.Const(t.Name)
+		mt.Pos = t.Pos
+		return mt
+	}
+	switch x := n.(type) {
+	case *Atom:
+		a := &model.Atom{PredName: x.Pred, Pos: x.P, Args: make([]model.Term, len(x.Args))}
+		for i, t := range x.Args {
+			a.Args[i] = term(t)
+		}
+		return a, nil
+	case *Eq:
+		op := model.CmpEq
+		if x.Neg {
+			op = model.CmpNeq
+		}
+		return &model.Comparison{Op: op, Left: term(x.L), Right: term(x.R), Pos: x.P}, nil
+	case *Not:
+		y, err := net.toModel(x.X, vt)
+		if err != nil {
+			return nil, err
+		}
+		return &model.Not{X: y, Pos: x.P}, nil
+	case *Binary:
+		l, err := net.toModel(x.X, vt)
+		if err != nil {
+			return nil, err
+		}
+		r, err := net.toModel(x.Y, vt)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case "^":
+			return &model.And{Args: []model.Formula{l, r}, Pos: x.P}, nil
+		case "v":
+			return &model.Or{Args: []model.Formula{l, r}, Pos: x.P}, nil
+		case "=>":
+			return &model.Implies{Body: l, Head: r, Pos: x.P}, nil
+		}
+		// <=>: both directions. The operands are shared, which is fine:
+		// normalisation copies what it changes.
+		return &model.And{Args: []model.Formula{
+			&model.Implies{Body: l, Head: r, Pos: x.P},
+			&model.Implies{Body: r, Head: l, Pos: x.P},
+		}, Pos: x.P}, nil
+	case *Quant:
+		subs := []map[string]string{{}}
+		for _, v := range x.Vars {
+			typ := vt[v]
+			if typ == "" {
+				return nil, model.Errorf(x.P, "quantified variable %s does not occur in an atom: its type is unknown", v)
+			}
+			dom := net.Domains[typ]
+			if len(subs)*len(dom) > maxExpansion {
+				return nil, model.Errorf(x.P, "quantifier expands to more than %d terms (domain of %s has %d constants)", maxExpansion, typ, len(dom))
+			}
+			next := make([]map[string]string, 0, len(subs)*len(dom))
+			for _, s := range subs {
+				for _, c := range dom {
+					m := map[string]string{v: c}
+					for k, val := range s {
+						m[k] = val
+					}
+					next = append(next, m)
+				}
+			}
+			subs = next
+		}
+		parts := make([]model.Formula, 0, len(subs))
+		for _, s := range subs {
+			y, err := net.toModel(substitute(x.Body, s), vt)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, y)
+		}
+		if len(parts) == 0 {
+			// An empty domain: EXIST is false, FORALL true. Write them as a
+			// comparison that is always false or true.
+			op := model.CmpNeq
+			if x.Exist {
+				op = model.CmpEq
+			}
+			c := model.Const("$")
+			return &model.Not{X: &model.Comparison{Op: op, Left: c, Right: c, Pos: x.P}, Pos: x.P}, nil
+		}
+		if x.Exist {
+			return &model.Or{Args: parts, Pos: x.P}, nil
+		}
+		return &model.And{Args: parts, Pos: x.P}, nil
+	}
+	panic(fmt.Sprintf("mln: unknown node %T", n))
+}
+
+// addClauses converts one formula instance to CNF and adds its clauses,
+// splitting the weight equally (Alchemy's convention) and rewriting clauses
+// of negative weight as unit clauses of their negated literals.
+func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string) error {
+	mf, err := net.toModel(n, vt)
+	if err != nil {
+		return err
+	}
+	cs, err := model.Clauses(mf)
+	if err != nil {
+		return model.Errorf(f.Pos, "%v", err)
+	}
+	if len(cs) == 0 {
+		return nil // a tautology
+	}
+	w := f.Weight / float64(len(cs))
+	if !f.Hard && w == 0 {
+		net.Dropped += len(cs)
+		return nil
+	}
+	for _, c := range cs {
+		if f.Hard || w > 0 {
+			if err := net.addClause(prog, f, c, w, vt); err != nil {
+				return err
+			}
+			continue
+		}
+		var units []model.Clause
+		for _, l := range c {
+			if l.Atom != nil {
+				units = append(units, model.Clause{{Atom: l.Atom, Neg: !l.Neg}})
+			}
+		}
+		for _, u := range units {
+			if err := net.addClause(prog, f, u, -w/float64(len(units)), vt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addClause adds one clause as a rule: every variable not bound by a
+// negative literal gets a negative domain literal !dom$T(v), which is always
+// false and so leaves the clause's value unchanged but lets the grounder
+// enumerate v over its type.
+func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float64, vt map[string]string) error {
+	bound := map[string]bool{}
+	for _, l := range c {
+		if l.Atom != nil && l.Neg {
+			for _, t := range l.Atom.Args {
+				if t.IsVar() {
+					bound[t.Name] = true
+				}
+			}
+		}
+	}
+	var free []string
+	for _, l := range c {
+		var ts []model.Term
+		if l.Atom != nil {
+			ts = l.Atom.Args
+		} else {
+			ts = []model.Term{l.Cmp.Left, l.Cmp.Right}
+		}
+		for _, t := range ts {
+			if t.IsVar() && !bound[t.Name] && !slices.Contains(free, t.Name) {
+				free = append(free, t.Name)
+			}
+		}
+	}
+	lits := make([]model.Formula, 0, len(c)+len(free))
+	for _, v := range free {
+		dp := net.Model.Predicate(domainPred(vt[v]))
+		if dp == nil {
+			return model.Errorf(f.Pos, "variable %s has no type", v)
+		}
+		lits = append(lits, &model.Not{X: model.NewAtom(dp, model.Var(v)), Pos: f.Pos})
+	}
+	for _, l := range c {
+		var x model.Formula = l.Cmp
+		if l.Atom != nil {
+			x = l.Atom
+		}
+		if l.Neg {
+			x = &model.Not{X: x, Pos: f.Pos}
+		}
+		lits = append(lits, x)
+	}
+	r := &model.Rule{
+		Weight:   w,
+		Weighted: !f.Hard,
+		Logical:  &model.Or{Args: lits, Pos: f.Pos},
+		Pos:      f.Pos,
+		Text:     clauseText(c, f.Hard, w),
+	}
+	if math.IsInf(w, 0) || math.IsNaN(w) {
+		return model.Errorf(f.Pos, "clause weight %v is not finite", w)
+	}
+	if err := net.Model.AddRule(r); err != nil {
+		return model.Errorf(f.Pos, "%v (in %s)", err, clip(f.Text))
+	}
+	net.Clauses = append(net.Clauses, ClauseInfo{Formula: f, Weight: w, Hard: f.Hard})
+	return nil
+}
+
+// clauseText writes a clause in Alchemy syntax, for reports.
+func clauseText(c model.Clause, hard bool, w float64) string {
+	parts := make([]string, len(c))
+	for i, l := range c {
+		var s string
+		if l.Atom != nil {
+			args := make([]string, len(l.Atom.Args))
+			for k, t := range l.Atom.Args {
+				args[k] = Term{Name: t.Name, IsVar: t.IsVar()}.String()
+			}
+			s = l.Atom.PredName + "(" + strings.Join(args, ", ") + ")"
+		} else {
+			op := "="
+			if l.Cmp.Op == model.CmpNeq {
+				op = "!="
+			}
+			s = Term{Name: l.Cmp.Left.Name, IsVar: l.Cmp.Left.IsVar()}.String() + " " + op + " " +
+				Term{Name: l.Cmp.Right.Name, IsVar: l.Cmp.Right.IsVar()}.String()
+		}
+		if l.Neg {
+			s = "!" + s
+		}
+		parts[i] = s
+	}
+	body := strings.Join(parts, " v ")
+	if hard {
+		return body + "."
+	}
+	return fmt.Sprintf("%.6g %s", w, body)
+}
+
+// addFunctional adds, for a predicate with a functional argument (type!),
+// the hard clauses saying that for every combination of the other
+// arguments exactly one value of that argument is true: at least one (an
+// existential) and at most one (no two different values).
+func (net *Network) addFunctional(prog *Program, d *PredDecl) error {
+	if net.Model.Predicate(d.Name).Closed {
+		return nil // the evidence alone decides it
+	}
+	for k, u := range d.Unique {
+		if !u {
+			continue
+		}
+		vars := make([]Term, len(d.Types))
+		other := make([]Term, len(d.Types))
+		for i := range d.Types {
+			vars[i] = Term{Name: fmt.Sprintf("a%d", i), IsVar: true, Pos: d.Pos}
+			other[i] = vars[i]
+		}
+		other[k] = Term{Name: "b", IsVar: true, Pos: d.Pos}
+		y := vars[k]
+		atLeast := &Formula{Hard: true, Pos: d.Pos, Text: fmt.Sprintf("functional argument %d of %s: at least one", k+1, d)}
+		atLeast.F = &Quant{Exist: true, Vars: []string{y.Name}, Body: &Atom{Pred: d.Name, Args: vars, P: d.Pos}, P: d.Pos}
+		atMost := &Formula{Hard: true, Pos: d.Pos, Text: fmt.Sprintf("functional argument %d of %s: at most one", k+1, d)}
+		atMost.F = &Binary{Op: "v", P: d.Pos,
+			X: &Binary{Op: "v", P: d.Pos, X: &Not{X: &Atom{Pred: d.Name, Args: vars, P: d.Pos}, P: d.Pos}, Y: &Not{X: &Atom{Pred: d.Name, Args: other, P: d.Pos}, P: d.Pos}},
+			Y: &Eq{L: y, R: other[k], P: d.Pos}}
+		for _, f := range []*Formula{atLeast, atMost} {
+			vt, err := varTypes(prog, f.F)
+			if err != nil {
+				return err
+			}
+			if err := net.addClauses(prog, f, f.F, vt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+// Package mln reads Markov logic networks in the formats of Alchemy and
+// Tuffy and turns them into weighted ground clauses through hinge's own
+// model, store and grounder, so that MAP inference is the MAX-SAT pipeline
+// of package maxsat (LP relaxation, derandomised rounding with a certified
+// bound, MaxWalkSAT).
+//
+// # Files
+//
+// A program (.mln) holds, one statement per line:
+//
+//	// comment            /* block comment */       #include "other.mln"
+//	person = {Anna, Bob, Carl}                      type with its constants
+//	num = {1, ..., 10}                              integer range
+//	*Friends(person, person)                        closed-world predicate (Tuffy's *)
+//	HasPosition(person, pos!)                       pos! : exactly one pos per person
+//	1.5  Smokes(x) => Cancer(x)                     weighted formula
+//	-0.5 Friends(x, y) ^ !Smokes(y)                 negative weight
+//	Friends(x, y) <=> Friends(y, x).                hard formula (ends in '.')
+//	0.8  Smokes(+x)                                 one formula (and weight) per constant of x
+//	1    EXIST y Friends(x, y)                      quantifiers: EXIST, FORALL
+//
+// The grammar of a formula, loosest first (all binary operators are right
+// associative; a quantifier extends as far right as possible):
+//
+//	formula  = quant | equiv
+//	quant    = ("EXIST" | "FORALL") var {"," var} formula
+//	equiv    = implies ["<=>" formula]
+//	implies  = or ["=>" formula]
+//	or       = and {"v" and}
+//	and      = unary {"^" unary}
+//	unary    = "!" unary | "(" formula ")" | quant | atom | term "=" term | term "!=" term
+//	atom     = Ident "(" term {"," term} ")"
+//	term     = var | constant | "+" var
+//
+// A variable starts with a lower-case letter; a constant starts with an
+// upper-case letter or a digit, or is a double-quoted string. A statement
+// without a weight that is a single atom of an undeclared predicate whose
+// arguments are all identifiers declares that predicate; a formula without a
+// weight and without the final '.' has weight 0 (its weight is to be learned).
+//
+// Evidence (.db): one ground atom per line, `Pred(A, B)` (true),
+// `!Pred(A, B)` (false), or `0.8 Pred(A, B)` (a soft truth value in [0,1],
+// as Tuffy allows). A query file lists atoms the same way; a variable in an
+// argument stands for every constant of the argument's type.
+//
+// The ExpressGNN folders (../shared/data/uw-cse/AREA, kinship-mln/SN) are
+// read by ReadFolder: `predicates` (declarations), `rules` (weighted
+// clauses), `facts` (evidence) and `queries` (query atoms with their truth:
+// `advisedBy(A, B)` true, `!advisedBy(A, B)` false).
+//
+// # Semantics
+//
+// Formulas become clauses by conversion to conjunctive normal form after
+// existential quantifiers are expanded over their variable's domain (the
+// disjunction of the body over every constant) and +x over its constants;
+// a formula's weight is divided equally among its clauses, as Alchemy does.
+// A clause of negative weight w is replaced by one unit clause per literal,
+// the literal negated, each of weight |w|/k (the clause is satisfied less
+// often exactly when its negation's literals are; this is the rewriting
+// MaxWalkSAT-based systems use, exact for unit clauses).
+//
+// A type's domain is its declared constants and every constant that occurs
+// at an argument of that type in the evidence, the queries and the formulas.
+//
+// Closed world: if any predicate is declared with '*' (Tuffy's convention),
+// the '*' predicates are closed (an atom not in the evidence is false) and
+// all others open; otherwise (Alchemy's convention) the query predicates and
+// the predicates named open are open, and all others closed. Every atom of an
+// open predicate that the evidence does not fix is an unknown (a variable
+// of the ground problem); the query predicates' unknowns are the answer.
+//
+// Grounding runs on hinge's grounder: each clause is a rule whose negative
+// literals are the join that enumerates its groundings; a variable that
+// occurs only in positive literals is bound by a closed domain predicate of
+// its type, so the grounder enumerates that type's constants only there. A
+// ground clause that the evidence satisfies is dropped, and one whose
+// literals are all fixed by the evidence is a constant, counted in the
+// report but not in the ground problem.
+package mln

@@ -1,0 +1,123 @@
+package mln
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/maxsat"
+)
+
+// MAP methods.
+const (
+	// MethodLPRound solves the LP relaxation and rounds it (derandomised,
+	// at least 3/4 of the optimum), with a certified bound.
+	MethodLPRound = "lp-round"
+	// MethodLPWalkSAT is MethodLPRound followed by MaxWalkSAT from the
+	// rounded assignment.
+	MethodLPWalkSAT = "lp-walksat"
+	// MethodWalkSAT is MaxWalkSAT from a random assignment (Alchemy's and
+	// Tuffy's MAP), still reporting the relaxation's certified bound.
+	MethodWalkSAT = "maxwalksat"
+)
+
+// MAPOptions configure MAP inference.
+type MAPOptions struct {
+	// Method is MethodLPRound (the default when empty), MethodLPWalkSAT or
+	// MethodWalkSAT.
+	Method string
+	// MaxSAT configures the relaxation, rounding and local search (start
+	// from maxsat.DefaultOptions, or use DefaultMAPOptions); its
+	// LocalSearch is the number of MaxWalkSAT flips (for MethodLPWalkSAT
+	// and MethodWalkSAT; 1,000,000 when zero).
+	MaxSAT maxsat.Options
+	// Ground configures the grounder.
+	Ground ground.Options
+}
+
+// DefaultMAPOptions returns lp-round with maxsat's defaults.
+func DefaultMAPOptions() MAPOptions {
+	return MAPOptions{Method: MethodLPRound, MaxSAT: maxsat.DefaultOptions()}
+}
+
+// MAPResult is a MAP assignment of the unknown atoms and how good it is.
+type MAPResult struct {
+	Ground *ground.Result
+	// Values holds 0 or 1 for every variable (unknown atom) of Ground.
+	Values []float64
+	// Report is the MAX-SAT pipeline's report (weights of satisfied soft
+	// ground clauses, the certified upper bound, hard clauses violated).
+	Report maxsat.Report
+	// Cost is the weight of the soft ground clauses the assignment
+	// violates, LowerBound a certified lower bound on the cost of any
+	// assignment that satisfies the hard clauses. Ground clauses decided by
+	// the evidence alone are not counted in either.
+	Cost, LowerBound float64
+	Seconds          struct{ Ground, Solve float64 }
+}
+
+// MAP grounds the network and finds a most probable assignment of its
+// unknown atoms by the chosen MAX-SAT method.
+func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error) {
+	start := time.Now()
+	g, err := ground.Ground(net.Model, net.Store, opt.Ground)
+	if err != nil {
+		return nil, err
+	}
+	res := &MAPResult{Ground: g}
+	res.Seconds.Ground = time.Since(start).Seconds()
+	start = time.Now()
+	in, err := maxsat.FromProblem(g.Problem)
+	if err != nil {
+		return nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
+	}
+	mo := opt.MaxSAT
+	flips := mo.LocalSearch
+	if flips == 0 {
+		flips = 1_000_000
+	}
+	switch opt.Method {
+	case "", MethodLPRound:
+	case MethodLPWalkSAT:
+		mo.LocalSearch = flips
+	case MethodWalkSAT:
+		mo.LocalSearch = 0
+	default:
+		return nil, fmt.Errorf("mln: unknown MAP method %q (want %s, %s or %s)", opt.Method, MethodLPRound, MethodLPWalkSAT, MethodWalkSAT)
+	}
+	sol, err := maxsat.Solve(ctx, in, mo)
+	if err != nil {
+		return nil, err
+	}
+	x := sol.X
+	rep := sol.Report
+	if opt.Method == MethodWalkSAT {
+		// The relaxation was solved only for its certified bound; the
+		// answer is MaxWalkSAT's from a random start.
+		wr, err := maxsat.WalkSAT(ctx, in, nil, maxsat.WalkOptions{Steps: flips, Noise: mo.Noise, Seed: mo.Seed})
+		if err != nil {
+			return nil, err
+		}
+		x = wr.X
+		rep.WeightSatisfied, rep.HardViolated = wr.Satisfied, wr.HardViolated
+		rep.LocalSearch = maxsat.LocalSearchReport{Steps: flips, Flips: wr.Flips, Weight: wr.Satisfied}
+		rep.CertifiedRatio = 0
+		if rep.HardViolated == 0 && rep.LPUpperBound > 0 {
+			rep.CertifiedRatio = math.Min(1, rep.WeightSatisfied/rep.LPUpperBound)
+		}
+		rep.Optimal = rep.HardViolated == 0 && rep.WeightSatisfied >= rep.LPUpperBound-1e-9*(1+rep.WeightTotal)
+	}
+	res.Values = make([]float64, len(x))
+	for i, b := range x {
+		if b {
+			res.Values[i] = 1
+		}
+	}
+	res.Report = rep
+	res.Cost = rep.WeightTotal - rep.WeightSatisfied
+	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
+	res.Seconds.Solve = time.Since(start).Seconds()
+	return res, nil
+}

@@ -1,0 +1,352 @@
+package mln
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hinge-srl/hinge/internal/shareddata"
+)
+
+// network parses a program and evidence and builds the network.
+func network(t *testing.T, prog, evidence string, opt Options) (*Program, []GroundAtom, *Network) {
+	t.Helper()
+	p, err := ParseProgram("t.mln", []byte(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ParseAtoms("t.db", []byte(evidence), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := Build(p, ev, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ev, net
+}
+
+// world is a truth assignment of ground atoms, keyed "Pred(a,b)".
+type world map[string]bool
+
+func key(pred string, args []string) string { return pred + "(" + strings.Join(args, ",") + ")" }
+
+// holds evaluates a formula under a binding of its free variables, by its
+// definition: quantifiers range over the variable's domain.
+func holds(n Node, bind map[string]string, w world, vt map[string]string, dom map[string][]string) bool {
+	val := func(tm Term) string {
+		if tm.IsVar || tm.Plus {
+			return bind[tm.Name]
+		}
+		return tm.Name
+	}
+	switch x := n.(type) {
+	case *Atom:
+		args := make([]string, len(x.Args))
+		for i, tm := range x.Args {
+			args[i] = val(tm)
+		}
+		return w[key(x.Pred, args)]
+	case *Eq:
+		return (val(x.L) == val(x.R)) != x.Neg
+	case *Not:
+		return !holds(x.X, bind, w, vt, dom)
+	case *Binary:
+		a, b := holds(x.X, bind, w, vt, dom), holds(x.Y, bind, w, vt, dom)
+		switch x.Op {
+		case "^":
+			return a && b
+		case "v":
+			return a || b
+		case "=>":
+			return !a || b
+		}
+		return a == b
+	case *Quant:
+		var rec func(i int) bool
+		rec = func(i int) bool {
+			if i == len(x.Vars) {
+				return holds(x.Body, bind, w, vt, dom)
+			}
+			v := x.Vars[i]
+			old, had := bind[v]
+			defer func() {
+				if had {
+					bind[v] = old
+				} else {
+					delete(bind, v)
+				}
+			}()
+			for _, c := range dom[vt[v]] {
+				bind[v] = c
+				if rec(i+1) == x.Exist { // EXIST: a true case decides; FORALL: a false one
+					return x.Exist
+				}
+			}
+			return !x.Exist
+		}
+		return rec(0)
+	}
+	panic("node")
+}
+
+// freeVars lists the variables of n not bound by a quantifier above them.
+func freeVars(n Node, bound []string, out *[]string) {
+	add := func(tm Term) {
+		if (tm.IsVar || tm.Plus) && !slices.Contains(bound, tm.Name) && !slices.Contains(*out, tm.Name) {
+			*out = append(*out, tm.Name)
+		}
+	}
+	switch x := n.(type) {
+	case *Atom:
+		for _, tm := range x.Args {
+			add(tm)
+		}
+	case *Eq:
+		add(x.L)
+		add(x.R)
+	case *Not:
+		freeVars(x.X, bound, out)
+	case *Binary:
+		freeVars(x.X, bound, out)
+		freeVars(x.Y, bound, out)
+	case *Quant:
+		freeVars(x.Body, append(append([]string(nil), bound...), x.Vars...), out)
+	}
+}
+
+// score is the Markov logic score of w: the weights of the true groundings
+// of the soft formulas, and whether every grounding of every hard formula
+// holds. A negative weight counts its formula's true groundings negatively.
+func score(t *testing.T, p *Program, w world, dom map[string][]string) (float64, bool) {
+	total, hardOK := 0.0, true
+	for _, f := range p.Formulas {
+		vt, err := varTypes(p, f.F)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var free []string
+		freeVars(f.F, nil, &free)
+		bind := map[string]string{}
+		var rec func(i int)
+		rec = func(i int) {
+			if i == len(free) {
+				ok := holds(f.F, bind, w, vt, dom)
+				if f.Hard {
+					hardOK = hardOK && ok
+				} else if ok {
+					total += f.Weight
+				}
+				return
+			}
+			for _, c := range dom[vt[free[i]]] {
+				bind[free[i]] = c
+				rec(i + 1)
+			}
+		}
+		rec(0)
+	}
+	// Functional arguments: exactly one value for each combination of the
+	// other arguments.
+	for _, d := range p.Preds {
+		for k, u := range d.Unique {
+			if !u {
+				continue
+			}
+			count := map[string]int{}
+			args := make([]string, len(d.Types))
+			var rec func(i int)
+			rec = func(i int) {
+				if i == len(args) {
+					rest := slices.Clone(args)
+					rest[k] = ""
+					if _, ok := count[key(d.Name, rest)]; !ok {
+						count[key(d.Name, rest)] = 0
+					}
+					if w[key(d.Name, args)] {
+						count[key(d.Name, rest)]++
+					}
+					return
+				}
+				for _, c := range dom[d.Types[i]] {
+					args[i] = c
+					rec(i + 1)
+				}
+			}
+			rec(0)
+			for _, n := range count {
+				hardOK = hardOK && n == 1
+			}
+		}
+	}
+	return total, hardOK
+}
+
+// TestGroundingMatchesDefinition enumerates every world of the unknown atoms
+// of small networks and checks the ground problem against the Markov logic
+// definition evaluated directly on the formulas: a world satisfies the
+// hard formulas exactly when it satisfies the ground constraints, and the
+// score plus the ground objective (the weight of violated ground clauses)
+// is the same for every such world. The formulas are single clauses (or
+// negative-weight unit clauses), where Alchemy's weight splitting changes
+// nothing.
+func TestGroundingMatchesDefinition(t *testing.T) {
+	for _, tc := range []struct {
+		name, prog, evidence string
+		opt                  Options
+	}{
+		{"smokers with quantifiers, comparisons and a hard rule", `person = {A, B, C}
+*Friends(person, person)
+Smokes(person)
+Cancer(person)
+Likes(person, person)
+1.5 Smokes(x) => Cancer(x)
+0.7 Friends(x, y) ^ Smokes(x) => Smokes(y)
+0.4 EXIST y Likes(x, y)
+2 Cancer(x) v x = A
+Likes(x, y) => Likes(y, x).
+-0.6 Cancer(x)
+0.3 Smokes(+x) v Cancer(+x)
+`, "Friends(A, B)\nFriends(B, C)\nSmokes(A)\n", Options{Query: []string{"Smokes", "Cancer", "Likes"}}},
+		{"functional argument and Alchemy's closed world", `HasPos(person, pos!)
+Boss(person)
+Likes(person, person)
+1 HasPos(x, Chief) => Boss(x)
+0.5 !Boss(x) v !Boss(y) v x = y
+1.2 Likes(x, y) => HasPos(y, Chief)
+`, "Likes(P1, P2)\nLikes(P2, P3)\nLikes(P3, P2)\nHasPos(P4, Clerk)\n!HasPos(P1, Clerk)\n", Options{Query: []string{"HasPos", "Boss"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ev, net := network(t, tc.prog, tc.evidence, tc.opt)
+			res, err := net.MAP(context.Background(), DefaultMAPOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := res.Ground
+			pr := g.Problem
+			if pr.NumVars > 16 {
+				t.Fatalf("%d unknown atoms: too many to enumerate", pr.NumVars)
+			}
+			base := world{}
+			for _, a := range ev {
+				base[key(a.Pred, constants(a.Args))] = a.Value == 1
+			}
+			names := make([]string, pr.NumVars)
+			for v := range names {
+				names[v] = key(g.Vars[v].Pred.Name, g.Args(v))
+			}
+			y := make([]float64, pr.NumVars)
+			constant, seen, best := 0.0, false, math.Inf(-1)
+			for mask := 0; mask < 1<<pr.NumVars; mask++ {
+				w := world{}
+				for k, b := range base {
+					w[k] = b
+				}
+				for v := range y {
+					y[v] = float64(mask >> v & 1)
+					w[names[v]] = y[v] == 1
+				}
+				s, hardOK := score(t, p, w, net.Domains)
+				feasible := pr.Violations(y, 1e-9).Violated == 0
+				if hardOK != feasible {
+					t.Fatalf("world %v: hard formulas hold %v, ground constraints hold %v", w, hardOK, feasible)
+				}
+				if !feasible {
+					continue
+				}
+				best = max(best, s)
+				c := s + pr.Objective(y)
+				if !seen {
+					constant, seen = c, true
+				} else if math.Abs(c-constant) > 1e-9 {
+					t.Fatalf("world %v: score %v + ground objective %v = %v, other worlds %v", w, s, pr.Objective(y), c, constant)
+				}
+			}
+			if !seen {
+				t.Fatal("no world satisfies the hard formulas")
+			}
+			// The MAP answer: its score is at most the best, and the
+			// certified bound is at least the best.
+			w := world{}
+			for k, b := range base {
+				w[k] = b
+			}
+			for v, x := range res.Values {
+				w[names[v]] = x == 1
+			}
+			s, hardOK := score(t, p, w, net.Domains)
+			if !hardOK || s > best+1e-9 || constant-res.LowerBound < best-1e-6 {
+				t.Errorf("MAP score %v (hard ok %v), best %v, certified bound on the score %v", s, hardOK, best, constant-res.LowerBound)
+			}
+			t.Logf("%d unknown atoms, %d ground clauses, %d hard; MAP score %.4g of best %.4g", pr.NumVars, pr.NumPotentials(), pr.NumConstraints(), s, best)
+		})
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	for _, tc := range []struct {
+		prog, evidence string
+		opt            Options
+		want           string
+	}{
+		{"P(t)\n", "", Options{}, "no query predicate"},
+		{"P(t)\n", "", Options{Query: []string{"Q"}}, "query predicate Q is not declared"},
+		{"*P(t)\nQ(t)\n", "", Options{Query: []string{"P"}}, "query predicate P is closed-world"},
+		{"P(t)\nQ(u)\n1 P(x) v Q(x)\n", "", Options{Query: []string{"P"}}, "t.mln:3:12: variable x is of type u here but of type t"},
+		{"P(t)\np(t)\n", "", Options{Query: []string{"P"}}, "t.mln:2:1:"},
+		{"P(t, t, t)\n", "P(A, B, C)\n", Options{Query: []string{"P"}, MaxAtoms: 10}, "open predicate P has 27 atoms (t: 3, t: 3, t: 3), more than the limit of 10"},
+		{"P(t)\n1 P(x) v x = y\n", "", Options{Query: []string{"P"}}, "t.mln:2:14: variable y occurs only in comparisons"},
+	} {
+		p, err := ParseProgram("t.mln", []byte(tc.prog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := ParseAtoms("t.db", []byte(tc.evidence), p, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Build(p, ev, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.prog, err, tc.want)
+		}
+	}
+}
+
+// TestTuffySmoke runs Tuffy's smokers sample: every friend of a smoker
+// smokes, and every smoker gets cancer (its USAGE notes the closure).
+func TestTuffySmoke(t *testing.T) {
+	dir := shareddata.Require(t, "tuffy", "smoke")
+	p, err := ReadProgram(dir + "/prog.mln")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ReadAtoms(dir+"/evidence.db", p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := ReadAtoms(dir+"/query.db", p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := Build(p, ev, Options{QueryAtoms: qs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := net.MAP(context.Background(), DefaultMAPOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for v, x := range res.Values {
+		if x == 1 {
+			got = append(got, fmt.Sprint(res.Ground.Vars[v].Pred.Name, res.Ground.Args(v)))
+		}
+	}
+	want := "Smokes[Bob] Smokes[Frank] Cancer[Anna] Cancer[Bob] Cancer[Edward] Cancer[Frank]"
+	if strings.Join(got, " ") != want || res.Cost != 0 || !res.Report.Optimal {
+		t.Errorf("true atoms %v (cost %v, optimal %v), want %s", got, res.Cost, res.Report.Optimal, want)
+	}
+}
