@@ -14,6 +14,7 @@
 //   - admm: consensus ADMM with a certified lower bound
 //   - lift: color refinement and the lifted problem
 //   - maxsat: weighted MAX-SAT, LP relaxation, derandomised rounding
+//   - mln: Markov logic (Alchemy and Tuffy files) on the same grounder and maxsat
 //   - learn: weight learning (voted perceptron, pseudo-likelihood)
 //   - eval: PSL's evaluators
 //   - pipeline: load, ground, write outputs, evaluate

@@ -90,10 +90,15 @@ func toProblem(in *Instance, ix *index) *Relaxation {
 // +1 or -1 and Const = (number of +1 coefficients) - 1, which is
 // w*max(1 - sum_{I+} y - sum_{I-} (1-y), 0) for the clause with a positive
 // literal for each -1 coefficient and a negated one for each +1; every
-// constraint must be a LessEq of the same shape (a hard clause). Variable i
-// of p is variable i of the instance, clause c < p.NumPotentials() is
-// potential c, and the hard clauses follow in constraint order. A
-// potential or constraint of any other shape is an error naming it.
+// constraint must be a LessEq of the same shape (a hard clause). Grounding
+// a rule in which one atom occurs twice sums its occurrences: a coefficient
+// of +k or -k is a literal repeated k times, which the clause merges (at 0/1
+// values the hinge is the same), and a constant above the clause's (an atom
+// and its negation both occurred and cancelled) is a clause that always
+// holds, kept with one of its variables as x | ~x. Variable i of p is
+// variable i of the instance, clause c < p.NumPotentials() is potential c,
+// and the hard clauses follow in constraint order. A potential or
+// constraint of any other shape is an error naming it.
 func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -104,17 +109,24 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 		lits = lits[:0]
 		nneg := 0
 		for k, v := range vars {
-			switch coefs[k] {
-			case -1:
+			a := coefs[k]
+			switch {
+			case a == 0:
+			case a < 0 && a == math.Trunc(a):
 				lits = append(lits, Pos(int(v)))
-			case 1:
+			case a > 0 && a == math.Trunc(a):
 				lits = append(lits, Not(int(v)))
-				nneg++
+				nneg += int(a)
 			default:
-				return fmt.Errorf("maxsat: %s %d is not a clause: coefficient %v on variable %d (want +1 or -1)", what, idx, coefs[k], v)
+				return fmt.Errorf("maxsat: %s %d is not a clause: coefficient %v on variable %d (want +1 or -1, or an integer for a repeated literal)", what, idx, a, v)
 			}
 		}
-		if math.Abs(c-float64(nneg-1)) > 1e-9 {
+		switch d := c - float64(nneg-1); {
+		case math.Abs(d) <= 1e-9:
+		case d == math.Trunc(d) && d > 0 && len(lits) > 0:
+			// Cancelled occurrences of an atom and its negation.
+			lits = append(lits, -lits[0])
+		default:
 			return fmt.Errorf("maxsat: %s %d is not a clause: constant %v, but a clause with %d negated literals has constant %d", what, idx, c, nneg, nneg-1)
 		}
 		return nil

@@ -173,7 +173,7 @@ func TestFromProblemRejects(t *testing.T) {
 		want string
 	}{
 		{"squared", mk(func(p *hlmrf.Problem) { p.AddPotential(1, -1, 2, -1, []int32{0}, []float64{-1}) }), "potential 0 is not a clause: squared hinge"},
-		{"coefficient", mk(func(p *hlmrf.Problem) { p.AddPotential(1, -1, 1, -1, []int32{0}, []float64{-2}) }), "potential 0 is not a clause: coefficient -2"},
+		{"coefficient", mk(func(p *hlmrf.Problem) { p.AddPotential(1, -1, 1, -1, []int32{0}, []float64{-0.5}) }), "potential 0 is not a clause: coefficient -0.5"},
 		{"constant", mk(func(p *hlmrf.Problem) {
 			p.AddPotential(1, -1, 1, -1, []int32{0}, []float64{-1})
 			p.AddPotential(1, 0.5, 1, -1, []int32{0, 1}, []float64{1, -1})
@@ -195,6 +195,37 @@ func TestFromProblemRejects(t *testing.T) {
 	}
 	if got := in.Clause(0); len(got) != 3 || got[0] != Not(0) || got[1] != Not(1) || got[2] != Pos(2) {
 		t.Fatalf("got clause %v, want [-1 -2 3]", got)
+	}
+	// Repeated atoms, as grounding sums them: x | x (coefficient -2,
+	// constant -1) is the clause x; x | ~x | y (x cancels: y's -1 and
+	// constant 0) always holds. At every 0/1 point the hinge and the clause
+	// agree.
+	p = mk(func(p *hlmrf.Problem) {
+		p.AddPotential(1, -1, 1, -1, []int32{0}, []float64{-2})
+		p.AddPotential(1, 0, 1, -1, []int32{1}, []float64{-1})
+		p.AddPotential(1, 1, 1, -1, []int32{0, 2}, []float64{2, -1}) // ~x | ~x | z
+	})
+	in, err = FromProblem(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mask := range 8 {
+		x := []bool{mask&1 != 0, mask&2 != 0, mask&4 != 0}
+		y := []float64{0, 0, 0}
+		for i, b := range x {
+			if b {
+				y[i] = 1
+			}
+		}
+		for c := range in.NumClauses() {
+			sat := false
+			for _, l := range in.Clause(c) {
+				sat = sat || x[l.Var()] != l.Neg()
+			}
+			if hinge := p.Hinge(c, y); sat != (hinge == 0) {
+				t.Errorf("clause %d %v at %v: satisfied %v, hinge %v", c, in.Clause(c), x, sat, hinge)
+			}
+		}
 	}
 }
 

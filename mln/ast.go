@@ -53,6 +53,8 @@ func (d *PredDecl) String() string {
 type Formula struct {
 	Weight float64
 	Hard   bool
+	// Fixed marks a weight written @w (Tuffy): weight learning keeps it.
+	Fixed bool
 	F      Node
 	Pos    model.Pos
 	Text   string // the statement as written
@@ -127,6 +129,16 @@ func (a *Atom) String() string {
 		args[i] = t.String()
 	}
 	return a.Pred + "(" + strings.Join(args, ", ") + ")"
+}
+
+// AtomString writes a ground atom in Alchemy syntax, Pred(A, "b c"):
+// constants that are not plain identifiers or numbers are quoted.
+func AtomString(pred string, args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = Term{Name: a}.String()
+	}
+	return pred + "(" + strings.Join(q, ", ") + ")"
 }
 
 // String writes the term in Alchemy syntax.

@@ -21,6 +21,11 @@ type Options struct {
 	// Open names predicates that are open besides the query predicates
 	// (Alchemy's -o); ignored under Tuffy's '*' convention.
 	Open []string
+	// HardWeight, when positive, makes every clause of a hard formula soft
+	// with this weight, as Alchemy and Tuffy treat hard clauses: a
+	// network whose hard clauses cannot all hold then still has a most
+	// probable world.
+	HardWeight float64
 	// MaxAtoms bounds the unknown atoms of one predicate (its domain
 	// product): a bigger one is refused with the sizes that make it, before
 	// anything is allocated. 0 means 50 million.
@@ -42,6 +47,8 @@ type Network struct {
 	// Formulas counts the formulas after +var expansion; Dropped counts
 	// clauses of weight 0 (they cannot change the answer).
 	Formulas, Dropped int
+
+	hardWeight float64 // Options.HardWeight
 }
 
 // ClauseInfo says which formula a clause (a rule of the network's model)
@@ -152,6 +159,10 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 			}
 		}
 	}
+	if opt.HardWeight < 0 || math.IsNaN(opt.HardWeight) || math.IsInf(opt.HardWeight, 0) {
+		return nil, fmt.Errorf("hard weight %v must be a finite number >= 0", opt.HardWeight)
+	}
+	net.hardWeight = opt.HardWeight
 	for _, f := range prog.Formulas {
 		if err := net.addFormula(prog, f); err != nil {
 			return nil, err
@@ -485,6 +496,12 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 // splitting the weight equally (Alchemy's convention) and rewriting clauses
 // of negative weight as unit clauses of their negated literals.
 func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string) error {
+	softened := f.Hard && net.hardWeight > 0
+	if softened {
+		soft := *f
+		soft.Hard, soft.Weight = false, net.hardWeight
+		f = &soft
+	}
 	mf, err := net.toModel(n, vt)
 	if err != nil {
 		return err
@@ -497,6 +514,9 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 		return nil // a tautology
 	}
 	w := f.Weight / float64(len(cs))
+	if softened {
+		w = f.Weight // each clause of a hard formula weighs HardWeight
+	}
 	if !f.Hard && w == 0 {
 		net.Dropped += len(cs)
 		return nil

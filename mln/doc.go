@@ -17,6 +17,7 @@
 //	-0.5 Friends(x, y) ^ !Smokes(y)                 negative weight
 //	Friends(x, y) <=> Friends(y, x).                hard formula (ends in '.')
 //	0.8  Smokes(+x)                                 one formula (and weight) per constant of x
+//	@2   Smokes(x) => Cancer(x)                     a fixed weight (Tuffy): learning keeps it
 //	1    EXIST y Friends(x, y)                      quantifiers: EXIST, FORALL
 //
 // The grammar of a formula, loosest first (all binary operators are right

@@ -186,7 +186,7 @@ type token struct {
 }
 
 // puncts lists the punctuation, longest first.
-var puncts = []string{"<=>", "...", "=>", "!=", "(", ")", ",", "!", "^", "=", "{", "}", ".", "+", "*"}
+var puncts = []string{"<=>", "...", "=>", "!=", "(", ")", ",", "!", "^", "=", "{", "}", ".", "+", "*", "@"}
 
 // lex splits one statement into tokens.
 func lex(s string, pos model.Pos) ([]token, error) {
@@ -323,6 +323,12 @@ func (p *Program) statement(toks []token, st statement) error {
 	}
 	ps.i = 0
 	f := &Formula{Pos: st.pos, Text: st.text}
+	if ps.accept("@") {
+		f.Fixed = true
+		if t := ps.peek(); t.kind != tNumber || !isWeight(t.text) {
+			return model.Errorf(t.pos, "'@' must be followed by a weight (Tuffy's fixed weight), found %s", describe(t))
+		}
+	}
 	if t := ps.peek(); t.kind == tNumber && isWeight(t.text) {
 		w, err := strconv.ParseFloat(t.text, 64)
 		if err != nil || w != w {
@@ -340,7 +346,7 @@ func (p *Program) statement(toks []token, st statement) error {
 	}
 	if ps.accept(".") {
 		f.Hard = true
-		if ps.toks[0].kind == tNumber && isWeight(ps.toks[0].text) {
+		if f.Fixed || ps.toks[0].kind == tNumber && isWeight(ps.toks[0].text) {
 			return model.Errorf(ps.toks[0].pos, "a hard formula (ending in '.') takes no weight")
 		}
 	}

@@ -17,7 +17,7 @@ HasAge(person, num!)
    comment */ 1.5  Smokes(x) => Cancer(x)   // trailing comment
 -0.5 Friends(x, y) ^ !Smokes(y)
 Friends(x, y) <=> Friends(y, x).
-0.8 Smokes(+x)
+@0.8 Smokes(+x)
 1 EXIST y Friends(x, y) v x = "Carl Jr"
 2.5e-1 FORALL x !Cancer(x) v Smokes(x)
 Cancer(x)
@@ -99,9 +99,10 @@ func TestParseErrors(t *testing.T) {
 		{decl + "1 P(x) P(y)\n", `e.mln:3:8: unexpected "P" after the formula`},
 		{decl + "1 EXIST X P(X)\n", "e.mln:3:9: EXIST: expected a variable"},
 		{decl + "1 P(+A)\n", "e.mln:3:6: '+' must be followed by a variable"},
+		{decl + "@ P(x)\n", "e.mln:3:3: '@' must be followed by a weight"},
 		{decl + "P(t)\n", ""}, // a formula over a declared predicate (weight to learn)
 		{decl + "*P(t)\n", "e.mln:3:2: predicate P declared again"},
-		{decl + "1 P(x) @\n", `e.mln:3:8: unexpected character "@"`},
+		{decl + "1 P(x) &\n", `e.mln:3:8: unexpected character "&"`},
 		{decl + "/* open\n", "e.mln:3:1: comment /* not closed"},
 		{decl + `1 P("abc)` + "\n", "e.mln:3:5: string not closed"},
 		{"t = {1, ..., }\n", "e.mln:1:9: '...' ranges over integers"},

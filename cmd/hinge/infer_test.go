@@ -137,7 +137,7 @@ targets:
 			[]string{"still violated", "Smokes(B) + Smokes(C) >= 3 ."}},
 		{"no targets", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", map[string]string{"smokes_targets.txt": "", "d.data": strings.Replace(data, "targets:\n  Smokes: smokes_targets.txt\n", "", 1)}, nil, 0,
 			[]string{"total: 0 variables"}},
-		{"not clausal for --discrete", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\nSmokes(B) + Smokes(C) <= 1 .\n", nil, []string{"--discrete"}, 2,
+		{"not clausal for --discrete", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n0.5 * Smokes(B) + Smokes(C) <= 1 .\n", nil, []string{"--discrete"}, 2,
 			[]string{"--discrete"}},
 		{"bad eval option", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", nil, []string{"--eval-option", "nokeyvalue"}, 2,
 			[]string{"want KEY=VALUE"}},

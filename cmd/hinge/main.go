@@ -98,7 +98,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("hinge {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
@@ -108,6 +107,7 @@ func newRoot() *cobra.Command {
 		newLiftCmd(),
 		newMaxsatCmd(),
 		newLearnCmd(),
+		newMLNCmd(),
 	)
 	return root
 }

@@ -56,10 +56,13 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("unknown command %q", args[0])
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
 	}
-	return badInput(errors.New(msg + "; run 'hinge --help' for the commands"))
+	return badInput(fmt.Errorf("%s; run '%s --help' for the commands", msg, cmd.CommandPath()))
 }
 
 // flagError types a flag parsing error as bad input and, for an unknown

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/mln"
+)
+
+func newMLNCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mln",
+		Short: "Markov logic networks in Alchemy/Tuffy format: MAP inference",
+		Long: `Markov logic networks read from Alchemy and Tuffy files (.mln programs, .db
+evidence) or ExpressGNN folders, grounded by hinge's grounder and solved as
+weighted MAX-SAT with a certified bound.`,
+		Args: rootArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newMLNInferCmd())
+	return cmd
+}
+
+type mlnInferOptions struct {
+	input, queryFile, folder, result, report, method string
+	evidence, query, open                            []string
+	flips                                            int
+	hardWeight                                       float64
+	seed                                             uint64
+	quiet                                            bool
+	admm                                             admm.Options
+}
+
+// mlnReport is the --report JSON of hinge mln infer.
+type mlnReport struct {
+	Formulas      int           `json:"formulas"`
+	Clauses       int           `json:"clauses"`
+	GroundClauses int           `json:"ground_clauses"`
+	HardClauses   int           `json:"ground_hard_clauses"`
+	Unknowns      int           `json:"unknown_atoms"`
+	Method        string        `json:"method"`
+	Cost          float64       `json:"cost"`
+	LowerBound    float64       `json:"cost_lower_bound"`
+	HardViolated  int           `json:"hard_violated"`
+	Optimal       bool          `json:"optimal"`
+	Accuracy      *float64      `json:"accuracy,omitempty"`
+	Queries       int           `json:"queries,omitempty"`
+	MaxSAT        maxsat.Report `json:"maxsat"`
+	Seconds       struct {
+		Load, Ground, Solve, Total float64
+	} `json:"seconds"`
+}
+
+func newMLNInferCmd() *cobra.Command {
+	o := &mlnInferOptions{admm: maxsat.DefaultOptions().ADMM}
+	cmd := &cobra.Command{
+		Use:   "infer -i PROG.mln -e EVIDENCE.db -q PRED[,PRED] [-r OUT] | --folder DIR",
+		Short: "MAP inference: the most probable world of a Markov logic network",
+		Long: `Read a Markov logic network (Alchemy/Tuffy .mln with .db evidence, or an
+ExpressGNN folder with predicates, rules, facts and queries), ground it with
+hinge's grounder and find its most probable world as weighted MAX-SAT.
+
+Methods (--method):
+  lp-round    the LP relaxation by ADMM, rounded by derandomised
+              Goemans-Williamson rounding (at least 3/4 of the optimum)
+  lp-walksat  lp-round followed by MaxWalkSAT (--flips) from the rounded world
+  maxwalksat  MaxWalkSAT alone from a random world (Alchemy's and Tuffy's MAP)
+Every method also reports a certified lower bound on the cost (the weight of
+violated ground clauses) of any world that satisfies the hard clauses.
+
+The result (-r FILE, else standard output) lists every unknown atom of the
+query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'. With --folder the query
+atoms come with their truth and the accuracy of the MAP world on them is
+printed. Predicates marked '*' are closed-world (Tuffy); with no '*' in the
+program the query predicates and --open ones are open and all others closed
+(Alchemy).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.input, "input", "i", "", "Markov logic program (.mln)")
+	f.StringSliceVarP(&o.evidence, "evidence", "e", nil, "evidence file(s) (.db; repeatable or comma-separated)")
+	f.StringSliceVarP(&o.query, "query", "q", nil, "query predicate(s) (repeatable or comma-separated)")
+	f.StringVar(&o.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant")
+	f.StringSliceVarP(&o.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -o; ignored when the program marks closed ones with '*')")
+	f.StringVar(&o.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
+	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
+	f.StringVar(&o.method, "method", mln.MethodLPRound, "MAP method: lp-round, lp-walksat or maxwalksat")
+	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT")
+	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
+	f.Float64Var(&o.hardWeight, "hard-weight", 0, "treat every hard clause as soft with this weight (as Alchemy and Tuffy do), so that unsatisfiable hard clauses still give a world; 0: hard clauses are constraints")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	addADMMFlags(cmd, &o.admm)
+	return cmd
+}
+
+func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	start := time.Now()
+	if err := o.admm.Validate(); err != nil {
+		return badInput(err)
+	}
+	if o.flips < 0 {
+		return badInput(fmt.Errorf("--flips %d: must be >= 0", o.flips))
+	}
+	var prog *mln.Program
+	var evidence, queries []mln.GroundAtom
+	opt := mln.Options{Query: o.query, Open: o.open, HardWeight: o.hardWeight}
+	switch {
+	case o.folder != "" && (o.input != "" || len(o.evidence) > 0):
+		return badInput(errors.New("give either --folder or -i/-e, not both"))
+	case o.folder != "":
+		fo, err := mln.ReadFolder(o.folder)
+		if err != nil {
+			return badInput(err)
+		}
+		prog, evidence, queries = fo.Program, fo.Evidence, fo.Queries
+		for _, q := range queries {
+			opt.Query = append(opt.Query, q.Pred)
+		}
+	case o.input == "":
+		return badInput(errors.New("give the program with -i PROG.mln (and evidence with -e), or --folder DIR"))
+	default:
+		var err error
+		if prog, err = mln.ReadProgram(o.input); err != nil {
+			return badInput(err)
+		}
+		for _, e := range o.evidence {
+			ev, err := mln.ReadAtoms(e, prog, false)
+			if err != nil {
+				return badInput(err)
+			}
+			evidence = append(evidence, ev...)
+		}
+		if o.queryFile != "" {
+			qs, err := mln.ReadAtoms(o.queryFile, prog, true)
+			if err != nil {
+				return badInput(err)
+			}
+			opt.QueryAtoms = qs
+		}
+	}
+	net, err := mln.Build(prog, evidence, opt)
+	if err != nil {
+		return badInput(err)
+	}
+	load := time.Since(start).Seconds()
+
+	bar := progress.ForTerminal(stderr, o.quiet)
+	mo := mln.DefaultMAPOptions()
+	mo.Method = o.method
+	mo.MaxSAT.ADMM = o.admm
+	mo.MaxSAT.ADMM.Progress = func(pr admm.Progress) {
+		bar.Status("relaxation: ADMM iteration %d  objective %.6g", pr.Iteration, pr.Objective)
+	}
+	mo.MaxSAT.Seed = o.seed
+	mo.MaxSAT.LocalSearch = o.flips
+	res, err := net.MAP(ctx, mo)
+	bar.Done()
+	if err != nil {
+		return failed(err)
+	}
+	g := res.Ground
+	rep := mlnReport{
+		Formulas: net.Formulas, Clauses: len(net.Clauses), Unknowns: g.Problem.NumVars,
+		GroundClauses: g.Problem.NumPotentials() + g.Problem.NumConstraints(), HardClauses: g.Problem.NumConstraints(),
+		Method: o.method, Cost: res.Cost, LowerBound: res.LowerBound, HardViolated: res.Report.HardViolated,
+		Optimal: res.Report.Optimal, MaxSAT: res.Report,
+	}
+	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
+
+	// The query atoms' values, and the accuracy on atoms with a known truth.
+	value := map[string]float64{}
+	var lines []string
+	for v, ref := range g.Vars {
+		if !net.Query[ref.Pred.Index] {
+			continue
+		}
+		k := mln.AtomString(ref.Pred.Name, g.Args(v))
+		value[k] = res.Values[v]
+		lines = append(lines, fmt.Sprintf("%s %g", k, res.Values[v]))
+	}
+	sort.Strings(lines)
+	if len(queries) > 0 {
+		right := 0
+		for _, q := range queries {
+			args := make([]string, len(q.Args))
+			for i, t := range q.Args {
+				args[i] = t.Name
+			}
+			if v, ok := value[mln.AtomString(q.Pred, args)]; ok && v == q.Value {
+				right++
+			}
+		}
+		acc := float64(right) / float64(len(queries))
+		rep.Accuracy, rep.Queries = &acc, len(queries)
+	}
+	write := func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if o.result != "" {
+		if err := atomicfile.Write(o.result, write); err != nil {
+			return failed(err)
+		}
+	}
+	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s\n",
+		rep.Formulas, rep.Clauses, rep.Unknowns, rep.GroundClauses, rep.HardClauses, rep.Seconds.Ground)
+	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g, %d hard clause(s) violated%s; %.3f s\n",
+		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal), res.Seconds.Solve)
+	if rep.Accuracy != nil {
+		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
+	}
+	if o.result == "" {
+		if err := write(stdout); err != nil {
+			return failed(err)
+		}
+	}
+	rep.Seconds.Total = time.Since(start).Seconds()
+	if o.report != "" {
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
+	}
+	if res.Report.HardViolated > 0 {
+		why := ""
+		if res.Report.Infeasible {
+			why = ": the hard clauses are proven unsatisfiable (the relaxation's certified bound is negative); --hard-weight W treats them as soft, as Alchemy and Tuffy do"
+		}
+		return failed(fmt.Errorf("the MAP world violates %d hard clause(s)%s", res.Report.HardViolated, why))
+	}
+	return nil
+}
+
+func optimalWord(ok bool) string {
+	if ok {
+		return ", proven optimal"
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const mlnSmokers = `// smokers, Tuffy style
+*Friends(person, person)
+Smokes(person)
+Cancer(person)
+0.5  !Smokes(a1) v Cancer(a1)
+0.4  Friends(a1, a2) ^ Smokes(a1) => Smokes(a2)
+`
+
+func TestMLNInfer(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "prog.mln", mlnSmokers)
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
+	out, rep := filepath.Join(dir, "out.result"), filepath.Join(dir, "r.json")
+	code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "-r", out, "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\nSmokes(Bob) 1\nSmokes(Carl) 1\n"
+	if string(got) != want || !strings.Contains(errs, "cost 0, certified lower bound 0") {
+		t.Errorf("result:\n%s\nwant:\n%s\nstderr: %s", got, want, errs)
+	}
+	var r mlnReport
+	readJSON(t, rep, &r)
+	if r.Unknowns != 5 || r.Clauses != 2 || !r.Optimal {
+		t.Errorf("report %+v", r)
+	}
+	for _, m := range []string{"lp-walksat", "maxwalksat"} {
+		if code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", m); code != 0 || !strings.Contains(stdout, "Cancer(Carl) 1") {
+			t.Errorf("%s: exit %d\n%s%s", m, code, stdout, errs)
+		}
+	}
+}
+
+func TestMLNInferFolderAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "predicates", "parent(person, person)\nchild(person, person)\n")
+	writeFile(t, dir, "rules", "1.0 !parent(x, y) v child(y, x)\n")
+	writeFile(t, dir, "facts", "parent(1, 2)\nparent(2, 3)\n")
+	writeFile(t, dir, "queries", "child(2, 1)\nchild(3, 2)\n!child(1, 3)\n")
+	code, stdout, errs := runCLI(t, "mln", "infer", "--folder", dir)
+	if code != 0 || !strings.Contains(errs, "accuracy on 3 query atoms with truth: 1.0000") || !strings.Contains(stdout, "child(2, 1) 1") {
+		t.Errorf("exit %d\n%s%s", code, stdout, errs)
+	}
+	bad := writeFile(t, dir, "bad.mln", "P(t)\n1 P(x) v Q(x)\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"mln", "infer", "-i", bad, "-q", "P"}, 2, "bad.mln:2:10: unknown predicate Q"},
+		{[]string{"mln", "infer", "-q", "P"}, 2, "give the program with -i"},
+		{[]string{"mln", "infer", "-i", bad, "--folder", dir}, 2, "either --folder or -i"},
+		{[]string{"mln", "infer", "--folder", dir, "--method", "gibbs"}, 1, `unknown MAP method "gibbs"`},
+		{[]string{"mln", "infr"}, 2, `unknown command "infr" (did you mean infer?)`},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+	// Unsatisfiable hard clauses: exit 1 with the proof, or a world with --hard-weight.
+	prog2 := writeFile(t, dir, "hard2.mln", "P(t)\nQ(t)\nP(x) v Q(x).\n!P(x).\n!Q(x).\n1 P(A)\n")
+	code, _, errs = runCLI(t, "mln", "infer", "-i", prog2, "-q", "P,Q", "-e", writeFile(t, dir, "d.db", ""))
+	if code != 1 || !strings.Contains(errs, "proven unsatisfiable") {
+		t.Errorf("unsatisfiable: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog2, "-q", "P,Q", "-e", writeFile(t, dir, "d.db", ""), "--hard-weight", "10"); code != 0 {
+		t.Errorf("--hard-weight: exit %d, %s", code, errs)
+	}
+}
