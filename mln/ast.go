@@ -55,9 +55,9 @@ type Formula struct {
 	Hard   bool
 	// Fixed marks a weight written @w (Tuffy): weight learning keeps it.
 	Fixed bool
-	F      Node
-	Pos    model.Pos
-	Text   string // the statement as written
+	F     Node
+	Pos   model.Pos
+	Text  string // the statement as written
 }
 
 // Node is a formula's syntax tree.
