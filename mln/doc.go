@@ -77,4 +77,13 @@
 // ground clause that the evidence satisfies is dropped, and one whose
 // literals are all fixed by the evidence is a constant, counted in the
 // report but not in the ground problem.
+//
+// # Inference
+//
+// MAP (Network.MAP) is weighted MAX-SAT over the ground clauses (package
+// maxsat: LP relaxation and rounding with a certified bound, MaxWalkSAT).
+// Marginals (Network.Marginals) are estimated by MC-SAT (Poon and Domingos
+// 2006) with SampleSAT, started from a MAP world, or by Gibbs sampling,
+// which needs every clause soft: a hard clause makes the chain unable to
+// move between the worlds it allows.
 package mln

@@ -121,3 +121,65 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
 }
+
+// Marginal methods.
+const (
+	// MethodMCSAT is MC-SAT (Alchemy's default), started from a MAP world.
+	MethodMCSAT = "mcsat"
+	// MethodGibbs is Gibbs sampling (soft clauses only).
+	MethodGibbs = "gibbs"
+)
+
+// MarginalResult holds the estimated probability that each unknown atom is
+// true.
+type MarginalResult struct {
+	Ground  *ground.Result
+	Probs   []float64 // per variable of Ground
+	Seconds struct{ Ground, Sample float64 }
+}
+
+// Marginals grounds the network and estimates every unknown atom's
+// marginal probability by MC-SAT (from the MAP world that mapOpt finds, so
+// that the hard clauses hold) or Gibbs sampling (from all false).
+func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOptions, so SampleOptions) (*MarginalResult, error) {
+	start := time.Now()
+	g, err := ground.Ground(net.Model, net.Store, mapOpt.Ground)
+	if err != nil {
+		return nil, err
+	}
+	res := &MarginalResult{Ground: g}
+	res.Seconds.Ground = time.Since(start).Seconds()
+	start = time.Now()
+	in, err := maxsat.FromProblem(g.Problem)
+	if err != nil {
+		return nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
+	}
+	switch method {
+	case MethodMCSAT, "":
+		init := make([]bool, in.NumVars)
+		if in.NumHard() > 0 {
+			mo := mapOpt.MaxSAT
+			if mo.LocalSearch == 0 {
+				mo.LocalSearch = 100_000
+			}
+			sol, err := maxsat.Solve(ctx, in, mo)
+			if err != nil {
+				return nil, err
+			}
+			if sol.Report.HardViolated > 0 {
+				return nil, fmt.Errorf("mln: MC-SAT needs a world that satisfies the hard clauses; the best found violates %d", sol.Report.HardViolated)
+			}
+			init = sol.X
+		}
+		res.Probs, err = MCSAT(ctx, in, init, so)
+	case MethodGibbs:
+		res.Probs, err = Gibbs(ctx, in, nil, so)
+	default:
+		return nil, fmt.Errorf("mln: unknown marginal method %q (want %s or %s)", method, MethodMCSAT, MethodGibbs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Seconds.Sample = time.Since(start).Seconds()
+	return res, nil
+}

@@ -34,8 +34,9 @@ weighted MAX-SAT with a certified bound.`,
 type mlnInferOptions struct {
 	input, queryFile, folder, result, report, method string
 	evidence, query, open                            []string
-	flips                                            int
+	flips, samples, burnIn                           int
 	hardWeight                                       float64
+	marginal, mapFlag                                bool
 	seed                                             uint64
 	quiet                                            bool
 	admm                                             admm.Options
@@ -97,7 +98,11 @@ program the query predicates and --open ones are open and all others closed
 	f.StringSliceVarP(&o.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -o; ignored when the program marks closed ones with '*')")
 	f.StringVar(&o.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
-	f.StringVar(&o.method, "method", mln.MethodLPRound, "MAP method: lp-round, lp-walksat or maxwalksat")
+	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: mcsat (default) or gibbs")
+	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
+	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
+	f.IntVar(&o.samples, "samples", 1000, "marginals: samples kept")
+	f.IntVar(&o.burnIn, "burn-in", 100, "marginals: samples discarded first")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
@@ -114,6 +119,24 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.flips < 0 {
 		return badInput(fmt.Errorf("--flips %d: must be >= 0", o.flips))
+	}
+	switch o.method {
+	case mln.MethodMCSAT, mln.MethodGibbs:
+		o.marginal = true
+	case "":
+		o.method = mln.MethodLPRound
+		if o.marginal {
+			o.method = mln.MethodMCSAT
+		}
+	}
+	if o.marginal && o.mapFlag {
+		return badInput(errors.New("--map and --marginal exclude each other"))
+	}
+	if o.marginal && o.method != mln.MethodMCSAT && o.method != mln.MethodGibbs {
+		return badInput(fmt.Errorf("--method %s is a MAP method; marginals take mcsat or gibbs", o.method))
+	}
+	if o.marginal && (o.samples <= 0 || o.burnIn < 0) {
+		return badInput(fmt.Errorf("--samples %d must be > 0 and --burn-in %d >= 0", o.samples, o.burnIn))
 	}
 	var prog *mln.Program
 	var evidence, queries []mln.GroundAtom
@@ -167,6 +190,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	mo.MaxSAT.Seed = o.seed
 	mo.MaxSAT.LocalSearch = o.flips
+	if o.marginal {
+		bar.Done()
+		return o.marginals(ctx, net, mo, load, start, queries, stdout, stderr)
+	}
 	res, err := net.MAP(ctx, mo)
 	bar.Done()
 	if err != nil {
@@ -244,6 +271,53 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			why = ": the hard clauses are proven unsatisfiable (the relaxation's certified bound is negative); --hard-weight W treats them as soft, as Alchemy and Tuffy do"
 		}
 		return failed(fmt.Errorf("the MAP world violates %d hard clause(s)%s", res.Report.HardViolated, why))
+	}
+	return nil
+}
+
+// marginals runs MC-SAT or Gibbs and writes 'Pred(A, B) p' lines, as
+// Alchemy's result files do.
+func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo mln.MAPOptions, load float64, start time.Time, queries []mln.GroundAtom, stdout, stderr io.Writer) error {
+	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed}
+	res, err := net.Marginals(ctx, o.method, mo, so)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return failed(err)
+		}
+		return badInput(err)
+	}
+	g := res.Ground
+	var lines []string
+	for v, ref := range g.Vars {
+		if net.Query[ref.Pred.Index] {
+			lines = append(lines, fmt.Sprintf("%s %.4f", mln.AtomString(ref.Pred.Name, g.Args(v)), res.Probs[v]))
+		}
+	}
+	sort.Strings(lines)
+	write := func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s; %s: %d samples after %d burn-in in %.3f s\n",
+		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Seconds.Ground,
+		o.method, o.samples, o.burnIn, res.Seconds.Sample)
+	if o.result != "" {
+		if err := atomicfile.Write(o.result, write); err != nil {
+			return failed(err)
+		}
+	} else if err := write(stdout); err != nil {
+		return failed(err)
+	}
+	if o.report != "" {
+		rep := map[string]any{"method": o.method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
+			"samples": o.samples, "burn_in": o.burnIn, "seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
 	}
 	return nil
 }

@@ -37,7 +37,16 @@ func TestMLNInfer(t *testing.T) {
 	if r.Unknowns != 5 || r.Clauses != 2 || !r.Optimal {
 		t.Errorf("report %+v", r)
 	}
-	for _, m := range []string{"lp-walksat", "maxwalksat"} {
+	// Marginals: with only soft clauses every atom has a probability
+	// strictly between 0 and 1; Cancer(Anna) (Anna smokes) is likely.
+	code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--marginal", "--samples", "2000", "--seed", "3")
+	if code != 0 || !strings.HasPrefix(stdout, "Cancer(Anna) 0.") || strings.Count(stdout, "\n") != 3 {
+		t.Errorf("--marginal: exit %d\n%s%s", code, stdout, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--marginal", "--method", "lp-round"); code != 2 || !strings.Contains(errs, "is a MAP method") {
+		t.Errorf("--marginal --method lp-round: exit %d, %s", code, errs)
+	}
+	for _, m := range []string{"lp-walksat", "maxwalksat", "gibbs"} {
 		if code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", m); code != 0 || !strings.Contains(stdout, "Cancer(Carl) 1") {
 			t.Errorf("%s: exit %d\n%s%s", m, code, stdout, errs)
 		}
