@@ -121,8 +121,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return badInput(fmt.Errorf("--flips %d: must be >= 0", o.flips))
 	}
 	switch o.method {
+	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT:
 	case mln.MethodMCSAT, mln.MethodGibbs:
 		o.marginal = true
+	default:
+		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat, mcsat or gibbs", o.method))
 	case "":
 		o.method = mln.MethodLPRound
 		if o.marginal {

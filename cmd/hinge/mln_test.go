@@ -46,7 +46,10 @@ func TestMLNInfer(t *testing.T) {
 	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--marginal", "--method", "lp-round"); code != 2 || !strings.Contains(errs, "is a MAP method") {
 		t.Errorf("--marginal --method lp-round: exit %d, %s", code, errs)
 	}
-	for _, m := range []string{"lp-walksat", "maxwalksat", "gibbs"} {
+	if code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", "gibbs"); code != 0 || !strings.HasPrefix(stdout, "Cancer(Anna) 0.") {
+		t.Errorf("gibbs: exit %d\n%s%s", code, stdout, errs)
+	}
+	for _, m := range []string{"lp-walksat", "maxwalksat"} {
 		if code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", m); code != 0 || !strings.Contains(stdout, "Cancer(Carl) 1") {
 			t.Errorf("%s: exit %d\n%s%s", m, code, stdout, errs)
 		}
@@ -72,7 +75,7 @@ func TestMLNInferFolderAndErrors(t *testing.T) {
 		{[]string{"mln", "infer", "-i", bad, "-q", "P"}, 2, "bad.mln:2:10: unknown predicate Q"},
 		{[]string{"mln", "infer", "-q", "P"}, 2, "give the program with -i"},
 		{[]string{"mln", "infer", "-i", bad, "--folder", dir}, 2, "either --folder or -i"},
-		{[]string{"mln", "infer", "--folder", dir, "--method", "gibbs"}, 1, `unknown MAP method "gibbs"`},
+		{[]string{"mln", "infer", "--folder", dir, "--method", "tabu"}, 2, `--method "tabu": want lp-round, lp-walksat, maxwalksat, mcsat or gibbs`},
 		{[]string{"mln", "infr"}, 2, `unknown command "infr" (did you mean infer?)`},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
