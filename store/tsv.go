@@ -46,10 +46,10 @@ func (s Section) String() string {
 // Table.SetValue (default 0; when a target is listed twice with values, the
 // last one wins). Line ends may be "\n" or "\r\n"; lines that are empty or
 // hold only spaces and tabs are skipped, and so is a UTF-8 byte order mark
-// at the start of the file. A targets line may leave the value
-// column empty (a trailing tab): the target then has no initial value. Arguments are taken verbatim (not
-// trimmed); an empty argument is an error. Spaces around the value are
-// ignored.
+// at the start of the file. Spaces and tabs at both ends of a line are
+// ignored, as PSL trims each line; inside the line arguments are taken
+// verbatim (a blank next to a tab is part of the argument), and an empty
+// argument is an error. Spaces around the value are ignored.
 //
 // Every error names name:line:col and what is wrong: the wrong number of
 // columns, a value that is not a number or is outside [0,1], an atom that is
@@ -119,9 +119,26 @@ func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []in
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if isBlank(line) {
+	// Blanks at both ends of the line are not part of the atom, as PSL
+	// reads it: PSL's own drug-interaction targets file has thousands of
+	// lines ending in a space.
+	lead := 0
+	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
+		lead++
+	}
+	line = bytes.TrimRight(line[lead:], " \t")
+	if len(line) == 0 {
 		return nil
 	}
+	if err := s.loadFields(p, what, line, ids); err != nil {
+		err.col += lead // columns count from the start of the untrimmed line
+		return err
+	}
+	return nil
+}
+
+// loadFields parses a trimmed, non-empty line and adds its atom.
+func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []int32) *lineError {
 	cols := bytes.Count(line, tab) + 1
 	arity := p.Arity
 	if cols != arity && cols != arity+1 {

@@ -65,8 +65,12 @@ func TestLoadTSV(t *testing.T) {
 			err: "data.tsv:1:1: expected 2 or 3 tab-separated columns for Link/2, found 1 (columns must be separated by tabs, not spaces)"},
 		{name: "not a number", arity: 2, section: Observations, in: "a\tb\t1\nab\tc\tyes\n",
 			err: `data.tsv:2:6: value "yes" is not a number`},
-		{name: "empty value", arity: 2, section: Observations, in: "a\tb\t\n",
-			err: `data.tsv:1:5: the value column is empty (give a value in [0,1], or remove the trailing tab for the default 1)`},
+		{name: "trailing tab on an observation", arity: 2, section: Observations, in: "a\tb\t\n",
+			want: map[string]atomRec{"a|b": {1, Observed}}},
+		{name: "blanks at the ends of lines are trimmed, as PSL does", arity: 2, section: Observations, in: "a\tb \nc\td\t0.5 \t\r\n \te\tf\n",
+			want: map[string]atomRec{"a|b": {1, Observed}, "c|d": {0.5, Observed}, "e|f": {1, Observed}}},
+		{name: "a blank next to a tab inside the line stays", arity: 2, section: Observations, in: "a \tb\n",
+			want: map[string]atomRec{"a |b": {1, Observed}}},
 		{name: "targets with a trailing tab", arity: 2, section: Targets, in: "a\tb\t\nc\td\t 0.5\r\ne\tf\t \n",
 			want: map[string]atomRec{"a|b": {0, Target}, "c|d": {0.5, Target}, "e|f": {0, Target}}},
 		{name: "above 1", arity: 2, section: Observations, in: "a\tb\t1.5\n",
@@ -77,8 +81,8 @@ func TestLoadTSV(t *testing.T) {
 			err: "data.tsv:1:5: truth value NaN is outside [0,1]"},
 		{name: "target value out of range", arity: 2, section: Targets, in: "a\tb\t2\n",
 			err: "data.tsv:1:5: truth value 2 is outside [0,1]"},
-		{name: "empty argument", arity: 2, section: Observations, in: "a\tb\n\tb\n",
-			err: "data.tsv:2:1: argument 1 of Link/2 is empty"},
+		{name: "leading tab trimmed", arity: 2, section: Observations, in: "a\tb\n\tb\n",
+			err: "data.tsv:2:2: expected 2 or 3 tab-separated columns for Link/2, found 1"},
 		{name: "empty second argument", arity: 3, section: Observations, in: "a\t\tc\n",
 			err: "data.tsv:1:3: argument 2 of Link/3 is empty"},
 		{name: "observed twice differently", arity: 2, section: Observations, in: "a\tb\t1\na\tb\t0.5\n",
@@ -277,8 +281,8 @@ func refLoadTSV(in string, arity int, sec Section) (map[string]atomRec, bool) {
 	out := make(map[string]atomRec)
 	in = strings.TrimPrefix(in, "\ufeff")
 	for _, line := range strings.Split(in, "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.Trim(line, " \t") == "" {
+		line = strings.Trim(strings.TrimSuffix(line, "\r"), " \t") // PSL trims each line
+		if line == "" {
 			continue
 		}
 		cols := strings.Split(line, "\t")
@@ -328,6 +332,7 @@ func FuzzLoadTSV(f *testing.F) {
 	f.Add([]byte("a\tb\nA\tb\t0.25\na\tb\t1\n"), uint8(2), uint8(1))
 	f.Add([]byte("x\t1e-3\n\ty\n"), uint8(1), uint8(2))
 	f.Add([]byte("a\tb\tc\td\n"), uint8(3), uint8(0))
+	f.Add([]byte(" a\tb \t\n\t c\td\t0.5\t \r\n"), uint8(2), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, arity, sec uint8) {
 		ar := int(arity%4) + 1
 		section := Section(sec % 3)
