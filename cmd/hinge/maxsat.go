@@ -49,9 +49,11 @@ clause per line). Weights may be real numbers.
 
 Output follows the MaxSAT Evaluation: 'c' comment lines (bound, ratio,
 times), 'o COST' (the weight of falsified soft clauses), 's OPTIMUM FOUND'
-only when the cost meets the certified bound, else 's SATISFIABLE', or
-'s UNSATISFIABLE' when the answer violates hard clauses (then the exit status
-is 1), and 'v 1 -2 3 ...' with the assignment.`,
+only when the cost meets the certified bound, else 's SATISFIABLE';
+'s UNSATISFIABLE' only when the certified bound proves that no assignment
+satisfies the hard clauses, and 's UNKNOWN' when the answer violates hard
+clauses without such a proof (in both cases the exit status is 1); then
+'v 1 -2 3 ...' with the best assignment found.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -148,10 +150,10 @@ func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost floa
 		fmt.Fprintln(w, "c the certified bound is negative: no assignment satisfies the hard clauses")
 		fmt.Fprintln(w, "s UNSATISFIABLE")
 	case r.HardViolated > 0:
-		fmt.Fprintf(w, "c UNSATISFIABLE here means: the assignment below violates %d hard clauses;\n", r.HardViolated)
-		fmt.Fprintln(w, "c hinge did not prove that no assignment satisfies them")
-		fmt.Fprintf(w, "c cost of the falsified soft clauses: %s\n", g(cost))
-		fmt.Fprintln(w, "s UNSATISFIABLE")
+		// No proof either way: the MaxSAT Evaluation's answer is UNKNOWN.
+		fmt.Fprintf(w, "c the best assignment found violates %d hard clauses, and the bound does not prove that none satisfies them\n", r.HardViolated)
+		fmt.Fprintf(w, "c its cost of falsified soft clauses: %s; it is in the v line below and in --report\n", g(cost))
+		fmt.Fprintln(w, "s UNKNOWN")
 	case r.Optimal:
 		fmt.Fprintf(w, "o %s\n", g(cost))
 		fmt.Fprintln(w, "s OPTIMUM FOUND")

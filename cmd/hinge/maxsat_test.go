@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,10 +117,55 @@ func TestMaxsatCommandErrors(t *testing.T) {
 			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, errs, c.code, c.want)
 		}
 		if c.code == 1 && maxsatLine(out, "s ") != "s UNSATISFIABLE" {
-			t.Errorf("%s: output lacks s UNSATISFIABLE:\n%s", c.name, out)
+			t.Errorf("%s: output lacks s UNSATISFIABLE (this one is proven):\n%s", c.name, out)
 		}
 	}
 	if code, _, _ := runCLI(t, "maxsat", filepath.Join(t.TempDir(), "missing.wcnf")); code != 2 {
 		t.Errorf("missing file: exit %d", code)
+	}
+}
+
+// plantedWCNF writes a satisfiable random 3-SAT instance (every clause holds
+// under a hidden assignment) as hard clauses, with one soft unit clause per
+// variable.
+func plantedWCNF(n, m int, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	hidden := make([]bool, n+1)
+	for v := range hidden {
+		hidden[v] = rng.IntN(2) == 0
+	}
+	var b strings.Builder
+	for range m {
+		for {
+			var lits [3]int
+			ok := false
+			for k := range lits {
+				v := 1 + rng.IntN(n)
+				if rng.IntN(2) == 0 {
+					v = -v
+				}
+				lits[k] = v
+				ok = ok || (v > 0) == hidden[max(v, -v)]
+			}
+			if ok {
+				fmt.Fprintf(&b, "h %d %d %d 0\n", lits[0], lits[1], lits[2])
+				break
+			}
+		}
+	}
+	for v := 1; v <= n; v++ {
+		fmt.Fprintf(&b, "1 %d 0\n", v)
+	}
+	return b.String()
+}
+
+// TestMaxsatUnknown: a satisfiable instance whose rounded assignment
+// violates hard clauses, with no repair, is UNKNOWN, not UNSATISFIABLE
+// (hinge has no proof), and the assignment is still printed.
+func TestMaxsatUnknown(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "planted.wcnf", plantedWCNF(200, 852, 1))
+	code, out, errs := runCLI(t, "maxsat", path, "--local-search", "0", "--repair-steps", "0")
+	if code != 1 || maxsatLine(out, "s ") != "s UNKNOWN" || !strings.HasPrefix(maxsatLine(out, "v "), "v ") {
+		t.Fatalf("exit %d, s line %q\n%s%s", code, maxsatLine(out, "s "), out, errs)
 	}
 }
