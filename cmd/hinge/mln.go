@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,14 +23,14 @@ import (
 func newMLNCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mln",
-		Short: "Markov logic networks in Alchemy/Tuffy format: MAP inference",
+		Short: "Markov logic networks in Alchemy/Tuffy format: MAP and marginal inference, weight learning",
 		Long: `Markov logic networks read from Alchemy and Tuffy files (.mln programs, .db
 evidence) or ExpressGNN folders, grounded by hinge's grounder and solved as
 weighted MAX-SAT with a certified bound.`,
 		Args: rootArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newMLNInferCmd())
+	cmd.AddCommand(newMLNInferCmd(), newMLNLearnCmd())
 	return cmd
 }
 
@@ -330,4 +333,107 @@ func optimalWord(ok bool) string {
 		return ", proven optimal"
 	}
 	return ""
+}
+
+type mlnLearnOptions struct {
+	input, output, report string
+	training, query       []string
+	prior                 float64
+	maxIter               int
+	force                 bool
+}
+
+func newMLNLearnCmd() *cobra.Command {
+	o := &mlnLearnOptions{}
+	cmd := &cobra.Command{
+		Use:   "learn -i PROG.mln -t TRAIN.db -q PRED[,PRED] [-o LEARNED.mln]",
+		Short: "Learn formula weights by pseudo-log-likelihood (Alchemy's generative learning)",
+		Long: `Learn the weights of a Markov logic program's soft formulas from a training
+world by maximising the pseudo-log-likelihood of the query predicates' atoms
+(L-BFGS, Gaussian prior with --prior-stddev), as Alchemy's learnwts -g does.
+The training database lists the true atoms (and may list false ones with !);
+an atom of a query predicate that it does not list is false, and every
+other predicate is closed-world. Hard formulas and fixed weights (@w) are
+kept. The program is written back with the learned weights, comments and
+layout kept (-o, default PROG-learned.mln; an existing file is replaced only
+with --force).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.input, "input", "i", "", "Markov logic program (.mln)")
+	f.StringSliceVarP(&o.training, "train", "t", nil, "training database(s) (.db; repeatable or comma-separated)")
+	f.StringSliceVarP(&o.query, "query", "q", nil, "query (non-evidence) predicate(s) whose atoms the pseudo-likelihood sums over")
+	f.StringVarP(&o.output, "output", "o", "", "learned program (default: PROG-learned.mln)")
+	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
+	f.Float64Var(&o.prior, "prior-stddev", 100, "standard deviation of the Gaussian prior on each weight (Alchemy's -priorStdDev); <= 0: none")
+	f.IntVar(&o.maxIter, "max-iter", 1000, "L-BFGS iteration limit")
+	f.BoolVar(&o.force, "force", false, "overwrite the output file if it exists")
+	return cmd
+}
+
+func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
+	if o.input == "" || len(o.training) == 0 || len(o.query) == 0 {
+		return badInput(errors.New("give the program (-i), the training database (-t) and the query predicates (-q)"))
+	}
+	if o.maxIter <= 0 {
+		return badInput(fmt.Errorf("--max-iter %d: must be > 0", o.maxIter))
+	}
+	out := o.output
+	if out == "" {
+		out = strings.TrimSuffix(o.input, filepath.Ext(o.input)) + "-learned.mln"
+	}
+	if _, err := os.Stat(out); err == nil && !o.force {
+		return badInput(fmt.Errorf("%s exists: give another -o, or --force to overwrite it", out))
+	}
+	src, err := os.ReadFile(o.input)
+	if err != nil {
+		return badInput(err)
+	}
+	prog, err := mln.ParseProgram(o.input, src)
+	if err != nil {
+		return badInput(err)
+	}
+	var training []mln.GroundAtom
+	for _, t := range o.training {
+		atoms, err := mln.ReadAtoms(t, prog, false)
+		if err != nil {
+			return badInput(err)
+		}
+		training = append(training, atoms...)
+	}
+	prior := o.prior
+	if prior <= 0 {
+		prior = -1
+	}
+	res, err := mln.LearnPLL(ctx, prog, training, o.query, mln.LearnOptions{PriorStdDev: prior, MaxIter: o.maxIter})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return failed(err)
+		}
+		return badInput(err)
+	}
+	text, err := mln.WithWeights(o.input, src, prog, res.Weights, res.Learned)
+	if err != nil {
+		return failed(err)
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
+		return failed(err)
+	}
+	fmt.Fprintf(stderr, "mln learn: %d atoms, %d ground clauses (grounded in %.3f s); L-BFGS %d iterations (%s), pseudo-log-likelihood %.6g; %.3f s\n",
+		res.Atoms, res.Clauses, res.Seconds.Ground, res.Iter, res.Status, res.PLL, res.Seconds.Learn)
+	for i, f := range prog.Formulas {
+		if res.Learned[i] {
+			fmt.Fprintf(stderr, "%12.6g  %s\n", res.Weights[i], f.Text)
+		}
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", out)
+	if o.report != "" {
+		if err := writeJSON(o.report, res); err != nil {
+			return failed(err)
+		}
+	}
+	return nil
 }

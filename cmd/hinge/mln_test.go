@@ -93,3 +93,33 @@ func TestMLNInferFolderAndErrors(t *testing.T) {
 		t.Errorf("--hard-weight: exit %d, %s", code, errs)
 	}
 }
+
+func TestMLNLearn(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.mln", "// keep this comment\n*Friends(person, person)\nSmokes(person)\nCancer(person)\n1.5  Smokes(x) => Cancer(x)   // cause\nFriends(x, y) ^ Smokes(x) => Smokes(y)\n@0.2 !Cancer(x)\nSmokes(x) => Smokes(x).\n")
+	train := writeFile(t, dir, "t.db", "Friends(A, B)\nFriends(B, C)\nSmokes(A)\nSmokes(B)\nCancer(A)\nCancer(B)\n!Cancer(C)\n")
+	out := filepath.Join(dir, "learned.mln")
+	code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train, "-q", "Smokes,Cancer", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	if lines[0] != "// keep this comment" || !strings.HasSuffix(lines[4], "  Smokes(x) => Cancer(x)   // cause") || strings.HasPrefix(lines[4], "1.5 ") ||
+		lines[6] != "@0.2 !Cancer(x)" || lines[7] != "Smokes(x) => Smokes(x)." {
+		t.Errorf("learned program:\n%s", text)
+	}
+	// The learned program reads back and infers.
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", out, "-e", train, "-q", "Cancer"); code != 0 {
+		t.Errorf("infer with the learned program: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train, "-q", "Smokes", "-o", out); code != 2 || !strings.Contains(errs, "exists") {
+		t.Errorf("overwrite without --force: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train); code != 2 || !strings.Contains(errs, "-q") {
+		t.Errorf("no query: exit %d, %s", code, errs)
+	}
+}
