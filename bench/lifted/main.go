@@ -36,6 +36,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,7 +109,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	experiments := fs.String("experiments", strings.Join(allExperiments, ","), "comma-separated experiments: "+strings.Join(allExperiments, ", "))
 	runs := fs.Int("runs", 3, "timed runs per measurement (medians are reported)")
-	out := fs.String("out", "bench/lifted/results", "directory for the CSV and PNG files")
+	out := fs.String("out", "", "directory for the CSV and PNG files (default: hinge-bench-lifted in the system's temporary directory)")
+	update := fs.Bool("update-results", false, "write the CSV and PNG files into the committed results/ directory beside this program (refreshing the figures the README quotes)")
 	threads := fs.Int("threads", 0, "grounding and ADMM threads (0: all cores)")
 	data := fs.String("data", "", "shared data directory (default: $HINGE_DATA or ../shared/data)")
 	objTol := fs.Float64("obj-tol", 1e-6, "largest accepted relative objective difference lifted vs unlifted")
@@ -141,6 +143,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return badInput("unexpected arguments %q", fs.Args())
 	}
 
+	switch {
+	case *update && *out != "":
+		return badInput("-out and -update-results exclude each other")
+	case *update:
+		_, src, _, ok := runtime.Caller(0)
+		if !ok {
+			return badInput("-update-results: cannot locate the source directory")
+		}
+		*out = filepath.Join(filepath.Dir(src), "results")
+	case *out == "":
+		*out = filepath.Join(os.TempDir(), "hinge-bench-lifted")
+	}
 	c := &config{
 		runs: *runs, out: *out, threads: *threads, objTol: *objTol, quick: *quick,
 		citeSeed: *citeSeed, smokersPeople: *people, smokersSeed: *smokersSeed,
@@ -219,7 +233,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopProfile()
+	if !c.quick && c.socialExport == "" {
+		fmt.Fprintf(stderr, "lifted benchmark: %s, %d run(s) each; all four experiments take about 8 minutes on 2 cores (-quick: seconds)\nwriting CSV and PNG files to %s\n",
+			strings.Join(c.experiments, ", "), c.runs, c.out)
+	}
 	for _, e := range c.experiments {
+		fmt.Fprintf(stderr, "lifted benchmark: %s ...\n", e)
 		var err error
 		switch e {
 		case "cora", "citeseer":
