@@ -4,17 +4,17 @@
 //   - tuffy: Tuffy's sample programs (smoke, cse, rc1000): ground size, MAP
 //     cost and time of lp-round and lp-walksat, against MaxWalkSAT alone
 //     given the same wall time as lp-round, with the certified lower bound.
-//
 //   - kinship: kinship-mln S1-S5: MAP cost, time and accuracy on the query
 //     atoms.
-//
 //   - uwcse: UW-CSE leave-one-area-out: weights learned by pseudo-likelihood
 //     on four areas, advisedBy inferred on the fifth by MC-SAT; AUC-PR and
 //     conditional log-likelihood of the query atoms, against the file's
 //     weights (all 1).
 //
-//     go -C bench run ./mln                       # all three, about 10 minutes on 2 cores
-//     go -C bench run ./mln -experiments tuffy,kinship
+// Usage:
+//
+//	go -C bench run ./mln                       # all three, about 10 minutes on 2 cores
+//	go -C bench run ./mln -experiments tuffy,kinship
 //
 // Tables go to standard output (Markdown) and CSV files to -out (default:
 // hinge-bench-mln in the system's temporary directory; -update-results
