@@ -58,21 +58,31 @@ type MAPResult struct {
 	Seconds          struct{ Ground, Solve float64 }
 }
 
+// groundClauses grounds the network and reads the ground problem as
+// weighted clauses (variable i of the instance is variable i of g).
+func (net *Network) groundClauses(opt ground.Options) (*ground.Result, *maxsat.Instance, error) {
+	g, err := ground.Ground(net.Model, net.Store, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := maxsat.FromProblem(g.Problem)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
+	}
+	return g, in, nil
+}
+
 // MAP grounds the network and finds a most probable assignment of its
 // unknown atoms by the chosen MAX-SAT method.
 func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error) {
 	start := time.Now()
-	g, err := ground.Ground(net.Model, net.Store, opt.Ground)
+	g, in, err := net.groundClauses(opt.Ground)
 	if err != nil {
 		return nil, err
 	}
 	res := &MAPResult{Ground: g}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
-	in, err := maxsat.FromProblem(g.Problem)
-	if err != nil {
-		return nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
-	}
 	mo := opt.MaxSAT
 	flips := mo.LocalSearch
 	if flips == 0 {
@@ -143,17 +153,13 @@ type MarginalResult struct {
 // that the hard clauses hold) or Gibbs sampling (from all false).
 func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOptions, so SampleOptions) (*MarginalResult, error) {
 	start := time.Now()
-	g, err := ground.Ground(net.Model, net.Store, mapOpt.Ground)
+	g, in, err := net.groundClauses(mapOpt.Ground)
 	if err != nil {
 		return nil, err
 	}
 	res := &MarginalResult{Ground: g}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
-	in, err := maxsat.FromProblem(g.Problem)
-	if err != nil {
-		return nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
-	}
 	switch method {
 	case MethodMCSAT, "":
 		init := make([]bool, in.NumVars)

@@ -130,13 +130,9 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if err != nil {
 		return nil, err
 	}
-	g, err := ground.Ground(net.Model, net.Store, opt.Ground)
+	g, in, err := net.groundClauses(opt.Ground)
 	if err != nil {
 		return nil, err
-	}
-	in, err := maxsat.FromProblem(g.Problem)
-	if err != nil {
-		return nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
 	}
 	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)), Clauses: in.NumClauses()}
 	res.Seconds.Ground = time.Since(start).Seconds()

@@ -117,17 +117,10 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, start []bool, opt SampleOpt
 			x[v] = rng.Float64() < 1/(1+math.Exp(w0-w1))
 		}
 		if it >= opt.BurnIn {
-			for v, b := range x {
-				if b {
-					count[v]++
-				}
-			}
+			tally(count, x)
 		}
 	}
-	for v := range count {
-		count[v] /= float64(opt.Samples)
-	}
-	return count, nil
+	return normalize(count, opt.Samples), nil
 }
 
 // MCSAT estimates marginals by MC-SAT (Poon and Domingos 2006): from a
@@ -161,17 +154,27 @@ func MCSAT(ctx context.Context, in *maxsat.Instance, start []bool, opt SampleOpt
 		ss.selectClauses(x)
 		ss.run(x, steps)
 		if it >= opt.BurnIn {
-			for v, b := range x {
-				if b {
-					count[v]++
-				}
-			}
+			tally(count, x)
 		}
 	}
-	for v := range count {
-		count[v] /= float64(opt.Samples)
+	return normalize(count, opt.Samples), nil
+}
+
+// tally adds one sample to the counts of true values.
+func tally(count []float64, x []bool) {
+	for v, b := range x {
+		if b {
+			count[v]++
+		}
 	}
-	return count, nil
+}
+
+// normalize turns counts over n samples into frequencies.
+func normalize(count []float64, n int) []float64 {
+	for v := range count {
+		count[v] /= float64(n)
+	}
+	return count
 }
 
 // sampleSAT holds SampleSAT's state over the selected clauses.

@@ -240,14 +240,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		acc := float64(right) / float64(len(queries))
 		rep.Accuracy, rep.Queries = &acc, len(queries)
 	}
-	write := func(w io.Writer) error {
-		for _, l := range lines {
-			if _, err := fmt.Fprintln(w, l); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	write := func(w io.Writer) error { return writeLines(w, lines) }
 	if o.result != "" {
 		if err := atomicfile.Write(o.result, write); err != nil {
 			return failed(err)
@@ -300,14 +293,7 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		}
 	}
 	sort.Strings(lines)
-	write := func(w io.Writer) error {
-		for _, l := range lines {
-			if _, err := fmt.Fprintln(w, l); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	write := func(w io.Writer) error { return writeLines(w, lines) }
 	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s; %s: %d samples after %d burn-in in %.3f s\n",
 		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Seconds.Ground,
 		o.method, o.samples, o.burnIn, res.Seconds.Sample)
@@ -323,6 +309,16 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 			"samples": o.samples, "burn_in": o.burnIn, "seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
 		if err := writeJSON(o.report, rep); err != nil {
 			return failed(err)
+		}
+	}
+	return nil
+}
+
+// writeLines writes each line followed by a newline.
+func writeLines(w io.Writer, lines []string) error {
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
 		}
 	}
 	return nil
