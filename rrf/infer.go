@@ -1,0 +1,146 @@
+package rrf
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Evidence fixes some variables: Fixed[v] set means X[v] is given.
+type Evidence struct {
+	Fixed []bool
+	X     []bool
+}
+
+func (e *Evidence) check(n int) error {
+	if e == nil {
+		return nil
+	}
+	if len(e.Fixed) != n || len(e.X) != n {
+		return fmt.Errorf("rrf: evidence has %d/%d entries for %d variables", len(e.Fixed), len(e.X), n)
+	}
+	return nil
+}
+
+func (e *Evidence) fixed(v int) bool { return e != nil && e.Fixed[v] }
+
+// start returns a random assignment respecting the evidence.
+func start(n int, ev *Evidence, rng *rand.Rand) []bool {
+	x := make([]bool, n)
+	for v := range x {
+		if ev.fixed(v) {
+			x[v] = ev.X[v]
+		} else {
+			x[v] = rng.IntN(2) == 1
+		}
+	}
+	return x
+}
+
+// ICMOptions configure iterated conditional modes.
+type ICMOptions struct {
+	Restarts  int // random starts (at least 1)
+	Seed      uint64
+	MaxSweeps int // per restart (0: 1000)
+}
+
+// ICM finds a mode: from a random assignment, set each unknown variable in
+// turn to its more probable value given the others, until no single change
+// raises the score; the best of Restarts runs is returned with its log
+// score s_0.
+func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, float64, error) {
+	if err := ev.check(net.NumVars); err != nil {
+		return nil, 0, err
+	}
+	if opt.MaxSweeps <= 0 {
+		opt.MaxSweeps = 1000
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x3c6ef372fe94f82b))
+	var best []bool
+	bestScore := math.Inf(-1)
+	for r := 0; r < max(1, opt.Restarts); r++ {
+		s, err := NewState(net, start(net.NumVars, ev, rng))
+		if err != nil {
+			return nil, 0, err
+		}
+		for sweep := 0; sweep < opt.MaxSweeps; sweep++ {
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			changed := false
+			for v := range s.X {
+				if ev.fixed(v) {
+					continue
+				}
+				g := s.flipGain(v)
+				if want := g > 0; want != s.X[v] && g != 0 {
+					s.Set(v, want)
+					changed = true
+				}
+			}
+			s.Recompute() // drop the rounding of the incremental updates
+			if !changed {
+				break
+			}
+		}
+		if sc := s.LogScore(); sc > bestScore {
+			best, bestScore = append([]bool(nil), s.X...), sc
+		}
+	}
+	return best, bestScore, nil
+}
+
+// GibbsOptions configure Gibbs sampling.
+type GibbsOptions struct {
+	Samples, BurnIn int // sweeps kept and discarded
+	Seed            uint64
+}
+
+// Gibbs estimates each variable's marginal probability by Gibbs sampling
+// from init (nil: a random assignment; an ICM mode shortens the burn-in):
+// each sweep resamples every unknown variable from
+// P(x_v = 1 | rest) = 1 / (1 + exp(-(s_0(x_v=1) - s_0(x_v=0)))), computed
+// from the cached feature sums of v's ancestors only.
+func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOptions) ([]float64, error) {
+	if err := ev.check(net.NumVars); err != nil {
+		return nil, err
+	}
+	if opt.Samples <= 0 || opt.BurnIn < 0 {
+		return nil, fmt.Errorf("rrf: samples %d must be > 0 and burn-in %d >= 0", opt.Samples, opt.BurnIn)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0xa54ff53a5f1d36f1))
+	x := init
+	if x == nil {
+		x = start(net.NumVars, ev, rng)
+	}
+	s, err := NewState(net, x)
+	if err != nil {
+		return nil, err
+	}
+	count := make([]float64, net.NumVars)
+	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		for v := range s.X {
+			if ev.fixed(v) {
+				continue
+			}
+			g := s.flipGain(v)
+			s.Set(v, rng.Float64() < 1/(1+math.Exp(-g)))
+		}
+		s.Recompute()
+		if it >= opt.BurnIn {
+			for v, b := range s.X {
+				if b {
+					count[v]++
+				}
+			}
+		}
+	}
+	for v := range count {
+		count[v] /= float64(opt.Samples)
+	}
+	return count, nil
+}

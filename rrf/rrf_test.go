@@ -1,0 +1,200 @@
+package rrf
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hinge-srl/hinge/maxsat"
+)
+
+// randomNet builds an RRF of nv variables with a root, nf inner features
+// of 2-4 children each (variables or later features), and random weights,
+// some of them tied.
+func randomNet(rng *rand.Rand, nv, nf int) *Net {
+	n := &Net{NumVars: nv, Features: make([][]Child, nf+1)}
+	for range 6 {
+		n.Weights = append(n.Weights, rng.NormFloat64()*1.5)
+	}
+	for i := nf; i >= 0; i-- {
+		k := 2 + rng.IntN(3)
+		for range k {
+			c := Child{Var: -1, Feature: -1, Weight: int32(rng.IntN(len(n.Weights)))}
+			if i < nf && rng.IntN(3) == 0 {
+				c.Feature = int32(i + 1 + rng.IntN(nf-i))
+			} else {
+				c.Var = int32(rng.IntN(nv))
+				c.Neg = rng.IntN(2) == 0
+			}
+			n.Features[i] = append(n.Features[i], c)
+		}
+	}
+	return n
+}
+
+// score evaluates s_0 directly from the definition, recursively.
+func score(n *Net, x []bool) float64 {
+	var val func(i int) (sum, value float64)
+	val = func(i int) (float64, float64) {
+		s, m := 0.0, 0.0
+		for _, c := range n.Features[i] {
+			w := n.Weights[c.Weight]
+			m += max(w, 0)
+			var v float64
+			if c.Var >= 0 {
+				if x[c.Var] != c.Neg {
+					v = 1
+				}
+			} else {
+				_, v = val(int(c.Feature))
+			}
+			s += w * v
+		}
+		return s, math.Exp(s - m)
+	}
+	s, _ := val(0)
+	return s
+}
+
+// exact enumerates every assignment: the marginals and the best score.
+func exact(n *Net) ([]float64, float64) {
+	p := make([]float64, n.NumVars)
+	x := make([]bool, n.NumVars)
+	z, best := 0.0, math.Inf(-1)
+	for mask := 0; mask < 1<<n.NumVars; mask++ {
+		for v := range x {
+			x[v] = mask>>v&1 == 1
+		}
+		s := score(n, x)
+		best = max(best, s)
+		w := math.Exp(s)
+		z += w
+		for v, b := range x {
+			if b {
+				p[v] += w
+			}
+		}
+	}
+	for v := range p {
+		p[v] /= z
+	}
+	return p, best
+}
+
+// TestIncrementalScore: after any sequence of single-variable changes the
+// cached root sum equals the direct evaluation.
+func TestIncrementalScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := range 20 {
+		n := randomNet(rng, 8, 6)
+		x := make([]bool, n.NumVars)
+		s, err := NewState(n, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 200 {
+			v := rng.IntN(n.NumVars)
+			s.Set(v, !s.X[v])
+			if got, want := s.LogScore(), score(n, s.X); math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+				t.Fatalf("trial %d step %d: cached score %.12g, direct %.12g", trial, step, got, want)
+			}
+		}
+	}
+}
+
+func TestGibbsAndICMAgainstEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for trial := range 3 {
+		n := randomNet(rng, 9, 5)
+		p, best := exact(n)
+		got, err := Gibbs(context.Background(), n, nil, nil, GibbsOptions{Samples: 20000, BurnIn: 200, Seed: uint64(trial)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for v := range p {
+			worst = max(worst, math.Abs(got[v]-p[v]))
+		}
+		if worst > 0.03 {
+			t.Errorf("trial %d: Gibbs marginals off by %.3f\nexact %.3f\ngibbs %.3f", trial, worst, p, got)
+		}
+		x, sc, err := ICM(context.Background(), n, nil, ICMOptions{Restarts: 30, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(sc-score(n, x)) > 1e-9 || sc < best-1e-9 {
+			t.Errorf("trial %d: ICM score %.9g (direct %.9g), best %.9g", trial, sc, score(n, x), best)
+		}
+	}
+	// Evidence is respected.
+	n := randomNet(rng, 6, 3)
+	ev := &Evidence{Fixed: []bool{true, false, false, false, false, true}, X: []bool{true, false, false, false, false, false}}
+	got, err := Gibbs(context.Background(), n, ev, nil, GibbsOptions{Samples: 200, Seed: 1})
+	if err != nil || got[0] != 1 || got[5] != 0 {
+		t.Errorf("evidence not kept: %v %v", got, err)
+	}
+}
+
+// TestFromClauses: the RRF of a Markov logic network has the network's
+// distribution as lambda grows (here within 1e-6 at lambda 30).
+func TestFromClauses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	in := &maxsat.Instance{NumVars: 8}
+	for range 20 {
+		k := 1 + rng.IntN(3)
+		lits := make([]maxsat.Lit, k)
+		for i := range lits {
+			v := rng.IntN(8)
+			lits[i] = maxsat.Pos(v)
+			if rng.IntN(2) == 0 {
+				lits[i] = maxsat.Not(v)
+			}
+		}
+		if err := in.AddClause(2*rng.Float64(), false, lits...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	net, err := FromClauses(in, 30, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := exact(net)
+	// The network's own marginals.
+	q := make([]float64, in.NumVars)
+	x := make([]bool, in.NumVars)
+	z := 0.0
+	for mask := 0; mask < 1<<in.NumVars; mask++ {
+		for v := range x {
+			x[v] = mask>>v&1 == 1
+		}
+		sat, _ := in.Eval(x)
+		w := math.Exp(sat)
+		z += w
+		for v, b := range x {
+			if b {
+				q[v] += w
+			}
+		}
+	}
+	for v := range q {
+		if math.Abs(p[v]-q[v]/z) > 1e-6 {
+			t.Errorf("variable %d: RRF marginal %.9f, Markov logic %.9f", v, p[v], q[v]/z)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, n := range []*Net{
+		{},
+		{NumVars: 1, Features: [][]Child{{{Var: 1, Feature: -1}}}, Weights: []float64{1}},
+		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: -1, Weight: 2}}}, Weights: []float64{1}},
+		{NumVars: 1, Features: [][]Child{{{Var: -1, Feature: 0}}}, Weights: []float64{1}},
+		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: 1}}, {}}, Weights: []float64{1}},
+		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: -1}}}, Weights: []float64{math.NaN()}},
+	} {
+		if err := n.Validate(); err == nil {
+			t.Errorf("%+v: accepted", n)
+		}
+	}
+}
