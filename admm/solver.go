@@ -446,7 +446,7 @@ func split(bounds []int, t int, cost func(lo, hi int) int) []int {
 type Result struct {
 	Values         []float64 // consensus values, one per variable, in [0,1]
 	Iterations     int       // iterations run by this Solve call
-	Converged      bool      // residuals met and constraints satisfied within tolerance
+	Status         Status    // why the solve stopped
 	Objective      float64   // p.Objective(Values)
 	PrimalResidual float64   // at the last check
 	DualResidual   float64   // at the last check
@@ -457,6 +457,9 @@ type Result struct {
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
 }
+
+// Converged reports whether the solve stopped because it converged.
+func (r *Result) Converged() bool { return r.Status == Converged }
 
 // Solve is New followed by Solve(ctx, nil): a cold start from all zeros.
 func Solve(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) {
@@ -480,15 +483,20 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) 
 //
 // Weights are read from p.Weight at each call (they must still be finite and
 // nonnegative, one per potential). When ctx is cancelled, Solve stops at the
-// next residual check and returns the result so far together with ctx's
-// error. A numerical breakdown (a non-finite residual, which can only come
-// from coefficients so large that products overflow) returns an error.
+// next residual check and returns the result so far (Status Cancelled)
+// together with ctx's error. A numerical breakdown (a non-finite residual,
+// which can only come from coefficients so large that products overflow)
+// returns the result so far (Status NumericalFailure) and an error.
 func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	if err := s.prepare(init); err != nil {
 		return nil, err
 	}
 	if s.copies == 0 || s.opt.MaxIter == 0 {
-		return s.finish(0, s.copies == 0, 0, 0, 0, 0, math.NaN()), nil
+		st := IterationLimit
+		if s.copies == 0 {
+			st = Converged
+		}
+		return s.finish(0, st, 0, 0, 0, 0, math.NaN()), nil
 	}
 	threads := s.opt.Threads
 	if threads == 0 {
@@ -520,14 +528,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	}
 	r.worker(0)
 	wg.Wait()
-	res := s.finish(r.iter, r.converged, r.primal, r.dual, r.epsPri, r.epsDual, r.lowerBound)
-	if r.err != nil {
-		if r.numErr {
-			return nil, r.err
-		}
-		return res, r.err
-	}
-	return res, nil
+	return s.finish(r.iter, r.status, r.primal, r.dual, r.epsPri, r.epsDual, r.lowerBound), r.err
 }
 
 // prepare checks weights and init and sets the parameters and start state.
@@ -577,7 +578,7 @@ func (s *Solver) prepare(init []float64) error {
 // finish builds the Result at the current consensus point. With a gap test
 // (GapTol > 0), a NaN lowerBound (no bound phase ran: no iterations, or a
 // cancelled solve) is computed here from the current duals.
-func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual, lowerBound float64) *Result {
+func (s *Solver) finish(iter int, status Status, primal, dual, epsPri, epsDual, lowerBound float64) *Result {
 	if math.IsNaN(lowerBound) && s.opt.GapTol > 0 {
 		pd, cd := s.Duals()
 		lowerBound = LowerBound(s.p, pd, cd)
@@ -589,6 +590,7 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual,
 	res := &Result{
 		Values:         vals,
 		Iterations:     iter,
+		Status:         status,
 		Objective:      s.p.Objective(vals),
 		PrimalResidual: primal,
 		DualResidual:   dual,
@@ -598,7 +600,14 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual,
 		Worst:          -1,
 	}
 	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctolUser)
-	res.Converged = converged && res.Violated == 0
+	switch {
+	case status == Converged && res.Violated > 0:
+		// Only without terms (the run's own test is this one): a violated
+		// constraint over no variables.
+		res.Status = Infeasible
+	case status == IterationLimit && math.IsInf(res.LowerBound, 1):
+		res.Status = Infeasible
+	}
 	return res
 }
 

@@ -112,10 +112,11 @@ type LocalSearchReport struct {
 
 // ADMMReport describes the relaxation solve.
 type ADMMReport struct {
-	Iterations     int     `json:"iterations"`
-	Converged      bool    `json:"converged"`
-	PrimalResidual float64 `json:"primal_residual"`
-	DualResidual   float64 `json:"dual_residual"`
+	Iterations     int         `json:"iterations"`
+	Status         admm.Status `json:"status"`
+	Converged      bool        `json:"converged"`
+	PrimalResidual float64     `json:"primal_residual"`
+	DualResidual   float64     `json:"dual_residual"`
 }
 
 // Seconds are wall-clock times of the stages; Load is filled by callers
@@ -162,7 +163,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		y[i] = 0.5
 	}
 	var pot, con []float64
-	rep.ADMM.Converged = true // nothing to relax unless there are terms
+	rep.ADMM.Status, rep.ADMM.Converged = admm.Converged, true // nothing to relax unless there are terms
 	if p.NumPotentials()+p.NumConstraints() > 0 {
 		s, err := admm.New(p, opt.ADMM)
 		if err != nil {
@@ -175,7 +176,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		// Variables in no clause keep ADMM's start value 0; any value will do.
 		copy(y, res.Values)
 		pot, con = s.Duals()
-		rep.ADMM = ADMMReport{res.Iterations, res.Converged, res.PrimalResidual, res.DualResidual}
+		rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
 	}
 	rw, hres := RelaxedWeight(in, y)
 	rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
