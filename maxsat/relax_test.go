@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
@@ -229,7 +230,7 @@ func TestFromProblemRejects(t *testing.T) {
 	}
 }
 
-// TestConsensusBound: for arbitrary per-copy multipliers the consensus bound
+// TestConsensusBound: for arbitrary per-copy multipliers admm.LowerBound
 // never exceeds the LP optimum (simplex), and for copies that agree
 // (alpha_k = -lambda_c*Coef_k) it equals g(lambda).
 func TestConsensusBound(t *testing.T) {
@@ -251,7 +252,7 @@ func TestConsensusBound(t *testing.T) {
 		for k := range con {
 			con[k] = 6 * (rng.Float64() - 0.5)
 		}
-		g := consensusBound(p, pot, con)
+		g := admm.LowerBound(p, pot, con)
 		if feasible && g > lpOpt+1e-9*(1+lpOpt) {
 			t.Fatalf("trial %d: consensus bound %v above the LP optimum %v", trial, g, lpOpt)
 		}
@@ -270,7 +271,7 @@ func TestConsensusBound(t *testing.T) {
 			}
 		}
 		want, _, _ := DualBound(in, lambda, 0)
-		if got := consensusBound(p, pot, con); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+		if got := admm.LowerBound(p, pot, con); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
 			t.Fatalf("trial %d: consensus bound %v for agreeing copies, g(lambda) %v", trial, got, want)
 		}
 	}

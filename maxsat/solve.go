@@ -264,7 +264,11 @@ func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sw
 		return lambda
 	}
 	if pot != nil {
-		g := consensusBound(rel.Problem, pot, con) + constant
+		// The Lagrangian bound of the per-copy duals keeps whatever
+		// disagreement remains between a term's copies (unlike projecting
+		// them onto per-clause multipliers, below), so an ADMM run that
+		// stopped early still gives a bound close to its objective.
+		g := admm.LowerBound(rel.Problem, pot, con) + constant
 		if len(emptyHard) > 0 {
 			g += float64(len(emptyHard)) * hw
 		}
@@ -293,4 +297,31 @@ func SolveProblem(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, 
 		return nil, fmt.Errorf("maxsat: %w", err)
 	}
 	return res, nil
+}
+
+// lambdaFromDuals projects per-copy duals onto per-clause multipliers:
+// lambda_c is the mean over the clause's copies of -alpha_k/a_k, which at an
+// ADMM fixed point is theta*w for every copy (admm.Solver.Duals).
+func lambdaFromDuals(in *Instance, rel *Relaxation, pot, con []float64) []float64 {
+	lambda := make([]float64, in.NumClauses())
+	p := rel.Problem
+	set := func(c int32, coef, alpha []float64) {
+		if len(coef) == 0 {
+			return
+		}
+		var s float64
+		for k := range coef {
+			s -= alpha[k] / coef[k]
+		}
+		lambda[c] = s / float64(len(coef))
+	}
+	for i, c := range rel.PotClause {
+		a, b := p.Start[i], p.Start[i+1]
+		set(c, p.Coef[a:b], pot[a:b])
+	}
+	for j, c := range rel.ConClause {
+		a, b := p.CStart[j], p.CStart[j+1]
+		set(c, p.CCoef[a:b], con[a:b])
+	}
+	return lambda
 }
