@@ -694,6 +694,3 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	}
 	return all[:np:np], all[np:]
 }
-
-// Options returns the options the solver was created with.
-func (s *Solver) Options() Options { return s.opt }

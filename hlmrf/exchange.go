@@ -29,7 +29,7 @@ import (
 //
 // The 0:c term may be omitted (c = 0). Potentials read from a file have
 // Group -1. The companion FILE.atoms lists one line per variable column,
-// PRED<TAB>arg1<TAB>..., and is read and written by ReadAtoms and WriteAtoms.
+// PRED<TAB>arg1<TAB>..., and is written by WriteAtoms.
 
 // MaxVars is the largest number of variables Read accepts: a file may not
 // make a solver allocate per-variable arrays of many gigabytes for columns
@@ -232,32 +232,6 @@ func appendTerms(buf []byte, c float64, vars []int32, coefs []float64) []byte {
 		buf = strconv.AppendFloat(buf, coefs[k], 'g', -1, 64)
 	}
 	return buf
-}
-
-// ReadAtoms reads a FILE.atoms listing: one line per variable column, the
-// predicate name and arguments separated by tabs. It returns each line's
-// fields.
-func ReadAtoms(r io.Reader, name string) ([][]string, error) {
-	var out [][]string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<26)
-	line := 0
-	for sc.Scan() {
-		line++
-		t := strings.TrimRight(sc.Text(), "\r")
-		if t == "" {
-			return nil, &SyntaxError{name, line, 1, "empty line (want PRED<TAB>arg1<TAB>...)"}
-		}
-		f := strings.Split(t, "\t")
-		if f[0] == "" {
-			return nil, &SyntaxError{name, line, 1, "missing predicate name"}
-		}
-		out = append(out, f)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return out, nil
 }
 
 // WriteAtoms writes a FILE.atoms listing, one tab-separated line per atom.

@@ -13,7 +13,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -613,21 +612,4 @@ func (c Clause) checkBound() error {
 		}
 	}
 	return nil
-}
-
-// Variables returns the sorted names of the variables (not summation
-// variables) in the formula.
-func Variables(f Formula) []string {
-	seen := make(map[string]bool)
-	walkTerms(f, func(t Term, _ Pos) {
-		if t.Kind == Variable {
-			seen[t.Name] = true
-		}
-	})
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
 }
