@@ -178,7 +178,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		pot, con = s.Duals()
 		rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
 	}
-	rw, hres := RelaxedWeight(in, y)
+	rw, hres := relaxedWeight(in, y)
 	rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
 
 	// Certify: the best of several dual-feasible points.
@@ -234,7 +234,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 
 // certify returns the best lower bound g on the LP optimum over the
 // dual-feasible points it tries, and which one gave it.
-func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sweeps int) (float64, string) {
+func certify(in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sweeps int) (float64, string) {
 	// Clauses left out of the relaxation: empty soft clauses are always
 	// unsatisfied (they add their weight to the LP optimum); an empty hard
 	// clause makes the LP infeasible, and any multiplier, here W+1, is
@@ -302,7 +302,7 @@ func SolveProblem(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, 
 // lambdaFromDuals projects per-copy duals onto per-clause multipliers:
 // lambda_c is the mean over the clause's copies of -alpha_k/a_k, which at an
 // ADMM fixed point is theta*w for every copy (admm.Solver.Duals).
-func lambdaFromDuals(in *Instance, rel *Relaxation, pot, con []float64) []float64 {
+func lambdaFromDuals(in *Instance, rel *relaxation, pot, con []float64) []float64 {
 	lambda := make([]float64, in.NumClauses())
 	p := rel.Problem
 	set := func(c int32, coef, alpha []float64) {
