@@ -13,6 +13,7 @@ import (
 
 	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"github.com/hinge-srl/hinge/syntax"
 )
@@ -115,7 +116,7 @@ func TestCiteseer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, text := range rules {
-		r, err := syntax.ParseRule(text, model.Pos{})
+		r, err := syntax.ParseRule(text, srcpos.Position{})
 		if err != nil {
 			t.Fatal(err)
 		}

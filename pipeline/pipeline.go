@@ -19,6 +19,7 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"github.com/hinge-srl/hinge/syntax"
 )
@@ -141,14 +142,14 @@ func parseConfigRules(cfg *store.Config, m *model.Model) error {
 			continue
 		}
 		var list syntax.ErrorList
-		var me *model.Error
+		var me *srcpos.Error
 		switch {
 		case errors.As(err, &list):
 			errs = append(errs, list...)
 		case errors.As(err, &me):
 			errs = append(errs, me)
 		default:
-			errs = append(errs, &model.Error{Pos: rs.Pos, Msg: err.Error()})
+			errs = append(errs, &srcpos.Error{Pos: rs.Pos, Msg: err.Error()})
 		}
 	}
 	return errs.Err()

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Config is what a PSL data description says, whichever file it came from:
@@ -31,7 +32,7 @@ type Config struct {
 	// RulesFile is a .psl file named by the config (resolved against the
 	// config's directory), if any; RulesFilePos is where it was named.
 	RulesFile    string
-	RulesFilePos model.Pos
+	RulesFilePos srcpos.Position
 	// Evaluations lists, by predicate name as declared, the evaluators the
 	// config asks for.
 	Evaluations map[string][]EvalSpec
@@ -48,7 +49,7 @@ type PredicateDecl struct {
 	Name   string
 	Arity  int
 	Closed bool
-	Pos    model.Pos // where the declaration is
+	Pos    srcpos.Position // where the declaration is
 	// Types are argument types if the config gives them (PSL's ConstantType
 	// names). They are checked against the arity and otherwise unused.
 	Types []string
@@ -67,7 +68,7 @@ type RuleSource struct {
 	// Pos is the position of the rule's first character inside the config
 	// file. Positions computed from it are exact up to the first escape
 	// sequence in the JSON string (rules rarely contain any).
-	Pos model.Pos
+	Pos srcpos.Position
 }
 
 // EvalSpec is one evaluator requested for a predicate.
@@ -75,7 +76,7 @@ type EvalSpec struct {
 	Evaluator string // e.g. "DiscreteEvaluator"
 	Options   map[string]string
 	Primary   bool
-	Pos       model.Pos
+	Pos       srcpos.Position
 }
 
 // Source is one data source: a TSV file or (in JSON configs) rows written
@@ -89,7 +90,7 @@ type Source struct {
 	// Rows are inline rows (JSON configs only).
 	Rows []Row
 	// Pos is where the config names this source.
-	Pos model.Pos
+	Pos srcpos.Position
 }
 
 // Row is one inline atom: its arguments and, if given, its value (for
@@ -98,7 +99,7 @@ type Row struct {
 	Args     []string
 	Value    float64
 	HasValue bool
-	Pos      model.Pos
+	Pos      srcpos.Position
 }
 
 // ReadConfig reads a .data file (PSL CLI YAML) or a .json file (PSL 3
@@ -131,7 +132,7 @@ func (c *Config) Predicate(name string) (PredicateDecl, bool) {
 func (c *Config) Declare(m *model.Model) error {
 	for _, d := range c.Predicates {
 		if _, err := m.AddPredicate(d.Name, d.Arity, d.Closed); err != nil {
-			return model.Errorf(d.Pos, "%v", err)
+			return srcpos.Errorf(d.Pos, "%v", err)
 		}
 	}
 	return nil
@@ -145,7 +146,7 @@ func (c *Config) Load(s *Store) error {
 	for _, src := range c.Sources {
 		p := s.Model.Predicate(src.Pred)
 		if p == nil {
-			return model.Errorf(src.Pos, "predicate %s is not declared in the model (call Config.Declare first)", src.Pred)
+			return srcpos.Errorf(src.Pos, "predicate %s is not declared in the model (call Config.Declare first)", src.Pred)
 		}
 		if src.File != "" {
 			if err := loadFile(s, p, src); err != nil {
@@ -155,7 +156,7 @@ func (c *Config) Load(s *Store) error {
 		ids := make([]int32, p.Arity)
 		for _, r := range src.Rows {
 			if len(r.Args) != p.Arity {
-				return model.Errorf(r.Pos, "%s takes %d arguments, found %d", p, p.Arity, len(r.Args))
+				return srcpos.Errorf(r.Pos, "%s takes %d arguments, found %d", p, p.Arity, len(r.Args))
 			}
 			for i, a := range r.Args {
 				ids[i] = s.Dict.ID(a)
@@ -164,11 +165,11 @@ func (c *Config) Load(s *Store) error {
 			if r.HasValue {
 				v = r.Value
 				if err := CheckValue(v); err != nil {
-					return model.Errorf(r.Pos, "%s: %v", AtomString(p, r.Args), err)
+					return srcpos.Errorf(r.Pos, "%s: %v", AtomString(p, r.Args), err)
 				}
 			}
 			if err := s.addIDs(p, src.Section, ids, v, r.HasValue); err != nil {
-				return model.Errorf(r.Pos, "%v", err)
+				return srcpos.Errorf(r.Pos, "%v", err)
 			}
 		}
 	}
@@ -178,7 +179,7 @@ func (c *Config) Load(s *Store) error {
 func loadFile(s *Store, p *model.Predicate, src Source) error {
 	f, err := os.Open(src.File)
 	if err != nil {
-		return model.Errorf(src.Pos, "%s of %s: %v", src.Section, p, fileProblem(src.File, err))
+		return srcpos.Errorf(src.Pos, "%s of %s: %v", src.Section, p, fileProblem(src.File, err))
 	}
 	defer f.Close()
 	return LoadTSV(s, p, src.Section, f, src.File)

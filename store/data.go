@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/srcpos"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/hinge-srl/hinge/model"
 )
 
 // ReadDataFile reads a PSL CLI .data file: YAML with the sections
@@ -78,13 +77,13 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 		}
 		return nil, fmt.Errorf("%s: %s", path, strings.Replace(msg, "yaml: ", "YAML: ", 1))
 	}
-	at := func(n *yaml.Node) model.Pos { return model.Pos{File: path, Line: n.Line, Col: n.Column} }
+	at := func(n *yaml.Node) srcpos.Position { return srcpos.Position{File: path, Line: n.Line, Col: n.Column} }
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty data file: want the sections predicates, observations, targets and truth", path)
 	}
 	root := deref(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
-		return nil, model.Errorf(at(root), "a data file is a mapping of sections (predicates, observations, targets, truth), found %s", yamlKind(root))
+		return nil, srcpos.Errorf(at(root), "a data file is a mapping of sections (predicates, observations, targets, truth), found %s", yamlKind(root))
 	}
 	cfg := &Config{Path: path}
 	sections := make(map[string]*yaml.Node)
@@ -92,16 +91,16 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := deref(root.Content[i]), deref(root.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, model.Errorf(at(k), "a section name must be a plain word, found %s", yamlKind(k))
+			return nil, srcpos.Errorf(at(k), "a section name must be a plain word, found %s", yamlKind(k))
 		}
 		name := strings.ToLower(k.Value)
 		switch name {
 		case "predicates", "observations", "targets", "truth":
 		default:
-			return nil, model.Errorf(at(k), "unknown section %q: want predicates, observations, targets or truth", k.Value)
+			return nil, srcpos.Errorf(at(k), "unknown section %q: want predicates, observations, targets or truth", k.Value)
 		}
 		if _, dup := sections[name]; dup {
-			return nil, model.Errorf(at(k), "section %s given twice", name)
+			return nil, srcpos.Errorf(at(k), "section %s given twice", name)
 		}
 		sections[name] = v
 		order = append(order, name)
@@ -112,7 +111,7 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 	}
 	if preds.Kind != yaml.MappingNode {
 		if !isNull(preds) {
-			return nil, model.Errorf(at(preds), "predicates must map Name/arity to open or closed, found %s", yamlKind(preds))
+			return nil, srcpos.Errorf(at(preds), "predicates must map Name/arity to open or closed, found %s", yamlKind(preds))
 		}
 	}
 	for i := 0; i+1 < len(preds.Content); i += 2 {
@@ -122,7 +121,7 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 			return nil, err
 		}
 		if prev, dup := cfg.Predicate(d.Name); dup {
-			return nil, model.Errorf(d.Pos, "predicate %s declared twice (first at %d:%d)", d.Name, prev.Pos.Line, prev.Pos.Col)
+			return nil, srcpos.Errorf(d.Pos, "predicate %s declared twice (first at %d:%d)", d.Name, prev.Pos.Line, prev.Pos.Col)
 		}
 		cfg.Predicates = append(cfg.Predicates, d)
 	}
@@ -143,16 +142,16 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 			continue
 		}
 		if sec.Kind != yaml.MappingNode {
-			return nil, model.Errorf(at(sec), "%s must map predicate names to files, found %s", name, yamlKind(sec))
+			return nil, srcpos.Errorf(at(sec), "%s must map predicate names to files, found %s", name, yamlKind(sec))
 		}
-		seen := make(map[string]model.Pos)
+		seen := make(map[string]srcpos.Position)
 		for i := 0; i+1 < len(sec.Content); i += 2 {
 			k, v := deref(sec.Content[i]), deref(sec.Content[i+1])
 			if k.Kind != yaml.ScalarNode {
-				return nil, model.Errorf(at(k), "%s: expected a predicate name, found %s", name, yamlKind(k))
+				return nil, srcpos.Errorf(at(k), "%s: expected a predicate name, found %s", name, yamlKind(k))
 			}
 			if first, dup := seen[strings.ToLower(k.Value)]; dup {
-				return nil, model.Errorf(at(k), "%s: %s given twice (first at %d:%d); list several files as [a.txt, b.txt]", name, k.Value, first.Line, first.Col)
+				return nil, srcpos.Errorf(at(k), "%s: %s given twice (first at %d:%d); list several files as [a.txt, b.txt]", name, k.Value, first.Line, first.Col)
 			}
 			seen[strings.ToLower(k.Value)] = at(k)
 			pname := k.Value
@@ -161,15 +160,15 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 			}
 			d, ok := cfg.Predicate(pname)
 			if !ok {
-				return nil, model.Errorf(at(k), "%s: unknown predicate %q (declared: %s)", name, k.Value, declNames(cfg.Predicates))
+				return nil, srcpos.Errorf(at(k), "%s: unknown predicate %q (declared: %s)", name, k.Value, declNames(cfg.Predicates))
 			}
 			if pname != k.Value {
 				if _, ar, err := parsePredicateKey(k.Value); err != nil || ar != d.Arity {
-					return nil, model.Errorf(at(k), "%s: %q does not match the declaration %s", name, k.Value, d)
+					return nil, srcpos.Errorf(at(k), "%s: %q does not match the declaration %s", name, k.Value, d)
 				}
 			}
 			if what == Targets && d.Closed {
-				return nil, model.Errorf(at(k), "targets given for %s, which is declared closed (fully observed) at %d:%d; declare it open", d, d.Pos.Line, d.Pos.Col)
+				return nil, srcpos.Errorf(at(k), "targets given for %s, which is declared closed (fully observed) at %d:%d; declare it open", d, d.Pos.Line, d.Pos.Col)
 			}
 			var files []*yaml.Node
 			switch v.Kind {
@@ -183,16 +182,16 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 				}
 			}
 			if len(files) == 0 {
-				return nil, model.Errorf(at(k), "%s of %s: expected a file name or a list of file names", name, d)
+				return nil, srcpos.Errorf(at(k), "%s of %s: expected a file name or a list of file names", name, d)
 			}
 			for _, f := range files {
 				if f.Kind != yaml.ScalarNode || isNull(f) || f.Value == "" {
-					return nil, model.Errorf(at(f), "%s of %s: expected a file name, found %s", name, d, yamlKind(f))
+					return nil, srcpos.Errorf(at(f), "%s of %s: expected a file name, found %s", name, d, yamlKind(f))
 				}
 				file := resolve(path, f.Value)
 				if stat != nil {
 					if err := stat(file); err != nil {
-						return nil, model.Errorf(at(f), "%s of %s: %v", name, d, err)
+						return nil, srcpos.Errorf(at(f), "%s of %s: %v", name, d, err)
 					}
 				}
 				cfg.Sources = append(cfg.Sources, Source{Pred: d.Name, Section: what, File: file, Pos: at(f)})
@@ -203,13 +202,13 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 }
 
 // dataPredicate parses one entry of the predicates section.
-func dataPredicate(k, v *yaml.Node, at func(*yaml.Node) model.Pos) (PredicateDecl, error) {
+func dataPredicate(k, v *yaml.Node, at func(*yaml.Node) srcpos.Position) (PredicateDecl, error) {
 	if k.Kind != yaml.ScalarNode {
-		return PredicateDecl{}, model.Errorf(at(k), "expected a predicate Name/arity, found %s", yamlKind(k))
+		return PredicateDecl{}, srcpos.Errorf(at(k), "expected a predicate Name/arity, found %s", yamlKind(k))
 	}
 	name, arity, err := parsePredicateKey(k.Value)
 	if err != nil {
-		return PredicateDecl{}, model.Errorf(at(k), "%v", err)
+		return PredicateDecl{}, srcpos.Errorf(at(k), "%v", err)
 	}
 	d := PredicateDecl{Name: name, Arity: arity, Pos: at(k)}
 	var items []*yaml.Node
@@ -221,62 +220,62 @@ func dataPredicate(k, v *yaml.Node, at func(*yaml.Node) model.Pos) (PredicateDec
 			items = append(items, deref(it))
 		}
 	default:
-		return d, model.Errorf(at(v), "predicate %s: expected open or closed, found %s", k.Value, yamlKind(v))
+		return d, srcpos.Errorf(at(v), "predicate %s: expected open or closed, found %s", k.Value, yamlKind(v))
 	}
 	seenOC := false
 	for _, it := range items {
 		switch it.Kind {
 		case yaml.ScalarNode:
 			if isNull(it) {
-				return d, model.Errorf(at(k), "predicate %s: say whether it is open or closed", k.Value)
+				return d, srcpos.Errorf(at(k), "predicate %s: say whether it is open or closed", k.Value)
 			}
 			w := strings.ToLower(it.Value)
 			switch w {
 			case "open", "closed":
 				if seenOC {
-					return d, model.Errorf(at(it), "predicate %s: open or closed given twice", k.Value)
+					return d, srcpos.Errorf(at(it), "predicate %s: open or closed given twice", k.Value)
 				}
 				seenOC = true
 				d.Closed = w == "closed"
 			case "block":
 				d.Block = true
 			default:
-				return d, model.Errorf(at(it), "predicate %s: %q is not open or closed%s", k.Value, it.Value, suggestOpenClosed(w))
+				return d, srcpos.Errorf(at(it), "predicate %s: %q is not open or closed%s", k.Value, it.Value, suggestOpenClosed(w))
 			}
 		case yaml.MappingNode:
 			for j := 0; j+1 < len(it.Content); j += 2 {
 				mk, mv := deref(it.Content[j]), deref(it.Content[j+1])
 				if mk.Kind != yaml.ScalarNode || mk.Value != "types" {
-					return d, model.Errorf(at(mk), "predicate %s: unknown property %q (want types)", k.Value, mk.Value)
+					return d, srcpos.Errorf(at(mk), "predicate %s: unknown property %q (want types)", k.Value, mk.Value)
 				}
 				if mv.Kind != yaml.SequenceNode {
-					return d, model.Errorf(at(mv), "predicate %s: types must be a list of type names, found %s", k.Value, yamlKind(mv))
+					return d, srcpos.Errorf(at(mv), "predicate %s: types must be a list of type names, found %s", k.Value, yamlKind(mv))
 				}
 				d.Types = d.Types[:0]
 				for _, t := range mv.Content {
 					t = deref(t)
 					if t.Kind != yaml.ScalarNode || isNull(t) {
-						return d, model.Errorf(at(t), "predicate %s: a type must be a name such as UniqueIntID, found %s", k.Value, yamlKind(t))
+						return d, srcpos.Errorf(at(t), "predicate %s: a type must be a name such as UniqueIntID, found %s", k.Value, yamlKind(t))
 					}
 					d.Types = append(d.Types, t.Value)
 				}
 			}
 		default:
-			return d, model.Errorf(at(it), "predicate %s: expected open, closed, block or {types: [...]}, found %s", k.Value, yamlKind(it))
+			return d, srcpos.Errorf(at(it), "predicate %s: expected open, closed, block or {types: [...]}, found %s", k.Value, yamlKind(it))
 		}
 	}
 	if !seenOC {
-		return d, model.Errorf(at(k), "predicate %s: say whether it is open or closed", k.Value)
+		return d, srcpos.Errorf(at(k), "predicate %s: say whether it is open or closed", k.Value)
 	}
 	if len(d.Types) > 0 {
 		if d.Arity == 0 {
 			d.Arity = len(d.Types)
 		} else if d.Arity != len(d.Types) {
-			return d, model.Errorf(at(k), "predicate %s: arity %d but %d types", k.Value, d.Arity, len(d.Types))
+			return d, srcpos.Errorf(at(k), "predicate %s: arity %d but %d types", k.Value, d.Arity, len(d.Types))
 		}
 	}
 	if d.Arity == 0 {
-		return d, model.Errorf(at(k), "predicate %q: give its arity as Name/arity, e.g. %s/2", k.Value, name)
+		return d, srcpos.Errorf(at(k), "predicate %q: give its arity as Name/arity, e.g. %s/2", k.Value, name)
 	}
 	return d, nil
 }

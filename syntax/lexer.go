@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // tokenKind is the lexical class of a token.
@@ -52,14 +52,14 @@ const (
 type token struct {
 	kind      tokenKind
 	off, end  int
-	line, col int32  // absolute, as in model.Pos
+	line, col int32  // absolute, as in srcpos.Position
 	val       string // tString: the unescaped constant
 }
 
 // comment is a comment in the source, kept for Rule.Comment.
 type comment struct {
 	off, end       int
-	line, lastLine int // first and last line (absolute, as in model.Pos)
+	line, lastLine int // first and last line (absolute, as in srcpos.Position)
 	text           string
 }
 
@@ -81,7 +81,7 @@ type lexer struct {
 
 // lex tokenises src. at is the position of src[0] (zero means line 1,
 // column 1). The token list always ends with tEOF.
-func lex(src []byte, at model.Pos, errs *ErrorList) ([]token, []comment) {
+func lex(src []byte, at srcpos.Position, errs *ErrorList) ([]token, []comment) {
 	lx := &lexer{src: src, file: at.File, baseLine: at.Line, baseCol: at.Col, errs: errs}
 	lx.toks = make([]token, 0, len(src)/2+8) // about one token per 2 bytes in typical models
 	if lx.baseLine < 1 {
@@ -99,15 +99,15 @@ func lex(src []byte, at model.Pos, errs *ErrorList) ([]token, []comment) {
 }
 
 // pos returns the position of offset off, which must be on the current line.
-func (lx *lexer) pos(off int) model.Pos {
+func (lx *lexer) pos(off int) srcpos.Position {
 	col := off - lx.lineStart + 1
 	if lx.line == 0 {
 		col += lx.baseCol - 1
 	}
-	return model.Pos{File: lx.file, Line: lx.baseLine + lx.line, Col: col}
+	return srcpos.Position{File: lx.file, Line: lx.baseLine + lx.line, Col: col}
 }
 
-func (lx *lexer) errorf(pos model.Pos, format string, args ...any) {
+func (lx *lexer) errorf(pos srcpos.Position, format string, args ...any) {
 	lx.errs.Add(pos, fmt.Sprintf(format, args...))
 }
 
@@ -116,7 +116,7 @@ func (lx *lexer) newline(at int) {
 	lx.lineStart = at + 1
 }
 
-func (lx *lexer) emit(kind tokenKind, start int, pos model.Pos) {
+func (lx *lexer) emit(kind tokenKind, start int, pos srcpos.Position) {
 	lx.toks = append(lx.toks, token{kind: kind, off: start, end: lx.off, line: int32(pos.Line), col: int32(pos.Col)})
 }
 
@@ -330,7 +330,7 @@ func (lx *lexer) number() {
 }
 
 // quoted scans a quoted constant with C-style escapes.
-func (lx *lexer) quoted(start int, pos model.Pos) {
+func (lx *lexer) quoted(start int, pos srcpos.Position) {
 	src := lx.src
 	q := src[start]
 	lx.off++
