@@ -143,154 +143,177 @@ func (lx *lexer) run() {
 		case c == '\n':
 			lx.newline(lx.off)
 			lx.off++
-			continue
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			lx.off++
-			continue
 		case c == '#' || c == '/' && lx.peek(1) == '/':
-			for lx.off < len(src) && src[lx.off] != '\n' {
-				lx.off++
-			}
-			text := strings.TrimRight(string(src[start:lx.off]), " \t\r\f\v")
-			lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: pos.Line, text: text})
-			continue
+			lx.lineComment(start, pos)
 		case c == '/' && lx.peek(1) == '*':
-			lx.off += 2
-			closed := false
-			for lx.off < len(src) {
-				if src[lx.off] == '*' && lx.peek(1) == '/' {
-					lx.off += 2
-					closed = true
-					break
-				}
-				if src[lx.off] == '\n' {
-					lx.newline(lx.off)
-				}
-				lx.off++
-			}
-			if !closed {
-				lx.errorf(pos, "unterminated block comment: '/*' has no matching '*/'")
-				lx.emit(tIllegal, start, pos)
-				continue
-			}
-			endLine := lx.baseLine + lx.line
-			lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: endLine, text: string(src[start:lx.off])})
-			continue
+			lx.blockComment(start, pos)
 		case isLetter(c):
 			for lx.off < len(src) && (isLetter(src[lx.off]) || isDigit(src[lx.off])) {
 				lx.off++
 			}
 			lx.emit(tIdent, start, pos)
-			continue
 		case isDigit(c):
 			lx.number()
 			lx.emit(tNumber, start, pos)
-			continue
 		case c == '\'' || c == '"':
 			lx.quoted(start, pos)
-			continue
 		case c == '@':
-			lx.off++
-			for lx.off < len(src) && (isLetter(src[lx.off]) || isDigit(src[lx.off])) {
-				lx.off++
-			}
-			switch name := string(src[start+1 : lx.off]); strings.ToLower(name) {
-			case "max":
-				lx.emit(tMax, start, pos)
-			case "min":
-				lx.emit(tMin, start, pos)
-			default:
-				if lx.off == start+1 && lx.off < len(src) {
-					_, w := utf8.DecodeRune(src[lx.off:])
-					lx.off += w
-				}
-				lx.errorf(pos, "unknown coefficient function '%s' (expected @Max or @Min)", src[start:lx.off])
-				lx.emit(tIllegal, start, pos)
-			}
-			continue
-		}
-		// Punctuation: longest match first.
-		kind, n := tIllegal, 1
-		two := func(next byte, k2, k1 tokenKind) {
-			if lx.peek(1) == next {
-				kind, n = k2, 2
-			} else {
-				kind = k1
-			}
-		}
-		switch c {
-		case '(':
-			kind = tLParen
-		case ')':
-			kind = tRParen
-		case '[':
-			kind = tLBrack
-		case ']':
-			kind = tRBrack
-		case '{':
-			kind = tLBrace
-		case '}':
-			kind = tRBrace
-		case ',':
-			kind = tComma
-		case ':':
-			kind = tColon
-		case '.':
-			kind = tPeriod
-		case '~':
-			kind = tNot
-		case '!':
-			two('=', tNeq, tNot)
-		case '&':
-			two('&', tAnd2, tAnd)
-		case '|':
-			two('|', tOr2, tPipe)
-		case '-':
-			two('>', tImpl, tMinus)
-		case '=':
-			two('=', tEqEq, tEq)
-		case '+':
-			kind = tPlus
-		case '*':
-			kind = tStar
-		case '/':
-			kind = tSlash
-		case '%':
-			kind = tPercent
-		case '^':
-			kind = tCaret
-		case '>':
-			switch lx.peek(1) {
-			case '>':
-				kind, n = tImpl, 2
-			case '=':
-				kind, n = tGE, 2
-			default:
-				lx.errorf(pos, "unexpected '>' (expected '>>' or '>=')")
-			}
-		case '<':
-			switch lx.peek(1) {
-			case '<', '-':
-				kind, n = tRImpl, 2
-			case '=':
-				kind, n = tLE, 2
-			default:
-				lx.errorf(pos, "unexpected '<' (expected '<<', '<-' or '<=')")
-			}
+			lx.coefFunction(start, pos)
 		default:
-			r, w := utf8.DecodeRune(src[lx.off:])
-			n = w
-			if r == utf8.RuneError && w <= 1 {
-				lx.errorf(pos, "invalid UTF-8 byte 0x%02x", c)
-			} else {
-				lx.errorf(pos, "unexpected character %q", r)
-			}
+			kind, n := lx.punct(c, pos)
+			lx.off += n
+			lx.emit(kind, start, pos)
 		}
-		lx.off += n
-		lx.emit(kind, start, pos)
 	}
-	// End-of-input errors point just after the last token, not past any
-	// trailing comments and blank lines.
+	lx.toks = append(lx.toks, lx.eof())
+}
+
+// lineComment scans a '#' or '//' comment to the end of the line.
+func (lx *lexer) lineComment(start int, pos srcpos.Position) {
+	src := lx.src
+	for lx.off < len(src) && src[lx.off] != '\n' {
+		lx.off++
+	}
+	text := strings.TrimRight(string(src[start:lx.off]), " \t\r\f\v")
+	lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: pos.Line, text: text})
+}
+
+// blockComment scans a '/* ... */' comment, which may span lines.
+func (lx *lexer) blockComment(start int, pos srcpos.Position) {
+	src := lx.src
+	lx.off += 2
+	closed := false
+	for lx.off < len(src) {
+		if src[lx.off] == '*' && lx.peek(1) == '/' {
+			lx.off += 2
+			closed = true
+			break
+		}
+		if src[lx.off] == '\n' {
+			lx.newline(lx.off)
+		}
+		lx.off++
+	}
+	if !closed {
+		lx.errorf(pos, "unterminated block comment: '/*' has no matching '*/'")
+		lx.emit(tIllegal, start, pos)
+		return
+	}
+	endLine := lx.baseLine + lx.line
+	lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: endLine, text: string(src[start:lx.off])})
+}
+
+// coefFunction scans a coefficient function, '@Max' or '@Min'.
+func (lx *lexer) coefFunction(start int, pos srcpos.Position) {
+	src := lx.src
+	lx.off++
+	for lx.off < len(src) && (isLetter(src[lx.off]) || isDigit(src[lx.off])) {
+		lx.off++
+	}
+	switch name := string(src[start+1 : lx.off]); strings.ToLower(name) {
+	case "max":
+		lx.emit(tMax, start, pos)
+	case "min":
+		lx.emit(tMin, start, pos)
+	default:
+		if lx.off == start+1 && lx.off < len(src) {
+			_, w := utf8.DecodeRune(src[lx.off:])
+			lx.off += w
+		}
+		lx.errorf(pos, "unknown coefficient function '%s' (expected @Max or @Min)", src[start:lx.off])
+		lx.emit(tIllegal, start, pos)
+	}
+}
+
+// punct returns the punctuation token at pos (the longest match) and its
+// length in bytes; an unexpected byte is reported and gives tIllegal.
+func (lx *lexer) punct(c byte, pos srcpos.Position) (kind tokenKind, n int) {
+	src := lx.src
+	kind, n = tIllegal, 1
+	two := func(next byte, k2, k1 tokenKind) {
+		if lx.peek(1) == next {
+			kind, n = k2, 2
+		} else {
+			kind = k1
+		}
+	}
+	switch c {
+	case '(':
+		kind = tLParen
+	case ')':
+		kind = tRParen
+	case '[':
+		kind = tLBrack
+	case ']':
+		kind = tRBrack
+	case '{':
+		kind = tLBrace
+	case '}':
+		kind = tRBrace
+	case ',':
+		kind = tComma
+	case ':':
+		kind = tColon
+	case '.':
+		kind = tPeriod
+	case '~':
+		kind = tNot
+	case '!':
+		two('=', tNeq, tNot)
+	case '&':
+		two('&', tAnd2, tAnd)
+	case '|':
+		two('|', tOr2, tPipe)
+	case '-':
+		two('>', tImpl, tMinus)
+	case '=':
+		two('=', tEqEq, tEq)
+	case '+':
+		kind = tPlus
+	case '*':
+		kind = tStar
+	case '/':
+		kind = tSlash
+	case '%':
+		kind = tPercent
+	case '^':
+		kind = tCaret
+	case '>':
+		switch lx.peek(1) {
+		case '>':
+			kind, n = tImpl, 2
+		case '=':
+			kind, n = tGE, 2
+		default:
+			lx.errorf(pos, "unexpected '>' (expected '>>' or '>=')")
+		}
+	case '<':
+		switch lx.peek(1) {
+		case '<', '-':
+			kind, n = tRImpl, 2
+		case '=':
+			kind, n = tLE, 2
+		default:
+			lx.errorf(pos, "unexpected '<' (expected '<<', '<-' or '<=')")
+		}
+	default:
+		r, w := utf8.DecodeRune(src[lx.off:])
+		n = w
+		if r == utf8.RuneError && w <= 1 {
+			lx.errorf(pos, "invalid UTF-8 byte 0x%02x", c)
+		} else {
+			lx.errorf(pos, "unexpected character %q", r)
+		}
+	}
+	return kind, n
+}
+
+// eof is the end-of-input token. End-of-input errors point just after the
+// last token, not past any trailing comments and blank lines.
+func (lx *lexer) eof() token {
+	src := lx.src
 	eof := token{kind: tEOF, off: len(src), end: len(src)}
 	if n := len(lx.toks); n > 0 && lx.toks[n-1].kind != tIllegal {
 		last := lx.toks[n-1]
@@ -299,7 +322,7 @@ func (lx *lexer) run() {
 		pos := lx.pos(len(src))
 		eof.line, eof.col = int32(pos.Line), int32(pos.Col)
 	}
-	lx.toks = append(lx.toks, eof)
+	return eof
 }
 
 // number scans DIGIT+ ('.' DIGIT+)? ([eE] [+-]? DIGIT+)?. A '.' not followed
