@@ -147,8 +147,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		return nil, err
 	}
 	s := &Solver{p: p, opt: opt, n: p.NumVars, m: p.NumPotentials(), nc: p.NumConstraints()}
-	np := len(p.Var)
-	s.copies = np + len(p.CVar)
+	s.copies = len(p.Var) + len(p.CVar)
 	if s.copies > math.MaxInt32 {
 		return nil, fmt.Errorf("admm: %d local copies exceed the int32 index range", s.copies)
 	}
@@ -163,12 +162,44 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		}
 	}
 
-	// The terms in the internal layout: potentials then constraints; copy k
-	// of internal term i is start[i] <= k < start[i+1], and internal copy
-	// start[i]+q is copy q of the caller's term.
-	s.layout = newLayout(p)
+	s.placeTerms()
+	s.termParams()
+
+	// Each variable's number of copies, or total copy weight, M_j, as
+	// 1/M_j. (Equal copy weights run unweighted: see uniform.)
+	s.inv = make([]float64, s.n)
+	for k, v := range s.vars {
+		if s.cw != nil {
+			s.inv[v] += s.cw[k]
+		} else {
+			s.inv[v]++
+		}
+	}
+	for j, m := range s.inv {
+		s.inv[j] = recip(m)
+	}
+
+	// A cold start: z = 0 and every local copy at it.
 	terms := s.m + s.nc
-	s.start = make([]int32, terms+1)
+	s.z = make([]float64, s.n)
+	s.q = make([]float64, terms)
+	for h := range s.slots {
+		s.slots[h] = slot{z: make([]float64, s.n), st: make([]float64, terms)}
+	}
+	s.startAtZ()
+
+	s.makeChunks()
+	return s, nil
+}
+
+// placeTerms lays the terms out internally: potentials then constraints;
+// copy k of internal term i is start[i] <= k < start[i+1], and internal
+// copy start[i]+q is copy q of the caller's term.
+func (s *Solver) placeTerms() {
+	p, opt := s.p, &s.opt
+	np := len(p.Var)
+	s.layout = newLayout(p)
+	s.start = make([]int32, s.m+s.nc+1)
 	s.coef = make([]float64, s.copies)
 	s.vars = make([]int32, s.copies)
 	s.dir = s.coef
@@ -212,7 +243,13 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		place(vars, coefs, np+int(p.CStart[j]))
 		s.start[s.m+jj+1] = int32(at)
 	}
+}
 
+// termParams sets the terms' fixed parameters: the potentials' runs of
+// equal arity and power and their gains, and the constraints' parameters
+// and tolerances.
+func (s *Solver) termParams() {
+	p := s.p
 	s.runs = arityRuns(s.start[:s.m+1], s.power)
 	for i := range s.prm {
 		pp := &s.prm[i]
@@ -225,7 +262,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
 	s.ceq = make([]bool, s.nc)
-	s.ctolUser = constraintTols(p, opt.ConstraintTol)
+	s.ctolUser = constraintTols(p, s.opt.ConstraintTol)
 	s.ctol = make([]float64, s.nc)
 	for jj, j := range s.con {
 		i := s.m + jj
@@ -238,29 +275,12 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		s.cprm[jj] = conParam{c: p.CConst[j], g: recip(n2), lo: lo, n2: n2}
 		s.ctol[jj] = s.ctolUser[j]
 	}
+}
 
-	// Each variable's number of copies, or total copy weight, M_j, as
-	// 1/M_j. (Equal copy weights run unweighted: see uniform.)
-	s.inv = make([]float64, s.n)
-	for k, v := range s.vars {
-		if s.cw != nil {
-			s.inv[v] += s.cw[k]
-		} else {
-			s.inv[v]++
-		}
-	}
-	for j, m := range s.inv {
-		s.inv[j] = recip(m)
-	}
-
-	// A cold start: z = 0 and every local copy at it.
-	s.z = make([]float64, s.n)
-	s.q = make([]float64, terms)
-	for h := range s.slots {
-		s.slots[h] = slot{z: make([]float64, s.n), st: make([]float64, terms)}
-	}
-	s.startAtZ()
-
+// makeChunks splits terms and variables into the chunks the workers share
+// out, and finds each term chunk's first run.
+func (s *Solver) makeChunks() {
+	terms := s.m + s.nc
 	s.termChunks = chunks(terms, s.copies+2*terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
 	s.varChunks = chunks(s.n, 2*s.n, func(int) int { return 2 })
 	s.tpart = make([]termPartial, len(s.termChunks)-1)
@@ -277,7 +297,6 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	}
 	s.vpart = make([]varPartial, len(s.varChunks)-1)
 	s.bscratch = make([]boundScratch, len(s.tpart))
-	return s, nil
 }
 
 // copyWeight is the weight of internal copy k (Options.Copies).
