@@ -149,9 +149,9 @@ func (r *run) worker(w int) {
 		}
 		r.bar.wait()
 		if r.needBound {
-			// The Lagrangian bound, computed only when the solver may stop
-			// (BenchmarkTermBound: about 90 ns per 3-variable term, some five
-			// iterations' worth).
+			// The Lagrangian bound costs several iterations' worth
+			// (BenchmarkTermBound), so it is computed only when the solver
+			// may stop.
 			for c := r.qRes.claim(w); c >= 0; c = r.qRes.claim(w) {
 				s.tpart[c].lb = s.bound(&s.bscratch[c], s.termChunks[c], s.termChunks[c+1])
 			}
