@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hinge-srl/hinge/config"
 	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -24,7 +25,7 @@ import (
 func loadPSLExample(t *testing.T, name string) (*model.Model, *store.Store) {
 	t.Helper()
 	path := shareddata.Require(t, "psl-examples", "models", name)
-	cfg, err := store.ReadConfig(path, "infer")
+	cfg, err := config.Read(path, "infer")
 	if err != nil {
 		t.Fatal(err)
 	}

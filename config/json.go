@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"fmt"
@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
 )
 
-// ReadJSONConfig reads a PSL 3 JSON config (the format of PSL's runtime
+// ReadJSON reads a PSL 3 JSON config (the format of PSL's runtime
 // configs and of psl-examples' models/*.json) and selects one data split:
 // partition is "infer" (the default when empty), "learn" or "validation".
 //
@@ -42,7 +43,7 @@ import (
 // comments, single-quoted strings and trailing commas, as PSL allows. Every
 // error names path:line:col; a data file that does not exist is reported
 // with its path and the line that names it.
-func ReadJSONConfig(path, partition string) (*Config, error) {
+func ReadJSON(path, partition string) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -213,17 +214,17 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 		return srcpos.Errorf(v.Pos, "predicate %s must be an object (with observations, targets, truth, ...), found %s", m.Key, v.Kind)
 	}
 	forceOpen := false
-	var parts [3]*jsonValue // by Section
+	var parts [3]*jsonValue // by store.Section
 	var evals *jsonValue
 	for _, pm := range v.Keys {
 		pv := pm.Value
 		switch pm.Key {
 		case "observations":
-			parts[Observations] = pv
+			parts[store.Observations] = pv
 		case "targets":
-			parts[Targets] = pv
+			parts[store.Targets] = pv
 		case "truth":
-			parts[Truth] = pv
+			parts[store.Truth] = pv
 		case "evaluations":
 			evals = pv
 		case "options":
@@ -282,7 +283,7 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 	}
 	var sources []Source
 	hasTargets := false
-	for sec := Observations; sec <= Truth; sec++ {
+	for sec := store.Observations; sec <= store.Truth; sec++ {
 		if parts[sec] == nil {
 			continue
 		}
@@ -290,7 +291,7 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 		if err != nil {
 			return err
 		}
-		if sec == Targets && len(srcs) > 0 {
+		if sec == store.Targets && len(srcs) > 0 {
 			hasTargets = true
 		}
 		sources = append(sources, srcs...)
@@ -315,7 +316,7 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 
 // partition reads an observations/targets/truth value and returns the
 // sources of the "all" split and the selected one.
-func (r *jsonConfigReader) partition(d PredicateDecl, sec Section, v *jsonValue) ([]Source, error) {
+func (r *jsonConfigReader) partition(d PredicateDecl, sec store.Section, v *jsonValue) ([]Source, error) {
 	var out []Source
 	switch v.Kind {
 	case jsonArray:
@@ -344,7 +345,7 @@ func (r *jsonConfigReader) partition(d PredicateDecl, sec Section, v *jsonValue)
 
 // dataSpec reads a list of files and inline rows of one split, appending
 // those of the selected split (and "all") to out.
-func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, v *jsonValue, out []Source) ([]Source, error) {
+func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec store.Section, split string, v *jsonValue, out []Source) ([]Source, error) {
 	use := split == "all" || split == r.part
 	var rows []Row
 	var rowsPos srcpos.Position
@@ -391,7 +392,7 @@ func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, 
 }
 
 // jsonRow reads one inline row.
-func jsonRow(d PredicateDecl, sec Section, v *jsonValue) (Row, error) {
+func jsonRow(d PredicateDecl, sec store.Section, v *jsonValue) (Row, error) {
 	row := Row{Pos: v.Pos}
 	n := len(v.Items)
 	if n != d.Arity && n != d.Arity+1 {
@@ -410,7 +411,7 @@ func jsonRow(d PredicateDecl, sec Section, v *jsonValue) (Row, error) {
 			if err != nil {
 				return row, srcpos.Errorf(it.Pos, "%s of %s: value %q is not a number", sec, d, it.Text)
 			}
-			if err := CheckValue(x); err != nil {
+			if err := store.CheckValue(x); err != nil {
 				return row, srcpos.Errorf(it.Pos, "%s of %s: %v", sec, d, err)
 			}
 			row.Value, row.HasValue = x, true

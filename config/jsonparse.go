@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 
 	"github.com/hinge-srl/hinge/srcpos"
 )
+
+// utf8BOM is the UTF-8 byte order mark, skipped at the start of a file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // This file is a small JSON reader that keeps the position of every value,
 // so that configuration errors can name file:line:col. It accepts strict

@@ -1,4 +1,8 @@
-package store
+// Package config reads what PSL says about data: a PSL CLI .data file
+// (YAML) or a PSL 3 JSON config, with the predicates, rules, data files,
+// inline rows and evaluators they name, and loads that data into a
+// store.Store. Every error names file:line:col.
+package config
 
 import (
 	"errors"
@@ -11,11 +15,12 @@ import (
 
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // Config is what a PSL data description says, whichever file it came from:
-// a PSL CLI .data file (YAML; ReadDataFile) or a PSL 3 JSON config
-// (ReadJSONConfig). Declare adds its predicates to a model and Load reads its
+// a PSL CLI .data file (YAML; ReadData) or a PSL 3 JSON config
+// (ReadJSON). Declare adds its predicates to a model and Load reads its
 // atoms into a store, so a command does the same thing for either input.
 type Config struct {
 	// Path is the .data or .json file the config was read from.
@@ -83,7 +88,7 @@ type EvalSpec struct {
 // inline.
 type Source struct {
 	Pred    string // predicate name as declared
-	Section Section
+	Section store.Section
 	// File is the data file's path resolved against the config's directory;
 	// empty for inline rows.
 	File string
@@ -102,17 +107,17 @@ type Row struct {
 	Pos      srcpos.Position
 }
 
-// ReadConfig reads a .data file (PSL CLI YAML) or a .json file (PSL 3
+// Read reads a .data file (PSL CLI YAML) or a .json file (PSL 3
 // config), chosen by the file's extension. partition selects the data split
 // of a JSON config ("infer" when empty, "learn" or "validation"); .data files
 // have no splits (PSL uses one .data file per split), so for them partition
 // is ignored.
-func ReadConfig(path, partition string) (*Config, error) {
+func Read(path, partition string) (*Config, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".data":
-		return ReadDataFile(path)
+		return ReadData(path)
 	case ".json":
-		return ReadJSONConfig(path, partition)
+		return ReadJSON(path, partition)
 	}
 	return nil, fmt.Errorf("%s: unknown kind of config: want a .data file (PSL CLI, YAML) or a .json file (PSL 3 config)", path)
 }
@@ -142,7 +147,7 @@ func (c *Config) Declare(m *model.Model) error {
 // predicates must be declared in s.Model (see Declare). Errors name the data
 // file's line, or the config position of an inline row or of a file that
 // cannot be opened.
-func (c *Config) Load(s *Store) error {
+func (c *Config) Load(s *store.Store) error {
 	for _, src := range c.Sources {
 		p := s.Model.Predicate(src.Pred)
 		if p == nil {
@@ -153,22 +158,11 @@ func (c *Config) Load(s *Store) error {
 				return err
 			}
 		}
-		ids := make([]int32, p.Arity)
 		for _, r := range src.Rows {
 			if len(r.Args) != p.Arity {
 				return srcpos.Errorf(r.Pos, "%s takes %d arguments, found %d", p, p.Arity, len(r.Args))
 			}
-			for i, a := range r.Args {
-				ids[i] = s.Dict.ID(a)
-			}
-			v := 1.0
-			if r.HasValue {
-				v = r.Value
-				if err := CheckValue(v); err != nil {
-					return srcpos.Errorf(r.Pos, "%s: %v", AtomString(p, r.Args), err)
-				}
-			}
-			if err := s.addIDs(p, src.Section, ids, v, r.HasValue); err != nil {
+			if err := addRow(s, p, src.Section, r); err != nil {
 				return srcpos.Errorf(r.Pos, "%v", err)
 			}
 		}
@@ -176,13 +170,41 @@ func (c *Config) Load(s *Store) error {
 	return nil
 }
 
-func loadFile(s *Store, p *model.Predicate, src Source) error {
+// addRow adds an inline row of p's arity to a section of s.
+func addRow(s *store.Store, p *model.Predicate, sec store.Section, r Row) error {
+	v := 1.0
+	if r.HasValue {
+		v = r.Value
+		if err := store.CheckValue(v); err != nil {
+			return fmt.Errorf("%s: %v", store.AtomString(p, r.Args), err)
+		}
+	}
+	switch sec {
+	case store.Observations:
+		return s.AddObservation(p, r.Args, v)
+	case store.Truth:
+		return s.AddTruth(p, r.Args, v)
+	}
+	if err := s.AddTarget(p, r.Args); err != nil || !r.HasValue {
+		return err
+	}
+	ids := make([]int32, len(r.Args))
+	for i, a := range r.Args {
+		ids[i] = s.Dict.ID(a)
+	}
+	t := s.Table(p)
+	row, _ := t.Find(ids)
+	t.SetValue(row, v)
+	return nil
+}
+
+func loadFile(s *store.Store, p *model.Predicate, src Source) error {
 	f, err := os.Open(src.File)
 	if err != nil {
 		return srcpos.Errorf(src.Pos, "%s of %s: %v", src.Section, p, fileProblem(src.File, err))
 	}
 	defer f.Close()
-	return LoadTSV(s, p, src.Section, f, src.File)
+	return store.LoadTSV(s, p, src.Section, f, src.File)
 }
 
 // fileProblem describes why a data file cannot be used.

@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"fmt"
@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
 	"go.yaml.in/yaml/v3"
 )
 
-// ReadDataFile reads a PSL CLI .data file: YAML with the sections
+// ReadData reads a PSL CLI .data file: YAML with the sections
 //
 //	predicates:            # Name/arity: open | closed
 //	  Knows/2: open
@@ -34,7 +35,7 @@ import (
 // open/closed, a predicate used but not declared, targets for a closed
 // predicate, and a missing data file (naming the file and the line that
 // refers to it).
-func ReadDataFile(path string) (*Config, error) {
+func ReadData(path string) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -126,14 +127,14 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 		cfg.Predicates = append(cfg.Predicates, d)
 	}
 	for _, name := range order {
-		var what Section
+		var what store.Section
 		switch name {
 		case "observations":
-			what = Observations
+			what = store.Observations
 		case "targets":
-			what = Targets
+			what = store.Targets
 		case "truth":
-			what = Truth
+			what = store.Truth
 		default:
 			continue
 		}
@@ -167,7 +168,7 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 					return nil, srcpos.Errorf(at(k), "%s: %q does not match the declaration %s", name, k.Value, d)
 				}
 			}
-			if what == Targets && d.Closed {
+			if what == store.Targets && d.Closed {
 				return nil, srcpos.Errorf(at(k), "targets given for %s, which is declared closed (fully observed) at %d:%d; declare it open", d, d.Pos.Line, d.Pos.Col)
 			}
 			var files []*yaml.Node
