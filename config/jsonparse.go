@@ -10,9 +10,6 @@ import (
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
-// utf8BOM is the UTF-8 byte order mark, skipped at the start of a file.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
 // This file is a small JSON reader that keeps the position of every value,
 // so that configuration errors can name file:line:col. It accepts strict
 // JSON (RFC 8259) plus what PSL's own reader (Jackson, with the features PSL
@@ -23,8 +20,17 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 //   - a trailing comma before ']' or '}';
 //   - numbers with a leading '+' or leading zeros.
 //
-// A leading UTF-8 byte order mark is skipped. Columns count bytes from 1. Duplicate object keys are an error (Jackson
-// silently keeps the last one).
+// A leading UTF-8 byte order mark is skipped. Columns count bytes from 1.
+// Duplicate object keys are an error (Jackson silently keeps the last one).
+//
+// The .data reader uses yaml.v3's Node for its positions; JSON does not,
+// because yaml.v3 reads some of PSL's JSON wrongly and without an error (a
+// '//' or '/* */' comment after a value becomes part of it: "1 // c" is the
+// string "1 // c"; text after the closing brace is ignored; duplicate keys
+// pass; 1e400 is a string) and rejects the valid JSON escape \/.
+
+// utf8BOM is the UTF-8 byte order mark, skipped at the start of a file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 type jsonKind uint8
 
