@@ -1,16 +1,15 @@
 package main
 
 import (
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/hlmrf"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/hinge-srl/hinge/admm"
-	"github.com/hinge-srl/hinge/admm/admmtest"
-	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 func readValues(t *testing.T, path string) []float64 {
