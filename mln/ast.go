@@ -63,7 +63,6 @@ type Formula struct {
 // Node is a formula's syntax tree.
 type Node interface {
 	node()
-	pos() srcpos.Position
 }
 
 // Term is an argument: a variable, a constant, or +var (one formula per
@@ -115,12 +114,6 @@ func (*Eq) node()     {}
 func (*Not) node()    {}
 func (*Binary) node() {}
 func (*Quant) node()  {}
-
-func (a *Atom) pos() srcpos.Position   { return a.P }
-func (e *Eq) pos() srcpos.Position     { return e.P }
-func (n *Not) pos() srcpos.Position    { return n.P }
-func (b *Binary) pos() srcpos.Position { return b.P }
-func (q *Quant) pos() srcpos.Position  { return q.P }
 
 // String writes the atom in Alchemy syntax.
 func (a *Atom) String() string {
