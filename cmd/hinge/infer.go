@@ -194,8 +194,8 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 			r := prog.Model.Rules[p.CGroup[w]]
 			rule = fmt.Sprintf("%s %s", r.Pos, pipeline.RuleText(r))
 		}
-		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d iterations (infeasible constraints, or too few --max-iter); the worst is violated by %.6g, a ground constraint of rule %s",
-			sol.Violated, sol.Iterations, sol.MaxViolation, rule))
+		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d iterations (%s); the worst is violated by %.6g, a ground constraint of rule %s",
+			sol.Violated, sol.Iterations, violationCause(sol.Status), sol.MaxViolation, rule))
 	}
 	if sol != nil && sol.Status != admm.Converged {
 		fmt.Fprintf(stderr, "hinge: warning: ADMM %s; the values are the last iterate\n", stoppedText(sol.Status, sol.Iterations))

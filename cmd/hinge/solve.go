@@ -148,6 +148,18 @@ func stoppedText(st admm.Status, iterations int) string {
 	}
 }
 
+// violationCause says what a solve's status tells about hard constraints
+// still violated at its end.
+func violationCause(st admm.Status) string {
+	switch st {
+	case admm.Infeasible:
+		return "the duals prove the constraints infeasible"
+	case admm.IterationLimit:
+		return "the constraints may be infeasible, or need more than --max-iter iterations"
+	}
+	return "the constraints may be infeasible"
+}
+
 // gapFields returns the lower bound and the relative gap for a report, nil
 // when the bound is not finite (+Inf: the duals prove the hard constraints
 // infeasible; JSON has no infinities).
@@ -232,15 +244,8 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		}
 	}
 	if res.Violated > 0 {
-		why := "the constraints may be infeasible"
-		switch res.Status {
-		case admm.Infeasible:
-			why = "the duals prove the constraints infeasible"
-		case admm.IterationLimit:
-			why = "the constraints may be infeasible, or need more than --max-iter iterations"
-		}
 		return failed(fmt.Errorf("%s: %d hard constraint(s) still violated after %d iterations (%s); worst: constraint %d, %s, violated by %.6g",
-			path, res.Violated, res.Iterations, why, res.Worst+1, constraintText(p, res.Worst), res.MaxViolation))
+			path, res.Violated, res.Iterations, violationCause(res.Status), res.Worst+1, constraintText(p, res.Worst), res.MaxViolation))
 	}
 	if !res.Converged() {
 		fmt.Fprintf(stderr, "hinge: warning: %s: ADMM %s; the values are the last iterate\n", path, stoppedText(res.Status, res.Iterations))
