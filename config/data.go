@@ -66,17 +66,7 @@ var yamlParserProblems = map[string]bool{
 func parseDataFile(path string, src []byte, stat func(string) error) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			if yamlParserProblems[m[2]] {
-				// yaml.v3 reports the 0-based line of the construct being
-				// parsed for parser (not scanner) errors.
-				line++
-			}
-			return nil, fmt.Errorf("%s:%d: YAML: %s", path, line, m[2])
-		}
-		return nil, fmt.Errorf("%s: %s", path, strings.Replace(msg, "yaml: ", "YAML: ", 1))
+		return nil, yamlError(path, err)
 	}
 	at := func(n *yaml.Node) srcpos.Position { return srcpos.Position{File: path, Line: n.Line, Col: n.Column} }
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -87,24 +77,9 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 		return nil, srcpos.Errorf(at(root), "a data file is a mapping of sections (predicates, observations, targets, truth), found %s", yamlKind(root))
 	}
 	cfg := &Config{Path: path}
-	sections := make(map[string]*yaml.Node)
-	var order []string
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := deref(root.Content[i]), deref(root.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
-			return nil, srcpos.Errorf(at(k), "a section name must be a plain word, found %s", yamlKind(k))
-		}
-		name := strings.ToLower(k.Value)
-		switch name {
-		case "predicates", "observations", "targets", "truth":
-		default:
-			return nil, srcpos.Errorf(at(k), "unknown section %q: want predicates, observations, targets or truth", k.Value)
-		}
-		if _, dup := sections[name]; dup {
-			return nil, srcpos.Errorf(at(k), "section %s given twice", name)
-		}
-		sections[name] = v
-		order = append(order, name)
+	sections, order, err := dataSections(root, at)
+	if err != nil {
+		return nil, err
 	}
 	preds, ok := sections["predicates"]
 	if !ok {
@@ -145,61 +120,111 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 		if sec.Kind != yaml.MappingNode {
 			return nil, srcpos.Errorf(at(sec), "%s must map predicate names to files, found %s", name, yamlKind(sec))
 		}
-		seen := make(map[string]srcpos.Position)
-		for i := 0; i+1 < len(sec.Content); i += 2 {
-			k, v := deref(sec.Content[i]), deref(sec.Content[i+1])
-			if k.Kind != yaml.ScalarNode {
-				return nil, srcpos.Errorf(at(k), "%s: expected a predicate name, found %s", name, yamlKind(k))
-			}
-			if first, dup := seen[strings.ToLower(k.Value)]; dup {
-				return nil, srcpos.Errorf(at(k), "%s: %s given twice (first at %d:%d); list several files as [a.txt, b.txt]", name, k.Value, first.Line, first.Col)
-			}
-			seen[strings.ToLower(k.Value)] = at(k)
-			pname := k.Value
-			if j := strings.LastIndexByte(pname, '/'); j >= 0 {
-				pname = pname[:j] // tolerate Name/arity here too; the arity is checked below
-			}
-			d, ok := cfg.Predicate(pname)
-			if !ok {
-				return nil, srcpos.Errorf(at(k), "%s: unknown predicate %q (declared: %s)", name, k.Value, declNames(cfg.Predicates))
-			}
-			if pname != k.Value {
-				if _, ar, err := parsePredicateKey(k.Value); err != nil || ar != d.Arity {
-					return nil, srcpos.Errorf(at(k), "%s: %q does not match the declaration %s", name, k.Value, d)
-				}
-			}
-			if what == store.Targets && d.Closed {
-				return nil, srcpos.Errorf(at(k), "targets given for %s, which is declared closed (fully observed) at %d:%d; declare it open", d, d.Pos.Line, d.Pos.Col)
-			}
-			var files []*yaml.Node
-			switch v.Kind {
-			case yaml.ScalarNode:
-				if !isNull(v) {
-					files = []*yaml.Node{v}
-				}
-			case yaml.SequenceNode:
-				for _, f := range v.Content {
-					files = append(files, deref(f))
-				}
-			}
-			if len(files) == 0 {
-				return nil, srcpos.Errorf(at(k), "%s of %s: expected a file name or a list of file names", name, d)
-			}
-			for _, f := range files {
-				if f.Kind != yaml.ScalarNode || isNull(f) || f.Value == "" {
-					return nil, srcpos.Errorf(at(f), "%s of %s: expected a file name, found %s", name, d, yamlKind(f))
-				}
-				file := resolve(path, f.Value)
-				if stat != nil {
-					if err := stat(file); err != nil {
-						return nil, srcpos.Errorf(at(f), "%s of %s: %v", name, d, err)
-					}
-				}
-				cfg.Sources = append(cfg.Sources, Source{Pred: d.Name, Section: what, File: file, Pos: at(f)})
-			}
+		if err := cfg.dataFiles(name, what, sec, at, stat); err != nil {
+			return nil, err
 		}
 	}
 	return cfg, nil
+}
+
+// yamlError turns a yaml.v3 error into path:line: YAML: problem.
+func yamlError(path string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if yamlParserProblems[m[2]] {
+			// yaml.v3 reports the 0-based line of the construct being
+			// parsed for parser (not scanner) errors.
+			line++
+		}
+		return fmt.Errorf("%s:%d: YAML: %s", path, line, m[2])
+	}
+	return fmt.Errorf("%s: %s", path, strings.Replace(msg, "yaml: ", "YAML: ", 1))
+}
+
+// dataSections returns the sections of a .data file by lower-case name,
+// and their names in file order.
+func dataSections(root *yaml.Node, at func(*yaml.Node) srcpos.Position) (map[string]*yaml.Node, []string, error) {
+	sections := make(map[string]*yaml.Node)
+	var order []string
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := deref(root.Content[i]), deref(root.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, nil, srcpos.Errorf(at(k), "a section name must be a plain word, found %s", yamlKind(k))
+		}
+		name := strings.ToLower(k.Value)
+		switch name {
+		case "predicates", "observations", "targets", "truth":
+		default:
+			return nil, nil, srcpos.Errorf(at(k), "unknown section %q: want predicates, observations, targets or truth", k.Value)
+		}
+		if _, dup := sections[name]; dup {
+			return nil, nil, srcpos.Errorf(at(k), "section %s given twice", name)
+		}
+		sections[name] = v
+		order = append(order, name)
+	}
+	return sections, order, nil
+}
+
+// dataFiles adds the files of one data section (observations, targets or
+// truth: what) to c.Sources, checking each with stat when it is not nil.
+func (c *Config) dataFiles(name string, what store.Section, sec *yaml.Node, at func(*yaml.Node) srcpos.Position, stat func(string) error) error {
+	path := c.Path
+	seen := make(map[string]srcpos.Position)
+	for i := 0; i+1 < len(sec.Content); i += 2 {
+		k, v := deref(sec.Content[i]), deref(sec.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return srcpos.Errorf(at(k), "%s: expected a predicate name, found %s", name, yamlKind(k))
+		}
+		if first, dup := seen[strings.ToLower(k.Value)]; dup {
+			return srcpos.Errorf(at(k), "%s: %s given twice (first at %d:%d); list several files as [a.txt, b.txt]", name, k.Value, first.Line, first.Col)
+		}
+		seen[strings.ToLower(k.Value)] = at(k)
+		pname := k.Value
+		if j := strings.LastIndexByte(pname, '/'); j >= 0 {
+			pname = pname[:j] // tolerate Name/arity here too; the arity is checked below
+		}
+		d, ok := c.Predicate(pname)
+		if !ok {
+			return srcpos.Errorf(at(k), "%s: unknown predicate %q (declared: %s)", name, k.Value, declNames(c.Predicates))
+		}
+		if pname != k.Value {
+			if _, ar, err := parsePredicateKey(k.Value); err != nil || ar != d.Arity {
+				return srcpos.Errorf(at(k), "%s: %q does not match the declaration %s", name, k.Value, d)
+			}
+		}
+		if what == store.Targets && d.Closed {
+			return srcpos.Errorf(at(k), "targets given for %s, which is declared closed (fully observed) at %d:%d; declare it open", d, d.Pos.Line, d.Pos.Col)
+		}
+		var files []*yaml.Node
+		switch v.Kind {
+		case yaml.ScalarNode:
+			if !isNull(v) {
+				files = []*yaml.Node{v}
+			}
+		case yaml.SequenceNode:
+			for _, f := range v.Content {
+				files = append(files, deref(f))
+			}
+		}
+		if len(files) == 0 {
+			return srcpos.Errorf(at(k), "%s of %s: expected a file name or a list of file names", name, d)
+		}
+		for _, f := range files {
+			if f.Kind != yaml.ScalarNode || isNull(f) || f.Value == "" {
+				return srcpos.Errorf(at(f), "%s of %s: expected a file name, found %s", name, d, yamlKind(f))
+			}
+			file := resolve(path, f.Value)
+			if stat != nil {
+				if err := stat(file); err != nil {
+					return srcpos.Errorf(at(f), "%s of %s: %v", name, d, err)
+				}
+			}
+			c.Sources = append(c.Sources, Source{Pred: d.Name, Section: what, File: file, Pos: at(f)})
+		}
+	}
+	return nil
 }
 
 // dataPredicate parses one entry of the predicates section.
