@@ -201,7 +201,7 @@ func TestExample1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Converged {
+		if !res.Converged() {
 			t.Fatalf("init %v: not converged: %+v", tc.init, res)
 		}
 		// Optimal value 0; every point of the optimal set satisfies the
@@ -237,7 +237,7 @@ func checkAgainst(t *testing.T, name string, p *hlmrf.Problem, want float64) {
 		opt := DefaultOptions()
 		opt.EpsRel = tc.epsRel
 		res := solve(t, p, opt)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%s, eps-rel %g: not converged after %d iterations: %+v", name, tc.epsRel, res.Iterations, res)
 		}
 		if res.LowerBound > want+1e-9*max(1, math.Abs(want)) {
@@ -338,8 +338,8 @@ func TestGrid(t *testing.T) {
 			// a grid cell of the true optimum; the solver must not be worse by
 			// more than the objective's change over that distance.
 			want := gridOptimum(p, 2000, 1e-3)
-			if !res.Converged || res.Objective > want+2e-3 || res.Objective < want-2e-2 {
-				t.Errorf("objective %.6g (converged %v), grid %.6g", res.Objective, res.Converged, want)
+			if !res.Converged() || res.Objective > want+2e-3 || res.Objective < want-2e-2 {
+				t.Errorf("objective %.6g (converged %v), grid %.6g", res.Objective, res.Converged(), want)
 			}
 		})
 	}
@@ -356,7 +356,7 @@ func TestZeroWeightAndIsolatedVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Converged || res.Objective > 1e-6 {
+	if !res.Converged() || res.Objective > 1e-6 {
 		t.Fatalf("%+v", res)
 	}
 	// The zero-weight potential exerts no pull: its copy tracks the
@@ -378,7 +378,7 @@ func TestInfeasible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Converged || res.Iterations != 2000 || res.Violated != 1 || res.Worst != 0 {
+	if res.Converged() || res.Iterations != 2000 || res.Violated != 1 || res.Worst != 0 {
 		t.Fatalf("%+v", res)
 	}
 	// The closest the box gets to y1+y2 = 3 is y = (1,1): violation 1.
@@ -401,7 +401,7 @@ func TestEmptyProblem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Converged || res.Iterations != 0 || len(res.Values) != p.NumVars {
+		if !res.Converged() || res.Iterations != 0 || len(res.Values) != p.NumVars {
 			t.Fatalf("%+v", res)
 		}
 		for _, y := range res.Values {
@@ -413,7 +413,7 @@ func TestEmptyProblem(t *testing.T) {
 	// A constraint without variables that does not hold cannot converge.
 	p := parse(t, "# variables: 1\n<= 0:-1\n")
 	res := solve(t, p, DefaultOptions())
-	if res.Converged || res.MaxViolation != 1 {
+	if res.Converged() || res.MaxViolation != 1 {
 		t.Fatalf("%+v", res)
 	}
 }
@@ -440,8 +440,8 @@ func TestWarmStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cold := solve(t, p, opt)
-	if !first.Converged || !warm.Converged || !cold.Converged {
-		t.Fatalf("not converged: first %v warm %v cold %v", first.Converged, warm.Converged, cold.Converged)
+	if !first.Converged() || !warm.Converged() || !cold.Converged() {
+		t.Fatalf("not converged: first %v warm %v cold %v", first.Converged(), warm.Converged(), cold.Converged())
 	}
 	if warm.Iterations >= cold.Iterations {
 		t.Errorf("warm start took %d iterations, cold start %d", warm.Iterations, cold.Iterations)
@@ -457,7 +457,7 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Converged || !relClose(again.Objective, cold.Objective, 1e-4) {
+	if !again.Converged() || !relClose(again.Objective, cold.Objective, 1e-4) {
 		t.Errorf("restart from the solution: %+v", again)
 	}
 }
@@ -531,8 +531,8 @@ func TestProgressAndCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || res == nil {
 			t.Fatalf("threads %d: err %v res %v", th, err, res)
 		}
-		if len(seen) != 3 || res.Iterations != 30 || seen[2].Iteration != 30 || res.Converged {
-			t.Fatalf("threads %d: %d progress calls, %d iterations", th, len(seen), res.Iterations)
+		if len(seen) != 3 || res.Iterations != 30 || seen[2].Iteration != 30 || res.Status != Cancelled {
+			t.Fatalf("threads %d: %d progress calls, %d iterations, status %v", th, len(seen), res.Iterations, res.Status)
 		}
 		if !relClose(seen[2].Objective, res.Objective, 1e-12) || seen[2].PrimalResidual != res.PrimalResidual {
 			t.Fatalf("progress %+v disagrees with result %+v", seen[2], res)
@@ -557,7 +557,7 @@ func TestDuals(t *testing.T) {
 		t.Fatal("duals before the first solve")
 	}
 	res, err := s.Solve(context.Background(), nil)
-	if err != nil || !res.Converged {
+	if err != nil || !res.Converged() {
 		t.Fatal(err, res)
 	}
 	pd, cd := s.Duals()
@@ -710,7 +710,7 @@ func TestMaxIterZero(t *testing.T) {
 	opt.MaxIter = 0
 	s, _ := New(p, opt)
 	res, err := s.Solve(context.Background(), []float64{0.25})
-	if err != nil || res.Iterations != 0 || res.Converged || res.Values[0] != 0.25 {
+	if err != nil || res.Iterations != 0 || res.Converged() || res.Values[0] != 0.25 {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
@@ -879,6 +879,17 @@ func TestCopyWeights(t *testing.T) {
 		opt.Copies = bad
 		if _, err := New(p, opt); err == nil || !strings.Contains(err.Error(), "Copies") {
 			t.Fatalf("Copies %v...: got %v, want an error naming Copies", bad[len(bad)-1], err)
+		}
+	}
+}
+
+// TestStatusText: every status has a name that reads back.
+func TestStatusText(t *testing.T) {
+	for st := Converged; st <= NumericalFailure; st++ {
+		b, _ := st.MarshalText()
+		var back Status
+		if err := back.UnmarshalText(b); err != nil || back != st {
+			t.Errorf("%d: %q reads back as %v, %v", st, b, back, err)
 		}
 	}
 }

@@ -113,7 +113,7 @@ func TestLowerBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := s.Solve(context.Background(), nil)
-		if err != nil || !res.Converged {
+		if err != nil || !res.Converged() {
 			t.Fatal(err, res)
 		}
 		optimum := lpOptimum(t, tc.p, 1e-7)

@@ -28,7 +28,7 @@ func ExampleSolve() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("converged %v, objective %.4f\n", res.Converged, res.Objective)
+	fmt.Printf("converged %v, objective %.4f\n", res.Converged(), res.Objective)
 	fmt.Printf("y = %.3f\n", res.Values)
 	// Output:
 	// converged true, objective 0.0000

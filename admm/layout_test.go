@@ -133,7 +133,7 @@ func TestRelabelledProblem(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := s.Solve(context.Background(), init)
-		if err != nil || !res.Converged {
+		if err != nil || !res.Converged() {
 			t.Fatal(err, res)
 		}
 		return res

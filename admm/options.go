@@ -70,12 +70,7 @@ type Progress struct {
 // DefaultConstraintTol is the default Options.ConstraintTol. The residual
 // test at the default tolerances leaves objectives about 1e-3 (relative)
 // from optimal; demanding constraints much tighter than that mostly buys
-// iterations. Measured on random problems with 10-30 mixed <= and =
-// constraints (TestLinearHingesAgainstCLP's seeds 5 and 6, and 12): the
-// residual test alone is met after 400-650 iterations; with ConstraintTol
-// 1e-3 the solver stops after 800-2450 iterations (objective within 4.4e-4 of
-// CLP's optimum), with 1e-4 after 2600-3350 (within 7.8e-5), with 1e-5 after
-// 2750-9550 (within 1.8e-5).
+// iterations (bench/admm/README.md, "Choosing the defaults").
 const DefaultConstraintTol = 1e-4
 
 // DefaultGapTol is the default Options.GapTol: at PSL's residual

@@ -28,14 +28,13 @@ type run struct {
 
 	// Worker 0's bookkeeping.
 	iter            int
-	converged       bool
+	status          Status // why the solve stopped, set with stop
 	primal, dual    float64
 	epsPri, epsDual float64
 	lowerBound      float64 // NaN until a bound phase computes it
 	residualsOK     bool    // residual and constraint tests met at the last check
 	obj, vb         float64 // objective and variables' bound share (over rho) at the last check
 	err             error
-	numErr          bool
 }
 
 // scheduler hands out the chunks of one phase. Each worker owns a
@@ -150,9 +149,9 @@ func (r *run) worker(w int) {
 		}
 		r.bar.wait()
 		if r.needBound {
-			// The Lagrangian bound, computed only when the solver may stop
-			// (BenchmarkTermBound: about 90 ns per 3-variable term, some five
-			// iterations' worth).
+			// The Lagrangian bound costs several iterations' worth
+			// (BenchmarkTermBound), so it is computed only when the solver
+			// may stop.
 			for c := r.qRes.claim(w); c >= 0; c = r.qRes.claim(w) {
 				s.tpart[c].lb = s.bound(&s.bscratch[c], s.termChunks[c], s.termChunks[c+1])
 			}
@@ -223,7 +222,7 @@ func (r *run) decide(it int) {
 	r.obj, r.vb = t.obj, vb
 	if math.IsNaN(primal+dual+epsPri+epsDual+t.obj) || math.IsInf(primal+dual+t.obj, 0) {
 		r.err = errors.New("admm: numerical breakdown (non-finite residual or objective): coefficients, constants or weights are too large in magnitude")
-		r.numErr = true
+		r.status = NumericalFailure
 		r.stop = true
 		return
 	}
@@ -242,9 +241,8 @@ func (r *run) decide(it int) {
 	// With a gap test, the bound decides it when the other tests pass, and
 	// is reported at the last iteration (decideGap then stops or not).
 	r.needBound = opt.GapTol > 0 && (r.residualsOK || it >= opt.MaxIter)
-	r.converged = opt.GapTol == 0 && r.residualsOK
 	if !r.needBound {
-		r.stopRule(it)
+		r.stopRule(it, opt.GapTol == 0 && r.residualsOK)
 	}
 }
 
@@ -260,19 +258,20 @@ func (r *run) decideGap(it int) {
 		lb += c.lb
 	}
 	r.lowerBound = lb
-	r.converged = r.residualsOK && r.obj-lb <= opt.GapTol*max(1, math.Abs(r.obj))
-	r.stopRule(it)
+	r.stopRule(it, r.residualsOK && r.obj-lb <= opt.GapTol*max(1, math.Abs(r.obj)))
 }
 
 // stopRule ends the solve once it has converged, at the iteration limit, or
-// when the context is cancelled.
-func (r *run) stopRule(it int) {
+// when the context is cancelled, and records why.
+func (r *run) stopRule(it int, converged bool) {
 	switch {
-	case r.converged, it >= r.s.opt.MaxIter:
-		r.stop = true
+	case converged:
+		r.status, r.stop = Converged, true
+	case it >= r.s.opt.MaxIter:
+		r.status, r.stop = IterationLimit, true
 	case r.ctx != nil && r.ctx.Err() != nil:
+		r.status, r.stop = Cancelled, true
 		r.err = r.ctx.Err()
-		r.stop = true
 	}
 }
 

@@ -147,8 +147,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		return nil, err
 	}
 	s := &Solver{p: p, opt: opt, n: p.NumVars, m: p.NumPotentials(), nc: p.NumConstraints()}
-	np := len(p.Var)
-	s.copies = np + len(p.CVar)
+	s.copies = len(p.Var) + len(p.CVar)
 	if s.copies > math.MaxInt32 {
 		return nil, fmt.Errorf("admm: %d local copies exceed the int32 index range", s.copies)
 	}
@@ -163,12 +162,44 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		}
 	}
 
-	// The terms in the internal layout: potentials then constraints; copy k
-	// of internal term i is start[i] <= k < start[i+1], and internal copy
-	// start[i]+q is copy q of the caller's term.
-	s.layout = newLayout(p)
+	s.placeTerms()
+	s.termParams()
+
+	// Each variable's number of copies, or total copy weight, M_j, as
+	// 1/M_j. (Equal copy weights run unweighted: see uniform.)
+	s.inv = make([]float64, s.n)
+	for k, v := range s.vars {
+		if s.cw != nil {
+			s.inv[v] += s.cw[k]
+		} else {
+			s.inv[v]++
+		}
+	}
+	for j, m := range s.inv {
+		s.inv[j] = recip(m)
+	}
+
+	// A cold start: z = 0 and every local copy at it.
 	terms := s.m + s.nc
-	s.start = make([]int32, terms+1)
+	s.z = make([]float64, s.n)
+	s.q = make([]float64, terms)
+	for h := range s.slots {
+		s.slots[h] = slot{z: make([]float64, s.n), st: make([]float64, terms)}
+	}
+	s.startAtZ()
+
+	s.makeChunks()
+	return s, nil
+}
+
+// placeTerms lays the terms out internally: potentials then constraints;
+// copy k of internal term i is start[i] <= k < start[i+1], and internal
+// copy start[i]+q is copy q of the caller's term.
+func (s *Solver) placeTerms() {
+	p, opt := s.p, &s.opt
+	np := len(p.Var)
+	s.layout = newLayout(p)
+	s.start = make([]int32, s.m+s.nc+1)
 	s.coef = make([]float64, s.copies)
 	s.vars = make([]int32, s.copies)
 	s.dir = s.coef
@@ -212,7 +243,13 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		place(vars, coefs, np+int(p.CStart[j]))
 		s.start[s.m+jj+1] = int32(at)
 	}
+}
 
+// termParams sets the terms' fixed parameters: the potentials' runs of
+// equal arity and power and their gains, and the constraints' parameters
+// and tolerances.
+func (s *Solver) termParams() {
+	p := s.p
 	s.runs = arityRuns(s.start[:s.m+1], s.power)
 	for i := range s.prm {
 		pp := &s.prm[i]
@@ -225,7 +262,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
 	s.ceq = make([]bool, s.nc)
-	s.ctolUser = constraintTols(p, opt.ConstraintTol)
+	s.ctolUser = constraintTols(p, s.opt.ConstraintTol)
 	s.ctol = make([]float64, s.nc)
 	for jj, j := range s.con {
 		i := s.m + jj
@@ -238,29 +275,12 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		s.cprm[jj] = conParam{c: p.CConst[j], g: recip(n2), lo: lo, n2: n2}
 		s.ctol[jj] = s.ctolUser[j]
 	}
+}
 
-	// Each variable's number of copies, or total copy weight, M_j, as
-	// 1/M_j. (Equal copy weights run unweighted: see uniform.)
-	s.inv = make([]float64, s.n)
-	for k, v := range s.vars {
-		if s.cw != nil {
-			s.inv[v] += s.cw[k]
-		} else {
-			s.inv[v]++
-		}
-	}
-	for j, m := range s.inv {
-		s.inv[j] = recip(m)
-	}
-
-	// A cold start: z = 0 and every local copy at it.
-	s.z = make([]float64, s.n)
-	s.q = make([]float64, terms)
-	for h := range s.slots {
-		s.slots[h] = slot{z: make([]float64, s.n), st: make([]float64, terms)}
-	}
-	s.startAtZ()
-
+// makeChunks splits terms and variables into the chunks the workers share
+// out, and finds each term chunk's first run.
+func (s *Solver) makeChunks() {
+	terms := s.m + s.nc
 	s.termChunks = chunks(terms, s.copies+2*terms, func(i int) int { return int(s.start[i+1]-s.start[i]) + 2 })
 	s.varChunks = chunks(s.n, 2*s.n, func(int) int { return 2 })
 	s.tpart = make([]termPartial, len(s.termChunks)-1)
@@ -277,7 +297,6 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	}
 	s.vpart = make([]varPartial, len(s.varChunks)-1)
 	s.bscratch = make([]boundScratch, len(s.tpart))
-	return s, nil
 }
 
 // copyWeight is the weight of internal copy k (Options.Copies).
@@ -446,7 +465,7 @@ func split(bounds []int, t int, cost func(lo, hi int) int) []int {
 type Result struct {
 	Values         []float64 // consensus values, one per variable, in [0,1]
 	Iterations     int       // iterations run by this Solve call
-	Converged      bool      // residuals met and constraints satisfied within tolerance
+	Status         Status    // why the solve stopped
 	Objective      float64   // p.Objective(Values)
 	PrimalResidual float64   // at the last check
 	DualResidual   float64   // at the last check
@@ -457,6 +476,9 @@ type Result struct {
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
 }
+
+// Converged reports whether the solve stopped because it converged.
+func (r *Result) Converged() bool { return r.Status == Converged }
 
 // Solve is New followed by Solve(ctx, nil): a cold start from all zeros.
 func Solve(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) {
@@ -480,15 +502,20 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) 
 //
 // Weights are read from p.Weight at each call (they must still be finite and
 // nonnegative, one per potential). When ctx is cancelled, Solve stops at the
-// next residual check and returns the result so far together with ctx's
-// error. A numerical breakdown (a non-finite residual, which can only come
-// from coefficients so large that products overflow) returns an error.
+// next residual check and returns the result so far (Status Cancelled)
+// together with ctx's error. A numerical breakdown (a non-finite residual,
+// which can only come from coefficients so large that products overflow)
+// returns the result so far (Status NumericalFailure) and an error.
 func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	if err := s.prepare(init); err != nil {
 		return nil, err
 	}
 	if s.copies == 0 || s.opt.MaxIter == 0 {
-		return s.finish(0, s.copies == 0, 0, 0, 0, 0, math.NaN()), nil
+		st := IterationLimit
+		if s.copies == 0 {
+			st = Converged
+		}
+		return s.finish(0, st, 0, 0, 0, 0, math.NaN()), nil
 	}
 	threads := s.opt.Threads
 	if threads == 0 {
@@ -520,14 +547,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 	}
 	r.worker(0)
 	wg.Wait()
-	res := s.finish(r.iter, r.converged, r.primal, r.dual, r.epsPri, r.epsDual, r.lowerBound)
-	if r.err != nil {
-		if r.numErr {
-			return nil, r.err
-		}
-		return res, r.err
-	}
-	return res, nil
+	return s.finish(r.iter, r.status, r.primal, r.dual, r.epsPri, r.epsDual, r.lowerBound), r.err
 }
 
 // prepare checks weights and init and sets the parameters and start state.
@@ -577,7 +597,7 @@ func (s *Solver) prepare(init []float64) error {
 // finish builds the Result at the current consensus point. With a gap test
 // (GapTol > 0), a NaN lowerBound (no bound phase ran: no iterations, or a
 // cancelled solve) is computed here from the current duals.
-func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual, lowerBound float64) *Result {
+func (s *Solver) finish(iter int, status Status, primal, dual, epsPri, epsDual, lowerBound float64) *Result {
 	if math.IsNaN(lowerBound) && s.opt.GapTol > 0 {
 		pd, cd := s.Duals()
 		lowerBound = LowerBound(s.p, pd, cd)
@@ -589,6 +609,7 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual,
 	res := &Result{
 		Values:         vals,
 		Iterations:     iter,
+		Status:         status,
 		Objective:      s.p.Objective(vals),
 		PrimalResidual: primal,
 		DualResidual:   dual,
@@ -598,7 +619,14 @@ func (s *Solver) finish(iter int, converged bool, primal, dual, epsPri, epsDual,
 		Worst:          -1,
 	}
 	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctolUser)
-	res.Converged = converged && res.Violated == 0
+	switch {
+	case status == Converged && res.Violated > 0:
+		// Only without terms (the run's own test is this one): a violated
+		// constraint over no variables.
+		res.Status = Infeasible
+	case status == IterationLimit && math.IsInf(res.LowerBound, 1):
+		res.Status = Infeasible
+	}
 	return res
 }
 
@@ -685,6 +713,3 @@ func (s *Solver) Duals() (potential, constraint []float64) {
 	}
 	return all[:np:np], all[np:]
 }
-
-// Options returns the options the solver was created with.
-func (s *Solver) Options() Options { return s.opt }

@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hinge-srl/hinge/config"
 	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"github.com/hinge-srl/hinge/syntax"
 )
@@ -23,7 +25,7 @@ import (
 func loadPSLExample(t *testing.T, name string) (*model.Model, *store.Store) {
 	t.Helper()
 	path := shareddata.Require(t, "psl-examples", "models", name)
-	cfg, err := store.ReadConfig(path, "infer")
+	cfg, err := config.Read(path, "infer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestCiteseer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, text := range rules {
-		r, err := syntax.ParseRule(text, model.Pos{})
+		r, err := syntax.ParseRule(text, srcpos.Position{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // The exchange format is the text format of the lifted HL-MRF paper's
@@ -29,29 +31,15 @@ import (
 //
 // The 0:c term may be omitted (c = 0). Potentials read from a file have
 // Group -1. The companion FILE.atoms lists one line per variable column,
-// PRED<TAB>arg1<TAB>..., and is read and written by ReadAtoms and WriteAtoms.
+// PRED<TAB>arg1<TAB>..., and is written by WriteAtoms.
 
 // MaxVars is the largest number of variables Read accepts: a file may not
 // make a solver allocate per-variable arrays of many gigabytes for columns
 // that occur nowhere (2^28 variables need 2 GiB per float64 array).
 const MaxVars = 1<<28 - 1
 
-// SyntaxError is an error in a text input file, with its position (1-based
-// line and byte column): here an exchange-format or atoms file; package
-// maxsat uses the same type for WCNF files.
-type SyntaxError struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-// Error formats the error as file:line:col: message.
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-}
-
 // Read parses a problem in the exchange format. name is used in error
-// messages (usually the file name).
+// messages (usually the file name); errors in the text are *srcpos.Error.
 func Read(r io.Reader, name string) (*Problem, error) {
 	p := &Problem{Start: []int32{0}, CStart: []int32{0}}
 	sc := bufio.NewScanner(r)
@@ -71,7 +59,7 @@ func Read(r io.Reader, name string) (*Problem, error) {
 		if strings.TrimSpace(body) == "" {
 			// A comment-only line; it may declare the variable count.
 			if n, ok, err := parseVarsDecl(comment); err != nil {
-				return nil, &SyntaxError{name, line, strings.IndexByte(text, '#') + 2, err.Error()}
+				return nil, synErr(name, line, strings.IndexByte(text, '#')+2, err.Error())
 			} else if ok {
 				declared = n
 			}
@@ -84,22 +72,22 @@ func Read(r io.Reader, name string) (*Problem, error) {
 		for _, t := range toks[1:] {
 			colon := strings.IndexByte(t.s, ':')
 			if colon < 0 {
-				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("expected column:value, found %q", t.s)}
+				return nil, synErr(name, line, t.col, fmt.Sprintf("expected column:value, found %q", t.s))
 			}
 			col, err := strconv.Atoi(t.s[:colon])
 			if err != nil || col < 0 {
-				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("bad column %q (want 0 for the constant or a 1-based variable column)", t.s[:colon])}
+				return nil, synErr(name, line, t.col, fmt.Sprintf("bad column %q (want 0 for the constant or a 1-based variable column)", t.s[:colon]))
 			}
 			val, err := strconv.ParseFloat(t.s[colon+1:], 64)
 			if err != nil || math.IsNaN(val) || math.IsInf(val, 0) {
-				return nil, &SyntaxError{name, line, t.col + colon + 1, fmt.Sprintf("bad value %q (want a finite number)", t.s[colon+1:])}
+				return nil, synErr(name, line, t.col+colon+1, fmt.Sprintf("bad value %q (want a finite number)", t.s[colon+1:]))
 			}
 			if col == 0 {
 				c = val
 				continue
 			}
 			if col > MaxVars {
-				return nil, &SyntaxError{name, line, t.col, fmt.Sprintf("column %d is too large (at most %d variables)", col, MaxVars)}
+				return nil, synErr(name, line, t.col, fmt.Sprintf("column %d is too large (at most %d variables)", col, MaxVars))
 			}
 			if val == 0 {
 				continue
@@ -113,7 +101,7 @@ func Read(r io.Reader, name string) (*Problem, error) {
 		switch head.s {
 		case "<=", "=", ">=":
 			if strings.TrimSpace(comment) != "" {
-				return nil, &SyntaxError{name, line, strings.IndexByte(text, '#') + 1, "a constraint line takes no '#^d' power"}
+				return nil, synErr(name, line, strings.IndexByte(text, '#')+1, "a constraint line takes no '#^d' power")
 			}
 			kind := LessEq
 			if head.s == "=" {
@@ -128,13 +116,13 @@ func Read(r io.Reader, name string) (*Problem, error) {
 		default:
 			w, err := strconv.ParseFloat(head.s, 64)
 			if err != nil || w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-				return nil, &SyntaxError{name, line, head.col, fmt.Sprintf("expected a finite nonnegative weight or one of <=, =, >=, found %q", head.s)}
+				return nil, synErr(name, line, head.col, fmt.Sprintf("expected a finite nonnegative weight or one of <=, =, >=, found %q", head.s))
 			}
 			power := uint8(1)
 			if ct := fields(comment); len(ct) > 0 {
 				ps := ct[0].s
 				if len(ct) != 1 || (ps != "^1" && ps != "^2") {
-					return nil, &SyntaxError{name, line, strings.IndexByte(text, '#') + 1 + ct[0].col, fmt.Sprintf("expected ^1 or ^2 after '#', found %q", strings.TrimSpace(comment))}
+					return nil, synErr(name, line, strings.IndexByte(text, '#')+1+ct[0].col, fmt.Sprintf("expected ^1 or ^2 after '#', found %q", strings.TrimSpace(comment)))
 				}
 				power = ps[1] - '0'
 			}
@@ -146,7 +134,7 @@ func Read(r io.Reader, name string) (*Problem, error) {
 	}
 	if declared >= 0 {
 		if declared < p.NumVars {
-			return nil, &SyntaxError{name, 1, 1, fmt.Sprintf("'# variables: %d' but column %d is used", declared, p.NumVars)}
+			return nil, synErr(name, 1, 1, fmt.Sprintf("'# variables: %d' but column %d is used", declared, p.NumVars))
 		}
 		p.NumVars = declared
 	}
@@ -234,32 +222,6 @@ func appendTerms(buf []byte, c float64, vars []int32, coefs []float64) []byte {
 	return buf
 }
 
-// ReadAtoms reads a FILE.atoms listing: one line per variable column, the
-// predicate name and arguments separated by tabs. It returns each line's
-// fields.
-func ReadAtoms(r io.Reader, name string) ([][]string, error) {
-	var out [][]string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<26)
-	line := 0
-	for sc.Scan() {
-		line++
-		t := strings.TrimRight(sc.Text(), "\r")
-		if t == "" {
-			return nil, &SyntaxError{name, line, 1, "empty line (want PRED<TAB>arg1<TAB>...)"}
-		}
-		f := strings.Split(t, "\t")
-		if f[0] == "" {
-			return nil, &SyntaxError{name, line, 1, "missing predicate name"}
-		}
-		out = append(out, f)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return out, nil
-}
-
 // WriteAtoms writes a FILE.atoms listing, one tab-separated line per atom.
 func WriteAtoms(w io.Writer, atoms [][]string) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -273,4 +235,9 @@ func WriteAtoms(w io.Writer, atoms [][]string) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// synErr is a syntax error at line and byte column col of file name.
+func synErr(name string, line, col int, msg string) error {
+	return &srcpos.Error{Pos: srcpos.Position{File: name, Line: line, Col: col}, Msg: msg}
 }

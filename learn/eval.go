@@ -44,99 +44,125 @@ func (ls *lines) evalLine(l int, w []float64, sc *scratch, grad []float64, scale
 	copy(beta[1:K], ls.bnd[b0:b1])
 	beta[K] = ls.hi[l]
 
-	weight := func(j int) float64 {
-		if g := ls.grp[j]; g >= 0 {
-			return w[g]
-		}
-		return ls.fixedW[j]
-	}
-
 	// f at the truth (t = 0).
 	f0 := 0.0
 	for j := i0; j < i1; j++ {
 		if ls.phi0[j] != 0 {
-			f0 += weight(j) * ls.phi0[j]
+			f0 += ls.weight(j, w) * ls.phi0[j]
 		}
 	}
+	ls.sweepUp(i0, i1, w, beta, sc)
+	ls.sweepDown(i0, i1, w, beta, sc)
+	S, maxLog := sc.subPieces(beta, f0)
+	sum := 0.0
+	for s := 0; s < S; s++ {
+		sc.pr[s] = math.Exp(sc.logI[s] - maxLog)
+		sum += sc.pr[s]
+	}
+	logZ := maxLog + math.Log(sum)
+	if grad == nil {
+		return logZ
+	}
+	for s := 0; s < S; s++ {
+		sc.pr[s] /= sum
+	}
+	ls.addGradient(i0, i1, S, beta, sc, grad, scale)
+	return logZ
+}
 
-	// Left-to-right sweep over the hinges with a > 0 (active for t >= bp):
-	// F+ at each boundary, G+ = sum over squared ones of w*a*(a*(t-bp)),
-	// and the slope L+ (linear) and curvature A+ (squared) of each piece.
-	// Every term added is nonnegative.
-	{
-		var F, G, L, A float64
-		j := i0
-		for k := 0; k <= K; k++ {
-			if k > 0 {
-				h := beta[k] - beta[k-1]
-				F += h*L + 2*h*G + h*h*A
-				G += h * A
-			}
-			for ; j < i1; j++ {
-				a := ls.a[j]
-				if a < 0 {
-					continue
-				}
-				if int(ls.piece[j]) > k {
-					break
-				}
-				wt := weight(j)
-				c := max(a*(beta[k]-ls.bp[j]), 0)
-				if ls.pow[j] == 2 {
-					F += wt * c * c
-					G += wt * a * c
-					A += wt * a * a
-				} else {
-					F += wt * c
-					L += wt * a
-				}
-			}
-			sc.fp[k], sc.gp[k] = F, G
-			if k < K {
-				sc.lp[k], sc.ap[k] = L, A
-			}
-		}
+// weight is the weight of incidence j: its group's in w, or its fixed one.
+func (ls *lines) weight(j int, w []float64) float64 {
+	if g := ls.grp[j]; g >= 0 {
+		return w[g]
 	}
-	// Right-to-left sweep over the hinges with a < 0 (active for t <= bp).
-	// At boundary k the hinges whose last active piece is k-1 join; those
-	// with bp = beta[k] add 0 to F and G there, so F- and G- at a boundary
-	// are the same for the pieces on either side.
-	{
-		var F, G, L, A float64
-		j := i1 - 1
-		for k := K; k >= 0; k-- {
-			if k < K {
-				h := beta[k+1] - beta[k]
-				F += h*L + 2*h*G + h*h*A
-				G += h * A
-				sc.lm[k], sc.am[k] = L, A
-			}
-			for ; k > 0 && j >= i0; j-- {
-				a := ls.a[j]
-				if a > 0 {
-					continue
-				}
-				if int(ls.piece[j]) < k-1 {
-					break
-				}
-				wt := weight(j)
-				c := max(-a*(ls.bp[j]-beta[k]), 0)
-				if ls.pow[j] == 2 {
-					F += wt * c * c
-					G += wt * (-a) * c
-					A += wt * a * a
-				} else {
-					F += wt * c
-					L += wt * (-a)
-				}
-			}
-			sc.fm[k], sc.gm[k] = F, G
-		}
-	}
+	return ls.fixedW[j]
+}
 
-	// Pieces -> sub-pieces anchored at their lowest-energy end.
-	S := 0
-	maxLog := math.Inf(-1)
+// sweepUp is the left-to-right sweep over the hinges with a > 0 (active for t >= bp):
+// F+ at each boundary, G+ = sum over squared ones of w*a*(a*(t-bp)),
+// and the slope L+ (linear) and curvature A+ (squared) of each piece.
+// Every term added is nonnegative.
+func (ls *lines) sweepUp(i0, i1 int, w, beta []float64, sc *scratch) {
+	K := len(beta) - 1
+	var F, G, L, A float64
+	j := i0
+	for k := 0; k <= K; k++ {
+		if k > 0 {
+			h := beta[k] - beta[k-1]
+			F += h*L + 2*h*G + h*h*A
+			G += h * A
+		}
+		for ; j < i1; j++ {
+			a := ls.a[j]
+			if a < 0 {
+				continue
+			}
+			if int(ls.piece[j]) > k {
+				break
+			}
+			wt := ls.weight(j, w)
+			c := max(a*(beta[k]-ls.bp[j]), 0)
+			if ls.pow[j] == 2 {
+				F += wt * c * c
+				G += wt * a * c
+				A += wt * a * a
+			} else {
+				F += wt * c
+				L += wt * a
+			}
+		}
+		sc.fp[k], sc.gp[k] = F, G
+		if k < K {
+			sc.lp[k], sc.ap[k] = L, A
+		}
+	}
+}
+
+// sweepDown is the right-to-left sweep over the hinges with a < 0 (active for t <= bp).
+// At boundary k the hinges whose last active piece is k-1 join; those
+// with bp = beta[k] add 0 to F and G there, so F- and G- at a boundary
+// are the same for the pieces on either side.
+func (ls *lines) sweepDown(i0, i1 int, w, beta []float64, sc *scratch) {
+	K := len(beta) - 1
+	var F, G, L, A float64
+	j := i1 - 1
+	for k := K; k >= 0; k-- {
+		if k < K {
+			h := beta[k+1] - beta[k]
+			F += h*L + 2*h*G + h*h*A
+			G += h * A
+			sc.lm[k], sc.am[k] = L, A
+		}
+		for ; k > 0 && j >= i0; j-- {
+			a := ls.a[j]
+			if a > 0 {
+				continue
+			}
+			if int(ls.piece[j]) < k-1 {
+				break
+			}
+			wt := ls.weight(j, w)
+			c := max(-a*(ls.bp[j]-beta[k]), 0)
+			if ls.pow[j] == 2 {
+				F += wt * c * c
+				G += wt * (-a) * c
+				A += wt * a * a
+			} else {
+				F += wt * c
+				L += wt * (-a)
+			}
+		}
+		sc.fm[k], sc.gm[k] = F, G
+	}
+}
+
+// subPieces splits each piece into sub-pieces anchored at their
+// lowest-energy end and records each one's log-integral and moments
+// relative to f0 (f at the truth); it returns their number and the largest
+// log-integral.
+func (sc *scratch) subPieces(beta []float64, f0 float64) (S int, maxLog float64) {
+	K := len(beta) - 1
+	maxLog = math.Inf(-1)
 	add := func(u, ln, fAnchor, alpha, A float64, fromLeft bool) {
 		logI0, m1, m2 := pieceMoments(max(alpha, 0), A, ln)
 		lg := -(fAnchor - f0) + logI0
@@ -185,19 +211,13 @@ func (ls *lines) evalLine(l int, w []float64, sc *scratch, grad []float64, scale
 		}
 		sc.last[k] = int32(S - 1)
 	}
-	sum := 0.0
-	for s := 0; s < S; s++ {
-		sc.pr[s] = math.Exp(sc.logI[s] - maxLog)
-		sum += sc.pr[s]
-	}
-	logZ := maxLog + math.Log(sum)
-	if grad == nil {
-		return logZ
-	}
-	for s := 0; s < S; s++ {
-		sc.pr[s] /= sum
-	}
+	return S, maxLog
+}
 
+// addGradient adds scale * (phi at the truth - E[phi]) to grad for every
+// learnable incidence of the line, from the sub-pieces' probabilities sc.pr.
+func (ls *lines) addGradient(i0, i1, S int, beta []float64, sc *scratch, grad []float64, scale float64) {
+	K := len(beta) - 1
 	// Suffix sums of P*E[(t - u_s)^m] over sub-pieces s.. and prefix sums of
 	// P*E[(v_s - t)^m] over ..s: all terms nonnegative.
 	sc.r0[S], sc.r1[S], sc.r2[S] = 0, 0, 0
@@ -245,5 +265,4 @@ func (ls *lines) evalLine(l int, w []float64, sc *scratch, grad []float64, scale
 		}
 		grad[g] += scale * (ls.phi0[j] - e)
 	}
-	return logZ
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/learn"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"github.com/hinge-srl/hinge/syntax"
 )
@@ -22,7 +23,7 @@ func ExampleLearn() {
 		"1.0: Knows(A, B) & Smokes(A) -> Smokes(B) ^2",
 		"1.0: Knows(A, B) & Smokes(A) -> !Smokes(B) ^2",
 	} {
-		r, _ := syntax.ParseRule(text, model.Pos{})
+		r, _ := syntax.ParseRule(text, srcpos.Position{})
 		m.AddRule(r)
 	}
 	s := store.New(m)

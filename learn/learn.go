@@ -97,22 +97,17 @@ func DefaultOptions() Options {
 	a := admm.DefaultOptions()
 	a.ConstraintTol = DefaultMAPConstraintTol
 	// PSL's residual test alone (no gap test) for the warm-started MAP
-	// solves of every step: on Cora (25 MLE steps) the gap test made
-	// learning 30-45% slower and moved the learned weights by about 3e-4
-	// (relative).
+	// solves of every step: the gap test makes learning slower and barely
+	// moves the learned weights (bench/learning/README.md).
 	a.GapTol = 0
 	return Options{Method: MLE, Iterations: 25, StepSize: 1, Tol: 1e-6, ADMM: a}
 }
 
 // DefaultMAPConstraintTol is the hard-constraint tolerance of the
 // perceptron's MAP solves. The perceptron needs Phi_r(MAP), not a MAP state
-// feasible to admm.DefaultConstraintTol (1e-4), and the tighter tolerance is
-// what keeps ADMM running. Measured on Cora (learn split seed 2, 50 steps,
-// `hinge learn --method mle --iterations 50 --constraint-tol T`): T = 1e-4
-// took 89.6 CPU seconds, 1e-3 took 44.9, 1e-2 took 11.3 (after a cold first
-// solve of 800 iterations, 50-100 ADMM iterations per warm-started step); the
-// learned weights differ from those at 1e-4 by at most 0.011% (1e-3) and
-// 0.16% (1e-2) relative.
+// feasible to admm.DefaultConstraintTol (1e-4), and the tighter tolerance
+// mostly keeps ADMM running while the learned weights barely change
+// (bench/learning/README.md has the figures).
 const DefaultMAPConstraintTol = 1e-2
 
 // Step is one iteration of learning.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"github.com/hinge-srl/hinge/syntax"
 )
@@ -33,7 +34,7 @@ func smokersWorld(t testing.TB, seed uint64, truth string, extra ...string) (*mo
 		"1.0: Knows(A, B) & Smokes(A) -> !Smokes(B) ^2",
 	}, extra...)
 	for _, text := range rules {
-		r, err := syntax.ParseRule(text, model.Pos{})
+		r, err := syntax.ParseRule(text, srcpos.Position{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,9 +109,6 @@ func NewPseudoLikelihood(p *hlmrf.Problem, truth []float64, learnable []bool, op
 // Stats describes the conditionals.
 func (o *PseudoLikelihood) Stats() LineStats { return o.stats }
 
-// NumGroups is the length of the weight vector.
-func (o *PseudoLikelihood) NumGroups() int { return len(o.learnable) }
-
 // Value returns F(w).
 func (o *PseudoLikelihood) Value(w []float64) float64 {
 	return o.eval(w, nil)
@@ -125,9 +122,6 @@ func (o *PseudoLikelihood) ValueGradient(w, grad []float64) float64 {
 	}
 	return o.eval(w, grad)
 }
-
-// Gradient stores the gradient of F at w in grad.
-func (o *PseudoLikelihood) Gradient(w, grad []float64) { o.ValueGradient(w, grad) }
 
 func (o *PseudoLikelihood) eval(w, grad []float64) float64 {
 	G := len(o.learnable)

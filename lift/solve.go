@@ -12,8 +12,8 @@ import (
 type SolveResult struct {
 	// Result describes the original problem: Values for every original
 	// variable, and Objective and the constraint figures evaluated on the
-	// original problem at those values; Iterations and residuals are the
-	// lifted solve's, LowerBound the lifted problem's bound plus the
+	// original problem at those values; Iterations, Status and residuals
+	// are the lifted solve's, LowerBound the lifted problem's bound plus the
 	// dropped constants (a bound on the original problem's optimum, which
 	// the lifted problem shares).
 	admm.Result
@@ -46,6 +46,5 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResul
 	out.Objective = p.Objective(out.Values)
 	out.LowerBound += l.Offset
 	out.MaxViolation, out.Violated, out.Worst = admm.Check(p, out.Values, opt.ConstraintTol)
-	out.Converged = res.Converged && out.Violated == 0
 	return out, err
 }

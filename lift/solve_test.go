@@ -27,7 +27,7 @@ func solve(t *testing.T, p *hlmrf.Problem) *admm.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Converged {
+	if !r.Converged() {
 		t.Fatalf("ADMM did not converge in %d iterations (primal %g, dual %g, violation %g)", r.Iterations, r.PrimalResidual, r.DualResidual, r.MaxViolation)
 	}
 	return r
@@ -136,7 +136,7 @@ func TestWeightedLiftedRetracesUnlifted(t *testing.T) {
 		tightOpt := opt
 		tightOpt.Copies, tightOpt.EpsRel, tightOpt.EpsAbs, tightOpt.ConstraintTol, tightOpt.MaxIter = nil, 1e-7, 1e-9, 1e-9, 100000
 		tight, err := admm.Solve(context.Background(), c.p, tightOpt)
-		if err != nil || !tight.Converged {
+		if err != nil || !tight.Converged() {
 			t.Fatal(err, tight)
 		}
 		lb, optimum := lifted.LowerBound+l.Offset, tight.Objective

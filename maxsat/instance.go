@@ -10,13 +10,13 @@
 //
 //  1. Relax: the LP relaxation of Goemans and Williamson (paper 003 eq. 2) is
 //     the HL-MRF with linear hinges w*max(1 - sum_{I+} y - sum_{I-} (1-y), 0)
-//     ([ToProblem]); it is solved by consensus ADMM (package admm).
-//  2. Certify: a dual-feasible point of that LP ([DualBound]) gives an upper
+//     (toProblem); it is solved by consensus ADMM (package admm).
+//  2. Certify: a dual-feasible point of that LP (relax.go) gives an upper
 //     bound on the MAX-SAT optimum that does not depend on how well ADMM
 //     converged, so every answer says how close to optimal it provably is.
 //  3. Round: p_i = y_i/2 + 1/4 (expected weight >= 3/4 of the optimum) and
 //     p_i = y_i, each derandomised by the method of conditional probabilities
-//     ([Round]); the better is kept.
+//     (round); the better is kept.
 //  4. Optionally improve with MaxWalkSAT ([WalkSAT]), which is also usable on
 //     its own.
 //

@@ -174,7 +174,7 @@ func lpRelaxation(t *testing.T, in *Instance) (opt float64, y []float64, ok bool
 }
 
 func TestOracleLPMatchesRelaxedWeight(t *testing.T) {
-	// The LP optimum equals W - RelaxedWeight(y*) at the simplex's y*.
+	// The LP optimum equals W - relaxedWeight(y*) at the simplex's y*.
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 20; trial++ {
 		in := randomInstance(rng, 6, 12, 3, false, 0)
@@ -182,7 +182,7 @@ func TestOracleLPMatchesRelaxedWeight(t *testing.T) {
 		if !ok {
 			t.Fatal("soft-only LP infeasible")
 		}
-		rw, _ := RelaxedWeight(in, y)
+		rw, _ := relaxedWeight(in, y)
 		if math.Abs(in.SoftWeight()-rw-opt) > 1e-7 {
 			t.Fatalf("trial %d: LP %v but W - relaxed(y*) = %v", trial, opt, in.SoftWeight()-rw)
 		}

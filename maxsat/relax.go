@@ -19,7 +19,7 @@ import (
 // and OPT the MAX-SAT optimum (the weight of the best assignment that
 // satisfies every hard clause). Eliminating t gives the HL-MRF objective
 // sum_c w_c max(1 - l_c(y), 0) with hard clauses as constraints, which is
-// what ToProblem builds for ADMM.
+// what toProblem builds for ADMM.
 //
 // Writing 1 - l_c(y) = b_c - a_c.y with b_c = 1 - |I-_c| and a_ci = +1 for a
 // positive literal, -1 for a negated one, the Lagrangian dual is
@@ -30,12 +30,12 @@ import (
 // (minimising the Lagrangian over t_c >= 0 forces lambda_c <= w_c, and over
 // y_i in [0,1] gives min(0, G_i)). By weak duality g(lambda) <= LP* for every
 // such lambda, so W - g(lambda) is an upper bound on OPT that holds however
-// roughly lambda was found: DualBound computes it. When the hard clauses are
+// roughly lambda was found: the dual type (newDual, value) computes it. When the hard clauses are
 // unsatisfiable OPT is -infinity and every number is a valid bound; a bound
 // below zero proves that no assignment satisfies them.
 
-// Relaxation is the HL-MRF form of an instance's LP relaxation.
-type Relaxation struct {
+// relaxation is the HL-MRF form of an instance's LP relaxation.
+type relaxation struct {
 	// Problem has one linear hinge w*max(sum Coef*y - Const, 0) per soft
 	// clause of positive weight, with Coef = -1 for a positive literal, +1
 	// for a negated one and Const = |I-| - 1, and one LessEq constraint
@@ -48,14 +48,10 @@ type Relaxation struct {
 	ConClause []int32
 }
 
-// ToProblem builds the LP relaxation of in as an HL-MRF.
-func ToProblem(in *Instance) *Relaxation {
-	return toProblem(in, buildIndex(in))
-}
-
-func toProblem(in *Instance, ix *index) *Relaxation {
+// toProblem builds the LP relaxation of in as an HL-MRF.
+func toProblem(in *Instance, ix *index) *relaxation {
 	p := &hlmrf.Problem{NumVars: in.NumVars, Start: []int32{0}, CStart: []int32{0}}
-	r := &Relaxation{Problem: p}
+	r := &relaxation{Problem: p}
 	var vars []int32
 	var coefs []float64
 	for c := range in.Weight {
@@ -315,20 +311,6 @@ func (d *dual) ascend(sweeps int, tol float64) {
 		}
 		prev = cur
 	}
-}
-
-// DualBound returns g(lambda) for lambda clipped into the dual-feasible box
-// (0 <= lambda_c <= w_c for soft clauses, lambda_c >= 0 for hard ones; nil
-// means all zeros), improved by sweeps passes of exact coordinate ascent,
-// and the improved lambda. g is a lower bound on the LP optimum, so
-// in.SoftWeight() - g is a certified upper bound on the MAX-SAT optimum.
-func DualBound(in *Instance, lambda []float64, sweeps int) (g float64, improved []float64, err error) {
-	if lambda != nil && len(lambda) != in.NumClauses() {
-		return 0, nil, fmt.Errorf("maxsat: %d multipliers for %d clauses", len(lambda), in.NumClauses())
-	}
-	d := newDual(in, buildIndex(in), lambda)
-	d.ascend(sweeps, 0)
-	return d.value(), d.lambda, nil
 }
 
 // lambdaFromPrimal guesses multipliers from a relaxed solution by

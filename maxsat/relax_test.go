@@ -1,11 +1,13 @@
 package maxsat
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
@@ -51,7 +53,7 @@ func TestDualBound(t *testing.T) {
 			}
 		}
 		// g without ascent is the Lagrangian's minimum.
-		g0, _, err := DualBound(in, lambda, 0)
+		g0, _, err := dualBound(in, lambda, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +61,7 @@ func TestDualBound(t *testing.T) {
 			t.Fatalf("trial %d: g(lambda) %v, Lagrangian minimum %v", trial, g0, want)
 		}
 		// Ascent never lowers g, keeps lambda feasible, and stays <= LP*.
-		g1, improved, _ := DualBound(in, lambda, 20)
+		g1, improved, _ := dualBound(in, lambda, 20)
 		if g1 < g0-1e-12*(1+math.Abs(g0)) {
 			t.Fatalf("trial %d: ascent lowered g from %v to %v", trial, g0, g1)
 		}
@@ -91,7 +93,7 @@ func TestDualAscentFromPrimal(t *testing.T) {
 	for trial := 0; trial < 40; trial++ {
 		in := randomInstance(rng, 8, 30, 3, true, 0)
 		lpOpt, y, _ := lpRelaxation(t, in)
-		g, _, _ := DualBound(in, lambdaFromPrimal(in, y, 1e-6), 50)
+		g, _, _ := dualBound(in, lambdaFromPrimal(in, y, 1e-6), 50)
 		if g > lpOpt+1e-7 {
 			t.Fatalf("trial %d: dual %v above LP %v", trial, g, lpOpt)
 		}
@@ -110,7 +112,7 @@ func TestDualProvesInfeasible(t *testing.T) {
 	in.AddClause(0, true, Pos(0))
 	in.AddClause(0, true, Not(0))
 	in.AddClause(1, false, Pos(1))
-	g, _, err := DualBound(in, []float64{5, 5, 1}, 0)
+	g, _, err := dualBound(in, []float64{5, 5, 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,17 +125,17 @@ func TestToFromProblem(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	for trial := 0; trial < 30; trial++ {
 		in := randomInstance(rng, 6, 20, 4, false, 0.2)
-		rel := ToProblem(in)
+		rel := toProblem(in, buildIndex(in))
 		p := rel.Problem
 		if err := p.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		// The HL-MRF objective is W_soft - RelaxedWeight at any y.
+		// The HL-MRF objective is W_soft - relaxedWeight at any y.
 		y := make([]float64, in.NumVars)
 		for i := range y {
 			y[i] = rng.Float64()
 		}
-		rw, hres := RelaxedWeight(in, y)
+		rw, hres := relaxedWeight(in, y)
 		if f := p.Objective(y); math.Abs(f-(in.SoftWeight()-rw)) > 1e-9 {
 			t.Fatalf("trial %d: HL-MRF objective %v, W - relaxed %v", trial, f, in.SoftWeight()-rw)
 		}
@@ -229,7 +231,7 @@ func TestFromProblemRejects(t *testing.T) {
 	}
 }
 
-// TestConsensusBound: for arbitrary per-copy multipliers the consensus bound
+// TestConsensusBound: for arbitrary per-copy multipliers admm.LowerBound
 // never exceeds the LP optimum (simplex), and for copies that agree
 // (alpha_k = -lambda_c*Coef_k) it equals g(lambda).
 func TestConsensusBound(t *testing.T) {
@@ -240,7 +242,7 @@ func TestConsensusBound(t *testing.T) {
 			pHard = 0.15
 		}
 		in := randomInstance(rng, 2+rng.IntN(7), 1+rng.IntN(20), 4, trial%3 == 0, pHard)
-		rel := ToProblem(in)
+		rel := toProblem(in, buildIndex(in))
 		p := rel.Problem
 		lpOpt, _, feasible := lpRelaxation(t, in)
 		pot := make([]float64, len(p.Var))
@@ -251,7 +253,7 @@ func TestConsensusBound(t *testing.T) {
 		for k := range con {
 			con[k] = 6 * (rng.Float64() - 0.5)
 		}
-		g := consensusBound(p, pot, con)
+		g := admm.LowerBound(p, pot, con)
 		if feasible && g > lpOpt+1e-9*(1+lpOpt) {
 			t.Fatalf("trial %d: consensus bound %v above the LP optimum %v", trial, g, lpOpt)
 		}
@@ -269,9 +271,23 @@ func TestConsensusBound(t *testing.T) {
 				con[k] = -lambda[c] * p.CCoef[k]
 			}
 		}
-		want, _, _ := DualBound(in, lambda, 0)
-		if got := consensusBound(p, pot, con); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+		want, _, _ := dualBound(in, lambda, 0)
+		if got := admm.LowerBound(p, pot, con); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
 			t.Fatalf("trial %d: consensus bound %v for agreeing copies, g(lambda) %v", trial, got, want)
 		}
 	}
+}
+
+// dualBound returns g(lambda) for lambda clipped into the dual-feasible box
+// (0 <= lambda_c <= w_c for soft clauses, lambda_c >= 0 for hard ones; nil
+// means all zeros), improved by sweeps passes of exact coordinate ascent,
+// and the improved lambda. g is a lower bound on the LP optimum, so
+// in.SoftWeight() - g is a certified upper bound on the MAX-SAT optimum.
+func dualBound(in *Instance, lambda []float64, sweeps int) (g float64, improved []float64, err error) {
+	if lambda != nil && len(lambda) != in.NumClauses() {
+		return 0, nil, fmt.Errorf("%d multipliers for %d clauses", len(lambda), in.NumClauses())
+	}
+	d := newDual(in, buildIndex(in), lambda)
+	d.ascend(sweeps, 0)
+	return d.value(), d.lambda, nil
 }

@@ -1,7 +1,6 @@
 package maxsat
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -17,8 +16,8 @@ const (
 	MethodPlain = "plain"
 )
 
-// GWProb returns the Goemans-Williamson rounding probabilities y/2 + 1/4.
-func GWProb(y []float64) []float64 {
+// gwProb returns the Goemans-Williamson rounding probabilities y/2 + 1/4.
+func gwProb(y []float64) []float64 {
 	p := make([]float64, len(y))
 	for i, v := range y {
 		p[i] = clamp01(v)/2 + 0.25
@@ -26,8 +25,8 @@ func GWProb(y []float64) []float64 {
 	return p
 }
 
-// PlainProb returns the rounding probabilities p = y clamped into [0,1].
-func PlainProb(y []float64) []float64 {
+// plainProb returns the rounding probabilities p = y clamped into [0,1].
+func plainProb(y []float64) []float64 {
 	p := make([]float64, len(y))
 	for i, v := range y {
 		p[i] = clamp01(v)
@@ -59,10 +58,10 @@ func (in *Instance) relaxedSat(c int, y []float64) float64 {
 	return l
 }
 
-// RelaxedWeight returns sum over soft clauses of w_c * min(1, l_c(y)), the
+// relaxedWeight returns sum over soft clauses of w_c * min(1, l_c(y)), the
 // objective of paper 003 eq. (2) at y, and the largest relaxed violation
 // max(0, 1 - l_c(y)) of a hard clause.
-func RelaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
+func relaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
 	for c := range in.Weight {
 		l := in.relaxedSat(c, y)
 		if in.Hard[c] {
@@ -74,10 +73,10 @@ func RelaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
 	return weight, hardResidual
 }
 
-// ExpectedWeight returns the exact expected weight of the satisfied soft
+// expectedWeight returns the exact expected weight of the satisfied soft
 // clauses when each variable i is set true independently with probability
 // p[i], and the expected number of violated hard clauses.
-func ExpectedWeight(in *Instance, p []float64) (weight, hardViolated float64) {
+func expectedWeight(in *Instance, p []float64) (weight, hardViolated float64) {
 	ix := buildIndex(in)
 	for c := range in.Weight {
 		if ix.taut[c] {
@@ -178,22 +177,6 @@ func (s *scaled) replace(old, new float64) {
 	s.normalise()
 }
 
-// Derandomize turns the independent rounding probabilities p into a 0/1
-// assignment by the method of conditional probabilities: variables are set
-// in index order, each to the value with the higher conditional expected
-// weight, where hard clauses weigh more than all soft clauses together. Each
-// step touches only the clauses of its variable, through running per-clause
-// products, so the pass is linear in the instance size. The weight of the
-// result (counting hard clauses with that weight) is never below the
-// expectation under p, which is returned as expected (soft weight only).
-func Derandomize(in *Instance, p []float64) (x []bool, expected float64, err error) {
-	if len(p) != in.NumVars {
-		return nil, 0, fmt.Errorf("maxsat: %d probabilities for %d variables", len(p), in.NumVars)
-	}
-	d := derandomize(in, buildIndex(in), p, hardWeight(in))
-	return d.x, d.expSoft, nil
-}
-
 // clauseState is one clause's running product of literal-false
 // probabilities together with its objective weight (hard clauses at the
 // heavy weight), packed so that a step touches one cache line per clause.
@@ -210,6 +193,14 @@ type derandomized struct {
 	hardViolated     int
 }
 
+// derandomize turns the independent rounding probabilities p into a 0/1
+// assignment by the method of conditional probabilities: variables are set
+// in index order, each to the value with the higher conditional expected
+// weight, where hard clauses weigh more than all soft clauses together. Each
+// step touches only the clauses of its variable, through running per-clause
+// products, so the pass is linear in the instance size. The weight of the
+// result (counting hard clauses with that weight) is never below the
+// expectation under p. hw is the weight of a hard clause (hardWeight).
 func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized {
 	m := in.NumClauses()
 	st := make([]clauseState, m)
@@ -289,8 +280,8 @@ func litFalseProb(p float64, neg bool) float64 {
 	return 1 - p
 }
 
-// Rounded is the result of Round.
-type Rounded struct {
+// rounded is the result of round.
+type rounded struct {
 	X             []bool  // the assignment
 	Method        string  // MethodGW or MethodPlain: which rounding gave X
 	Satisfied     float64 // weight of the satisfied soft clauses under X
@@ -301,30 +292,23 @@ type Rounded struct {
 	ExpectedHardPlain float64 // expected violated hard clauses under each rounding
 }
 
-// Round rounds the relaxed solution y with both GW (y/2 + 1/4) and plain
-// (y) probabilities, each derandomised by Derandomize, and keeps the better
+// round rounds the relaxed solution y with both GW (y/2 + 1/4) and plain
+// (y) probabilities, each derandomised by derandomize, and keeps the better
 // assignment (fewer violated hard clauses, then more satisfied weight). For
 // an instance without hard clauses the result's weight is at least
-// max(ExpectedGW, ExpectedPlain) >= 3/4 * RelaxedWeight(y).
-func Round(in *Instance, y []float64) (*Rounded, error) {
-	if len(y) != in.NumVars {
-		return nil, fmt.Errorf("maxsat: %d relaxed values for %d variables", len(y), in.NumVars)
-	}
-	return round(in, buildIndex(in), y), nil
-}
-
-func round(in *Instance, ix *index, y []float64) *Rounded {
+// max(ExpectedGW, ExpectedPlain) >= 3/4 * relaxedWeight(y).
+func round(in *Instance, ix *index, y []float64) *rounded {
 	hw := hardWeight(in)
 	// The two passes are independent: run them side by side.
 	var g, pl derandomized
 	done := make(chan struct{})
 	go func() {
-		g = derandomize(in, ix, GWProb(y), hw)
+		g = derandomize(in, ix, gwProb(y), hw)
 		close(done)
 	}()
-	pl = derandomize(in, ix, PlainProb(y), hw)
+	pl = derandomize(in, ix, plainProb(y), hw)
 	<-done
-	r := &Rounded{ExpectedGW: g.expSoft, ExpectedPlain: pl.expSoft, ExpectedHardGW: g.expHard, ExpectedHardPlain: pl.expHard}
+	r := &rounded{ExpectedGW: g.expSoft, ExpectedPlain: pl.expSoft, ExpectedHardGW: g.expHard, ExpectedHardPlain: pl.expHard}
 	if pl.hardViolated < g.hardViolated || (pl.hardViolated == g.hardViolated && pl.satisfied > g.satisfied) {
 		r.X, r.Method, r.Satisfied, r.HardViolated = pl.x, MethodPlain, pl.satisfied, pl.hardViolated
 	} else {

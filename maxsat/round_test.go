@@ -42,10 +42,10 @@ func TestRoundingGuarantees(t *testing.T) {
 			if W-lpOpt < opt-1e-7 {
 				t.Errorf("%s: LP upper bound %v below optimum %v", name, W-lpOpt, opt)
 			}
-			relaxed, _ := RelaxedWeight(in, y)
-			pg, pp := GWProb(y), PlainProb(y)
-			eg, _ := ExpectedWeight(in, pg)
-			ep, _ := ExpectedWeight(in, pp)
+			relaxed, _ := relaxedWeight(in, y)
+			pg, pp := gwProb(y), plainProb(y)
+			eg, _ := expectedWeight(in, pg)
+			ep, _ := expectedWeight(in, pp)
 			if sz.n <= 12 {
 				if b := bruteExpected(in, pg); math.Abs(b-eg) > 1e-9*(1+W) {
 					t.Errorf("%s: closed-form GW expectation %v, sum over assignments %v", name, eg, b)
@@ -64,7 +64,7 @@ func TestRoundingGuarantees(t *testing.T) {
 				p    []float64
 				want float64
 			}{{pg, eg}, {pp, ep}} {
-				x, e, err := Derandomize(in, c.p)
+				x, e, err := derandomizeProbs(in, c.p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +75,7 @@ func TestRoundingGuarantees(t *testing.T) {
 					t.Errorf("%s: derandomised weight %v below expectation %v", name, s, c.want)
 				}
 			}
-			r, err := Round(in, y)
+			r, err := roundRelaxed(in, y)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,14 +117,14 @@ func TestDerandomizeAnyProbabilities(t *testing.T) {
 			}
 		}
 		hw := hardWeight(in)
-		es, eh := ExpectedWeight(in, p)
+		es, eh := expectedWeight(in, p)
 		nh := float64(in.NumHard())
-		x, e, err := Derandomize(in, p)
+		x, e, err := derandomizeProbs(in, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(e-es) > 1e-9*(1+es) {
-			t.Fatalf("trial %d: expectation %v vs ExpectedWeight %v", trial, e, es)
+			t.Fatalf("trial %d: expectation %v vs expectedWeight %v", trial, e, es)
 		}
 		s, h := in.Eval(x)
 		got := s + hw*(nh-float64(h))
@@ -151,7 +151,7 @@ func TestDerandomizeLongClause(t *testing.T) {
 	for i := range p {
 		p[i] = 0.25
 	}
-	x, _, err := Derandomize(in, p)
+	x, _, err := derandomizeProbs(in, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,13 +160,20 @@ func TestDerandomizeLongClause(t *testing.T) {
 	}
 }
 
-func TestRoundRejectsWrongLength(t *testing.T) {
-	in := &Instance{}
-	in.AddClause(1, false, Pos(0), Pos(1))
-	if _, err := Round(in, []float64{0.5}); err == nil {
-		t.Fatal("Round accepted 1 value for 2 variables")
+// derandomizeProbs is derandomize on a fresh index: the assignment and the
+// expected soft weight under p.
+func derandomizeProbs(in *Instance, p []float64) ([]bool, float64, error) {
+	if len(p) != in.NumVars {
+		return nil, 0, fmt.Errorf("%d probabilities for %d variables", len(p), in.NumVars)
 	}
-	if _, _, err := Derandomize(in, []float64{0.5, 0.5, 0.5}); err == nil {
-		t.Fatal("Derandomize accepted 3 values for 2 variables")
+	d := derandomize(in, buildIndex(in), p, hardWeight(in))
+	return d.x, d.expSoft, nil
+}
+
+// roundRelaxed is round on a fresh index.
+func roundRelaxed(in *Instance, y []float64) (*rounded, error) {
+	if len(y) != in.NumVars {
+		return nil, fmt.Errorf("%d relaxed values for %d variables", len(y), in.NumVars)
 	}
+	return round(in, buildIndex(in), y), nil
 }

@@ -112,10 +112,11 @@ type LocalSearchReport struct {
 
 // ADMMReport describes the relaxation solve.
 type ADMMReport struct {
-	Iterations     int     `json:"iterations"`
-	Converged      bool    `json:"converged"`
-	PrimalResidual float64 `json:"primal_residual"`
-	DualResidual   float64 `json:"dual_residual"`
+	Iterations     int         `json:"iterations"`
+	Status         admm.Status `json:"status"`
+	Converged      bool        `json:"converged"`
+	PrimalResidual float64     `json:"primal_residual"`
+	DualResidual   float64     `json:"dual_residual"`
 }
 
 // Seconds are wall-clock times of the stages; Load is filled by callers
@@ -162,7 +163,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		y[i] = 0.5
 	}
 	var pot, con []float64
-	rep.ADMM.Converged = true // nothing to relax unless there are terms
+	rep.ADMM.Status, rep.ADMM.Converged = admm.Converged, true // nothing to relax unless there are terms
 	if p.NumPotentials()+p.NumConstraints() > 0 {
 		s, err := admm.New(p, opt.ADMM)
 		if err != nil {
@@ -175,9 +176,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		// Variables in no clause keep ADMM's start value 0; any value will do.
 		copy(y, res.Values)
 		pot, con = s.Duals()
-		rep.ADMM = ADMMReport{res.Iterations, res.Converged, res.PrimalResidual, res.DualResidual}
+		rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
 	}
-	rw, hres := RelaxedWeight(in, y)
+	rw, hres := relaxedWeight(in, y)
 	rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
 
 	// Certify: the best of several dual-feasible points.
@@ -233,7 +234,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 
 // certify returns the best lower bound g on the LP optimum over the
 // dual-feasible points it tries, and which one gave it.
-func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sweeps int) (float64, string) {
+func certify(in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sweeps int) (float64, string) {
 	// Clauses left out of the relaxation: empty soft clauses are always
 	// unsatisfied (they add their weight to the LP optimum); an empty hard
 	// clause makes the LP infeasible, and any multiplier, here W+1, is
@@ -263,7 +264,11 @@ func certify(in *Instance, ix *index, rel *Relaxation, y, pot, con []float64, sw
 		return lambda
 	}
 	if pot != nil {
-		g := consensusBound(rel.Problem, pot, con) + constant
+		// The Lagrangian bound of the per-copy duals keeps whatever
+		// disagreement remains between a term's copies (unlike projecting
+		// them onto per-clause multipliers, below), so an ADMM run that
+		// stopped early still gives a bound close to its objective.
+		g := admm.LowerBound(rel.Problem, pot, con) + constant
 		if len(emptyHard) > 0 {
 			g += float64(len(emptyHard)) * hw
 		}
@@ -292,4 +297,31 @@ func SolveProblem(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, 
 		return nil, fmt.Errorf("maxsat: %w", err)
 	}
 	return res, nil
+}
+
+// lambdaFromDuals projects per-copy duals onto per-clause multipliers:
+// lambda_c is the mean over the clause's copies of -alpha_k/a_k, which at an
+// ADMM fixed point is theta*w for every copy (admm.Solver.Duals).
+func lambdaFromDuals(in *Instance, rel *relaxation, pot, con []float64) []float64 {
+	lambda := make([]float64, in.NumClauses())
+	p := rel.Problem
+	set := func(c int32, coef, alpha []float64) {
+		if len(coef) == 0 {
+			return
+		}
+		var s float64
+		for k := range coef {
+			s -= alpha[k] / coef[k]
+		}
+		lambda[c] = s / float64(len(coef))
+	}
+	for i, c := range rel.PotClause {
+		a, b := p.Start[i], p.Start[i+1]
+		set(c, p.Coef[a:b], pot[a:b])
+	}
+	for j, c := range rel.ConClause {
+		a, b := p.CStart[j], p.CStart[j+1]
+		set(c, p.CCoef[a:b], con[a:b])
+	}
+	return lambda
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // WCNF files come in two forms, told apart by whether a "p" line comes
@@ -39,12 +40,7 @@ import (
 // In both forms weights may be real numbers (decimal or exponent notation)
 // but must be finite and nonnegative, literals are nonzero integers, every
 // clause ends with 0, and a line whose first token starts with 'c' is a
-// comment. Errors are *SyntaxError values with file:line:col.
-
-// SyntaxError is an error in a WCNF file, with its position (1-based line and
-// byte column). It is hlmrf's type, so that callers reading both formats see
-// one error type.
-type SyntaxError = hlmrf.SyntaxError
+// comment. Errors are *srcpos.Error values with file:line:col.
 
 // maxVars bounds variable numbers: literals must fit in an int32, and a
 // header may not make the solver allocate per-variable arrays of many
@@ -93,7 +89,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 		endOfLine int
 	)
 	errAt := func(l, c int, format string, a ...any) error {
-		return &SyntaxError{File: name, Line: l, Col: c, Msg: fmt.Sprintf(format, a...)}
+		return srcpos.Errorf(srcpos.Position{File: name, Line: l, Col: c}, format, a...)
 	}
 	finish := func() error {
 		if in.NumClauses() >= maxClauses {

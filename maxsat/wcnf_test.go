@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 func readFile(t *testing.T, name string) *Instance {
@@ -81,9 +82,9 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%s: no error", c.name)
 			continue
 		}
-		var se *SyntaxError
+		var se *srcpos.Error
 		if !errors.As(err, &se) {
-			t.Errorf("%s: error %v is not a *SyntaxError", c.name, err)
+			t.Errorf("%s: error %v is not a *srcpos.Error", c.name, err)
 		}
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.want)
@@ -176,7 +177,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := Read(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			var se *SyntaxError
+			var se *srcpos.Error
 			if !errors.As(err, &se) {
 				t.Fatalf("error without position: %v", err)
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Program is a parsed .mln file (with its includes).
@@ -31,7 +31,7 @@ type PredDecl struct {
 	Types  []string
 	Unique []bool
 	Closed bool
-	Pos    model.Pos
+	Pos    srcpos.Position
 }
 
 func (d *PredDecl) String() string {
@@ -56,14 +56,13 @@ type Formula struct {
 	// Fixed marks a weight written @w (Tuffy): weight learning keeps it.
 	Fixed bool
 	F     Node
-	Pos   model.Pos
+	Pos   srcpos.Position
 	Text  string // the statement as written
 }
 
 // Node is a formula's syntax tree.
 type Node interface {
 	node()
-	pos() model.Pos
 }
 
 // Term is an argument: a variable, a constant, or +var (one formula per
@@ -72,34 +71,34 @@ type Term struct {
 	Name  string
 	IsVar bool
 	Plus  bool
-	Pos   model.Pos
+	Pos   srcpos.Position
 }
 
 // Atom is Pred(t1, ..., tn).
 type Atom struct {
 	Pred string
 	Args []Term
-	P    model.Pos
+	P    srcpos.Position
 }
 
 // Eq is t1 = t2 (Neg: t1 != t2).
 type Eq struct {
 	L, R Term
 	Neg  bool
-	P    model.Pos
+	P    srcpos.Position
 }
 
 // Not is !X.
 type Not struct {
 	X Node
-	P model.Pos
+	P srcpos.Position
 }
 
 // Binary is X op Y for op one of "^", "v", "=>", "<=>".
 type Binary struct {
 	Op   string
 	X, Y Node
-	P    model.Pos
+	P    srcpos.Position
 }
 
 // Quant is EXIST/FORALL vars body.
@@ -107,7 +106,7 @@ type Quant struct {
 	Exist bool
 	Vars  []string
 	Body  Node
-	P     model.Pos
+	P     srcpos.Position
 }
 
 func (*Atom) node()   {}
@@ -115,12 +114,6 @@ func (*Eq) node()     {}
 func (*Not) node()    {}
 func (*Binary) node() {}
 func (*Quant) node()  {}
-
-func (a *Atom) pos() model.Pos   { return a.P }
-func (e *Eq) pos() model.Pos     { return e.P }
-func (n *Not) pos() model.Pos    { return n.P }
-func (b *Binary) pos() model.Pos { return b.P }
-func (q *Quant) pos() model.Pos  { return q.P }
 
 // String writes the atom in Alchemy syntax.
 func (a *Atom) String() string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 )
 
@@ -114,11 +115,11 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	preds := map[string]*model.Predicate{}
 	for _, d := range prog.Preds {
 		if old := net.Model.Predicate(d.Name); old != nil {
-			return nil, model.Errorf(d.Pos, "predicates %s and %s differ only in case, and hinge matches predicate names ignoring case", old.Name, d.Name)
+			return nil, srcpos.Errorf(d.Pos, "predicates %s and %s differ only in case, and hinge matches predicate names ignoring case", old.Name, d.Name)
 		}
 		mp, err := net.Model.AddPredicate(d.Name, len(d.Types), !open[d.Name])
 		if err != nil {
-			return nil, model.Errorf(d.Pos, "%v", err)
+			return nil, srcpos.Errorf(d.Pos, "%v", err)
 		}
 		preds[d.Name] = mp
 	}
@@ -145,7 +146,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	for _, a := range evidence {
 		args := constants(a.Args)
 		if err := net.Store.AddObservation(preds[a.Pred], args, a.Value); err != nil {
-			return nil, model.Errorf(a.Pos, "%v", err)
+			return nil, srcpos.Errorf(a.Pos, "%v", err)
 		}
 		if fixed[a.Pred] == nil {
 			fixed[a.Pred] = map[string]bool{}
@@ -245,7 +246,7 @@ func (net *Network) targets(d *PredDecl, p *model.Predicate, fixed map[string]bo
 		sizes = append(sizes, fmt.Sprintf("%s: %d", t, n))
 	}
 	if size > float64(maxAtoms) {
-		return model.Errorf(d.Pos, "open predicate %s has %.0f atoms (%s), more than the limit of %d", d.Name, size, strings.Join(sizes, ", "), maxAtoms)
+		return srcpos.Errorf(d.Pos, "open predicate %s has %.0f atoms (%s), more than the limit of %d", d.Name, size, strings.Join(sizes, ", "), maxAtoms)
 	}
 	args := make([]string, len(d.Types))
 	var rec func(i int) error
@@ -322,7 +323,7 @@ func varTypes(prog *Program, n Node) (map[string]string, error) {
 				continue
 			}
 			if old, ok := vt[t.Name]; ok && old != d.Types[i] {
-				err = model.Errorf(t.Pos, "variable %s is of type %s here but of type %s elsewhere in the formula", t.Name, d.Types[i], old)
+				err = srcpos.Errorf(t.Pos, "variable %s is of type %s here but of type %s elsewhere in the formula", t.Name, d.Types[i], old)
 				return
 			}
 			vt[t.Name] = d.Types[i]
@@ -335,7 +336,7 @@ func varTypes(prog *Program, n Node) (map[string]string, error) {
 		if e, ok := x.(*Eq); ok && err == nil {
 			for _, t := range []Term{e.L, e.R} {
 				if t.IsVar && vt[t.Name] == "" {
-					err = model.Errorf(t.Pos, "variable %s occurs only in comparisons: its type is unknown", t.Name)
+					err = srcpos.Errorf(t.Pos, "variable %s occurs only in comparisons: its type is unknown", t.Name)
 				}
 			}
 		}
@@ -448,11 +449,11 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 		for _, v := range x.Vars {
 			typ := vt[v]
 			if typ == "" {
-				return nil, model.Errorf(x.P, "quantified variable %s does not occur in an atom: its type is unknown", v)
+				return nil, srcpos.Errorf(x.P, "quantified variable %s does not occur in an atom: its type is unknown", v)
 			}
 			dom := net.Domains[typ]
 			if len(subs)*len(dom) > maxExpansion {
-				return nil, model.Errorf(x.P, "quantifier expands to more than %d terms (domain of %s has %d constants)", maxExpansion, typ, len(dom))
+				return nil, srcpos.Errorf(x.P, "quantifier expands to more than %d terms (domain of %s has %d constants)", maxExpansion, typ, len(dom))
 			}
 			next := make([]map[string]string, 0, len(subs)*len(dom))
 			for _, s := range subs {
@@ -508,7 +509,7 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 	}
 	cs, err := model.Clauses(mf)
 	if err != nil {
-		return model.Errorf(f.Pos, "%v", err)
+		return srcpos.Errorf(f.Pos, "%v", err)
 	}
 	if len(cs) == 0 {
 		return nil // a tautology
@@ -576,7 +577,7 @@ func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float
 	for _, v := range free {
 		dp := net.Model.Predicate(domainPred(vt[v]))
 		if dp == nil {
-			return model.Errorf(f.Pos, "variable %s has no type", v)
+			return srcpos.Errorf(f.Pos, "variable %s has no type", v)
 		}
 		lits = append(lits, &model.Not{X: model.NewAtom(dp, model.Var(v)), Pos: f.Pos})
 	}
@@ -598,10 +599,10 @@ func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float
 		Text:     clauseText(c, f.Hard, w),
 	}
 	if math.IsInf(w, 0) || math.IsNaN(w) {
-		return model.Errorf(f.Pos, "clause weight %v is not finite", w)
+		return srcpos.Errorf(f.Pos, "clause weight %v is not finite", w)
 	}
 	if err := net.Model.AddRule(r); err != nil {
-		return model.Errorf(f.Pos, "%v (in %s)", err, clip(f.Text))
+		return srcpos.Errorf(f.Pos, "%v (in %s)", err, clip(f.Text))
 	}
 	net.Clauses = append(net.Clauses, ClauseInfo{Formula: f, Weight: w, Hard: f.Hard})
 	return nil

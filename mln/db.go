@@ -4,7 +4,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // GroundAtom is one atom of an evidence or query file.
@@ -14,7 +14,7 @@ type GroundAtom struct {
 	// Value is the truth value: 1 for Pred(...), 0 for !Pred(...), or the
 	// leading number of a soft atom.
 	Value float64
-	Pos   model.Pos
+	Pos   srcpos.Position
 }
 
 // ReadAtoms reads an evidence (.db) or query file: one atom per line,
@@ -46,7 +46,7 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 		if t := ps.peek(); t.kind == tNumber && isWeight(t.text) && ps.toks[1].kind == tIdent {
 			v, err := strconv.ParseFloat(t.text, 64)
 			if err != nil || !(v >= 0 && v <= 1) {
-				return nil, model.Errorf(t.pos, "truth value %q must be a number in [0,1]", clip(t.text))
+				return nil, srcpos.Errorf(t.pos, "truth value %q must be a number in [0,1]", clip(t.text))
 			}
 			ga.Value = v
 			ps.next()
@@ -55,14 +55,14 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 		}
 		t := ps.peek()
 		if t.kind != tIdent || !(ps.toks[ps.i+1].kind == tPunct && ps.toks[ps.i+1].text == "(") {
-			return nil, model.Errorf(t.pos, "expected a ground atom Pred(A, B), found %s", describe(t))
+			return nil, srcpos.Errorf(t.pos, "expected a ground atom Pred(A, B), found %s", describe(t))
 		}
 		n, err := ps.atom()
 		if err != nil {
 			return nil, err
 		}
 		if t := ps.peek(); t.kind != tEOF {
-			return nil, model.Errorf(t.pos, "unexpected %s after the atom", describe(t))
+			return nil, srcpos.Errorf(t.pos, "unexpected %s after the atom", describe(t))
 		}
 		a := n.(*Atom)
 		if err := prog.checkFormula(a); err != nil {
@@ -70,7 +70,7 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 		}
 		for _, tm := range a.Args {
 			if tm.Plus || (tm.IsVar && !allowVars) {
-				return nil, model.Errorf(tm.Pos, "%s is a variable (lower-case): evidence atoms take constants (upper-case, digits or \"quoted\")", tm.Name)
+				return nil, srcpos.Errorf(tm.Pos, "%s is a variable (lower-case): evidence atoms take constants (upper-case, digits or \"quoted\")", tm.Name)
 			}
 		}
 		ga.Pred, ga.Args = a.Pred, a.Args

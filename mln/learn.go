@@ -15,7 +15,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/maxsat"
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // LearnOptions configure generative weight learning.
@@ -101,7 +101,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 			}
 		})
 		if plus {
-			return nil, model.Errorf(f.Pos, "weight learning does not support +x formulas yet")
+			return nil, srcpos.Errorf(f.Pos, "weight learning does not support +x formulas yet")
 		}
 		g := *f
 		if !f.Fixed {
@@ -118,7 +118,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	for _, a := range training {
 		if isQuery[a.Pred] {
 			if a.Value != 0 && a.Value != 1 {
-				return nil, model.Errorf(a.Pos, "training atoms of query predicates must be true or false, found %v", a.Value)
+				return nil, srcpos.Errorf(a.Pos, "training atoms of query predicates must be true or false, found %v", a.Value)
 			}
 			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
 			continue

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // maxIncludeDepth bounds #include nesting (and so include cycles).
@@ -17,7 +17,7 @@ const maxIncludeDepth = 16
 // (relative to the including file).
 func ReadProgram(path string) (*Program, error) {
 	p := &Program{Types: map[string][]string{}, byName: map[string]*PredDecl{}}
-	if err := p.readFile(path, 0, model.Pos{}); err != nil {
+	if err := p.readFile(path, 0, srcpos.Position{}); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -33,14 +33,14 @@ func ParseProgram(name string, text []byte) (*Program, error) {
 	return p, nil
 }
 
-func (p *Program) readFile(path string, depth int, from model.Pos) error {
+func (p *Program) readFile(path string, depth int, from srcpos.Position) error {
 	if depth > maxIncludeDepth {
-		return model.Errorf(from, "#include nested more than %d deep (a cycle?)", maxIncludeDepth)
+		return srcpos.Errorf(from, "#include nested more than %d deep (a cycle?)", maxIncludeDepth)
 	}
 	text, err := os.ReadFile(path)
 	if err != nil {
 		if from.IsValid() {
-			return model.Errorf(from, "#include: %v", err)
+			return srcpos.Errorf(from, "#include: %v", err)
 		}
 		return err
 	}
@@ -56,7 +56,7 @@ func (p *Program) parse(name string, text []byte, depth int) error {
 		if rest, ok := strings.CutPrefix(st.text, "#include"); ok {
 			file, err := strconv.Unquote(strings.TrimSpace(rest))
 			if err != nil {
-				return model.Errorf(st.pos, "#include wants a quoted file name, found %q", clip(strings.TrimSpace(rest)))
+				return srcpos.Errorf(st.pos, "#include wants a quoted file name, found %q", clip(strings.TrimSpace(rest)))
 			}
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(filepath.Dir(name), file)
@@ -80,7 +80,7 @@ func (p *Program) parse(name string, text []byte, depth int) error {
 // statement is one line of a file, comments removed.
 type statement struct {
 	text string
-	pos  model.Pos // of the line's first character
+	pos  srcpos.Position // of the line's first character
 }
 
 // statements splits text into non-empty lines without comments ('//' to the
@@ -90,10 +90,10 @@ func statements(name string, text []byte) ([]statement, error) {
 	var out []statement
 	var cur strings.Builder
 	line, col := 1, 1
-	var start, blockStart, strStart model.Pos
+	var start, blockStart, strStart srcpos.Position
 	started := false // a non-blank character of the statement is in cur
 	inBlock, inString := false, false
-	here := func() model.Pos { return model.Pos{File: name, Line: line, Col: col} }
+	here := func() srcpos.Position { return srcpos.Position{File: name, Line: line, Col: col} }
 	write := func(c byte) {
 		if !started && c != ' ' && c != '\t' && c != '\r' {
 			started, start = true, here()
@@ -106,7 +106,7 @@ func statements(name string, text []byte) ([]statement, error) {
 		c := text[i]
 		switch {
 		case c == 0:
-			return nil, model.Errorf(here(), "NUL byte: not a text file")
+			return nil, srcpos.Errorf(here(), "NUL byte: not a text file")
 		case inBlock:
 			if c == '*' && i+1 < len(text) && text[i+1] == '/' {
 				inBlock = false
@@ -144,7 +144,7 @@ func statements(name string, text []byte) ([]statement, error) {
 		}
 		if c == '\n' {
 			if inString {
-				return nil, model.Errorf(strStart, "string not closed before the end of the line")
+				return nil, srcpos.Errorf(strStart, "string not closed before the end of the line")
 			}
 			if !inBlock {
 				if s := strings.TrimRight(cur.String(), " \t\r"); s != "" {
@@ -159,10 +159,10 @@ func statements(name string, text []byte) ([]statement, error) {
 		col++
 	}
 	if inBlock {
-		return nil, model.Errorf(blockStart, "comment /* not closed")
+		return nil, srcpos.Errorf(blockStart, "comment /* not closed")
 	}
 	if inString {
-		return nil, model.Errorf(strStart, "string not closed")
+		return nil, srcpos.Errorf(strStart, "string not closed")
 	}
 	if s := strings.TrimRight(cur.String(), " \t\r"); s != "" {
 		out = append(out, statement{text: s, pos: start})
@@ -182,16 +182,16 @@ const (
 type token struct {
 	kind int
 	text string // identifier, number text, unquoted string, or punctuation
-	pos  model.Pos
+	pos  srcpos.Position
 }
 
 // puncts lists the punctuation, longest first.
 var puncts = []string{"<=>", "...", "=>", "!=", "(", ")", ",", "!", "^", "=", "{", "}", ".", "+", "*", "@"}
 
 // lex splits one statement into tokens.
-func lex(s string, pos model.Pos) ([]token, error) {
+func lex(s string, pos srcpos.Position) ([]token, error) {
 	var out []token
-	at := func(i int) model.Pos { p := pos; p.Col += i; return p }
+	at := func(i int) srcpos.Position { p := pos; p.Col += i; return p }
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -225,11 +225,11 @@ func lex(s string, pos model.Pos) ([]token, error) {
 				j++
 			}
 			if j >= len(s) {
-				return nil, model.Errorf(at(i), "string not closed")
+				return nil, srcpos.Errorf(at(i), "string not closed")
 			}
 			v, err := strconv.Unquote(s[i : j+1])
 			if err != nil {
-				return nil, model.Errorf(at(i), "bad string %s: %v", clip(s[i:j+1]), err)
+				return nil, srcpos.Errorf(at(i), "bad string %s: %v", clip(s[i:j+1]), err)
 			}
 			out = append(out, token{tString, v, at(i)})
 			i = j + 1
@@ -244,7 +244,7 @@ func lex(s string, pos model.Pos) ([]token, error) {
 				}
 			}
 			if !matched {
-				return nil, model.Errorf(at(i), "unexpected character %q", clip(s[i:i+1]))
+				return nil, srcpos.Errorf(at(i), "unexpected character %q", clip(s[i:i+1]))
 			}
 		}
 	}
@@ -288,7 +288,7 @@ func (ps *parser) accept(p string) bool {
 func (ps *parser) expect(p, what string) (token, error) {
 	t := ps.peek()
 	if !ps.accept(p) {
-		return t, model.Errorf(t.pos, "expected %q %s, found %s", p, what, describe(t))
+		return t, srcpos.Errorf(t.pos, "expected %q %s, found %s", p, what, describe(t))
 	}
 	return t, nil
 }
@@ -315,7 +315,7 @@ func (p *Program) statement(toks []token, st statement) error {
 			return err
 		}
 		if old := p.byName[d.Name]; old != nil {
-			return model.Errorf(d.Pos, "predicate %s declared again (first at %s)", d.Name, old.Pos)
+			return srcpos.Errorf(d.Pos, "predicate %s declared again (first at %s)", d.Name, old.Pos)
 		}
 		p.byName[d.Name] = d
 		p.Preds = append(p.Preds, d)
@@ -326,16 +326,16 @@ func (p *Program) statement(toks []token, st statement) error {
 	if ps.accept("@") {
 		f.Fixed = true
 		if t := ps.peek(); t.kind != tNumber || !isWeight(t.text) {
-			return model.Errorf(t.pos, "'@' must be followed by a weight (Tuffy's fixed weight), found %s", describe(t))
+			return srcpos.Errorf(t.pos, "'@' must be followed by a weight (Tuffy's fixed weight), found %s", describe(t))
 		}
 	}
 	if t := ps.peek(); t.kind == tNumber && isWeight(t.text) {
 		w, err := strconv.ParseFloat(t.text, 64)
 		if err != nil || w != w {
-			return model.Errorf(t.pos, "bad weight %q", clip(t.text))
+			return srcpos.Errorf(t.pos, "bad weight %q", clip(t.text))
 		}
 		if w > 1e300 || w < -1e300 {
-			return model.Errorf(t.pos, "weight %q is not finite", clip(t.text))
+			return srcpos.Errorf(t.pos, "weight %q is not finite", clip(t.text))
 		}
 		f.Weight = w
 		ps.next()
@@ -347,11 +347,11 @@ func (p *Program) statement(toks []token, st statement) error {
 	if ps.accept(".") {
 		f.Hard = true
 		if f.Fixed || ps.toks[0].kind == tNumber && isWeight(ps.toks[0].text) {
-			return model.Errorf(ps.toks[0].pos, "a hard formula (ending in '.') takes no weight")
+			return srcpos.Errorf(ps.toks[0].pos, "a hard formula (ending in '.') takes no weight")
 		}
 	}
 	if t := ps.peek(); t.kind != tEOF {
-		return model.Errorf(t.pos, "unexpected %s after the formula", describe(t))
+		return srcpos.Errorf(t.pos, "unexpected %s after the formula", describe(t))
 	}
 	f.F = n
 	if err := p.checkFormula(n); err != nil {
@@ -373,7 +373,7 @@ func (p *Program) typeDecl(ps *parser) error {
 	ps.next() // =
 	ps.next() // {
 	if _, ok := p.Types[name.text]; ok {
-		return model.Errorf(name.pos, "type %s declared again", name.text)
+		return srcpos.Errorf(name.pos, "type %s declared again", name.text)
 	}
 	var consts []string
 	for !ps.isPunct("}") {
@@ -382,19 +382,19 @@ func (p *Program) typeDecl(ps *parser) error {
 		case t.kind == tPunct && t.text == "...":
 			// 1, ..., 10: an integer range between the previous and next constants.
 			if len(consts) == 0 {
-				return model.Errorf(t.pos, "'...' needs a first integer before it")
+				return srcpos.Errorf(t.pos, "'...' needs a first integer before it")
 			}
 			lo, err1 := strconv.Atoi(consts[len(consts)-1])
 			if !ps.accept(",") {
-				return model.Errorf(ps.peek().pos, "expected ',' after '...'")
+				return srcpos.Errorf(ps.peek().pos, "expected ',' after '...'")
 			}
 			hiTok := ps.next()
 			hi, err2 := strconv.Atoi(hiTok.text)
 			if err1 != nil || err2 != nil || hi < lo {
-				return model.Errorf(t.pos, "'...' ranges over integers: {1, ..., 10}")
+				return srcpos.Errorf(t.pos, "'...' ranges over integers: {1, ..., 10}")
 			}
 			if hi-lo > 1<<24 {
-				return model.Errorf(t.pos, "range of %d integers is too large", hi-lo)
+				return srcpos.Errorf(t.pos, "range of %d integers is too large", hi-lo)
 			}
 			for v := lo + 1; v <= hi; v++ {
 				consts = append(consts, strconv.Itoa(v))
@@ -402,16 +402,16 @@ func (p *Program) typeDecl(ps *parser) error {
 		case t.kind == tIdent || t.kind == tNumber || t.kind == tString:
 			consts = append(consts, t.text)
 		default:
-			return model.Errorf(t.pos, "expected a constant in the type's list, found %s", describe(t))
+			return srcpos.Errorf(t.pos, "expected a constant in the type's list, found %s", describe(t))
 		}
 		if !ps.accept(",") && !ps.isPunct("}") {
 			t := ps.peek()
-			return model.Errorf(t.pos, "expected ',' or '}', found %s", describe(t))
+			return srcpos.Errorf(t.pos, "expected ',' or '}', found %s", describe(t))
 		}
 	}
 	ps.next()
 	if t := ps.peek(); t.kind != tEOF {
-		return model.Errorf(t.pos, "unexpected %s after the type declaration", describe(t))
+		return srcpos.Errorf(t.pos, "unexpected %s after the type declaration", describe(t))
 	}
 	p.Types[name.text] = consts
 	p.TypeOrder = append(p.TypeOrder, name.text)
@@ -430,7 +430,7 @@ func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
 	}
 	if i+1 >= len(toks) || toks[i].kind != tIdent || toks[i+1].kind != tPunct || toks[i+1].text != "(" {
 		if closed {
-			return nil, true, model.Errorf(toks[0].pos, "'*' must be followed by a predicate declaration Name(type, ...)")
+			return nil, true, srcpos.Errorf(toks[0].pos, "'*' must be followed by a predicate declaration Name(type, ...)")
 		}
 		return nil, false, nil
 	}
@@ -444,7 +444,7 @@ func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
 		t := toks[j]
 		if t.kind != tIdent || t.text == "v" {
 			if closed {
-				return nil, true, model.Errorf(t.pos, "predicate declaration: expected a type name, found %s", describe(t))
+				return nil, true, srcpos.Errorf(t.pos, "predicate declaration: expected a type name, found %s", describe(t))
 			}
 			return nil, false, nil
 		}
@@ -461,12 +461,12 @@ func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
 		}
 		if toks[j].kind == tPunct && toks[j].text == ")" && toks[j+1].kind == tEOF {
 			if p.byName[name.text] != nil {
-				return nil, true, model.Errorf(name.pos, "predicate %s declared again (first at %s)", name.text, p.byName[name.text].Pos)
+				return nil, true, srcpos.Errorf(name.pos, "predicate %s declared again (first at %s)", name.text, p.byName[name.text].Pos)
 			}
 			return d, true, nil
 		}
 		if closed {
-			return nil, true, model.Errorf(toks[j].pos, "predicate declaration: expected ',' or ')' ending the line, found %s", describe(toks[j]))
+			return nil, true, srcpos.Errorf(toks[j].pos, "predicate declaration: expected ',' or ')' ending the line, found %s", describe(toks[j]))
 		}
 		return nil, false, nil
 	}
@@ -497,7 +497,7 @@ func (ps *parser) quant() (Node, error) {
 	for {
 		v := ps.next()
 		if v.kind != tIdent || !isVariable(v.text) {
-			return nil, model.Errorf(v.pos, "%s: expected a variable (lower-case), found %s", t.text, describe(v))
+			return nil, srcpos.Errorf(v.pos, "%s: expected a variable (lower-case), found %s", t.text, describe(v))
 		}
 		q.Vars = append(q.Vars, v.text)
 		if !ps.accept(",") {
@@ -597,7 +597,7 @@ func (ps *parser) unary() (Node, error) {
 		return ps.atom()
 	}
 	if t.kind == tEOF || t.kind == tPunct && t.text != "+" {
-		return nil, model.Errorf(t.pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", describe(t))
+		return nil, srcpos.Errorf(t.pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", describe(t))
 	}
 	// term = term, term != term
 	l, err := ps.term()
@@ -606,7 +606,7 @@ func (ps *parser) unary() (Node, error) {
 	}
 	op := ps.peek()
 	if !ps.accept("=") && !ps.accept("!=") {
-		return nil, model.Errorf(op.pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", describe(t))
+		return nil, srcpos.Errorf(op.pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", describe(t))
 	}
 	r, err := ps.term()
 	if err != nil {
@@ -642,19 +642,19 @@ func (ps *parser) term() (Term, error) {
 		plus = true
 		t = ps.next()
 		if t.kind != tIdent || !isVariable(t.text) {
-			return Term{}, model.Errorf(t.pos, "'+' must be followed by a variable, found %s", describe(t))
+			return Term{}, srcpos.Errorf(t.pos, "'+' must be followed by a variable, found %s", describe(t))
 		}
 	}
 	switch t.kind {
 	case tIdent:
 		if t.text == "v" {
-			return Term{}, model.Errorf(t.pos, "'v' is the disjunction and cannot be a variable")
+			return Term{}, srcpos.Errorf(t.pos, "'v' is the disjunction and cannot be a variable")
 		}
 		return Term{Name: t.text, IsVar: isVariable(t.text), Plus: plus, Pos: t.pos}, nil
 	case tNumber, tString:
 		return Term{Name: t.text, Pos: t.pos}, nil
 	}
-	return Term{}, model.Errorf(t.pos, "expected a variable or a constant, found %s", describe(t))
+	return Term{}, srcpos.Errorf(t.pos, "expected a variable or a constant, found %s", describe(t))
 }
 
 // isVariable reports whether an identifier is a variable: it starts with a
@@ -673,9 +673,9 @@ func (p *Program) checkFormula(n Node) error {
 		d := p.byName[a.Pred]
 		switch {
 		case d == nil:
-			err = model.Errorf(a.P, "unknown predicate %s (declare it first, e.g. %s(type, ...))", a.Pred, a.Pred)
+			err = srcpos.Errorf(a.P, "unknown predicate %s (declare it first, e.g. %s(type, ...))", a.Pred, a.Pred)
 		case len(d.Types) != len(a.Args):
-			err = model.Errorf(a.P, "predicate %s takes %d argument(s), found %d", a.Pred, len(d.Types), len(a.Args))
+			err = srcpos.Errorf(a.P, "predicate %s takes %d argument(s), found %d", a.Pred, len(d.Types), len(a.Args))
 		}
 	})
 	return err

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Relation is the comparison of an arithmetic rule.
@@ -50,7 +52,7 @@ type Summand struct {
 type Filter struct {
 	Var  string
 	Expr Formula
-	Pos  Pos
+	Pos  srcpos.Position
 }
 
 // Coefficient is a numeric expression in an arithmetic rule: *Number,
@@ -66,7 +68,7 @@ type Number struct{ Value float64 }
 // the ground rule.
 type Cardinality struct {
 	Var string
-	Pos Pos
+	Pos srcpos.Position
 }
 
 // CoefFunc is @Max[a, b] or @Min[a, b].
@@ -191,7 +193,7 @@ func (a *Arithmetic) validate() error {
 			var err error
 			coefCards(s.Coef, func(c *Cardinality) {
 				if err == nil && !sumVars[c.Var] {
-					err = Errorf(c.Pos, "|%s| must name a summation variable of the rule (+%s)", c.Var, c.Var)
+					err = srcpos.Errorf(c.Pos, "|%s| must name a summation variable of the rule (+%s)", c.Var, c.Var)
 				}
 			})
 			if err != nil {
@@ -210,19 +212,19 @@ func (a *Arithmetic) validate() error {
 	seenFilter := map[string]bool{}
 	for _, f := range a.Filters {
 		if !sumVars[f.Var] {
-			return Errorf(f.Pos, "filter {%s: ...} must name a summation variable of the rule", f.Var)
+			return srcpos.Errorf(f.Pos, "filter {%s: ...} must name a summation variable of the rule", f.Var)
 		}
 		if seenFilter[f.Var] {
-			return Errorf(f.Pos, "two filters for summation variable %s; combine them with &", f.Var)
+			return srcpos.Errorf(f.Pos, "two filters for summation variable %s; combine them with &", f.Var)
 		}
 		seenFilter[f.Var] = true
 		var err error
-		walkTerms(f.Expr, func(t Term, at Pos) {
+		walkTerms(f.Expr, func(t Term, at srcpos.Position) {
 			if err != nil || t.Kind != Variable {
 				return
 			}
 			if t.Name != f.Var && !plainVars[t.Name] {
-				err = Errorf(at, "variable %s in filter {%s: ...} is neither the filter variable nor bound by the rule", t.Name, f.Var)
+				err = srcpos.Errorf(at, "variable %s in filter {%s: ...} is neither the filter variable nor bound by the rule", t.Name, f.Var)
 			}
 		})
 		if err != nil {
@@ -230,7 +232,7 @@ func (a *Arithmetic) validate() error {
 		}
 		walkAtoms(f.Expr, func(at *Atom) {
 			if err == nil && at.Pred != nil && !at.Pred.Closed {
-				err = Errorf(at.Pos, "filter atom %s must be of a closed (observed) predicate", at.Pred.Name)
+				err = srcpos.Errorf(at.Pos, "filter atom %s must be of a closed (observed) predicate", at.Pred.Name)
 			}
 		})
 		if err != nil {
@@ -242,7 +244,7 @@ func (a *Arithmetic) validate() error {
 
 // walkTerms calls f on every term of a formula with the position of the
 // enclosing atom or comparison.
-func walkTerms(f Formula, fn func(Term, Pos)) {
+func walkTerms(f Formula, fn func(Term, srcpos.Position)) {
 	walkLeaves(f, func(l Formula) {
 		switch x := l.(type) {
 		case *Atom:

@@ -13,49 +13,10 @@ package model
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
+
+	"github.com/hinge-srl/hinge/srcpos"
 )
-
-// Pos is a position in a source file. The zero Pos means "unknown".
-type Pos struct {
-	File      string
-	Line, Col int
-}
-
-// String formats the position as file:line:col, omitting what is unknown.
-func (p Pos) String() string {
-	switch {
-	case p.Line == 0 && p.File == "":
-		return ""
-	case p.Line == 0:
-		return p.File
-	case p.File == "":
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
-
-// IsValid reports whether the position is known.
-func (p Pos) IsValid() bool { return p.Line > 0 }
-
-// Error is an error at a source position.
-type Error struct {
-	Pos Pos
-	Msg string
-}
-
-func (e *Error) Error() string {
-	if s := e.Pos.String(); s != "" {
-		return s + ": " + e.Msg
-	}
-	return e.Msg
-}
-
-// Errorf returns an *Error at pos.
-func Errorf(pos Pos, format string, args ...any) error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
-}
 
 // Predicate is a relation symbol. Names are matched case-insensitively.
 type Predicate struct {
@@ -145,11 +106,11 @@ func (m *Model) Resolve(r *Rule) error {
 		}
 		p := m.Predicate(a.PredName)
 		if p == nil {
-			err = Errorf(a.Pos, "unknown predicate %s (declare it in the data file)", a.PredName)
+			err = srcpos.Errorf(a.Pos, "unknown predicate %s (declare it in the data file)", a.PredName)
 			return
 		}
 		if len(a.Args) != p.Arity {
-			err = Errorf(a.Pos, "predicate %s takes %d argument%s, found %d", p.Name, p.Arity, plural(p.Arity), len(a.Args))
+			err = srcpos.Errorf(a.Pos, "predicate %s takes %d argument%s, found %d", p.Name, p.Arity, plural(p.Arity), len(a.Args))
 			return
 		}
 		a.Pred = p
@@ -172,7 +133,7 @@ type Rule struct {
 	Squared  bool    // ^2: squared hinge
 	Logical  Formula
 	Arith    *Arithmetic
-	Pos      Pos
+	Pos      srcpos.Position
 	Text     string // the rule as written, for messages and reports (may be empty)
 	Comment  string // comment lines written just before the rule, kept by the printer
 	Index    int    // position in Model.Rules, set by AddRule
@@ -240,21 +201,21 @@ func walkAtoms(f Formula, fn func(*Atom)) {
 
 // Validate checks a resolved rule: a finite nonnegative weight, every atom
 // resolved, and every variable bound (see Clause.Bound and
-// Arithmetic.Validate). It returns an *Error with the offending position.
+// Arithmetic.Validate). It returns an *srcpos.Error with the offending position.
 func (r *Rule) Validate() error {
 	if r.Weighted && (r.Weight < 0 || math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0)) {
-		return Errorf(r.Pos, "weight %v must be a finite number >= 0", r.Weight)
+		return srcpos.Errorf(r.Pos, "weight %v must be a finite number >= 0", r.Weight)
 	}
 	if !r.Weighted && r.Squared {
-		return Errorf(r.Pos, "a hard rule (ending in '.') cannot be squared")
+		return srcpos.Errorf(r.Pos, "a hard rule (ending in '.') cannot be squared")
 	}
 	if (r.Logical == nil) == (r.Arith == nil) {
-		return Errorf(r.Pos, "a rule must be either logical or arithmetic")
+		return srcpos.Errorf(r.Pos, "a rule must be either logical or arithmetic")
 	}
 	var err error
 	r.eachAtom(func(a *Atom) {
 		if err == nil && a.Pred == nil {
-			err = Errorf(a.Pos, "atom %s is not resolved to a predicate", a.PredName)
+			err = srcpos.Errorf(a.Pos, "atom %s is not resolved to a predicate", a.PredName)
 		}
 	})
 	if err != nil {
@@ -263,7 +224,7 @@ func (r *Rule) Validate() error {
 	if r.Logical != nil {
 		clauses, err := Clauses(r.Logical)
 		if err != nil {
-			return Errorf(r.Pos, "%v", err)
+			return srcpos.Errorf(r.Pos, "%v", err)
 		}
 		for _, c := range clauses {
 			if err := c.checkBound(); err != nil {
@@ -273,8 +234,8 @@ func (r *Rule) Validate() error {
 		return nil
 	}
 	if err := r.Arith.validate(); err != nil {
-		if _, ok := err.(*Error); !ok {
-			err = Errorf(r.Pos, "%v", err)
+		if _, ok := err.(*srcpos.Error); !ok {
+			err = srcpos.Errorf(r.Pos, "%v", err)
 		}
 		return err
 	}
@@ -286,7 +247,7 @@ func (r *Rule) Validate() error {
 type Term struct {
 	Kind TermKind
 	Name string // variable name or constant value (unquoted)
-	Pos  Pos
+	Pos  srcpos.Position
 }
 
 // TermKind says what a Term is.
@@ -318,7 +279,7 @@ func (t Term) IsVar() bool { return t.Kind != Constant }
 type Formula interface {
 	formula()
 	// Position returns where the formula starts in the source.
-	Position() Pos
+	Position() srcpos.Position
 }
 
 // Atom is a predicate applied to terms.
@@ -326,7 +287,7 @@ type Atom struct {
 	PredName string     // as written
 	Pred     *Predicate // set by Model.Resolve
 	Args     []Term
-	Pos      Pos
+	Pos      srcpos.Position
 }
 
 // NewAtom returns an atom of p (already resolved).
@@ -362,25 +323,25 @@ func (o CmpOp) String() string {
 type Comparison struct {
 	Op          CmpOp
 	Left, Right Term
-	Pos         Pos
+	Pos         srcpos.Position
 }
 
 // Not is negation.
 type Not struct {
 	X   Formula
-	Pos Pos
+	Pos srcpos.Position
 }
 
 // And is conjunction.
 type And struct {
 	Args []Formula
-	Pos  Pos
+	Pos  srcpos.Position
 }
 
 // Or is disjunction.
 type Or struct {
 	Args []Formula
-	Pos  Pos
+	Pos  srcpos.Position
 }
 
 // Implies is Body -> Head (a reversed arrow Head <- Body is stored the same
@@ -388,7 +349,7 @@ type Or struct {
 type Implies struct {
 	Body, Head Formula
 	Reversed   bool
-	Pos        Pos
+	Pos        srcpos.Position
 }
 
 func (*Atom) formula()       {}
@@ -399,22 +360,22 @@ func (*Or) formula()         {}
 func (*Implies) formula()    {}
 
 // Position implements Formula.
-func (a *Atom) Position() Pos { return a.Pos }
+func (a *Atom) Position() srcpos.Position { return a.Pos }
 
 // Position implements Formula.
-func (c *Comparison) Position() Pos { return c.Pos }
+func (c *Comparison) Position() srcpos.Position { return c.Pos }
 
 // Position implements Formula.
-func (n *Not) Position() Pos { return n.Pos }
+func (n *Not) Position() srcpos.Position { return n.Pos }
 
 // Position implements Formula.
-func (a *And) Position() Pos { return a.Pos }
+func (a *And) Position() srcpos.Position { return a.Pos }
 
 // Position implements Formula.
-func (o *Or) Position() Pos { return o.Pos }
+func (o *Or) Position() srcpos.Position { return o.Pos }
 
 // Position implements Formula.
-func (i *Implies) Position() Pos { return i.Pos }
+func (i *Implies) Position() srcpos.Position { return i.Pos }
 
 // Literal is an atom or a comparison, possibly negated: one disjunct of a
 // clause. Exactly one of Atom and Cmp is set.
@@ -476,7 +437,7 @@ func nnf(f Formula, neg bool) Formula {
 // nnfJunction pushes neg into the operands of a conjunction or disjunction
 // and returns an *And of them when and is set (an *Or otherwise): by De
 // Morgan, a negated And becomes an Or and a negated Or an And.
-func nnfJunction(xs []Formula, neg, and bool, pos Pos) Formula {
+func nnfJunction(xs []Formula, neg, and bool, pos srcpos.Position) Formula {
 	args := make([]Formula, len(xs))
 	for i, a := range xs {
 		args[i] = nnf(a, neg)
@@ -490,8 +451,8 @@ func nnfJunction(xs []Formula, neg, and bool, pos Pos) Formula {
 // litF wraps a literal during normalisation.
 type litF struct{ l Literal }
 
-func (*litF) formula()        {}
-func (l *litF) Position() Pos { return Pos{} }
+func (*litF) formula()                    {}
+func (l *litF) Position() srcpos.Position { return srcpos.Position{} }
 
 func cnf(f Formula) ([]Clause, error) {
 	switch x := f.(type) {
@@ -591,12 +552,12 @@ func (c Clause) checkBound() error {
 	b := c.Bound()
 	for _, l := range c {
 		var terms []Term
-		var pos Pos
+		var pos srcpos.Position
 		if l.Atom != nil {
 			terms, pos = l.Atom.Args, l.Atom.Pos
 			for _, t := range terms {
 				if t.Kind == SumVariable {
-					return Errorf(t.Pos, "summation variable +%s is only allowed in arithmetic rules", t.Name)
+					return srcpos.Errorf(t.Pos, "summation variable +%s is only allowed in arithmetic rules", t.Name)
 				}
 			}
 		} else {
@@ -608,26 +569,9 @@ func (c Clause) checkBound() error {
 				if !at.IsValid() {
 					at = pos
 				}
-				return Errorf(at, "variable %s is not bound: it must appear in a positive atom of the rule's body (an atom the rule's clause negates)", t.Name)
+				return srcpos.Errorf(at, "variable %s is not bound: it must appear in a positive atom of the rule's body (an atom the rule's clause negates)", t.Name)
 			}
 		}
 	}
 	return nil
-}
-
-// Variables returns the sorted names of the variables (not summation
-// variables) in the formula.
-func Variables(f Formula) []string {
-	seen := make(map[string]bool)
-	walkTerms(f, func(t Term, _ Pos) {
-		if t.Kind == Variable {
-			seen[t.Name] = true
-		}
-	})
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,8 @@ package model
 import (
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // clauseString renders a clause compactly for comparison: "!A(X) | B(X)".
@@ -159,12 +161,12 @@ func TestValidate(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	m, _, _, _ := testModel(t)
-	r := &Rule{Weighted: true, Weight: 1, Logical: &Atom{PredName: "knows", Args: []Term{Var("X")}, Pos: Pos{"m.psl", 3, 4}}}
+	r := &Rule{Weighted: true, Weight: 1, Logical: &Atom{PredName: "knows", Args: []Term{Var("X")}, Pos: srcpos.Position{File: "m.psl", Line: 3, Col: 4}}}
 	err := m.AddRule(r)
 	if err == nil || err.Error() != "m.psl:3:4: predicate Knows takes 2 arguments, found 1" {
 		t.Fatalf("got %v", err)
 	}
-	r = &Rule{Weighted: true, Weight: 1, Logical: &Atom{PredName: "Nope", Args: []Term{Var("X")}, Pos: Pos{"m.psl", 1, 5}}}
+	r = &Rule{Weighted: true, Weight: 1, Logical: &Atom{PredName: "Nope", Args: []Term{Var("X")}, Pos: srcpos.Position{File: "m.psl", Line: 1, Col: 5}}}
 	if err := m.AddRule(r); err == nil || !strings.HasPrefix(err.Error(), "m.psl:1:5: unknown predicate Nope") {
 		t.Fatalf("got %v", err)
 	}

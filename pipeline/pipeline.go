@@ -15,10 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hinge-srl/hinge/config"
 	"github.com/hinge-srl/hinge/eval"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"github.com/hinge-srl/hinge/syntax"
 )
@@ -41,7 +43,7 @@ type Inputs struct {
 type Program struct {
 	Model  *model.Model
 	Store  *store.Store
-	Config *store.Config
+	Config *config.Config
 	// RulesFrom says where the rules were read (a file path, or the config).
 	RulesFrom string
 	// Seconds is the time Load took.
@@ -55,19 +57,19 @@ type Program struct {
 // rules and loads every data file. Errors name the file and position.
 func Load(in Inputs) (*Program, error) {
 	start := time.Now()
-	var cfg *store.Config
+	var cfg *config.Config
 	var err error
 	switch {
 	case in.Data != "" && in.Config != "":
 		return nil, errors.New("give either a .data file or a JSON config, not both")
 	case in.Data != "":
-		cfg, err = store.ReadDataFile(in.Data)
+		cfg, err = config.ReadData(in.Data)
 	case in.Config != "":
 		part := in.Partition
 		if part == "" {
 			part = "infer"
 		}
-		cfg, err = store.ReadJSONConfig(in.Config, part)
+		cfg, err = config.ReadJSON(in.Config, part)
 	default:
 		return nil, errors.New("no data: give a .data file or a JSON config")
 	}
@@ -130,7 +132,7 @@ func parseRulesFile(path string, m *model.Model) error {
 	return syntax.ParseModel(path, src, m)
 }
 
-func parseConfigRules(cfg *store.Config, m *model.Model) error {
+func parseConfigRules(cfg *config.Config, m *model.Model) error {
 	var errs syntax.ErrorList
 	for _, rs := range cfg.Rules {
 		r, err := syntax.ParseRule(rs.Text, rs.Pos)
@@ -141,14 +143,14 @@ func parseConfigRules(cfg *store.Config, m *model.Model) error {
 			continue
 		}
 		var list syntax.ErrorList
-		var me *model.Error
+		var me *srcpos.Error
 		switch {
 		case errors.As(err, &list):
 			errs = append(errs, list...)
 		case errors.As(err, &me):
 			errs = append(errs, me)
 		default:
-			errs = append(errs, &model.Error{Pos: rs.Pos, Msg: err.Error()})
+			errs = append(errs, &srcpos.Error{Pos: rs.Pos, Msg: err.Error()})
 		}
 	}
 	return errs.Err()
@@ -317,11 +319,11 @@ func (p *Program) CheckEvaluators(opt EvalOptions) error {
 	return nil
 }
 
-func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []store.EvalSpec {
-	var specs []store.EvalSpec
+func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []config.EvalSpec {
+	var specs []config.EvalSpec
 	if len(opt.Evaluators) > 0 {
 		for _, name := range opt.Evaluators {
-			specs = append(specs, store.EvalSpec{Evaluator: name})
+			specs = append(specs, config.EvalSpec{Evaluator: name})
 		}
 	} else if p.Config != nil {
 		for name, list := range p.Config.Evaluations {
@@ -332,7 +334,7 @@ func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []store.Eval
 	}
 	if len(specs) == 0 {
 		for _, name := range DefaultEvaluators {
-			specs = append(specs, store.EvalSpec{Evaluator: name})
+			specs = append(specs, config.EvalSpec{Evaluator: name})
 		}
 	}
 	// Options: the config's global options, the spec's own, then the caller's.

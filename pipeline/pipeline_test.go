@@ -29,7 +29,7 @@ func infer(t *testing.T, in Inputs) (*Program, *ground.Result, []float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Converged {
+	if !res.Converged() {
 		t.Fatalf("ADMM did not converge in %d iterations", res.Iterations)
 	}
 	return prog, g, res.Values

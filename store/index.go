@@ -190,12 +190,3 @@ func (ix *SubIndex) MeanGroup() float64 {
 	}
 	return float64(len(ix.rows)) / float64(len(ix.rep))
 }
-
-// Mask returns the bit mask of a set of positions.
-func Mask(positions ...int) uint32 {
-	var m uint32
-	for _, p := range positions {
-		m |= 1 << p
-	}
-	return m
-}

@@ -5,8 +5,9 @@
 // Constants are interned to int32 ids in a Dict; each predicate's atoms live
 // in a Table with a hash index on the whole argument tuple and lazily built
 // indexes on any subset of argument positions, which is what the grounder's
-// joins use. The loaders for PSL's file formats build a Store; a Go user can
-// build the same in memory with AddObservation, AddTarget and AddTruth.
+// joins use. LoadTSV reads atom files into a Store (package config reads the
+// .data and JSON files that name them); a Go user can build the same in
+// memory with AddObservation, AddTarget and AddTruth.
 package store
 
 import (

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Section says which part of a store a data source fills.
@@ -108,7 +109,7 @@ type lineError struct {
 }
 
 func (e *lineError) at(file string, line int) error {
-	return &model.Error{Pos: model.Pos{File: file, Line: line, Col: e.col}, Msg: e.msg}
+	return &srcpos.Error{Pos: srcpos.Position{File: file, Line: line, Col: e.col}, Msg: e.msg}
 }
 
 // loadLine parses one line (with its line end) and adds its atom.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // dataDir returns the shared data directory, skipping the test when the
@@ -45,7 +46,7 @@ func stripJSONComments(src []byte) []byte {
 // ruleString is one rule string of a JSON config and where it starts.
 type ruleString struct {
 	text string
-	at   model.Pos
+	at   srcpos.Position
 }
 
 // jsonRules finds the string elements of the top-level "rules" array with
@@ -89,7 +90,7 @@ func jsonRules(t *testing.T, file string, src []byte) []ruleString {
 		}
 		line := 1 + strings.Count(string(src[:start]), "\n")
 		col := start + 1 - (strings.LastIndexByte(string(src[:start]), '\n') + 1) + 1
-		out = append(out, ruleString{text, model.Pos{File: file, Line: line, Col: col}})
+		out = append(out, ruleString{text, srcpos.Position{File: file, Line: line, Col: col}})
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package syntax reads and writes the PSL 2.3 rule language: a hand-written
 // lexer and recursive-descent parser that turn .psl text into *model.Rule
-// values (with a model.Pos on every rule, atom, term, comparison, filter and
+// values (with a srcpos.Position on every rule, atom, term, comparison, filter and
 // cardinality), and a printer that writes rules back.
 //
 // # Entry points
@@ -9,7 +9,7 @@
 //     (e.g. from a JSON config, with the position where the string starts);
 //     ParseModel parses and adds each rule to a model.Model.
 //   - Format writes one rule; Print writes a file, with each rule's comment.
-//   - Errors are an ErrorList of *model.Error, sorted, each "file:line:col:
+//   - Errors are an ErrorList of *srcpos.Error, sorted, each "file:line:col:
 //     what was expected, found what". Columns count bytes.
 //
 // Atoms come out unresolved (PredName as written, Pred nil); predicate names

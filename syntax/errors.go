@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // MaxReported is how many errors ErrorList.Error prints before summarising
@@ -13,13 +13,13 @@ import (
 const MaxReported = 10
 
 // ErrorList is a list of errors at source positions, as returned by
-// ParseFile, ParseRule and ParseModel. Each element is a *model.Error, so
-// errors.As(err, &e) with e a *model.Error finds the first one.
-type ErrorList []*model.Error
+// ParseFile, ParseRule and ParseModel. Each element is a *srcpos.Error, so
+// errors.As(err, &e) with e a *srcpos.Error finds the first one.
+type ErrorList []*srcpos.Error
 
 // Add appends an error at pos.
-func (l *ErrorList) Add(pos model.Pos, msg string) {
-	*l = append(*l, &model.Error{Pos: pos, Msg: msg})
+func (l *ErrorList) Add(pos srcpos.Position, msg string) {
+	*l = append(*l, &srcpos.Error{Pos: pos, Msg: msg})
 }
 
 // Len implements sort.Interface.

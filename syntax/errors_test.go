@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // expectation is one "### @COL "regexp"" annotation of testdata/errors.psl.
@@ -59,7 +59,7 @@ func checkChunk(t *testing.T, file string, start int, lines []string) {
 		}
 	}
 	src := strings.Join(lines, "\n")
-	at := model.Pos{File: file, Line: start + 1, Col: 1}
+	at := srcpos.Position{File: file, Line: start + 1, Col: 1}
 	var got ErrorList
 	if strings.HasPrefix(src, "#!single") {
 		if _, err := ParseRule(src, at); err != nil {
@@ -97,13 +97,13 @@ func TestNestingLimit(t *testing.T) {
 		strings.Repeat("-", 1000) + "A(X) = 1 .",
 		strings.Repeat("(", 1000) + "A(X)" + strings.Repeat(")", 1000) + " = 1 .",
 	} {
-		_, err := ParseRule(src, model.Pos{})
+		_, err := ParseRule(src, srcpos.Position{})
 		if err == nil || !strings.Contains(err.Error(), "nested too deeply") {
 			t.Errorf("%.20s...: got %v, want a nesting error", src, err)
 		}
 	}
 	// Just under the limit is fine.
-	if _, err := ParseRule("1: "+strings.Repeat("!", maxDepth)+"A(X)", model.Pos{}); err != nil {
+	if _, err := ParseRule("1: "+strings.Repeat("!", maxDepth)+"A(X)", srcpos.Position{}); err != nil {
 		t.Error(err)
 	}
 }

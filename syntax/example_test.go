@@ -5,13 +5,14 @@ import (
 	"os"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/syntax"
 )
 
 func ExampleParseRule() {
 	// A rule string from a JSON config, starting at line 4, column 10.
 	r, err := syntax.ParseRule("20: Lived(P1, L) & Lived(P2, L) & (P1 != P2) -> Knows(P1, P2) ^2",
-		model.Pos{File: "acquaintances.json", Line: 4, Col: 10})
+		srcpos.Position{File: "acquaintances.json", Line: 4, Col: 10})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -21,7 +22,7 @@ func ExampleParseRule() {
 		fmt.Println(a.PredName, a.Pos)
 	}
 
-	_, err = syntax.ParseRule("1: Lived(P1, 3) -> Knows(P1, P1)", model.Pos{File: "acquaintances.json", Line: 5, Col: 10})
+	_, err = syntax.ParseRule("1: Lived(P1, 3) -> Knows(P1, P1)", srcpos.Position{File: "acquaintances.json", Line: 5, Col: 10})
 	fmt.Println(err)
 	// Output:
 	// 20 true acquaintances.json:4:10
@@ -70,12 +71,12 @@ func ExampleParseModel() {
 }
 
 func ExampleFormat() {
-	r, _ := syntax.ParseRule("1.50: HasCat(A, C)&&Link(A,B) & (A - B) >> HasCat(B,C)", model.Pos{})
+	r, _ := syntax.ParseRule("1.50: HasCat(A, C)&&Link(A,B) & (A - B) >> HasCat(B,C)", srcpos.Position{})
 	learned := []float64{0.1, 0.2}
 	r.Weight = learned[0] + learned[1] // written with the digits that read back exactly
 	fmt.Println(syntax.Format(r))
 
-	a, _ := syntax.ParseRule("2 A(X) - (B(X) + C(X)) / 2 <= |Y| * D(+Y) .", model.Pos{})
+	a, _ := syntax.ParseRule("2 A(X) - (B(X) + C(X)) / 2 <= |Y| * D(+Y) .", srcpos.Position{})
 	fmt.Println(syntax.Format(a))
 	// Output:
 	// 0.30000000000000004: HasCat(A, C) & Link(A, B) & (A != B) -> HasCat(B, C)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // addSeeds adds every testdata .psl file, every error-test chunk and every
@@ -63,7 +63,7 @@ func FuzzParseFile(f *testing.F) {
 func FuzzParseRule(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		at := model.Pos{File: "cfg.json", Line: 3, Col: 12}
+		at := srcpos.Position{File: "cfg.json", Line: 3, Col: 12}
 		r, err := ParseRule(string(data), at)
 		if err != nil {
 			checkErrors(t, err)
@@ -74,7 +74,7 @@ func FuzzParseRule(f *testing.F) {
 			}
 			return
 		}
-		back, err := ParseRule(Format(r), model.Pos{})
+		back, err := ParseRule(Format(r), srcpos.Position{})
 		if err != nil {
 			t.Fatalf("%q formats as %q: %v", data, Format(r), err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // A random-program oracle: generate formulas and linear expressions as text
@@ -255,11 +256,11 @@ func near(a, b float64) bool {
 // failing the test when either does not parse or the two parse differently.
 func parseAndReformat(t *testing.T, src string) (rule, back *model.Rule) {
 	t.Helper()
-	rule, err := ParseRule(src, model.Pos{})
+	rule, err := ParseRule(src, srcpos.Position{})
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	back, err = ParseRule(Format(rule), model.Pos{})
+	back, err = ParseRule(Format(rule), srcpos.Position{})
 	if err != nil {
 		t.Fatalf("%s formats as %s: %v", src, Format(rule), err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // tokenKind is the lexical class of a token.
@@ -52,14 +52,14 @@ const (
 type token struct {
 	kind      tokenKind
 	off, end  int
-	line, col int32  // absolute, as in model.Pos
+	line, col int32  // absolute, as in srcpos.Position
 	val       string // tString: the unescaped constant
 }
 
 // comment is a comment in the source, kept for Rule.Comment.
 type comment struct {
 	off, end       int
-	line, lastLine int // first and last line (absolute, as in model.Pos)
+	line, lastLine int // first and last line (absolute, as in srcpos.Position)
 	text           string
 }
 
@@ -81,7 +81,7 @@ type lexer struct {
 
 // lex tokenises src. at is the position of src[0] (zero means line 1,
 // column 1). The token list always ends with tEOF.
-func lex(src []byte, at model.Pos, errs *ErrorList) ([]token, []comment) {
+func lex(src []byte, at srcpos.Position, errs *ErrorList) ([]token, []comment) {
 	lx := &lexer{src: src, file: at.File, baseLine: at.Line, baseCol: at.Col, errs: errs}
 	lx.toks = make([]token, 0, len(src)/2+8) // about one token per 2 bytes in typical models
 	if lx.baseLine < 1 {
@@ -99,15 +99,15 @@ func lex(src []byte, at model.Pos, errs *ErrorList) ([]token, []comment) {
 }
 
 // pos returns the position of offset off, which must be on the current line.
-func (lx *lexer) pos(off int) model.Pos {
+func (lx *lexer) pos(off int) srcpos.Position {
 	col := off - lx.lineStart + 1
 	if lx.line == 0 {
 		col += lx.baseCol - 1
 	}
-	return model.Pos{File: lx.file, Line: lx.baseLine + lx.line, Col: col}
+	return srcpos.Position{File: lx.file, Line: lx.baseLine + lx.line, Col: col}
 }
 
-func (lx *lexer) errorf(pos model.Pos, format string, args ...any) {
+func (lx *lexer) errorf(pos srcpos.Position, format string, args ...any) {
 	lx.errs.Add(pos, fmt.Sprintf(format, args...))
 }
 
@@ -116,7 +116,7 @@ func (lx *lexer) newline(at int) {
 	lx.lineStart = at + 1
 }
 
-func (lx *lexer) emit(kind tokenKind, start int, pos model.Pos) {
+func (lx *lexer) emit(kind tokenKind, start int, pos srcpos.Position) {
 	lx.toks = append(lx.toks, token{kind: kind, off: start, end: lx.off, line: int32(pos.Line), col: int32(pos.Col)})
 }
 
@@ -143,154 +143,177 @@ func (lx *lexer) run() {
 		case c == '\n':
 			lx.newline(lx.off)
 			lx.off++
-			continue
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			lx.off++
-			continue
 		case c == '#' || c == '/' && lx.peek(1) == '/':
-			for lx.off < len(src) && src[lx.off] != '\n' {
-				lx.off++
-			}
-			text := strings.TrimRight(string(src[start:lx.off]), " \t\r\f\v")
-			lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: pos.Line, text: text})
-			continue
+			lx.lineComment(start, pos)
 		case c == '/' && lx.peek(1) == '*':
-			lx.off += 2
-			closed := false
-			for lx.off < len(src) {
-				if src[lx.off] == '*' && lx.peek(1) == '/' {
-					lx.off += 2
-					closed = true
-					break
-				}
-				if src[lx.off] == '\n' {
-					lx.newline(lx.off)
-				}
-				lx.off++
-			}
-			if !closed {
-				lx.errorf(pos, "unterminated block comment: '/*' has no matching '*/'")
-				lx.emit(tIllegal, start, pos)
-				continue
-			}
-			endLine := lx.baseLine + lx.line
-			lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: endLine, text: string(src[start:lx.off])})
-			continue
+			lx.blockComment(start, pos)
 		case isLetter(c):
 			for lx.off < len(src) && (isLetter(src[lx.off]) || isDigit(src[lx.off])) {
 				lx.off++
 			}
 			lx.emit(tIdent, start, pos)
-			continue
 		case isDigit(c):
 			lx.number()
 			lx.emit(tNumber, start, pos)
-			continue
 		case c == '\'' || c == '"':
 			lx.quoted(start, pos)
-			continue
 		case c == '@':
-			lx.off++
-			for lx.off < len(src) && (isLetter(src[lx.off]) || isDigit(src[lx.off])) {
-				lx.off++
-			}
-			switch name := string(src[start+1 : lx.off]); strings.ToLower(name) {
-			case "max":
-				lx.emit(tMax, start, pos)
-			case "min":
-				lx.emit(tMin, start, pos)
-			default:
-				if lx.off == start+1 && lx.off < len(src) {
-					_, w := utf8.DecodeRune(src[lx.off:])
-					lx.off += w
-				}
-				lx.errorf(pos, "unknown coefficient function '%s' (expected @Max or @Min)", src[start:lx.off])
-				lx.emit(tIllegal, start, pos)
-			}
-			continue
-		}
-		// Punctuation: longest match first.
-		kind, n := tIllegal, 1
-		two := func(next byte, k2, k1 tokenKind) {
-			if lx.peek(1) == next {
-				kind, n = k2, 2
-			} else {
-				kind = k1
-			}
-		}
-		switch c {
-		case '(':
-			kind = tLParen
-		case ')':
-			kind = tRParen
-		case '[':
-			kind = tLBrack
-		case ']':
-			kind = tRBrack
-		case '{':
-			kind = tLBrace
-		case '}':
-			kind = tRBrace
-		case ',':
-			kind = tComma
-		case ':':
-			kind = tColon
-		case '.':
-			kind = tPeriod
-		case '~':
-			kind = tNot
-		case '!':
-			two('=', tNeq, tNot)
-		case '&':
-			two('&', tAnd2, tAnd)
-		case '|':
-			two('|', tOr2, tPipe)
-		case '-':
-			two('>', tImpl, tMinus)
-		case '=':
-			two('=', tEqEq, tEq)
-		case '+':
-			kind = tPlus
-		case '*':
-			kind = tStar
-		case '/':
-			kind = tSlash
-		case '%':
-			kind = tPercent
-		case '^':
-			kind = tCaret
-		case '>':
-			switch lx.peek(1) {
-			case '>':
-				kind, n = tImpl, 2
-			case '=':
-				kind, n = tGE, 2
-			default:
-				lx.errorf(pos, "unexpected '>' (expected '>>' or '>=')")
-			}
-		case '<':
-			switch lx.peek(1) {
-			case '<', '-':
-				kind, n = tRImpl, 2
-			case '=':
-				kind, n = tLE, 2
-			default:
-				lx.errorf(pos, "unexpected '<' (expected '<<', '<-' or '<=')")
-			}
+			lx.coefFunction(start, pos)
 		default:
-			r, w := utf8.DecodeRune(src[lx.off:])
-			n = w
-			if r == utf8.RuneError && w <= 1 {
-				lx.errorf(pos, "invalid UTF-8 byte 0x%02x", c)
-			} else {
-				lx.errorf(pos, "unexpected character %q", r)
-			}
+			kind, n := lx.punct(c, pos)
+			lx.off += n
+			lx.emit(kind, start, pos)
 		}
-		lx.off += n
-		lx.emit(kind, start, pos)
 	}
-	// End-of-input errors point just after the last token, not past any
-	// trailing comments and blank lines.
+	lx.toks = append(lx.toks, lx.eof())
+}
+
+// lineComment scans a '#' or '//' comment to the end of the line.
+func (lx *lexer) lineComment(start int, pos srcpos.Position) {
+	src := lx.src
+	for lx.off < len(src) && src[lx.off] != '\n' {
+		lx.off++
+	}
+	text := strings.TrimRight(string(src[start:lx.off]), " \t\r\f\v")
+	lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: pos.Line, text: text})
+}
+
+// blockComment scans a '/* ... */' comment, which may span lines.
+func (lx *lexer) blockComment(start int, pos srcpos.Position) {
+	src := lx.src
+	lx.off += 2
+	closed := false
+	for lx.off < len(src) {
+		if src[lx.off] == '*' && lx.peek(1) == '/' {
+			lx.off += 2
+			closed = true
+			break
+		}
+		if src[lx.off] == '\n' {
+			lx.newline(lx.off)
+		}
+		lx.off++
+	}
+	if !closed {
+		lx.errorf(pos, "unterminated block comment: '/*' has no matching '*/'")
+		lx.emit(tIllegal, start, pos)
+		return
+	}
+	endLine := lx.baseLine + lx.line
+	lx.comments = append(lx.comments, comment{off: start, end: lx.off, line: pos.Line, lastLine: endLine, text: string(src[start:lx.off])})
+}
+
+// coefFunction scans a coefficient function, '@Max' or '@Min'.
+func (lx *lexer) coefFunction(start int, pos srcpos.Position) {
+	src := lx.src
+	lx.off++
+	for lx.off < len(src) && (isLetter(src[lx.off]) || isDigit(src[lx.off])) {
+		lx.off++
+	}
+	switch name := string(src[start+1 : lx.off]); strings.ToLower(name) {
+	case "max":
+		lx.emit(tMax, start, pos)
+	case "min":
+		lx.emit(tMin, start, pos)
+	default:
+		if lx.off == start+1 && lx.off < len(src) {
+			_, w := utf8.DecodeRune(src[lx.off:])
+			lx.off += w
+		}
+		lx.errorf(pos, "unknown coefficient function '%s' (expected @Max or @Min)", src[start:lx.off])
+		lx.emit(tIllegal, start, pos)
+	}
+}
+
+// punct returns the punctuation token at pos (the longest match) and its
+// length in bytes; an unexpected byte is reported and gives tIllegal.
+func (lx *lexer) punct(c byte, pos srcpos.Position) (kind tokenKind, n int) {
+	src := lx.src
+	kind, n = tIllegal, 1
+	two := func(next byte, k2, k1 tokenKind) {
+		if lx.peek(1) == next {
+			kind, n = k2, 2
+		} else {
+			kind = k1
+		}
+	}
+	switch c {
+	case '(':
+		kind = tLParen
+	case ')':
+		kind = tRParen
+	case '[':
+		kind = tLBrack
+	case ']':
+		kind = tRBrack
+	case '{':
+		kind = tLBrace
+	case '}':
+		kind = tRBrace
+	case ',':
+		kind = tComma
+	case ':':
+		kind = tColon
+	case '.':
+		kind = tPeriod
+	case '~':
+		kind = tNot
+	case '!':
+		two('=', tNeq, tNot)
+	case '&':
+		two('&', tAnd2, tAnd)
+	case '|':
+		two('|', tOr2, tPipe)
+	case '-':
+		two('>', tImpl, tMinus)
+	case '=':
+		two('=', tEqEq, tEq)
+	case '+':
+		kind = tPlus
+	case '*':
+		kind = tStar
+	case '/':
+		kind = tSlash
+	case '%':
+		kind = tPercent
+	case '^':
+		kind = tCaret
+	case '>':
+		switch lx.peek(1) {
+		case '>':
+			kind, n = tImpl, 2
+		case '=':
+			kind, n = tGE, 2
+		default:
+			lx.errorf(pos, "unexpected '>' (expected '>>' or '>=')")
+		}
+	case '<':
+		switch lx.peek(1) {
+		case '<', '-':
+			kind, n = tRImpl, 2
+		case '=':
+			kind, n = tLE, 2
+		default:
+			lx.errorf(pos, "unexpected '<' (expected '<<', '<-' or '<=')")
+		}
+	default:
+		r, w := utf8.DecodeRune(src[lx.off:])
+		n = w
+		if r == utf8.RuneError && w <= 1 {
+			lx.errorf(pos, "invalid UTF-8 byte 0x%02x", c)
+		} else {
+			lx.errorf(pos, "unexpected character %q", r)
+		}
+	}
+	return kind, n
+}
+
+// eof is the end-of-input token. End-of-input errors point just after the
+// last token, not past any trailing comments and blank lines.
+func (lx *lexer) eof() token {
+	src := lx.src
 	eof := token{kind: tEOF, off: len(src), end: len(src)}
 	if n := len(lx.toks); n > 0 && lx.toks[n-1].kind != tIllegal {
 		last := lx.toks[n-1]
@@ -299,7 +322,7 @@ func (lx *lexer) run() {
 		pos := lx.pos(len(src))
 		eof.line, eof.col = int32(pos.Line), int32(pos.Col)
 	}
-	lx.toks = append(lx.toks, eof)
+	return eof
 }
 
 // number scans DIGIT+ ('.' DIGIT+)? ([eE] [+-]? DIGIT+)?. A '.' not followed
@@ -330,7 +353,7 @@ func (lx *lexer) number() {
 }
 
 // quoted scans a quoted constant with C-style escapes.
-func (lx *lexer) quoted(start int, pos model.Pos) {
+func (lx *lexer) quoted(start int, pos srcpos.Position) {
 	src := lx.src
 	q := src[start]
 	lx.off++

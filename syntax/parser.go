@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // maxDepth bounds how deeply parentheses, negations and unary minus signs may
@@ -20,7 +21,7 @@ const maxDepth = 100
 // call reports the errors of several rules. Atoms come out unresolved
 // (PredName set, Pred nil): see ParseModel or model.Model.AddRule.
 func ParseFile(filename string, src []byte) ([]*model.Rule, error) {
-	rules, errs := parse(src, model.Pos{File: filename, Line: 1, Col: 1}, false)
+	rules, errs := parse(src, srcpos.Position{File: filename, Line: 1, Col: 1}, false)
 	return rules, errs.Err()
 }
 
@@ -30,7 +31,7 @@ func ParseFile(filename string, src []byte) ([]*model.Rule, error) {
 // the zero Pos counts from line 1, column 1. Columns count bytes of src, so
 // they are exact in the enclosing file up to the first escape sequence in
 // the JSON string.
-func ParseRule(src string, at model.Pos) (*model.Rule, error) {
+func ParseRule(src string, at srcpos.Position) (*model.Rule, error) {
 	rules, errs := parse([]byte(src), at, true)
 	if len(errs) > 0 {
 		return nil, errs
@@ -38,7 +39,7 @@ func ParseRule(src string, at model.Pos) (*model.Rule, error) {
 	if len(rules) == 0 {
 		pos := at
 		if !pos.IsValid() {
-			pos = model.Pos{File: at.File, Line: 1, Col: 1}
+			pos = srcpos.Position{File: at.File, Line: 1, Col: 1}
 		}
 		return nil, ErrorList{{Pos: pos, Msg: "expected a rule, found only blanks and comments"}}
 	}
@@ -50,10 +51,10 @@ func ParseRule(src string, at model.Pos) (*model.Rule, error) {
 // It collects every syntax and model error into one sorted ErrorList; on
 // error, m holds the rules that were valid.
 func ParseModel(filename string, src []byte, m *model.Model) error {
-	rules, errs := parse(src, model.Pos{File: filename, Line: 1, Col: 1}, false)
+	rules, errs := parse(src, srcpos.Position{File: filename, Line: 1, Col: 1}, false)
 	for _, r := range rules {
 		if err := m.AddRule(r); err != nil {
-			var me *model.Error
+			var me *srcpos.Error
 			if errors.As(err, &me) && me.Pos.IsValid() {
 				errs = append(errs, me)
 			} else {
@@ -65,7 +66,7 @@ func ParseModel(filename string, src []byte, m *model.Model) error {
 	return errs.Err()
 }
 
-func parse(src []byte, at model.Pos, single bool) ([]*model.Rule, ErrorList) {
+func parse(src []byte, at srcpos.Position, single bool) ([]*model.Rule, ErrorList) {
 	var errs ErrorList
 	toks, comments := lex(src, at, &errs)
 	p := &parser{src: string(src), file: at.File, toks: toks, comments: comments, errs: &errs, single: single}
@@ -102,8 +103,8 @@ func (p *parser) tok() token { return p.toks[p.i] }
 func (p *parser) text(t token) string { return p.src[t.off:t.end] }
 
 // pos returns a token's position.
-func (p *parser) pos(t token) model.Pos {
-	return model.Pos{File: p.file, Line: int(t.line), Col: int(t.col)}
+func (p *parser) pos(t token) srcpos.Position {
+	return srcpos.Position{File: p.file, Line: int(t.line), Col: int(t.col)}
 }
 
 // describe renders a token for "found ..." in error messages.
@@ -156,7 +157,7 @@ func (p *parser) catch(f func()) (b *bailout) {
 }
 
 // lineCol formats a position as line:col for "the '(' at 3:7" messages.
-func lineCol(pos model.Pos) string { return fmt.Sprintf("%d:%d", pos.Line, pos.Col) }
+func lineCol(pos srcpos.Position) string { return fmt.Sprintf("%d:%d", pos.Line, pos.Col) }
 
 // rules parses rules until the end of input, reporting errors and
 // recovering after each failed rule.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // sexpr renders a rule's structure as an S-expression, independently of the
@@ -203,7 +204,7 @@ func parseRuleSources() []string {
 func TestParseRule(t *testing.T) {
 	for _, tt := range parseRuleTests {
 		t.Run(tt.src, func(t *testing.T) {
-			r, err := ParseRule(tt.src, model.Pos{})
+			r, err := ParseRule(tt.src, srcpos.Position{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,7 +278,7 @@ func TestPositions(t *testing.T) {
 	a2 := rules[1].Arith
 	checks := []struct {
 		what string
-		got  model.Pos
+		got  srcpos.Position
 		want string
 	}{
 		{"rule", r.Pos, "p.psl:2:1"},
@@ -312,7 +313,7 @@ func TestPositions(t *testing.T) {
 func TestParseRulePosition(t *testing.T) {
 	// A rule string starting at cfg.json:7:10: columns on its first line are
 	// shifted, later lines count from 1.
-	at := model.Pos{File: "cfg.json", Line: 7, Col: 10}
+	at := srcpos.Position{File: "cfg.json", Line: 7, Col: 10}
 	r, err := ParseRule("1: A(X) ->\nB(X)", at)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +328,7 @@ func TestParseRulePosition(t *testing.T) {
 	if err == nil || err.Error() != "cfg.json:7:27: expected an atom, a comparison, '!' or '(', found end of input" {
 		t.Errorf("got error %v", err)
 	}
-	var me *model.Error
+	var me *srcpos.Error
 	if !errors.As(err, &me) || me.Pos.Line != 7 {
 		t.Errorf("errors.As: %v", me)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Format returns the PSL text of one rule (without its comment): weights
@@ -103,7 +104,7 @@ func writeComment(w *bufio.Writer, c string) {
 // onlyComments reports whether s lexes to comments and whitespace only.
 func onlyComments(s string) bool {
 	var errs ErrorList
-	toks, _ := lex([]byte(s), model.Pos{}, &errs)
+	toks, _ := lex([]byte(s), srcpos.Position{}, &errs)
 	return len(errs) == 0 && len(toks) == 1
 }
 

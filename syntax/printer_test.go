@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/print")
@@ -63,7 +64,7 @@ func checkRoundTrip(t *testing.T, rules []*model.Rule) {
 	t.Helper()
 	for _, r := range rules {
 		text := Format(r)
-		back, err := ParseRule(text, model.Pos{})
+		back, err := ParseRule(text, srcpos.Position{})
 		if err != nil {
 			t.Errorf("Format(%q) = %q does not parse: %v", r.Text, text, err)
 			continue
@@ -146,7 +147,7 @@ func TestPrintGolden(t *testing.T) {
 func TestRoundTripTable(t *testing.T) {
 	var rules []*model.Rule
 	for _, src := range parseRuleSources() {
-		r, err := ParseRule(src, model.Pos{})
+		r, err := ParseRule(src, srcpos.Position{})
 		if err != nil {
 			t.Fatalf("%q: %v", src, err)
 		}
@@ -188,7 +189,7 @@ func TestFormat(t *testing.T) {
 	// Weights read back exactly.
 	for _, w := range []float64{0, 1, 0.1, 1.0 / 3, 2.5e300, 5e-324, math.Pi, 123456789.125} {
 		r := &model.Rule{Weighted: true, Weight: w, Logical: model.NewAtom(q, x)}
-		back, err := ParseRule(Format(r), model.Pos{})
+		back, err := ParseRule(Format(r), srcpos.Position{})
 		if err != nil || back.Weight != w {
 			t.Errorf("weight %v: read back %v, %v", w, back, err)
 		}

@@ -183,7 +183,7 @@ func compare(ctx context.Context, p *hlmrf.Problem, opt admm.Options, runs int, 
 		}
 		lviol, _, _ := admm.Check(p, values, opt.ConstraintTol)
 		c.MaxViolation = math.Max(c.MaxViolation, math.Max(res.MaxViolation, lviol))
-		c.Converged = c.Converged && res.Converged && lres.Converged
+		c.Converged = c.Converged && res.Converged() && lres.Converged()
 		c.Lifted = sizesOf(l.Problem)
 		c.Iter, c.LiftedIt = res.Iterations, lres.Iterations
 		c.Objective, c.LiftedObjective = res.Objective, obj

@@ -194,18 +194,18 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 			r := prog.Model.Rules[p.CGroup[w]]
 			rule = fmt.Sprintf("%s %s", r.Pos, pipeline.RuleText(r))
 		}
-		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d iterations (infeasible constraints, or too few --max-iter); the worst is violated by %.6g, a ground constraint of rule %s",
-			sol.Violated, sol.Iterations, sol.MaxViolation, rule))
+		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d iterations (%s); the worst is violated by %.6g, a ground constraint of rule %s",
+			sol.Violated, sol.Iterations, violationCause(sol.Status), sol.MaxViolation, rule))
 	}
-	if sol != nil && !sol.Converged {
-		fmt.Fprintf(stderr, "hinge: warning: ADMM did not converge within %d iterations; the values are the last iterate\n", sol.Iterations)
+	if sol != nil && sol.Status != admm.Converged {
+		fmt.Fprintf(stderr, "hinge: warning: ADMM %s; the values are the last iterate\n", stoppedText(sol.Status, sol.Iterations))
 	}
 	return nil
 }
 
 // solveSummary is what the caller needs to know about a continuous solve.
 type solveSummary struct {
-	Converged    bool
+	Status       admm.Status
 	Iterations   int
 	Violated     int
 	Worst        int
@@ -218,10 +218,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 	bar := progress.ForTerminal(o.stderr, o.quiet)
 	defer bar.Done()
 	opt := o.admm
-	opt.Progress = func(pr admm.Progress) {
-		bar.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)",
-			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol)
-	}
+	opt.Progress = admmProgress(bar)
 
 	if o.discrete {
 		rep.Method = "discrete"
@@ -251,12 +248,12 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 		rep.Discrete = &r
 		rep.Objective = p.Objective(values)
 		rep.Iterations = r.ADMM.Iterations
-		rep.Converged = r.ADMM.Converged
+		rep.Status, rep.Converged = r.ADMM.Status, r.ADMM.Converged
 		v := p.Violations(values, 0)
 		rep.MaxConstraintViolation, rep.ViolatedConstraints = v.Max, v.Violated
 		fmt.Fprintf(stdout, "discrete MAP: satisfied weight %.6g of %.6g, certified upper bound %.6g (ratio >= %.4f), %d hard clause(s) violated; %.3f s\n",
 			r.WeightSatisfied, r.WeightTotal, r.LPUpperBound, r.CertifiedRatio, r.HardViolated, rep.Seconds.Solve)
-		sum := &solveSummary{Converged: true, Iterations: r.ADMM.Iterations, Violated: v.Violated, Worst: v.Worst, MaxViolation: v.Max}
+		sum := &solveSummary{Status: admm.Converged, Iterations: r.ADMM.Iterations, Violated: v.Violated, Worst: v.Worst, MaxViolation: v.Max}
 		return values, sum, nil
 	}
 
@@ -292,15 +289,8 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 		bound = fmt.Sprintf(" (lower bound %.6g, relative gap %.2g)", *rep.LowerBound, *rep.RelativeGap)
 	}
 	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g%s, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, %s; %.3f s\n",
-		res.Iterations, res.Objective, bound, res.PrimalResidual, res.DualResidual, res.MaxViolation, convergedWord(res.Converged), rep.Seconds.Solve)
-	return res.Values, &solveSummary{Converged: res.Converged, Iterations: res.Iterations, Violated: res.Violated, Worst: res.Worst, MaxViolation: res.MaxViolation}, nil
-}
-
-func convergedWord(ok bool) string {
-	if ok {
-		return "converged"
-	}
-	return "NOT converged"
+		res.Iterations, res.Objective, bound, res.PrimalResidual, res.DualResidual, res.MaxViolation, res.Status, rep.Seconds.Solve)
+	return res.Values, &solveSummary{Status: res.Status, Iterations: res.Iterations, Violated: res.Violated, Worst: res.Worst, MaxViolation: res.MaxViolation}, nil
 }
 
 // printValues prints PRED('a', 'b') = value for every variable, in

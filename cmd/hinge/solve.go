@@ -41,15 +41,16 @@ type solveReport struct {
 // solverReport is the part of the --report JSON that hinge solve and hinge
 // infer share: how the solve ended, on the user's problem.
 type solverReport struct {
-	Objective              float64  `json:"objective"`
-	LowerBound             *float64 `json:"lower_bound,omitempty"`
-	RelativeGap            *float64 `json:"relative_gap,omitempty"`
-	Iterations             int      `json:"iterations"`
-	Converged              bool     `json:"converged"`
-	PrimalResidual         float64  `json:"primal_residual"`
-	DualResidual           float64  `json:"dual_residual"`
-	MaxConstraintViolation float64  `json:"max_constraint_violation"`
-	ViolatedConstraints    int      `json:"violated_constraints"`
+	Objective              float64     `json:"objective"`
+	LowerBound             *float64    `json:"lower_bound,omitempty"`
+	RelativeGap            *float64    `json:"relative_gap,omitempty"`
+	Iterations             int         `json:"iterations"`
+	Status                 admm.Status `json:"status"`
+	Converged              bool        `json:"converged"`
+	PrimalResidual         float64     `json:"primal_residual"`
+	DualResidual           float64     `json:"dual_residual"`
+	MaxConstraintViolation float64     `json:"max_constraint_violation"`
+	ViolatedConstraints    int         `json:"violated_constraints"`
 }
 
 // solverReportOf fills a solverReport from an ADMM result.
@@ -57,7 +58,8 @@ func solverReportOf(res *admm.Result) solverReport {
 	r := solverReport{
 		Objective:              res.Objective,
 		Iterations:             res.Iterations,
-		Converged:              res.Converged,
+		Status:                 res.Status,
+		Converged:              res.Converged(),
 		PrimalResidual:         res.PrimalResidual,
 		DualResidual:           res.DualResidual,
 		MaxConstraintViolation: res.MaxViolation,
@@ -125,6 +127,39 @@ func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
 	f.Float64Var(&o.GapTol, "gap-tol", o.GapTol, "relative duality gap (objective - Lagrangian lower bound)/max(1, |objective|) required to stop; 0: PSL's residual test alone")
 }
 
+// admmProgress shows each ADMM residual check on the progress line.
+func admmProgress(bar *progress.Reporter) func(admm.Progress) {
+	return func(pr admm.Progress) {
+		bar.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e",
+			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation)
+	}
+}
+
+// stoppedText says how an ADMM solve ended, for the summaries of hinge
+// solve and hinge infer.
+func stoppedText(st admm.Status, iterations int) string {
+	switch st {
+	case admm.Converged:
+		return fmt.Sprintf("converged after %d iterations", iterations)
+	case admm.IterationLimit:
+		return fmt.Sprintf("stopped at the iteration limit (%d) without converging", iterations)
+	default:
+		return fmt.Sprintf("stopped after %d iterations: %s", iterations, st)
+	}
+}
+
+// violationCause says what a solve's status tells about hard constraints
+// still violated at its end.
+func violationCause(st admm.Status) string {
+	switch st {
+	case admm.Infeasible:
+		return "the duals prove the constraints infeasible"
+	case admm.IterationLimit:
+		return "the constraints may be infeasible, or need more than --max-iter iterations"
+	}
+	return "the constraints may be infeasible"
+}
+
 // gapFields returns the lower bound and the relative gap for a report, nil
 // when the bound is not finite (+Inf: the duals prove the hard constraints
 // infeasible; JSON has no infinities).
@@ -150,10 +185,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	}
 	rep := progress.ForTerminal(stderr, o.quiet)
 	opt := o.admm
-	opt.Progress = func(pr admm.Progress) {
-		rep.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e",
-			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation)
-	}
+	opt.Progress = admmProgress(rep)
 	var res *admm.Result
 	var lifted *problemSizes
 	var liftSec *float64
@@ -205,22 +237,18 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if res.Violated == 0 {
 		r.WorstConstraint = 0
 	}
-	printSolveSummary(stdout, &r, o.admm.MaxIter)
+	printSolveSummary(stdout, &r, res.Status)
 	if o.report != "" {
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
 		}
 	}
 	if res.Violated > 0 {
-		why := "the constraints may be infeasible"
-		if res.Iterations >= o.admm.MaxIter {
-			why = "the constraints may be infeasible, or need more than --max-iter iterations"
-		}
 		return failed(fmt.Errorf("%s: %d hard constraint(s) still violated after %d iterations (%s); worst: constraint %d, %s, violated by %.6g",
-			path, res.Violated, res.Iterations, why, res.Worst+1, constraintText(p, res.Worst), res.MaxViolation))
+			path, res.Violated, res.Iterations, violationCause(res.Status), res.Worst+1, constraintText(p, res.Worst), res.MaxViolation))
 	}
-	if !res.Converged {
-		fmt.Fprintf(stderr, "hinge: warning: %s: ADMM did not converge within %d iterations; the values are the last iterate\n", path, res.Iterations)
+	if !res.Converged() {
+		fmt.Fprintf(stderr, "hinge: warning: %s: ADMM %s; the values are the last iterate\n", path, stoppedText(res.Status, res.Iterations))
 	}
 	return nil
 }
@@ -239,19 +267,12 @@ func writeValues(w io.Writer, vals []float64) error {
 	return nil
 }
 
-func printSolveSummary(w io.Writer, r *solveReport, maxIter int) {
+func printSolveSummary(w io.Writer, r *solveReport, st admm.Status) {
 	fmt.Fprintf(w, "problem %s: %d variables, %d potentials, %d hard constraints\n", r.File, r.Variables, r.Potentials, r.Constraints)
 	if l := r.Lifted; l != nil {
 		fmt.Fprintf(w, "lifted to %d variables, %d potentials, %d hard constraints in %.3f s\n", l.Variables, l.Potentials, l.Constraints, *r.Seconds.Lift)
 	}
-	switch {
-	case r.Converged:
-		fmt.Fprintf(w, "ADMM converged after %d iterations\n", r.Iterations)
-	case r.Iterations >= maxIter:
-		fmt.Fprintf(w, "ADMM stopped at the iteration limit (%d) without converging\n", r.Iterations)
-	default:
-		fmt.Fprintf(w, "ADMM stopped after %d iterations without converging\n", r.Iterations)
-	}
+	fmt.Fprintf(w, "ADMM %s\n", stoppedText(st, r.Iterations))
 	if r.LowerBound != nil {
 		fmt.Fprintf(w, "objective %.10g (Lagrangian lower bound %.10g, relative gap %.2g)\n", r.Objective, *r.LowerBound, *r.RelativeGap)
 	} else {

@@ -89,10 +89,10 @@ func TestSolveFlagsChangeTheRun(t *testing.T) {
 	}
 	var r solveReport
 	data := readJSON(t, report, &r)
-	if r.Iterations != 7 || r.Converged {
+	if r.Iterations != 7 || r.Converged || r.Status != admm.IterationLimit {
 		t.Fatalf("report %s", data)
 	}
-	if !strings.Contains(errs, "did not converge within 7 iterations") || !strings.Contains(out, "iteration limit (7)") {
+	if !strings.Contains(errs, "warning: "+path+": ADMM stopped at the iteration limit (7)") || !strings.Contains(out, "iteration limit (7)") {
 		t.Fatalf("no warning about the iteration limit:\n%s\n%s", out, errs)
 	}
 	// The isolated third column is kept: three values.
@@ -164,7 +164,7 @@ func TestSolveInfeasible(t *testing.T) {
 	}
 	var r solveReport
 	data := readJSON(t, report, &r)
-	if r.Converged || r.ViolatedConstraints != 1 || r.WorstConstraint != 2 || math.Abs(r.MaxConstraintViolation-1) > 1e-6 || r.Iterations != 500 {
+	if r.Converged || r.Status != admm.Infeasible || r.ViolatedConstraints != 1 || r.WorstConstraint != 2 || math.Abs(r.MaxConstraintViolation-1) > 1e-6 || r.Iterations != 500 {
 		t.Fatalf("report %s", data)
 	}
 	// The duals prove y1 + y2 = 3 infeasible in the box: the bound is +Inf,

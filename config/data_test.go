@@ -1,9 +1,11 @@
-package store
+package config
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/store"
 )
 
 func TestDataFileErrors(t *testing.T) {
@@ -126,8 +128,8 @@ func TestDataFileLongForm(t *testing.T) {
 	}
 }
 
-// FuzzReadDataFile: any input gives a config or an error, never a panic.
-func FuzzReadDataFile(f *testing.F) {
+// FuzzReadData: any input gives a config or an error, never a panic.
+func FuzzReadData(f *testing.F) {
 	seed, err := os.ReadFile("testdata/acq/acq.data")
 	if err != nil {
 		f.Fatal(err)
@@ -150,7 +152,7 @@ func FuzzReadDataFile(f *testing.F) {
 		}
 		for _, s := range cfg.Sources {
 			d, ok := cfg.Predicate(s.Pred)
-			if !ok || s.File == "" || s.Section == Targets && d.Closed {
+			if !ok || s.File == "" || s.Section == store.Targets && d.Closed {
 				t.Fatalf("bad source accepted: %+v", s)
 			}
 		}

@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"flag"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -19,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // files: declarations, sources, rules, evaluations, options, and per
 // predicate the number of observed, target and truth atoms with the sum of
 // their values.
-func summarize(cfg *Config, s *Store) string {
+func summarize(cfg *Config, s *store.Store) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "config %s partition %q\n", filepath.ToSlash(cfg.Path), cfg.Partition)
 	for _, d := range cfg.Predicates {
@@ -73,7 +74,7 @@ func summarize(cfg *Config, s *Store) string {
 			var sumObs, sumTgt, sumTru float64
 			t := s.Table(p)
 			for row := 0; row < t.Len(); row++ {
-				if t.Kind(row) == Target {
+				if t.Kind(row) == store.Target {
 					tgt++
 					sumTgt += t.Value(row)
 				} else {
@@ -95,8 +96,8 @@ func summarize(cfg *Config, s *Store) string {
 }
 
 // loadConfig reads a config, declares it into a new model and loads a store.
-func loadConfig(path, partition string) (*Config, *Store, error) {
-	cfg, err := ReadConfig(path, partition)
+func loadConfig(path, partition string) (*Config, *store.Store, error) {
+	cfg, err := Read(path, partition)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +105,7 @@ func loadConfig(path, partition string) (*Config, *Store, error) {
 	if err := cfg.Declare(m); err != nil {
 		return cfg, nil, err
 	}
-	s := New(m)
+	s := store.New(m)
 	if err := cfg.Load(s); err != nil {
 		return cfg, s, err
 	}
@@ -162,28 +163,28 @@ func TestDataAndJSONAgree(t *testing.T) {
 	}
 	// The JSON adds two inline Likes rows and one inline truth row.
 	l1, l2 := tableAtoms(s1, s1.Table(s1.Model.Predicate("Likes"))), tableAtoms(s2, s2.Table(s2.Model.Predicate("Likes")))
-	if len(l2) != len(l1)+2 || l2["Frank|Chess"] != (atomRec{0.5, Observed}) || l2["Gina|Chess"] != (atomRec{1, Observed}) {
+	if len(l2) != len(l1)+2 || l2["Frank|Chess"] != (atomRec{0.5, store.Observed}) || l2["Gina|Chess"] != (atomRec{1, store.Observed}) {
 		t.Errorf("Likes: .data %v\nJSON %v", l1, l2)
 	}
 	tr1, tr2 := tableAtoms(s1, s1.Truth(s1.Model.Predicate("Knows"))), tableAtoms(s2, s2.Truth(s2.Model.Predicate("Knows")))
-	if len(tr2) != len(tr1)+1 || tr2["Zed|Yan"] != (atomRec{1, Observed}) {
+	if len(tr2) != len(tr1)+1 || tr2["Zed|Yan"] != (atomRec{1, store.Observed}) {
 		t.Errorf("Knows truth: .data %v\nJSON %v", tr1, tr2)
 	}
 }
 
-func TestReadConfigKind(t *testing.T) {
-	_, err := ReadConfig("model.yaml", "")
+func TestReadKind(t *testing.T) {
+	_, err := Read("model.yaml", "")
 	if err == nil || !strings.Contains(err.Error(), "model.yaml: unknown kind of config") {
 		t.Fatalf("got %v", err)
 	}
-	_, err = ReadConfig(filepath.Join(t.TempDir(), "none.data"), "")
+	_, err = Read(filepath.Join(t.TempDir(), "none.data"), "")
 	if err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestDeclareConflict(t *testing.T) {
-	cfg, err := ReadDataFile("testdata/acq/acq.data")
+	cfg, err := ReadData("testdata/acq/acq.data")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestDeclareConflict(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	// Loading into a model that lacks the predicates is an error, not a panic.
-	err = cfg.Load(New(model.New()))
+	err = cfg.Load(store.New(model.New()))
 	if err == nil || !strings.Contains(err.Error(), "predicate Lived is not declared in the model") {
 		t.Fatalf("got %v", err)
 	}
@@ -235,4 +236,17 @@ func runConfigErrors(t *testing.T, cfgName string, tests []configErrorCase) {
 			}
 		})
 	}
+}
+
+type atomRec struct {
+	value float64
+	kind  store.Kind
+}
+
+func tableAtoms(s *store.Store, t *store.Table) map[string]atomRec {
+	out := make(map[string]atomRec, t.Len())
+	for row := 0; row < t.Len(); row++ {
+		out[strings.Join(s.Names(t.Args(row)), "|")] = atomRec{t.Value(row), t.Kind(row)}
+	}
+	return out
 }

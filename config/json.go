@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"fmt"
@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
 )
 
-// ReadJSONConfig reads a PSL 3 JSON config (the format of PSL's runtime
+// ReadJSON reads a PSL 3 JSON config (the format of PSL's runtime
 // configs and of psl-examples' models/*.json) and selects one data split:
 // partition is "infer" (the default when empty), "learn" or "validation".
 //
@@ -42,7 +43,7 @@ import (
 // comments, single-quoted strings and trailing commas, as PSL allows. Every
 // error names path:line:col; a data file that does not exist is reported
 // with its path and the line that names it.
-func ReadJSONConfig(path, partition string) (*Config, error) {
+func ReadJSON(path, partition string) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 		return nil, err
 	}
 	if root.Kind != jsonObject {
-		return nil, model.Errorf(root.Pos, "a config is a JSON object with rules, predicates and options, found %s", root.Kind)
+		return nil, srcpos.Errorf(root.Pos, "a config is a JSON object with rules, predicates and options, found %s", root.Kind)
 	}
 	r := &jsonConfigReader{cfg: &Config{Path: path, Partition: part}, part: part, stat: stat}
 	var preds *jsonValue
@@ -88,13 +89,13 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 		case "learn", "validation", "infer":
 			splitVals = append(splitVals, m)
 		default:
-			return nil, model.Errorf(m.Pos, "unknown key %q: want rules, predicates, options, learn, validation or infer", m.Key)
+			return nil, srcpos.Errorf(m.Pos, "unknown key %q: want rules, predicates, options, learn, validation or infer", m.Key)
 		}
 	}
 	// The selected split's rules and options come after the top-level ones.
 	for _, m := range splitVals {
 		if m.Value.Kind != jsonObject {
-			return nil, model.Errorf(m.Value.Pos, "%s must be an object with rules and options, found %s", m.Key, m.Value.Kind)
+			return nil, srcpos.Errorf(m.Value.Pos, "%s must be an object with rules and options, found %s", m.Key, m.Value.Kind)
 		}
 		var splitOpts map[string]string
 		for _, sm := range m.Value.Keys {
@@ -108,7 +109,7 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 			case "options":
 				splitOpts, err = jsonOptions(sm.Value, m.Key+".options")
 			default:
-				err = model.Errorf(sm.Pos, "unknown key %q in %s: want rules or options", sm.Key, m.Key)
+				err = srcpos.Errorf(sm.Pos, "unknown key %q in %s: want rules or options", sm.Key, m.Key)
 			}
 			if err != nil {
 				return nil, err
@@ -120,7 +121,7 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 	}
 	if preds != nil {
 		if preds.Kind != jsonObject {
-			return nil, model.Errorf(preds.Pos, "predicates must be an object keyed by Name/arity, found %s", preds.Kind)
+			return nil, srcpos.Errorf(preds.Pos, "predicates must be an object keyed by Name/arity, found %s", preds.Kind)
 		}
 		for _, m := range preds.Keys {
 			if err := r.predicate(m); err != nil {
@@ -155,29 +156,29 @@ func (r *jsonConfigReader) rules(v *jsonValue) error {
 	switch v.Kind {
 	case jsonString:
 		if r.cfg.RulesFile != "" {
-			return model.Errorf(v.Pos, "a second rules file %q: only one is supported (the first is at %d:%d)", v.Text, r.cfg.RulesFilePos.Line, r.cfg.RulesFilePos.Col)
+			return srcpos.Errorf(v.Pos, "a second rules file %q: only one is supported (the first is at %d:%d)", v.Text, r.cfg.RulesFilePos.Line, r.cfg.RulesFilePos.Col)
 		}
 		if v.Text == "" {
-			return model.Errorf(v.Pos, "rules: empty file name")
+			return srcpos.Errorf(v.Pos, "rules: empty file name")
 		}
 		file := resolve(r.cfg.Path, v.Text)
 		if r.stat != nil {
 			if err := r.stat(file); err != nil {
-				return model.Errorf(v.Pos, "rules: %v", strings.Replace(err.Error(), "data file", "rules file", 1))
+				return srcpos.Errorf(v.Pos, "rules: %v", strings.Replace(err.Error(), "data file", "rules file", 1))
 			}
 		}
 		r.cfg.RulesFile, r.cfg.RulesFilePos = file, v.Pos
 	case jsonArray:
 		for _, it := range v.Items {
 			if it.Kind != jsonString {
-				return model.Errorf(it.Pos, "rules: each rule must be a string, found %s", it.Kind)
+				return srcpos.Errorf(it.Pos, "rules: each rule must be a string, found %s", it.Kind)
 			}
 			pos := it.Pos
 			pos.Col++ // past the opening quote
 			r.cfg.Rules = append(r.cfg.Rules, RuleSource{Text: it.Text, Pos: pos})
 		}
 	default:
-		return model.Errorf(v.Pos, "rules must be a list of rule strings or the name of a .psl file, found %s", v.Kind)
+		return srcpos.Errorf(v.Pos, "rules must be a list of rule strings or the name of a .psl file, found %s", v.Kind)
 	}
 	return nil
 }
@@ -185,13 +186,13 @@ func (r *jsonConfigReader) rules(v *jsonValue) error {
 // jsonOptions reads an object of scalar option values.
 func jsonOptions(v *jsonValue, what string) (map[string]string, error) {
 	if v.Kind != jsonObject {
-		return nil, model.Errorf(v.Pos, "%s must be an object of option settings, found %s", what, v.Kind)
+		return nil, srcpos.Errorf(v.Pos, "%s must be an object of option settings, found %s", what, v.Kind)
 	}
 	out := make(map[string]string, len(v.Keys))
 	for _, m := range v.Keys {
 		t, ok := m.Value.scalarText()
 		if !ok {
-			return nil, model.Errorf(m.Value.Pos, "%s: option %q must be a string, number or boolean, found %s", what, m.Key, m.Value.Kind)
+			return nil, srcpos.Errorf(m.Value.Pos, "%s: option %q must be a string, number or boolean, found %s", what, m.Key, m.Value.Kind)
 		}
 		out[m.Key] = t
 	}
@@ -202,28 +203,28 @@ func jsonOptions(v *jsonValue, what string) (map[string]string, error) {
 func (r *jsonConfigReader) predicate(m jsonMember) error {
 	name, arity, err := parsePredicateKey(m.Key)
 	if err != nil {
-		return model.Errorf(m.Pos, "%v", err)
+		return srcpos.Errorf(m.Pos, "%v", err)
 	}
 	if prev, dup := r.cfg.Predicate(name); dup {
-		return model.Errorf(m.Pos, "predicate %s declared twice (first at %d:%d)", name, prev.Pos.Line, prev.Pos.Col)
+		return srcpos.Errorf(m.Pos, "predicate %s declared twice (first at %d:%d)", name, prev.Pos.Line, prev.Pos.Col)
 	}
 	d := PredicateDecl{Name: name, Arity: arity, Pos: m.Pos}
 	v := m.Value
 	if v.Kind != jsonObject {
-		return model.Errorf(v.Pos, "predicate %s must be an object (with observations, targets, truth, ...), found %s", m.Key, v.Kind)
+		return srcpos.Errorf(v.Pos, "predicate %s must be an object (with observations, targets, truth, ...), found %s", m.Key, v.Kind)
 	}
 	forceOpen := false
-	var parts [3]*jsonValue // by Section
+	var parts [3]*jsonValue // by store.Section
 	var evals *jsonValue
 	for _, pm := range v.Keys {
 		pv := pm.Value
 		switch pm.Key {
 		case "observations":
-			parts[Observations] = pv
+			parts[store.Observations] = pv
 		case "targets":
-			parts[Targets] = pv
+			parts[store.Targets] = pv
 		case "truth":
-			parts[Truth] = pv
+			parts[store.Truth] = pv
 		case "evaluations":
 			evals = pv
 		case "options":
@@ -235,54 +236,54 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 		case "arity":
 			n, err := strconv.Atoi(pv.Text)
 			if pv.Kind != jsonNumber || err != nil || n < 1 {
-				return model.Errorf(pv.Pos, "predicate %s: arity must be a whole number >= 1", m.Key)
+				return srcpos.Errorf(pv.Pos, "predicate %s: arity must be a whole number >= 1", m.Key)
 			}
 			if d.Arity != 0 && d.Arity != n {
-				return model.Errorf(pv.Pos, "predicate %s: arity %d does not match the %d in its name", m.Key, n, d.Arity)
+				return srcpos.Errorf(pv.Pos, "predicate %s: arity %d does not match the %d in its name", m.Key, n, d.Arity)
 			}
 			d.Arity = n
 		case "types":
 			if pv.Kind != jsonArray {
-				return model.Errorf(pv.Pos, "predicate %s: types must be a list of type names, found %s", m.Key, pv.Kind)
+				return srcpos.Errorf(pv.Pos, "predicate %s: types must be a list of type names, found %s", m.Key, pv.Kind)
 			}
 			for _, t := range pv.Items {
 				if t.Kind != jsonString {
-					return model.Errorf(t.Pos, "predicate %s: a type must be a name such as UniqueIntID, found %s", m.Key, t.Kind)
+					return srcpos.Errorf(t.Pos, "predicate %s: a type must be a name such as UniqueIntID, found %s", m.Key, t.Kind)
 				}
 				d.Types = append(d.Types, t.Text)
 			}
 		case "force-open":
 			if pv.Kind != jsonBool {
-				return model.Errorf(pv.Pos, "predicate %s: force-open must be true or false, found %s", m.Key, pv.Kind)
+				return srcpos.Errorf(pv.Pos, "predicate %s: force-open must be true or false, found %s", m.Key, pv.Kind)
 			}
 			forceOpen = pv.Text == "true"
 		case "type":
 			if pv.Kind != jsonString || (pv.Text != "StandardPredicate" && !strings.HasSuffix(pv.Text, ".StandardPredicate")) {
-				return model.Errorf(pv.Pos, "predicate %s: type %s is not supported: only standard predicates (StandardPredicate) are", m.Key, pv.Text)
+				return srcpos.Errorf(pv.Pos, "predicate %s: type %s is not supported: only standard predicates (StandardPredicate) are", m.Key, pv.Text)
 			}
 		case "function":
-			return model.Errorf(pm.Pos, "predicate %s: external function predicates (\"function\") are not supported", m.Key)
+			return srcpos.Errorf(pm.Pos, "predicate %s: external function predicates (\"function\") are not supported", m.Key)
 		case "name":
 			if pv.Kind != jsonString || !strings.EqualFold(pv.Text, name) {
-				return model.Errorf(pv.Pos, "predicate %s: name %q does not match its key", m.Key, pv.Text)
+				return srcpos.Errorf(pv.Pos, "predicate %s: name %q does not match its key", m.Key, pv.Text)
 			}
 		default:
-			return model.Errorf(pm.Pos, "predicate %s: unknown key %q: want observations, targets, truth, evaluations, options, arity, types, force-open or type", m.Key, pm.Key)
+			return srcpos.Errorf(pm.Pos, "predicate %s: unknown key %q: want observations, targets, truth, evaluations, options, arity, types, force-open or type", m.Key, pm.Key)
 		}
 	}
 	if len(d.Types) > 0 {
 		if d.Arity == 0 {
 			d.Arity = len(d.Types)
 		} else if d.Arity != len(d.Types) {
-			return model.Errorf(m.Pos, "predicate %s: arity %d but %d types", m.Key, d.Arity, len(d.Types))
+			return srcpos.Errorf(m.Pos, "predicate %s: arity %d but %d types", m.Key, d.Arity, len(d.Types))
 		}
 	}
 	if d.Arity == 0 {
-		return model.Errorf(m.Pos, "predicate %q: give its arity as Name/arity (e.g. %s/2) or with \"arity\"", m.Key, name)
+		return srcpos.Errorf(m.Pos, "predicate %q: give its arity as Name/arity (e.g. %s/2) or with \"arity\"", m.Key, name)
 	}
 	var sources []Source
 	hasTargets := false
-	for sec := Observations; sec <= Truth; sec++ {
+	for sec := store.Observations; sec <= store.Truth; sec++ {
 		if parts[sec] == nil {
 			continue
 		}
@@ -290,7 +291,7 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 		if err != nil {
 			return err
 		}
-		if sec == Targets && len(srcs) > 0 {
+		if sec == store.Targets && len(srcs) > 0 {
 			hasTargets = true
 		}
 		sources = append(sources, srcs...)
@@ -315,7 +316,7 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 
 // partition reads an observations/targets/truth value and returns the
 // sources of the "all" split and the selected one.
-func (r *jsonConfigReader) partition(d PredicateDecl, sec Section, v *jsonValue) ([]Source, error) {
+func (r *jsonConfigReader) partition(d PredicateDecl, sec store.Section, v *jsonValue) ([]Source, error) {
 	var out []Source
 	switch v.Kind {
 	case jsonArray:
@@ -327,10 +328,10 @@ func (r *jsonConfigReader) partition(d PredicateDecl, sec Section, v *jsonValue)
 				known = known || m.Key == s
 			}
 			if !known {
-				return nil, model.Errorf(m.Pos, "%s of %s: unknown split %q: want all, learn, validation or infer", sec, d, m.Key)
+				return nil, srcpos.Errorf(m.Pos, "%s of %s: unknown split %q: want all, learn, validation or infer", sec, d, m.Key)
 			}
 			if m.Value.Kind != jsonArray {
-				return nil, model.Errorf(m.Value.Pos, "%s of %s: split %s must be a list of files and rows, found %s", sec, d, m.Key, m.Value.Kind)
+				return nil, srcpos.Errorf(m.Value.Pos, "%s of %s: split %s must be a list of files and rows, found %s", sec, d, m.Key, m.Value.Kind)
 			}
 			var err error
 			if out, err = r.dataSpec(d, sec, m.Key, m.Value, out); err != nil {
@@ -339,15 +340,15 @@ func (r *jsonConfigReader) partition(d PredicateDecl, sec Section, v *jsonValue)
 		}
 		return out, nil
 	}
-	return nil, model.Errorf(v.Pos, "%s of %s must be a list of files and rows, or an object keyed by split (all, learn, validation, infer), found %s", sec, d, v.Kind)
+	return nil, srcpos.Errorf(v.Pos, "%s of %s must be a list of files and rows, or an object keyed by split (all, learn, validation, infer), found %s", sec, d, v.Kind)
 }
 
 // dataSpec reads a list of files and inline rows of one split, appending
 // those of the selected split (and "all") to out.
-func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, v *jsonValue, out []Source) ([]Source, error) {
+func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec store.Section, split string, v *jsonValue, out []Source) ([]Source, error) {
 	use := split == "all" || split == r.part
 	var rows []Row
-	var rowsPos model.Pos
+	var rowsPos srcpos.Position
 	flush := func() {
 		if len(rows) > 0 {
 			out = append(out, Source{Pred: d.Name, Section: sec, Rows: rows, Pos: rowsPos})
@@ -358,7 +359,7 @@ func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, 
 		switch it.Kind {
 		case jsonString:
 			if it.Text == "" {
-				return nil, model.Errorf(it.Pos, "%s of %s: empty file name", sec, d)
+				return nil, srcpos.Errorf(it.Pos, "%s of %s: empty file name", sec, d)
 			}
 			if !use {
 				continue
@@ -366,7 +367,7 @@ func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, 
 			file := resolve(r.cfg.Path, it.Text)
 			if r.stat != nil {
 				if err := r.stat(file); err != nil {
-					return nil, model.Errorf(it.Pos, "%s of %s: %v", sec, d, err)
+					return nil, srcpos.Errorf(it.Pos, "%s of %s: %v", sec, d, err)
 				}
 			}
 			flush()
@@ -383,7 +384,7 @@ func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, 
 				rows = append(rows, row)
 			}
 		default:
-			return nil, model.Errorf(it.Pos, "%s of %s: expected a file name or a row such as [\"a\", \"b\"], found %s", sec, d, it.Kind)
+			return nil, srcpos.Errorf(it.Pos, "%s of %s: expected a file name or a row such as [\"a\", \"b\"], found %s", sec, d, it.Kind)
 		}
 	}
 	flush()
@@ -391,33 +392,33 @@ func (r *jsonConfigReader) dataSpec(d PredicateDecl, sec Section, split string, 
 }
 
 // jsonRow reads one inline row.
-func jsonRow(d PredicateDecl, sec Section, v *jsonValue) (Row, error) {
+func jsonRow(d PredicateDecl, sec store.Section, v *jsonValue) (Row, error) {
 	row := Row{Pos: v.Pos}
 	n := len(v.Items)
 	if n != d.Arity && n != d.Arity+1 {
-		return row, model.Errorf(v.Pos, "%s of %s: a row has %d entries, want %d (the arguments) or %d (the arguments and a value)", sec, d, n, d.Arity, d.Arity+1)
+		return row, srcpos.Errorf(v.Pos, "%s of %s: a row has %d entries, want %d (the arguments) or %d (the arguments and a value)", sec, d, n, d.Arity, d.Arity+1)
 	}
 	for i, it := range v.Items {
 		t, ok := it.scalarText()
 		if !ok || it.Kind == jsonBool && i < d.Arity {
-			return row, model.Errorf(it.Pos, "%s of %s: row entries must be strings or numbers, found %s", sec, d, it.Kind)
+			return row, srcpos.Errorf(it.Pos, "%s of %s: row entries must be strings or numbers, found %s", sec, d, it.Kind)
 		}
 		if i == d.Arity {
 			if it.Kind != jsonNumber && it.Kind != jsonString {
-				return row, model.Errorf(it.Pos, "%s of %s: the value must be a number in [0,1], found %s", sec, d, it.Kind)
+				return row, srcpos.Errorf(it.Pos, "%s of %s: the value must be a number in [0,1], found %s", sec, d, it.Kind)
 			}
 			x, err := strconv.ParseFloat(strings.TrimSpace(it.Text), 64)
 			if err != nil {
-				return row, model.Errorf(it.Pos, "%s of %s: value %q is not a number", sec, d, it.Text)
+				return row, srcpos.Errorf(it.Pos, "%s of %s: value %q is not a number", sec, d, it.Text)
 			}
-			if err := CheckValue(x); err != nil {
-				return row, model.Errorf(it.Pos, "%s of %s: %v", sec, d, err)
+			if err := store.CheckValue(x); err != nil {
+				return row, srcpos.Errorf(it.Pos, "%s of %s: %v", sec, d, err)
 			}
 			row.Value, row.HasValue = x, true
 			break
 		}
 		if t == "" {
-			return row, model.Errorf(it.Pos, "%s of %s: argument %d is empty", sec, d, i+1)
+			return row, srcpos.Errorf(it.Pos, "%s of %s: argument %d is empty", sec, d, i+1)
 		}
 		row.Args = append(row.Args, t)
 	}
@@ -436,7 +437,7 @@ func jsonEvaluations(pred string, v *jsonValue) ([]EvalSpec, error) {
 		switch it.Kind {
 		case jsonString:
 			if it.Text == "" {
-				return nil, model.Errorf(it.Pos, "predicate %s: empty evaluator name", pred)
+				return nil, srcpos.Errorf(it.Pos, "predicate %s: empty evaluator name", pred)
 			}
 			out = append(out, EvalSpec{Evaluator: it.Text, Pos: it.Pos})
 		case jsonObject:
@@ -445,7 +446,7 @@ func jsonEvaluations(pred string, v *jsonValue) ([]EvalSpec, error) {
 				switch m.Key {
 				case "evaluator":
 					if m.Value.Kind != jsonString || m.Value.Text == "" {
-						return nil, model.Errorf(m.Value.Pos, "predicate %s: evaluator must be an evaluator name, found %s", pred, m.Value.Kind)
+						return nil, srcpos.Errorf(m.Value.Pos, "predicate %s: evaluator must be an evaluator name, found %s", pred, m.Value.Kind)
 					}
 					e.Evaluator = m.Value.Text
 				case "options":
@@ -456,19 +457,19 @@ func jsonEvaluations(pred string, v *jsonValue) ([]EvalSpec, error) {
 					e.Options = opts
 				case "primary":
 					if m.Value.Kind != jsonBool {
-						return nil, model.Errorf(m.Value.Pos, "predicate %s: primary must be true or false, found %s", pred, m.Value.Kind)
+						return nil, srcpos.Errorf(m.Value.Pos, "predicate %s: primary must be true or false, found %s", pred, m.Value.Kind)
 					}
 					e.Primary = m.Value.Text == "true"
 				default:
-					return nil, model.Errorf(m.Pos, "predicate %s: unknown evaluation key %q: want evaluator, options or primary", pred, m.Key)
+					return nil, srcpos.Errorf(m.Pos, "predicate %s: unknown evaluation key %q: want evaluator, options or primary", pred, m.Key)
 				}
 			}
 			if e.Evaluator == "" {
-				return nil, model.Errorf(it.Pos, "predicate %s: evaluation without an \"evaluator\" name", pred)
+				return nil, srcpos.Errorf(it.Pos, "predicate %s: evaluation without an \"evaluator\" name", pred)
 			}
 			out = append(out, e)
 		default:
-			return nil, model.Errorf(it.Pos, "predicate %s: an evaluation is an evaluator name or an object with \"evaluator\", found %s", pred, it.Kind)
+			return nil, srcpos.Errorf(it.Pos, "predicate %s: an evaluation is an evaluator name or an object with \"evaluator\", found %s", pred, it.Kind)
 		}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/hinge-srl/hinge/internal/measure"
 	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // naiveKeys is an independent count of a TSV file's atoms: the distinct
@@ -76,7 +77,7 @@ func TestPSLExamples(t *testing.T) {
 				obs, tgt := 0, 0
 				tab := s.Table(p)
 				for row := 0; row < tab.Len(); row++ {
-					if tab.Kind(row) == Target {
+					if tab.Kind(row) == store.Target {
 						tgt++
 					} else {
 						obs++
@@ -84,9 +85,9 @@ func TestPSLExamples(t *testing.T) {
 				}
 				truth := s.Truth(p).Len()
 				w := want[d.Name]
-				if obs != len(w[Observations]) || tgt != len(w[Targets]) || truth != len(w[Truth]) {
+				if obs != len(w[store.Observations]) || tgt != len(w[store.Targets]) || truth != len(w[store.Truth]) {
 					t.Errorf("%s: loaded %d observed, %d targets, %d truth; the files hold %d, %d, %d",
-						d, obs, tgt, truth, len(w[Observations]), len(w[Targets]), len(w[Truth]))
+						d, obs, tgt, truth, len(w[store.Observations]), len(w[store.Targets]), len(w[store.Truth]))
 				}
 				if p.Closed != d.Closed || d.Closed && tgt > 0 {
 					t.Errorf("%s: closed %v in the model, %v in the config, %d targets", d, p.Closed, d.Closed, tgt)
@@ -106,7 +107,7 @@ func TestPSLExamples(t *testing.T) {
 	for _, name := range []string{"cora", "citeseer"} {
 		t.Run("models/"+name+".json", func(t *testing.T) {
 			path := filepath.Join(root, "models", name+".json")
-			_, err := ReadJSONConfig(path, "infer")
+			_, err := ReadJSON(path, "infer")
 			if err == nil {
 				t.Fatal("expected a missing-file error")
 			}
@@ -130,7 +131,7 @@ func TestPSLExamples(t *testing.T) {
 func BenchmarkLoadDrugInteraction(b *testing.B) {
 	path := shareddata.Require(b, "psl-examples", "drug-interaction", "drug-interaction-eval.data")
 	var bytes int64
-	cfg, err := ReadDataFile(path)
+	cfg, err := ReadData(path)
 	if err != nil {
 		b.Fatal(err)
 	}

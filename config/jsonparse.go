@@ -1,4 +1,4 @@
-package store
+package config
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // This file is a small JSON reader that keeps the position of every value,
@@ -20,8 +20,17 @@ import (
 //   - a trailing comma before ']' or '}';
 //   - numbers with a leading '+' or leading zeros.
 //
-// A leading UTF-8 byte order mark is skipped. Columns count bytes from 1. Duplicate object keys are an error (Jackson
-// silently keeps the last one).
+// A leading UTF-8 byte order mark is skipped. Columns count bytes from 1.
+// Duplicate object keys are an error (Jackson silently keeps the last one).
+//
+// The .data reader uses yaml.v3's Node for its positions; JSON does not,
+// because yaml.v3 reads some of PSL's JSON wrongly and without an error (a
+// '//' or '/* */' comment after a value becomes part of it: "1 // c" is the
+// string "1 // c"; text after the closing brace is ignored; duplicate keys
+// pass; 1e400 is a string) and rejects the valid JSON escape \/.
+
+// utf8BOM is the UTF-8 byte order mark, skipped at the start of a file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 type jsonKind uint8
 
@@ -41,8 +50,8 @@ func (k jsonKind) String() string {
 // jsonValue is a parsed JSON value with its position.
 type jsonValue struct {
 	Kind  jsonKind
-	Pos   model.Pos // of the value's first character (the quote of a string)
-	Text  string    // string contents (unescaped); number as written; "true"/"false"/"null"
+	Pos   srcpos.Position // of the value's first character (the quote of a string)
+	Text  string          // string contents (unescaped); number as written; "true"/"false"/"null"
 	Items []*jsonValue
 	Keys  []jsonMember
 }
@@ -50,7 +59,7 @@ type jsonValue struct {
 // jsonMember is one key of an object.
 type jsonMember struct {
 	Key   string
-	Pos   model.Pos
+	Pos   srcpos.Position
 	Value *jsonValue
 }
 
@@ -75,7 +84,7 @@ func parseJSON(file string, src []byte) (*jsonValue, error) {
 		return nil, err
 	}
 	if p.off >= len(p.src) {
-		return nil, model.Errorf(p.pos(), "empty JSON document")
+		return nil, srcpos.Errorf(p.pos(), "empty JSON document")
 	}
 	v, err := p.value()
 	if err != nil {
@@ -85,12 +94,14 @@ func parseJSON(file string, src []byte) (*jsonValue, error) {
 		return nil, err
 	}
 	if p.off < len(p.src) {
-		return nil, model.Errorf(p.pos(), "unexpected %s after the end of the JSON document", p.describe())
+		return nil, srcpos.Errorf(p.pos(), "unexpected %s after the end of the JSON document", p.describe())
 	}
 	return v, nil
 }
 
-func (p *jsonParser) pos() model.Pos { return model.Pos{File: p.file, Line: p.line, Col: p.col} }
+func (p *jsonParser) pos() srcpos.Position {
+	return srcpos.Position{File: p.file, Line: p.line, Col: p.col}
+}
 
 // advance moves past n bytes, keeping line and column.
 func (p *jsonParser) advance(n int) {
@@ -129,7 +140,7 @@ func (p *jsonParser) skipSpace() error {
 			p.advance(2)
 			for {
 				if p.off+1 >= len(p.src) {
-					return model.Errorf(start, "unterminated /* comment")
+					return srcpos.Errorf(start, "unterminated /* comment")
 				}
 				if p.src[p.off] == '*' && p.src[p.off+1] == '/' {
 					p.advance(2)
@@ -146,7 +157,7 @@ func (p *jsonParser) skipSpace() error {
 
 func (p *jsonParser) value() (*jsonValue, error) {
 	if p.off >= len(p.src) {
-		return nil, model.Errorf(p.pos(), "unexpected end of input, expected a value")
+		return nil, srcpos.Errorf(p.pos(), "unexpected end of input, expected a value")
 	}
 	pos := p.pos()
 	switch c := p.src[p.off]; {
@@ -174,25 +185,25 @@ func (p *jsonParser) value() (*jsonValue, error) {
 		case "null":
 			return &jsonValue{Kind: jsonNull, Pos: pos, Text: word}, nil
 		}
-		return nil, model.Errorf(pos, "unexpected word %q, expected a value (strings must be quoted)", word)
+		return nil, srcpos.Errorf(pos, "unexpected word %q, expected a value (strings must be quoted)", word)
 	}
-	return nil, model.Errorf(pos, "unexpected %s, expected a value", p.describe())
+	return nil, srcpos.Errorf(pos, "unexpected %s, expected a value", p.describe())
 }
 
-func (p *jsonParser) enter(pos model.Pos) error {
+func (p *jsonParser) enter(pos srcpos.Position) error {
 	p.depth++
 	if p.depth > maxJSONDepth {
-		return model.Errorf(pos, "values nested more than %d deep", maxJSONDepth)
+		return srcpos.Errorf(pos, "values nested more than %d deep", maxJSONDepth)
 	}
 	return nil
 }
 
 func (p *jsonParser) object() (*jsonValue, error) {
 	v := &jsonValue{Kind: jsonObject, Pos: p.pos()}
-	seen := make(map[string]model.Pos)
+	seen := make(map[string]srcpos.Position)
 	err := p.elements(v.Pos, '}', "unterminated object: missing '}'", func() (string, error) {
 		if c := p.src[p.off]; c != '"' && c != '\'' {
-			return "", model.Errorf(p.pos(), "unexpected %s, expected a quoted key or '}'", p.describe())
+			return "", srcpos.Errorf(p.pos(), "unexpected %s, expected a quoted key or '}'", p.describe())
 		}
 		kpos := p.pos()
 		key, err := p.str()
@@ -200,14 +211,14 @@ func (p *jsonParser) object() (*jsonValue, error) {
 			return "", err
 		}
 		if first, dup := seen[key]; dup {
-			return "", model.Errorf(kpos, "duplicate key %q (first at %d:%d)", key, first.Line, first.Col)
+			return "", srcpos.Errorf(kpos, "duplicate key %q (first at %d:%d)", key, first.Line, first.Col)
 		}
 		seen[key] = kpos
 		if err := p.skipSpace(); err != nil {
 			return "", err
 		}
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
-			return "", model.Errorf(p.pos(), "unexpected %s, expected ':' after key %q", p.describe(), key)
+			return "", srcpos.Errorf(p.pos(), "unexpected %s, expected ':' after key %q", p.describe(), key)
 		}
 		p.advance(1)
 		if err := p.skipSpace(); err != nil {
@@ -248,7 +259,7 @@ func (p *jsonParser) array() (*jsonValue, error) {
 // element at the current character and returns its key (objects only), for
 // the message when neither ',' nor closer follows it. unterminated is the
 // message when the input ends first.
-func (p *jsonParser) elements(open model.Pos, closer byte, unterminated string, elem func() (key string, err error)) error {
+func (p *jsonParser) elements(open srcpos.Position, closer byte, unterminated string, elem func() (key string, err error)) error {
 	if err := p.enter(open); err != nil {
 		return err
 	}
@@ -259,7 +270,7 @@ func (p *jsonParser) elements(open model.Pos, closer byte, unterminated string, 
 			return err
 		}
 		if p.off >= len(p.src) {
-			return model.Errorf(open, "%s", unterminated)
+			return srcpos.Errorf(open, "%s", unterminated)
 		}
 		if p.src[p.off] == closer {
 			p.advance(1)
@@ -273,7 +284,7 @@ func (p *jsonParser) elements(open model.Pos, closer byte, unterminated string, 
 			return err
 		}
 		if p.off >= len(p.src) {
-			return model.Errorf(open, "%s", unterminated)
+			return srcpos.Errorf(open, "%s", unterminated)
 		}
 		switch p.src[p.off] {
 		case ',':
@@ -286,7 +297,7 @@ func (p *jsonParser) elements(open model.Pos, closer byte, unterminated string, 
 			if closer == '}' {
 				where = fmt.Sprintf("after the value of %q", key)
 			}
-			return model.Errorf(p.pos(), "unexpected %s, expected ',' or '%c' %s", p.describe(), closer, where)
+			return srcpos.Errorf(p.pos(), "unexpected %s, expected ',' or '%c' %s", p.describe(), closer, where)
 		}
 	}
 }
@@ -311,7 +322,7 @@ func (p *jsonParser) str() (string, error) {
 	var buf []byte
 	for {
 		if p.off >= len(p.src) {
-			return "", model.Errorf(start, "unterminated string")
+			return "", srcpos.Errorf(start, "unterminated string")
 		}
 		c := p.src[p.off]
 		switch {
@@ -319,9 +330,9 @@ func (p *jsonParser) str() (string, error) {
 			p.advance(1)
 			return string(buf), nil
 		case c == '\n':
-			return "", model.Errorf(start, "unterminated string (a string cannot span lines)")
+			return "", srcpos.Errorf(start, "unterminated string (a string cannot span lines)")
 		case c < 0x20:
-			return "", model.Errorf(p.pos(), "control character %q in string (write it as an escape)", c)
+			return "", srcpos.Errorf(p.pos(), "control character %q in string (write it as an escape)", c)
 		case c != '\\':
 			buf = append(buf, c)
 			p.advance(1)
@@ -329,7 +340,7 @@ func (p *jsonParser) str() (string, error) {
 		}
 		epos := p.pos()
 		if p.off+1 >= len(p.src) {
-			return "", model.Errorf(start, "unterminated string")
+			return "", srcpos.Errorf(start, "unterminated string")
 		}
 		e := p.src[p.off+1]
 		switch e {
@@ -348,7 +359,7 @@ func (p *jsonParser) str() (string, error) {
 		case 'u':
 			r, ok := p.hex4(p.off + 2)
 			if !ok {
-				return "", model.Errorf(epos, "invalid \\u escape: want 4 hex digits")
+				return "", srcpos.Errorf(epos, "invalid \\u escape: want 4 hex digits")
 			}
 			n := 6
 			if utf16.IsSurrogate(r) {
@@ -366,7 +377,7 @@ func (p *jsonParser) str() (string, error) {
 			p.advance(n)
 			continue
 		default:
-			return "", model.Errorf(epos, "invalid escape \\%c in string", e)
+			return "", srcpos.Errorf(epos, "invalid escape \\%c in string", e)
 		}
 		p.advance(2)
 	}
@@ -414,7 +425,7 @@ func (p *jsonParser) number() (*jsonValue, error) {
 		for end < len(p.src) && end-start < 40 && isNumberByte(p.src[end]) {
 			end++
 		}
-		return nil, model.Errorf(pos, "invalid number %q", p.src[start:end])
+		return nil, srcpos.Errorf(pos, "invalid number %q", p.src[start:end])
 	}
 	if digits() == 0 {
 		return bad()

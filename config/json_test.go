@@ -1,9 +1,11 @@
-package store
+package config
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/store"
 )
 
 func TestJSONConfigErrors(t *testing.T) {
@@ -158,9 +160,9 @@ func TestJSONClosedness(t *testing.T) {
 	}
 }
 
-// FuzzReadJSONConfig: any input gives a config or a positioned error, never
+// FuzzReadJSON: any input gives a config or a positioned error, never
 // a panic; accepted configs are consistent.
-func FuzzReadJSONConfig(f *testing.F) {
+func FuzzReadJSON(f *testing.F) {
 	for _, p := range []string{"testdata/acq/acq.json"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -185,11 +187,11 @@ func FuzzReadJSONConfig(f *testing.F) {
 			if !ok {
 				t.Fatalf("source for undeclared predicate %s", s.Pred)
 			}
-			if s.Section == Targets {
+			if s.Section == store.Targets {
 				hasTargets[d.Name] = true
 			}
 			for _, r := range s.Rows {
-				if len(r.Args) != d.Arity || r.HasValue && CheckValue(r.Value) != nil {
+				if len(r.Args) != d.Arity || r.HasValue && store.CheckValue(r.Value) != nil {
 					t.Fatalf("bad row accepted for %s: %+v", d, r)
 				}
 			}

@@ -1,4 +1,8 @@
-package store
+// Package config reads what PSL says about data: a PSL CLI .data file
+// (YAML) or a PSL 3 JSON config, with the predicates, rules, data files,
+// inline rows and evaluators they name, and loads that data into a
+// store.Store. Every error names file:line:col.
+package config
 
 import (
 	"errors"
@@ -10,11 +14,13 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // Config is what a PSL data description says, whichever file it came from:
-// a PSL CLI .data file (YAML; ReadDataFile) or a PSL 3 JSON config
-// (ReadJSONConfig). Declare adds its predicates to a model and Load reads its
+// a PSL CLI .data file (YAML; ReadData) or a PSL 3 JSON config
+// (ReadJSON). Declare adds its predicates to a model and Load reads its
 // atoms into a store, so a command does the same thing for either input.
 type Config struct {
 	// Path is the .data or .json file the config was read from.
@@ -31,7 +37,7 @@ type Config struct {
 	// RulesFile is a .psl file named by the config (resolved against the
 	// config's directory), if any; RulesFilePos is where it was named.
 	RulesFile    string
-	RulesFilePos model.Pos
+	RulesFilePos srcpos.Position
 	// Evaluations lists, by predicate name as declared, the evaluators the
 	// config asks for.
 	Evaluations map[string][]EvalSpec
@@ -48,7 +54,7 @@ type PredicateDecl struct {
 	Name   string
 	Arity  int
 	Closed bool
-	Pos    model.Pos // where the declaration is
+	Pos    srcpos.Position // where the declaration is
 	// Types are argument types if the config gives them (PSL's ConstantType
 	// names). They are checked against the arity and otherwise unused.
 	Types []string
@@ -67,7 +73,7 @@ type RuleSource struct {
 	// Pos is the position of the rule's first character inside the config
 	// file. Positions computed from it are exact up to the first escape
 	// sequence in the JSON string (rules rarely contain any).
-	Pos model.Pos
+	Pos srcpos.Position
 }
 
 // EvalSpec is one evaluator requested for a predicate.
@@ -75,21 +81,21 @@ type EvalSpec struct {
 	Evaluator string // e.g. "DiscreteEvaluator"
 	Options   map[string]string
 	Primary   bool
-	Pos       model.Pos
+	Pos       srcpos.Position
 }
 
 // Source is one data source: a TSV file or (in JSON configs) rows written
 // inline.
 type Source struct {
 	Pred    string // predicate name as declared
-	Section Section
+	Section store.Section
 	// File is the data file's path resolved against the config's directory;
 	// empty for inline rows.
 	File string
 	// Rows are inline rows (JSON configs only).
 	Rows []Row
 	// Pos is where the config names this source.
-	Pos model.Pos
+	Pos srcpos.Position
 }
 
 // Row is one inline atom: its arguments and, if given, its value (for
@@ -98,20 +104,20 @@ type Row struct {
 	Args     []string
 	Value    float64
 	HasValue bool
-	Pos      model.Pos
+	Pos      srcpos.Position
 }
 
-// ReadConfig reads a .data file (PSL CLI YAML) or a .json file (PSL 3
+// Read reads a .data file (PSL CLI YAML) or a .json file (PSL 3
 // config), chosen by the file's extension. partition selects the data split
 // of a JSON config ("infer" when empty, "learn" or "validation"); .data files
 // have no splits (PSL uses one .data file per split), so for them partition
 // is ignored.
-func ReadConfig(path, partition string) (*Config, error) {
+func Read(path, partition string) (*Config, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".data":
-		return ReadDataFile(path)
+		return ReadData(path)
 	case ".json":
-		return ReadJSONConfig(path, partition)
+		return ReadJSON(path, partition)
 	}
 	return nil, fmt.Errorf("%s: unknown kind of config: want a .data file (PSL CLI, YAML) or a .json file (PSL 3 config)", path)
 }
@@ -131,7 +137,7 @@ func (c *Config) Predicate(name string) (PredicateDecl, bool) {
 func (c *Config) Declare(m *model.Model) error {
 	for _, d := range c.Predicates {
 		if _, err := m.AddPredicate(d.Name, d.Arity, d.Closed); err != nil {
-			return model.Errorf(d.Pos, "%v", err)
+			return srcpos.Errorf(d.Pos, "%v", err)
 		}
 	}
 	return nil
@@ -141,47 +147,64 @@ func (c *Config) Declare(m *model.Model) error {
 // predicates must be declared in s.Model (see Declare). Errors name the data
 // file's line, or the config position of an inline row or of a file that
 // cannot be opened.
-func (c *Config) Load(s *Store) error {
+func (c *Config) Load(s *store.Store) error {
 	for _, src := range c.Sources {
 		p := s.Model.Predicate(src.Pred)
 		if p == nil {
-			return model.Errorf(src.Pos, "predicate %s is not declared in the model (call Config.Declare first)", src.Pred)
+			return srcpos.Errorf(src.Pos, "predicate %s is not declared in the model (call Config.Declare first)", src.Pred)
 		}
 		if src.File != "" {
 			if err := loadFile(s, p, src); err != nil {
 				return err
 			}
 		}
-		ids := make([]int32, p.Arity)
 		for _, r := range src.Rows {
 			if len(r.Args) != p.Arity {
-				return model.Errorf(r.Pos, "%s takes %d arguments, found %d", p, p.Arity, len(r.Args))
+				return srcpos.Errorf(r.Pos, "%s takes %d arguments, found %d", p, p.Arity, len(r.Args))
 			}
-			for i, a := range r.Args {
-				ids[i] = s.Dict.ID(a)
-			}
-			v := 1.0
-			if r.HasValue {
-				v = r.Value
-				if err := CheckValue(v); err != nil {
-					return model.Errorf(r.Pos, "%s: %v", AtomString(p, r.Args), err)
-				}
-			}
-			if err := s.addIDs(p, src.Section, ids, v, r.HasValue); err != nil {
-				return model.Errorf(r.Pos, "%v", err)
+			if err := addRow(s, p, src.Section, r); err != nil {
+				return srcpos.Errorf(r.Pos, "%v", err)
 			}
 		}
 	}
 	return nil
 }
 
-func loadFile(s *Store, p *model.Predicate, src Source) error {
+// addRow adds an inline row of p's arity to a section of s.
+func addRow(s *store.Store, p *model.Predicate, sec store.Section, r Row) error {
+	v := 1.0
+	if r.HasValue {
+		v = r.Value
+		if err := store.CheckValue(v); err != nil {
+			return fmt.Errorf("%s: %v", store.AtomString(p, r.Args), err)
+		}
+	}
+	switch sec {
+	case store.Observations:
+		return s.AddObservation(p, r.Args, v)
+	case store.Truth:
+		return s.AddTruth(p, r.Args, v)
+	}
+	if err := s.AddTarget(p, r.Args); err != nil || !r.HasValue {
+		return err
+	}
+	ids := make([]int32, len(r.Args))
+	for i, a := range r.Args {
+		ids[i] = s.Dict.ID(a)
+	}
+	t := s.Table(p)
+	row, _ := t.Find(ids)
+	t.SetValue(row, v)
+	return nil
+}
+
+func loadFile(s *store.Store, p *model.Predicate, src Source) error {
 	f, err := os.Open(src.File)
 	if err != nil {
-		return model.Errorf(src.Pos, "%s of %s: %v", src.Section, p, fileProblem(src.File, err))
+		return srcpos.Errorf(src.Pos, "%s of %s: %v", src.Section, p, fileProblem(src.File, err))
 	}
 	defer f.Close()
-	return LoadTSV(s, p, src.Section, f, src.File)
+	return store.LoadTSV(s, p, src.Section, f, src.File)
 }
 
 // fileProblem describes why a data file cannot be used.
