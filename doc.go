@@ -7,14 +7,17 @@
 // The packages, in the order data flows through them:
 //
 //   - syntax: the PSL rule language (lexer, parser, printer)
+//   - srcpos: the source position and error type every reader reports
 //   - model: predicates, rules, validation
-//   - store: atoms, interned constants, join indexes, loaders
+//   - store: atoms, interned constants, join indexes, the TSV loader
+//   - config: PSL .data files and JSON configs
 //   - ground: rules x store -> ground potentials and constraints
 //   - hlmrf: the ground problem as flat arrays; the exchange format
 //   - admm: consensus ADMM with a certified lower bound
 //   - lift: color refinement and the lifted problem
 //   - maxsat: weighted MAX-SAT, LP relaxation, derandomised rounding
 //   - mln: Markov logic (Alchemy and Tuffy files) on the same grounder and maxsat
+//   - rrf: recursive random fields
 //   - learn: weight learning (voted perceptron, pseudo-likelihood)
 //   - eval: PSL's evaluators
 //   - pipeline: load, ground, write outputs, evaluate
