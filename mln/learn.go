@@ -77,38 +77,9 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 		}
 		isQuery[q] = true
 	}
-	// Every soft formula with weight 1 gives the ground structure; the
-	// query atoms are all unknowns, their training values kept aside, and
-	// every other predicate is closed (the training world is complete).
-	index := map[*Formula]int{}
-	shape := &Program{Types: prog.Types, TypeOrder: prog.TypeOrder, byName: map[string]*PredDecl{}}
-	for _, d := range prog.Preds {
-		c := *d
-		c.Closed = !isQuery[d.Name]
-		shape.Preds = append(shape.Preds, &c)
-		shape.byName[c.Name] = &c
-	}
-	for i, f := range prog.Formulas {
-		if f.Hard {
-			continue
-		}
-		plus := false
-		walk(f.F, func(n Node) {
-			if a, ok := n.(*Atom); ok {
-				for _, t := range a.Args {
-					plus = plus || t.Plus
-				}
-			}
-		})
-		if plus {
-			return nil, srcpos.Errorf(f.Pos, "weight learning does not support +x formulas yet")
-		}
-		g := *f
-		if !f.Fixed {
-			g.Weight = 1
-		}
-		index[&g] = i
-		shape.Formulas = append(shape.Formulas, &g)
+	shape, index, err := learningShape(prog, isQuery)
+	if err != nil {
+		return nil, err
 	}
 	if len(shape.Formulas) == 0 {
 		return nil, errors.New("mln: no soft formula to learn")
@@ -217,6 +188,44 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	res.PLL = pl.eval(r.X, nil)
 	res.Seconds.Learn = time.Since(start).Seconds()
 	return res, nil
+}
+
+// learningShape copies prog for learning: every soft formula with weight 1
+// (fixed ones keep theirs) gives the ground structure, the query
+// predicates are open and every other predicate closed (the training world
+// is complete). index maps each copied formula to its place in prog.
+func learningShape(prog *Program, isQuery map[string]bool) (*Program, map[*Formula]int, error) {
+	index := map[*Formula]int{}
+	shape := &Program{Types: prog.Types, TypeOrder: prog.TypeOrder, byName: map[string]*PredDecl{}}
+	for _, d := range prog.Preds {
+		c := *d
+		c.Closed = !isQuery[d.Name]
+		shape.Preds = append(shape.Preds, &c)
+		shape.byName[c.Name] = &c
+	}
+	for i, f := range prog.Formulas {
+		if f.Hard {
+			continue
+		}
+		plus := false
+		walk(f.F, func(n Node) {
+			if a, ok := n.(*Atom); ok {
+				for _, t := range a.Args {
+					plus = plus || t.Plus
+				}
+			}
+		})
+		if plus {
+			return nil, nil, srcpos.Errorf(f.Pos, "weight learning does not support +x formulas yet")
+		}
+		g := *f
+		if !f.Fixed {
+			g.Weight = 1
+		}
+		index[&g] = i
+		shape.Formulas = append(shape.Formulas, &g)
+	}
+	return shape, index, nil
 }
 
 // pseudoLikelihood evaluates sum_v log P(x_v | x_-v) and its gradient for
