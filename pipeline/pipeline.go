@@ -174,8 +174,15 @@ func RuleText(r *model.Rule) string {
 // with ".txt".
 func OutputName(p *model.Predicate) string { return strings.ToUpper(p.Name) + ".txt" }
 
+// AsPSL rounds a truth value to the 32-bit float PSL stores it as. Outputs
+// and evaluation use it, so that an exact tie that ADMM leaves at
+// 0.49999999999999994 is written and thresholded as 0.5, as PSL does (its
+// DiscreteEvaluator calls it positive), and results compare with PSL's.
+func AsPSL(v float64) float64 { return float64(float32(v)) }
+
 // WriteValues writes the inferred value of every target atom of p, one line
-// per atom, "arg1<TAB>...<TAB>value", in the store's row order.
+// per atom, "arg1<TAB>...<TAB>value" with the value as PSL's 32-bit float,
+// in the store's row order.
 func WriteValues(w io.Writer, g *ground.Result, p *model.Predicate, values []float64) error {
 	buf := make([]byte, 0, 128)
 	for v, ref := range g.Vars {
@@ -187,7 +194,7 @@ func WriteValues(w io.Writer, g *ground.Result, p *model.Predicate, values []flo
 			buf = append(buf, a...)
 			buf = append(buf, '\t')
 		}
-		buf = strconv.AppendFloat(buf, values[v], 'g', -1, 64)
+		buf = strconv.AppendFloat(buf, AsPSL(values[v]), 'g', -1, 32)
 		buf = append(buf, '\n')
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -374,7 +381,7 @@ func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []fl
 				pv = tab.Value(r)
 			}
 		}
-		atoms = append(atoms, eval.Atom{Args: p.Store.Names(args), Pred: pv, Truth: truth.Value(row)})
+		atoms = append(atoms, eval.Atom{Args: p.Store.Names(args), Pred: AsPSL(pv), Truth: AsPSL(truth.Value(row))})
 	}
 	return atoms
 }

@@ -184,3 +184,33 @@ func TestInferChecksBeforeSolving(t *testing.T) {
 		t.Errorf("empty targets: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestInferTiesAsPSL: a symmetric model leaves every target at an exact
+// tie of 0.5 (ADMM's arithmetic may land a hair below); outputs and the
+// evaluation use PSL's 32-bit value, so the file says 0.5 and
+// DiscreteEvaluator (value >= 0.5 is positive) counts every atom positive.
+func TestInferTiesAsPSL(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"m.psl": "1: Knows(A, B) -> Trusts(A, B) ^2\n1: Knows(A, B) -> !Trusts(A, B) ^2\n1: Trusts(A, B) -> Trusts(B, A) ^2\n",
+		"d.data": "predicates:\n  Knows/2: closed\n  Trusts/2: open\nobservations:\n  Knows: knows.txt\n" +
+			"targets:\n  Trusts: trusts.txt\ntruth:\n  Trusts: truth.txt\n",
+		"knows.txt":  "a\tb\nb\ta\nb\tc\nc\tb\na\tc\nc\ta\n",
+		"trusts.txt": "a\tb\nb\ta\nb\tc\nc\tb\na\tc\nc\ta\n",
+		"truth.txt":  "a\tb\t1\nb\ta\t1\nb\tc\t1\nc\tb\t1\na\tc\t1\nc\ta\t1\n",
+	})
+	out := filepath.Join(dir, "out")
+	code, stdout, errs := runCLI(t, "infer", "-m", filepath.Join(dir, "m.psl"), "-d", filepath.Join(dir, "d.data"),
+		"--eval", "DiscreteEvaluator", "--output", out)
+	if code != 0 || !strings.Contains(stdout, "ACCURACY=1 ") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	text, err := os.ReadFile(filepath.Join(out, "TRUSTS.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+		if !strings.HasSuffix(line, "\t0.5") {
+			t.Errorf("line %q: want the value 0.5", line)
+		}
+	}
+}
