@@ -4,11 +4,12 @@
 // weighted sum of its children (variables, possibly negated, and other
 // features), with weights tied across the groundings of a parfeature.
 //
-// This file holds the propositional (ground) network, its evaluation with
-// cached feature sums, and inference: Gibbs sampling and iterated
-// conditional modes (ICM). Not built yet: the relational file format,
-// grounding parfeatures with summation variables, and weight learning by
-// back-propagated pseudo-likelihood.
+// The package holds the propositional (ground) network, its evaluation with
+// cached feature sums, inference (Gibbs sampling, iterated conditional
+// modes), weight learning by back-propagated pseudo-likelihood, and the
+// conversion of a ground Markov logic network. Not built yet: the
+// relational file format and grounding parfeatures with summation
+// variables.
 //
 // # Normalisation
 //
