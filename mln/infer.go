@@ -58,9 +58,12 @@ type MAPResult struct {
 	Seconds          struct{ Ground, Solve float64 }
 }
 
-// groundClauses grounds the network and reads the ground problem as
-// weighted clauses (variable i of the instance is variable i of g).
-func (net *Network) groundClauses(opt ground.Options) (*ground.Result, *maxsat.Instance, error) {
+// GroundClauses grounds the network and reads the ground problem as
+// weighted clauses (variable i of the instance is variable i of g). Clause
+// c < g.Problem.NumPotentials() was grounded from rule g.Problem.Group[c] of
+// net.Model (net.Clauses says which formula that is); the hard clauses
+// follow, from rules g.Problem.CGroup.
+func (net *Network) GroundClauses(opt ground.Options) (*ground.Result, *maxsat.Instance, error) {
 	g, err := ground.Ground(net.Model, net.Store, opt)
 	if err != nil {
 		return nil, nil, err
@@ -76,7 +79,7 @@ func (net *Network) groundClauses(opt ground.Options) (*ground.Result, *maxsat.I
 // unknown atoms by the chosen MAX-SAT method.
 func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error) {
 	start := time.Now()
-	g, in, err := net.groundClauses(opt.Ground)
+	g, in, err := net.GroundClauses(opt.Ground)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +156,7 @@ type MarginalResult struct {
 // that the hard clauses hold) or Gibbs sampling (from all false).
 func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOptions, so SampleOptions) (*MarginalResult, error) {
 	start := time.Now()
-	g, in, err := net.groundClauses(mapOpt.Ground)
+	g, in, err := net.GroundClauses(mapOpt.Ground)
 	if err != nil {
 		return nil, err
 	}

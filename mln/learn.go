@@ -101,7 +101,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if err != nil {
 		return nil, err
 	}
-	g, in, err := net.groundClauses(opt.Ground)
+	g, in, err := net.GroundClauses(opt.Ground)
 	if err != nil {
 		return nil, err
 	}

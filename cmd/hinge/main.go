@@ -108,6 +108,7 @@ func newRoot() *cobra.Command {
 		newMaxsatCmd(),
 		newLearnCmd(),
 		newMLNCmd(),
+		newRRFCmd(),
 	)
 	return root
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/maxsat"
@@ -34,15 +35,118 @@ weighted MAX-SAT with a certified bound.`,
 	return cmd
 }
 
+// mlnInputs are the flags that name a Markov logic network and its
+// evidence, shared by hinge mln infer and hinge rrf infer.
+type mlnInputs struct {
+	input, queryFile, folder string
+	evidence, query, open    []string
+}
+
+func (in *mlnInputs) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&in.input, "input", "i", "", "Markov logic program (.mln)")
+	f.StringSliceVarP(&in.evidence, "evidence", "e", nil, "evidence file(s) (.db; repeatable or comma-separated)")
+	f.StringSliceVarP(&in.query, "query", "q", nil, "query predicate(s) (repeatable or comma-separated)")
+	f.StringVar(&in.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant")
+	f.StringSliceVarP(&in.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -o; ignored when the program marks closed ones with '*')")
+	f.StringVar(&in.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
+}
+
+// network reads the program and evidence and binds them (opt's query and
+// open lists are filled from the flags); with --folder it also returns the
+// query atoms with their truth. Every failure is bad input.
+func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, error) {
+	var prog *mln.Program
+	var evidence, queries []mln.GroundAtom
+	opt.Query, opt.Open = in.query, in.open
+	switch {
+	case in.folder != "" && (in.input != "" || len(in.evidence) > 0):
+		return nil, nil, badInput(errors.New("give either --folder or -i/-e, not both"))
+	case in.folder != "":
+		fo, err := mln.ReadFolder(in.folder)
+		if err != nil {
+			return nil, nil, badInput(err)
+		}
+		prog, evidence, queries = fo.Program, fo.Evidence, fo.Queries
+		for _, q := range queries {
+			opt.Query = append(opt.Query, q.Pred)
+		}
+	case in.input == "":
+		return nil, nil, badInput(errors.New("give the program with -i PROG.mln (and evidence with -e), or --folder DIR"))
+	default:
+		var err error
+		if prog, err = mln.ReadProgram(in.input); err != nil {
+			return nil, nil, badInput(err)
+		}
+		for _, e := range in.evidence {
+			ev, err := mln.ReadAtoms(e, prog, false)
+			if err != nil {
+				return nil, nil, badInput(err)
+			}
+			evidence = append(evidence, ev...)
+		}
+		if in.queryFile != "" {
+			qs, err := mln.ReadAtoms(in.queryFile, prog, true)
+			if err != nil {
+				return nil, nil, badInput(err)
+			}
+			opt.QueryAtoms = qs
+		}
+	}
+	net, err := mln.Build(prog, evidence, opt)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	return net, queries, nil
+}
+
+// queryLines formats every unknown atom of the query predicates, sorted:
+// format takes the atom and its value.
+func queryLines(g *ground.Result, net *mln.Network, values []float64, format string) []string {
+	var lines []string
+	for v, ref := range g.Vars {
+		if net.Query[ref.Pred.Index] {
+			lines = append(lines, fmt.Sprintf(format, mln.AtomString(ref.Pred.Name, g.Args(v)), values[v]))
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// queryAccuracy is the fraction of the query atoms (with their truth) whose
+// 0/1 value in values matches; ok is false when there are none.
+func queryAccuracy(queries []mln.GroundAtom, g *ground.Result, net *mln.Network, values []float64) (acc float64, ok bool) {
+	if len(queries) == 0 {
+		return 0, false
+	}
+	value := map[string]float64{}
+	for v, ref := range g.Vars {
+		if net.Query[ref.Pred.Index] {
+			value[mln.AtomString(ref.Pred.Name, g.Args(v))] = values[v]
+		}
+	}
+	right := 0
+	for _, q := range queries {
+		args := make([]string, len(q.Args))
+		for i, t := range q.Args {
+			args[i] = t.Name
+		}
+		if v, ok := value[mln.AtomString(q.Pred, args)]; ok && (v >= 0.5) == (q.Value >= 0.5) {
+			right++
+		}
+	}
+	return float64(right) / float64(len(queries)), true
+}
+
 type mlnInferOptions struct {
-	input, queryFile, folder, result, report, method string
-	evidence, query, open                            []string
-	flips, samples, burnIn                           int
-	hardWeight                                       float64
-	marginal, mapFlag                                bool
-	seed                                             uint64
-	quiet                                            bool
-	admm                                             admm.Options
+	mlnInputs
+	result, report, method string
+	flips, samples, burnIn int
+	hardWeight             float64
+	marginal, mapFlag      bool
+	seed                   uint64
+	quiet                  bool
+	admm                   admm.Options
 }
 
 // mlnReport is the --report JSON of hinge mln infer.
@@ -93,13 +197,8 @@ program the query predicates and --open ones are open and all others closed
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	o.mlnInputs.add(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&o.input, "input", "i", "", "Markov logic program (.mln)")
-	f.StringSliceVarP(&o.evidence, "evidence", "e", nil, "evidence file(s) (.db; repeatable or comma-separated)")
-	f.StringSliceVarP(&o.query, "query", "q", nil, "query predicate(s) (repeatable or comma-separated)")
-	f.StringVar(&o.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant")
-	f.StringSliceVarP(&o.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -o; ignored when the program marks closed ones with '*')")
-	f.StringVar(&o.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
 	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: mcsat (default) or gibbs")
 	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
@@ -145,46 +244,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.marginal && (o.samples <= 0 || o.burnIn < 0) {
 		return badInput(fmt.Errorf("--samples %d must be > 0 and --burn-in %d >= 0", o.samples, o.burnIn))
 	}
-	var prog *mln.Program
-	var evidence, queries []mln.GroundAtom
-	opt := mln.Options{Query: o.query, Open: o.open, HardWeight: o.hardWeight}
-	switch {
-	case o.folder != "" && (o.input != "" || len(o.evidence) > 0):
-		return badInput(errors.New("give either --folder or -i/-e, not both"))
-	case o.folder != "":
-		fo, err := mln.ReadFolder(o.folder)
-		if err != nil {
-			return badInput(err)
-		}
-		prog, evidence, queries = fo.Program, fo.Evidence, fo.Queries
-		for _, q := range queries {
-			opt.Query = append(opt.Query, q.Pred)
-		}
-	case o.input == "":
-		return badInput(errors.New("give the program with -i PROG.mln (and evidence with -e), or --folder DIR"))
-	default:
-		var err error
-		if prog, err = mln.ReadProgram(o.input); err != nil {
-			return badInput(err)
-		}
-		for _, e := range o.evidence {
-			ev, err := mln.ReadAtoms(e, prog, false)
-			if err != nil {
-				return badInput(err)
-			}
-			evidence = append(evidence, ev...)
-		}
-		if o.queryFile != "" {
-			qs, err := mln.ReadAtoms(o.queryFile, prog, true)
-			if err != nil {
-				return badInput(err)
-			}
-			opt.QueryAtoms = qs
-		}
-	}
-	net, err := mln.Build(prog, evidence, opt)
+	net, queries, err := o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight})
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	load := time.Since(start).Seconds()
 
@@ -216,29 +278,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 
 	// The query atoms' values, and the accuracy on atoms with a known truth.
-	value := map[string]float64{}
-	var lines []string
-	for v, ref := range g.Vars {
-		if !net.Query[ref.Pred.Index] {
-			continue
-		}
-		k := mln.AtomString(ref.Pred.Name, g.Args(v))
-		value[k] = res.Values[v]
-		lines = append(lines, fmt.Sprintf("%s %g", k, res.Values[v]))
-	}
-	sort.Strings(lines)
-	if len(queries) > 0 {
-		right := 0
-		for _, q := range queries {
-			args := make([]string, len(q.Args))
-			for i, t := range q.Args {
-				args[i] = t.Name
-			}
-			if v, ok := value[mln.AtomString(q.Pred, args)]; ok && v == q.Value {
-				right++
-			}
-		}
-		acc := float64(right) / float64(len(queries))
+	lines := queryLines(g, net, res.Values, "%s %g")
+	if acc, ok := queryAccuracy(queries, g, net, res.Values); ok {
 		rep.Accuracy, rep.Queries = &acc, len(queries)
 	}
 	write := func(w io.Writer) error { return writeLines(w, lines) }
@@ -287,13 +328,7 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		return badInput(err)
 	}
 	g := res.Ground
-	var lines []string
-	for v, ref := range g.Vars {
-		if net.Query[ref.Pred.Index] {
-			lines = append(lines, fmt.Sprintf("%s %.4f", mln.AtomString(ref.Pred.Name, g.Args(v)), res.Probs[v]))
-		}
-	}
-	sort.Strings(lines)
+	lines := queryLines(g, net, res.Probs, "%s %.4f")
 	write := func(w io.Writer) error { return writeLines(w, lines) }
 	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s; %s: %d samples after %d burn-in in %.3f s\n",
 		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Seconds.Ground,

@@ -123,3 +123,22 @@ func TestMLNLearn(t *testing.T) {
 		t.Errorf("no query: exit %d, %s", code, errs)
 	}
 }
+
+// TestRRFInfer: the RRF of a Markov logic network gives the network's MAP
+// world by ICM and close marginals by Gibbs sampling.
+func TestRRFInfer(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "prog.mln", mlnSmokers)
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
+	code, stdout, errs := runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--method", "icm")
+	if want := "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\nSmokes(Bob) 1\nSmokes(Carl) 1\n"; code != 0 || stdout != want {
+		t.Errorf("icm: exit %d\n%s\nwant\n%s%s", code, stdout, want, errs)
+	}
+	code, stdout, errs = runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--samples", "3000")
+	if code != 0 || !strings.HasPrefix(stdout, "Cancer(Anna) 0.") {
+		t.Errorf("gibbs: exit %d\n%s%s", code, stdout, errs)
+	}
+	if code, _, errs := runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", "mcsat"); code != 2 || !strings.Contains(errs, "want icm or gibbs") {
+		t.Errorf("bad method: exit %d, %s", code, errs)
+	}
+}
