@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -142,7 +143,7 @@ func (t Term) String() string {
 	case t.IsVar || isPlainConstant(t.Name):
 		return t.Name
 	}
-	return quoteConstant(t.Name)
+	return lex.Quote(t.Name)
 }
 
 // isPlainConstant reports whether a constant can be written without quotes.
@@ -161,10 +162,4 @@ func isPlainConstant(s string) bool {
 		}
 	}
 	return true
-}
-
-// quoteConstant writes s as a double-quoted constant, escaping '"' and '\'.
-func quoteConstant(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
-	return `"` + r.Replace(s) + `"`
 }

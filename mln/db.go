@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -31,38 +32,38 @@ func ReadAtoms(path string, prog *Program, allowVars bool) ([]GroundAtom, error)
 
 // ParseAtoms is ReadAtoms on text; name is used in positions.
 func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]GroundAtom, error) {
-	sts, err := statements(name, text)
+	sts, err := lex.Statements(name, text)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]GroundAtom, 0, len(sts))
 	for _, st := range sts {
-		toks, err := lex(st.text, st.pos)
+		toks, err := lex.Lex(st.Text, st.Pos, puncts)
 		if err != nil {
 			return nil, err
 		}
-		ps := &parser{toks: toks}
-		ga := GroundAtom{Value: 1, Pos: st.pos}
-		if t := ps.peek(); t.kind == tNumber && isWeight(t.text) && ps.toks[1].kind == tIdent {
-			v, err := strconv.ParseFloat(t.text, 64)
+		ps := &parser{lex.Parser{Toks: toks}}
+		ga := GroundAtom{Value: 1, Pos: st.Pos}
+		if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) && ps.Toks[1].Kind == lex.Ident {
+			v, err := strconv.ParseFloat(t.Text, 64)
 			if err != nil || !(v >= 0 && v <= 1) {
-				return nil, srcpos.Errorf(t.pos, "truth value %q must be a number in [0,1]", clip(t.text))
+				return nil, srcpos.Errorf(t.Pos, "truth value %q must be a number in [0,1]", lex.Clip(t.Text))
 			}
 			ga.Value = v
-			ps.next()
-		} else if ps.accept("!") {
+			ps.Next()
+		} else if ps.Accept("!") {
 			ga.Value = 0
 		}
-		t := ps.peek()
-		if t.kind != tIdent || !(ps.toks[ps.i+1].kind == tPunct && ps.toks[ps.i+1].text == "(") {
-			return nil, srcpos.Errorf(t.pos, "expected a ground atom Pred(A, B), found %s", describe(t))
+		t := ps.Peek()
+		if t.Kind != lex.Ident || !(ps.Toks[ps.I+1].Kind == lex.Punct && ps.Toks[ps.I+1].Text == "(") {
+			return nil, srcpos.Errorf(t.Pos, "expected a ground atom Pred(A, B), found %s", lex.Describe(t))
 		}
 		n, err := ps.atom()
 		if err != nil {
 			return nil, err
 		}
-		if t := ps.peek(); t.kind != tEOF {
-			return nil, srcpos.Errorf(t.pos, "unexpected %s after the atom", describe(t))
+		if t := ps.Peek(); t.Kind != lex.EOF {
+			return nil, srcpos.Errorf(t.Pos, "unexpected %s after the atom", lex.Describe(t))
 		}
 		a := n.(*Atom)
 		if err := prog.checkFormula(a); err != nil {

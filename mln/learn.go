@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -73,7 +74,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	isQuery := map[string]bool{}
 	for _, q := range query {
 		if prog.Pred(q) == nil {
-			return nil, fmt.Errorf("query predicate %s is not declared in the program", clip(q))
+			return nil, fmt.Errorf("query predicate %s is not declared in the program", lex.Clip(q))
 		}
 		isQuery[q] = true
 	}
@@ -378,14 +379,14 @@ func WithWeights(path string, src []byte, prog *Program, weights []float64, lear
 		rest := line[at:]
 		w := strconv.FormatFloat(weights[i], 'g', 6, 64)
 		// The first token, read with comments removed, is the weight if any.
-		var first token
-		if sts, err := statements(path, []byte(rest)); err == nil && len(sts) > 0 {
-			if toks, err := lex(sts[0].text, f.Pos); err == nil {
+		var first lex.Token
+		if sts, err := lex.Statements(path, []byte(rest)); err == nil && len(sts) > 0 {
+			if toks, err := lex.Lex(sts[0].Text, f.Pos, puncts); err == nil {
 				first = toks[0]
 			}
 		}
-		if first.kind == tNumber && isWeight(first.text) && strings.HasPrefix(rest, first.text) {
-			rest = w + rest[len(first.text):]
+		if first.Kind == lex.Number && isWeight(first.Text) && strings.HasPrefix(rest, first.Text) {
+			rest = w + rest[len(first.Text):]
 		} else {
 			rest = w + " " + rest
 		}

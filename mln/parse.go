@@ -1,14 +1,20 @@
 package mln
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/srcpos"
 )
+
+// parser reads one statement's tokens with the Markov logic grammar.
+type parser struct{ lex.Parser }
+
+// puncts is the punctuation of Markov logic, longest first.
+var puncts = []string{"<=>", "...", "=>", "!=", "(", ")", ",", "!", "^", "=", "{", "}", ".", "+", "*", "@"}
 
 // maxIncludeDepth bounds #include nesting (and so include cycles).
 const maxIncludeDepth = 16
@@ -48,25 +54,25 @@ func (p *Program) readFile(path string, depth int, from srcpos.Position) error {
 }
 
 func (p *Program) parse(name string, text []byte, depth int) error {
-	lines, err := statements(name, text)
+	lines, err := lex.Statements(name, text)
 	if err != nil {
 		return err
 	}
 	for _, st := range lines {
-		if rest, ok := strings.CutPrefix(st.text, "#include"); ok {
+		if rest, ok := strings.CutPrefix(st.Text, "#include"); ok {
 			file, err := strconv.Unquote(strings.TrimSpace(rest))
 			if err != nil {
-				return srcpos.Errorf(st.pos, "#include wants a quoted file name, found %q", clip(strings.TrimSpace(rest)))
+				return srcpos.Errorf(st.Pos, "#include wants a quoted file name, found %q", lex.Clip(strings.TrimSpace(rest)))
 			}
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(filepath.Dir(name), file)
 			}
-			if err := p.readFile(file, depth+1, st.pos); err != nil {
+			if err := p.readFile(file, depth+1, st.Pos); err != nil {
 				return err
 			}
 			continue
 		}
-		toks, err := lex(st.text, st.pos)
+		toks, err := lex.Lex(st.Text, st.Pos, puncts)
 		if err != nil {
 			return err
 		}
@@ -77,237 +83,11 @@ func (p *Program) parse(name string, text []byte, depth int) error {
 	return nil
 }
 
-// statement is one line of a file, comments removed.
-type statement struct {
-	text string
-	pos  srcpos.Position // of the line's first character
-}
-
-// statements splits text into non-empty lines without comments ('//' to the
-// end of the line, '/* ... */' possibly over several lines; neither inside
-// a double-quoted string).
-func statements(name string, text []byte) ([]statement, error) {
-	var out []statement
-	var cur strings.Builder
-	line, col := 1, 1
-	var start, blockStart, strStart srcpos.Position
-	started := false // a non-blank character of the statement is in cur
-	inBlock, inString := false, false
-	here := func() srcpos.Position { return srcpos.Position{File: name, Line: line, Col: col} }
-	write := func(c byte) {
-		if !started && c != ' ' && c != '\t' && c != '\r' {
-			started, start = true, here()
-		}
-		if started {
-			cur.WriteByte(c)
-		}
-	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == 0:
-			return nil, srcpos.Errorf(here(), "NUL byte: not a text file")
-		case inBlock:
-			if c == '*' && i+1 < len(text) && text[i+1] == '/' {
-				inBlock = false
-				i++
-				col++
-				write(' ')
-				write(' ')
-			} else if c != '\n' {
-				write(' ')
-			}
-		case inString:
-			write(c)
-			if c == '\\' && i+1 < len(text) && text[i+1] != '\n' {
-				i++
-				col++
-				write(text[i])
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString, strStart = true, here()
-			write(c)
-		case c == '/' && i+1 < len(text) && text[i+1] == '/':
-			for i+1 < len(text) && text[i+1] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(text) && text[i+1] == '*':
-			inBlock, blockStart = true, here()
-			i++
-			col++
-			write(' ')
-			write(' ')
-		case c != '\n':
-			write(c)
-		}
-		if c == '\n' {
-			if inString {
-				return nil, srcpos.Errorf(strStart, "string not closed before the end of the line")
-			}
-			if !inBlock {
-				if s := strings.TrimRight(cur.String(), " \t\r"); s != "" {
-					out = append(out, statement{text: s, pos: start})
-				}
-				cur.Reset()
-				started = false
-			}
-			line, col = line+1, 1
-			continue
-		}
-		col++
-	}
-	if inBlock {
-		return nil, srcpos.Errorf(blockStart, "comment /* not closed")
-	}
-	if inString {
-		return nil, srcpos.Errorf(strStart, "string not closed")
-	}
-	if s := strings.TrimRight(cur.String(), " \t\r"); s != "" {
-		out = append(out, statement{text: s, pos: start})
-	}
-	return out, nil
-}
-
-// token kinds
-const (
-	tIdent = iota
-	tNumber
-	tString
-	tPunct
-	tEOF
-)
-
-type token struct {
-	kind int
-	text string // identifier, number text, unquoted string, or punctuation
-	pos  srcpos.Position
-}
-
-// puncts lists the punctuation, longest first.
-var puncts = []string{"<=>", "...", "=>", "!=", "(", ")", ",", "!", "^", "=", "{", "}", ".", "+", "*", "@"}
-
-// lex splits one statement into tokens.
-func lex(s string, pos srcpos.Position) ([]token, error) {
-	var out []token
-	at := func(i int) srcpos.Position { p := pos; p.Col += i; return p }
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r':
-			i++
-		case c >= '0' && c <= '9' || (c == '-' || c == '.') && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i + 1
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && !strings.HasPrefix(s[j:], "...") ||
-				s[j] == 'e' || s[j] == 'E' || (s[j] == '-' || s[j] == '+') && (s[j-1] == 'e' || s[j-1] == 'E')) {
-				j++
-			}
-			// A digit run followed by letters is an identifier-like constant (4th, 1a).
-			for j < len(s) && isIdentByte(s[j]) {
-				j++
-			}
-			out = append(out, token{tNumber, s[i:j], at(i)})
-			i = j
-		case isIdentByte(c):
-			j := i + 1
-			for j < len(s) && isIdentByte(s[j]) {
-				j++
-			}
-			out = append(out, token{tIdent, s[i:j], at(i)})
-			i = j
-		case c == '"':
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
-				return nil, srcpos.Errorf(at(i), "string not closed")
-			}
-			v, err := strconv.Unquote(s[i : j+1])
-			if err != nil {
-				return nil, srcpos.Errorf(at(i), "bad string %s: %v", clip(s[i:j+1]), err)
-			}
-			out = append(out, token{tString, v, at(i)})
-			i = j + 1
-		default:
-			matched := false
-			for _, p := range puncts {
-				if strings.HasPrefix(s[i:], p) {
-					out = append(out, token{tPunct, p, at(i)})
-					i += len(p)
-					matched = true
-					break
-				}
-			}
-			if !matched {
-				return nil, srcpos.Errorf(at(i), "unexpected character %q", clip(s[i:i+1]))
-			}
-		}
-	}
-	return append(out, token{tEOF, "", at(len(s))}), nil
-}
-
-func isIdentByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '\'' || c >= 0x80
-}
-
-// clip shortens echoed input for messages.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
-
-// parser reads one statement's tokens.
-type parser struct {
-	toks []token
-	i    int
-}
-
-func (ps *parser) peek() token { return ps.toks[ps.i] }
-func (ps *parser) next() token {
-	t := ps.toks[ps.i]
-	if t.kind != tEOF {
-		ps.i++
-	}
-	return t
-}
-func (ps *parser) isPunct(p string) bool { t := ps.peek(); return t.kind == tPunct && t.text == p }
-func (ps *parser) accept(p string) bool {
-	if ps.isPunct(p) {
-		ps.i++
-		return true
-	}
-	return false
-}
-func (ps *parser) expect(p, what string) (token, error) {
-	t := ps.peek()
-	if !ps.accept(p) {
-		return t, srcpos.Errorf(t.pos, "expected %q %s, found %s", p, what, describe(t))
-	}
-	return t, nil
-}
-
-func describe(t token) string {
-	switch t.kind {
-	case tEOF:
-		return "the end of the line"
-	case tString:
-		return quoteConstant(clip(t.text))
-	}
-	return fmt.Sprintf("%q", clip(t.text))
-}
-
 // statement parses a type declaration, a predicate declaration or a formula.
-func (p *Program) statement(toks []token, st statement) error {
-	ps := &parser{toks: toks}
+func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
+	ps := &parser{lex.Parser{Toks: toks}}
 	// Type declaration: name = { ... }
-	if len(toks) > 2 && toks[0].kind == tIdent && toks[1].kind == tPunct && toks[1].text == "=" && toks[2].kind == tPunct && toks[2].text == "{" {
+	if len(toks) > 2 && toks[0].Kind == lex.Ident && toks[1].Kind == lex.Punct && toks[1].Text == "=" && toks[2].Kind == lex.Punct && toks[2].Text == "{" {
 		return p.typeDecl(ps)
 	}
 	if d, ok, err := p.predDecl(ps); ok || err != nil {
@@ -321,37 +101,37 @@ func (p *Program) statement(toks []token, st statement) error {
 		p.Preds = append(p.Preds, d)
 		return nil
 	}
-	ps.i = 0
-	f := &Formula{Pos: st.pos, Text: st.text}
-	if ps.accept("@") {
+	ps.I = 0
+	f := &Formula{Pos: st.Pos, Text: st.Text}
+	if ps.Accept("@") {
 		f.Fixed = true
-		if t := ps.peek(); t.kind != tNumber || !isWeight(t.text) {
-			return srcpos.Errorf(t.pos, "'@' must be followed by a weight (Tuffy's fixed weight), found %s", describe(t))
+		if t := ps.Peek(); t.Kind != lex.Number || !isWeight(t.Text) {
+			return srcpos.Errorf(t.Pos, "'@' must be followed by a weight (Tuffy's fixed weight), found %s", lex.Describe(t))
 		}
 	}
-	if t := ps.peek(); t.kind == tNumber && isWeight(t.text) {
-		w, err := strconv.ParseFloat(t.text, 64)
+	if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) {
+		w, err := strconv.ParseFloat(t.Text, 64)
 		if err != nil || w != w {
-			return srcpos.Errorf(t.pos, "bad weight %q", clip(t.text))
+			return srcpos.Errorf(t.Pos, "bad weight %q", lex.Clip(t.Text))
 		}
 		if w > 1e300 || w < -1e300 {
-			return srcpos.Errorf(t.pos, "weight %q is not finite", clip(t.text))
+			return srcpos.Errorf(t.Pos, "weight %q is not finite", lex.Clip(t.Text))
 		}
 		f.Weight = w
-		ps.next()
+		ps.Next()
 	}
 	n, err := ps.formula()
 	if err != nil {
 		return err
 	}
-	if ps.accept(".") {
+	if ps.Accept(".") {
 		f.Hard = true
-		if f.Fixed || ps.toks[0].kind == tNumber && isWeight(ps.toks[0].text) {
-			return srcpos.Errorf(ps.toks[0].pos, "a hard formula (ending in '.') takes no weight")
+		if f.Fixed || ps.Toks[0].Kind == lex.Number && isWeight(ps.Toks[0].Text) {
+			return srcpos.Errorf(ps.Toks[0].Pos, "a hard formula (ending in '.') takes no weight")
 		}
 	}
-	if t := ps.peek(); t.kind != tEOF {
-		return srcpos.Errorf(t.pos, "unexpected %s after the formula", describe(t))
+	if t := ps.Peek(); t.Kind != lex.EOF {
+		return srcpos.Errorf(t.Pos, "unexpected %s after the formula", lex.Describe(t))
 	}
 	f.F = n
 	if err := p.checkFormula(n); err != nil {
@@ -369,104 +149,104 @@ func isWeight(s string) bool {
 }
 
 func (p *Program) typeDecl(ps *parser) error {
-	name := ps.next()
-	ps.next() // =
-	ps.next() // {
-	if _, ok := p.Types[name.text]; ok {
-		return srcpos.Errorf(name.pos, "type %s declared again", name.text)
+	name := ps.Next()
+	ps.Next() // =
+	ps.Next() // {
+	if _, ok := p.Types[name.Text]; ok {
+		return srcpos.Errorf(name.Pos, "type %s declared again", name.Text)
 	}
 	var consts []string
-	for !ps.isPunct("}") {
-		t := ps.next()
+	for !ps.IsPunct("}") {
+		t := ps.Next()
 		switch {
-		case t.kind == tPunct && t.text == "...":
+		case t.Kind == lex.Punct && t.Text == "...":
 			// 1, ..., 10: an integer range between the previous and next constants.
 			if len(consts) == 0 {
-				return srcpos.Errorf(t.pos, "'...' needs a first integer before it")
+				return srcpos.Errorf(t.Pos, "'...' needs a first integer before it")
 			}
 			lo, err1 := strconv.Atoi(consts[len(consts)-1])
-			if !ps.accept(",") {
-				return srcpos.Errorf(ps.peek().pos, "expected ',' after '...'")
+			if !ps.Accept(",") {
+				return srcpos.Errorf(ps.Peek().Pos, "expected ',' after '...'")
 			}
-			hiTok := ps.next()
-			hi, err2 := strconv.Atoi(hiTok.text)
+			hiTok := ps.Next()
+			hi, err2 := strconv.Atoi(hiTok.Text)
 			if err1 != nil || err2 != nil || hi < lo {
-				return srcpos.Errorf(t.pos, "'...' ranges over integers: {1, ..., 10}")
+				return srcpos.Errorf(t.Pos, "'...' ranges over integers: {1, ..., 10}")
 			}
 			if hi-lo > 1<<24 {
-				return srcpos.Errorf(t.pos, "range of %d integers is too large", hi-lo)
+				return srcpos.Errorf(t.Pos, "range of %d integers is too large", hi-lo)
 			}
 			for v := lo + 1; v <= hi; v++ {
 				consts = append(consts, strconv.Itoa(v))
 			}
-		case t.kind == tIdent || t.kind == tNumber || t.kind == tString:
-			consts = append(consts, t.text)
+		case t.Kind == lex.Ident || t.Kind == lex.Number || t.Kind == lex.String:
+			consts = append(consts, t.Text)
 		default:
-			return srcpos.Errorf(t.pos, "expected a constant in the type's list, found %s", describe(t))
+			return srcpos.Errorf(t.Pos, "expected a constant in the type's list, found %s", lex.Describe(t))
 		}
-		if !ps.accept(",") && !ps.isPunct("}") {
-			t := ps.peek()
-			return srcpos.Errorf(t.pos, "expected ',' or '}', found %s", describe(t))
+		if !ps.Accept(",") && !ps.IsPunct("}") {
+			t := ps.Peek()
+			return srcpos.Errorf(t.Pos, "expected ',' or '}', found %s", lex.Describe(t))
 		}
 	}
-	ps.next()
-	if t := ps.peek(); t.kind != tEOF {
-		return srcpos.Errorf(t.pos, "unexpected %s after the type declaration", describe(t))
+	ps.Next()
+	if t := ps.Peek(); t.Kind != lex.EOF {
+		return srcpos.Errorf(t.Pos, "unexpected %s after the type declaration", lex.Describe(t))
 	}
-	p.Types[name.text] = consts
-	p.TypeOrder = append(p.TypeOrder, name.text)
+	p.Types[name.Text] = consts
+	p.TypeOrder = append(p.TypeOrder, name.Text)
 	return nil
 }
 
 // predDecl recognises [*]Name(type[!], ...) of an undeclared predicate. ok
 // is false (and the tokens are not consumed) when the statement is not one.
 func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
-	toks := ps.toks
+	toks := ps.Toks
 	i := 0
 	closed := false
-	if toks[0].kind == tPunct && toks[0].text == "*" {
+	if toks[0].Kind == lex.Punct && toks[0].Text == "*" {
 		closed = true
 		i++
 	}
-	if i+1 >= len(toks) || toks[i].kind != tIdent || toks[i+1].kind != tPunct || toks[i+1].text != "(" {
+	if i+1 >= len(toks) || toks[i].Kind != lex.Ident || toks[i+1].Kind != lex.Punct || toks[i+1].Text != "(" {
 		if closed {
-			return nil, true, srcpos.Errorf(toks[0].pos, "'*' must be followed by a predicate declaration Name(type, ...)")
+			return nil, true, srcpos.Errorf(toks[0].Pos, "'*' must be followed by a predicate declaration Name(type, ...)")
 		}
 		return nil, false, nil
 	}
 	name := toks[i]
-	if p.byName[name.text] != nil && !closed {
+	if p.byName[name.Text] != nil && !closed {
 		return nil, false, nil // a formula over a declared predicate
 	}
-	d := &PredDecl{Name: name.text, Closed: closed, Pos: name.pos}
+	d := &PredDecl{Name: name.Text, Closed: closed, Pos: name.Pos}
 	j := i + 2
 	for {
 		t := toks[j]
-		if t.kind != tIdent || t.text == "v" {
+		if t.Kind != lex.Ident || t.Text == "v" {
 			if closed {
-				return nil, true, srcpos.Errorf(t.pos, "predicate declaration: expected a type name, found %s", describe(t))
+				return nil, true, srcpos.Errorf(t.Pos, "predicate declaration: expected a type name, found %s", lex.Describe(t))
 			}
 			return nil, false, nil
 		}
-		d.Types = append(d.Types, t.text)
+		d.Types = append(d.Types, t.Text)
 		j++
-		u := toks[j].kind == tPunct && toks[j].text == "!"
+		u := toks[j].Kind == lex.Punct && toks[j].Text == "!"
 		if u {
 			j++
 		}
 		d.Unique = append(d.Unique, u)
-		if toks[j].kind == tPunct && toks[j].text == "," {
+		if toks[j].Kind == lex.Punct && toks[j].Text == "," {
 			j++
 			continue
 		}
-		if toks[j].kind == tPunct && toks[j].text == ")" && toks[j+1].kind == tEOF {
-			if p.byName[name.text] != nil {
-				return nil, true, srcpos.Errorf(name.pos, "predicate %s declared again (first at %s)", name.text, p.byName[name.text].Pos)
+		if toks[j].Kind == lex.Punct && toks[j].Text == ")" && toks[j+1].Kind == lex.EOF {
+			if p.byName[name.Text] != nil {
+				return nil, true, srcpos.Errorf(name.Pos, "predicate %s declared again (first at %s)", name.Text, p.byName[name.Text].Pos)
 			}
 			return d, true, nil
 		}
 		if closed {
-			return nil, true, srcpos.Errorf(toks[j].pos, "predicate declaration: expected ',' or ')' ending the line, found %s", describe(toks[j]))
+			return nil, true, srcpos.Errorf(toks[j].Pos, "predicate declaration: expected ',' or ')' ending the line, found %s", lex.Describe(toks[j]))
 		}
 		return nil, false, nil
 	}
@@ -474,33 +254,33 @@ func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
 
 // formula = quant | equiv
 func (ps *parser) formula() (Node, error) {
-	if t := ps.peek(); t.kind == tIdent && (t.text == "EXIST" || t.text == "FORALL" || t.text == "EXISTS") {
+	if t := ps.Peek(); t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL" || t.Text == "EXISTS") {
 		return ps.quant()
 	}
 	x, err := ps.implies()
 	if err != nil {
 		return nil, err
 	}
-	if t := ps.peek(); ps.accept("<=>") {
+	if t := ps.Peek(); ps.Accept("<=>") {
 		y, err := ps.formula()
 		if err != nil {
 			return nil, err
 		}
-		return &Binary{Op: "<=>", X: x, Y: y, P: t.pos}, nil
+		return &Binary{Op: "<=>", X: x, Y: y, P: t.Pos}, nil
 	}
 	return x, nil
 }
 
 func (ps *parser) quant() (Node, error) {
-	t := ps.next()
-	q := &Quant{Exist: t.text != "FORALL", P: t.pos}
+	t := ps.Next()
+	q := &Quant{Exist: t.Text != "FORALL", P: t.Pos}
 	for {
-		v := ps.next()
-		if v.kind != tIdent || !isVariable(v.text) {
-			return nil, srcpos.Errorf(v.pos, "%s: expected a variable (lower-case), found %s", t.text, describe(v))
+		v := ps.Next()
+		if v.Kind != lex.Ident || !isVariable(v.Text) {
+			return nil, srcpos.Errorf(v.Pos, "%s: expected a variable (lower-case), found %s", t.Text, lex.Describe(v))
 		}
-		q.Vars = append(q.Vars, v.text)
-		if !ps.accept(",") {
+		q.Vars = append(q.Vars, v.Text)
+		if !ps.Accept(",") {
 			break
 		}
 	}
@@ -517,12 +297,12 @@ func (ps *parser) implies() (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := ps.peek(); ps.accept("=>") {
+	if t := ps.Peek(); ps.Accept("=>") {
 		y, err := ps.formulaNoEquiv()
 		if err != nil {
 			return nil, err
 		}
-		return &Binary{Op: "=>", X: x, Y: y, P: t.pos}, nil
+		return &Binary{Op: "=>", X: x, Y: y, P: t.Pos}, nil
 	}
 	return x, nil
 }
@@ -530,7 +310,7 @@ func (ps *parser) implies() (Node, error) {
 // formulaNoEquiv is the right side of =>: a quantifier or another
 // implication (right associative), not a <=> (which binds more loosely).
 func (ps *parser) formulaNoEquiv() (Node, error) {
-	if t := ps.peek(); t.kind == tIdent && (t.text == "EXIST" || t.text == "FORALL" || t.text == "EXISTS") {
+	if t := ps.Peek(); t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL" || t.Text == "EXISTS") {
 		return ps.quant()
 	}
 	return ps.implies()
@@ -542,16 +322,16 @@ func (ps *parser) or() (Node, error) {
 		return nil, err
 	}
 	for {
-		t := ps.peek()
-		if t.kind != tIdent || t.text != "v" {
+		t := ps.Peek()
+		if t.Kind != lex.Ident || t.Text != "v" {
 			return x, nil
 		}
-		ps.next()
+		ps.Next()
 		y, err := ps.and()
 		if err != nil {
 			return nil, err
 		}
-		x = &Binary{Op: "v", X: x, Y: y, P: t.pos}
+		x = &Binary{Op: "v", X: x, Y: y, P: t.Pos}
 	}
 }
 
@@ -561,74 +341,74 @@ func (ps *parser) and() (Node, error) {
 		return nil, err
 	}
 	for {
-		t := ps.peek()
-		if !ps.accept("^") {
+		t := ps.Peek()
+		if !ps.Accept("^") {
 			return x, nil
 		}
 		y, err := ps.unary()
 		if err != nil {
 			return nil, err
 		}
-		x = &Binary{Op: "^", X: x, Y: y, P: t.pos}
+		x = &Binary{Op: "^", X: x, Y: y, P: t.Pos}
 	}
 }
 
 func (ps *parser) unary() (Node, error) {
-	t := ps.peek()
+	t := ps.Peek()
 	switch {
-	case ps.accept("!"):
+	case ps.Accept("!"):
 		x, err := ps.unary()
 		if err != nil {
 			return nil, err
 		}
-		return &Not{X: x, P: t.pos}, nil
-	case ps.accept("("):
+		return &Not{X: x, P: t.Pos}, nil
+	case ps.Accept("("):
 		x, err := ps.formula()
 		if err != nil {
 			return nil, err
 		}
-		if _, err := ps.expect(")", "closing the parenthesis"); err != nil {
+		if _, err := ps.Expect(")", "closing the parenthesis"); err != nil {
 			return nil, err
 		}
 		return x, nil
-	case t.kind == tIdent && (t.text == "EXIST" || t.text == "FORALL" || t.text == "EXISTS"):
+	case t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL" || t.Text == "EXISTS"):
 		return ps.quant()
-	case t.kind == tIdent && t.text != "v" && ps.toks[ps.i+1].kind == tPunct && ps.toks[ps.i+1].text == "(":
+	case t.Kind == lex.Ident && t.Text != "v" && ps.Toks[ps.I+1].Kind == lex.Punct && ps.Toks[ps.I+1].Text == "(":
 		return ps.atom()
 	}
-	if t.kind == tEOF || t.kind == tPunct && t.text != "+" {
-		return nil, srcpos.Errorf(t.pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", describe(t))
+	if t.Kind == lex.EOF || t.Kind == lex.Punct && t.Text != "+" {
+		return nil, srcpos.Errorf(t.Pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", lex.Describe(t))
 	}
 	// term = term, term != term
 	l, err := ps.term()
 	if err != nil {
 		return nil, err
 	}
-	op := ps.peek()
-	if !ps.accept("=") && !ps.accept("!=") {
-		return nil, srcpos.Errorf(op.pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", describe(t))
+	op := ps.Peek()
+	if !ps.Accept("=") && !ps.Accept("!=") {
+		return nil, srcpos.Errorf(op.Pos, "expected an atom Pred(...), '!', '(' or a comparison, found %s", lex.Describe(t))
 	}
 	r, err := ps.term()
 	if err != nil {
 		return nil, err
 	}
-	return &Eq{L: l, R: r, Neg: op.text == "!=", P: t.pos}, nil
+	return &Eq{L: l, R: r, Neg: op.Text == "!=", P: t.Pos}, nil
 }
 
 func (ps *parser) atom() (Node, error) {
-	name := ps.next()
-	ps.next() // (
-	a := &Atom{Pred: name.text, P: name.pos}
+	name := ps.Next()
+	ps.Next() // (
+	a := &Atom{Pred: name.Text, P: name.Pos}
 	for {
 		tm, err := ps.term()
 		if err != nil {
 			return nil, err
 		}
 		a.Args = append(a.Args, tm)
-		if ps.accept(",") {
+		if ps.Accept(",") {
 			continue
 		}
-		if _, err := ps.expect(")", "or ',' in the atom's arguments"); err != nil {
+		if _, err := ps.Expect(")", "or ',' in the atom's arguments"); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -636,25 +416,25 @@ func (ps *parser) atom() (Node, error) {
 }
 
 func (ps *parser) term() (Term, error) {
-	t := ps.next()
+	t := ps.Next()
 	plus := false
-	if t.kind == tPunct && t.text == "+" {
+	if t.Kind == lex.Punct && t.Text == "+" {
 		plus = true
-		t = ps.next()
-		if t.kind != tIdent || !isVariable(t.text) {
-			return Term{}, srcpos.Errorf(t.pos, "'+' must be followed by a variable, found %s", describe(t))
+		t = ps.Next()
+		if t.Kind != lex.Ident || !isVariable(t.Text) {
+			return Term{}, srcpos.Errorf(t.Pos, "'+' must be followed by a variable, found %s", lex.Describe(t))
 		}
 	}
-	switch t.kind {
-	case tIdent:
-		if t.text == "v" {
-			return Term{}, srcpos.Errorf(t.pos, "'v' is the disjunction and cannot be a variable")
+	switch t.Kind {
+	case lex.Ident:
+		if t.Text == "v" {
+			return Term{}, srcpos.Errorf(t.Pos, "'v' is the disjunction and cannot be a variable")
 		}
-		return Term{Name: t.text, IsVar: isVariable(t.text), Plus: plus, Pos: t.pos}, nil
-	case tNumber, tString:
-		return Term{Name: t.text, Pos: t.pos}, nil
+		return Term{Name: t.Text, IsVar: isVariable(t.Text), Plus: plus, Pos: t.Pos}, nil
+	case lex.Number, lex.String:
+		return Term{Name: t.Text, Pos: t.Pos}, nil
 	}
-	return Term{}, srcpos.Errorf(t.pos, "expected a variable or a constant, found %s", describe(t))
+	return Term{}, srcpos.Errorf(t.Pos, "expected a variable or a constant, found %s", lex.Describe(t))
 }
 
 // isVariable reports whether an identifier is a variable: it starts with a
