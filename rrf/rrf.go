@@ -4,12 +4,39 @@
 // weighted sum of its children (variables, possibly negated, and other
 // features), with weights tied across the groundings of a parfeature.
 //
-// The package holds the propositional (ground) network, its evaluation with
-// cached feature sums, inference (Gibbs sampling, iterated conditional
-// modes), weight learning by back-propagated pseudo-likelihood, and the
-// conversion of a ground Markov logic network. Not built yet: the
-// relational file format and grounding parfeatures with summation
-// variables.
+// The package holds the relational model (parfeatures) read from a file
+// and its grounding, the propositional (ground) network with cached
+// feature sums, inference (Gibbs sampling, iterated conditional modes),
+// weight learning by back-propagated pseudo-likelihood, and the conversion
+// of a ground Markov logic network.
+//
+// # The file format
+//
+// A relational RRF file holds Markov logic declarations (types, predicates,
+// '*' for closed-world ones; see package mln) and one parfeature per line:
+//
+//	feature = Name ["(" [var {"," var}] ")"] "=" term {("+" | "-") term}
+//	term    = [number ["*"]] ["sum" "(" var {"," var} ")"] ["!"] child
+//	child   = Pred "(" args ")" | Name "(" args ")"
+//
+// A child is an atom of a declared predicate (negated with '!') or another
+// parfeature; sum(y, ...) sums the child over every constant of y's type
+// (the paper's soft quantifiers: a large weight on an atom summed this way
+// approximates "for some" or "for all", and other weights give m-of-n
+// concepts). Every variable of a term is a parameter of the feature or
+// summed in that term; types are inferred from the predicates' declarations
+// through the parfeature references. The parfeature named root (no
+// parameters) defines P(x) = exp(root(x)) / Z; the graph of parfeatures
+// must be acyclic. Each term's weight is tied across all groundings of its
+// parfeature. Comments are // and /* */. Example, examples/rrf/smokers.rrf:
+//
+//	*Friends(person, person)
+//	Smokes(person)
+//	Cancer(person)
+//	root = -3 * sum(x) NotImplied(x) + 1.5 * sum(x) Social(x)
+//	NotImplied(x) = 4 * Smokes(x) + 4 * !Cancer(x)
+//	Social(x) = 2 * sum(y) Pair(x, y) + 2 * Smokes(x)
+//	Pair(x, y) = 3 * Friends(x, y) + 3 * Smokes(y)
 //
 // # Normalisation
 //

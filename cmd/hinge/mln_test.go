@@ -142,3 +142,18 @@ func TestRRFInfer(t *testing.T) {
 		t.Errorf("bad method: exit %d, %s", code, errs)
 	}
 }
+
+func TestRRFInferRelational(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.rrf", "*Friends(person, person)\nSmokes(person)\nroot = 2 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 3 * Friends(x, y) + 3 * Smokes(x) + 3 * Smokes(y)\n")
+	ev := writeFile(t, dir, "e.db", "Friends(A, B)\nSmokes(A)\nSmokes(C)\n")
+	code, stdout, errs := runCLI(t, "rrf", "infer", "-i", model, "-e", ev, "-q", "Smokes", "--method", "icm")
+	// Smokes(B) joins the friend pair that smokes; nothing pulls the others.
+	if code != 0 || stdout != "Smokes(B) 1\n" {
+		t.Errorf("exit %d\n%s%s", code, stdout, errs)
+	}
+	bad := writeFile(t, dir, "bad.rrf", "Smokes(person)\nroot = 1 * sum(x) Nope(x)\n")
+	if code, _, errs := runCLI(t, "rrf", "infer", "-i", bad, "-q", "Smokes"); code != 2 || !strings.Contains(errs, "bad.rrf:2:8: Nope is neither") {
+		t.Errorf("bad model: exit %d, %s", code, errs)
+	}
+}

@@ -1,0 +1,527 @@
+package rrf
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/mln"
+	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
+)
+
+// Program is a relational RRF read from a file: Markov logic declarations
+// (types and predicates) and parfeatures, one of them named root.
+type Program struct {
+	Decls    *mln.Program
+	Features []*ParFeature
+	// Weights holds one weight per term of every parfeature, tied across
+	// the groundings: term k of feature f has weight Weights[f.Terms[k].W].
+	Weights []float64
+	byName  map[string]*ParFeature
+}
+
+// ParFeature is a parameterised feature: the exponential of a weighted sum
+// of its terms.
+type ParFeature struct {
+	Name   string
+	Params []string
+	Terms  []Term
+	Pos    srcpos.Position
+	types  map[string]string // variable -> type, parameters and summation variables
+}
+
+// Term is one weighted child of a parfeature: an atom (possibly negated) or
+// another parfeature, summed over the constants of its Sum variables.
+type Term struct {
+	W       int // index into Program.Weights
+	Sum     []string
+	Neg     bool
+	Pred    string // an atom's predicate, or
+	Feature string // a parfeature's name
+	Args    []mln.Term
+	Pos     srcpos.Position
+}
+
+// rrfPuncts is the punctuation of parfeature lines.
+var rrfPuncts = []string{"(", ")", ",", "=", "+", "-", "*", "!"}
+
+// ReadProgram reads a relational RRF file.
+func ReadProgram(path string) (*Program, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProgram(path, text)
+}
+
+// ParseProgram parses the text of a relational RRF file: declarations as in
+// Markov logic, and one parfeature per line (see the package documentation
+// for the grammar). name is used in positions.
+func ParseProgram(name string, text []byte) (*Program, error) {
+	sts, err := lex.Statements(name, text)
+	if err != nil {
+		return nil, err
+	}
+	// Parfeature lines are blanked out of the text the Markov logic reader
+	// sees, which keeps every declaration's position.
+	lines := strings.SplitAfter(string(text), "\n")
+	var feats []lex.Statement
+	for _, st := range sts {
+		if isFeatureLine(st) {
+			feats = append(feats, st)
+			l := lines[st.Pos.Line-1]
+			lines[st.Pos.Line-1] = strings.Repeat(" ", len(strings.TrimRight(l, "\r\n"))) + l[len(strings.TrimRight(l, "\r\n")):]
+		}
+	}
+	decls, err := mln.ParseProgram(name, []byte(strings.Join(lines, "")))
+	if err != nil {
+		return nil, err
+	}
+	if len(decls.Formulas) > 0 {
+		f := decls.Formulas[0]
+		return nil, srcpos.Errorf(f.Pos, "a Markov logic formula in an RRF file: write it as a parfeature, Name(params) = w * child + ...")
+	}
+	p := &Program{Decls: decls, byName: map[string]*ParFeature{}}
+	for _, st := range feats {
+		f, err := p.parseFeature(st)
+		if err != nil {
+			return nil, err
+		}
+		if old := p.byName[f.Name]; old != nil {
+			return nil, srcpos.Errorf(f.Pos, "parfeature %s defined again (first at %s)", f.Name, old.Pos)
+		}
+		if decls.Pred(f.Name) != nil {
+			return nil, srcpos.Errorf(f.Pos, "%s is a predicate and cannot also be a parfeature", f.Name)
+		}
+		p.byName[f.Name] = f
+		p.Features = append(p.Features, f)
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// isFeatureLine reports whether a statement reads Name(...) = ... or
+// Name = ... (a type declaration, Name = {...}, does not lex here).
+func isFeatureLine(st lex.Statement) bool {
+	toks, err := lex.Lex(st.Text, st.Pos, rrfPuncts)
+	if err != nil || len(toks) < 3 || toks[0].Kind != lex.Ident {
+		return false
+	}
+	if toks[1].Kind == lex.Punct && toks[1].Text == "=" {
+		return true
+	}
+	if toks[1].Text != "(" {
+		return false
+	}
+	for i := 2; i+1 < len(toks); i++ {
+		if toks[i].Kind == lex.Punct && toks[i].Text == ")" {
+			return toks[i+1].Kind == lex.Punct && toks[i+1].Text == "="
+		}
+	}
+	return false
+}
+
+func (p *Program) parseFeature(st lex.Statement) (*ParFeature, error) {
+	toks, err := lex.Lex(st.Text, st.Pos, rrfPuncts)
+	if err != nil {
+		return nil, err
+	}
+	ps := &lex.Parser{Toks: toks}
+	name := ps.Next()
+	f := &ParFeature{Name: name.Text, Pos: name.Pos}
+	if ps.Accept("(") && !ps.IsPunct(")") {
+		for {
+			v := ps.Next()
+			if v.Kind != lex.Ident || !isVar(v.Text) {
+				return nil, srcpos.Errorf(v.Pos, "parfeature %s: expected a parameter (a lower-case variable), found %s", f.Name, lex.Describe(v))
+			}
+			if slices.Contains(f.Params, v.Text) {
+				return nil, srcpos.Errorf(v.Pos, "parfeature %s: parameter %s repeated", f.Name, v.Text)
+			}
+			f.Params = append(f.Params, v.Text)
+			if !ps.Accept(",") {
+				break
+			}
+		}
+	}
+	if !ps.IsPunct("=") {
+		if _, err := ps.Expect(")", "closing the parameters"); err != nil {
+			return nil, err
+		}
+	}
+	ps.Next() // =
+	for first := true; ; first = false {
+		sign := 1.0
+		switch {
+		case ps.Accept("+"):
+		case ps.Accept("-"):
+			sign = -1
+		case !first:
+			if t := ps.Peek(); t.Kind != lex.EOF {
+				return nil, srcpos.Errorf(t.Pos, "expected '+' or '-' before the next term, found %s", lex.Describe(t))
+			}
+			return f, nil
+		}
+		t, err := p.parseTerm(ps, sign)
+		if err != nil {
+			return nil, err
+		}
+		f.Terms = append(f.Terms, t)
+	}
+}
+
+// parseTerm reads [number ["*"]] ["sum" "(" vars ")"] ["!"] Name "(" args ")".
+func (p *Program) parseTerm(ps *lex.Parser, sign float64) (Term, error) {
+	t := Term{Pos: ps.Peek().Pos}
+	w := 1.0
+	if tok := ps.Peek(); tok.Kind == lex.Number {
+		v, err := strconv.ParseFloat(tok.Text, 64)
+		if err != nil || v != v || v > 1e300 || v < -1e300 {
+			return t, srcpos.Errorf(tok.Pos, "bad weight %s", lex.Describe(tok))
+		}
+		w = v
+		ps.Next()
+		ps.Accept("*")
+	}
+	t.W = len(p.Weights)
+	p.Weights = append(p.Weights, sign*w)
+	if tok := ps.Peek(); tok.Kind == lex.Ident && tok.Text == "sum" && ps.Toks[ps.I+1].Text == "(" {
+		ps.Next()
+		ps.Next()
+		for {
+			v := ps.Next()
+			if v.Kind != lex.Ident || !isVar(v.Text) {
+				return t, srcpos.Errorf(v.Pos, "sum: expected a variable, found %s", lex.Describe(v))
+			}
+			t.Sum = append(t.Sum, v.Text)
+			if !ps.Accept(",") {
+				break
+			}
+		}
+		if _, err := ps.Expect(")", "closing sum(...)"); err != nil {
+			return t, err
+		}
+	}
+	t.Neg = ps.Accept("!")
+	name := ps.Next()
+	if name.Kind != lex.Ident || !ps.Accept("(") {
+		return t, srcpos.Errorf(name.Pos, "expected an atom Pred(...) or a parfeature Name(...), found %s", lex.Describe(name))
+	}
+	for !ps.IsPunct(")") {
+		a := ps.Next()
+		switch a.Kind {
+		case lex.Ident, lex.Number, lex.String:
+			t.Args = append(t.Args, mln.Term{Name: a.Text, IsVar: a.Kind == lex.Ident && isVar(a.Text), Pos: a.Pos})
+		default:
+			return t, srcpos.Errorf(a.Pos, "expected a variable or a constant, found %s", lex.Describe(a))
+		}
+		if !ps.Accept(",") {
+			break
+		}
+	}
+	if _, err := ps.Expect(")", "closing the arguments"); err != nil {
+		return t, err
+	}
+	if p.Decls.Pred(name.Text) != nil {
+		t.Pred = name.Text
+	} else {
+		t.Feature = name.Text
+	}
+	return t, nil
+}
+
+func isVar(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
+
+// check resolves names and arities, forbids cycles, and infers every
+// variable's type (from the predicates' declarations, across parfeature
+// references) until nothing changes.
+func (p *Program) check() error {
+	root := p.byName["root"]
+	if root == nil {
+		return fmt.Errorf("rrf: no parfeature named root (the distribution is exp(root) / Z)")
+	}
+	if len(root.Params) > 0 {
+		return srcpos.Errorf(root.Pos, "root takes no parameters")
+	}
+	for _, f := range p.Features {
+		f.types = map[string]string{}
+		for _, t := range f.Terms {
+			switch {
+			case t.Pred != "":
+				d := p.Decls.Pred(t.Pred)
+				if len(d.Types) != len(t.Args) {
+					return srcpos.Errorf(t.Pos, "predicate %s takes %d argument(s), found %d", t.Pred, len(d.Types), len(t.Args))
+				}
+			default:
+				g := p.byName[t.Feature]
+				if g == nil {
+					return srcpos.Errorf(t.Pos, "%s is neither a declared predicate nor a parfeature", t.Feature)
+				}
+				if t.Neg {
+					return srcpos.Errorf(t.Pos, "'!' applies to atoms; negate a parfeature with a negative weight")
+				}
+				if len(g.Params) != len(t.Args) {
+					return srcpos.Errorf(t.Pos, "parfeature %s takes %d argument(s), found %d", g.Name, len(g.Params), len(t.Args))
+				}
+			}
+			for _, a := range t.Args {
+				if a.IsVar && !slices.Contains(f.Params, a.Name) && !slices.Contains(t.Sum, a.Name) {
+					return srcpos.Errorf(a.Pos, "variable %s is neither a parameter of %s nor summed in this term", a.Name, f.Name)
+				}
+			}
+		}
+	}
+	if err := p.noCycle(root, map[string]int{}); err != nil {
+		return err
+	}
+	// Type inference to a fixpoint.
+	set := func(f *ParFeature, v, typ string, pos srcpos.Position) (bool, error) {
+		old, ok := f.types[v]
+		switch {
+		case !ok:
+			f.types[v] = typ
+			return true, nil
+		case old != typ:
+			return false, srcpos.Errorf(pos, "variable %s of %s is of type %s here and %s elsewhere", v, f.Name, typ, old)
+		}
+		return false, nil
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, f := range p.Features {
+			for _, t := range f.Terms {
+				for k, a := range t.Args {
+					if !a.IsVar {
+						continue
+					}
+					var typ string
+					if t.Pred != "" {
+						typ = p.Decls.Pred(t.Pred).Types[k]
+					} else if ct, ok := p.byName[t.Feature].types[p.byName[t.Feature].Params[k]]; ok {
+						typ = ct
+					} else if pt, ok := f.types[a.Name]; ok {
+						// Propagate downwards: the child's parameter takes the type.
+						g := p.byName[t.Feature]
+						c, err := set(g, g.Params[k], pt, t.Pos)
+						if err != nil {
+							return err
+						}
+						changed = changed || c
+						continue
+					} else {
+						continue
+					}
+					c, err := set(f, a.Name, typ, a.Pos)
+					if err != nil {
+						return err
+					}
+					changed = changed || c
+				}
+			}
+		}
+	}
+	for _, f := range p.Features {
+		for _, v := range f.Params {
+			if f.types[v] == "" {
+				return srcpos.Errorf(f.Pos, "the type of parameter %s of %s cannot be inferred (it reaches no atom)", v, f.Name)
+			}
+		}
+		for _, t := range f.Terms {
+			for _, v := range t.Sum {
+				if f.types[v] == "" {
+					return srcpos.Errorf(t.Pos, "the type of summed variable %s cannot be inferred (it reaches no atom)", v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// noCycle fails when a parfeature refers back to itself (state: 1 on the
+// current path, 2 done).
+func (p *Program) noCycle(f *ParFeature, state map[string]int) error {
+	switch state[f.Name] {
+	case 1:
+		return srcpos.Errorf(f.Pos, "parfeature %s refers to itself (through its children): an RRF is acyclic", f.Name)
+	case 2:
+		return nil
+	}
+	state[f.Name] = 1
+	for _, t := range f.Terms {
+		if t.Feature != "" {
+			if err := p.noCycle(p.byName[t.Feature], state); err != nil {
+				return err
+			}
+		}
+	}
+	state[f.Name] = 2
+	return nil
+}
+
+// Grounded is a relational RRF grounded over a network's atoms.
+type Grounded struct {
+	Net *Net
+	// Evidence fixes the atoms the data decides (observed, or absent from a
+	// closed-world predicate).
+	Evidence *Evidence
+	// Atoms names each variable: predicate and constants.
+	Atoms []GroundAtom
+	// Target marks the unknown atoms (the store's targets).
+	Target []bool
+}
+
+// GroundAtom is a variable's atom.
+type GroundAtom struct {
+	Pred string
+	Args []string
+}
+
+// Ground instantiates the program over net's domains and atoms (mln.Build
+// with the program's declarations and the evidence gives them): every
+// distinct grounding of a parfeature becomes one feature, its weights tied
+// to the parfeature's, and every atom a leaf references becomes a variable,
+// fixed unless it is one of the store's targets. maxFeatures bounds the
+// ground features (0: 10 million).
+func (p *Program) Ground(net *mln.Network, maxFeatures int) (*Grounded, error) {
+	if maxFeatures <= 0 {
+		maxFeatures = 10_000_000
+	}
+	gr := &Grounded{Evidence: &Evidence{}}
+	varOf := map[string]int32{}
+	atom := func(pred string, args []string) (int32, error) {
+		key := pred + "\x00" + strings.Join(args, "\x00")
+		if v, ok := varOf[key]; ok {
+			return v, nil
+		}
+		v := int32(len(gr.Atoms))
+		varOf[key] = v
+		gr.Atoms = append(gr.Atoms, GroundAtom{Pred: pred, Args: append([]string(nil), args...)})
+		mp := net.Model.Predicate(pred)
+		fixed, val, target := true, false, false
+		ids := make([]int32, len(args))
+		known := mp != nil
+		for k, a := range args {
+			id, ok := net.Store.Dict.Lookup(a)
+			ids[k], known = id, known && ok
+		}
+		if known {
+			tab := net.Store.Table(mp)
+			if r, found := tab.Find(ids); found {
+				if tab.Kind(r) == store.Target {
+					fixed, target = false, true
+				} else {
+					val = tab.Value(r) >= 0.5
+				}
+			}
+		}
+		gr.Evidence.Fixed = append(gr.Evidence.Fixed, fixed)
+		gr.Evidence.X = append(gr.Evidence.X, val)
+		gr.Target = append(gr.Target, target)
+		return v, nil
+	}
+	type tmpFeature struct{ children []Child }
+	var tmp []tmpFeature
+	memo := map[string]int32{}
+	var ground func(f *ParFeature, args []string) (int32, error)
+	ground = func(f *ParFeature, args []string) (int32, error) {
+		key := f.Name + "\x00" + strings.Join(args, "\x00")
+		if id, ok := memo[key]; ok {
+			return id, nil
+		}
+		if len(tmp) >= maxFeatures {
+			return 0, srcpos.Errorf(f.Pos, "more than %d ground features", maxFeatures)
+		}
+		id := int32(len(tmp))
+		memo[key] = id
+		tmp = append(tmp, tmpFeature{})
+		bind := map[string]string{}
+		for k, v := range f.Params {
+			bind[v] = args[k]
+		}
+		var children []Child
+		for _, t := range f.Terms {
+			var rec func(i int) error
+			rec = func(i int) error {
+				if i < len(t.Sum) {
+					v := t.Sum[i]
+					for _, c := range net.Domains[f.types[v]] {
+						bind[v] = c
+						if err := rec(i + 1); err != nil {
+							return err
+						}
+					}
+					delete(bind, v)
+					return nil
+				}
+				cargs := make([]string, len(t.Args))
+				for k, a := range t.Args {
+					cargs[k] = a.Name
+					if a.IsVar {
+						cargs[k] = bind[a.Name]
+					}
+				}
+				if t.Pred != "" {
+					v, err := atom(t.Pred, cargs)
+					if err != nil {
+						return err
+					}
+					children = append(children, Child{Var: v, Feature: -1, Neg: t.Neg, Weight: int32(t.W)})
+					return nil
+				}
+				c, err := ground(p.byName[t.Feature], cargs)
+				if err != nil {
+					return err
+				}
+				children = append(children, Child{Var: -1, Feature: c, Weight: int32(t.W)})
+				return nil
+			}
+			if err := rec(0); err != nil {
+				return 0, err
+			}
+		}
+		tmp[id].children = children
+		return id, nil
+	}
+	root, err := ground(p.byName["root"], nil)
+	if err != nil {
+		return nil, err
+	}
+	// Number the features parents first (reverse postorder from the root),
+	// the order Net requires.
+	order := make([]int32, 0, len(tmp))
+	seen := make([]bool, len(tmp))
+	var post func(i int32)
+	post = func(i int32) {
+		seen[i] = true
+		for _, c := range tmp[i].children {
+			if c.Feature >= 0 && !seen[c.Feature] {
+				post(c.Feature)
+			}
+		}
+		order = append(order, i)
+	}
+	post(root)
+	slices.Reverse(order)
+	newID := make([]int32, len(tmp))
+	for k, i := range order {
+		newID[i] = int32(k)
+	}
+	n := &Net{NumVars: len(gr.Atoms), Features: make([][]Child, len(order)), Weights: append([]float64(nil), p.Weights...)}
+	for k, i := range order {
+		cs := tmp[i].children
+		for j := range cs {
+			if cs[j].Feature >= 0 {
+				cs[j].Feature = newID[cs[j].Feature]
+			}
+		}
+		n.Features[k] = cs
+	}
+	gr.Net = n
+	return gr, n.Validate()
+}

@@ -1,0 +1,175 @@
+package rrf
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hinge-srl/hinge/mln"
+)
+
+const smokersRRF = `// Smokers and friends as a recursive random field.
+person = {Anna, Bob, Carl}
+*Friends(person, person)
+Smokes(person)
+Cancer(person)
+
+root = -2 * sum(x) NotImplied(x) + 1.5 * sum(x) Social(x) - 0.3 * sum(x) Smokes(x)
+NotImplied(x) = 4 * Smokes(x) + 4 * !Cancer(x)
+Social(x) = 0.8 * sum(y) Pair(x, y) - 1 * !Smokes(x)
+Pair(x, y) = 2 * Friends(x, y) + 2 * Smokes(y)
+`
+
+// world evaluates the program's root sum s_0 at an assignment of the
+// ground atoms, straight from the definition (recursively, summing over the
+// domains), independently of the grounder.
+func rootScore(p *Program, domains map[string][]string, truth func(pred string, args []string) bool) float64 {
+	var feature func(f *ParFeature, bind map[string]string) (sum, norm float64)
+	feature = func(f *ParFeature, bind map[string]string) (float64, float64) {
+		sum, norm := 0.0, 0.0
+		for _, t := range f.Terms {
+			w := p.Weights[t.W]
+			var rec func(i int)
+			rec = func(i int) {
+				if i < len(t.Sum) {
+					v := t.Sum[i]
+					for _, c := range domains[f.types[v]] {
+						bind[v] = c
+						rec(i + 1)
+					}
+					delete(bind, v)
+					return
+				}
+				args := make([]string, len(t.Args))
+				for k, a := range t.Args {
+					args[k] = a.Name
+					if a.IsVar {
+						args[k] = bind[a.Name]
+					}
+				}
+				var v float64
+				if t.Pred != "" {
+					if truth(t.Pred, args) != t.Neg {
+						v = 1
+					}
+				} else {
+					g := p.byName[t.Feature]
+					child := map[string]string{}
+					for k, param := range g.Params {
+						child[param] = args[k]
+					}
+					s, m := feature(g, child)
+					v = math.Exp(s - m)
+				}
+				sum += w * v
+				norm += max(w, 0)
+			}
+			rec(0)
+		}
+		return sum, norm
+	}
+	s, _ := feature(p.byName["root"], map[string]string{})
+	return s
+}
+
+func TestGroundMatchesDefinition(t *testing.T) {
+	p, err := ParseProgram("s.rrf", []byte(smokersRRF))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := mln.ParseAtoms("e.db", []byte("Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n"), p.Decls, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := mln.Build(p.Decls, ev, mln.Options{Query: []string{"Smokes", "Cancer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := p.Ground(net, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 NotImplied + 3 Social + 9 Pair groundings and the root.
+	if len(gr.Net.Features) != 16 {
+		t.Errorf("%d ground features, want 16", len(gr.Net.Features))
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := range 50 {
+		x := make([]bool, gr.Net.NumVars)
+		truth := map[string]bool{}
+		for v, a := range gr.Atoms {
+			x[v] = gr.Evidence.X[v]
+			if !gr.Evidence.Fixed[v] {
+				x[v] = rng.IntN(2) == 0
+			}
+			truth[a.Pred+"("+strings.Join(a.Args, ",")+")"] = x[v]
+		}
+		evidence := map[string]bool{"Friends(Anna,Bob)": true, "Friends(Bob,Carl)": true, "Smokes(Anna)": true}
+		s, err := NewState(gr.Net, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rootScore(p, net.Domains, func(pred string, args []string) bool {
+			k := pred + "(" + strings.Join(args, ",") + ")"
+			if b, ok := truth[k]; ok {
+				return b
+			}
+			return evidence[k]
+		})
+		if got := s.LogScore(); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("trial %d: ground score %.12g, definition %.12g", trial, got, want)
+		}
+	}
+	// Evidence: Smokes(Anna) and the Friends atoms are fixed, Cancer free.
+	for v, a := range gr.Atoms {
+		fixed := a.Pred == "Friends" || a.Pred == "Smokes" && a.Args[0] == "Anna"
+		if gr.Evidence.Fixed[v] != fixed || gr.Target[v] == fixed {
+			t.Errorf("%v: fixed %v, target %v", a, gr.Evidence.Fixed[v], gr.Target[v])
+		}
+	}
+}
+
+func TestParseProgramErrors(t *testing.T) {
+	decl := "P(t)\nQ(t, t)\n"
+	for _, tc := range []struct{ text, want string }{
+		{decl + "F(x) = 1 * P(x)\n", "no parfeature named root"},
+		{decl + "root(x) = 1 * P(x)\n", "s.rrf:3:1: root takes no parameters"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 1 * G(x)\nG(y) = 1 * F(y)\n", "refers to itself"},
+		{decl + "root = 1 * sum(x) R(x)\n", "s.rrf:3:8: R is neither a declared predicate nor a parfeature"},
+		{decl + "root = 1 * sum(x) P(x, x)\n", "s.rrf:3:8: predicate P takes 1 argument(s), found 2"},
+		{decl + "root = 1 * P(x)\n", "s.rrf:3:14: variable x is neither a parameter of root nor summed"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 1 * sum(y) G(y)\nG(z) = 2\n", "expected an atom"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 2 * Q(x, y)\n", "variable y is neither"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 1 * P(x) 2 * P(x)\n", "s.rrf:4:17: expected '+' or '-'"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 1 * P(x)\nF(y) = 1 * P(y)\n", "s.rrf:5:1: parfeature F defined again"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 1 * P(x)\n1 P(x) v P(x)\n", "s.rrf:5:1: a Markov logic formula in an RRF file"},
+		{decl + "root = 1 * sum(x) !F(x)\nF(x) = 1 * P(x)\n", "'!' applies to atoms"},
+		{decl + "root = 1 * sum(x) F(x)\nF(x) = 1 * sum(y) Q(x, y) + 1 * sum(y) H(y)\nH(a) = 1 * P(a)\n", ""},
+	} {
+		_, err := ParseProgram("s.rrf", []byte(tc.text))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.text, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseProgram(f *testing.F) {
+	f.Add([]byte(smokersRRF))
+	f.Add([]byte("P(t)\nroot = -1 * sum(x, y) F(x, y)\nF(a, b) = 2 * !P(a) - 3 * P(b)\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		p, err := ParseProgram("f.rrf", text)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.rrf") && !strings.HasPrefix(err.Error(), "rrf:") && !strings.Contains(err.Error(), "#include") {
+				t.Errorf("error without position: %v", err)
+			}
+			return
+		}
+		if p.byName["root"] == nil {
+			t.Error("accepted without a root")
+		}
+	})
+}
