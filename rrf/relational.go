@@ -1,7 +1,9 @@
 package rrf
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -524,4 +526,117 @@ func (p *Program) Ground(net *mln.Network, maxFeatures int) (*Grounded, error) {
 	}
 	gr.Net = n
 	return gr, n.Validate()
+}
+
+// String writes the parfeature as a line of the file format, with the
+// program's current weights.
+func (p *Program) String(f *ParFeature) string {
+	var b strings.Builder
+	b.WriteString(f.Name)
+	if len(f.Params) > 0 {
+		b.WriteString("(" + strings.Join(f.Params, ", ") + ")")
+	}
+	b.WriteString(" =")
+	for k, t := range f.Terms {
+		w := p.Weights[t.W]
+		switch {
+		case k == 0 && w < 0:
+			b.WriteString(" -")
+		case k == 0:
+			b.WriteString(" ")
+		case w < 0:
+			b.WriteString(" - ")
+		default:
+			b.WriteString(" + ")
+		}
+		b.WriteString(strconv.FormatFloat(math.Abs(w), 'g', 6, 64) + " *")
+		if len(t.Sum) > 0 {
+			b.WriteString(" sum(" + strings.Join(t.Sum, ", ") + ")")
+		}
+		b.WriteString(" ")
+		if t.Neg {
+			b.WriteString("!")
+		}
+		args := make([]string, len(t.Args))
+		for i, a := range t.Args {
+			args[i] = a.String()
+		}
+		name := t.Pred
+		if name == "" {
+			name = t.Feature
+		}
+		b.WriteString(name + "(" + strings.Join(args, ", ") + ")")
+	}
+	return b.String()
+}
+
+// WithWeights returns the file text src with every parfeature line
+// rewritten with the program's current weights; declarations, comments on
+// their own lines and layout are kept.
+func (p *Program) WithWeights(src []byte) []byte {
+	lines := strings.SplitAfter(string(src), "\n")
+	for _, f := range p.Features {
+		i := f.Pos.Line - 1
+		if i < 0 || i >= len(lines) {
+			continue
+		}
+		l := lines[i]
+		end := l[len(strings.TrimRight(l, "\r\n")):]
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		lines[i] = indent + p.String(f) + end
+	}
+	return []byte(strings.Join(lines, ""))
+}
+
+// LearnRelational learns the program's weights from one training world by
+// pseudo-likelihood (Learn): the atoms of the query predicates are the
+// unknowns, true when training lists them as true and false otherwise
+// (closed world); every other atom is evidence. The program's weights are
+// replaced by the learned ones; it returns the final pseudo-log-likelihood.
+func (p *Program) LearnRelational(ctx context.Context, training []mln.GroundAtom, query []string, opt LearnOptions) (float64, error) {
+	isQuery := map[string]bool{}
+	for _, q := range query {
+		isQuery[q] = true
+	}
+	var evidence []mln.GroundAtom
+	truth := map[string]bool{}
+	for _, a := range training {
+		if isQuery[a.Pred] {
+			args := make([]string, len(a.Args))
+			for i, t := range a.Args {
+				args[i] = t.Name
+			}
+			truth[a.Pred+"\x00"+strings.Join(args, "\x00")] = a.Value >= 0.5
+			continue
+		}
+		evidence = append(evidence, a)
+	}
+	// Query atoms listed in training also name constants of the domains.
+	var qatoms []mln.GroundAtom
+	for _, a := range training {
+		if isQuery[a.Pred] {
+			qatoms = append(qatoms, a)
+		}
+	}
+	net, err := mln.Build(p.Decls, evidence, mln.Options{Query: query, QueryAtoms: qatoms})
+	if err != nil {
+		return 0, err
+	}
+	gr, err := p.Ground(net, 0)
+	if err != nil {
+		return 0, err
+	}
+	x := make([]bool, gr.Net.NumVars)
+	for v, a := range gr.Atoms {
+		x[v] = gr.Evidence.X[v]
+		if !gr.Evidence.Fixed[v] {
+			x[v] = truth[a.Pred+"\x00"+strings.Join(a.Args, "\x00")]
+		}
+	}
+	pll, err := Learn(ctx, gr.Net, [][]bool{x}, gr.Evidence, opt)
+	if err != nil {
+		return 0, err
+	}
+	copy(p.Weights, gr.Net.Weights)
+	return pll, nil
 }

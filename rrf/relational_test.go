@@ -3,6 +3,7 @@ package rrf
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,4 +173,34 @@ func FuzzParseProgram(f *testing.F) {
 			t.Error("accepted without a root")
 		}
 	})
+}
+
+// TestLearnRelationalRoundTrip learns from a small world and checks that
+// the rewritten file reads back to the same weights.
+func TestLearnRelationalRoundTrip(t *testing.T) {
+	p, err := ParseProgram("s.rrf", []byte(smokersRRF))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, err := mln.ParseAtoms("t.db", []byte("Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\nSmokes(Bob)\nCancer(Anna)\n"), p.Decls, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := append([]float64(nil), p.Weights...)
+	if _, err := p.LearnRelational(t.Context(), train, []string{"Smokes", "Cancer"}, LearnOptions{L2: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(before, p.Weights) {
+		t.Error("learning changed no weight")
+	}
+	text := p.WithWeights([]byte(smokersRRF))
+	q, err := ParseProgram("s.rrf", text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	for i := range p.Weights {
+		if math.Abs(q.Weights[i]-p.Weights[i]) > 1e-5*max(1, math.Abs(p.Weights[i])) {
+			t.Errorf("weight %d: learned %v, read back %v", i, p.Weights[i], q.Weights[i])
+		}
+	}
 }

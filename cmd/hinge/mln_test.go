@@ -157,3 +157,26 @@ func TestRRFInferRelational(t *testing.T) {
 		t.Errorf("bad model: exit %d, %s", code, errs)
 	}
 }
+
+func TestRRFLearn(t *testing.T) {
+	dir := t.TempDir()
+	src := "// a comment\n*Friends(person, person)\nSmokes(person)\nroot = 1 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 2 * Friends(x, y) + 2 * Smokes(y)\n"
+	model := writeFile(t, dir, "m.rrf", src)
+	train := writeFile(t, dir, "t.db", "Friends(A, B)\nFriends(B, C)\nSmokes(B)\nSmokes(C)\n")
+	out := filepath.Join(dir, "learned.rrf")
+	code, _, errs := runCLI(t, "rrf", "learn", "-i", model, "-t", train, "-q", "Smokes", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	if lines[0] != "// a comment" || !strings.HasPrefix(lines[3], "root = ") || lines[3] == "root = 1 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)" {
+		t.Errorf("learned model:\n%s", text)
+	}
+	if code, _, errs := runCLI(t, "rrf", "infer", "-i", out, "-e", train, "-q", "Smokes"); code != 0 {
+		t.Errorf("infer with the learned model: exit %d, %s", code, errs)
+	}
+}
