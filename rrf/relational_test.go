@@ -1,6 +1,7 @@
 package rrf
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -201,6 +202,45 @@ func TestLearnRelationalRoundTrip(t *testing.T) {
 	for i := range p.Weights {
 		if math.Abs(q.Weights[i]-p.Weights[i]) > 1e-5*max(1, math.Abs(p.Weights[i])) {
 			t.Errorf("weight %d: learned %v, read back %v", i, p.Weights[i], q.Weights[i])
+		}
+	}
+}
+
+// TestSoftExistentialGroundsLinearly: "x has a smoking friend" as an RRF
+// parfeature grounds to one feature per person with one child per possible
+// friend (n + n^2 features in all), while Markov logic's CNF of the same
+// existential (a disjunction of n conjunctions) needs 2^n clauses per
+// person, which hinge's Markov logic reader refuses beyond 256.
+func TestSoftExistentialGroundsLinearly(t *testing.T) {
+	for _, n := range []int{10, 200} {
+		var consts []string
+		for i := range n {
+			consts = append(consts, fmt.Sprintf("P%d", i))
+		}
+		decl := "person = {" + strings.Join(consts, ", ") + "}\n*Friends(person, person)\nSmokes(person)\n"
+		p, err := ParseProgram("e.rrf", []byte(decl+"root = 1 * sum(x) HasSmokingFriend(x)\nHasSmokingFriend(x) = 5 * sum(y) Pair(x, y)\nPair(x, y) = 3 * Friends(x, y) + 3 * Smokes(y)\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := mln.Build(p.Decls, nil, mln.Options{Query: []string{"Smokes"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gr, err := p.Ground(net, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(gr.Net.Features), 1+n+n*n; got != want {
+			t.Errorf("%d people: %d ground features, want %d", n, got, want)
+		}
+		if n == 10 {
+			m, err := mln.ParseProgram("e.mln", []byte(decl+"1 EXIST y Friends(x, y) ^ Smokes(y)\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mln.Build(m, nil, mln.Options{Query: []string{"Smokes"}}); err == nil || !strings.Contains(err.Error(), "more than 256 clauses") {
+				t.Errorf("Markov logic CNF of the existential over %d people: error %v, want the clause limit", n, err)
+			}
 		}
 	}
 }
