@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -45,7 +47,9 @@ func (s *State) grad(c float64, d, g []float64) {
 // log P(x_v | x_-v) at the data x and, if g is not nil, adds its gradient in
 // the weights to g: for each v, P(not x_v | rest) times
 // (d s_0(x)/dw - d s_0(x with v flipped)/dw), the paper's back-propagated
-// pseudo-likelihood gradient. Variables fixed by ev are not counted.
+// pseudo-likelihood gradient. The data term is back-propagated once; the
+// flips are shared among GOMAXPROCS workers, each with its own cached
+// state. Variables fixed by ev are not counted.
 func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return 0, err
@@ -53,28 +57,68 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 	if g != nil && len(g) != len(net.Weights) {
 		return 0, fmt.Errorf("rrf: gradient has %d entries for %d weights", len(g), len(net.Weights))
 	}
-	s, err := NewState(net, x)
-	if err != nil {
+	if err := net.Validate(); err != nil {
 		return 0, err
 	}
-	d := make([]float64, len(net.Features))
-	total := 0.0
-	for v := range x {
-		if ev.fixed(v) {
-			continue
+	workers := min(runtime.GOMAXPROCS(0), max(1, net.NumVars/64))
+	type part struct {
+		total, sumQ float64
+		flipGrad    []float64
+		err         error
+	}
+	parts := make([]part, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pt := &parts[w]
+			s, err := NewState(net, x)
+			if err != nil {
+				pt.err = err
+				return
+			}
+			d := make([]float64, len(net.Features))
+			if g != nil {
+				pt.flipGrad = make([]float64, len(net.Weights))
+			}
+			for v := w; v < len(x); v += workers {
+				if ev.fixed(v) {
+					continue
+				}
+				s0 := s.LogScore()
+				s.Set(v, !x[v])
+				s1 := s.LogScore() // score with v flipped
+				// log P(x_v | rest) = -log(1 + exp(s1 - s0)).
+				pt.total -= softplus(s1 - s0)
+				if g != nil {
+					q := sigmoid(s1 - s0) // P(not x_v | rest)
+					pt.sumQ += q
+					s.grad(q, d, pt.flipGrad)
+				}
+				s.Set(v, x[v])
+			}
+		}()
+	}
+	wg.Wait()
+	total, sumQ := 0.0, 0.0
+	for _, pt := range parts {
+		if pt.err != nil {
+			return 0, pt.err
 		}
-		s0 := s.LogScore()
-		s.Set(v, !x[v])
-		s1 := s.LogScore() // score with v flipped
-		// log P(x_v | rest) = -log(1 + exp(s1 - s0)).
-		total -= softplus(s1 - s0)
-		if g != nil {
-			q := sigmoid(s1 - s0) // P(not x_v | rest)
-			s.grad(-q, d, g)      // flipped state
-			s.Set(v, x[v])
-			s.grad(q, d, g) // data state
-		} else {
-			s.Set(v, x[v])
+		total += pt.total
+		sumQ += pt.sumQ
+	}
+	if g != nil {
+		s, err := NewState(net, x)
+		if err != nil {
+			return 0, err
+		}
+		s.grad(sumQ, make([]float64, len(net.Features)), g) // the data state, once
+		for _, pt := range parts {
+			for i, v := range pt.flipGrad {
+				g[i] -= v
+			}
 		}
 	}
 	return total, nil
