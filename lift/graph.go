@@ -222,15 +222,11 @@ func (g *graph) pack() {
 }
 
 // transpose builds the variables' side of the graph: for every variable its
-// incidences, in edge order, leaving out the factors f with skip[f] (skip may
-// be nil).
-func (g *graph) transpose(skip []bool) {
+// incidences, in edge order.
+func (g *graph) transpose() {
 	nf := g.m + g.c
 	g.vStart = make([]int32, g.n+1)
 	for f := 0; f < nf; f++ {
-		if skip != nil && skip[f] {
-			continue
-		}
 		for _, v := range g.fVar[g.fStart[f]:g.fStart[f+1]] {
 			g.vStart[v+1]++
 		}
@@ -248,9 +244,6 @@ func (g *graph) transpose(skip []bool) {
 		g.vFix = make([]uint64, ne*w)
 	}
 	for f := 0; f < nf; f++ {
-		if skip != nil && skip[f] {
-			continue
-		}
 		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
 			v := g.fVar[e]
 			q := next[v]

@@ -26,9 +26,8 @@
 // Disjoint copies: a problem made of k copies of one large component (paper
 // 000's symmetry-injection experiment) is not refined copy by copy, which
 // costs far more than k times one copy; the copies are found by hashing,
-// verified to be isomorphic, and colored like their original (repeat.go),
-// and an original that a sum hash proves to have no symmetry of its own is
-// not refined at all (certify.go). The coloring is the same either way.
+// verified to be isomorphic, and colored like their original (repeat.go).
+// The coloring is the same either way.
 //
 // Correctness: the coloring is an equitable partition (every potential of a
 // class has the same summed coefficient into every variable class, and every
