@@ -40,83 +40,22 @@ type edge struct {
 	to int32
 }
 
-// check verifies everything lifting relies on, in O(size) time and without
-// allocating: consistent array lengths, monotone offsets, variable indexes in
-// range, finite values, nonnegative weights, powers 1 or 2, known constraint
-// kinds. Unlike hlmrf.Validate it accepts zero coefficients and a variable
-// repeated within a row (both are harmless to lifting: the factor graph
-// simply has a zero-weight or a parallel edge).
+// check verifies everything lifting relies on: p is not nil, passes
+// hlmrf's Validate with zero coefficients and a variable repeated within a
+// row accepted (both are harmless to lifting: the factor graph simply has a
+// zero-weight or a parallel edge), and its nodes and edges fit int32 ids.
 func check(p *hlmrf.Problem) error {
 	if p == nil {
 		return fmt.Errorf("lift: nil problem")
 	}
-	if p.NumVars < 0 {
-		return fmt.Errorf("lift: negative variable count %d", p.NumVars)
+	if err := p.Validate(hlmrf.AllowZeroCoefs, hlmrf.AllowRepeatedVars); err != nil {
+		return fmt.Errorf("lift: %w", err)
 	}
-	m := len(p.Weight)
-	if len(p.Const) != m || len(p.Power) != m || len(p.Group) != m {
-		return fmt.Errorf("lift: potential arrays have different lengths (Weight %d, Const %d, Power %d, Group %d)", m, len(p.Const), len(p.Power), len(p.Group))
-	}
-	if err := checkRows("potential", p.Start, m, p.Var, p.Coef, p.NumVars); err != nil {
-		return err
-	}
-	for i := 0; i < m; i++ {
-		if w := p.Weight[i]; !(w >= 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("lift: potential %d: weight %v is not a finite nonnegative number", i, w)
-		}
-		if c := p.Const[i]; math.IsNaN(c) || math.IsInf(c, 0) {
-			return fmt.Errorf("lift: potential %d: constant %v is not finite", i, c)
-		}
-		if d := p.Power[i]; d != 1 && d != 2 {
-			return fmt.Errorf("lift: potential %d: power %d is not 1 or 2", i, d)
-		}
-	}
-	c := len(p.CKind)
-	if len(p.CConst) != c || len(p.CGroup) != c {
-		return fmt.Errorf("lift: constraint arrays have different lengths (CKind %d, CConst %d, CGroup %d)", c, len(p.CConst), len(p.CGroup))
-	}
-	if err := checkRows("constraint", p.CStart, c, p.CVar, p.CCoef, p.NumVars); err != nil {
-		return err
-	}
-	for j := 0; j < c; j++ {
-		if k := p.CKind[j]; k != hlmrf.LessEq && k != hlmrf.Equal {
-			return fmt.Errorf("lift: constraint %d: unknown kind %d", j, k)
-		}
-		if v := p.CConst[j]; math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("lift: constraint %d: constant %v is not finite", j, v)
-		}
-	}
-	if total := int64(p.NumVars) + int64(m) + int64(c); total >= math.MaxInt32 {
+	if total := int64(p.NumVars) + int64(len(p.Weight)) + int64(len(p.CKind)); total >= math.MaxInt32 {
 		return fmt.Errorf("lift: %d variables, potentials and constraints in all: too many for int32 node ids", total)
 	}
 	if total := int64(len(p.Var)) + int64(len(p.CVar)); total >= math.MaxInt32 {
 		return fmt.Errorf("lift: %d terms in all: too many for int32 edge ids", total)
-	}
-	return nil
-}
-
-func checkRows(what string, start []int32, rows int, vars []int32, coefs []float64, nvars int) error {
-	if rows == 0 && len(start) <= 1 {
-		if len(vars) != 0 || len(coefs) != 0 || (len(start) == 1 && start[0] != 0) {
-			return fmt.Errorf("lift: %s terms without %ss", what, what)
-		}
-		return nil
-	}
-	if len(start) != rows+1 || start[0] != 0 || int(start[rows]) != len(vars) || len(vars) != len(coefs) {
-		return fmt.Errorf("lift: %s offsets do not match the term arrays", what)
-	}
-	for i := 0; i < rows; i++ {
-		if start[i+1] < start[i] {
-			return fmt.Errorf("lift: %s %d: offsets decrease", what, i)
-		}
-		for k := start[i]; k < start[i+1]; k++ {
-			if v := vars[k]; v < 0 || int(v) >= nvars {
-				return fmt.Errorf("lift: %s %d: variable %d out of range [0,%d)", what, i, v, nvars)
-			}
-			if x := coefs[k]; math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("lift: %s %d: coefficient %v is not finite", what, i, x)
-			}
-		}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
@@ -16,7 +17,7 @@ import (
 // {y1}, {y2, y4}, {y3} and the potentials into {phi2}, {phi1, phi3}, {phi4}.
 // Colors are numbered by first occurrence, so the partition fixes the numbers.
 func TestExample1Coloring(t *testing.T) {
-	p := readProblem(t, "../hlmrf/testdata/example1.hlmrf")
+	p := admmtest.ReadProblem(t, "../hlmrf/testdata/example1.hlmrf")
 	col, err := Refine(p)
 	if err != nil {
 		t.Fatal(err)
