@@ -21,20 +21,18 @@ type graph struct {
 	vStart  []int32 // variable v's incidences are vStart[v]..vStart[v+1]
 	scale   fixedScale
 
-	// One-word weights (scale.words == 1): packed edges, factor side in edge
-	// order (to = variable) and variable side in incidence order (to = factor).
+	// Packed edges (see pack): factor side in edge order (to = variable),
+	// variable side in incidence order (to = factor). An edge's w is its
+	// exact weight when scale.words == 1, else its edge number, its weight
+	// being fix[w*words:(w+1)*words].
 	fEdge, vEdge []edge
+	fix          []uint64
 
-	// Wider weights: edge e's exact weight is fix[e*words:(e+1)*words]; per
-	// incidence of a variable, its factor and the same weight.
-	fix  []uint64
-	vFac []int32
-	vFix []uint64
-
-	packed bool // fEdge or fix is set (see pack)
+	packed bool // fEdge is set (see pack)
 }
 
-// edge is an edge seen from one end: its exact one-word weight and the other end.
+// edge is an edge seen from one end: its exact one-word weight or its edge
+// number (see graph.fEdge), and the other end.
 type edge struct {
 	w  uint64
 	to int32
@@ -114,46 +112,33 @@ func newGraph(p *hlmrf.Problem) *graph {
 }
 
 // pack stores every edge's exact weight for refinement: in fEdge beside its
-// variable for one-word weights, in fix otherwise. Lifting alone does not
-// need it (weight converts on the fly), so a problem whose copies are
-// matched rather than refined never pays for it. It does nothing the second
-// time.
+// variable for one-word weights (a visit reads one cache line instead of
+// two), in fix otherwise. Lifting alone does not need it (weight converts on
+// the fly), so a problem whose copies are matched rather than refined never
+// pays for it. It does nothing the second time.
 func (g *graph) pack() {
 	if g.packed {
 		return
 	}
 	g.packed = true
-	p, ne := g.p, len(g.fVar)
-	w := g.scale.words
-	if w == 1 {
-		// One word: pack each edge's weight with its endpoint, so that a
-		// visit reads one cache line instead of two.
-		g.fEdge = make([]edge, ne)
-		e := 0
-		for _, cs := range [][]float64{p.Coef, p.CCoef} {
-			var tmp [1]uint64
-			last := math.NaN()
-			for _, x := range cs {
-				if x != last || math.Signbit(x) != math.Signbit(last) {
-					g.scale.put(tmp[:], x)
-					last = x
-				}
-				g.fEdge[e] = edge{tmp[0], g.fVar[e]}
-				e++
-			}
-		}
-		return
+	p, ne, w := g.p, len(g.fVar), g.scale.words
+	g.fEdge = make([]edge, ne)
+	if w > 1 {
+		g.fix = make([]uint64, ne*w)
 	}
-	g.fix = make([]uint64, ne*w)
+	tmp := make([]uint64, w)
 	e := 0
 	for _, cs := range [][]float64{p.Coef, p.CCoef} {
-		last, from := math.NaN(), 0
+		last := math.NaN()
 		for _, x := range cs {
-			if x == last && math.Signbit(x) == math.Signbit(last) {
-				copy(g.fix[e*w:(e+1)*w], g.fix[from*w:(from+1)*w])
-			} else {
-				g.scale.put(g.fix[e*w:(e+1)*w], x)
-				last, from = x, e
+			if x != last || math.Signbit(x) != math.Signbit(last) {
+				g.scale.put(tmp, x) // coefficients repeat a lot: convert each run once
+				last = x
+			}
+			g.fEdge[e] = edge{tmp[0], g.fVar[e]}
+			if w > 1 {
+				copy(g.fix[e*w:(e+1)*w], tmp)
+				g.fEdge[e].w = uint64(e)
 			}
 			e++
 		}
@@ -173,26 +158,12 @@ func (g *graph) transpose() {
 	for v := 0; v < g.n; v++ {
 		g.vStart[v+1] += g.vStart[v]
 	}
-	ne := int(g.vStart[g.n])
 	next := append([]int32(nil), g.vStart[:g.n]...)
-	w := g.scale.words
-	if w == 1 {
-		g.vEdge = make([]edge, ne)
-	} else {
-		g.vFac = make([]int32, ne)
-		g.vFix = make([]uint64, ne*w)
-	}
+	g.vEdge = make([]edge, g.vStart[g.n])
 	for f := 0; f < nf; f++ {
-		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-			v := g.fVar[e]
-			q := next[v]
-			next[v]++
-			if w == 1 {
-				g.vEdge[q] = edge{g.fEdge[e].w, int32(f)}
-			} else {
-				g.vFac[q] = int32(f)
-				copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
-			}
+		for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
+			g.vEdge[next[e.to]] = edge{e.w, int32(f)}
+			next[e.to]++
 		}
 	}
 }

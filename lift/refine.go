@@ -124,25 +124,6 @@ func newRefiner(g *graph) *refiner {
 	return r
 }
 
-// loadRowSum sets factor node x's sum to the sum of its coefficients.
-func (r *refiner) loadRowSum(x int32) {
-	g, w := r.g, r.words
-	f := int(x) - g.n
-	if w == 1 {
-		var s uint64
-		for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
-			s += e.w
-		}
-		r.node[x].acc = s
-		return
-	}
-	acc := r.wide[int(x)*w : int(x+1)*w]
-	clear(acc)
-	for e := int(g.fStart[f]); e < int(g.fStart[f+1]); e++ {
-		addTo(acc, g.fix[e*w:(e+1)*w])
-	}
-}
-
 // initial sets up the initial coloring and queues every initial class.
 func (r *refiner) initial(p *hlmrf.Problem) {
 	g := r.g
@@ -222,7 +203,7 @@ func (r *refiner) initial(p *hlmrf.Problem) {
 // side as one block), which also saves processing the largest class of each
 // side.
 func (r *refiner) start() {
-	g, w := r.g, r.words
+	g := r.g
 	if g.n == 0 || g.m+g.c == 0 {
 		return // no edges: the initial coloring is stable
 	}
@@ -236,23 +217,13 @@ func (r *refiner) start() {
 			continue
 		}
 		for _, x := range m {
-			r.loadRowSum(x)
+			f := int(x) - g.n
+			r.addAll(x, g.fEdge[g.fStart[f]:g.fStart[f+1]])
 		}
 		r.splitAll(c)
 	}
-	for v := 0; v < g.n; v++ {
-		if w == 1 {
-			var s uint64
-			for _, e := range g.vEdge[g.vStart[v]:g.vStart[v+1]] {
-				s += e.w
-			}
-			r.node[v].acc = s
-		} else {
-			acc := r.wide[v*w : (v+1)*w]
-			for k := int(g.vStart[v]); k < int(g.vStart[v+1]); k++ {
-				addTo(acc, g.vFix[k*w:(k+1)*w])
-			}
-		}
+	for v := int32(0); v < int32(g.n); v++ {
+		r.addAll(v, g.vEdge[g.vStart[v]:g.vStart[v+1]])
 	}
 	for _, c := range varClasses {
 		r.splitAll(c)
@@ -301,41 +272,36 @@ func bitsOf(x float64) uint64 {
 // split refines every class by the exact sum of edge weights of its members
 // into class s.
 func (r *refiner) split(s int32) {
-	g, w := r.g, r.words
-	members := r.elems[r.class[s].first:r.class[s].end]
-	isVar := int(members[0]) < g.n
-	switch {
-	case w == 1 && isVar:
-		// Variables: add each incidence to its factor node.
-		n := int32(g.n)
-		for _, v := range members {
-			for _, e := range g.vEdge[g.vStart[v]:g.vStart[v+1]] {
-				r.touch1(n+e.to, e.w)
+	g := r.g
+	for _, u := range r.elems[r.class[s].first:r.class[s].end] {
+		if int(u) < g.n { // variables: every incidence touches a factor node
+			for _, e := range g.vEdge[g.vStart[u]:g.vStart[u+1]] {
+				r.touch(int32(g.n)+e.to, e.w)
 			}
+			continue
 		}
-	case w == 1:
-		for _, u := range members {
-			f := int(u) - g.n
-			for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
-				r.touch1(e.to, e.w)
-			}
-		}
-	case isVar:
-		n := int32(g.n)
-		for _, v := range members {
-			for k := g.vStart[v]; k < g.vStart[v+1]; k++ {
-				r.touchWide(n+g.vFac[k], g.vFix[int(k)*w:int(k+1)*w])
-			}
-		}
-	default:
-		for _, u := range members {
-			f := int(u) - g.n
-			for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-				r.touchWide(g.fVar[e], g.fix[int(e)*w:int(e+1)*w])
-			}
+		f := int(u) - g.n
+		for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
+			r.touch(e.to, e.w)
 		}
 	}
 	r.refineTouched()
+}
+
+// addAll adds the weights of edges (x's row or column) to node x's sum.
+func (r *refiner) addAll(x int32, edges []edge) {
+	for _, e := range edges {
+		r.add(x, e.w)
+	}
+}
+
+// add adds the weight of an edge (its w, see graph.fEdge) to node x's sum.
+func (r *refiner) add(x int32, w uint64) {
+	if r.words == 1 {
+		r.node[x].acc += w
+		return
+	}
+	addTo(r.wide[int(x)*r.words:int(x+1)*r.words], r.g.fix[int(w)*r.words:int(w+1)*r.words])
 }
 
 // refineTouched splits the classes of the nodes touched since the last call
@@ -378,21 +344,9 @@ func (r *refiner) refineTouched() {
 	r.tclasses = r.tclasses[:0]
 }
 
-// touch1 adds the one-word weight x to node x's sum.
-func (r *refiner) touch1(x int32, weight uint64) {
-	if r.single[x>>6]&(1<<(x&63)) != 0 {
-		return // alone in its class
-	}
-	ns := &r.node[x]
-	if ns.pos >= 0 {
-		ns.pos = ^ns.pos
-		r.touched = append(r.touched, x)
-	}
-	ns.acc += weight
-}
-
-// touchWide adds a multi-word weight to node x's sum.
-func (r *refiner) touchWide(x int32, weight []uint64) {
+// touch adds the weight of an edge to node x's sum, unless x is alone in
+// its class.
+func (r *refiner) touch(x int32, w uint64) {
 	if r.single[x>>6]&(1<<(x&63)) != 0 {
 		return
 	}
@@ -401,7 +355,7 @@ func (r *refiner) touchWide(x int32, weight []uint64) {
 		ns.pos = ^ns.pos
 		r.touched = append(r.touched, x)
 	}
-	addTo(r.wide[int(x)*r.words:int(x+1)*r.words], weight)
+	r.add(x, w)
 }
 
 // zero reports whether node x's sum is zero.
