@@ -557,7 +557,9 @@ func mix(x uint64) uint64 {
 // restProblem returns the subproblem of p without the nodes skip reports
 // (whole components; nodes numbered as in graph), renumbered in order, and
 // every kept node's new index (variables, potentials and constraints
-// numbered separately).
+// numbered separately). Rows are copied term by term: hlmrf's builders
+// would merge a repeated variable's coefficients in float64, rounding a sum
+// that refinement compares exactly.
 func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int32) {
 	n, m, c := p.NumVars, len(p.Weight), len(p.CKind)
 	sub := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
