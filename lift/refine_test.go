@@ -60,8 +60,8 @@ var refineCases = []refineCase{
 	{"planted3-pm1", genSpec{vars: 5, pots: 6, cons: 2, maxTerms: 3, coefs: simpleCoefs, weights: []float64{1}, consts: []float64{0, 1}, squared: 0.5, equalities: 0.5}, 3},
 	{"planted4-tricky", genSpec{vars: 5, pots: 7, cons: 2, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 0.2}, consts: []float64{0.3, 1}, squared: 0.5, equalities: 0.5}, 4},
 	{"dense-uniform", genSpec{vars: 8, pots: 30, cons: 4, maxTerms: 2, coefs: []float64{1}, weights: []float64{1}, consts: []float64{0}, squared: 0.5, equalities: 0.5}, 2},
-	// Many one-term potentials whose labels (constants) only leaves have, so
-	// that they are folded (see foldLeaves), and some shared labels.
+	// Many one-term potentials (priors) whose labels (constants) only they
+	// have, and some shared labels.
 	{"leafy-planted3", genSpec{vars: 6, pots: 16, cons: 3, maxTerms: 2, coefs: []float64{1, -1, 2, 0.5}, weights: []float64{1, 2}, consts: []float64{0, 1}, leafConsts: []float64{0.25, 0.75, 1}, squared: 0.5, equalities: 0.3}, 3},
 	{"leafy-tricky", genSpec{vars: 5, pots: 14, cons: 2, maxTerms: 2, coefs: trickyCoefs, weights: []float64{1}, consts: []float64{0}, leafConsts: []float64{0.5, -0.5}, squared: 0.5, equalities: 0.5}, 1},
 }
