@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,20 +13,6 @@ import (
 	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
-
-func readProblem(t testing.TB, path string) *hlmrf.Problem {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := hlmrf.Read(f, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func parse(t testing.TB, text string) *hlmrf.Problem {
 	t.Helper()
@@ -185,7 +170,7 @@ func TestLocalStepOptimality(t *testing.T) {
 // reached is (0, 0, 1, 0). From a start with y1 = y2 = y4 = 1 those three
 // are again satisfied and the solver must stop at (1, 1, 1, 1).
 func TestExample1(t *testing.T) {
-	p := readProblem(t, "../hlmrf/testdata/example1.hlmrf")
+	p := admmtest.ReadProblem(t, "../hlmrf/testdata/example1.hlmrf")
 	for _, tc := range []struct {
 		init, want []float64
 	}{

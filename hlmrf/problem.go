@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // ConstraintKind says whether a hard constraint is an inequality or an equality.
@@ -319,17 +320,34 @@ func (p *Problem) Violations(y []float64, tol float64) Violation {
 	return v
 }
 
-// Validate checks the structural invariants: consistent array lengths,
-// monotone offsets, variable indexes in range and unique within a row,
-// finite nonnegative weights, finite constants and nonzero finite
-// coefficients, powers of 1 or 2. It is meant for problems read from outside
-// (files, Go users); the package's own builders keep these by construction.
-func (p *Problem) Validate() error {
+// ValidateOption relaxes one rule of Validate.
+type ValidateOption int
+
+const (
+	// AllowZeroCoefs accepts zero coefficients (finite ones still).
+	AllowZeroCoefs ValidateOption = iota + 1
+	// AllowRepeatedVars accepts a variable more than once within a row.
+	AllowRepeatedVars
+)
+
+// Validate checks the structural invariants: a nonnegative variable count,
+// consistent array lengths, monotone offsets, variable indexes in range and
+// unique within a row, finite nonnegative weights, finite constants and
+// nonzero finite coefficients, powers of 1 or 2. It is meant for problems
+// read from outside (files, Go users); the package's own builders keep these
+// by construction. Options relax the rules that only some users need (lifting
+// reads zero coefficients and repeated variables as zero-weight and parallel
+// edges).
+func (p *Problem) Validate(opts ...ValidateOption) error {
+	zeroOK, repeatOK := slices.Contains(opts, AllowZeroCoefs), slices.Contains(opts, AllowRepeatedVars)
+	if p.NumVars < 0 {
+		return fmt.Errorf("hlmrf: negative variable count %d", p.NumVars)
+	}
 	m := len(p.Weight)
 	if len(p.Const) != m || len(p.Power) != m || len(p.Group) != m {
 		return errors.New("hlmrf: potential arrays have different lengths")
 	}
-	if err := checkRows("potential", p.Start, m, p.Var, len(p.Coef), p.NumVars); err != nil {
+	if err := checkRows("potential", p.Start, m, p.Var, len(p.Coef), p.NumVars, repeatOK); err != nil {
 		return err
 	}
 	for i := 0; i < m; i++ {
@@ -343,14 +361,14 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("hlmrf: potential %d: power %d is not 1 or 2", i, p.Power[i])
 		}
 	}
-	if err := checkCoefs("potential", p.Coef); err != nil {
+	if err := checkCoefs("potential", p.Coef, zeroOK); err != nil {
 		return err
 	}
 	n := len(p.CKind)
 	if len(p.CConst) != n || len(p.CGroup) != n {
 		return errors.New("hlmrf: constraint arrays have different lengths")
 	}
-	if err := checkRows("constraint", p.CStart, n, p.CVar, len(p.CCoef), p.NumVars); err != nil {
+	if err := checkRows("constraint", p.CStart, n, p.CVar, len(p.CCoef), p.NumVars, repeatOK); err != nil {
 		return err
 	}
 	for j := 0; j < n; j++ {
@@ -361,20 +379,23 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("hlmrf: constraint %d: constant %v is not finite", j, c)
 		}
 	}
-	return checkCoefs("constraint", p.CCoef)
+	return checkCoefs("constraint", p.CCoef, zeroOK)
 }
 
-// checkCoefs checks that every term coefficient is nonzero and finite.
-func checkCoefs(what string, coefs []float64) error {
+// checkCoefs checks that every term coefficient is finite and, unless
+// zeroOK, nonzero.
+func checkCoefs(what string, coefs []float64, zeroOK bool) error {
 	for k, c := range coefs {
-		if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		if (c == 0 && !zeroOK) || math.IsNaN(c) || math.IsInf(c, 0) {
 			return fmt.Errorf("hlmrf: %s coefficient %d is %v (must be nonzero and finite)", what, k, c)
 		}
 	}
 	return nil
 }
 
-func checkRows(what string, start []int32, rows int, vars []int32, ncoef, nvars int) error {
+// checkRows checks a CSR block's offsets and variable indexes (unique within
+// a row unless repeatOK).
+func checkRows(what string, start []int32, rows int, vars []int32, ncoef, nvars int, repeatOK bool) error {
 	if rows == 0 && len(start) == 0 {
 		if len(vars) != 0 || ncoef != 0 {
 			return fmt.Errorf("hlmrf: %s terms without rows", what)
@@ -394,6 +415,9 @@ func checkRows(what string, start []int32, rows int, vars []int32, ncoef, nvars 
 			v := vars[k]
 			if v < 0 || int(v) >= nvars {
 				return fmt.Errorf("hlmrf: %s %d: variable %d out of range [0,%d)", what, i, v, nvars)
+			}
+			if repeatOK {
+				continue
 			}
 			if _, dup := seen[v]; dup {
 				return fmt.Errorf("hlmrf: %s %d: variable %d appears twice", what, i, v)

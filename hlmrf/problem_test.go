@@ -174,3 +174,28 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestValidateOptions checks that each option relaxes its rule alone.
+func TestValidateOptions(t *testing.T) {
+	zero := &Problem{NumVars: 2}
+	zero.AddPotential(1, 0, 1, -1, []int32{0, 1}, []float64{1, 1})
+	zero.Coef[1] = 0
+	repeat := &Problem{NumVars: 2}
+	repeat.AddPotential(1, 0, 1, -1, []int32{0, 1}, []float64{1, 1})
+	repeat.Var[1] = 0
+	for _, tc := range []struct {
+		p    *Problem
+		opt  ValidateOption
+		want string
+	}{{zero, AllowZeroCoefs, "nonzero"}, {repeat, AllowRepeatedVars, "twice"}} {
+		if err := tc.p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate: error %v, want one containing %q", err, tc.want)
+		}
+		if err := tc.p.Validate(tc.opt); err != nil {
+			t.Errorf("Validate(%d): %v", tc.opt, err)
+		}
+	}
+	if err := (&Problem{NumVars: -1}).Validate(AllowZeroCoefs, AllowRepeatedVars); err == nil {
+		t.Error("a negative variable count was accepted")
+	}
+}

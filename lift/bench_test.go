@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/measure"
 )
@@ -132,7 +133,7 @@ func BenchmarkOverhead(b *testing.B) {
 		{"sym10/pot=100000", func() *hlmrf.Problem { return symmetricProblem(1e5, 1) }},
 	}
 	if path := os.Getenv("HINGE_LIFT_FILE"); path != "" {
-		probs = append(probs, problem{"file=" + filepath.Base(path), func() *hlmrf.Problem { return readProblem(b, path) }})
+		probs = append(probs, problem{"file=" + filepath.Base(path), func() *hlmrf.Problem { return admmtest.ReadProblem(b, path) }})
 	}
 	for _, pr := range probs {
 		b.Run(pr.name, func(b *testing.B) {

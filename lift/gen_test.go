@@ -3,7 +3,6 @@ package lift
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -110,21 +109,6 @@ func planted(rng *rand.Rand, base *hlmrf.Problem, y0 []float64, k int) (*hlmrf.P
 		p.AddConstraint(base.CKind[j], base.CConst[j], base.CGroup[j], vs, cs)
 	}
 	return p, y
-}
-
-// readProblem reads an exchange-format file.
-func readProblem(t testing.TB, path string) *hlmrf.Problem {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := hlmrf.Read(f, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func parseProblem(t testing.TB, text string) *hlmrf.Problem {

@@ -21,102 +21,39 @@ type graph struct {
 	vStart  []int32 // variable v's incidences are vStart[v]..vStart[v+1]
 	scale   fixedScale
 
-	// One-word weights (scale.words == 1): packed edges, factor side in edge
-	// order (to = variable) and variable side in incidence order (to = factor).
+	// Packed edges (see pack): factor side in edge order (to = variable),
+	// variable side in incidence order (to = factor). An edge's w is its
+	// exact weight when scale.words == 1, else its edge number, its weight
+	// being fix[w*words:(w+1)*words].
 	fEdge, vEdge []edge
+	fix          []uint64
 
-	// Wider weights: edge e's exact weight is fix[e*words:(e+1)*words]; per
-	// incidence of a variable, its factor and the same weight.
-	fix  []uint64
-	vFac []int32
-	vFix []uint64
-
-	packed bool // fEdge or fix is set (see pack)
+	packed bool // fEdge is set (see pack)
 }
 
-// edge is an edge seen from one end: its exact one-word weight and the other end.
+// edge is an edge seen from one end: its exact one-word weight or its edge
+// number (see graph.fEdge), and the other end.
 type edge struct {
 	w  uint64
 	to int32
 }
 
-// check verifies everything lifting relies on, in O(size) time and without
-// allocating: consistent array lengths, monotone offsets, variable indexes in
-// range, finite values, nonnegative weights, powers 1 or 2, known constraint
-// kinds. Unlike hlmrf.Validate it accepts zero coefficients and a variable
-// repeated within a row (both are harmless to lifting: the factor graph
-// simply has a zero-weight or a parallel edge).
+// check verifies everything lifting relies on: p is not nil, passes
+// hlmrf's Validate with zero coefficients and a variable repeated within a
+// row accepted (both are harmless to lifting: the factor graph simply has a
+// zero-weight or a parallel edge), and its nodes and edges fit int32 ids.
 func check(p *hlmrf.Problem) error {
 	if p == nil {
 		return fmt.Errorf("lift: nil problem")
 	}
-	if p.NumVars < 0 {
-		return fmt.Errorf("lift: negative variable count %d", p.NumVars)
+	if err := p.Validate(hlmrf.AllowZeroCoefs, hlmrf.AllowRepeatedVars); err != nil {
+		return fmt.Errorf("lift: %w", err)
 	}
-	m := len(p.Weight)
-	if len(p.Const) != m || len(p.Power) != m || len(p.Group) != m {
-		return fmt.Errorf("lift: potential arrays have different lengths (Weight %d, Const %d, Power %d, Group %d)", m, len(p.Const), len(p.Power), len(p.Group))
-	}
-	if err := checkRows("potential", p.Start, m, p.Var, p.Coef, p.NumVars); err != nil {
-		return err
-	}
-	for i := 0; i < m; i++ {
-		if w := p.Weight[i]; !(w >= 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("lift: potential %d: weight %v is not a finite nonnegative number", i, w)
-		}
-		if c := p.Const[i]; math.IsNaN(c) || math.IsInf(c, 0) {
-			return fmt.Errorf("lift: potential %d: constant %v is not finite", i, c)
-		}
-		if d := p.Power[i]; d != 1 && d != 2 {
-			return fmt.Errorf("lift: potential %d: power %d is not 1 or 2", i, d)
-		}
-	}
-	c := len(p.CKind)
-	if len(p.CConst) != c || len(p.CGroup) != c {
-		return fmt.Errorf("lift: constraint arrays have different lengths (CKind %d, CConst %d, CGroup %d)", c, len(p.CConst), len(p.CGroup))
-	}
-	if err := checkRows("constraint", p.CStart, c, p.CVar, p.CCoef, p.NumVars); err != nil {
-		return err
-	}
-	for j := 0; j < c; j++ {
-		if k := p.CKind[j]; k != hlmrf.LessEq && k != hlmrf.Equal {
-			return fmt.Errorf("lift: constraint %d: unknown kind %d", j, k)
-		}
-		if v := p.CConst[j]; math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("lift: constraint %d: constant %v is not finite", j, v)
-		}
-	}
-	if total := int64(p.NumVars) + int64(m) + int64(c); total >= math.MaxInt32 {
+	if total := int64(p.NumVars) + int64(len(p.Weight)) + int64(len(p.CKind)); total >= math.MaxInt32 {
 		return fmt.Errorf("lift: %d variables, potentials and constraints in all: too many for int32 node ids", total)
 	}
 	if total := int64(len(p.Var)) + int64(len(p.CVar)); total >= math.MaxInt32 {
 		return fmt.Errorf("lift: %d terms in all: too many for int32 edge ids", total)
-	}
-	return nil
-}
-
-func checkRows(what string, start []int32, rows int, vars []int32, coefs []float64, nvars int) error {
-	if rows == 0 && len(start) <= 1 {
-		if len(vars) != 0 || len(coefs) != 0 || (len(start) == 1 && start[0] != 0) {
-			return fmt.Errorf("lift: %s terms without %ss", what, what)
-		}
-		return nil
-	}
-	if len(start) != rows+1 || start[0] != 0 || int(start[rows]) != len(vars) || len(vars) != len(coefs) {
-		return fmt.Errorf("lift: %s offsets do not match the term arrays", what)
-	}
-	for i := 0; i < rows; i++ {
-		if start[i+1] < start[i] {
-			return fmt.Errorf("lift: %s %d: offsets decrease", what, i)
-		}
-		for k := start[i]; k < start[i+1]; k++ {
-			if v := vars[k]; v < 0 || int(v) >= nvars {
-				return fmt.Errorf("lift: %s %d: variable %d out of range [0,%d)", what, i, v, nvars)
-			}
-			if x := coefs[k]; math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("lift: %s %d: coefficient %v is not finite", what, i, x)
-			}
-		}
 	}
 	return nil
 }
@@ -175,46 +112,33 @@ func newGraph(p *hlmrf.Problem) *graph {
 }
 
 // pack stores every edge's exact weight for refinement: in fEdge beside its
-// variable for one-word weights, in fix otherwise. Lifting alone does not
-// need it (weight converts on the fly), so a problem whose copies are
-// matched rather than refined never pays for it. It does nothing the second
-// time.
+// variable for one-word weights (a visit reads one cache line instead of
+// two), in fix otherwise. Lifting alone does not need it (weight converts on
+// the fly), so a problem whose copies are matched rather than refined never
+// pays for it. It does nothing the second time.
 func (g *graph) pack() {
 	if g.packed {
 		return
 	}
 	g.packed = true
-	p, ne := g.p, len(g.fVar)
-	w := g.scale.words
-	if w == 1 {
-		// One word: pack each edge's weight with its endpoint, so that a
-		// visit reads one cache line instead of two.
-		g.fEdge = make([]edge, ne)
-		e := 0
-		for _, cs := range [][]float64{p.Coef, p.CCoef} {
-			var tmp [1]uint64
-			last := math.NaN()
-			for _, x := range cs {
-				if x != last || math.Signbit(x) != math.Signbit(last) {
-					g.scale.put(tmp[:], x)
-					last = x
-				}
-				g.fEdge[e] = edge{tmp[0], g.fVar[e]}
-				e++
-			}
-		}
-		return
+	p, ne, w := g.p, len(g.fVar), g.scale.words
+	g.fEdge = make([]edge, ne)
+	if w > 1 {
+		g.fix = make([]uint64, ne*w)
 	}
-	g.fix = make([]uint64, ne*w)
+	tmp := make([]uint64, w)
 	e := 0
 	for _, cs := range [][]float64{p.Coef, p.CCoef} {
-		last, from := math.NaN(), 0
+		last := math.NaN()
 		for _, x := range cs {
-			if x == last && math.Signbit(x) == math.Signbit(last) {
-				copy(g.fix[e*w:(e+1)*w], g.fix[from*w:(from+1)*w])
-			} else {
-				g.scale.put(g.fix[e*w:(e+1)*w], x)
-				last, from = x, e
+			if x != last || math.Signbit(x) != math.Signbit(last) {
+				g.scale.put(tmp, x) // coefficients repeat a lot: convert each run once
+				last = x
+			}
+			g.fEdge[e] = edge{tmp[0], g.fVar[e]}
+			if w > 1 {
+				copy(g.fix[e*w:(e+1)*w], tmp)
+				g.fEdge[e].w = uint64(e)
 			}
 			e++
 		}
@@ -222,15 +146,11 @@ func (g *graph) pack() {
 }
 
 // transpose builds the variables' side of the graph: for every variable its
-// incidences, in edge order, leaving out the factors f with skip[f] (skip may
-// be nil).
-func (g *graph) transpose(skip []bool) {
+// incidences, in edge order.
+func (g *graph) transpose() {
 	nf := g.m + g.c
 	g.vStart = make([]int32, g.n+1)
 	for f := 0; f < nf; f++ {
-		if skip != nil && skip[f] {
-			continue
-		}
 		for _, v := range g.fVar[g.fStart[f]:g.fStart[f+1]] {
 			g.vStart[v+1]++
 		}
@@ -238,29 +158,12 @@ func (g *graph) transpose(skip []bool) {
 	for v := 0; v < g.n; v++ {
 		g.vStart[v+1] += g.vStart[v]
 	}
-	ne := int(g.vStart[g.n])
 	next := append([]int32(nil), g.vStart[:g.n]...)
-	w := g.scale.words
-	if w == 1 {
-		g.vEdge = make([]edge, ne)
-	} else {
-		g.vFac = make([]int32, ne)
-		g.vFix = make([]uint64, ne*w)
-	}
+	g.vEdge = make([]edge, g.vStart[g.n])
 	for f := 0; f < nf; f++ {
-		if skip != nil && skip[f] {
-			continue
-		}
-		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-			v := g.fVar[e]
-			q := next[v]
-			next[v]++
-			if w == 1 {
-				g.vEdge[q] = edge{g.fEdge[e].w, int32(f)}
-			} else {
-				g.vFac[q] = int32(f)
-				copy(g.vFix[int(q)*w:int(q+1)*w], g.fix[int(e)*w:int(e+1)*w])
-			}
+		for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
+			g.vEdge[next[e.to]] = edge{e.w, int32(f)}
+			next[e.to]++
 		}
 	}
 }

@@ -26,9 +26,8 @@
 // Disjoint copies: a problem made of k copies of one large component (paper
 // 000's symmetry-injection experiment) is not refined copy by copy, which
 // costs far more than k times one copy; the copies are found by hashing,
-// verified to be isomorphic, and colored like their original (repeat.go),
-// and an original that a sum hash proves to have no symmetry of its own is
-// not refined at all (certify.go). The coloring is the same either way.
+// verified to be isomorphic, and colored like their original (repeat.go).
+// The coloring is the same either way.
 //
 // Correctness: the coloring is an equitable partition (every potential of a
 // class has the same summed coefficient into every variable class, and every
@@ -129,22 +128,11 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 	b := newRowBuilder(g, col)
 	lp := l.Problem
 
-	// Potentials: class sizes, representatives (first members) and groups.
+	// One lifted potential per class, from its first member, unless its
+	// coefficients all cancel.
 	size, rep, group := classInfo(col.Pot, col.NumPot, p.Group)
-	terms := 0
-	for _, i := range rep {
-		terms += int(g.fStart[i+1] - g.fStart[i])
-	}
-	lp.Weight = make([]float64, 0, col.NumPot)
-	lp.Const = make([]float64, 0, col.NumPot)
-	lp.Power = make([]uint8, 0, col.NumPot)
-	lp.Group = make([]int32, 0, col.NumPot)
-	lp.Start = append(make([]int32, 0, col.NumPot+1), 0)
-	lp.Var = make([]int32, 0, terms)
-	lp.Coef = make([]float64, 0, terms)
 	newID := make([]int32, col.NumPot)
-	for k := 0; k < col.NumPot; k++ {
-		i := rep[k]
+	for k, i := range rep {
 		w := float64(size[k]) * p.Weight[i]
 		if math.IsInf(w, 0) {
 			return nil, fmt.Errorf("lift: potential %d: the summed weight of its %d symmetric potentials overflows float64", i, size[k])
@@ -162,36 +150,16 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 			l.Offset += w * h
 			continue
 		}
-		newID[k] = int32(len(lp.Weight))
-		lp.Var = append(lp.Var, vars...)
-		lp.Coef = append(lp.Coef, coefs...)
-		lp.Start = append(lp.Start, int32(len(lp.Var)))
+		newID[k] = int32(lp.AddPotential(w, p.Const[i], p.Power[i], group[k], vars, coefs))
 		l.Copies = appendCopies(l.Copies, col.Var, p.Var[p.Start[i]:p.Start[i+1]], vars, size[k])
-		lp.Weight = append(lp.Weight, w)
-		lp.Const = append(lp.Const, p.Const[i])
-		lp.Power = append(lp.Power, p.Power[i])
-		lp.Group = append(lp.Group, group[k])
 	}
-	for i, k := range col.Pot {
-		l.PotClass[i] = newID[k]
-	}
+	renumber(l.PotClass, col.Pot, newID)
 
-	// Constraints.
+	// Constraints likewise; one whose coefficients all cancel must hold.
 	size, rep, group = classInfo(col.Con, col.NumCon, p.CGroup)
-	terms = 0
-	for _, j := range rep {
-		terms += int(g.fStart[g.m+int(j)+1] - g.fStart[g.m+int(j)])
-	}
-	lp.CKind = make([]hlmrf.ConstraintKind, 0, col.NumCon)
-	lp.CConst = make([]float64, 0, col.NumCon)
-	lp.CGroup = make([]int32, 0, col.NumCon)
-	lp.CStart = append(make([]int32, 0, col.NumCon+1), 0)
-	lp.CVar = make([]int32, 0, terms)
-	lp.CCoef = make([]float64, 0, terms)
 	newID = make([]int32, col.NumCon)
 	var ccopies []float64
-	for k := 0; k < col.NumCon; k++ {
-		j := rep[k]
+	for k, j := range rep {
 		vars, coefs, err := b.row(g.m + int(j))
 		if err != nil {
 			return nil, fmt.Errorf("lift: constraint %d: %w", j, err)
@@ -204,20 +172,19 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 			}
 			continue
 		}
-		newID[k] = int32(len(lp.CKind))
-		lp.CVar = append(lp.CVar, vars...)
-		lp.CCoef = append(lp.CCoef, coefs...)
-		lp.CStart = append(lp.CStart, int32(len(lp.CVar)))
+		newID[k] = int32(lp.AddConstraint(kind, c, group[k], vars, coefs))
 		ccopies = appendCopies(ccopies, col.Var, p.CVar[p.CStart[j]:p.CStart[j+1]], vars, size[k])
-		lp.CKind = append(lp.CKind, kind)
-		lp.CConst = append(lp.CConst, c)
-		lp.CGroup = append(lp.CGroup, group[k])
 	}
-	for j, k := range col.Con {
-		l.ConClass[j] = newID[k]
-	}
+	renumber(l.ConClass, col.Con, newID)
 	l.Copies = append(l.Copies, ccopies...)
 	return l, nil
+}
+
+// renumber sets dst[i] to the lifted factor of class color[i] (newID).
+func renumber(dst, color, newID []int32) {
+	for i, k := range color {
+		dst[i] = newID[k]
+	}
 }
 
 // classInfo returns per class its size, first member and the group of its

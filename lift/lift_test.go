@@ -9,13 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // TestExample3 checks the lifted function of paper 000, Example 3:
 // 5 max(-y1 + 2y2 - 1, 0)^2 + 10 max(y1 - y2, 0)^2 + 5 max(-y3 + 1, 0)^2.
 func TestExample3(t *testing.T) {
-	p := readProblem(t, "../hlmrf/testdata/example1.hlmrf")
+	p := admmtest.ReadProblem(t, "../hlmrf/testdata/example1.hlmrf")
 	l, err := Lift(p)
 	if err != nil {
 		t.Fatal(err)

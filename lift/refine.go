@@ -33,15 +33,11 @@ type Coloring struct {
 // the "all but the largest part" rule (Cardon and Crochemore; Paige and
 // Tarjan), running in O((n+m) log n) time for n nodes and m edges, plus the
 // cost of sorting the values that split a class. Sums are compared exactly
-// (see fixed.go), not in floating point. Two exact shortcuts save work on
-// ground problems: the first split of each side is done by streaming row and
-// column sums (see start), and one-term factors that cannot share a class
-// with longer ones are classed without being refined (see foldLeaves).
-// Before refining, connected components that are exact copies of another
-// component are found by hashing, verified to be isomorphic, and colored like
-// their original instead of being refined (repeat.go), and an original whose
-// nodes a hash proves to be alone in their classes is not refined either
-// (certify.go); this part runs on all cores (GOMAXPROCS).
+// (see fixed.go), not in floating point. The first split of each side is
+// done by streaming row and column sums (see start). Before refining,
+// connected components that are exact copies of another component are found
+// by hashing, verified to be isomorphic, and colored like their original
+// instead of being refined (repeat.go).
 func Refine(p *hlmrf.Problem) (*Coloring, error) {
 	if err := check(p); err != nil {
 		return nil, err
@@ -63,9 +59,8 @@ func Refine(p *hlmrf.Problem) (*Coloring, error) {
 // problem has little symmetry). A node touched by the current splitter has
 // pos = ^pos until its class is examined, which keeps the record small.
 type refiner struct {
-	g      *graph
-	packed chan struct{} // closed once g is packed
-	words  int
+	g     *graph
+	words int
 
 	elems  []int32
 	node   []nodeState
@@ -73,11 +68,6 @@ type refiner struct {
 	class  []classState
 	queue  []int32
 	nclass int32
-
-	folded   []bool  // per class: a class of folded leaves
-	nfolded  int     // how many factors are folded
-	leafRuns []int32 // where each run of folded leaves of one label and coefficient starts in elems
-	leafVar  []int32 // per elems position of a folded leaf: its variable
 
 	wide     []uint64 // words > 1: node x's sum is wide[x*words:(x+1)*words]
 	touched  []int32  // nodes touched by the current splitter
@@ -105,30 +95,23 @@ type classState struct {
 func refine(g *graph, p *hlmrf.Problem) *Coloring {
 	r := newRefiner(g)
 	r.initial(p)
-	r.foldLeaves()
 	r.start()
 	for len(r.queue) > 0 {
 		s := r.queue[len(r.queue)-1]
 		r.queue = r.queue[:len(r.queue)-1]
 		r.split(s)
 	}
-	r.colorLeaves()
 	return r.coloring()
 }
 
-// newRefiner sets up refinement of g. The edge weights are packed (see
-// graph.pack) beside initial, which does not need them; foldLeaves waits
-// for them.
+// newRefiner sets up refinement of g, packing its edge weights and
+// building its variables' side.
 func newRefiner(g *graph) *refiner {
-	packed := make(chan struct{})
-	go func() {
-		g.pack()
-		close(packed)
-	}()
+	g.pack()
+	g.transpose()
 	n := g.n + g.m + g.c
 	r := &refiner{
 		g:      g,
-		packed: packed,
 		words:  g.scale.words,
 		elems:  make([]int32, n),
 		node:   make([]nodeState, n),
@@ -139,291 +122,6 @@ func newRefiner(g *graph) *refiner {
 		r.wide = make([]uint64, n*r.words)
 	}
 	return r
-}
-
-// Leaf folding.
-//
-// A leaf is a factor with a single term (a prior, a bound, a rule grounded
-// with all but one atom observed); ground PSL problems are often mostly
-// leaves. Refining leaves one by one is wasted work: each tends to end in a
-// tiny class of its own, and its class is known in advance to be (label,
-// coefficient a, class of its variable) unless it can share a class with a
-// longer factor. That needs a longer factor of the same label whose terms
-// sum to a in all (its only nonzero sum, into one class, must equal a). So
-// the leaves of a label whose a is no longer factor's row sum are folded:
-// the variables are split by how many such leaves of each (label, a) they
-// have (one "virtual" splitter per group), the folded leaves are left out of
-// the graph, and at the end each gets the class (label, a, its variable's
-// class).
-//
-// This is exact. The coloring so obtained is stable. Conversely, in the
-// coarsest stable coloring a folded leaf can only share a class with leaves
-// of the same label and a (other factors have another label or another row
-// sum, hence another sum into some class), all then on variables of one
-// class; variables of one class must have equal counts of those leaves
-// (their sums a*count differ otherwise); and the rest of the coloring is a
-// stable coloring of the graph without the folded leaves. So both colorings
-// coincide.
-
-// foldLeaves moves the foldable leaves of every label into a folded class of
-// their own, builds the variables' side of the graph without them, and
-// splits the variables by their folded leaves.
-func (r *refiner) foldLeaves() {
-	<-r.packed
-	g := r.g
-	nf := g.m + g.c
-	k0 := r.nclass
-	r.folded = make([]bool, len(r.class))
-	if g.n == 0 || nf == 0 {
-		g.transpose(nil)
-		return
-	}
-	// One sequential pass: which factors are leaves and, for one-word
-	// weights, every factor's row sum (a leaf's is its coefficient).
-	leafAt := make([]bool, nf)
-	var rowSum []uint64
-	if r.words == 1 {
-		rowSum = make([]uint64, nf)
-	}
-	anyLeaf := false
-	for f := 0; f < nf; f++ {
-		leafAt[f] = r.isLeaf(int32(g.n + f))
-		anyLeaf = anyLeaf || leafAt[f]
-		if rowSum != nil {
-			var s uint64
-			for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
-				s += e.w
-			}
-			rowSum[f] = s
-		}
-	}
-	if !anyLeaf {
-		g.transpose(nil)
-		return
-	}
-	var skip []bool
-	var keys []foldKey
-	var core, fold, runs []int32
-	for c := int32(1); c < k0; c++ {
-		cs := &r.class[c]
-		m := r.elems[cs.first:cs.end]
-		// Sort by value (a leaf's coefficient, another factor's row sum),
-		// longer factors first among equals; a run of equal values is
-		// foldable unless it starts with a longer factor.
-		keys = keys[:0]
-		leaves := 0
-		for _, x := range m {
-			f := int(x) - g.n
-			k := foldKey{x: x, leaf: leafAt[f]}
-			if k.leaf {
-				leaves++
-			}
-			if rowSum != nil {
-				k.v = rowSum[f]
-			} else {
-				r.loadRowSum(x)
-			}
-			keys = append(keys, k)
-		}
-		if leaves == 0 {
-			if r.words > 1 {
-				r.resetSums(m)
-			}
-			continue
-		}
-		value := func(a, b foldKey) int { // by value only
-			if r.words > 1 {
-				return r.cmp(a.x, b.x)
-			}
-			if x, y := int64(a.v), int64(b.v); x != y {
-				if x < y {
-					return -1
-				}
-				return 1
-			}
-			return 0
-		}
-		if len(keys) > 1 {
-			slices.SortFunc(keys, func(a, b foldKey) int {
-				if d := value(a, b); d != 0 {
-					return d
-				}
-				if a.leaf == b.leaf {
-					return 0
-				}
-				if b.leaf {
-					return -1
-				}
-				return 1
-			})
-		}
-		core, fold, runs = core[:0], fold[:0], runs[:0]
-		for i := 0; i < len(keys); {
-			j := i + 1
-			for j < len(keys) && value(keys[i], keys[j]) == 0 {
-				j++
-			}
-			if keys[i].leaf {
-				runs = append(runs, int32(len(fold)))
-				for _, k := range keys[i:j] {
-					fold = append(fold, k.x)
-				}
-			} else {
-				for _, k := range keys[i:j] {
-					core = append(core, k.x)
-				}
-			}
-			i = j
-		}
-		if r.words > 1 {
-			r.resetSums(m)
-		}
-		copy(m, core)
-		copy(m[len(core):], fold)
-		for i, x := range m {
-			r.node[x].pos = cs.first + int32(i)
-		}
-		if len(fold) == 0 {
-			continue
-		}
-		id := c
-		base := cs.first + int32(len(core))
-		if len(core) > 0 {
-			id = r.nclass
-			r.nclass++
-			r.class[id] = classState{first: base, end: cs.end}
-			cs.end = base
-			for _, x := range fold {
-				r.node[x].cls = id
-			}
-			if len(core) == 1 {
-				r.setSingle(core[0])
-			}
-		}
-		r.folded[id] = true
-		for _, q := range runs {
-			r.leafRuns = append(r.leafRuns, base+q)
-		}
-		if skip == nil {
-			skip = make([]bool, nf)
-			r.leafVar = make([]int32, len(r.elems))
-		}
-		for i, x := range fold {
-			f := int(x) - g.n
-			skip[f] = true
-			r.leafVar[int(base)+i] = g.fVar[g.fStart[f]]
-		}
-		r.nfolded += len(fold)
-	}
-	g.transpose(skip)
-	// One virtual splitter per run of folded leaves (one label and
-	// coefficient a): each leaf adds a to its variable's sum.
-	w := r.words
-	for k, s := range r.leafRuns {
-		e := r.runEnd(k)
-		lo := int(g.fStart[int(r.elems[s])-g.n]) // the run's common coefficient
-		for i := s; i < e; i++ {
-			if w == 1 {
-				r.touch1(r.leafVar[i], g.fEdge[lo].w)
-			} else {
-				r.touchWide(r.leafVar[i], g.fix[lo*w:(lo+1)*w])
-			}
-		}
-		r.refineTouched()
-	}
-}
-
-// foldKey sorts the members of a label class in foldLeaves.
-type foldKey struct {
-	v    uint64 // one-word value; wider values are in the refiner's sums
-	x    int32
-	leaf bool
-}
-
-// runEnd returns where the k-th run of folded leaves ends in elems: at the
-// next run or at the end of its class.
-func (r *refiner) runEnd(k int) int32 {
-	s := r.leafRuns[k]
-	end := r.class[r.node[r.elems[s]].cls].end
-	if k+1 < len(r.leafRuns) && r.leafRuns[k+1] < end {
-		return r.leafRuns[k+1]
-	}
-	return end
-}
-
-// isLeaf reports whether factor node x has exactly one term, with a nonzero
-// coefficient.
-func (r *refiner) isLeaf(x int32) bool {
-	g := r.g
-	f := int(x) - g.n
-	lo, hi := g.fStart[f], g.fStart[f+1]
-	if hi-lo != 1 {
-		return false
-	}
-	if g.fEdge != nil {
-		return g.fEdge[lo].w != 0
-	}
-	w := g.scale.words
-	return !isZero(g.fix[int(lo)*w : int(lo+1)*w])
-}
-
-// loadRowSum sets factor node x's sum to the sum of its coefficients.
-func (r *refiner) loadRowSum(x int32) {
-	g, w := r.g, r.words
-	f := int(x) - g.n
-	if w == 1 {
-		var s uint64
-		for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
-			s += e.w
-		}
-		r.node[x].acc = s
-		return
-	}
-	acc := r.wide[int(x)*w : int(x+1)*w]
-	clear(acc)
-	for e := int(g.fStart[f]); e < int(g.fStart[f+1]); e++ {
-		addTo(acc, g.fix[e*w:(e+1)*w])
-	}
-}
-
-// colorLeaves gives the folded leaves their final classes: one per
-// (label, coefficient, class of the variable). A run of foldLeaves shares
-// label and coefficient, so within a run leaves are grouped by their
-// variable's class, through the scratch map idOf (class -> new id).
-func (r *refiner) colorLeaves() {
-	if len(r.leafRuns) == 0 {
-		return
-	}
-	ends := make([]int32, len(r.leafRuns))
-	for k := range r.leafRuns {
-		ends[k] = r.runEnd(k)
-	}
-	idOf := make([]int32, r.nclass)
-	for i := range idOf {
-		idOf[i] = -1
-	}
-	var used []int32
-	for k, s := range r.leafRuns {
-		c := r.node[r.elems[s]].cls // the folded class; its first group keeps its id
-		keep := s == r.class[c].first
-		for i := s; i < ends[k]; i++ {
-			vc := r.node[r.leafVar[i]].cls
-			if idOf[vc] < 0 {
-				if keep {
-					idOf[vc], keep = c, false
-				} else {
-					idOf[vc] = r.nclass
-					r.nclass++
-				}
-				used = append(used, vc)
-			}
-			r.node[r.elems[i]].cls = idOf[vc]
-		}
-		for _, vc := range used {
-			idOf[vc] = -1
-		}
-		used = used[:0]
-	}
 }
 
 // initial sets up the initial coloring and queues every initial class.
@@ -505,41 +203,27 @@ func (r *refiner) initial(p *hlmrf.Problem) {
 // side as one block), which also saves processing the largest class of each
 // side.
 func (r *refiner) start() {
-	g, w := r.g, r.words
+	g := r.g
 	if g.n == 0 || g.m+g.c == 0 {
 		return // no edges: the initial coloring is stable
 	}
-	// Row sums split the factor classes (folded ones take no part; classes
-	// made by these splits need no further split), then column sums split
-	// the variable classes.
+	// Row sums split the factor classes (classes made by these splits need
+	// no further split), then column sums split the variable classes.
 	var varClasses []int32
 	for c, n := int32(0), r.nclass; c < n; c++ {
-		if r.folded[c] {
-			continue
-		}
 		m := r.elems[r.class[c].first:r.class[c].end]
 		if int(m[0]) < g.n {
 			varClasses = append(varClasses, c)
 			continue
 		}
 		for _, x := range m {
-			r.loadRowSum(x)
+			f := int(x) - g.n
+			r.addAll(x, g.fEdge[g.fStart[f]:g.fStart[f+1]])
 		}
 		r.splitAll(c)
 	}
-	for v := 0; v < g.n; v++ {
-		if w == 1 {
-			var s uint64
-			for _, e := range g.vEdge[g.vStart[v]:g.vStart[v+1]] {
-				s += e.w
-			}
-			r.node[v].acc = s
-		} else {
-			acc := r.wide[v*w : (v+1)*w]
-			for k := int(g.vStart[v]); k < int(g.vStart[v+1]); k++ {
-				addTo(acc, g.vFix[k*w:(k+1)*w])
-			}
-		}
+	for v := int32(0); v < int32(g.n); v++ {
+		r.addAll(v, g.vEdge[g.vStart[v]:g.vStart[v+1]])
 	}
 	for _, c := range varClasses {
 		r.splitAll(c)
@@ -549,11 +233,7 @@ func (r *refiner) start() {
 	r.queue = r.queue[:0]
 	bigVar, bigFac := int32(-1), int32(-1)
 	size := func(c int32) int32 { return r.class[c].end - r.class[c].first }
-	isFolded := func(c int32) bool { return r.folded[c] }
 	for c := int32(0); c < r.nclass; c++ {
-		if isFolded(c) {
-			continue
-		}
 		if int(r.elems[r.class[c].first]) < g.n {
 			if bigVar < 0 || size(c) > size(bigVar) {
 				bigVar = c
@@ -563,7 +243,7 @@ func (r *refiner) start() {
 		}
 	}
 	for c := r.nclass - 1; c >= 0; c-- {
-		if c != bigVar && c != bigFac && !isFolded(c) {
+		if c != bigVar && c != bigFac {
 			r.queue = append(r.queue, c)
 		}
 	}
@@ -592,41 +272,36 @@ func bitsOf(x float64) uint64 {
 // split refines every class by the exact sum of edge weights of its members
 // into class s.
 func (r *refiner) split(s int32) {
-	g, w := r.g, r.words
-	members := r.elems[r.class[s].first:r.class[s].end]
-	isVar := int(members[0]) < g.n
-	switch {
-	case w == 1 && isVar:
-		// Variables: add each incidence to its factor node.
-		n := int32(g.n)
-		for _, v := range members {
-			for _, e := range g.vEdge[g.vStart[v]:g.vStart[v+1]] {
-				r.touch1(n+e.to, e.w)
+	g := r.g
+	for _, u := range r.elems[r.class[s].first:r.class[s].end] {
+		if int(u) < g.n { // variables: every incidence touches a factor node
+			for _, e := range g.vEdge[g.vStart[u]:g.vStart[u+1]] {
+				r.touch(int32(g.n)+e.to, e.w)
 			}
+			continue
 		}
-	case w == 1:
-		for _, u := range members {
-			f := int(u) - g.n
-			for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
-				r.touch1(e.to, e.w)
-			}
-		}
-	case isVar:
-		n := int32(g.n)
-		for _, v := range members {
-			for k := g.vStart[v]; k < g.vStart[v+1]; k++ {
-				r.touchWide(n+g.vFac[k], g.vFix[int(k)*w:int(k+1)*w])
-			}
-		}
-	default:
-		for _, u := range members {
-			f := int(u) - g.n
-			for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
-				r.touchWide(g.fVar[e], g.fix[int(e)*w:int(e+1)*w])
-			}
+		f := int(u) - g.n
+		for _, e := range g.fEdge[g.fStart[f]:g.fStart[f+1]] {
+			r.touch(e.to, e.w)
 		}
 	}
 	r.refineTouched()
+}
+
+// addAll adds the weights of edges (x's row or column) to node x's sum.
+func (r *refiner) addAll(x int32, edges []edge) {
+	for _, e := range edges {
+		r.add(x, e.w)
+	}
+}
+
+// add adds the weight of an edge (its w, see graph.fEdge) to node x's sum.
+func (r *refiner) add(x int32, w uint64) {
+	if r.words == 1 {
+		r.node[x].acc += w
+		return
+	}
+	addTo(r.wide[int(x)*r.words:int(x+1)*r.words], r.g.fix[int(w)*r.words:int(w+1)*r.words])
 }
 
 // refineTouched splits the classes of the nodes touched since the last call
@@ -669,21 +344,9 @@ func (r *refiner) refineTouched() {
 	r.tclasses = r.tclasses[:0]
 }
 
-// touch1 adds the one-word weight x to node x's sum.
-func (r *refiner) touch1(x int32, weight uint64) {
-	if r.single[x>>6]&(1<<(x&63)) != 0 {
-		return // alone in its class
-	}
-	ns := &r.node[x]
-	if ns.pos >= 0 {
-		ns.pos = ^ns.pos
-		r.touched = append(r.touched, x)
-	}
-	ns.acc += weight
-}
-
-// touchWide adds a multi-word weight to node x's sum.
-func (r *refiner) touchWide(x int32, weight []uint64) {
+// touch adds the weight of an edge to node x's sum, unless x is alone in
+// its class.
+func (r *refiner) touch(x int32, w uint64) {
 	if r.single[x>>6]&(1<<(x&63)) != 0 {
 		return
 	}
@@ -692,7 +355,7 @@ func (r *refiner) touchWide(x int32, weight []uint64) {
 		ns.pos = ^ns.pos
 		r.touched = append(r.touched, x)
 	}
-	addTo(r.wide[int(x)*r.words:int(x+1)*r.words], weight)
+	r.add(x, w)
 }
 
 // zero reports whether node x's sum is zero.

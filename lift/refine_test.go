@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
@@ -16,7 +17,7 @@ import (
 // {y1}, {y2, y4}, {y3} and the potentials into {phi2}, {phi1, phi3}, {phi4}.
 // Colors are numbered by first occurrence, so the partition fixes the numbers.
 func TestExample1Coloring(t *testing.T) {
-	p := readProblem(t, "../hlmrf/testdata/example1.hlmrf")
+	p := admmtest.ReadProblem(t, "../hlmrf/testdata/example1.hlmrf")
 	col, err := Refine(p)
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +60,8 @@ var refineCases = []refineCase{
 	{"planted3-pm1", genSpec{vars: 5, pots: 6, cons: 2, maxTerms: 3, coefs: simpleCoefs, weights: []float64{1}, consts: []float64{0, 1}, squared: 0.5, equalities: 0.5}, 3},
 	{"planted4-tricky", genSpec{vars: 5, pots: 7, cons: 2, maxTerms: 4, coefs: trickyCoefs, weights: []float64{0.1, 0.2}, consts: []float64{0.3, 1}, squared: 0.5, equalities: 0.5}, 4},
 	{"dense-uniform", genSpec{vars: 8, pots: 30, cons: 4, maxTerms: 2, coefs: []float64{1}, weights: []float64{1}, consts: []float64{0}, squared: 0.5, equalities: 0.5}, 2},
-	// Many one-term potentials whose labels (constants) only leaves have, so
-	// that they are folded (see foldLeaves), and some shared labels.
+	// Many one-term potentials (priors) whose labels (constants) only they
+	// have, and some shared labels.
 	{"leafy-planted3", genSpec{vars: 6, pots: 16, cons: 3, maxTerms: 2, coefs: []float64{1, -1, 2, 0.5}, weights: []float64{1, 2}, consts: []float64{0, 1}, leafConsts: []float64{0.25, 0.75, 1}, squared: 0.5, equalities: 0.3}, 3},
 	{"leafy-tricky", genSpec{vars: 5, pots: 14, cons: 2, maxTerms: 2, coefs: trickyCoefs, weights: []float64{1}, consts: []float64{0}, leafConsts: []float64{0.5, -0.5}, squared: 0.5, equalities: 0.5}, 1},
 }
@@ -119,13 +120,13 @@ func TestWideSums(t *testing.T) {
 	}
 }
 
-// TestLeafFolding checks the cases folding must get right, against the
-// oracle, and that folding really happens where it can.
-func TestLeafFolding(t *testing.T) {
+// TestLeaves checks one-term factors (priors, bounds) against the oracle and
+// the expected colorings: they are classed by their coefficient, not by
+// sums per label alone, and may share a class with longer factors.
+func TestLeaves(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		text    string
-		folded  int
 		numVar  int
 		numPot  int
 		varCols []int32
@@ -134,14 +135,14 @@ func TestLeafFolding(t *testing.T) {
 		// coefficient): symmetric; y3 has one leaf fewer.
 		name:   "counts per coefficient",
 		text:   "1 0:0.5 1:1\n1 0:0.5 1:1\n1 0:0.5 1:2\n1 0:0.5 2:1\n1 0:0.5 2:2\n1 0:0.5 2:1\n1 0:0.5 3:1\n1 0:0.5 3:2\n",
-		folded: 8, numVar: 2, numPot: 4, varCols: []int32{0, 0, 1},
+		numVar: 2, numPot: 4, varCols: []int32{0, 0, 1},
 	}, {
 		// Same sums per label (1+1 = 2), different coefficients: a sum
 		// criterion on the label alone would merge y1 and y2, but their
 		// leaves fall into different classes (coefficient 1 vs 2).
 		name:   "sum per label is not enough",
 		text:   "1 0:0 1:1\n1 0:0 1:1\n1 0:0 2:2\n",
-		folded: 3, numVar: 2, numPot: 2, varCols: []int32{0, 1},
+		numVar: 2, numPot: 2, varCols: []int32{0, 1},
 	}, {
 		// A leaf shares its class with longer factors: f = 2 y1, g = g' =
 		// 0.5 y1 + 1.5 y2, all of one label. Every factor sums to 2 into
@@ -149,12 +150,12 @@ func TestLeafFolding(t *testing.T) {
 		// coloring has one class each; folding the leaf would split them.
 		name:   "leaf in a class with longer factors",
 		text:   "1 0:0 1:2\n1 0:0 1:0.5 2:1.5\n1 0:0 1:0.5 2:1.5\n",
-		folded: 0, numVar: 1, numPot: 1, varCols: []int32{0, 0},
+		numVar: 1, numPot: 1, varCols: []int32{0, 0},
 	}, {
 		// Bounds y <= 0.5 are leaf constraints; y1 and y2 have one each.
 		name:   "leaf constraints",
 		text:   "<= 0:0.5 1:1\n<= 0:0.5 2:1\n1 0:0 1:1 2:1 3:1\n",
-		folded: 2, numVar: 2, numPot: 1, varCols: []int32{0, 0, 1},
+		numVar: 2, numPot: 1, varCols: []int32{0, 0, 1},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := parseProblem(t, tc.text)
@@ -170,12 +171,6 @@ func TestLeafFolding(t *testing.T) {
 			}
 			if err := checkLiftedOnce(p); err != nil {
 				t.Error(err)
-			}
-			r := newRefiner(newGraph(p))
-			r.initial(p)
-			r.foldLeaves()
-			if r.nfolded != tc.folded {
-				t.Errorf("%d factors folded, want %d", r.nfolded, tc.folded)
 			}
 		})
 	}
@@ -416,10 +411,6 @@ func TestRefinerInvariants(t *testing.T) {
 			r.initial(p)
 			if err := checkInvariants(r); err != nil {
 				fail("initial", err)
-			}
-			r.foldLeaves()
-			if err := checkInvariants(r); err != nil {
-				fail("foldLeaves", err)
 			}
 			r.start()
 			if err := checkInvariants(r); err != nil {

@@ -2,7 +2,6 @@ package lift
 
 import (
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -96,9 +95,9 @@ func TestRepeatedComponents(t *testing.T) {
 	}
 }
 
-// pairCopySet is the copy set of a and b side by side, each taken as one
-// candidate (whether connected or not), a the representative.
-func pairCopySet(a, b *hlmrf.Problem) *copySet {
+// pairMatcher is the matcher of a and b side by side, each taken as one
+// candidate component (whether connected or not), a the representative.
+func pairMatcher(a, b *hlmrf.Problem) *matcher {
 	q := a.Clone()
 	q.Append(b, true)
 	g := newGraph(q)
@@ -118,28 +117,10 @@ func pairCopySet(a, b *hlmrf.Problem) *copySet {
 		s.facs++
 		s.edges += g.fStart[f+1] - g.fStart[f]
 	}
-	return newCopySet(g, q, &candidates{comp: comp, shape: shape, groups: [][]int32{{0, 1}}, large: []bool{false}})
+	return newMatcher(q, &candidates{comp: comp, shape: shape, groups: [][]int32{{0, 1}}})
 }
 
-// hashed runs rounds of hashing on both candidates and returns the
-// representative's tables, failing if its hashes are not distinct.
-func hashed(t *testing.T, cs *copySet, rounds int) (tv, tf *hashIndex) {
-	t.Helper()
-	cs.initHashes(0)
-	cs.initHashes(1)
-	for range rounds {
-		cs.round(0)
-		cs.round(1)
-	}
-	hv, hf := cs.hv[cs.vOff[0]:cs.vOff[1]], cs.hf[cs.fOff[0]:cs.fOff[1]]
-	tv, tf = newHashIndex(len(hv)), newHashIndex(len(hf))
-	if tv.fill(hv) != len(hv) || tf.fill(hf) != len(hf) {
-		t.Fatalf("hashes not distinct after %d rounds", rounds)
-	}
-	return tv, tf
-}
-
-// TestMatchVerifies feeds copySet.matchCopy maps that the hashes would give
+// TestMatchVerifies feeds matcher.verify maps that the hashes would give
 // after a collision: the verification, not the hashes, must reject them.
 func TestMatchVerifies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 23))
@@ -148,31 +129,32 @@ func TestMatchVerifies(t *testing.T) {
 		t.Fatal("the base problem has symmetry; pick another seed")
 	}
 	perm, _ := planted(rng, base, y0, 1)
-	cs := pairCopySet(base, perm)
-	tv, tf := hashed(t, cs, 10)
-	if vimg, _ := cs.matchCopy(1, 0, tv, tf); vimg == nil {
-		t.Fatal("a relabelled copy was not matched")
-	}
-	img := make([]int32, len(cs.vars)+len(cs.facs)) // both candidates together are the whole problem
-	ok := make([]bool, 2)
-	cs.matchGroup([]int32{0, 1}, serial, img, ok)
-	if !ok[1] {
+	mt := pairMatcher(base, perm)
+	img := make([]int32, len(mt.nodes))
+	if copies := mt.matchGroup([]int32{0, 1}, img); len(copies) != 1 {
 		t.Fatal("matchGroup did not match a relabelled copy")
+	}
+	tv, tf := mt.hashGroup([]int32{0, 1})
+	if tv == nil {
+		t.Fatal("the representative's hashes are not distinct")
+	}
+	if mt.verify(1, 0, tv, tf) == nil {
+		t.Fatal("a relabelled copy was not matched")
 	}
 
 	// Two variables' hashes swapped: a wrong bijection.
-	hv := cs.hv[cs.vOff[1]:cs.vOff[2]]
+	hv, hf := mt.hashes(1)
 	hv[0], hv[1] = hv[1], hv[0]
-	if vimg, _ := cs.matchCopy(1, 0, tv, tf); vimg != nil {
+	if mt.verify(1, 0, tv, tf) != nil {
 		t.Fatal("a swapped map was accepted")
 	}
 	hv[0], hv[1] = hv[1], hv[0]
 	// One hash missing from the table.
-	cs.hf[cs.fOff[1]]++
-	if vimg, _ := cs.matchCopy(1, 0, tv, tf); vimg != nil {
+	hf[0]++
+	if mt.verify(1, 0, tv, tf) != nil {
 		t.Fatal("a hash absent from the representative was accepted")
 	}
-	cs.hf[cs.fOff[1]]--
+	hf[0]--
 
 	// A coefficient, a constant, a weight or a constraint's constant
 	// changed, with the hashes of the true copy: the map is right but the
@@ -185,10 +167,9 @@ func TestMatchVerifies(t *testing.T) {
 	} {
 		q := perm.Clone()
 		change(q)
-		near := pairCopySet(base, q)
-		copy(near.hv, cs.hv)
-		copy(near.hf, cs.hf)
-		if vimg, _ := near.matchCopy(1, 0, tv, tf); vimg != nil {
+		near := pairMatcher(base, q)
+		copy(near.h, mt.h)
+		if near.verify(1, 0, tv, tf) != nil {
 			t.Fatalf("change %d: a changed problem was accepted as a copy", i)
 		}
 	}
@@ -248,118 +229,9 @@ func TestComponents(t *testing.T) {
 	}
 }
 
-// TestWeightMod61 checks that the sum hash's weights are additive: the
-// images of coefficients sum to the image of their exact sum.
-func TestWeightMod61(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 25))
-	pool := append(append([]float64{}, trickyCoefs...), 1e-300, 3e300, -7.5, 0.0625, 1e-20)
-	for range 200 {
-		xs := make([]float64, 1+rng.IntN(6))
-		var sb scaleBuilder
-		for i := range xs {
-			xs[i] = pool[rng.IntN(len(pool))]
-			sb.add(xs[i])
-		}
-		sc := sb.scale(len(xs))
-		var got uint64
-		exact := new(big.Rat)
-		for _, x := range xs {
-			got = addmod61(got, weightMod61(x, sc.lsb))
-			exact.Add(exact, new(big.Rat).SetFloat64(x))
-		}
-		// exact / 2^lsb is an integer; reduce it mod 2^61-1.
-		units := new(big.Rat).Set(exact)
-		if sc.lsb < 0 {
-			units.Mul(units, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(-sc.lsb))))
-		} else {
-			units.Quo(units, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(sc.lsb))))
-		}
-		if !units.IsInt() {
-			t.Fatalf("%v: sum is not a multiple of 2^%d", xs, sc.lsb)
-		}
-		want := new(big.Int).Mod(units.Num(), big.NewInt(mersenne61)).Uint64()
-		if got != want {
-			t.Fatalf("%v: hash weight of the sum %d, want %d", xs, got, want)
-		}
-	}
-}
-
-// TestProvedAlone checks that every proof is sound (a component proved
-// alone has every node alone in its class of refine's coloring of the whole
-// problem), and that it proves the components of rigid problems.
-func TestProvedAlone(t *testing.T) {
-	proofs := 0
-	for _, tc := range append(refineCases, refineCase{"rigid", rigidSpec, 1}, refineCase{"rigid-planted2", rigidSpec, 2}) {
-		for seed := range 20 {
-			rng := rand.New(rand.NewPCG(uint64(seed), 26))
-			p, _ := tc.problem(rng)
-			g := newGraph(p)
-			comp, ncomp := components(p)
-			want := refine(g, p)
-			size := map[[2]int32]int{} // (kind, color) -> members
-			colorOf := func(x int) [2]int32 {
-				switch {
-				case x < g.n:
-					return [2]int32{0, want.Var[x]}
-				case x < g.n+g.m:
-					return [2]int32{1, want.Pot[x-g.n]}
-				}
-				return [2]int32{2, want.Con[x-g.n-g.m]}
-			}
-			for x := range comp {
-				size[colorOf(x)]++
-			}
-			for c := range int32(ncomp) {
-				rep, _ := restProblem(p, func(x int) bool { return comp[x] != c })
-				rest, _ := restProblem(p, func(x int) bool { return comp[x] == c })
-				if !provedAlone(flatOf(rep), flatOf(rest), g.scale.lsb) {
-					continue
-				}
-				proofs++
-				for x, cx := range comp {
-					if cx == c && size[colorOf(x)] != 1 {
-						t.Fatalf("%s seed %d: node %d proved alone, but its class has %d members", tc.name, seed, x, size[colorOf(x)])
-					}
-				}
-			}
-		}
-	}
-	if proofs < 40 {
-		t.Fatalf("only %d components proved", proofs)
-	}
-}
-
-// TestProvedAloneSumsNotMultisets is the case a multiset hash gets wrong:
-// factor f1 has two terms of coefficient 1 on y0, factor f2 one term of
-// coefficient 2 on y1. Refinement compares sums, so y0 and y1 (and f1 and
-// f2) share a class, and nothing may be proved alone.
-func TestProvedAloneSumsNotMultisets(t *testing.T) {
-	p := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
-	p.AddVars(2)
-	p.Weight = append(p.Weight, 1, 1)
-	p.Const = append(p.Const, 0, 0)
-	p.Power = append(p.Power, 1, 1)
-	p.Group = append(p.Group, 0, 0)
-	p.Var = append(p.Var, 0, 0, 1)
-	p.Coef = append(p.Coef, 1, 1, 2)
-	p.Start = append(p.Start, 2, 3)
-	col, err := Refine(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if col.NumVar != 1 || col.NumPot != 1 {
-		t.Fatalf("refinement split the symmetric nodes: %+v", col)
-	}
-	g := newGraph(p)
-	empty := &hlmrf.Problem{Start: []int32{0}, CStart: []int32{0}}
-	if provedAlone(flatOf(p), flatOf(empty), g.scale.lsb) {
-		t.Fatal("nodes of a two-member class were proved alone")
-	}
-}
-
 // TestRepeatedDefault runs the default path (color) on copies of a large
-// rigid component, where it must be taken, matched in parallel and proved
-// discrete, and on a problem whose copies are small, where it must not.
+// rigid component, where it must be taken and match every copy, and on a
+// problem whose copies are small, where it must not.
 func TestRepeatedDefault(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 27))
 	spec := rigidSpec
@@ -377,11 +249,12 @@ func TestRepeatedDefault(t *testing.T) {
 	if diff := cmp.Diff(want, col); diff != "" {
 		t.Fatalf("colorRepeated differs from refine (-refine +colorRepeated):\n%s", diff)
 	}
-	if !cd.proved {
-		t.Error("the representative was not proved discrete")
-	}
 	if g.packed {
 		t.Error("the graph was packed for refinement although the copies were matched")
+	}
+	mt := newMatcher(p, cd)
+	if copies := mt.matchGroup(cd.groups[0], make([]int32, len(cd.comp))); len(cd.groups) != 1 || len(copies) != 3 {
+		t.Errorf("%d groups, %d copies matched, want 1 and 3", len(cd.groups), len(copies))
 	}
 	if _, col := color(p); cmp.Diff(want, col) != "" {
 		t.Error("color differs from refine")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
@@ -81,7 +82,7 @@ func TestWeightedLiftedRetracesUnlifted(t *testing.T) {
 		name string
 		p    *hlmrf.Problem
 	}
-	cases := []tc{{"example1", readProblem(t, "../hlmrf/testdata/example1.hlmrf")}}
+	cases := []tc{{"example1", admmtest.ReadProblem(t, "../hlmrf/testdata/example1.hlmrf")}}
 	for seed := range 4 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 9))
 		spec := genSpec{vars: 15, pots: 30, cons: 4, maxTerms: 3, coefs: []float64{1, -1, 2, 0.5}, weights: []float64{0.5, 1, 2}, consts: []float64{0, 0.5, 1}, squared: 0.5, equalities: 0.3}
