@@ -93,7 +93,8 @@ func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name strin
 		}
 		if len(line) > 0 {
 			if perr := s.loadLine(p, what, line, ids); perr != nil {
-				return perr.at(name, lineNo)
+				perr.Pos.File, perr.Pos.Line = name, lineNo
+				return perr
 			}
 		}
 		if err == io.EOF {
@@ -102,18 +103,14 @@ func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name strin
 	}
 }
 
-// lineError is an error at a column of the current line.
-type lineError struct {
-	col int
-	msg string
-}
-
-func (e *lineError) at(file string, line int) error {
-	return &srcpos.Error{Pos: srcpos.Position{File: file, Line: line, Col: e.col}, Msg: e.msg}
+// colError is an error at column col of the line being read; LoadTSV
+// fills in the file and line.
+func colError(col int, msg string) *srcpos.Error {
+	return &srcpos.Error{Pos: srcpos.Position{Col: col}, Msg: msg}
 }
 
 // loadLine parses one line (with its line end) and adds its atom.
-func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []int32) *lineError {
+func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []int32) *srcpos.Error {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
@@ -132,14 +129,14 @@ func (s *Store) loadLine(p *model.Predicate, what Section, line []byte, ids []in
 		return nil
 	}
 	if err := s.loadFields(p, what, line, ids); err != nil {
-		err.col += lead // columns count from the start of the untrimmed line
+		err.Pos.Col += lead // columns count from the start of the untrimmed line
 		return err
 	}
 	return nil
 }
 
 // loadFields parses a trimmed, non-empty line and adds its atom.
-func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []int32) *lineError {
+func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []int32) *srcpos.Error {
 	cols := bytes.Count(line, tab) + 1
 	arity := p.Arity
 	if cols != arity && cols != arity+1 {
@@ -147,24 +144,18 @@ func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []
 		if cols == 1 && bytes.IndexByte(line, ' ') >= 0 {
 			msg += " (columns must be separated by tabs, not spaces)"
 		}
-		return &lineError{1, msg}
+		return colError(1, msg)
 	}
 	v, hasValue := 1.0, false
 	if cols == arity+1 {
+		// The line is trimmed, so the value column is not blank (a
+		// trailing tab, as PSL's drug-interaction targets have, is gone).
 		i := bytes.LastIndexByte(line, '\t')
-		switch f := line[i+1:]; {
-		case isBlank(f) && what == Targets:
-			// No initial value: a trailing tab, as in PSL's drug-interaction
-			// example data.
-		case isBlank(f):
-			return &lineError{i + 2, "the value column is empty (give a value in [0,1], or remove the trailing tab for the default 1)"}
-		default:
-			var err *lineError
-			if v, err = parseValue(f, i+2); err != nil {
-				return err
-			}
-			hasValue = true
+		var err *srcpos.Error
+		if v, err = parseValue(line[i+1:], i+2); err != nil {
+			return err
 		}
+		hasValue = true
 		line = line[:i]
 	}
 	start := 0
@@ -175,7 +166,7 @@ func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []
 		}
 		f := line[start:end]
 		if len(f) == 0 {
-			return &lineError{start + 1, fmt.Sprintf("argument %d of %s is empty", k+1, p)}
+			return colError(start+1, fmt.Sprintf("argument %d of %s is empty", k+1, p))
 		}
 		// Files are often grouped by their first arguments: reuse the
 		// previous line's constant when it repeats.
@@ -185,7 +176,7 @@ func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []
 		start = end + 1
 	}
 	if err := s.addIDs(p, what, ids, v, hasValue); err != nil {
-		return &lineError{1, err.Error()}
+		return colError(1, err.Error())
 	}
 	return nil
 }
@@ -195,17 +186,8 @@ var (
 	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 )
 
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
 // parseValue parses a truth value column starting at column col.
-func parseValue(f []byte, col int) (float64, *lineError) {
+func parseValue(f []byte, col int) (float64, *srcpos.Error) {
 	for len(f) > 0 && f[0] == ' ' {
 		f = f[1:]
 		col++
@@ -222,10 +204,10 @@ func parseValue(f []byte, col int) (float64, *lineError) {
 	}
 	v, err := strconv.ParseFloat(string(f), 64)
 	if err != nil {
-		return 0, &lineError{col, fmt.Sprintf("value %q is not a number", f)}
+		return 0, colError(col, fmt.Sprintf("value %q is not a number", f))
 	}
 	if err := CheckValue(v); err != nil {
-		return 0, &lineError{col, err.Error()}
+		return 0, colError(col, err.Error())
 	}
 	return v, nil
 }
