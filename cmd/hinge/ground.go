@@ -61,6 +61,11 @@ func (o *groundOptions) run(stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs(programInputs(&o.programFlags, prog),
+		output{flag: "--export", path: o.export}, output{flag: "--export", path: atomsPath(o.export)},
+		output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	g, groundSec, err := o.ground(prog, o.threads)
 	if err != nil {
 		return err
@@ -70,7 +75,7 @@ func (o *groundOptions) run(stdout io.Writer) error {
 		if err := atomicfile.Write(o.export, func(w io.Writer) error { return hlmrf.Write(w, g.Problem) }); err != nil {
 			return failed(err)
 		}
-		if err := atomicfile.Write(o.export+".atoms", func(w io.Writer) error { return hlmrf.WriteAtoms(w, g.AtomNames()) }); err != nil {
+		if err := atomicfile.Write(atomsPath(o.export), func(w io.Writer) error { return hlmrf.WriteAtoms(w, g.AtomNames()) }); err != nil {
 			return failed(err)
 		}
 	}
@@ -85,4 +90,12 @@ func (o *groundOptions) run(stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// atomsPath is the file beside an exported problem that names its atoms.
+func atomsPath(export string) string {
+	if export == "" {
+		return ""
+	}
+	return export + ".atoms"
 }

@@ -131,6 +131,10 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	outs := append(outputFiles(o.output, prog), output{flag: "--report", path: o.report})
+	if err := checkOutputs(programInputs(&o.programFlags, prog), outs...); err != nil {
+		return err
+	}
 	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs}
 	if err := prog.CheckEvaluators(evalOptions); err != nil {
 		return badInput(err)

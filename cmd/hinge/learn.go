@@ -182,6 +182,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if _, err := os.Stat(out); err == nil && !o.force {
 		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another --output, or --force to overwrite it", out))
 	}
+	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	g, groundSec, err := o.ground(prog, threads)
 	if err != nil {
 		return err

@@ -76,6 +76,10 @@ func (o *liftOptions) run(path string, stdout io.Writer) error {
 	if o.export == "" {
 		return badInput(errors.New("lift: --export OUT is required"))
 	}
+	if err := checkOutputs([]string{path}, output{flag: "--export", path: o.export}, output{flag: "--export", path: o.export + ".map"},
+		output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	start := time.Now()
 	p, err := readFile(path, hlmrf.Read)
 	if err != nil {

@@ -202,7 +202,7 @@ func TestLiftCommandErrors(t *testing.T) {
 		{"two files", []string{good, good, "--export", filepath.Join(dir, "o3")}, 2, "exactly one input file"},
 		{"unknown flag", []string{good, "--exprt", "x"}, 2, "unknown flag"},
 		{"infeasible", []string{writeFile(t, dir, "inf.hlmrf", "1 0:0 3:1\n<= 0:-0.5 1:1 2:-1\n<= 0:-0.5 1:-1 2:1\n"), "--export", filepath.Join(dir, "o4")}, 1, "constraint #1 (counting constraint lines from 1) and the 1 constraints symmetric to it cancel to 0 <= -0.5"},
-		{"unwritable", []string{good, "--export", filepath.Join(dir, "no", "such", "dir")}, 1, "writing"},
+		{"unwritable", []string{good, "--export", filepath.Join(dir, "no", "such", "dir")}, 2, "does not exist"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"lift"}, c.args...)...)
 		if code != c.code || !strings.Contains(errs, c.want) {

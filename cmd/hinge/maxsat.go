@@ -84,6 +84,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if o.opt.Noise < 0 || o.opt.Noise > 1 {
 		return badInput(fmt.Errorf("--noise %v must be in [0,1]", o.opt.Noise))
 	}
+	if err := checkOutputs([]string{path}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	start := time.Now()
 	in, err := readFile(path, maxsat.Read)
 	if err != nil {

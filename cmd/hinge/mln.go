@@ -52,6 +52,17 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 	f.StringVar(&in.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
 }
 
+// files lists the input files the flags name.
+func (in *mlnInputs) files() []string {
+	files := append([]string{in.input, in.queryFile}, in.evidence...)
+	if in.folder != "" {
+		for _, f := range []string{"predicates", "rules", "facts", "queries"} {
+			files = append(files, filepath.Join(in.folder, f))
+		}
+	}
+	return files
+}
+
 // network reads the program and evidence and binds them (opt's query and
 // open lists are filled from the flags); with --folder it also returns the
 // query atoms with their truth. Every failure is bad input.
@@ -244,6 +255,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.marginal && (o.samples <= 0 || o.burnIn < 0) {
 		return badInput(fmt.Errorf("--samples %d must be > 0 and --burn-in %d >= 0", o.samples, o.burnIn))
 	}
+	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	net, queries, err := o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight})
 	if err != nil {
 		return err
@@ -419,6 +433,9 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	if _, err := os.Stat(out); err == nil && !o.force {
 		return badInput(fmt.Errorf("%s exists: give another -o, or --force to overwrite it", out))
+	}
+	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
+		return err
 	}
 	src, err := os.ReadFile(o.input)
 	if err != nil {

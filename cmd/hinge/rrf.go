@@ -81,6 +81,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 {
 		return badInput(errors.New("--samples and --restarts must be > 0, --burn-in >= 0"))
 	}
+	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}); err != nil {
+		return err
+	}
 	if strings.EqualFold(filepath.Ext(o.input), ".rrf") {
 		return o.runRelational(ctx, stdout, stderr)
 	}
@@ -267,6 +270,9 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	if _, err := os.Stat(out); err == nil && !o.force {
 		return badInput(fmt.Errorf("%s exists: give another -o, or --force to overwrite it", out))
+	}
+	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
+		return err
 	}
 	src, err := os.ReadFile(o.input)
 	if err != nil {

@@ -178,6 +178,9 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if err := o.admm.Validate(); err != nil {
 		return badInput(err)
 	}
+	if err := checkOutputs([]string{path}, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	start := time.Now()
 	p, err := readFile(path, hlmrf.Read)
 	if err != nil {

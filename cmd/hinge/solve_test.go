@@ -200,10 +200,10 @@ func TestSolveBadInput(t *testing.T) {
 			}
 		})
 	}
-	// Unwritable output: a failed run (exit 1), no partial file.
-	code, _, errs := runCLI(t, "solve", good, "--output", filepath.Join(dir, "no", "such", "dir", "v.txt"))
-	if code != 1 || !strings.Contains(errs, "v.txt") {
-		t.Fatalf("exit %d, stderr %q", code, errs)
+	// Unwritable output: refused before the solve (bad input), nothing written.
+	code, out, errs := runCLI(t, "solve", good, "--output", filepath.Join(dir, "no", "such", "dir", "v.txt"))
+	if code != 2 || !strings.Contains(errs, "v.txt: directory") || strings.Contains(out, "ADMM") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
 }
 

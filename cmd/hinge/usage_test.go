@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -94,5 +95,47 @@ func TestLearnKeepsEarlierModel(t *testing.T) {
 	}
 	if code, _, errs = runCLI(t, append(args, "--force")...); code != 0 {
 		t.Fatalf("--force: exit %d, %s", code, errs)
+	}
+}
+
+// TestOutputsCheckedFirst: an output that names an input, a directory where
+// a file goes (or the reverse), or a missing directory is refused before any
+// grounding or solving, and the input is left as it was.
+func TestOutputsCheckedFirst(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"m.psl": "1: Smokes(A) -> Cancer(A)\n", "d.data": "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: c.txt\n",
+		"s.txt": "a\n", "c.txt": "a\n", "f.hlmrf": "1 0:0 1:1\n",
+	})
+	model, data := filepath.Join(dir, "m.psl"), filepath.Join(dir, "d.data")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"infer", "-m", model, "-d", data, "--report", model}, "is the input file"},
+		{[]string{"infer", "-m", model, "-d", data, "--report", filepath.Join(dir, "s.txt")}, "is the input file"},
+		{[]string{"infer", "-m", model, "-d", data, "--report", dir}, "is a directory; give a file name"},
+		{[]string{"infer", "-m", model, "-d", data, "--output", model}, "is a file; give a directory"},
+		{[]string{"ground", "-m", model, "-d", data, "--export", filepath.Join(dir, "no", "x.hlmrf")}, "does not exist"},
+		{[]string{"learn", "-m", model, "-d", data, "--output", data, "--force"}, "is the input file"},
+		{[]string{"solve", filepath.Join(dir, "f.hlmrf"), "--report", filepath.Join(dir, "f.hlmrf")}, "is the input file"},
+		{[]string{"maxsat", filepath.Join(dir, "f.hlmrf"), "--report", filepath.Join(dir, "f.hlmrf")}, "is the input file"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Contains(out, "potentials") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and %q before any work", tc.args, code, errs, out, tc.want)
+		}
+	}
+	if b, err := os.ReadFile(model); err != nil || string(b) != "1: Smokes(A) -> Cancer(A)\n" {
+		t.Errorf("the model changed: %q %v", b, err)
+	}
+	// infer --output into a directory holding an input named like an output.
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, out, "CANCER.txt", "a\n")
+	data2 := writeFile(t, dir, "d2.data", "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: out/CANCER.txt\n")
+	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data2, "--output", out); code != 2 || !strings.Contains(errs, "CANCER.txt is the input file") {
+		t.Errorf("output over an input: exit %d, %s", code, errs)
 	}
 }

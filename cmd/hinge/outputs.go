@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hinge-srl/hinge/pipeline"
+)
+
+// output is a path a command will write, named by its flag.
+type output struct {
+	flag, path string
+	dir        bool // a directory of files (--output of infer)
+}
+
+// checkOutputs runs before any long work: each output must be writable
+// where it is named (its parent directory exists; a file is not a
+// directory and a directory is not a file), and none may be one of the
+// inputs, which a run would otherwise overwrite silently.
+func checkOutputs(inputs []string, outs ...output) error {
+	type in struct {
+		path string
+		info os.FileInfo
+	}
+	var ins []in
+	for _, p := range inputs {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil {
+			ins = append(ins, in{p, st})
+		}
+	}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		parent := filepath.Dir(o.path)
+		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+			return badInput(fmt.Errorf("%s %s: directory %s does not exist", o.flag, clipPath(o.path), clipPath(parent)))
+		}
+		st, err := os.Stat(o.path)
+		if err != nil {
+			continue // to be created
+		}
+		switch {
+		case st.IsDir() && !o.dir:
+			return badInput(fmt.Errorf("%s %s is a directory; give a file name", o.flag, clipPath(o.path)))
+		case !st.IsDir() && o.dir:
+			return badInput(fmt.Errorf("%s %s is a file; give a directory", o.flag, clipPath(o.path)))
+		}
+		for _, i := range ins {
+			if os.SameFile(st, i.info) {
+				return badInput(fmt.Errorf("%s %s is the input file %s: refusing to overwrite it", o.flag, clipPath(o.path), clipPath(i.path)))
+			}
+		}
+	}
+	return nil
+}
+
+// programInputs lists the files a loaded PSL program was read from: the
+// rules, the .data or JSON config and every data file it names.
+func programInputs(f *programFlags, prog *pipeline.Program) []string {
+	files := []string{f.model, f.data, f.config, prog.RulesFrom}
+	if prog.Config != nil {
+		for _, s := range prog.Config.Sources {
+			files = append(files, s.File)
+		}
+	}
+	return files
+}
+
+// outputFiles lists the files infer --output DIR writes (one per open
+// predicate), so that none of them may be an input either.
+func outputFiles(dir string, prog *pipeline.Program) []output {
+	if dir == "" {
+		return nil
+	}
+	outs := []output{{flag: "--output", path: dir, dir: true}}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return outs // a new directory holds no input
+	}
+	for _, p := range prog.Model.Predicates {
+		if !p.Closed {
+			outs = append(outs, output{flag: "--output", path: filepath.Join(dir, pipeline.OutputName(p))})
+		}
+	}
+	return outs
+}
+
+// clipPath shortens a path echoed in a message.
+func clipPath(p string) string {
+	if len(p) > 200 {
+		return p[:100] + "..." + p[len(p)-97:]
+	}
+	return p
+}
