@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/field"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -222,7 +223,9 @@ func appendTerms(buf []byte, c float64, vars []int32, coefs []float64) []byte {
 	return buf
 }
 
-// WriteAtoms writes a FILE.atoms listing, one tab-separated line per atom.
+// WriteAtoms writes a FILE.atoms listing, one tab-separated line per atom;
+// a constant holding a tab, a line break or blanks at its ends is quoted
+// (internal/field), as the TSV loader reads it.
 func WriteAtoms(w io.Writer, atoms [][]string) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	for _, a := range atoms {
@@ -230,7 +233,7 @@ func WriteAtoms(w io.Writer, atoms [][]string) error {
 			if i > 0 {
 				bw.WriteByte('\t')
 			}
-			bw.WriteString(s)
+			bw.WriteString(field.Quote(s))
 		}
 		bw.WriteByte('\n')
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hinge-srl/hinge/eval"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/field"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -182,7 +183,8 @@ func AsPSL(v float64) float64 { return float64(float32(v)) }
 
 // WriteValues writes the inferred value of every target atom of p, one line
 // per atom, "arg1<TAB>...<TAB>value" with the value as PSL's 32-bit float,
-// in the store's row order.
+// in the store's row order; a constant holding a tab, a line break or
+// blanks at its ends is quoted (internal/field), so the file loads back.
 func WriteValues(w io.Writer, g *ground.Result, p *model.Predicate, values []float64) error {
 	buf := make([]byte, 0, 128)
 	for v, ref := range g.Vars {
@@ -191,7 +193,7 @@ func WriteValues(w io.Writer, g *ground.Result, p *model.Predicate, values []flo
 		}
 		buf = buf[:0]
 		for _, a := range g.Args(v) {
-			buf = append(buf, a...)
+			buf = append(buf, field.Quote(a)...)
 			buf = append(buf, '\t')
 		}
 		buf = strconv.AppendFloat(buf, AsPSL(values[v]), 'g', -1, 32)

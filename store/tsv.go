@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hinge-srl/hinge/internal/field"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -49,8 +50,11 @@ func (s Section) String() string {
 // hold only spaces and tabs are skipped, and so is a UTF-8 byte order mark
 // at the start of the file. Spaces and tabs at both ends of a line are
 // ignored, as PSL trims each line; inside the line arguments are taken
-// verbatim (a blank next to a tab is part of the argument), and an empty
-// argument is an error. Spaces around the value are ignored.
+// verbatim (a blank next to a tab is part of the argument), except that an
+// argument in double quotes is unquoted with Go's escapes (package
+// internal/field: how hinge writes a constant holding a tab, a line break or
+// blanks at its ends, so its outputs read back), and an empty argument is an
+// error. Spaces around the value are ignored.
 //
 // Every error names name:line:col and what is wrong: the wrong number of
 // columns, a value that is not a number or is outside [0,1], an atom that is
@@ -168,6 +172,15 @@ func (s *Store) loadFields(p *model.Predicate, what Section, line []byte, ids []
 		if len(f) == 0 {
 			return colError(start+1, fmt.Sprintf("argument %d of %s is empty", k+1, p))
 		}
+		if f[0] == '"' {
+			// A quoted constant, as hinge writes one that holds a tab, a
+			// line break or blanks at its ends.
+			u, ok := field.Unquote(string(f))
+			if !ok {
+				return colError(start+1, fmt.Sprintf("argument %d of %s: %s is not a valid quoted constant", k+1, p, clipBytes(f)))
+			}
+			f = []byte(u)
+		}
 		// Files are often grouped by their first arguments: reuse the
 		// previous line's constant when it repeats.
 		if prev := ids[k]; prev < 0 || string(f) != s.Dict.names[prev] {
@@ -185,6 +198,14 @@ var (
 	tab     = []byte{'\t'}
 	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 )
+
+// clipBytes shortens echoed input for messages.
+func clipBytes(b []byte) string {
+	if len(b) > 80 {
+		return fmt.Sprintf("%q...", b[:77])
+	}
+	return fmt.Sprintf("%q", b)
+}
 
 // parseValue parses a truth value column starting at column col.
 func parseValue(f []byte, col int) (float64, *srcpos.Error) {

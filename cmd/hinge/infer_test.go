@@ -4,9 +4,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
 )
 
 func TestInferSmokersExample(t *testing.T) {
@@ -212,5 +216,38 @@ func TestInferTiesAsPSL(t *testing.T) {
 		if !strings.HasSuffix(line, "\t0.5") {
 			t.Errorf("line %q: want the value 0.5", line)
 		}
+	}
+}
+
+// TestOutputConstantsReadBack: a constant with a tab and a line break (from
+// a JSON config) is written quoted and loads back unchanged.
+func TestOutputConstantsReadBack(t *testing.T) {
+	weird := "tab\there\nand a line"
+	dir := writeFiles(t, map[string]string{
+		"c.json": `{"rules": ["1: A(X) -> B(X)"], "predicates": {"A/1": {"observations": [["` + strings.ReplaceAll(strings.ReplaceAll(weird, "\t", `\t`), "\n", `\n`) + `"]]}, "B/1": {"targets": [["` +
+			strings.ReplaceAll(strings.ReplaceAll(weird, "\t", `\t`), "\n", `\n`) + `"], ["plain"]]}}}`,
+	})
+	out := filepath.Join(dir, "out")
+	if code, stdout, errs := runCLI(t, "infer", "--config", filepath.Join(dir, "c.json"), "--output", out); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	m := model.New()
+	p, _ := m.AddPredicate("B", 1, false)
+	s := store.New(m)
+	f, err := os.Open(filepath.Join(out, "B.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := store.LoadTSV(s, p, store.Truth, f, "B.txt"); err != nil {
+		t.Fatal(err)
+	}
+	tab := s.Truth(p)
+	var names []string
+	for r := range tab.Len() {
+		names = append(names, s.Names(tab.Args(r))[0])
+	}
+	if len(names) != 2 || !slices.Contains(names, weird) || !slices.Contains(names, "plain") {
+		t.Errorf("read back %q", names)
 	}
 }
