@@ -84,7 +84,7 @@ func Read(r io.Reader, name string) (*Problem, error) {
 				return nil, synErr(name, line, t.col+colon+1, fmt.Sprintf("bad value %q (want a finite number)", t.s[colon+1:]))
 			}
 			if col == 0 {
-				c = val
+				c += val // repeated columns are summed, the constant's too
 				continue
 			}
 			if col > MaxVars {
