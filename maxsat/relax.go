@@ -81,6 +81,22 @@ func toProblem(in *Instance, ix *index) *relaxation {
 	return r
 }
 
+// NotClauseError says which potential (or constraint) of a problem is not a
+// clause and why, so that a caller can name the rule it came from.
+type NotClauseError struct {
+	Constraint bool // a hard constraint, else a potential
+	Index      int
+	Reason     string
+}
+
+func (e *NotClauseError) Error() string {
+	what := "potential"
+	if e.Constraint {
+		what = "constraint"
+	}
+	return fmt.Sprintf("maxsat: %s %d is not a clause: %s", what, e.Index, e.Reason)
+}
+
 // FromProblem reads a clause-shaped HL-MRF as an instance: every potential
 // must be a linear hinge w*max(sum Coef*y - Const, 0) with every coefficient
 // +1 or -1 and Const = (number of +1 coefficients) - 1, which is
@@ -114,7 +130,7 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 				lits = append(lits, Not(int(v)))
 				nneg += int(a)
 			default:
-				return fmt.Errorf("maxsat: %s %d is not a clause: coefficient %v on variable %d (want +1 or -1, or an integer for a repeated literal)", what, idx, a, v)
+				return &NotClauseError{Constraint: what == "constraint", Index: idx, Reason: fmt.Sprintf("coefficient %v on variable %d (want +1 or -1, or an integer for a repeated literal)", a, v)}
 			}
 		}
 		switch d := c - float64(nneg-1); {
@@ -123,13 +139,13 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 			// Cancelled occurrences of an atom and its negation.
 			lits = append(lits, -lits[0])
 		default:
-			return fmt.Errorf("maxsat: %s %d is not a clause: constant %v, but a clause with %d negated literals has constant %d", what, idx, c, nneg, nneg-1)
+			return &NotClauseError{Constraint: what == "constraint", Index: idx, Reason: fmt.Sprintf("constant %v, but a clause with %d negated literals has constant %d", c, nneg, nneg-1)}
 		}
 		return nil
 	}
 	for i := range p.Weight {
 		if p.Power[i] != 1 {
-			return nil, fmt.Errorf("maxsat: potential %d is not a clause: squared hinge (power %d)", i, p.Power[i])
+			return nil, &NotClauseError{Index: i, Reason: fmt.Sprintf("squared hinge (power %d)", p.Power[i])}
 		}
 		vars, coefs := p.Terms(i)
 		if err := clause("potential", i, vars, coefs, p.Const[i]); err != nil {
@@ -141,7 +157,7 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 	}
 	for j := range p.CKind {
 		if p.CKind[j] != hlmrf.LessEq {
-			return nil, fmt.Errorf("maxsat: constraint %d is not a clause: an equality", j)
+			return nil, &NotClauseError{Constraint: true, Index: j, Reason: "an equality"}
 		}
 		vars, coefs := p.CTerms(j)
 		if err := clause("constraint", j, vars, coefs, p.CConst[j]); err != nil {

@@ -152,7 +152,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	rep := inferReport{problemSizes: sizesOf(p), Rules: ruleReports(g), Method: "admm"}
 	rep.Seconds.Load, rep.Seconds.Ground = prog.Seconds, groundSec
 
-	values, sol, err := o.solve(ctx, p, &rep, stdout)
+	values, sol, err := o.solve(ctx, p, prog.Model.Rules, &rep, stdout)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ type solveSummary struct {
 
 // solve runs ADMM (optionally lifted) or the discrete MAX-SAT pipeline and
 // fills the report. It returns values for every variable of p.
-func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferReport, stdout io.Writer) ([]float64, *solveSummary, error) {
+func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*model.Rule, rep *inferReport, stdout io.Writer) ([]float64, *solveSummary, error) {
 	bar := progress.ForTerminal(o.stderr, o.quiet)
 	defer bar.Done()
 	opt := o.admm
@@ -238,6 +238,18 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rep *inferRe
 		mo.LocalSearch = o.localSearch
 		t0 := time.Now()
 		res, err := maxsat.SolveProblem(ctx, q, mo)
+		var nc *maxsat.NotClauseError
+		if errors.As(err, &nc) {
+			// Name the rule the offending ground rule came from.
+			g := p.Group
+			if nc.Constraint {
+				g = p.CGroup
+			}
+			if r := int(g[nc.Index]); r >= 0 && r < len(rules) {
+				return nil, nil, badInput(fmt.Errorf("--discrete: %s: rule %q grounds to a %s that is not a clause (%s); --discrete takes rules that are disjunctions of atoms",
+					rules[r].Pos, pipeline.RuleText(rules[r]), map[bool]string{false: "potential", true: "hard constraint"}[nc.Constraint], nc.Reason))
+			}
+		}
 		if err != nil {
 			return nil, nil, badInput(fmt.Errorf("--discrete: %w", err))
 		}

@@ -142,7 +142,7 @@ targets:
 		{"no targets", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", map[string]string{"smokes_targets.txt": "", "d.data": strings.Replace(data, "targets:\n  Smokes: smokes_targets.txt\n", "", 1)}, nil, 0,
 			[]string{"total: 0 variables"}},
 		{"not clausal for --discrete", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n0.5 * Smokes(B) + Smokes(C) <= 1 .\n", nil, []string{"--discrete"}, 2,
-			[]string{"--discrete"}},
+			[]string{"--discrete", "m.psl:2:1: rule \"0.5 * Smokes(B) + Smokes(C) <= 1 .\" grounds to a hard constraint that is not a clause"}},
 		{"bad eval option", "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n", nil, []string{"--eval-option", "nokeyvalue"}, 2,
 			[]string{"want KEY=VALUE"}},
 	}
