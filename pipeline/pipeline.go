@@ -219,20 +219,24 @@ func TargetPredicates(g *ground.Result) []*model.Predicate {
 	return out
 }
 
-// WriteOutputs writes DIR/PRED.txt (see OutputName) for every predicate with
-// targets, creating dir. Each file is written atomically.
+// WriteOutputs makes dir hold DIR/PRED.txt (see OutputName) for every
+// predicate with targets, and nothing else, as one set (atomicfile.WriteDir:
+// written aside and swapped in, locked against a concurrent run, never a
+// mixture of two runs' files). It returns the files' paths.
 func WriteOutputs(dir string, g *ground.Result, values []float64) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
 	var files []string
-	for _, p := range TargetPredicates(g) {
-		path := filepath.Join(dir, OutputName(p))
-		err := atomicfile.Write(path, func(w io.Writer) error { return WriteValues(w, g, p, values) })
-		if err != nil {
-			return files, err
+	err := atomicfile.WriteDir(dir, func(tmp string) error {
+		for _, p := range TargetPredicates(g) {
+			name := OutputName(p)
+			if err := atomicfile.Write(filepath.Join(tmp, name), func(w io.Writer) error { return WriteValues(w, g, p, values) }); err != nil {
+				return err
+			}
+			files = append(files, filepath.Join(dir, name))
 		}
-		files = append(files, path)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return files, nil
 }

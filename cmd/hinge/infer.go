@@ -164,7 +164,11 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 			return failed(err)
 		}
 		rep.Outputs = files
-		fmt.Fprintf(stdout, "wrote %s\n", strings.Join(files, ", "))
+		if len(files) == 0 {
+			fmt.Fprintf(stdout, "wrote no file to %s: no predicate has targets\n", o.output)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s\n", strings.Join(files, ", "))
+		}
 	}
 	if o.output == "" || o.printValues {
 		printValues(stdout, g, values)

@@ -101,6 +101,9 @@ func readOutputs(t *testing.T, args ...string) map[string]float64 {
 	vals := map[string]float64{}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".txt") {
+			continue // the directory's marker
+		}
 		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			i := strings.LastIndexByte(line, '\t')
