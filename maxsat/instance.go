@@ -93,16 +93,27 @@ func (in *Instance) AddClause(weight float64, hard bool, lits ...Lit) error {
 		in.Start = append(in.Start, 0)
 	}
 	from := len(in.Lits)
+	// Repeated literals are found by scanning for short clauses and with a
+	// set for long ones, so that a clause of k literals costs O(k).
+	var seen map[Lit]struct{}
+	if len(lits) > 16 {
+		seen = make(map[Lit]struct{}, len(lits))
+	}
 	for _, l := range lits {
 		if l == 0 {
 			in.Lits = in.Lits[:from]
 			return errors.New("maxsat: 0 is not a literal")
 		}
 		dup := false
-		for _, m := range in.Lits[from:] {
-			if m == l {
-				dup = true
-				break
+		if seen != nil {
+			_, dup = seen[l]
+			seen[l] = struct{}{}
+		} else {
+			for _, m := range in.Lits[from:] {
+				if m == l {
+					dup = true
+					break
+				}
 			}
 		}
 		if !dup {

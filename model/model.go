@@ -481,6 +481,15 @@ func cnf(f Formula) ([]Clause, error) {
 			if len(acc)*len(cs) > MaxClauses {
 				return nil, fmt.Errorf("rule expands to more than %d clauses; simplify it", MaxClauses)
 			}
+			if len(cs) == 1 {
+				// The usual case (a literal): extend every clause in place
+				// rather than copying it, which made a disjunction of k
+				// literals cost O(k^2). Each clause of acc owns its array.
+				for i := range acc {
+					acc[i] = append(acc[i], cs[0]...)
+				}
+				continue
+			}
 			next := make([]Clause, 0, len(acc)*len(cs))
 			for _, c1 := range acc {
 				for _, c2 := range cs {
@@ -517,13 +526,47 @@ func sameLiteralTarget(a, b Literal) bool {
 		a.Cmp.Right.Kind == b.Cmp.Right.Kind && a.Cmp.Right.Name == b.Cmp.Right.Name
 }
 
+// tautology reports whether the clause holds a literal and its negation.
+// Literals are keyed by what they refer to, so a clause of k literals costs
+// O(k), not the O(k^2) of comparing every pair.
 func tautology(c Clause) bool {
-	for i := range c {
-		for j := i + 1; j < len(c); j++ {
-			if c[i].Neg != c[j].Neg && sameLiteralTarget(c[i], c[j]) {
-				return true
+	if len(c) < 16 {
+		for i := range c {
+			for j := i + 1; j < len(c); j++ {
+				if c[i].Neg != c[j].Neg && sameLiteralTarget(c[i], c[j]) {
+					return true
+				}
 			}
 		}
+		return false
+	}
+	seen := make(map[string]bool, len(c)) // target -> negated
+	var b strings.Builder
+	for _, l := range c {
+		b.Reset()
+		term := func(t Term) {
+			b.WriteByte(byte('0' + t.Kind))
+			b.WriteString(t.Name)
+			b.WriteByte(0)
+		}
+		if l.Atom != nil {
+			b.WriteString("a")
+			b.WriteString(strings.ToLower(l.Atom.PredName))
+			b.WriteByte(0)
+			for _, t := range l.Atom.Args {
+				term(t)
+			}
+		} else {
+			b.WriteString("c")
+			b.WriteByte(byte('0' + l.Cmp.Op))
+			term(l.Cmp.Left)
+			term(l.Cmp.Right)
+		}
+		k := b.String()
+		if neg, ok := seen[k]; ok && neg != l.Neg {
+			return true
+		}
+		seen[k] = l.Neg
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -182,5 +183,53 @@ func TestEvalCoef(t *testing.T) {
 	}
 	if got := EvalCoef(nil, nil); got != 1 {
 		t.Fatalf("nil coefficient = %v, want 1", got)
+	}
+}
+
+// BenchmarkClausesLong measures CNF and the tautology check of one
+// disjunction of k literals (once quadratic in k: 600,000 conjuncts did not
+// finish): the time per literal should not grow with k.
+//
+//	go test -run '^$' -bench ClausesLong ./model
+func BenchmarkClausesLong(b *testing.B) {
+	for _, k := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprint(k), func(b *testing.B) {
+			args := make([]Formula, k)
+			for i := range args {
+				args[i] = &Not{X: &Atom{PredName: "P", Args: []Term{Var(fmt.Sprintf("X%d", i))}}}
+			}
+			f := &Or{Args: args}
+			for b.Loop() {
+				cs, err := Clauses(f)
+				if err != nil || len(cs) != 1 || len(cs[0]) != k {
+					b.Fatal(err, len(cs))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(k), "ns/literal")
+		})
+	}
+}
+
+// TestLongTautology: the keyed check for long clauses finds an atom and its
+// negation as the pairwise check does for short ones.
+func TestLongTautology(t *testing.T) {
+	for _, n := range []int{4, 40} {
+		lits := func(withNeg bool) Formula {
+			var args []Formula
+			for i := range n {
+				args = append(args, &Atom{PredName: "P", Args: []Term{Var(fmt.Sprintf("X%d", i))}})
+			}
+			if withNeg {
+				args = append(args, &Not{X: &Atom{PredName: "p", Args: []Term{Var("X3")}}})
+			}
+			args = append(args, &Comparison{Op: CmpNeq, Left: Var("X1"), Right: Var("X2")}, &Not{X: &Comparison{Op: CmpNeq, Left: Var("X1"), Right: Const("X2")}})
+			return &Or{Args: args}
+		}
+		if cs, err := Clauses(lits(false)); err != nil || len(cs) != 1 {
+			t.Errorf("%d literals without a complementary pair: %v clauses, %v", n, len(cs), err)
+		}
+		if cs, err := Clauses(lits(true)); err != nil || len(cs) != 0 {
+			t.Errorf("%d literals with P(X3) and !p(X3): %v clauses, %v; want the tautology dropped", n, len(cs), err)
+		}
 	}
 }
