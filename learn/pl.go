@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -190,4 +191,48 @@ func (o *PseudoLikelihood) eval(w, grad []float64) float64 {
 		}
 	}
 	return val
+}
+
+// Minimum is the outcome of PseudoLikelihood.Minimize.
+type Minimum struct {
+	// Weights is the minimiser, one entry per group (groups that are not
+	// learnable keep their entry of w0).
+	Weights []float64
+	// Objective is F at Weights.
+	Objective  float64
+	Iterations int
+	Converged  bool
+	// ProjectedGradient is the largest entry of the projected gradient at
+	// Weights.
+	ProjectedGradient float64
+}
+
+// Minimize minimises F over w >= 0 for the learnable groups, starting from
+// w0 (one entry per group), by the projected gradient method Learn uses for
+// MPLE and PPLL: at most maxIter iterations, stopping when the projected
+// gradient's largest entry is at most tol.
+func (o *PseudoLikelihood) Minimize(ctx context.Context, w0 []float64, maxIter int, tol float64) (Minimum, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if len(w0) != len(o.learnable) {
+		return Minimum{}, fmt.Errorf("learn: %d start weights for %d groups", len(w0), len(o.learnable))
+	}
+	out, err := projectedGradient(ctx, o.ValueGradient, w0, o.learnable, maxIter, tol, nil)
+	return Minimum{Weights: out.x, Objective: out.f, Iterations: out.iters, Converged: out.converged, ProjectedGradient: out.pgNorm}, err
+}
+
+// LogLikelihood returns the log (composite) pseudo-likelihood of the truth
+// at w: the sum over the conditionals of the log conditional density of the
+// truth, without the average and without the regulariser. Unlike F it can
+// be compared between problems over the same variables with different
+// potentials (a conditional with no potential contributes 0 to it).
+func (o *PseudoLikelihood) LogLikelihood(w []float64) float64 {
+	f := o.eval(w, nil)
+	for g, ok := range o.learnable {
+		if ok {
+			f -= o.l2 / 2 * w[g] * w[g]
+		}
+	}
+	return -f * float64(o.ls.numLines())
 }

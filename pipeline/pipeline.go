@@ -56,7 +56,14 @@ type Program struct {
 
 // Load reads the config (.data or JSON), declares its predicates, parses the
 // rules and loads every data file. Errors name the file and position.
-func Load(in Inputs) (*Program, error) {
+func Load(in Inputs) (*Program, error) { return load(in, true) }
+
+// LoadData is Load without rules: the program's model has the config's
+// predicates and no rules (in.Model is ignored), for commands that make
+// the rules themselves (structure learning).
+func LoadData(in Inputs) (*Program, error) { return load(in, false) }
+
+func load(in Inputs, withRules bool) (*Program, error) {
 	start := time.Now()
 	var cfg *config.Config
 	var err error
@@ -83,6 +90,8 @@ func Load(in Inputs) (*Program, error) {
 	}
 	prog := &Program{Model: m, Config: cfg}
 	switch {
+	case !withRules:
+		prog.RulesFrom = cfg.Path
 	case in.Model != "":
 		err = parseRulesFile(in.Model, m)
 		prog.RulesFrom = in.Model
@@ -98,7 +107,7 @@ func Load(in Inputs) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(m.Rules) == 0 {
+	if withRules && len(m.Rules) == 0 {
 		return nil, fmt.Errorf("%s: the model has no rules", prog.RulesFrom)
 	}
 	prog.Store = store.New(m)

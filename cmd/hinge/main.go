@@ -107,6 +107,7 @@ func newRoot() *cobra.Command {
 		newLiftCmd(),
 		newMaxsatCmd(),
 		newLearnCmd(),
+		newStructureCmd(),
 		newMLNCmd(),
 		newRRFCmd(),
 	)

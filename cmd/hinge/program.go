@@ -23,8 +23,14 @@ type programFlags struct {
 // add registers the flags; partition is the JSON config split the command
 // reads by default (infer or learn).
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
+	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
+	f.addData(cmd, partition)
+}
+
+// addData registers the flags that name the data only (no --model), for
+// commands that make their own rules.
+func (f *programFlags) addData(cmd *cobra.Command, partition string) {
 	fl := cmd.Flags()
-	fl.StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
 	fl.StringVarP(&f.data, "data", "d", "", "PSL data file (.data, YAML)")
 	fl.StringVar(&f.config, "config", "", "PSL 3 JSON config (rules, predicates and data in one file), instead of --data")
 	fl.StringVar(&f.partition, "partition", partition, "data split of a JSON config: infer or learn")
@@ -39,6 +45,22 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
 	}
 	prog, err := pipeline.Load(pipeline.Inputs{Model: f.model, Data: f.data, Config: f.config, Partition: f.partition})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for _, w := range prog.Warnings {
+		fmt.Fprintln(f.stderr, "hinge: warning:", w)
+	}
+	return prog, nil
+}
+
+// loadData reads the data without rules (pipeline.LoadData); every failure
+// is bad input.
+func (f *programFlags) loadData() (*pipeline.Program, error) {
+	if f.data == "" && f.config == "" {
+		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
+	}
+	prog, err := pipeline.LoadData(pipeline.Inputs{Data: f.data, Config: f.config, Partition: f.partition})
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -1,0 +1,545 @@
+package structure
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+)
+
+// MaxPathLength is the longest path GenOptions.MaxLength may ask for.
+const MaxPathLength = 6
+
+// Step is one atom of a relational path, walked from argument position
+// From to argument position To of Pred. For a binary predicate (0, 1) is
+// the atom read forwards and (1, 0) its inverse, written as the original
+// predicate with its arguments swapped. A predicate of arity 3 or more is
+// walked through any ordered pair of its positions; its other positions
+// become fresh variables of the clause (see the package documentation).
+type Step struct {
+	Pred     *model.Predicate
+	From, To int
+}
+
+// Candidate is a generated clause: a path-constrained clause, its negation,
+// or a target's negative prior.
+type Candidate struct {
+	// Target is the head predicate.
+	Target *model.Predicate
+	// Path is the body, from the head's first argument to its second; empty
+	// for a prior.
+	Path []Step
+	// Negated: the head is negated (the clause's negation, or the prior).
+	Negated bool
+	// Support is the number of distinct true target atoms whose endpoints
+	// the path connects in the observed data (0 for a prior).
+	Support int
+	// Groundings is the number of substitutions of the body over the atoms
+	// that are targets or observed above 0: what grounding the clause
+	// enumerates (0 for a prior, which has one grounding per target atom).
+	Groundings float64
+}
+
+// IsPrior reports whether c is a target's negative prior !t(A, B).
+func (c *Candidate) IsPrior() bool { return len(c.Path) == 0 }
+
+// Text is the clause in the rule language, without weight:
+// "p1(E1, E2) & p2(E3, E2) -> t(E1, E3)", or "!t(A, B)" for a prior.
+func (c *Candidate) Text() string {
+	if c.IsPrior() {
+		return "!" + c.Target.Name + "(A, B)"
+	}
+	var b strings.Builder
+	fresh := 0
+	for i, st := range c.Path {
+		if i > 0 {
+			b.WriteString(" & ")
+		}
+		b.WriteString(st.Pred.Name)
+		b.WriteByte('(')
+		for pos := range st.Pred.Arity {
+			if pos > 0 {
+				b.WriteString(", ")
+			}
+			switch pos {
+			case st.From:
+				fmt.Fprintf(&b, "E%d", i+1)
+			case st.To:
+				fmt.Fprintf(&b, "E%d", i+2)
+			default:
+				fresh++
+				fmt.Fprintf(&b, "Z%d", fresh)
+			}
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(" -> ")
+	if c.Negated {
+		b.WriteByte('!')
+	}
+	fmt.Fprintf(&b, "%s(E1, E%d)", c.Target.Name, len(c.Path)+1)
+	return b.String()
+}
+
+// GenOptions configure Generate. Zero values take the defaults.
+type GenOptions struct {
+	// MaxLength is the longest path (the BFS depth s; default 3, at most
+	// MaxPathLength).
+	MaxLength int
+	// MinSupport drops paths connecting fewer true target atoms (default
+	// 10; a negative value keeps every path).
+	MinSupport int
+	// MaxClauses keeps the clauses of the best-supported paths, at most
+	// this many clauses (a path gives two: the clause and its negation);
+	// default 50, negative for all. Priors are not counted.
+	MaxClauses int
+	// MaxExpansions caps the search from one target atom: after this many
+	// path extensions it stops (deterministically, in the order of the
+	// adjacency lists) and the atom is counted in GenResult.Capped. Default
+	// 10^6.
+	MaxExpansions int
+	// MaxGroundings skips paths whose body has more substitutions than this
+	// over the atoms that are targets or observed above 0 (computed exactly
+	// by sparse products of the relations' adjacency matrices before any
+	// grounding): such a clause would take more memory to ground than it is
+	// likely worth. Default 2,000,000; negative for no limit.
+	MaxGroundings float64
+	// Exclude lists predicates whose atoms are not walked (for example a
+	// blocking predicate true for every pair, which connects everything and
+	// says nothing).
+	Exclude []*model.Predicate
+	// Threads searching target atoms in parallel; 0 means GOMAXPROCS.
+	// Results do not depend on it.
+	Threads int
+}
+
+func (o *GenOptions) defaults() error {
+	if o.MaxLength == 0 {
+		o.MaxLength = 3
+	}
+	if o.MaxLength < 1 || o.MaxLength > MaxPathLength {
+		return fmt.Errorf("path length %d: must be between 1 and %d", o.MaxLength, MaxPathLength)
+	}
+	if o.MinSupport == 0 {
+		o.MinSupport = 10
+	}
+	if o.MaxClauses == 0 {
+		o.MaxClauses = 50
+	}
+	if o.MaxGroundings == 0 {
+		o.MaxGroundings = 2_000_000
+	}
+	if o.MaxExpansions == 0 {
+		o.MaxExpansions = 1_000_000
+	}
+	if o.MaxExpansions < 0 {
+		return fmt.Errorf("expansion cap %d: must be > 0", o.MaxExpansions)
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	return nil
+}
+
+// GenResult is the outcome of Generate.
+type GenResult struct {
+	// Candidates: for each target predicate its negative prior, then the
+	// kept path clauses by decreasing support (ties by clause text), each
+	// clause followed by its negation.
+	Candidates []Candidate
+	// Paths is the number of distinct variablized paths found (before
+	// MinSupport and MaxClauses); Supported of them reach MinSupport.
+	Paths, Supported int
+	// Edges is the number of observed atoms walked (value >= 0.5, arity
+	// >= 2), Examples the number of true target atoms searched from.
+	Edges, Examples int
+	// Capped counts target atoms whose search hit MaxExpansions.
+	Capped int
+	// TooLarge counts supported paths skipped for MaxGroundings (only
+	// paths considered before MaxClauses was reached are counted).
+	TooLarge int
+	// Seconds is the time Generate took.
+	Seconds float64
+}
+
+// ErrNoExamples is returned (wrapped) when a target predicate has no true
+// truth atom to generate paths from.
+var ErrNoExamples = errors.New("no true target atoms")
+
+// graph is the observed data as a directed multigraph over constants, with
+// both directions of every walk: CSR adjacency sorted by (neighbour, step).
+type graph struct {
+	steps []Step
+	inv   []int32 // inv[s]: the step walking s backwards
+	canon []int32 // canon[s]: s, or the forward step when s walks a symmetric relation backwards
+	start []int32 // by constant id
+	nbr   []int32
+	step  []int32
+}
+
+// stepIndex numbers the ordered position pairs of every predicate of arity
+// >= 2.
+func newGraph(s *store.Store, exclude []*model.Predicate) *graph {
+	g := &graph{}
+	id := map[Step]int32{}
+	for _, p := range s.Model.Predicates {
+		if p.Arity < 2 || slices.Contains(exclude, p) {
+			continue
+		}
+		for from := range p.Arity {
+			for to := range p.Arity {
+				if from != to {
+					id[Step{p, from, to}] = int32(len(g.steps))
+					g.steps = append(g.steps, Step{p, from, to})
+				}
+			}
+		}
+	}
+	g.inv = make([]int32, len(g.steps))
+	g.canon = make([]int32, len(g.steps))
+	for i, st := range g.steps {
+		g.inv[i] = id[Step{st.Pred, st.To, st.From}]
+		g.canon[i] = int32(i)
+		if st.Pred.Arity == 2 && st.From == 1 && symmetric(s.Table(st.Pred)) {
+			g.canon[i] = g.inv[i]
+		}
+	}
+	n := s.Dict.Len()
+	type edge struct{ from, to, step int32 }
+	var edges []edge
+	for si, st := range g.steps {
+		t := s.Table(st.Pred)
+		for row := range t.Len() {
+			if t.Kind(row) != store.Observed || t.Value(row) < 0.5 {
+				continue
+			}
+			a, b := t.Arg(row, st.From), t.Arg(row, st.To)
+			edges = append(edges, edge{a, b, g.canon[si]})
+		}
+	}
+	slices.SortFunc(edges, func(x, y edge) int {
+		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to), cmp.Compare(x.step, y.step))
+	})
+	edges = slices.Compact(edges)
+	g.start = make([]int32, n+1)
+	g.nbr = make([]int32, len(edges))
+	g.step = make([]int32, len(edges))
+	for i, e := range edges {
+		g.start[e.from+1]++
+		g.nbr[i], g.step[i] = e.to, e.step
+	}
+	for v := range n {
+		g.start[v+1] += g.start[v]
+	}
+	return g
+}
+
+// symmetric reports whether a binary relation reads the same both ways in
+// what grounding uses: every observed atom above 0 has its reverse observed
+// above 0, and every target its reverse as a target (values aside).
+func symmetric(t *store.Table) bool {
+	n := 0
+	for row := range t.Len() {
+		k := t.Kind(row)
+		if k == store.Observed && t.Value(row) <= 0 {
+			continue
+		}
+		a, b := t.Arg(row, 0), t.Arg(row, 1)
+		r, ok := t.Find([]int32{b, a})
+		if !ok || t.Kind(r) != k || (k == store.Observed && t.Value(r) <= 0) {
+			return false
+		}
+		if a != b {
+			n++
+		}
+	}
+	return n > 0
+}
+
+// sig is a variablized path: its steps and the target.
+type sig struct {
+	target int32
+	n      uint8
+	st     [MaxPathLength]int32
+}
+
+// searcher finds the paths from one target atom; one per worker.
+type searcher struct {
+	g        *graph
+	maxLen   int
+	cap      int
+	headStep int32 // the step that is the head itself (t forwards), excluded as a length-1 path
+	target   int32
+	seen     map[sig]struct{}
+	onPath   []bool
+	cur      sig
+	b        int32
+	bAdj     []int32 // adjacency range of b: neighbours
+	bStep    []int32
+	expanded int
+	capped   bool
+}
+
+// search records in s.seen every distinct path of length 1..maxLen from a
+// to b through distinct constants.
+func (s *searcher) search(a, b int32) {
+	clear(s.seen)
+	s.b = b
+	lo, hi := s.g.start[b], s.g.start[b+1]
+	s.bAdj, s.bStep = s.g.nbr[lo:hi], s.g.step[lo:hi]
+	s.expanded, s.capped = 0, false
+	s.onPath[a], s.onPath[b] = true, true
+	s.cur.n = 0
+	s.walk(a)
+	s.onPath[a], s.onPath[b] = false, false
+}
+
+func (s *searcher) walk(x int32) {
+	d := int(s.cur.n)
+	// Paths ending here: x -> b, the inverse of b's entries with neighbour x.
+	i, _ := slices.BinarySearch(s.bAdj, x)
+	for ; i < len(s.bAdj) && s.bAdj[i] == x; i++ {
+		st := s.g.canon[s.g.inv[s.bStep[i]]]
+		if d == 0 && st == s.headStep {
+			continue
+		}
+		k := s.cur // the key: steps beyond the path's length are zero
+		k.st[d] = st
+		k.n = uint8(d + 1)
+		clear(k.st[d+1:])
+		s.seen[k] = struct{}{}
+	}
+	if d+1 >= s.maxLen {
+		return
+	}
+	for e := s.g.start[x]; e < s.g.start[x+1]; e++ {
+		y := s.g.nbr[e]
+		if s.onPath[y] {
+			continue
+		}
+		if s.expanded >= s.cap {
+			s.capped = true
+			return
+		}
+		s.expanded++
+		s.onPath[y] = true
+		s.cur.st[d] = s.g.step[e]
+		s.cur.n = uint8(d + 1)
+		s.walk(y)
+		s.cur.n = uint8(d)
+		s.onPath[y] = false
+		if s.capped {
+			return
+		}
+	}
+}
+
+// Generate finds the path-constrained clauses (paper 002, definitions 1-3)
+// of each target predicate in the store's data: for every true target atom
+// t(a, b) (truth value >= 0.5) every path of observed atoms (value >= 0.5)
+// of length 1..MaxLength from a to b through distinct constants, each atom
+// walked in either direction. Each distinct sequence of steps is variablized
+// into p1(E1, E2) & ... & ps(Es, Es+1) -> t(E1, Es+1); its support is the
+// number of target atoms it connects. Paths with support >= MinSupport are
+// kept, best supported first, up to MaxClauses clauses; each gives the
+// clause and its negation. Every target predicate also gets the negative
+// prior !t(A, B). Target predicates must be binary.
+func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, opt GenOptions) (*GenResult, error) {
+	start := time.Now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := opt.defaults(); err != nil {
+		return nil, err
+	}
+	if len(targets) == 0 {
+		return nil, errors.New("no target predicates")
+	}
+	g := newGraph(s, opt.Exclude)
+	res := &GenResult{Edges: len(g.nbr) / 2}
+	stepOf := map[Step]int32{}
+	for i, st := range g.steps {
+		stepOf[st] = int32(i)
+	}
+	headStep := func(t *model.Predicate) int32 {
+		if st, ok := stepOf[Step{t, 0, 1}]; ok {
+			return st
+		}
+		return -1 // t excluded: no path step is the head
+	}
+	type example struct {
+		target int
+		a, b   int32
+	}
+	var examples []example
+	for ti, t := range targets {
+		if t.Arity != 2 {
+			return nil, fmt.Errorf("target %s: structure learning generates clauses for binary target predicates only", t)
+		}
+		if slices.Index(targets, t) != ti {
+			return nil, fmt.Errorf("target %s is given twice", t)
+		}
+		n := 0
+		tt := s.Truth(t)
+		for row := range tt.Len() {
+			if tt.Value(row) >= 0.5 {
+				examples = append(examples, example{ti, tt.Arg(row, 0), tt.Arg(row, 1)})
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("target %s: %w (its truth atoms are all below 0.5, or it has none): nothing to learn paths from", t, ErrNoExamples)
+		}
+	}
+	res.Examples = len(examples)
+
+	// Workers take examples in fixed chunks and count each distinct path
+	// once per example; counts are sums, so the result does not depend on
+	// the number of workers or the schedule.
+	const chunk = 64
+	var (
+		mu     sync.Mutex
+		counts = map[sig]int{}
+		capped int
+		next   int
+		wg     sync.WaitGroup
+		cerr   error
+	)
+	nodes := s.Dict.Len()
+	for range opt.Threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sr := &searcher{g: g, maxLen: opt.MaxLength, cap: opt.MaxExpansions, seen: map[sig]struct{}{}, onPath: make([]bool, nodes)}
+			local := map[sig]int{}
+			localCapped := 0
+			for {
+				mu.Lock()
+				lo := next
+				next += chunk
+				mu.Unlock()
+				if lo >= len(examples) || ctx.Err() != nil {
+					break
+				}
+				for _, ex := range examples[lo:min(lo+chunk, len(examples))] {
+					t := targets[ex.target]
+					sr.target = int32(ex.target)
+					sr.headStep = headStep(t)
+					sr.search(ex.a, ex.b)
+					if sr.capped {
+						localCapped++
+					}
+					for k := range sr.seen {
+						k.target = int32(ex.target)
+						local[k]++
+					}
+				}
+			}
+			mu.Lock()
+			for k, c := range local {
+				counts[k] += c
+			}
+			capped += localCapped
+			if err := ctx.Err(); err != nil {
+				cerr = err
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if cerr != nil {
+		return nil, cerr
+	}
+	res.Capped = capped
+	res.Paths = len(counts)
+
+	var kept []Candidate
+	for k, c := range counts {
+		if c < opt.MinSupport {
+			continue
+		}
+		path := make([]Step, k.n)
+		for i := range path {
+			path[i] = g.steps[k.st[i]]
+		}
+		kept = append(kept, Candidate{Target: targets[k.target], Path: path, Support: c})
+	}
+	res.Supported = len(kept)
+	texts := make([]string, len(kept))
+	order := make([]int, len(kept))
+	for i := range kept {
+		texts[i], order[i] = kept[i].Text(), i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		return cmp.Or(cmp.Compare(kept[y].Support, kept[x].Support), cmp.Compare(texts[x], texts[y]))
+	})
+	for _, t := range targets {
+		res.Candidates = append(res.Candidates, Candidate{Target: t, Negated: true})
+	}
+	gc := newGroundCounter(s)
+	for _, i := range order {
+		c := kept[i]
+		if opt.MaxClauses >= 0 && len(res.Candidates)-len(targets)+2 > opt.MaxClauses {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.Groundings = gc.count(c.Path)
+		if opt.MaxGroundings >= 0 && c.Groundings > opt.MaxGroundings {
+			res.TooLarge++
+			continue
+		}
+		neg := c
+		neg.Negated = true
+		res.Candidates = append(res.Candidates, c, neg)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// groundCounter counts the substitutions of a path clause's body over the
+// rows a grounder enumerates: targets and atoms observed above 0.
+type groundCounter struct {
+	s    *store.Store
+	v, w []float64
+}
+
+func newGroundCounter(s *store.Store) *groundCounter {
+	n := s.Dict.Len()
+	return &groundCounter{s: s, v: make([]float64, n), w: make([]float64, n)}
+}
+
+// count returns 1^T A_1 ... A_s 1 for the path's steps, A_i counting the
+// rows of p_i that link two constants in the step's direction (a row of a
+// predicate of arity 3 or more counts once per value of its other
+// arguments, as the clause's fresh variables do).
+func (gc *groundCounter) count(path []Step) float64 {
+	for i := range gc.v {
+		gc.v[i] = 1
+	}
+	for _, st := range path {
+		clear(gc.w)
+		t := gc.s.Table(st.Pred)
+		for row := range t.Len() {
+			if t.Kind(row) == store.Observed && t.Value(row) <= 0 {
+				continue
+			}
+			gc.w[t.Arg(row, st.To)] += gc.v[t.Arg(row, st.From)]
+		}
+		gc.v, gc.w = gc.w, gc.v
+	}
+	sum := 0.0
+	for _, x := range gc.v {
+		sum += x
+	}
+	return sum
+}
