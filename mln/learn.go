@@ -71,79 +71,15 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if opt.Threads <= 0 {
 		opt.Threads = runtime.GOMAXPROCS(0)
 	}
-	isQuery := map[string]bool{}
-	for _, q := range query {
-		if prog.Pred(q) == nil {
-			return nil, fmt.Errorf("query predicate %s is not declared in the program", lex.Clip(q))
-		}
-		isQuery[q] = true
-	}
-	shape, index, err := learningShape(prog, isQuery)
-	if err != nil {
-		return nil, err
-	}
-	if len(shape.Formulas) == 0 {
-		return nil, errors.New("mln: no soft formula to learn")
-	}
-	var evidence []GroundAtom
-	truth := map[string]bool{}
-	for _, a := range training {
-		if isQuery[a.Pred] {
-			if a.Value != 0 && a.Value != 1 {
-				return nil, srcpos.Errorf(a.Pos, "training atoms of query predicates must be true or false, found %v", a.Value)
-			}
-			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
-			continue
-		}
-		evidence = append(evidence, a)
-	}
 	start := time.Now()
-	net, err := Build(shape, evidence, Options{Query: query})
+	l, res, err := prepareLearning(prog, training, query, opt.Ground)
 	if err != nil {
 		return nil, err
 	}
-	g, in, err := net.GroundClauses(opt.Ground)
-	if err != nil {
-		return nil, err
-	}
-	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)), Clauses: in.NumClauses()}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
-
-	// Which learned weight each ground clause carries and its share (1/n
-	// of its formula's weight), from the rule it was grounded from; a
-	// clause of a fixed (@w) formula keeps its weight as a constant.
-	var learned []*Formula
-	slot := map[*Formula]int{}
-	for _, f := range shape.Formulas {
-		if !f.Fixed {
-			slot[f] = len(learned)
-			learned = append(learned, f)
-		}
-	}
-	nw := len(learned)
-	if nw == 0 {
-		return nil, errors.New("mln: every soft formula has a fixed weight (@w): nothing to learn")
-	}
-	param := make([]int32, in.NumClauses())
-	share := make([]float64, in.NumClauses())
-	for c := range in.NumClauses() {
-		param[c] = -1
-		if c >= g.Problem.NumPotentials() {
-			continue // hard clauses come from functional arguments
-		}
-		info := net.Clauses[g.Problem.Group[c]]
-		share[c] = info.Weight // learned: 1/n; fixed: the clause's weight
-		if !info.Formula.Fixed {
-			param[c] = int32(slot[info.Formula])
-		}
-	}
-	x := make([]bool, in.NumVars)
-	for v := range x {
-		x[v] = truth[AtomString(g.Vars[v].Pred.Name, g.Args(v))]
-	}
+	in, param, share, x, nw := l.in, l.param, l.share, l.x, len(l.learned)
 	pl := newPseudoLikelihood(in, param, share, x, nw, opt.Threads)
-	res.Atoms = in.NumVars
 
 	sigma2 := opt.PriorStdDev * opt.PriorStdDev
 	problem := optimize.Problem{
@@ -177,18 +113,112 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	}
 	res.Iter, res.Status = r.Stats.MajorIterations, r.Status.String()
 	res.Converged = err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence)
-	for i, f := range learned {
-		k := index[f]
-		res.Weights[k], res.Learned[k] = r.X[i], true
-	}
-	for _, f := range shape.Formulas {
-		if f.Fixed {
-			res.Weights[index[f]] = f.Weight
-		}
-	}
+	l.finish(res, r.X)
 	res.PLL = pl.eval(r.X, nil)
 	res.Seconds.Learn = time.Since(start).Seconds()
 	return res, nil
+}
+
+// learning is a training world grounded for weight learning: the ground
+// clauses, which learned weight each carries (param, -1 for none) and its
+// share of it, and the training value of every query atom.
+type learning struct {
+	shape   *Program
+	index   map[*Formula]int // shape formula -> place in the program
+	learned []*Formula       // the learned weights' formulas
+	in      *maxsat.Instance
+	param   []int32
+	share   []float64
+	x       []bool
+}
+
+// prepareLearning grounds the training world: the query predicates are
+// open (an atom the training data does not list is false), every other
+// predicate is evidence.
+func prepareLearning(prog *Program, training []GroundAtom, query []string, groundOpt ground.Options) (*learning, *LearnResult, error) {
+	isQuery := map[string]bool{}
+	for _, q := range query {
+		if prog.Pred(q) == nil {
+			return nil, nil, fmt.Errorf("query predicate %s is not declared in the program", lex.Clip(q))
+		}
+		isQuery[q] = true
+	}
+	shape, index, err := learningShape(prog, isQuery)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(shape.Formulas) == 0 {
+		return nil, nil, errors.New("mln: no soft formula to learn")
+	}
+	var evidence []GroundAtom
+	truth := map[string]bool{}
+	for _, a := range training {
+		if isQuery[a.Pred] {
+			if a.Value != 0 && a.Value != 1 {
+				return nil, nil, srcpos.Errorf(a.Pos, "training atoms of query predicates must be true or false, found %v", a.Value)
+			}
+			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
+			continue
+		}
+		evidence = append(evidence, a)
+	}
+	net, err := Build(shape, evidence, Options{Query: query})
+	if err != nil {
+		return nil, nil, err
+	}
+	g, in, err := net.GroundClauses(groundOpt)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// Which learned weight each ground clause carries and its share (1/n
+	// of its formula's weight), from the rule it was grounded from; a
+	// clause of a fixed (@w) formula keeps its weight as a constant.
+	var learned []*Formula
+	slot := map[*Formula]int{}
+	for _, f := range shape.Formulas {
+		if !f.Fixed {
+			slot[f] = len(learned)
+			learned = append(learned, f)
+		}
+	}
+	nw := len(learned)
+	if nw == 0 {
+		return nil, nil, errors.New("mln: every soft formula has a fixed weight (@w): nothing to learn")
+	}
+	param := make([]int32, in.NumClauses())
+	share := make([]float64, in.NumClauses())
+	for c := range in.NumClauses() {
+		param[c] = -1
+		if c >= g.Problem.NumPotentials() {
+			continue // hard clauses come from functional arguments
+		}
+		info := net.Clauses[g.Problem.Group[c]]
+		share[c] = info.Weight // learned: 1/n; fixed: the clause's weight
+		if !info.Formula.Fixed {
+			param[c] = int32(slot[info.Formula])
+		}
+	}
+	x := make([]bool, in.NumVars)
+	for v := range x {
+		x[v] = truth[AtomString(g.Vars[v].Pred.Name, g.Args(v))]
+	}
+	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)), Clauses: in.NumClauses(), Atoms: in.NumVars}
+	return &learning{shape: shape, index: index, learned: learned, in: in, param: param, share: share, x: x}, res, nil
+}
+
+// finish records the learned weights (one per learned formula) and the
+// fixed ones in res.
+func (l *learning) finish(res *LearnResult, w []float64) {
+	for i, f := range l.learned {
+		k := l.index[f]
+		res.Weights[k], res.Learned[k] = w[i], true
+	}
+	for _, f := range l.shape.Formulas {
+		if f.Fixed {
+			res.Weights[l.index[f]] = f.Weight
+		}
+	}
 }
 
 // learningShape copies prog for learning: every soft formula with weight 1

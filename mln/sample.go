@@ -140,24 +140,45 @@ func MCSAT(ctx context.Context, in *maxsat.Instance, start []bool, opt SampleOpt
 	if _, hv := in.Eval(start); hv > 0 {
 		return nil, fmt.Errorf("mln: MC-SAT must start from a state that satisfies the hard clauses; this one violates %d", hv)
 	}
-	steps := opt.SampleSATSteps
-	if steps == 0 {
-		steps = max(100, in.NumVars)
-	}
-	ss := newSampleSAT(in, opt, rand.New(rand.NewPCG(opt.Seed, 0xbb67ae8584caa73b)))
-	x := append([]bool(nil), start...)
+	ch := newChain(in, start, opt)
 	count := make([]float64, in.NumVars)
 	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		ss.selectClauses(x)
-		ss.run(x, steps)
+		ch.step()
 		if it >= opt.BurnIn {
-			tally(count, x)
+			tally(count, ch.x)
 		}
 	}
 	return normalize(count, opt.Samples), nil
+}
+
+// chain is an MC-SAT Markov chain: its state x moves one MC-SAT step at a
+// time. The instance's weights are read at every step, so a learner may
+// change them between steps (the chain then continues from its state, a
+// persistent chain). Weights may be negative: a clause of weight w < 0 that
+// x violates is selected with probability 1 - exp(w) as the constraint that
+// it stays violated (its negation, a conjunction), as Alchemy does.
+type chain struct {
+	ss    *sampleSAT
+	x     []bool
+	steps int
+}
+
+func newChain(in *maxsat.Instance, start []bool, opt SampleOptions) *chain {
+	steps := opt.SampleSATSteps
+	if steps == 0 {
+		steps = max(100, in.NumVars)
+	}
+	return &chain{ss: newSampleSAT(in, opt, rand.New(rand.NewPCG(opt.Seed, 0xbb67ae8584caa73b))),
+		x: append([]bool(nil), start...), steps: steps}
+}
+
+// step makes one MC-SAT step.
+func (ch *chain) step() {
+	ch.ss.selectClauses(ch.x)
+	ch.ss.run(ch.x, ch.steps)
 }
 
 // tally adds one sample to the counts of true values.
@@ -186,6 +207,7 @@ type sampleSAT struct {
 	ntrue    []int32 // clause -> true literals (selected clauses only)
 	unsat    []int32 // selected clauses with no true literal
 	pos      []int32 // clause -> index in unsat, or -1
+	cands    []int   // scratch for fixVar
 }
 
 func newSampleSAT(in *maxsat.Instance, opt SampleOptions, rng *rand.Rand) *sampleSAT {
@@ -195,21 +217,67 @@ func newSampleSAT(in *maxsat.Instance, opt SampleOptions, rng *rand.Rand) *sampl
 	return s
 }
 
-// selectClauses picks M for the next step: the hard clauses, and each soft
-// clause that x satisfies with probability 1 - exp(-w).
+// selectClauses picks M for the next step: the hard clauses, each soft
+// clause of weight w > 0 that x satisfies with probability 1 - exp(-w), and
+// each soft clause of weight w < 0 that x violates with probability
+// 1 - exp(w) (it must then stay violated).
 func (s *sampleSAT) selectClauses(x []bool) {
 	s.unsat = s.unsat[:0]
 	for c := range s.selected {
 		s.pos[c] = -1
 		n := s.trueLits(c, x)
 		s.ntrue[c] = int32(n)
-		sel := s.in.Hard[c] || (n > 0 && s.rng.Float64() < -math.Expm1(-s.in.Weight[c]))
+		w := s.in.Weight[c]
+		var sel bool
+		switch {
+		case s.in.Hard[c]:
+			sel = true
+		case w > 0:
+			sel = n > 0 && s.rng.Float64() < -math.Expm1(-w)
+		case w < 0:
+			sel = n == 0 && s.rng.Float64() < -math.Expm1(w)
+		}
 		s.selected[c] = sel
-		if sel && n == 0 {
+		if sel && s.violated(c, n) {
 			s.pos[c] = int32(len(s.unsat))
 			s.unsat = append(s.unsat, int32(c))
 		}
 	}
+}
+
+// violated says whether selected clause c with n true literals is violated:
+// no true literal, or for a negative-weight soft clause (selected as its
+// negation) any true literal.
+func (s *sampleSAT) violated(c, n int) bool {
+	if s.in.Weight[c] < 0 && !s.in.Hard[c] {
+		return n > 0
+	}
+	return n == 0
+}
+
+// fixVar picks a variable of violated clause c whose flip repairs it in
+// part: any of its variables for an ordinary clause, one whose literal is
+// true for a negated one; greedy picks the smallest delta.
+func (s *sampleSAT) fixVar(x []bool, c int, greedy bool) int {
+	lits := s.in.Clause(c)
+	anti := s.in.Weight[c] < 0 && !s.in.Hard[c]
+	cands := s.cands[:0]
+	for _, l := range lits {
+		if !anti || x[l.Var()] != l.Neg() {
+			cands = append(cands, l.Var())
+		}
+	}
+	s.cands = cands
+	if !greedy {
+		return cands[s.rng.IntN(len(cands))]
+	}
+	v, best := cands[0], math.MaxInt
+	for _, u := range cands {
+		if d := s.delta(x, u); d < best {
+			best, v = d, u
+		}
+	}
+	return v
 }
 
 // flip flips v and updates the counts of the selected clauses.
@@ -223,15 +291,15 @@ func (s *sampleSAT) flip(x []bool, v int) {
 		n := int32(s.trueLits(c, x))
 		was := s.ntrue[c]
 		s.ntrue[c] = n
-		switch {
-		case was == 0 && n > 0:
+		switch vWas, vNow := s.violated(c, int(was)), s.violated(c, int(n)); {
+		case vWas && !vNow:
 			i := s.pos[c]
 			last := s.unsat[len(s.unsat)-1]
 			s.unsat[i] = last
 			s.pos[last] = i
 			s.unsat = s.unsat[:len(s.unsat)-1]
 			s.pos[c] = -1
-		case was > 0 && n == 0:
+		case !vWas && vNow:
 			s.pos[c] = int32(len(s.unsat))
 			s.unsat = append(s.unsat, int32(c))
 		}
@@ -259,10 +327,10 @@ func (s *sampleSAT) delta(x []bool, v int) int {
 			}
 		}
 		n := int(s.ntrue[c])
-		switch {
-		case n == 0 && n+gain > 0:
+		switch vWas, vNow := s.violated(c, n), s.violated(c, n+gain); {
+		case vWas && !vNow:
 			d--
-		case n > 0 && n+gain == 0:
+		case !vWas && vNow:
 			d++
 		}
 	}
@@ -283,19 +351,7 @@ func (s *sampleSAT) run(x []bool, steps int) {
 	for range steps {
 		if len(s.unsat) > 0 && s.rng.Float64() >= s.opt.SAProb {
 			c := int(s.unsat[s.rng.IntN(len(s.unsat))])
-			lits := s.in.Clause(c)
-			var v int
-			if s.rng.IntN(2) == 0 {
-				v = lits[s.rng.IntN(len(lits))].Var()
-			} else {
-				best := math.MaxInt
-				for _, l := range lits {
-					if d := s.delta(x, l.Var()); d < best {
-						best, v = d, l.Var()
-					}
-				}
-			}
-			s.flip(x, v)
+			s.flip(x, s.fixVar(x, c, s.rng.IntN(2) == 1))
 			continue
 		}
 		v := s.rng.IntN(n)
@@ -311,7 +367,6 @@ func (s *sampleSAT) run(x []bool, steps int) {
 	// walking (bounded) until all selected clauses hold again.
 	for extra := 0; len(s.unsat) > 0 && extra < 100*steps; extra++ {
 		c := int(s.unsat[s.rng.IntN(len(s.unsat))])
-		lits := s.in.Clause(c)
-		s.flip(x, lits[s.rng.IntN(len(lits))].Var())
+		s.flip(x, s.fixVar(x, c, false))
 	}
 }

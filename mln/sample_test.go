@@ -108,3 +108,54 @@ func TestSamplersAgainstEnumeration(t *testing.T) {
 		}
 	}
 }
+
+// Clauses of negative weight (a learner's weights may go below zero): MC-SAT
+// selects a violated one as the constraint that it stays violated, and
+// Gibbs reads the weight as it is; both must match enumeration.
+func TestSamplersNegativeWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := range 3 {
+		hard := 0
+		if trial == 2 {
+			hard = 3
+		}
+		in := randomMLN(rng, 10, 24, hard)
+		for c := range in.NumClauses() {
+			if !in.Hard[c] && rng.IntN(2) == 0 {
+				in.Weight[c] = -in.Weight[c]
+			}
+		}
+		exact := exactMarginals(in)
+		opt := SampleOptions{Samples: 20000, BurnIn: 500, Seed: uint64(trial + 1)}
+		start := make([]bool, in.NumVars)
+		if hard > 0 {
+			for mask := 0; ; mask++ { // a world satisfying the hard clauses
+				for v := range start {
+					start[v] = mask>>v&1 == 1
+				}
+				if _, hv := in.Eval(start); hv == 0 {
+					break
+				}
+			}
+		}
+		samplers := map[string]func() ([]float64, error){
+			"MC-SAT": func() ([]float64, error) { return MCSAT(context.Background(), in, start, opt) },
+		}
+		if hard == 0 {
+			samplers["Gibbs"] = func() ([]float64, error) { return Gibbs(context.Background(), in, nil, opt) }
+		}
+		for name, run := range samplers {
+			got, err := run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for v := range got {
+				worst = max(worst, math.Abs(got[v]-exact[v]))
+			}
+			if worst > 0.04 {
+				t.Errorf("trial %d %s: largest error %.3f\nexact %.3f\ngot   %.3f", trial, name, worst, exact, got)
+			}
+		}
+	}
+}

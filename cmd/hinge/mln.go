@@ -382,21 +382,33 @@ func optimalWord(ok bool) string {
 }
 
 type mlnLearnOptions struct {
-	input, output, report string
-	training, query       []string
-	prior                 float64
-	maxIter               int
-	force                 bool
+	input, output, report, method string
+	training, query               []string
+	prior                         float64
+	maxIter                       int
+	force                         bool
+	disc                          mln.DiscOptions
 }
 
 func newMLNLearnCmd() *cobra.Command {
 	o := &mlnLearnOptions{}
 	cmd := &cobra.Command{
 		Use:   "learn -i PROG.mln -t TRAIN.db -q PRED[,PRED] [-o LEARNED.mln]",
-		Short: "Learn formula weights by pseudo-log-likelihood (Alchemy's generative learning)",
+		Short: "Learn formula weights: pseudo-log-likelihood or discriminative diagonal Newton (Alchemy's learnwts -g / -d)",
 		Long: `Learn the weights of a Markov logic program's soft formulas from a training
-world by maximising the pseudo-log-likelihood of the query predicates' atoms
-(L-BFGS, Gaussian prior with --prior-stddev), as Alchemy's learnwts -g does.
+world.
+
+--method pll (default; Alchemy's learnwts -g) maximises the pseudo-log-
+likelihood of the query predicates' atoms (L-BFGS, Gaussian prior with
+--prior-stddev, default 100).
+
+--method dn (Alchemy's learnwts -d) maximises the conditional log-likelihood
+of the query atoms given the evidence by diagonal Newton (Lowd and Domingos
+2007): expected counts and their variances from MC-SAT samples of persistent
+chains (--samples per iteration and chain, --chains, --seed), --iterations
+steps, Gaussian prior with --prior-stddev (default 1 for dn). Slower than pll,
+usually better for prediction.
+
 The training database lists the true atoms (and may list false ones with !);
 an atom of a query predicate that it does not list is false, and every
 other predicate is closed-world. Hard formulas and fixed weights (@w) are
@@ -414,8 +426,13 @@ with --force).`,
 	f.StringSliceVarP(&o.query, "query", "q", nil, "query (non-evidence) predicate(s) whose atoms the pseudo-likelihood sums over")
 	f.StringVarP(&o.output, "output", "o", "", "learned program (default: PROG-learned.mln)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
-	f.Float64Var(&o.prior, "prior-stddev", 100, "standard deviation of the Gaussian prior on each weight (Alchemy's -priorStdDev); <= 0: none")
-	f.IntVar(&o.maxIter, "max-iter", 1000, "L-BFGS iteration limit")
+	f.StringVar(&o.method, "method", "pll", "pll (pseudo-log-likelihood) or dn (discriminative, diagonal Newton)")
+	f.Float64Var(&o.prior, "prior-stddev", 0, "standard deviation of the Gaussian prior on each weight (Alchemy's -priorStdDev; default 100 for pll, 1 for dn); < 0: none")
+	f.IntVar(&o.maxIter, "max-iter", 1000, "L-BFGS iteration limit (pll)")
+	f.IntVar(&o.disc.Iterations, "iterations", 100, "diagonal Newton iterations (dn)")
+	f.IntVar(&o.disc.Samples, "samples", 50, "MC-SAT samples per iteration and chain (dn)")
+	f.IntVar(&o.disc.Chains, "chains", 2, "MC-SAT chains run in parallel (dn); results depend on it, not on the cores")
+	f.Uint64Var(&o.disc.Seed, "seed", 1, "seed of the MC-SAT chains (dn)")
 	f.BoolVar(&o.force, "force", false, "overwrite the output file if it exists")
 	return cmd
 }
@@ -426,6 +443,14 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	if o.maxIter <= 0 {
 		return badInput(fmt.Errorf("--max-iter %d: must be > 0", o.maxIter))
+	}
+	switch o.method {
+	case "pll", "dn":
+	default:
+		return badInput(fmt.Errorf("--method %q: want pll or dn", clipPath(o.method)))
+	}
+	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
+		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
 	}
 	out := o.output
 	if out == "" {
@@ -454,10 +479,21 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 		training = append(training, atoms...)
 	}
 	prior := o.prior
-	if prior <= 0 {
+	if prior < 0 {
 		prior = -1
 	}
-	res, err := mln.LearnPLL(ctx, prog, training, o.query, mln.LearnOptions{PriorStdDev: prior, MaxIter: o.maxIter})
+	var res *mln.LearnResult
+	if o.method == "dn" {
+		o.disc.PriorStdDev = prior
+		rep := progress.ForTerminal(stderr, false)
+		o.disc.Progress = func(it int, norm, lambda float64) {
+			rep.Status("dn iteration %d/%d: gradient %.3g, damping %.3g", it, o.disc.Iterations, norm, lambda)
+		}
+		res, err = mln.LearnDiscriminative(ctx, prog, training, o.query, o.disc)
+		rep.Done()
+	} else {
+		res, err = mln.LearnPLL(ctx, prog, training, o.query, mln.LearnOptions{PriorStdDev: prior, MaxIter: o.maxIter})
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return failed(err)
@@ -471,8 +507,13 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
 		return failed(err)
 	}
-	fmt.Fprintf(stderr, "mln learn: %d atoms, %d ground clauses (grounded in %.3f s); L-BFGS %d iterations (%s), pseudo-log-likelihood %.6g; %.3f s\n",
-		res.Atoms, res.Clauses, res.Seconds.Ground, res.Iter, res.Status, res.PLL, res.Seconds.Learn)
+	if o.method == "dn" {
+		fmt.Fprintf(stderr, "mln learn: %d atoms, %d ground clauses (grounded in %.3f s); %s; %.3f s\n",
+			res.Atoms, res.Clauses, res.Seconds.Ground, res.Status, res.Seconds.Learn)
+	} else {
+		fmt.Fprintf(stderr, "mln learn: %d atoms, %d ground clauses (grounded in %.3f s); L-BFGS %d iterations (%s), pseudo-log-likelihood %.6g; %.3f s\n",
+			res.Atoms, res.Clauses, res.Seconds.Ground, res.Iter, res.Status, res.PLL, res.Seconds.Learn)
+	}
 	for i, f := range prog.Formulas {
 		if res.Learned[i] {
 			fmt.Fprintf(stderr, "%12.6g  %s\n", res.Weights[i], f.Text)

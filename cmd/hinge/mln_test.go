@@ -122,6 +122,18 @@ func TestMLNLearn(t *testing.T) {
 	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train); code != 2 || !strings.Contains(errs, "-q") {
 		t.Errorf("no query: exit %d, %s", code, errs)
 	}
+	// Discriminative learning writes the program back the same way.
+	dn := filepath.Join(dir, "dn.mln")
+	code, _, errs = runCLI(t, "mln", "learn", "-i", prog, "-t", train, "-q", "Smokes,Cancer", "--method", "dn", "--iterations", "20", "-o", dn)
+	if code != 0 || !strings.Contains(errs, "diagonal Newton, ") {
+		t.Fatalf("dn: exit %d: %s", code, errs)
+	}
+	if text, _ := os.ReadFile(dn); !strings.Contains(string(text), "@0.2 !Cancer(x)") {
+		t.Errorf("dn program:\n%s", text)
+	}
+	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train, "-q", "Smokes", "--method", "cg", "-o", filepath.Join(dir, "x.mln")); code != 2 || !strings.Contains(errs, "want pll or dn") {
+		t.Errorf("unknown method: exit %d, %s", code, errs)
+	}
 }
 
 // TestRRFInfer: the RRF of a Markov logic network gives the network's MAP
