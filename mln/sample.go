@@ -35,19 +35,41 @@ func DefaultSampleOptions() SampleOptions {
 type clauseIndex struct {
 	in  *maxsat.Instance
 	occ [][]int32 // variable -> clauses
+	// sign[v][k] is the number of positive minus negative literals of v in
+	// clause occ[v][k]: flipping v from false to true changes the clause's
+	// count of true literals by sign, from true to false by -sign.
+	sign [][]int8
 }
 
 func newClauseIndex(in *maxsat.Instance) *clauseIndex {
-	ix := &clauseIndex{in: in, occ: make([][]int32, in.NumVars)}
+	ix := &clauseIndex{in: in, occ: make([][]int32, in.NumVars), sign: make([][]int8, in.NumVars)}
 	for c := range in.NumClauses() {
 		for _, l := range in.Clause(c) {
 			v := l.Var()
-			if k := len(ix.occ[v]); k == 0 || ix.occ[v][k-1] != int32(c) {
+			k := len(ix.occ[v])
+			if k == 0 || ix.occ[v][k-1] != int32(c) {
 				ix.occ[v] = append(ix.occ[v], int32(c))
+				ix.sign[v] = append(ix.sign[v], 0)
+				k++
+			}
+			if l.Neg() {
+				ix.sign[v][k-1]--
+			} else {
+				ix.sign[v][k-1]++
 			}
 		}
 	}
 	return ix
+}
+
+// gain is the change in clause occ[v][k]'s count of true literals when v
+// flips from its value in x.
+func (ix *clauseIndex) gain(x []bool, v, k int) int {
+	g := int(ix.sign[v][k])
+	if x[v] {
+		return -g
+	}
+	return g
 }
 
 // trueLits counts the literals of clause c that x makes true.
@@ -208,12 +230,19 @@ type sampleSAT struct {
 	unsat    []int32 // selected clauses with no true literal
 	pos      []int32 // clause -> index in unsat, or -1
 	cands    []int   // scratch for fixVar
+	// prob caches each clause's selection probability 1 - exp(-|w|) for
+	// the weight probW it was computed from (-1: not yet).
+	prob, probW []float64
 }
 
 func newSampleSAT(in *maxsat.Instance, opt SampleOptions, rng *rand.Rand) *sampleSAT {
 	m := in.NumClauses()
 	s := &sampleSAT{clauseIndex: newClauseIndex(in), opt: opt, rng: rng,
-		selected: make([]bool, m), ntrue: make([]int32, m), pos: make([]int32, m)}
+		selected: make([]bool, m), ntrue: make([]int32, m), pos: make([]int32, m),
+		prob: make([]float64, m), probW: make([]float64, m)}
+	for c := range s.prob {
+		s.prob[c] = -1
+	}
 	return s
 }
 
@@ -228,14 +257,18 @@ func (s *sampleSAT) selectClauses(x []bool) {
 		n := s.trueLits(c, x)
 		s.ntrue[c] = int32(n)
 		w := s.in.Weight[c]
+		if w != s.probW[c] || s.prob[c] < 0 {
+			// The weight changed (or is new): 1 - exp(-|w|).
+			s.probW[c], s.prob[c] = w, -math.Expm1(-math.Abs(w))
+		}
 		var sel bool
 		switch {
 		case s.in.Hard[c]:
 			sel = true
 		case w > 0:
-			sel = n > 0 && s.rng.Float64() < -math.Expm1(-w)
+			sel = n > 0 && s.rng.Float64() < s.prob[c]
 		case w < 0:
-			sel = n == 0 && s.rng.Float64() < -math.Expm1(w)
+			sel = n == 0 && s.rng.Float64() < s.prob[c]
 		}
 		s.selected[c] = sel
 		if sel && s.violated(c, n) {
@@ -282,14 +315,13 @@ func (s *sampleSAT) fixVar(x []bool, c int, greedy bool) int {
 
 // flip flips v and updates the counts of the selected clauses.
 func (s *sampleSAT) flip(x []bool, v int) {
-	x[v] = !x[v]
-	for _, c32 := range s.occ[v] {
+	for k, c32 := range s.occ[v] {
 		c := int(c32)
 		if !s.selected[c] {
 			continue
 		}
-		n := int32(s.trueLits(c, x))
 		was := s.ntrue[c]
+		n := was + int32(s.gain(x, v, k))
 		s.ntrue[c] = n
 		switch vWas, vNow := s.violated(c, int(was)), s.violated(c, int(n)); {
 		case vWas && !vNow:
@@ -304,30 +336,20 @@ func (s *sampleSAT) flip(x []bool, v int) {
 			s.unsat = append(s.unsat, int32(c))
 		}
 	}
+	x[v] = !x[v]
 }
 
-// delta is the change in the number of unsatisfied selected clauses if v
+// delta is the change in the number of violated selected clauses if v
 // were flipped.
 func (s *sampleSAT) delta(x []bool, v int) int {
 	d := 0
-	for _, c32 := range s.occ[v] {
+	for k, c32 := range s.occ[v] {
 		c := int(c32)
 		if !s.selected[c] {
 			continue
 		}
-		// Does v's literal in c become true or false?
-		gain := 0
-		for _, l := range s.in.Clause(c) {
-			if l.Var() == v {
-				if x[v] != l.Neg() {
-					gain-- // a true literal becomes false
-				} else {
-					gain++
-				}
-			}
-		}
 		n := int(s.ntrue[c])
-		switch vWas, vNow := s.violated(c, n), s.violated(c, n+gain); {
+		switch vWas, vNow := s.violated(c, n), s.violated(c, n+s.gain(x, v, k)); {
 		case vWas && !vNow:
 			d--
 		case !vWas && vNow:
