@@ -155,6 +155,7 @@ type mlnInferOptions struct {
 	flips, samples, burnIn int
 	hardWeight             float64
 	marginal, mapFlag      bool
+	asRRF                  bool
 	seed                   uint64
 	quiet                  bool
 	admm                   admm.Options
@@ -222,11 +223,33 @@ program the query predicates and --open ones are open and all others closed
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.Float64Var(&o.hardWeight, "hard-weight", 0, "treat every hard clause as soft with this weight (as Alchemy and Tuffy do), so that unsatisfiable hard clauses still give a world; 0: hard clauses are constraints")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	f.BoolVar(&o.asRRF, "as-rrf", false, "run the network through the recursive-random-field engine (hinge rrf infer): ICM for the MAP world, Gibbs from the ICM mode for --marginal")
 	addADMMFlags(cmd, &o.admm)
 	return cmd
 }
 
+// runAsRRF hands the network to hinge rrf infer with the matching method.
+func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer) error {
+	r := &rrfInferOptions{mlnInputs: o.mlnInputs, result: o.result, method: "icm", lambda: 10, hardWeight: 20,
+		samples: o.samples, burnIn: o.burnIn, starts: 10, seed: o.seed}
+	switch o.method {
+	case "", mln.MethodLPRound, mln.MethodGibbs, mln.MethodMCSAT:
+	default:
+		return badInput(fmt.Errorf("--as-rrf: --method %s has no RRF counterpart (the RRF engine finds a mode by ICM and marginals by Gibbs)", o.method))
+	}
+	if o.marginal || o.method == mln.MethodGibbs || o.method == mln.MethodMCSAT {
+		r.method = "gibbs"
+	}
+	if o.hardWeight > 0 {
+		r.hardWeight = o.hardWeight
+	}
+	return r.run(ctx, stdout, stderr)
+}
+
 func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if o.asRRF {
+		return o.runAsRRF(ctx, stdout, stderr)
+	}
 	start := time.Now()
 	if err := o.admm.Validate(); err != nil {
 		return badInput(err)

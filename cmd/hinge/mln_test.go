@@ -153,6 +153,20 @@ func TestRRFInfer(t *testing.T) {
 	if code, _, errs := runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", "mcsat"); code != 2 || !strings.Contains(errs, "want icm or gibbs") {
 		t.Errorf("bad method: exit %d, %s", code, errs)
 	}
+	// hinge mln infer --as-rrf runs the same engine: ICM for the MAP world,
+	// Gibbs for marginals.
+	code, asRRF, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--as-rrf")
+	if want := "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\nSmokes(Bob) 1\nSmokes(Carl) 1\n"; code != 0 || asRRF != want || !strings.Contains(errs, "rrf: ") {
+		t.Errorf("mln infer --as-rrf: exit %d\n%s\nwant\n%s%s", code, asRRF, want, errs)
+	}
+	code, asRRF, _ = runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--as-rrf", "--marginal", "--samples", "3000")
+	_, gibbs, _ := runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--samples", "3000")
+	if code != 0 || asRRF != gibbs {
+		t.Errorf("mln infer --as-rrf --marginal: exit %d\n%s\nrrf infer:\n%s", code, asRRF, gibbs)
+	}
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--as-rrf", "--method", "maxwalksat"); code != 2 || !strings.Contains(errs, "no RRF counterpart") {
+		t.Errorf("--as-rrf maxwalksat: exit %d, %s", code, errs)
+	}
 }
 
 func TestRRFInferRelational(t *testing.T) {
