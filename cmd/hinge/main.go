@@ -108,6 +108,7 @@ func newRoot() *cobra.Command {
 		newMaxsatCmd(),
 		newLearnCmd(),
 		newStructureCmd(),
+		newKGCCmd(),
 		newMLNCmd(),
 		newRRFCmd(),
 	)

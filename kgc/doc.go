@@ -1,0 +1,34 @@
+// Package kgc completes knowledge graphs with learned rules: it learns
+// cyclic path rules, acyclic rules with constants and default rules
+// bottom-up from sampled paths of a training graph (the scheme of AnyBURL,
+// Meilicke et al. 2019), counts every rule's support and confidence exactly,
+// and ranks the candidate answers of (h, r, ?) and (?, r, t) queries by
+// combining the confidences of the rules that predict them (maximum,
+// max-plus or noisy-or), with filtered MRR and Hits@k.
+//
+// # Rules
+//
+// A cyclic rule r(X, Y) <= b1(X, A1), ..., bn(An-1, Y) has a body path of
+// 1-3 atoms, each walked forwards or backwards. An acyclic rule has a
+// constant c in the head: r(X, c) <= b(X, d) (with a constant d reached by
+// the body atom) or r(X, c) <= b(X, A) (any b edge), and the same with the
+// constant in the head's first position. A default rule r(X, c) predicts c
+// for every X.
+//
+// A rule's body size is its number of body groundings: distinct (X, Y)
+// pairs for a cyclic rule, distinct X values otherwise (for a default rule,
+// the entities seen in X's position of r). Its support is the number of
+// those whose head is in the graph, and its confidence
+// support / (body size + pc), pc smoothing rare bodies (default 5).
+//
+// # Ranking and metrics
+//
+// A candidate's score combines the confidences of the rules that predict
+// it: max (the largest), maxplus (the sorted vector of its confidences,
+// compared lexicographically: ties on the largest are broken by the next),
+// or noisy-or (1 - prod(1 - conf)). The filtered rank of the true answer
+// leaves out the other true answers (from the training, validation and test
+// triples); a candidate tied with it counts half (the expected rank under
+// random tie-breaking); a true answer no rule predicts is a miss
+// (reciprocal rank 0).
+package kgc

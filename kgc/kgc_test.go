@@ -1,0 +1,221 @@
+package kgc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+func randomGraph(seed uint64, n, rels, m int) *Graph {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var ts []Triple
+	for range m {
+		ts = append(ts, Triple{int32(r.IntN(n)), int32(r.IntN(rels)), int32(r.IntN(n))})
+	}
+	return NewGraph(ts, n, rels)
+}
+
+// bruteCount enumerates the body groundings of a rule over all entities
+// with object identity (all entities of a grounding distinct).
+func bruteCount(g *Graph, r *Rule) (support, body int) {
+	n := int32(g.NumEntities)
+	holds := func(st Step, a, b int32) bool {
+		if st.Inverse {
+			return g.Has(Triple{b, st.R, a})
+		}
+		return g.Has(Triple{a, st.R, b})
+	}
+	distinct := func(es ...int32) bool {
+		for i := range es {
+			for j := range i {
+				if es[i] == es[j] {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	switch r.Kind {
+	case Cyclic:
+		for x := range n {
+			for y := range n {
+				// Is there an OI path x -> y?
+				found := false
+				var rec func(depth int, path []int32)
+				rec = func(depth int, path []int32) {
+					if found {
+						return
+					}
+					last := path[len(path)-1]
+					if depth == len(r.Body)-1 {
+						if holds(r.Body[depth], last, y) && distinct(append(path, y)...) {
+							found = true
+						}
+						return
+					}
+					for a := range n {
+						if holds(r.Body[depth], last, a) && distinct(append(path, a)...) {
+							rec(depth+1, append(append([]int32(nil), path...), a))
+						}
+					}
+				}
+				rec(0, []int32{x})
+				if found {
+					body++
+					if g.Has(Triple{x, r.Head, y}) {
+						support++
+					}
+				}
+			}
+		}
+		return
+	}
+	for v := range n {
+		if v == r.C {
+			continue
+		}
+		ok := false
+		switch r.Kind {
+		case AcyclicConst:
+			ok = v != r.D && holds(r.Body[0], v, r.D)
+		case AcyclicAny:
+			for a := range n {
+				ok = ok || (a != v && holds(r.Body[0], v, a))
+			}
+		case Default:
+			for a := range n {
+				if r.ConstTail {
+					ok = ok || g.Has(Triple{v, r.Head, a})
+				} else {
+					ok = ok || g.Has(Triple{a, r.Head, v})
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		body++
+		if r.headHolds(g, v) {
+			support++
+		}
+	}
+	return
+}
+
+func TestCountMatchesBruteForce(t *testing.T) {
+	for seed := range uint64(20) {
+		g := randomGraph(seed, 7, 3, 25)
+		rng := rand.New(rand.NewPCG(seed, 2))
+		mark := make([]bool, g.NumEntities)
+		for range 30 {
+			r := Rule{Kind: Kind(rng.IntN(4)), Head: int32(rng.IntN(3)), ConstTail: rng.IntN(2) == 0,
+				C: int32(rng.IntN(7)), D: int32(rng.IntN(7))}
+			L := 1
+			if r.Kind == Cyclic {
+				L = 1 + rng.IntN(MaxPath)
+			}
+			if r.Kind != Default {
+				for range L {
+					r.Body = append(r.Body, Step{int32(rng.IntN(3)), rng.IntN(2) == 0})
+				}
+			}
+			r.Count(g, 5, mark)
+			s, b := bruteCount(g, &r)
+			if r.Support != s || r.BodySize != b {
+				t.Fatalf("seed %d %+v: support %d body %d, brute force %d %d", seed, r, r.Support, r.BodySize, s, b)
+			}
+			if want := float64(s) / (float64(b) + 5); math.Abs(r.Conf-want) > 1e-12 {
+				t.Fatalf("confidence %g, want %g", r.Conf, want)
+			}
+			// predict agrees with the groundings: for a cyclic rule the
+			// tails predicted from x are the y of its body groundings.
+			if r.Kind == Cyclic {
+				n := 0
+				for x := range int32(7) {
+					n += len(r.predict(g, x, true, mark, nil))
+				}
+				if n != b {
+					t.Fatalf("%+v: %d predictions, %d body groundings", r, n, b)
+				}
+			}
+		}
+	}
+}
+
+func TestRankOf(t *testing.T) {
+	c := func(e int32, confs ...float64) Candidate { return Candidate{Entity: e, Score: confs[0], confs: confs} }
+	cands := []Candidate{c(1, 0.9), c(2, 0.8, 0.5), c(3, 0.8, 0.5), c(4, 0.8, 0.5), c(5, 0.8), c(6, 0.1)}
+	none := func(int32) bool { return false }
+	for _, tc := range []struct {
+		s     Scoring
+		truth int32
+		known func(int32) bool
+		want  float64
+	}{
+		{MaxPlus, 1, none, 1},
+		{MaxPlus, 3, none, 1 + 1 + 2.0/2}, // 1 better, 2 tied
+		{MaxPlus, 5, none, 5},             // shorter vector loses
+		{Max, 5, none, 1 + 1 + 3.0/2},     // max ties with 2, 3, 4
+		{MaxPlus, 3, func(e int32) bool { return e == 1 || e == 2 }, 1 + 1.0/2},
+		{MaxPlus, 9, none, 0}, // not predicted: a miss
+	} {
+		if got := rankOf(tc.s, cands, tc.truth, tc.known); got != tc.want {
+			t.Errorf("%s truth %d: rank %g, want %g", tc.s, tc.truth, got, tc.want)
+		}
+	}
+}
+
+// A planted graph: likes(X, Y) <= friend(X, A), likes(A, Y) mostly holds,
+// and every member of club c0 plays chess: plays(X, chess) <= member(X, c0).
+func TestPlantedRules(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	var b strings.Builder
+	const n = 60
+	for x := range n {
+		fmt.Fprintf(&b, "p%d\tfriend\tp%d\n", x, (x+1)%n)
+		fmt.Fprintf(&b, "p%d\tlikes\tthing%d\n", x, x/6)
+		if x%3 == 0 {
+			fmt.Fprintf(&b, "p%d\tmember\tc0\n", x)
+			fmt.Fprintf(&b, "p%d\tplays\tchess\n", x)
+		} else {
+			fmt.Fprintf(&b, "p%d\tmember\tc%d\n", x, 1+r.IntN(3))
+		}
+	}
+	v := NewVocab()
+	ts, err := ParseTriples("planted", strings.NewReader(b.String()), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGraph(ts, len(v.Entities), len(v.Relations))
+	res, err := Learn(context.Background(), g, LearnOptions{Time: 2 * time.Second, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"plays(X,chess) <= member(X,c0)": false}
+	for _, rule := range res.Rules[:min(len(res.Rules), 40)] {
+		if _, ok := want[rule.Format(v)]; ok && rule.Conf > 0.5 {
+			want[rule.Format(v)] = true
+		}
+	}
+	for k, found := range want {
+		if !found {
+			t.Errorf("rule %s not among the top 40 with confidence > 0.5", k)
+		}
+	}
+}
+
+func TestParseTriplesErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a\tb\n", "t.txt:1:1: want head<TAB>relation<TAB>tail, found 2"},
+		{"a\tb\tc\n\na\t\tc\n", "t.txt:3:1: field 2 is empty"},
+	} {
+		_, err := ParseTriples("t.txt", strings.NewReader(tc.in), NewVocab())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

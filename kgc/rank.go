@@ -1,0 +1,288 @@
+package kgc
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// Scoring says how the confidences of the rules predicting a candidate
+// combine.
+type Scoring int
+
+const (
+	// MaxPlus compares candidates by their confidences sorted in
+	// decreasing order, lexicographically (AnyBURL's default).
+	MaxPlus Scoring = iota
+	// Max uses the largest confidence only.
+	Max
+	// NoisyOr scores 1 - prod(1 - conf).
+	NoisyOr
+)
+
+// ParseScoring reads maxplus, max or noisy-or.
+func ParseScoring(s string) (Scoring, error) {
+	switch s {
+	case "maxplus":
+		return MaxPlus, nil
+	case "max":
+		return Max, nil
+	case "noisy-or", "noisyor":
+		return NoisyOr, nil
+	}
+	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max or noisy-or)", s)
+}
+
+func (s Scoring) String() string {
+	switch s {
+	case MaxPlus:
+		return "maxplus"
+	case Max:
+		return "max"
+	case NoisyOr:
+		return "noisy-or"
+	}
+	return fmt.Sprintf("Scoring(%d)", int(s))
+}
+
+// Candidate is a ranked answer of a query.
+type Candidate struct {
+	Entity int32
+	// Score is the candidate's score: its largest confidence for MaxPlus
+	// and Max, the noisy-or for NoisyOr.
+	Score float64
+	confs []float64 // decreasing; MaxPlus only
+}
+
+// compare orders a before b when a ranks higher (negative), equal scores
+// give 0.
+func compare(s Scoring, a, b *Candidate) int {
+	if s != MaxPlus {
+		return cmp.Compare(b.Score, a.Score)
+	}
+	for i := range min(len(a.confs), len(b.confs)) {
+		if c := cmp.Compare(b.confs[i], a.confs[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(b.confs), len(a.confs))
+}
+
+// Ranker answers queries with a rule set.
+type Ranker struct {
+	g       *Graph
+	scoring Scoring
+	// rules by head relation, in decreasing confidence.
+	byHead [][]*Rule
+}
+
+// NewRanker prepares rules (any order) for ranking over g.
+func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
+	rk := &Ranker{g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations)}
+	for i := range rules {
+		r := &rules[i]
+		if int(r.Head) < len(rk.byHead) {
+			rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
+		}
+	}
+	for _, rs := range rk.byHead {
+		slices.SortStableFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.Conf, a.Conf) })
+	}
+	return rk
+}
+
+// Rank returns every candidate some rule predicts for the query (e, r, ?)
+// when tail, else (?, r, e), best first (ties in entity order).
+func (rk *Ranker) Rank(e, r int32, tail bool, mark []bool) []Candidate {
+	if int(r) >= len(rk.byHead) || int(e) >= rk.g.NumEntities {
+		return nil
+	}
+	idx := map[int32]int{}
+	var out []Candidate
+	var buf []int32
+	for _, rule := range rk.byHead[r] {
+		buf = rule.predict(rk.g, e, tail, mark, buf)
+		for _, c := range buf {
+			i, ok := idx[c]
+			if !ok {
+				i = len(out)
+				idx[c] = i
+				out = append(out, Candidate{Entity: c})
+			}
+			cd := &out[i]
+			switch rk.scoring {
+			case MaxPlus:
+				cd.confs = append(cd.confs, rule.Conf)
+				cd.Score = cd.confs[0]
+			case Max:
+				cd.Score = max(cd.Score, rule.Conf)
+			case NoisyOr:
+				cd.Score = 1 - (1-cd.Score)*(1-rule.Conf)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Candidate) int {
+		return cmp.Or(compare(rk.scoring, &a, &b), cmp.Compare(a.Entity, b.Entity))
+	})
+	return out
+}
+
+// Metrics are filtered ranking metrics over queries.
+type Metrics struct {
+	Queries                 int
+	MRR, Hits1, Hits3, Hits10 float64
+}
+
+// rankOf is the filtered rank of the true entity among cands: 1 + the
+// candidates ranked above it + half of those tied with it, candidates in
+// known (other true answers) left out; 0 when the true entity is not
+// among the candidates (a miss).
+func rankOf(s Scoring, cands []Candidate, truth int32, known func(int32) bool) float64 {
+	ti := -1
+	for i := range cands {
+		if cands[i].Entity == truth {
+			ti = i
+			break
+		}
+	}
+	if ti < 0 {
+		return 0
+	}
+	better, tied := 0, 0
+	for i := range cands {
+		if i == ti || known(cands[i].Entity) {
+			continue
+		}
+		switch c := compare(s, &cands[i], &cands[ti]); {
+		case c < 0:
+			better++
+		case c == 0:
+			tied++
+		}
+	}
+	return 1 + float64(better) + float64(tied)/2
+}
+
+// add accumulates one query's rank (0: a miss).
+func (m *Metrics) add(rank float64) {
+	m.Queries++
+	if rank == 0 {
+		return
+	}
+	m.MRR += 1 / rank
+	if rank <= 1 {
+		m.Hits1++
+	}
+	if rank <= 3 {
+		m.Hits3++
+	}
+	if rank <= 10 {
+		m.Hits10++
+	}
+}
+
+func (m *Metrics) finish() {
+	if m.Queries == 0 {
+		return
+	}
+	n := float64(m.Queries)
+	m.MRR /= n
+	m.Hits1 /= n
+	m.Hits3 /= n
+	m.Hits10 /= n
+}
+
+// EvalOptions configure Evaluate.
+type EvalOptions struct {
+	// TopK candidates are written per query (0: 100).
+	TopK int
+	// Threads (0: GOMAXPROCS); results do not depend on it.
+	Threads int
+}
+
+// Evaluate asks every test triple both ways, (h, r, ?) and (?, r, t),
+// ranks the candidates and computes filtered metrics: known holds every
+// true triple (train, valid, test) and the other true answers of a query
+// are left out of its ranking. When w is not nil it writes AnyBURL's
+// predictions format: per test triple, in order, "h r t", "Heads: " and
+// "Tails: " lines with the top-k candidates and scores (tab-separated,
+// best first, not filtered).
+func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple) bool, v *Vocab, w io.Writer, opt EvalOptions) (Metrics, error) {
+	if opt.TopK <= 0 {
+		opt.TopK = 100
+	}
+	if opt.Threads <= 0 {
+		opt.Threads = runtime.GOMAXPROCS(0)
+	}
+	type answer struct {
+		heads, tails []Candidate
+		rh, rt       float64
+	}
+	answers := make([]answer, len(test))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range opt.Threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mark := make([]bool, rk.g.NumEntities)
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(test) || ctx.Err() != nil {
+					return
+				}
+				t := test[i]
+				a := &answers[i]
+				a.tails = rk.Rank(t.H, t.R, true, mark)
+				a.heads = rk.Rank(t.T, t.R, false, mark)
+				a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
+				a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
+				a.heads, a.tails = a.heads[:min(len(a.heads), opt.TopK)], a.tails[:min(len(a.tails), opt.TopK)]
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Metrics{}, err
+	}
+	var m Metrics
+	for _, a := range answers {
+		m.add(a.rh)
+		m.add(a.rt)
+	}
+	m.finish()
+	if w == nil {
+		return m, nil
+	}
+	bw := bufio.NewWriter(w)
+	list := func(label string, cs []Candidate) {
+		bw.WriteString(label)
+		for _, c := range cs {
+			fmt.Fprintf(bw, "%s\t%s\t", v.Entities[c.Entity], formatScore(c.Score))
+		}
+		bw.WriteByte('\n')
+	}
+	for i, t := range test {
+		fmt.Fprintf(bw, "%s %s %s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
+		list("Heads: ", answers[i].heads)
+		list("Tails: ", answers[i].tails)
+	}
+	return m, bw.Flush()
+}
+
+func formatScore(s float64) string {
+	if math.IsNaN(s) {
+		return "0"
+	}
+	return fmt.Sprintf("%.6g", s)
+}
