@@ -135,7 +135,7 @@ func (rk *Ranker) Rank(e, r int32, tail bool, mark []bool) []Candidate {
 
 // Metrics are filtered ranking metrics over queries.
 type Metrics struct {
-	Queries                 int
+	Queries                   int
 	MRR, Hits1, Hits3, Hits10 float64
 }
 
