@@ -18,8 +18,9 @@
 // swapped (p2(E3, E2) above). A path's support is the number of distinct
 // target atoms it connects; paths connecting fewer than MinSupport (10) are
 // dropped and the best-supported paths are kept up to MaxClauses (50)
-// clauses, each path giving the clause and its negation (head negated).
-// Each target predicate also gets the negative prior !t(A, B). A path equal
+// clauses per target predicate, each path giving the clause and its
+// negation (head negated). Each target predicate also gets the negative
+// prior !t(A, B). A path equal
 // to the head itself (t(E1, E2) -> t(E1, E2)) is never generated.
 //
 // Predicates of arity 3 or more, which the paper leaves to future work, are

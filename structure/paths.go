@@ -98,8 +98,9 @@ type GenOptions struct {
 	// 10; a negative value keeps every path).
 	MinSupport int
 	// MaxClauses keeps the clauses of the best-supported paths, at most
-	// this many clauses (a path gives two: the clause and its negation);
-	// default 50, negative for all. Priors are not counted.
+	// this many clauses per target predicate (a path gives two: the clause
+	// and its negation); default 50, negative for all. Priors are not
+	// counted.
 	MaxClauses int
 	// MaxExpansions caps the search from one target atom: after this many
 	// path extensions it stops (deterministically, in the order of the
@@ -349,7 +350,7 @@ func (s *searcher) walk(x int32) {
 // walked in either direction. Each distinct sequence of steps is variablized
 // into p1(E1, E2) & ... & ps(Es, Es+1) -> t(E1, Es+1); its support is the
 // number of target atoms it connects. Paths with support >= MinSupport are
-// kept, best supported first, up to MaxClauses clauses; each gives the
+// kept, best supported first, up to MaxClauses clauses per target; each gives the
 // clause and its negation. Every target predicate also gets the negative
 // prior !t(A, B). Target predicates must be binary.
 func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, opt GenOptions) (*GenResult, error) {
@@ -485,10 +486,11 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 		res.Candidates = append(res.Candidates, Candidate{Target: t, Negated: true})
 	}
 	gc := newGroundCounter(s)
+	perTarget := map[*model.Predicate]int{}
 	for _, i := range order {
 		c := kept[i]
-		if opt.MaxClauses >= 0 && len(res.Candidates)-len(targets)+2 > opt.MaxClauses {
-			break
+		if opt.MaxClauses >= 0 && perTarget[c.Target]+2 > opt.MaxClauses {
+			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -501,6 +503,7 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 		neg := c
 		neg.Negated = true
 		res.Candidates = append(res.Candidates, c, neg)
+		perTarget[c.Target] += 2
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil

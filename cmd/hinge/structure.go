@@ -109,7 +109,7 @@ either direction, becomes the clause
   p1(E1, E2) & ... & ps(Es, Es+1) -> t(E1, Es+1)
 and its negation (head negated). Paths connecting fewer than --min-support
 true target atoms are dropped; the best supported are kept up to
---max-clauses clauses. Each target also gets the negative prior !t(A, B).
+--max-clauses clauses per target. Each target also gets the negative prior !t(A, B).
 
 Methods:
   ppll  piecewise pseudo-likelihood: one weight learning over all candidates
@@ -140,7 +140,7 @@ With a JSON config the data split defaults to "learn".`,
 	f.BoolVar(&o.generateOnly, "generate-only", false, "write the candidate clauses (weight 1, with their support) to --output and stop")
 	f.IntVar(&o.gen.MaxLength, "max-length", 3, fmt.Sprintf("longest path (clause body), 1 to %d", structure.MaxPathLength))
 	f.IntVar(&o.gen.MinSupport, "min-support", 10, "drop paths connecting fewer true target atoms")
-	f.IntVar(&o.gen.MaxClauses, "max-clauses", 50, "keep the clauses of the best supported paths, at most this many (each path gives a clause and its negation; 0 = all)")
+	f.IntVar(&o.gen.MaxClauses, "max-clauses", 50, "keep the clauses of the best supported paths, at most this many per target (each path gives a clause and its negation; 0 = all)")
 	f.Float64Var(&o.gen.MaxGroundings, "max-groundings", 2_000_000, "skip a path whose clause body has more substitutions than this over the targets and non-zero observed atoms (counted before grounding; -1: no limit)")
 	f.IntVar(&o.gen.MaxExpansions, "max-expansions", 1_000_000, "cap on path extensions searched from one target atom (atoms that hit it are reported)")
 	f.BoolVar(&o.opt.Squared, "squared", o.opt.Squared, "squared hinges (^2) for the learned rules; --squared=false for linear")

@@ -1,0 +1,489 @@
+// Command structure runs the structure-learning experiments of paper 002
+// (Embar et al., "Scalable Structure Learning for Probabilistic Soft
+// Logic") with hinge's structure package:
+//
+//   - ddi: PSL's drug-interaction example; rules for interacts learned on
+//     the learn split by PPLL and by greedy local search (GLS), inferred on
+//     the eval split; AUROC and AUPRC beside the hand-written model of that
+//     folder (as shipped, and with MPLE-learned weights).
+//
+//   - family: knowledge-base completion on Family, every relation a target:
+//     the learn split holds out a seeded fifth of the training triples as
+//     targets (with corrupted triples as negatives), the eval split asks the
+//     test triples (with corrupted negatives) over facts + train; AUROC.
+//
+//   - scale: seconds of PPLL and GLS as the candidate set grows from 2 to 16
+//     path clauses per relation (24 to 192 in all, plus 12 priors) on the
+//     Family learn split (the paper's Figure 1).
+//
+//     go -C bench run ./structure [-experiments ddi,family,scale] [-seed 1] [-update-results]
+//
+// CSV files and scale.png go to -out (a temporary directory by default),
+// or with -update-results into results/ beside this program.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/eval"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/learn"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/structure"
+	"github.com/hinge-srl/hinge/syntax"
+)
+
+type bench struct {
+	data, out, work string
+	seed            uint64
+	glsMax          int
+	familyClauses   int
+}
+
+func main() {
+	exps := flag.String("experiments", "ddi,family,scale", "comma-separated: ddi, family, scale")
+	out := flag.String("out", "", "directory for the CSV and PNG files (default: a temporary directory)")
+	update := flag.Bool("update-results", false, "write the results into results/ beside this program")
+	seed := flag.Uint64("seed", 1, "seed of the Family splits and negatives")
+	glsMax := flag.Int("gls-max", 200, "largest number of path clauses GLS is run on in the scale experiment")
+	familyClauses := flag.Int("family-clauses", 10, "path clauses kept per relation in the family experiment")
+	flag.Parse()
+	data, err := shareddata.Dir()
+	if err != nil {
+		fail(err)
+	}
+	work, err := os.MkdirTemp("", "hinge-bench-structure-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(work)
+	b := &bench{data: data, out: *out, work: work, seed: *seed, glsMax: *glsMax, familyClauses: *familyClauses}
+	switch {
+	case *update:
+		b.out = "structure/results"
+		if _, err := os.Stat("structure"); err != nil {
+			b.out = "results"
+		}
+	case b.out == "":
+		b.out = filepath.Join(os.TempDir(), "hinge-bench-structure")
+	}
+	if err := os.MkdirAll(b.out, 0o755); err != nil {
+		fail(err)
+	}
+	fmt.Printf("structure benchmark (%d cores), results to %s\n", runtime.GOMAXPROCS(0), b.out)
+	ctx := context.Background()
+	for _, e := range strings.Split(*exps, ",") {
+		var err error
+		switch strings.TrimSpace(e) {
+		case "ddi":
+			err = b.ddi(ctx)
+		case "family":
+			err = b.family(ctx)
+		case "scale":
+			err = b.scale(ctx)
+		default:
+			err = fmt.Errorf("unknown experiment %q", e)
+		}
+		if err != nil {
+			fail(err)
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "structure:", err)
+	os.Exit(1)
+}
+
+// run is one structure-learning run: data file, targets, options.
+type run struct {
+	data    string
+	targets []string
+	exclude []string
+	gen     structure.GenOptions
+	opt     structure.Options
+}
+
+// outcome is what a run learned and how long each phase took.
+type outcome struct {
+	rules                     []*model.Rule
+	candidates, kept          int
+	gen, ground, learn, total float64
+	potentials                int
+}
+
+func (r run) learn(ctx context.Context) (*outcome, error) {
+	start := time.Now()
+	prog, err := pipeline.LoadData(pipeline.Inputs{Data: r.data})
+	if err != nil {
+		return nil, err
+	}
+	var targets []*model.Predicate
+	for _, t := range r.targets {
+		targets = append(targets, prog.Model.Predicate(t))
+	}
+	for _, x := range r.exclude {
+		r.gen.Exclude = append(r.gen.Exclude, prog.Model.Predicate(x))
+	}
+	gen, err := structure.Generate(ctx, prog.Store, targets, r.gen)
+	if err != nil {
+		return nil, err
+	}
+	res, err := structure.Learn(ctx, prog.Store, gen.Candidates, r.opt)
+	if err != nil {
+		return nil, err
+	}
+	rules := res.Model()
+	return &outcome{rules: rules, candidates: len(gen.Candidates), kept: len(rules), gen: gen.Seconds,
+		ground: res.GroundSeconds, learn: res.LearnSeconds, total: time.Since(start).Seconds(), potentials: res.GroundPotentials}, nil
+}
+
+// score infers with the rules (written to a temporary .psl) on the data
+// file and returns AUROC and AUPRC of the target atoms of preds that have
+// truth values.
+func (b *bench) score(ctx context.Context, rules []*model.Rule, data string, preds []string) (auroc, auprc float64, err error) {
+	path := filepath.Join(b.work, "model.psl")
+	if err := atomicfile.Write(path, func(w io.Writer) error { return syntax.Print(w, rules) }); err != nil {
+		return 0, 0, err
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: path, Data: data})
+	if err != nil {
+		return 0, 0, err
+	}
+	g, err := prog.Ground(ground.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	sol, err := admm.Solve(ctx, g.Problem, admm.DefaultOptions())
+	if err != nil {
+		return 0, 0, err
+	}
+	var items []eval.Scored
+	for v, ref := range g.Vars {
+		if !slices.ContainsFunc(preds, func(p string) bool { return strings.EqualFold(p, ref.Pred.Name) }) {
+			continue
+		}
+		tt := prog.Store.Truth(ref.Pred)
+		row, ok := tt.Find(prog.Store.Table(ref.Pred).Args(ref.Row))
+		if !ok {
+			continue
+		}
+		items = append(items, eval.Scored{Score: pipeline.AsPSL(sol.Values[v]), Positive: tt.Value(row) >= 0.5})
+	}
+	return eval.AUROC(items), eval.AUPRC(items), nil
+}
+
+func (b *bench) ddi(ctx context.Context) error {
+	dir := filepath.Join(b.data, "psl-examples", "drug-interaction")
+	learnData, evalData := filepath.Join(dir, "drug-interaction-learn.data"), filepath.Join(dir, "drug-interaction-eval.data")
+	if _, err := os.Stat(learnData); err != nil {
+		return err
+	}
+	header := []string{"model", "candidates", "kept", "potentials", "generate_s", "ground_s", "learn_s", "total_s", "auroc", "auprc"}
+	var rows [][]string
+	for _, m := range []structure.Method{structure.PPLL, structure.GLS} {
+		opt := structure.DefaultOptions()
+		opt.Method = m
+		fmt.Printf("  ddi %s ...\n", m)
+		o, err := run{data: learnData, targets: []string{"interacts"}, exclude: []string{"validInteraction"}, opt: opt}.learn(ctx)
+		if err != nil {
+			return err
+		}
+		auroc, auprc, err := b.score(ctx, o.rules, evalData, []string{"interacts"})
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{m.String(), fmt.Sprint(o.candidates), fmt.Sprint(o.kept), fmt.Sprint(o.potentials),
+			f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc)})
+	}
+	// The hand-written model, as shipped and with MPLE weights.
+	src, err := os.ReadFile(filepath.Join(dir, "drug-interaction.psl"))
+	if err != nil {
+		return err
+	}
+	shipped, err := syntax.ParseFile("drug-interaction.psl", src)
+	if err != nil {
+		return err
+	}
+	auroc, auprc, err := b.score(ctx, shipped, evalData, []string{"interacts"})
+	if err != nil {
+		return err
+	}
+	rows = append(rows, []string{"hand-written (shipped weights)", "", fmt.Sprint(len(shipped)), "", "", "", "", "", f4(auroc), f4(auprc)})
+	start := time.Now()
+	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(dir, "drug-interaction.psl"), Data: learnData})
+	if err != nil {
+		return err
+	}
+	g, err := prog.Ground(ground.Options{})
+	if err != nil {
+		return err
+	}
+	lo := learn.DefaultOptions()
+	lo.Method, lo.Iterations = learn.MPLE, 200
+	lr, err := learn.Learn(ctx, g, prog.Store, prog.Model, lo)
+	if err != nil {
+		return err
+	}
+	for r, rule := range prog.Model.Rules {
+		if lr.Learned[r] {
+			rule.Weight = lr.Weights[r]
+		}
+	}
+	secs := time.Since(start).Seconds()
+	auroc, auprc, err = b.score(ctx, prog.Model.Rules, evalData, []string{"interacts"})
+	if err != nil {
+		return err
+	}
+	rows = append(rows, []string{"hand-written (MPLE weights)", "", fmt.Sprint(len(prog.Model.Rules)), fmt.Sprint(g.Problem.NumPotentials()), "", "", "", f3(secs), f4(auroc), f4(auprc)})
+	printTable(header, rows)
+	return writeCSV(filepath.Join(b.out, "ddi.csv"), header, rows)
+}
+
+// familySplits writes the learn and eval .data files of the Family
+// experiment into the work directory and returns their paths and the
+// relation (predicate) names.
+func (b *bench) familySplits() (learnData, evalData string, rels []string, err error) {
+	dir := filepath.Join(b.data, "family")
+	read := func(name string) ([][3]string, error) {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		var out [][3]string
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			p := strings.Split(strings.TrimSpace(sc.Text()), "\t")
+			if len(p) == 3 {
+				out = append(out, [3]string{p[0], p[1], p[2]})
+			}
+		}
+		return out, sc.Err()
+	}
+	var facts, train, valid, test [][3]string
+	for name, dst := range map[string]*[][3]string{"facts.txt": &facts, "train.txt": &train, "valid.txt": &valid, "test.txt": &test} {
+		if *dst, err = read(name); err != nil {
+			return "", "", nil, err
+		}
+	}
+	known := map[[3]string]bool{}
+	var entities []string
+	seenE := map[string]bool{}
+	relSet := map[string]bool{}
+	for _, ts := range [][][3]string{facts, train, valid, test} {
+		for _, t := range ts {
+			known[t] = true
+			relSet[t[1]] = true
+			for _, e := range []string{t[0], t[2]} {
+				if !seenE[e] {
+					seenE[e] = true
+					entities = append(entities, e)
+				}
+			}
+		}
+	}
+	for r := range relSet {
+		rels = append(rels, r)
+	}
+	slices.Sort(rels)
+	rng := rand.New(rand.NewPCG(b.seed, 17))
+	// corrupt returns k triples (h, r, t') not known to be true.
+	corrupt := func(t [3]string, k int) [][3]string {
+		var out [][3]string
+		for len(out) < k {
+			c := [3]string{t[0], t[1], entities[rng.IntN(len(entities))]}
+			if !known[c] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	write := func(name string, obs, pos [][3]string) (string, error) {
+		d := filepath.Join(b.work, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+		files := map[string]*strings.Builder{}
+		add := func(file, line string) {
+			if files[file] == nil {
+				files[file] = &strings.Builder{}
+			}
+			files[file].WriteString(line)
+		}
+		for _, t := range obs {
+			add(t[1]+"_obs.txt", t[0]+"\t"+t[2]+"\n")
+		}
+		seen := map[[3]string]bool{}
+		for _, t := range pos {
+			for i, c := range append([][3]string{t}, corrupt(t, 3)...) {
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
+				add(c[1]+"_targets.txt", c[0]+"\t"+c[2]+"\n")
+				add(c[1]+"_truth.txt", fmt.Sprintf("%s\t%s\t%d\n", c[0], c[2], map[bool]int{true: 1}[i == 0]))
+			}
+		}
+		var y strings.Builder
+		y.WriteString("predicates:\n")
+		for _, r := range rels {
+			fmt.Fprintf(&y, "  %s/2: open\n", r)
+		}
+		for _, sec := range []struct{ name, suffix string }{{"observations", "_obs.txt"}, {"targets", "_targets.txt"}, {"truth", "_truth.txt"}} {
+			fmt.Fprintf(&y, "%s:\n", sec.name)
+			for _, r := range rels {
+				if files[r+sec.suffix] != nil {
+					fmt.Fprintf(&y, "  %s: %s%s\n", r, r, sec.suffix)
+				}
+			}
+		}
+		files["family.data"] = &y
+		for f, text := range files {
+			if err := os.WriteFile(filepath.Join(d, f), []byte(text.String()), 0o644); err != nil {
+				return "", err
+			}
+		}
+		return filepath.Join(d, "family.data"), nil
+	}
+	// Learn split: a fifth of train held out as targets.
+	shuffled := slices.Clone(train)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	held := shuffled[:len(shuffled)/5]
+	rest := append(slices.Clone(facts), shuffled[len(shuffled)/5:]...)
+	if learnData, err = write("family-learn", rest, held); err != nil {
+		return "", "", nil, err
+	}
+	if evalData, err = write("family-eval", append(slices.Clone(facts), train...), test); err != nil {
+		return "", "", nil, err
+	}
+	return learnData, evalData, rels, nil
+}
+
+func (b *bench) family(ctx context.Context) error {
+	learnData, evalData, rels, err := b.familySplits()
+	if err != nil {
+		return err
+	}
+	header := []string{"method", "candidates", "kept", "potentials", "generate_s", "ground_s", "learn_s", "total_s", "auroc", "auprc"}
+	var rows [][]string
+	for _, m := range []structure.Method{structure.PPLL, structure.GLS} {
+		opt := structure.DefaultOptions()
+		opt.Method = m
+		fmt.Printf("  family %s ...\n", m)
+		o, err := run{data: learnData, targets: rels, gen: structure.GenOptions{MaxClauses: b.familyClauses}, opt: opt}.learn(ctx)
+		if err != nil {
+			return err
+		}
+		auroc, auprc, err := b.score(ctx, o.rules, evalData, rels)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{m.String(), fmt.Sprint(o.candidates), fmt.Sprint(o.kept), fmt.Sprint(o.potentials),
+			f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc)})
+	}
+	printTable(header, rows)
+	return writeCSV(filepath.Join(b.out, "family.csv"), header, rows)
+}
+
+func (b *bench) scale(ctx context.Context) error {
+	learnData, _, rels, err := b.familySplits()
+	if err != nil {
+		return err
+	}
+	header := []string{"clauses_per_target", "method", "candidates", "total_s", "learn_s"}
+	var rows [][]string
+	series := map[structure.Method]plotter.XYs{}
+	for _, n := range []int{2, 4, 8, 16} {
+		for _, m := range []structure.Method{structure.PPLL, structure.GLS} {
+			if m == structure.GLS && n*len(rels) > b.glsMax {
+				continue
+			}
+			opt := structure.DefaultOptions()
+			opt.Method = m
+			fmt.Printf("  scale %d per target %s ...\n", n, m)
+			o, err := run{data: learnData, targets: rels, gen: structure.GenOptions{MaxClauses: n}, opt: opt}.learn(ctx)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, []string{fmt.Sprint(n), m.String(), fmt.Sprint(o.candidates), f3(o.total), f3(o.learn)})
+			series[m] = append(series[m], plotter.XY{X: float64(o.candidates), Y: o.total})
+		}
+	}
+	printTable(header, rows)
+	if err := writeCSV(filepath.Join(b.out, "scale.csv"), header, rows); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = "Structure learning on Family: seconds by candidate clauses"
+	p.X.Label.Text = "candidate clauses"
+	p.Y.Label.Text = "seconds (log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Add(plotter.NewGrid())
+	for _, m := range []structure.Method{structure.PPLL, structure.GLS} {
+		l, pts, err := plotter.NewLinePoints(series[m])
+		if err != nil {
+			return err
+		}
+		p.Add(l, pts)
+		p.Legend.Add(m.String(), l, pts)
+		if m == structure.GLS {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+	}
+	p.Legend.Top = true
+	return atomicfile.Write(filepath.Join(b.out, "scale.png"), func(w io.Writer) error {
+		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
+		if err != nil {
+			return err
+		}
+		_, err = wt.WriteTo(w)
+		return err
+	})
+}
+
+func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
+func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
+
+func printTable(header []string, rows [][]string) {
+	fmt.Println("| " + strings.Join(header, " | ") + " |")
+	fmt.Println("|" + strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		fmt.Println("| " + strings.Join(r, " | ") + " |")
+	}
+}
+
+func writeCSV(path string, header []string, rows [][]string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		if err := cw.WriteAll(rows); err != nil {
+			return err
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
