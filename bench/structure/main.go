@@ -29,9 +29,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -263,7 +265,7 @@ func (b *bench) ddi(ctx context.Context) error {
 // familySplits writes the learn and eval .data files of the Family
 // experiment into the work directory and returns their paths and the
 // relation (predicate) names.
-func (b *bench) familySplits() (learnData, evalData string, rels []string, err error) {
+func (b *bench) familySplits() (fd *familyData, err error) {
 	dir := filepath.Join(b.data, "family")
 	read := func(name string) ([][3]string, error) {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -284,7 +286,7 @@ func (b *bench) familySplits() (learnData, evalData string, rels []string, err e
 	var facts, train, valid, test [][3]string
 	for name, dst := range map[string]*[][3]string{"facts.txt": &facts, "train.txt": &train, "valid.txt": &valid, "test.txt": &test} {
 		if *dst, err = read(name); err != nil {
-			return "", "", nil, err
+			return nil, err
 		}
 	}
 	known := map[[3]string]bool{}
@@ -303,6 +305,7 @@ func (b *bench) familySplits() (learnData, evalData string, rels []string, err e
 			}
 		}
 	}
+	var rels []string
 	for r := range relSet {
 		rels = append(rels, r)
 	}
@@ -319,7 +322,22 @@ func (b *bench) familySplits() (learnData, evalData string, rels []string, err e
 		}
 		return out
 	}
-	write := func(name string, obs, pos [][3]string) (string, error) {
+	// labeled turns positives into targets with truth 1, each followed by
+	// 3 corruptions with truth 0.
+	labeled := func(pos [][3]string) []target {
+		var out []target
+		for _, t := range pos {
+			out = append(out, target{t, 1})
+			for _, c := range corrupt(t, 3) {
+				out = append(out, target{c, 0})
+			}
+		}
+		return out
+	}
+	// write writes a split; with bodyCopy the graph goes into closed
+	// predicates kb_REL (for rule bodies, see rank) and REL holds only the
+	// targets.
+	write := func(name string, obs [][3]string, targets []target, bodyCopy bool) (string, error) {
 		d := filepath.Join(b.work, name)
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return "", err
@@ -335,27 +353,34 @@ func (b *bench) familySplits() (learnData, evalData string, rels []string, err e
 			add(t[1]+"_obs.txt", t[0]+"\t"+t[2]+"\n")
 		}
 		seen := map[[3]string]bool{}
-		for _, t := range pos {
-			for i, c := range append([][3]string{t}, corrupt(t, 3)...) {
-				if seen[c] {
-					continue
-				}
-				seen[c] = true
-				add(c[1]+"_targets.txt", c[0]+"\t"+c[2]+"\n")
-				add(c[1]+"_truth.txt", fmt.Sprintf("%s\t%s\t%d\n", c[0], c[2], map[bool]int{true: 1}[i == 0]))
+		for _, tg := range targets {
+			c := tg.t
+			if seen[c] {
+				continue
 			}
+			seen[c] = true
+			add(c[1]+"_targets.txt", c[0]+"\t"+c[2]+"\n")
+			add(c[1]+"_truth.txt", fmt.Sprintf("%s\t%s\t%d\n", c[0], c[2], tg.truth))
 		}
 		var y strings.Builder
 		y.WriteString("predicates:\n")
 		for _, r := range rels {
 			fmt.Fprintf(&y, "  %s/2: open\n", r)
+			if bodyCopy {
+				fmt.Fprintf(&y, "  kb_%s/2: closed\n", r)
+			}
 		}
 		for _, sec := range []struct{ name, suffix string }{{"observations", "_obs.txt"}, {"targets", "_targets.txt"}, {"truth", "_truth.txt"}} {
 			fmt.Fprintf(&y, "%s:\n", sec.name)
 			for _, r := range rels {
-				if files[r+sec.suffix] != nil {
-					fmt.Fprintf(&y, "  %s: %s%s\n", r, r, sec.suffix)
+				if files[r+sec.suffix] == nil {
+					continue
 				}
+				pred := r
+				if bodyCopy && sec.name == "observations" {
+					pred = "kb_" + r
+				}
+				fmt.Fprintf(&y, "  %s: %s%s\n", pred, r, sec.suffix)
 			}
 		}
 		files["family.data"] = &y
@@ -371,21 +396,191 @@ func (b *bench) familySplits() (learnData, evalData string, rels []string, err e
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	held := shuffled[:len(shuffled)/5]
 	rest := append(slices.Clone(facts), shuffled[len(shuffled)/5:]...)
-	if learnData, err = write("family-learn", rest, held); err != nil {
-		return "", "", nil, err
+	fd = &familyData{rels: rels, test: test, known: known, entities: len(entities)}
+	if fd.learn, err = write("family-learn", rest, labeled(held), false); err != nil {
+		return nil, err
 	}
-	if evalData, err = write("family-eval", append(slices.Clone(facts), train...), test); err != nil {
-		return "", "", nil, err
+	graph := append(slices.Clone(facts), train...)
+	if fd.eval, err = write("family-eval", graph, labeled(test), false); err != nil {
+		return nil, err
 	}
-	return learnData, evalData, rels, nil
+	// Ranking split: every test triple asked both ways, the candidates of
+	// (h, r, ?) the entities within 3 steps of h in the graph (a path rule
+	// of up to 3 atoms reaches no other) plus t, and the same for (?, r, t).
+	adj := map[string][]string{}
+	inGraph := map[[3]string]bool{}
+	for _, t := range graph {
+		inGraph[t] = true
+		adj[t[0]] = append(adj[t[0]], t[2])
+		adj[t[2]] = append(adj[t[2]], t[0])
+	}
+	near := func(e string) []string {
+		seen := map[string]bool{e: true}
+		frontier := []string{e}
+		var out []string
+		for range 3 {
+			var next []string
+			for _, x := range frontier {
+				for _, y := range adj[x] {
+					if !seen[y] {
+						seen[y] = true
+						next = append(next, y)
+						out = append(out, y)
+					}
+				}
+			}
+			frontier = next
+		}
+		return out
+	}
+	fd.cands = map[query][]string{}
+	var rankTargets []target
+	for _, t := range test {
+		for _, q := range []query{{t[0], t[1], true}, {t[2], t[1], false}} {
+			if _, done := fd.cands[q]; done {
+				continue
+			}
+			cs := near(q.e)
+			fd.cands[q] = cs
+			for _, c := range cs {
+				tr := [3]string{q.e, q.r, c}
+				if !q.tail {
+					tr = [3]string{c, q.r, q.e}
+				}
+				if !inGraph[tr] { // an observed triple is known, so filtered
+					rankTargets = append(rankTargets, target{tr, map[bool]int{true: 1}[known[tr]]})
+				}
+			}
+		}
+		rankTargets = append(rankTargets, target{t, 1})
+	}
+	if fd.rank, err = write("family-rank", graph, rankTargets, true); err != nil {
+		return nil, err
+	}
+	return fd, nil
+}
+
+// target is a target triple with its truth value.
+type target struct {
+	t     [3]string
+	truth int
+}
+
+// query is (e, r, ?) when tail, else (?, r, e).
+type query struct {
+	e, r string
+	tail bool
+}
+
+// familyData are the Family splits.
+type familyData struct {
+	learn, eval, rank string
+	rels              []string
+	test              [][3]string
+	known             map[[3]string]bool
+	cands             map[query][]string
+	entities          int
+}
+
+// rank infers with the rules on the ranking split and returns the
+// filtered MRR, Hits@1 and Hits@10 of the test triples asked both ways: a
+// candidate tied with the true answer counts half, and entities outside
+// the candidates (no path rule reaches them: only the prior) tie with it
+// when it is at the lowest value of its query, else rank below it.
+//
+// Each query is answered from the graph alone: rule bodies read closed
+// copies kb_REL of the relations (the rules' body atoms are renamed), so
+// the candidates of other queries are not unknowns in this query's bodies.
+// Collective inference over all candidates at once would make every
+// candidate atom a body variable and the grounding of 3-atom paths over
+// 1.2 million candidates does not fit in memory.
+func (b *bench) rank(ctx context.Context, rules []*model.Rule, fd *familyData) (mrr, h1, h10 float64, err error) {
+	path := filepath.Join(b.work, "rank.psl")
+	body := regexp.MustCompile(`\b(` + strings.Join(fd.rels, "|") + `)\(`)
+	var text strings.Builder
+	for _, r := range rules {
+		line := syntax.Format(r)
+		if i := strings.Index(line, " -> "); i >= 0 {
+			line = body.ReplaceAllString(line[:i], "kb_$1(") + line[i:]
+		}
+		text.WriteString(line + "\n")
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, text.String()); return err }); err != nil {
+		return 0, 0, 0, err
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: path, Data: fd.rank})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	g, err := prog.Ground(ground.Options{})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	sol, err := admm.Solve(ctx, g.Problem, admm.DefaultOptions())
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	value := map[[3]string]float64{}
+	for v := range g.Vars {
+		a := g.Args(v)
+		value[[3]string{a[0], g.Vars[v].Pred.Name, a[1]}] = pipeline.AsPSL(sol.Values[v])
+	}
+	n := 0
+	for _, t := range fd.test {
+		for _, q := range []query{{t[0], t[1], true}, {t[2], t[1], false}} {
+			answer := t[2]
+			if !q.tail {
+				answer = t[0]
+			}
+			triple := func(c string) [3]string {
+				if q.tail {
+					return [3]string{q.e, q.r, c}
+				}
+				return [3]string{c, q.r, q.e}
+			}
+			tv := value[triple(answer)]
+			better, tied, lowest, counted := 0, 0, math.Inf(1), 1
+			for _, c := range fd.cands[q] {
+				if c == answer {
+					continue
+				}
+				counted++
+				v := value[triple(c)]
+				lowest = min(lowest, v)
+				if fd.known[triple(c)] {
+					continue
+				}
+				switch {
+				case v > tv:
+					better++
+				case v == tv:
+					tied++
+				}
+			}
+			if tv <= lowest {
+				tied += fd.entities - counted
+			}
+			rank := 1 + float64(better) + float64(tied)/2
+			mrr += 1 / rank
+			if rank <= 1 {
+				h1++
+			}
+			if rank <= 10 {
+				h10++
+			}
+			n++
+		}
+	}
+	return mrr / float64(n), h1 / float64(n), h10 / float64(n), nil
 }
 
 func (b *bench) family(ctx context.Context) error {
-	learnData, evalData, rels, err := b.familySplits()
+	fd, err := b.familySplits()
 	if err != nil {
 		return err
 	}
-	header := []string{"method", "candidates", "kept", "potentials", "generate_s", "ground_s", "learn_s", "total_s", "auroc", "auprc"}
+	learnData, evalData, rels := fd.learn, fd.eval, fd.rels
+	header := []string{"method", "candidates", "kept", "potentials", "generate_s", "ground_s", "learn_s", "total_s", "auroc", "auprc", "mrr", "hits1", "hits10"}
 	var rows [][]string
 	for _, m := range []structure.Method{structure.PPLL, structure.GLS} {
 		opt := structure.DefaultOptions()
@@ -399,18 +594,23 @@ func (b *bench) family(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		mrr, h1, h10, err := b.rank(ctx, o.rules, fd)
+		if err != nil {
+			return err
+		}
 		rows = append(rows, []string{m.String(), fmt.Sprint(o.candidates), fmt.Sprint(o.kept), fmt.Sprint(o.potentials),
-			f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc)})
+			f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc), f4(mrr), f4(h1), f4(h10)})
 	}
 	printTable(header, rows)
 	return writeCSV(filepath.Join(b.out, "family.csv"), header, rows)
 }
 
 func (b *bench) scale(ctx context.Context) error {
-	learnData, _, rels, err := b.familySplits()
+	fd, err := b.familySplits()
 	if err != nil {
 		return err
 	}
+	learnData, rels := fd.learn, fd.rels
 	header := []string{"clauses_per_target", "method", "candidates", "total_s", "learn_s"}
 	var rows [][]string
 	series := map[structure.Method]plotter.XYs{}
