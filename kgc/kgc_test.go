@@ -219,3 +219,26 @@ func TestParseTriplesErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTriples: any input gives triples or an error naming a line,
+// never a panic; every triple's ids are in the vocabulary.
+func FuzzParseTriples(f *testing.F) {
+	f.Add("a\tr\tb\n")
+	f.Add("a\tr\tb\r\n\n c \t r2\t d \n")
+	f.Add("a\tb\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		v := NewVocab()
+		ts, err := ParseTriples("f.txt", strings.NewReader(in), v)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.txt:") {
+				t.Fatalf("error without position: %v", err)
+			}
+			return
+		}
+		for _, tr := range ts {
+			if int(tr.H) >= len(v.Entities) || int(tr.T) >= len(v.Entities) || int(tr.R) >= len(v.Relations) {
+				t.Fatalf("triple %+v out of the vocabulary", tr)
+			}
+		}
+	})
+}
