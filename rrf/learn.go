@@ -6,40 +6,137 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 )
 
-// grad adds c * d s_0 / d w (at the state's current values) to g, by
-// back-propagation: d_i = d s_0 / d s_i is 1 at the root and
-// d_j += d_i * w_ij * f_j down every edge to a feature child j (parents come
-// before children, so one pass in index order suffices). For the root
-// d s_0 / d w_0j = v_j; for an inner feature the normalisation M_i moves
-// with its weights, and d s_0 / d w_ij = d_i * (v_j - [w_ij > 0]).
-func (s *State) grad(c float64, d, g []float64) {
+// backprop fills d with d s_0 / d s_i at the state's current values (the
+// first pass of grad).
+func (s *State) backprop(d []float64) {
 	n := s.net
 	clear(d)
 	d[0] = 1
 	for i, cs := range n.Features {
-		di := d[i]
-		if di == 0 {
+		if d[i] == 0 {
 			continue
 		}
 		for _, ch := range cs {
-			w := n.Weights[ch.Weight]
-			var v float64
-			if ch.Var >= 0 {
-				v = s.leaf(ch.Var, ch.Neg)
-			} else {
-				v = s.val[ch.Feature]
-				d[ch.Feature] += di * w * v
+			if ch.Feature >= 0 {
+				d[ch.Feature] += d[i] * n.Weights[ch.Weight] * s.val[ch.Feature]
 			}
-			if i > 0 && w > 0 {
-				v--
-			}
-			g[ch.Weight] += c * di * v
 		}
+	}
+}
+
+// flipScratch is one worker's memory for flipDiff.
+type flipScratch struct {
+	in    []bool    // feature is in the affected set
+	list  []int32   // the affected set
+	d2    []float64 // d s_0 / d s_i with the variable flipped, for the affected set
+	stack []int32
+}
+
+func newFlipScratch(nf int) *flipScratch {
+	return &flipScratch{in: make([]bool, nf), d2: make([]float64, nf)}
+}
+
+// flipDiff adds c * (d s_0/dw at the state - d s_0/dw with v flipped) to g
+// and leaves the state as it was. d is d s_0 / d s_i at the state (from
+// backprop). Only two kinds of edge contribute to the difference: those
+// out of a feature whose derivative d_i changes (v's ancestors below the
+// root, whose values change, and their descendants, whose parents' d
+// change), and the root's edges to children whose value changes. So a flip
+// costs the size of that region, not of the model, which matters when the
+// root sums over every grounding.
+func (s *State) flipDiff(v int, c float64, d []float64, sc *flipScratch, g []float64) {
+	n := s.net
+	sc.list = sc.list[:0]
+	add := func(i int32) {
+		if i != 0 && !sc.in[i] {
+			sc.in[i] = true
+			sc.list = append(sc.list, i)
+			sc.stack = append(sc.stack, i)
+		}
+	}
+	// Ancestors of v below the root.
+	for _, p := range s.varPar[v] {
+		add(p.feature)
+	}
+	for len(sc.stack) > 0 {
+		i := sc.stack[len(sc.stack)-1]
+		sc.stack = sc.stack[:len(sc.stack)-1]
+		for _, p := range s.parents[i] {
+			add(p.feature)
+		}
+	}
+	// Their descendants.
+	for k := 0; k < len(sc.list); k++ {
+		sc.stack = append(sc.stack, sc.list[k])
+	}
+	for len(sc.stack) > 0 {
+		i := sc.stack[len(sc.stack)-1]
+		sc.stack = sc.stack[:len(sc.stack)-1]
+		for _, ch := range n.Features[i] {
+			if ch.Feature >= 0 {
+				add(ch.Feature)
+			}
+		}
+	}
+	slices.Sort(sc.list) // parents before children
+	// contrib adds sign * c * (the region's edge terms) with derivatives dd.
+	contrib := func(sign float64, dd func(int32) float64) {
+		for _, i := range sc.list {
+			di := dd(i)
+			if di == 0 {
+				continue
+			}
+			for _, ch := range n.Features[i] {
+				var u float64
+				if ch.Var >= 0 {
+					u = s.leaf(ch.Var, ch.Neg)
+				} else {
+					u = s.val[ch.Feature]
+				}
+				if n.Weights[ch.Weight] > 0 {
+					u--
+				}
+				g[ch.Weight] += sign * c * di * u
+			}
+		}
+		// The root's edges to changed children (d_0 = 1, no normalisation).
+		for _, p := range s.varPar[v] {
+			if p.feature == 0 {
+				g[p.weight] += sign * c * s.leaf(int32(v), p.neg)
+			}
+		}
+		for _, i := range sc.list {
+			for _, p := range s.parents[i] {
+				if p.feature == 0 {
+					g[p.weight] += sign * c * s.val[i]
+				}
+			}
+		}
+	}
+	contrib(1, func(i int32) float64 { return d[i] })
+	old := s.X[v]
+	s.Set(v, !old)
+	for _, j := range sc.list {
+		t := 0.0
+		for _, p := range s.parents[j] {
+			dp := d[p.feature]
+			if sc.in[p.feature] {
+				dp = sc.d2[p.feature]
+			}
+			t += dp * n.Weights[p.weight]
+		}
+		sc.d2[j] = t * s.val[j]
+	}
+	contrib(-1, func(i int32) float64 { return sc.d2[i] })
+	s.Set(v, old)
+	for _, i := range sc.list {
+		sc.in[i] = false
 	}
 }
 
@@ -47,9 +144,10 @@ func (s *State) grad(c float64, d, g []float64) {
 // log P(x_v | x_-v) at the data x and, if g is not nil, adds its gradient in
 // the weights to g: for each v, P(not x_v | rest) times
 // (d s_0(x)/dw - d s_0(x with v flipped)/dw), the paper's back-propagated
-// pseudo-likelihood gradient. The data term is back-propagated once; the
-// flips are shared among GOMAXPROCS workers, each with its own cached
-// state. Variables fixed by ev are not counted.
+// pseudo-likelihood gradient, computed for each flip over the features
+// whose back-propagated derivative changes only (see flipDiff). The flips
+// are shared among GOMAXPROCS workers, each with its own cached state.
+// Variables fixed by ev are not counted.
 func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return 0, err
@@ -60,11 +158,20 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 	if err := net.Validate(); err != nil {
 		return 0, err
 	}
+	var d []float64 // d s_0 / d s_i at the data, shared read-only
+	if g != nil {
+		s, err := NewState(net, x)
+		if err != nil {
+			return 0, err
+		}
+		d = make([]float64, len(net.Features))
+		s.backprop(d)
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, net.NumVars/64))
 	type part struct {
-		total, sumQ float64
-		flipGrad    []float64
-		err         error
+		total    float64
+		flipGrad []float64
+		err      error
 	}
 	parts := make([]part, workers)
 	var wg sync.WaitGroup
@@ -78,9 +185,10 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 				pt.err = err
 				return
 			}
-			d := make([]float64, len(net.Features))
+			var sc *flipScratch
 			if g != nil {
 				pt.flipGrad = make([]float64, len(net.Weights))
+				sc = newFlipScratch(len(net.Features))
 			}
 			for v := w; v < len(x); v += workers {
 				if ev.fixed(v) {
@@ -89,36 +197,25 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 				s0 := s.LogScore()
 				s.Set(v, !x[v])
 				s1 := s.LogScore() // score with v flipped
+				s.Set(v, x[v])
 				// log P(x_v | rest) = -log(1 + exp(s1 - s0)).
 				pt.total -= softplus(s1 - s0)
 				if g != nil {
-					q := sigmoid(s1 - s0) // P(not x_v | rest)
-					pt.sumQ += q
-					s.grad(q, d, pt.flipGrad)
+					// P(not x_v | rest) times the gradient difference.
+					s.flipDiff(v, sigmoid(s1-s0), d, sc, pt.flipGrad)
 				}
-				s.Set(v, x[v])
 			}
 		}()
 	}
 	wg.Wait()
-	total, sumQ := 0.0, 0.0
+	total := 0.0
 	for _, pt := range parts {
 		if pt.err != nil {
 			return 0, pt.err
 		}
 		total += pt.total
-		sumQ += pt.sumQ
-	}
-	if g != nil {
-		s, err := NewState(net, x)
-		if err != nil {
-			return 0, err
-		}
-		s.grad(sumQ, make([]float64, len(net.Features)), g) // the data state, once
-		for _, pt := range parts {
-			for i, v := range pt.flipGrad {
-				g[i] -= v
-			}
+		for i, v := range pt.flipGrad {
+			g[i] += v
 		}
 	}
 	return total, nil
