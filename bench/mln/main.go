@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flips := fs.Int("flips", 1_000_000, "MaxWalkSAT flips of lp-walksat")
 	samples := fs.Int("samples", 500, "MC-SAT samples (uwcse)")
 	learnIter := fs.Int("learn-iter", 200, "L-BFGS iterations of weight learning (uwcse)")
-	dnIter := fs.Int("dn-iter", 100, "diagonal Newton iterations of discriminative learning (uwcse; 0: skip it)")
+	dnIter := fs.Int("dn-iter", 10, "diagonal Newton iterations of discriminative learning (uwcse; 0: skip it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
