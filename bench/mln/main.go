@@ -13,7 +13,7 @@
 //
 // Usage:
 //
-//	go -C bench run ./mln                       # all three, about 10 minutes on 2 cores
+//	go -C bench run ./mln                       # all three, about 90 minutes on 2 cores (-dn-iter 0: 10)
 //	go -C bench run ./mln -experiments tuffy,kinship
 //
 // Tables go to standard output (Markdown) and CSV files to -out (default:
@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "mln benchmark: %s; all three take about 10 minutes on 2 cores; CSV files to %s\n", *experiments, c.out)
+	fmt.Fprintf(stderr, "mln benchmark: %s; all three take about 90 minutes on 2 cores (10 with -dn-iter 0); CSV files to %s\n", *experiments, c.out)
 	for _, e := range strings.Split(*experiments, ",") {
 		var err error
 		switch strings.TrimSpace(e) {
