@@ -287,25 +287,17 @@ type arithWorker struct {
 	pos    []int32 // dense merge scratch, allocated on first long row
 	fkey   []int32 // filter atom key scratch
 	viol   int
-	meter  meter
 }
 
 func (w *arithWorker) violated() int { return w.viol }
 
 func (w *arithWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 	p := w.p
-	w.meter.start(p.g, out)
 	for i := lo; i < hi; i++ {
-		if w.meter.tick(out, false) {
-			return errTooLarge
-		}
 		copy(w.val, p.subs[i*p.nplain:(i+1)*p.nplain])
 		if err := w.groundOne(out); err != nil {
 			return err
 		}
-	}
-	if w.meter.tick(out, true) {
-		return errTooLarge
 	}
 	return nil
 }

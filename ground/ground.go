@@ -81,7 +81,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/hinge-srl/hinge/hlmrf"
@@ -101,59 +100,6 @@ type Options struct {
 	// nothing to ground reports done = total = 0 once). Calls are
 	// serialised (never concurrent).
 	Progress func(rule, done, total int)
-	// MaxBytes bounds the memory of the ground problem (its potentials'
-	// and constraints' arrays, counted as they are produced; fragments and
-	// the final copy can double it, so give about a third of what may be
-	// used). Grounding stops with a *TooLargeError naming the rule when it
-	// is passed. 0 means the default set by SetDefaultMaxBytes (none unless
-	// it was set); negative means no bound.
-	MaxBytes int64
-}
-
-var defaultMaxBytes atomic.Int64
-
-// SetDefaultMaxBytes sets the bound Options.MaxBytes 0 stands for (the
-// hinge command sets it from --memory-limit); 0 removes it.
-func SetDefaultMaxBytes(n int64) { defaultMaxBytes.Store(n) }
-
-// TooLargeError reports a rule whose grounding passed Options.MaxBytes.
-type TooLargeError struct {
-	// Bytes is the size of the ground problem when grounding stopped,
-	// Potentials how many of the rule's ground potentials and constraints
-	// it held, MaxBytes the bound.
-	Bytes, MaxBytes int64
-	Potentials      int64
-	// Cause names a likely reason, such as a cross product of atoms that
-	// share no variable ("" when none is evident from the join plan).
-	Cause string
-}
-
-func (e *TooLargeError) Error() string {
-	msg := fmt.Sprintf("grounding stopped: the ground problem passed %s (%d ground potentials and constraints of this rule so far), over the memory bound %s",
-		formatBytes(e.Bytes), e.Potentials, formatBytes(e.MaxBytes))
-	if e.Cause != "" {
-		msg += "; " + e.Cause
-	}
-	return msg + " (raise --memory-limit, or restrict the rule)"
-}
-
-// formatBytes writes a size for messages: "1.5 GiB".
-func formatBytes(n int64) string {
-	f := float64(n)
-	for _, u := range []struct {
-		name string
-		size float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if f >= u.size {
-			return fmt.Sprintf("%.1f %s", f/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// problemBytes is the memory of p's arrays (by length).
-func problemBytes(p *hlmrf.Problem) int64 {
-	return int64(len(p.Weight))*25 + int64(len(p.Var))*12 + int64(len(p.CKind))*17 + int64(len(p.CVar))*12
 }
 
 // AtomRef names an atom of the store: a row of a predicate's table.
@@ -214,11 +160,6 @@ type Grounder struct {
 	threads int
 	prog    func(rule, done, total int)
 
-	maxBytes int64
-	used     atomic.Int64 // bytes of the ground problem produced so far (MaxBytes)
-	over     atomic.Bool  // MaxBytes was passed: workers stop
-	items    atomic.Int64 // potentials and constraints of the current rule produced so far
-
 	tables []*store.Table // by predicate index
 	varOf  [][]int32      // by predicate index: row -> variable column or -1
 	vars   []AtomRef
@@ -233,10 +174,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	if s.Model != m {
 		return nil, errors.New("ground: the store was built for a different model")
 	}
-	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, maxBytes: opt.MaxBytes}
-	if g.maxBytes == 0 {
-		g.maxBytes = defaultMaxBytes.Load()
-	}
+	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress}
 	if g.threads <= 0 {
 		g.threads = runtime.GOMAXPROCS(0)
 	}
@@ -404,12 +342,7 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 			jobs = append(jobs, ap)
 		}
 	}
-	g.used.Store(problemBytes(dst))
-	g.items.Store(0)
 	viol, err := g.run(r.Index, jobs, dst)
-	if errors.Is(err, errTooLarge) || err == nil && g.over.Load() {
-		err = &TooLargeError{Bytes: g.used.Load(), MaxBytes: g.maxBytes, Potentials: g.items.Load(), Cause: crossProduct(jobs)}
-	}
 	if err != nil {
 		return st, ruleError(r, err)
 	}
@@ -418,72 +351,4 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	st.ConstantViolated = viol
 	st.Seconds = time.Since(start).Seconds()
 	return st, nil
-}
-
-// errTooLarge stops a worker whose grounding passed Options.MaxBytes; the
-// rule's grounding turns it into a *TooLargeError.
-var errTooLarge = errors.New("ground problem too large")
-
-// meter charges a worker's output to the grounder's memory bound.
-type meter struct {
-	g            *Grounder
-	bytes, items int64 // of out when last charged
-	n            int   // calls since the last charge
-}
-
-// start begins metering out (its present content is already counted).
-func (m *meter) start(g *Grounder, out *hlmrf.Problem) {
-	m.g, m.bytes, m.items, m.n = g, 0, 0, 0
-	if out != nil {
-		m.bytes, m.items = problemBytes(out), int64(out.NumPotentials()+out.NumConstraints())
-	}
-}
-
-// tick charges out's growth every 4096 calls (and when force is set) and
-// reports whether the bound is passed. A nil out (the binding join of an
-// arithmetic rule, which collects substitutions) is not metered.
-func (m *meter) tick(out *hlmrf.Problem, force bool) bool {
-	if m.g.maxBytes <= 0 || out == nil {
-		return false
-	}
-	if m.n++; m.n < 4096 && !force {
-		return m.g.over.Load()
-	}
-	m.n = 0
-	b, it := problemBytes(out), int64(out.NumPotentials()+out.NumConstraints())
-	used := m.g.used.Add(b - m.bytes)
-	m.g.items.Add(it - m.items)
-	m.bytes, m.items = b, it
-	if used > m.g.maxBytes {
-		m.g.over.Store(true)
-	}
-	return m.g.over.Load()
-}
-
-// crossProduct names the first join step of the jobs that scans a whole
-// table although earlier atoms are bound: atoms that share no variable.
-func crossProduct(jobs []job) string {
-	for _, j := range jobs {
-		cp, ok := j.(*clausePlan)
-		if !ok {
-			continue
-		}
-		p := &cp.joinPlan
-		for i := 1; i < len(p.steps); i++ {
-			if p.steps[i].mode != modeScan {
-				continue
-			}
-			a, first := p.atoms[p.steps[i].atom].tab, p.atoms[p.steps[0].atom].tab
-			return fmt.Sprintf("%s shares no variable with the atoms joined before it: a cross product of %d x %d rows",
-				a.Pred.Name, max(len(p.first), boolInt(p.firstAll)*first.Len()), a.Len())
-		}
-	}
-	return ""
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -1,17 +1,13 @@
 package ground
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/model"
-	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
-	"github.com/hinge-srl/hinge/syntax"
 )
 
 // TestPaperExample1 is Example 1 of the lifted HL-MRF paper (papers/000):
@@ -535,46 +531,5 @@ func TestNameLess(t *testing.T) {
 				t.Errorf("nameLess(%q, %q) = %v, Dict.Less %v", a, b, nameLess(a, b), d.Less(ia, ib))
 			}
 		}
-	}
-}
-
-// A cross product over two unrelated atoms stops at the memory bound with
-// an error naming the rule and the cause, on any number of threads.
-func TestMaxBytes(t *testing.T) {
-	m := model.New()
-	a, _ := m.AddPredicate("Aa", 1, true)
-	b, _ := m.AddPredicate("Bb", 1, true)
-	c, _ := m.AddPredicate("Cc", 2, false)
-	s := store.New(m)
-	for i := range 300 {
-		s.AddObservation(a, []string{fmt.Sprint("a", i)}, 1)
-		s.AddObservation(b, []string{fmt.Sprint("b", i)}, 1)
-		for j := range 300 {
-			s.AddTarget(c, []string{fmt.Sprint("a", i), fmt.Sprint("b", j)})
-		}
-	}
-	r, err := syntax.ParseRule("1: Aa(X) & Bb(Y) -> Cc(X, Y)", srcpos.Position{File: "m.psl", Line: 3, Col: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Text = "1: Aa(X) & Bb(Y) -> Cc(X, Y)"
-	if err := m.AddRule(r); err != nil {
-		t.Fatal(err)
-	}
-	for _, threads := range []int{1, 2} {
-		_, err := Ground(m, s, Options{Threads: threads, MaxBytes: 200_000})
-		var tl *TooLargeError
-		if !errors.As(err, &tl) || !strings.HasPrefix(err.Error(), "m.psl:3:1: rule \"1: Aa(X) & Bb(Y) -> Cc(X, Y)\": grounding stopped") ||
-			!strings.Contains(err.Error(), "Bb shares no variable with the atoms joined before it: a cross product of 300 x 300 rows") {
-			t.Fatalf("threads %d: error %v", threads, err)
-		}
-		if tl.Bytes <= tl.MaxBytes || tl.Potentials == 0 || tl.Potentials >= 90_000 {
-			t.Errorf("threads %d: %+v", threads, tl)
-		}
-	}
-	// Within the bound the same rule grounds all 90,000 potentials.
-	res, err := Ground(m, s, Options{MaxBytes: 100 << 20})
-	if err != nil || res.Problem.NumPotentials() != 90_000 {
-		t.Fatalf("%v, %d potentials", err, res.Problem.NumPotentials())
 	}
 }

@@ -136,9 +136,6 @@ type joinWorker struct {
 	viol   int
 	emit   func()
 
-	meter meter
-	stop  bool // the memory bound was passed
-
 	tuples []int32 // collected substitutions (arithmetic binding)
 	nkeep  int     // slots kept per collected substitution
 	found  int     // substitutions collected
@@ -162,8 +159,6 @@ func (w *joinWorker) violated() int { return w.viol }
 
 func (w *joinWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 	w.out = out
-	w.meter.start(w.p.g, out)
-	w.stop = false
 	p := w.p
 	if !w.check(&p.pre) {
 		return nil
@@ -172,28 +167,16 @@ func (w *joinWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 		if lo < hi {
 			w.emit()
 		}
-		return w.finish()
+		return nil
 	}
 	if p.firstAll {
-		for r := lo; r < hi && !w.stop; r++ {
+		for r := lo; r < hi; r++ {
 			w.try(0, int32(r))
 		}
-		return w.finish()
+		return nil
 	}
 	for _, r := range p.first[lo:hi] {
-		if w.stop {
-			break
-		}
 		w.try(0, r)
-	}
-	return w.finish()
-}
-
-// finish charges the chunk's output and reports errTooLarge when the
-// memory bound was passed.
-func (w *joinWorker) finish() error {
-	if w.meter.tick(w.out, true) {
-		return errTooLarge
 	}
 	return nil
 }
@@ -201,12 +184,8 @@ func (w *joinWorker) finish() error {
 // descend joins step level and everything after it.
 func (w *joinWorker) descend(level int) {
 	p := w.p
-	if w.stop {
-		return
-	}
 	if level == len(p.steps) {
 		w.emit()
-		w.stop = w.meter.tick(w.out, false)
 		return
 	}
 	st := &p.steps[level]

@@ -22,9 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
-	"github.com/hinge-srl/hinge/internal/memlimit"
 )
 
 // exitError carries the process exit status with an error.
@@ -101,11 +99,6 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("hinge {{.Version}}\n")
-	memoryLimit := root.PersistentFlags().String("memory-limit", "",
-		"memory the run may use, e.g. 4GiB or 500MB (also HINGE_MEMORY_LIMIT; default 80% of the machine's or the cgroup's memory): Go's soft limit, and grounding stops with a message naming the rule when the ground problem passes a third of it")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return setMemoryLimit(*memoryLimit, cmd.Flags().Changed("memory-limit"))
-	}
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newGroundCmd(),
@@ -156,25 +149,4 @@ func main() {
 	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// setMemoryLimit applies --memory-limit (else HINGE_MEMORY_LIMIT, else 80%
-// of the available memory): Go's soft memory limit, and a third of it as
-// the grounder's bound on the ground problem.
-func setMemoryLimit(flag string, given bool) error {
-	what, text := "--memory-limit", flag
-	if !given {
-		what, text = "HINGE_MEMORY_LIMIT", os.Getenv("HINGE_MEMORY_LIMIT")
-	}
-	n := memlimit.Default()
-	if text != "" {
-		v, err := memlimit.ParseSize(text)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: %w", what, err))
-		}
-		n = v
-	}
-	memlimit.Set(n)
-	ground.SetDefaultMaxBytes(n / 3)
-	return nil
 }
