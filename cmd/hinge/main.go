@@ -23,7 +23,36 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 )
+
+// The memory limit of every command: the flag, else the environment
+// variable, else 80% of the memory the machine or the cgroup allows.
+const (
+	memoryLimitFlag = "memory-limit"
+	memoryLimitEnv  = "HINGE_MEMORY_LIMIT"
+)
+
+// applyMemoryLimit resolves --memory-limit and sets Go's soft memory limit
+// to it, so the collector works harder before the process outgrows it;
+// loaders and the grounder read it back (memlimit.Current) to refuse work
+// that cannot fit. A bad size is bad input naming the flag or variable.
+func applyMemoryLimit(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup(memoryLimitFlag)
+	if f == nil {
+		f = cmd.InheritedFlags().Lookup(memoryLimitFlag)
+	}
+	val, set := "", false
+	if f != nil {
+		val, set = f.Value.String(), f.Changed
+	}
+	n, err := memlimit.Resolve(val, set, "--"+memoryLimitFlag, os.Getenv(memoryLimitEnv), memoryLimitEnv)
+	if err != nil {
+		return badInput(err)
+	}
+	memlimit.Set(n)
+	return nil
+}
 
 // exitError carries the process exit status with an error.
 type exitError struct {
@@ -100,6 +129,8 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("hinge {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentFlags().String(memoryLimitFlag, "", "the memory the run may use: `SIZE` in bytes or with a unit (512MiB, 4GB, 1.5G); default $"+memoryLimitEnv+", else 80% of the machine's or the cgroup's memory")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyMemoryLimit(cmd) }
 	root.AddCommand(
 		newGroundCmd(),
 		newInferCmd(),
@@ -128,6 +159,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "hinge:", err)
 		return exitCode(err)
 	}
+	defer memlimit.Restore(memlimit.Set(0)) // in-process runs (tests) leave the limit as they found it
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
