@@ -18,12 +18,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/textfile"
 )
 
 // The memory limit of every command: the flag, else the environment
@@ -105,7 +107,7 @@ func writeJSON(path string, v any) error {
 // readFile parses the file at path with read (hlmrf.Read, maxsat.Read), which
 // names path in its errors.
 func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
+	f, err := textfile.Open(path)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -169,9 +171,42 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			cmd = root
 		}
 		// One prefix: the command that failed ("hinge infer: ...").
-		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), clipMessage(describeError(err)))
 	}
 	return exitCode(err)
+}
+
+// clipMessage caps the user input a message echoes: every word (a run of
+// non-blank bytes: a path, a quoted value) longer than a few hundred bytes
+// keeps only its ends, so a 10 MB path or line cannot make a 10 MB message.
+func clipMessage(msg string) string {
+	if len(msg) <= 200 {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		j := i
+		for j < len(msg) && msg[j] != ' ' && msg[j] != '\n' && msg[j] != '\t' {
+			j++
+		}
+		b.WriteString(clipPath(msg[i:j]))
+		if j < len(msg) {
+			b.WriteByte(msg[j])
+			j++
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// describeError is err's message, saying "symlink loop" where the system
+// only says "too many levels of symbolic links".
+func describeError(err error) string {
+	msg := err.Error()
+	if errors.Is(err, syscall.ELOOP) && !strings.Contains(msg, "symlink loop") {
+		msg += " (a symlink loop)"
+	}
+	return msg
 }
 
 func main() {
