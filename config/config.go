@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -199,7 +200,7 @@ func addRow(s *store.Store, p *model.Predicate, sec store.Section, r Row) error 
 }
 
 func loadFile(s *store.Store, p *model.Predicate, src Source) error {
-	f, err := os.Open(src.File)
+	f, err := textfile.Open(src.File)
 	if err != nil {
 		return srcpos.Errorf(src.Pos, "%s of %s: %v", src.Section, p, fileProblem(src.File, err))
 	}
@@ -210,9 +211,9 @@ func loadFile(s *store.Store, p *model.Predicate, src Source) error {
 // fileProblem describes why a data file cannot be used.
 func fileProblem(path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("missing data file %s", path)
+		return fmt.Errorf("missing data file %s", textfile.Clip(path))
 	}
-	return fmt.Errorf("cannot read data file %s: %v", path, err)
+	return fmt.Errorf("cannot read data file: %v", textfile.Describe(path, err))
 }
 
 // checkFile reports whether path names a readable regular file.
@@ -222,7 +223,7 @@ func checkFile(path string) error {
 		return fileProblem(path, err)
 	}
 	if fi.IsDir() {
-		return fmt.Errorf("data file %s is a directory", path)
+		return fmt.Errorf("data file %s is a directory", textfile.Clip(path))
 	}
 	return nil
 }

@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 	"go.yaml.in/yaml/v3"
@@ -36,7 +36,7 @@ import (
 // predicate, and a missing data file (naming the file and the line that
 // refers to it).
 func ReadData(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := textfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

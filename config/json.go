@@ -2,10 +2,10 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 )
@@ -44,7 +44,7 @@ import (
 // error names path:line:col; a data file that does not exist is reported
 // with its path and the line that names it.
 func ReadJSON(path, partition string) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := textfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

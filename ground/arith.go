@@ -68,11 +68,13 @@ type arithPlan struct {
 
 	subs  []int32 // substitutions of the plain variables, nplain each
 	nsubs int
+
+	bud *budget // the rule's memory budget, nil without a limit
 }
 
 // planArith compiles r and runs its binding join. It returns nil when the
 // rule has no grounding.
-func (g *Grounder) planArith(r *model.Rule) (*arithPlan, error) {
+func (g *Grounder) planArith(r *model.Rule, bud *budget) (*arithPlan, error) {
 	ar := r.Arith
 	p := &arithPlan{template: templateOf(r), g: g, rel: ar.Rel}
 	// Plain variables take slots 0..nplain-1, summation variables after.
@@ -137,12 +139,18 @@ func (g *Grounder) planArith(r *model.Rule) (*arithPlan, error) {
 	if jp.never {
 		return nil, nil
 	}
+	est := jp.estimate()
+	if err := g.checkEstimate(r, est, est.Groundings*float64(groundCost(len(p.atoms))), bud); err != nil {
+		return nil, err
+	}
+	jp.bud = bud
 	w := newJoinWorker(jp)
 	w.nkeep = p.nplain
 	w.emit = w.collect
 	if err := w.ground(0, jp.items(), nil); err != nil {
 		return nil, err
 	}
+	p.bud = bud
 	p.subs, p.nsubs = w.tuples, w.found
 	if slices.ContainsFunc(p.atoms, func(a patom) bool { return a.hasSum }) {
 		p.dedupe()
@@ -287,19 +295,25 @@ type arithWorker struct {
 	pos    []int32 // dense merge scratch, allocated on first long row
 	fkey   []int32 // filter atom key scratch
 	viol   int
+	m      meter // spends p.bud
 }
 
 func (w *arithWorker) violated() int { return w.viol }
 
 func (w *arithWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 	p := w.p
-	for i := lo; i < hi; i++ {
-		copy(w.val, p.subs[i*p.nplain:(i+1)*p.nplain])
-		if err := w.groundOne(out); err != nil {
-			return err
+	return w.m.guard(p.bud, func() (int, int) { return outSize(out) }, func() error {
+		for i := lo; i < hi; i++ {
+			copy(w.val, p.subs[i*p.nplain:(i+1)*p.nplain])
+			if err := w.groundOne(out); err != nil {
+				return err
+			}
+			if p.bud != nil {
+				w.m.tick(outSize(out))
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // groundOne expands the summations of the current substitution and emits

@@ -100,6 +100,18 @@ type Options struct {
 	// nothing to ground reports done = total = 0 once). Calls are
 	// serialised (never concurrent).
 	Progress func(rule, done, total int)
+	// MemoryLimit, when positive, is the memory in bytes the process may
+	// use. Before grounding a rule its groundings are estimated from the
+	// join plan, and while grounding they are counted; when either would
+	// take the memory left under the limit (with a conservative cost per
+	// grounding that covers solving it too), grounding stops with a
+	// *MemoryError naming the rule, instead of the process running out of
+	// memory.
+	MemoryLimit int64
+	// Estimate, when set, is called with each rule's estimated groundings
+	// after its join is planned and before it is grounded (also for a rule
+	// the limit then refuses). Calls are serialised.
+	Estimate func(r *model.Rule, e Estimate)
 }
 
 // AtomRef names an atom of the store: a row of a predicate's table.
@@ -159,6 +171,8 @@ type Grounder struct {
 	s       *store.Store
 	threads int
 	prog    func(rule, done, total int)
+	limit   int64
+	onEst   func(*model.Rule, Estimate)
 
 	tables []*store.Table // by predicate index
 	varOf  [][]int32      // by predicate index: row -> variable column or -1
@@ -174,7 +188,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	if s.Model != m {
 		return nil, errors.New("ground: the store was built for a different model")
 	}
-	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress}
+	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate}
 	if g.threads <= 0 {
 		g.threads = runtime.GOMAXPROCS(0)
 	}
@@ -274,6 +288,27 @@ func (g *Grounder) GroundRule(r *model.Rule) (*hlmrf.Problem, RuleStats, error) 
 	return p, st, nil
 }
 
+// checkEstimate reports a rule's estimate to Options.Estimate and refuses
+// the rule when the estimated bytes exceed its budget.
+func (g *Grounder) checkEstimate(r *model.Rule, est Estimate, bytes float64, bud *budget) error {
+	if g.onEst != nil {
+		g.onEst(r, est)
+	}
+	if bud != nil && bytes > float64(bud.max) {
+		return &MemoryError{Rule: r, Groundings: est.Groundings, Cause: est.Cause, Limit: g.limit}
+	}
+	return nil
+}
+
+// spent turns a worker's errOverBudget into the rule's *MemoryError with
+// the count reached.
+func (g *Grounder) spent(r *model.Rule, bud *budget, err error) error {
+	if err == errOverBudget {
+		return &MemoryError{Rule: r, Groundings: float64(bud.count.Load()), Counted: true, Limit: g.limit}
+	}
+	return err
+}
+
 // ruleError wraps err with the rule's position and text.
 func ruleError(r *model.Rule, err error) error {
 	where := r.Pos.String()
@@ -321,22 +356,36 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	}
 	start := time.Now()
 	p0, c0 := dst.NumPotentials(), dst.NumConstraints()
+	bud := newBudget(g.limit)
 	var jobs []job
 	if r.Logical != nil {
 		clauses, err := model.Clauses(r.Logical)
 		if err != nil {
 			return st, ruleError(r, err)
 		}
+		var est Estimate
+		var bytes, biggest float64
 		for _, c := range clauses {
 			cp := g.planClause(r, c)
-			if !cp.never {
-				jobs = append(jobs, cp)
+			if cp.never {
+				continue
+			}
+			cp.bud = bud
+			jobs = append(jobs, cp)
+			e := cp.estimate()
+			est.Groundings += e.Groundings
+			bytes += e.Groundings * float64(groundCost(len(cp.atoms)))
+			if e.Groundings > biggest || est.Cause == "" {
+				biggest, est.Cause = e.Groundings, e.Cause
 			}
 		}
-	} else {
-		ap, err := g.planArith(r)
-		if err != nil {
+		if err := g.checkEstimate(r, est, bytes, bud); err != nil {
 			return st, ruleError(r, err)
+		}
+	} else {
+		ap, err := g.planArith(r, bud)
+		if err != nil {
+			return st, ruleError(r, g.spent(r, bud, err))
 		}
 		if ap != nil {
 			jobs = append(jobs, ap)
@@ -344,7 +393,7 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	}
 	viol, err := g.run(r.Index, jobs, dst)
 	if err != nil {
-		return st, ruleError(r, err)
+		return st, ruleError(r, g.spent(r, bud, err))
 	}
 	st.Potentials = dst.NumPotentials() - p0
 	st.Constraints = dst.NumConstraints() - c0

@@ -60,6 +60,8 @@ type joinPlan struct {
 
 	prefix []*headPrefix // by atom, for heads that use one
 
+	bud *budget // the rule's memory budget, nil without a limit
+
 	// Candidate rows of the first step: first, or all rows when firstAll.
 	first    []int32
 	firstAll bool

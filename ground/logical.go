@@ -139,6 +139,17 @@ type joinWorker struct {
 	tuples []int32 // collected substitutions (arithmetic binding)
 	nkeep  int     // slots kept per collected substitution
 	found  int     // substitutions collected
+
+	m meter // spends p.bud
+}
+
+// size is what the worker has emitted, for its meter: ground potentials and
+// constraints and their terms, or collected substitutions.
+func (w *joinWorker) size() (int, int) {
+	if w.out == nil {
+		return w.found, w.found * w.nkeep
+	}
+	return outSize(w.out)
 }
 
 func newJoinWorker(p *joinPlan) *joinWorker {
@@ -159,6 +170,11 @@ func (w *joinWorker) violated() int { return w.viol }
 
 func (w *joinWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 	w.out = out
+	return w.m.guard(w.p.bud, w.size, func() error { return w.join(lo, hi) })
+}
+
+// join runs the join over first-step candidates [lo, hi).
+func (w *joinWorker) join(lo, hi int) error {
 	p := w.p
 	if !w.check(&p.pre) {
 		return nil
@@ -335,13 +351,19 @@ func (w *joinWorker) emitClause() {
 		if p.addLessEq(w.out, vars, coefs, -k) {
 			w.viol++
 		}
-		return
+	} else {
+		p.addHinge(w.out, vars, coefs, -k)
 	}
-	p.addHinge(w.out, vars, coefs, -k)
+	if w.m.b != nil {
+		w.m.tick(w.size())
+	}
 }
 
 // collect records the current substitution (arithmetic binding join).
 func (w *joinWorker) collect() {
 	w.tuples = append(w.tuples, w.val[:w.nkeep]...)
 	w.found++
+	if w.m.b != nil {
+		w.m.tick(w.size())
+	}
 }

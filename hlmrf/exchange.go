@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/field"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -43,8 +44,7 @@ const MaxVars = 1<<28 - 1
 // messages (usually the file name); errors in the text are *srcpos.Error.
 func Read(r io.Reader, name string) (*Problem, error) {
 	p := &Problem{Start: []int32{0}, CStart: []int32{0}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<30)
+	sc := textfile.NewScanner(r, name)
 	declared := -1
 	var vars []int32
 	var coefs []float64
@@ -131,7 +131,7 @@ func Read(r io.Reader, name string) (*Problem, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, textfile.ScanError(err, name, line)
 	}
 	if declared >= 0 {
 		if declared < p.NumVars {

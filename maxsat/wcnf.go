@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -61,8 +62,7 @@ type wtoken struct {
 // used in error messages, usually the file name.
 func Read(r io.Reader, name string) (*Instance, error) {
 	in := &Instance{Start: []int32{0}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<30)
+	sc := textfile.NewScanner(r, name)
 	var (
 		line       int
 		classic    bool // a p line was seen
@@ -213,7 +213,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, textfile.ScanError(err, name, line)
 	}
 	if open {
 		return nil, errAt(lastLine, lastCol, "missing 0 at the end of the last clause (started at line %d)", openLine)

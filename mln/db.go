@@ -1,10 +1,10 @@
 package mln
 
 import (
-	"os"
 	"strconv"
 
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -23,7 +23,7 @@ type GroundAtom struct {
 // atom must name a predicate of prog with the right arity; with
 // allowVars false (evidence) every argument must be a constant.
 func ReadAtoms(path string, prog *Program, allowVars bool) ([]GroundAtom, error) {
-	text, err := os.ReadFile(path)
+	text, err := textfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
 package mln
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/hinge-srl/hinge/internal/textfile"
 )
 
 // Folder is a data set in the ExpressGNN layout: a program and its
@@ -20,7 +21,7 @@ func ReadFolder(dir string) (*Folder, error) {
 	p := &Program{Types: map[string][]string{}, byName: map[string]*PredDecl{}}
 	for _, name := range []string{"predicates", "rules"} {
 		path := filepath.Join(dir, name)
-		text, err := os.ReadFile(path)
+		text, err := textfile.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}

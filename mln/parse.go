@@ -1,12 +1,12 @@
 package mln
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -43,7 +43,7 @@ func (p *Program) readFile(path string, depth int, from srcpos.Position) error {
 	if depth > maxIncludeDepth {
 		return srcpos.Errorf(from, "#include nested more than %d deep (a cycle?)", maxIncludeDepth)
 	}
-	text, err := os.ReadFile(path)
+	text, err := textfile.ReadFile(path)
 	if err != nil {
 		if from.IsValid() {
 			return srcpos.Errorf(from, "#include: %v", err)

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/field"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -135,7 +135,7 @@ func targetCount(t *store.Table) int {
 }
 
 func parseRulesFile(path string, m *model.Model) error {
-	src, err := os.ReadFile(path)
+	src, err := textfile.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading model: %w", err)
 	}

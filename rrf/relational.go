@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -53,7 +53,7 @@ var rrfPuncts = []string{"(", ")", ",", "=", "+", "-", "*", "!"}
 
 // ReadProgram reads a relational RRF file.
 func ReadProgram(path string) (*Program, error) {
-	text, err := os.ReadFile(path)
+	text, err := textfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

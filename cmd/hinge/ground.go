@@ -66,6 +66,7 @@ func (o *groundOptions) run(stdout io.Writer) error {
 		output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
+	o.estimates = stdout
 	g, groundSec, err := o.ground(prog, o.threads)
 	if err != nil {
 		return err

@@ -85,6 +85,9 @@ func (o *liftOptions) run(path string, stdout io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkProblemFits(path, p); err != nil {
+		return err
+	}
 	var rep liftReport
 	rep.Seconds.Load = time.Since(start).Seconds()
 

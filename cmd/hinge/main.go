@@ -18,12 +18,43 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/textfile"
 )
+
+// The memory limit of every command: the flag, else the environment
+// variable, else 80% of the memory the machine or the cgroup allows.
+const (
+	memoryLimitFlag = "memory-limit"
+	memoryLimitEnv  = "HINGE_MEMORY_LIMIT"
+)
+
+// applyMemoryLimit resolves --memory-limit and sets Go's soft memory limit
+// to it, so the collector works harder before the process outgrows it;
+// loaders and the grounder read it back (memlimit.Current) to refuse work
+// that cannot fit. A bad size is bad input naming the flag or variable.
+func applyMemoryLimit(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup(memoryLimitFlag)
+	if f == nil {
+		f = cmd.InheritedFlags().Lookup(memoryLimitFlag)
+	}
+	val, set := "", false
+	if f != nil {
+		val, set = f.Value.String(), f.Changed
+	}
+	n, err := memlimit.Resolve(val, set, "--"+memoryLimitFlag, os.Getenv(memoryLimitEnv), memoryLimitEnv)
+	if err != nil {
+		return badInput(err)
+	}
+	memlimit.Set(n)
+	return nil
+}
 
 // exitError carries the process exit status with an error.
 type exitError struct {
@@ -76,7 +107,7 @@ func writeJSON(path string, v any) error {
 // readFile parses the file at path with read (hlmrf.Read, maxsat.Read), which
 // names path in its errors.
 func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
+	f, err := textfile.Open(path)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -100,6 +131,8 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("hinge {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentFlags().String(memoryLimitFlag, "", "the memory the run may use: `SIZE` in bytes or with a unit (512MiB, 4GB, 1.5G); default $"+memoryLimitEnv+", else 80% of the machine's or the cgroup's memory")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyMemoryLimit(cmd) }
 	root.AddCommand(
 		newGroundCmd(),
 		newInferCmd(),
@@ -130,6 +163,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "hinge:", err)
 		return exitCode(err)
 	}
+	defer memlimit.Restore(memlimit.Set(0)) // in-process runs (tests) leave the limit as they found it
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -139,9 +173,42 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			cmd = root
 		}
 		// One prefix: the command that failed ("hinge infer: ...").
-		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), clipMessage(describeError(err)))
 	}
 	return exitCode(err)
+}
+
+// clipMessage caps the user input a message echoes: every word (a run of
+// non-blank bytes: a path, a quoted value) longer than a few hundred bytes
+// keeps only its ends, so a 10 MB path or line cannot make a 10 MB message.
+func clipMessage(msg string) string {
+	if len(msg) <= 200 {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		j := i
+		for j < len(msg) && msg[j] != ' ' && msg[j] != '\n' && msg[j] != '\t' {
+			j++
+		}
+		b.WriteString(clipPath(msg[i:j]))
+		if j < len(msg) {
+			b.WriteByte(msg[j])
+			j++
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// describeError is err's message, saying "symlink loop" where the system
+// only says "too many levels of symbolic links".
+func describeError(err error) string {
+	msg := err.Error()
+	if errors.Is(err, syscall.ELOOP) && !strings.Contains(msg, "symlink loop") {
+		msg += " (a symlink loop)"
+	}
+	return msg
 }
 
 func main() {

@@ -92,6 +92,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkInstanceFits(path, in); err != nil {
+		return err
+	}
 	load := time.Since(start).Seconds()
 	prog := progress.ForTerminal(stderr, o.quiet)
 	opt := o.opt

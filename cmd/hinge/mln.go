@@ -17,6 +17,7 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/mln"
 )
@@ -485,7 +486,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	src, err := os.ReadFile(o.input)
+	src, err := textfile.ReadFile(o.input)
 	if err != nil {
 		return badInput(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/pipeline"
 )
 
@@ -90,9 +91,4 @@ func outputFiles(dir string, prog *pipeline.Program) []output {
 }
 
 // clipPath shortens a path echoed in a message.
-func clipPath(p string) string {
-	if len(p) > 200 {
-		return p[:100] + "..." + p[len(p)-97:]
-	}
-	return p
-}
+func clipPath(p string) string { return textfile.Clip(p) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
 )
 
@@ -18,7 +21,12 @@ type programFlags struct {
 	model, data, config, partition string
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
+	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
 }
+
+// bigEstimate is the estimated number of groundings above which hinge
+// ground prints the estimate before grounding the rule.
+const bigEstimate = 1e7
 
 // add registers the flags; partition is the JSON config split the command
 // reads by default (infer or learn).
@@ -78,18 +86,38 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 	rules := len(prog.Model.Rules)
 	rep.Stage("grounding", rules)
 	start := time.Now()
-	g, err := prog.Ground(ground.Options{
+	opt := ground.Options{
 		Threads: threads,
 		Progress: func(rule, done, total int) {
 			if done == total {
 				rep.Set(rule + 1)
 			}
 		},
-	})
+		MemoryLimit: memlimit.Current(),
+	}
+	if f.estimates != nil {
+		opt.Estimate = func(r *model.Rule, e ground.Estimate) {
+			if e.Groundings > bigEstimate {
+				fmt.Fprintf(f.estimates, "estimate: about %.1e groundings (%s) for %s: %s\n", e.Groundings, e.Cause, r.Pos, pipeline.RuleText(r))
+			}
+		}
+	}
+	g, err := prog.Ground(opt)
 	if err != nil {
-		return nil, 0, badInput(err)
+		return nil, 0, groundError(err)
 	}
 	return g, time.Since(start).Seconds(), nil
+}
+
+// groundError types a grounding error: a rule whose groundings do not fit
+// in the memory limit fails the run (exit status 1); anything else is bad
+// input.
+func groundError(err error) error {
+	var me *ground.MemoryError
+	if errors.As(err, &me) {
+		return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))
+	}
+	return badInput(err)
 }
 
 // problemSizes counts the parts of a ground problem in a JSON report.

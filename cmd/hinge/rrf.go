@@ -15,6 +15,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -274,7 +275,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
 		return err
 	}
-	src, err := os.ReadFile(o.input)
+	src, err := textfile.ReadFile(o.input)
 	if err != nil {
 		return badInput(err)
 	}

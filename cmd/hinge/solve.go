@@ -186,6 +186,9 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkProblemFits(path, p); err != nil {
+		return err
+	}
 	rep := progress.ForTerminal(stderr, o.quiet)
 	opt := o.admm
 	opt.Progress = admmProgress(rep)

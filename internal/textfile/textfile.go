@@ -1,0 +1,194 @@
+// Package textfile opens the text files hinge reads (models, data, configs,
+// ground problems, WCNF) so that a hostile or mistaken input ends in a clear
+// error instead of a runaway read: a directory or a symlink loop is named as
+// such, binary data (a NUL byte: /dev/zero, an image, UTF-16) is refused at
+// the first block, and a whole-file read stops before it outgrows the
+// process's memory limit (memlimit.Current).
+package textfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/hinge-srl/hinge/internal/memlimit"
+)
+
+// Clip shortens user input echoed in a message (a path, a value) to at most
+// about 200 bytes, keeping both ends: a 10 MB path must not make a 10 MB
+// message.
+func Clip(s string) string {
+	if len(s) > 200 {
+		return s[:100] + "..." + s[len(s)-97:]
+	}
+	return s
+}
+
+// Open opens path for reading as text. Reads from the returned file fail
+// with an error naming path at the first NUL byte.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Describe(path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, Describe(path, err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory, not a file", Clip(path))
+	}
+	return &file{f: f, r: NewReader(f, path)}, nil
+}
+
+type file struct {
+	f *os.File
+	r io.Reader
+}
+
+func (f *file) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *file) Close() error               { return f.f.Close() }
+
+// ReadFile reads the whole text file at path. Besides Open's checks, it
+// refuses a file whose text cannot be held within half the memory limit
+// (the other half is for what is parsed from it): a regular file by its
+// size before reading, a device or pipe (/dev/zero) as the text arrives.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Describe(path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, Describe(path, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file", Clip(path))
+	}
+	limit := memlimit.Current() / 2
+	tooBig := func(n int64) error {
+		return fmt.Errorf("%s: more than %s of text does not fit in the memory limit (%s)", Clip(path), memlimit.Format(n), memlimit.Format(limit*2))
+	}
+	if limit > 0 && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, tooBig(st.Size())
+	}
+	size := 512
+	if st.Mode().IsRegular() && st.Size() > 0 {
+		size = int(st.Size()) + 1
+	}
+	buf := make([]byte, 0, size)
+	r := NewReader(f, path)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if limit > 0 && int64(len(buf)) > limit {
+			return nil, tooBig(int64(len(buf)))
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// NewReader wraps r so that a read fails with an error naming name at the
+// first NUL byte: no text format hinge reads contains one, and refusing it
+// at once stops an endless binary stream such as /dev/zero.
+func NewReader(r io.Reader, name string) io.Reader { return &nulReader{r: r, name: name} }
+
+type nulReader struct {
+	r    io.Reader
+	name string
+	off  int64
+	err  error
+}
+
+func (n *nulReader) Read(p []byte) (int, error) {
+	if n.err != nil {
+		return 0, n.err
+	}
+	k, err := n.r.Read(p)
+	if i := bytes.IndexByte(p[:k], 0); i >= 0 {
+		n.err = &BinaryError{Name: n.name, Offset: n.off + int64(i)}
+		if i == 0 {
+			return 0, n.err
+		}
+		// The text before the NUL byte is still delivered, so that a parser
+		// reports a problem before it first; the next read fails.
+		n.off += int64(i)
+		return i, nil
+	}
+	n.off += int64(k)
+	return k, err
+}
+
+// BinaryError reports a NUL byte in a file read as text.
+type BinaryError struct {
+	Name   string
+	Offset int64 // of the NUL byte, from 0
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("%s is not a text file: a NUL byte at byte %d (binary data, UTF-16 or a device such as /dev/zero)", Clip(e.Name), e.Offset+1)
+}
+
+// Describe rewords an error opening or statting path: a symlink loop is named as such
+// (the system says "too many levels of symbolic links"), and the path is
+// clipped. The result still matches fs.ErrNotExist and the like with
+// errors.Is.
+func Describe(path string, err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%s is a symlink loop (or a chain of too many symbolic links): %w", Clip(path), syscall.ELOOP)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: Clip(pe.Path), Err: pe.Err}
+	}
+	return err
+}
+
+// MaxLine is the longest line NewScanner accepts: 1 GiB, or a quarter of
+// the memory limit when that is smaller (at least 64 KiB).
+func MaxLine() int {
+	n := int64(1 << 30)
+	if l := memlimit.Current() / 4; l > 0 && l < n {
+		n = max(l, 64<<10)
+	}
+	return int(n)
+}
+
+// NewScanner returns a line scanner over r for a reader of a line-based
+// format: a NUL byte is refused (see NewReader) and a line may hold up to
+// MaxLine bytes. Report its error with ScanError.
+func NewScanner(r io.Reader, name string) *bufio.Scanner {
+	sc := bufio.NewScanner(NewReader(r, name))
+	sc.Buffer(make([]byte, 64<<10), MaxLine())
+	return sc
+}
+
+// ScanError describes the error of a NewScanner scanner that had read lines
+// lines when it stopped: binary data as BinaryError says, an over-long line
+// with its number, anything else prefixed with name.
+func ScanError(err error, name string, lines int) error {
+	var be *BinaryError
+	switch {
+	case errors.As(err, &be):
+		return err
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("%s:%d: the line is longer than %s (is this a text file of the right kind?)", Clip(name), lines+1, memlimit.Format(int64(MaxLine())))
+	}
+	return fmt.Errorf("%s: %w", Clip(name), err)
+}
