@@ -51,3 +51,28 @@ func BenchmarkGroundTransitivity(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGroundMetered is BenchmarkGroundTransitivity's 1M case with and
+// without Options.MemoryLimit, which the command line always sets: the
+// cost of estimating each rule and metering what workers emit.
+func BenchmarkGroundMetered(b *testing.B) {
+	m, s, err := groundtest.Transitivity(13000, 10, 0.5, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, threads := range []int{1, 2} {
+		for _, limit := range []int64{0, 16 << 30} {
+			b.Run(fmt.Sprintf("threads=%d/limit=%d", threads, limit>>30), func(b *testing.B) {
+				var pots int
+				for b.Loop() {
+					res, err := Ground(m, s, Options{Threads: threads, MemoryLimit: limit})
+					if err != nil {
+						b.Fatal(err)
+					}
+					pots = res.Problem.NumPotentials()
+				}
+				b.ReportMetric(float64(pots)*float64(b.N)/b.Elapsed().Seconds(), "potentials/s")
+			})
+		}
+	}
+}

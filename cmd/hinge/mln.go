@@ -16,6 +16,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/maxsat"
@@ -297,6 +298,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	mo.MaxSAT.Seed = o.seed
 	mo.MaxSAT.LocalSearch = o.flips
+	mo.Ground.MemoryLimit = memlimit.Current()
 	if o.marginal {
 		bar.Done()
 		return o.marginals(ctx, net, mo, load, start, queries, stdout, stderr)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
@@ -93,7 +94,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	g, in, err := net.GroundClauses(ground.Options{})
+	g, in, err := net.GroundClauses(ground.Options{MemoryLimit: memlimit.Current()})
 	if err != nil {
 		return failed(err)
 	}
