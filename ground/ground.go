@@ -84,6 +84,7 @@ import (
 	"time"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
 )
@@ -106,7 +107,8 @@ type Options struct {
 	// take the memory left under the limit (with a conservative cost per
 	// grounding that covers solving it too), grounding stops with a
 	// *MemoryError naming the rule, instead of the process running out of
-	// memory.
+	// memory. 0 means Go's soft memory limit (debug.SetMemoryLimit) when one
+	// is set, else none; negative means none.
 	MemoryLimit int64
 	// Estimate, when set, is called with each rule's estimated groundings
 	// after its join is planned and before it is grounded (also for a rule
@@ -189,6 +191,12 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 		return nil, errors.New("ground: the store was built for a different model")
 	}
 	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate}
+	if g.limit == 0 {
+		// Callers that do not pass a limit (structure learning, Markov logic
+		// learning, library users) get the process's: the hinge command sets
+		// Go's soft limit from --memory-limit.
+		g.limit = memlimit.Current()
+	}
 	if g.threads <= 0 {
 		g.threads = runtime.GOMAXPROCS(0)
 	}

@@ -247,7 +247,9 @@ func CandidateRule(c *Candidate, squared bool) (*model.Rule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("structure: candidate %q does not parse: %w", text, err)
 	}
-	r.Text = ""
+	// Messages (a grounding refused for memory, say) name the clause, not
+	// a position in a file that does not exist.
+	r.Text, r.Pos = c.Text(), srcpos.Position{}
 	if c.IsPrior() {
 		r.Comment = "# negative prior"
 	} else {
