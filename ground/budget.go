@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/model"
 )
 
@@ -60,7 +61,7 @@ func (e *MemoryError) Error() string {
 	if e.Cause != "" {
 		fmt.Fprintf(&b, " (%s)", e.Cause)
 	}
-	fmt.Fprintf(&b, " exceed the memory limit of %s", formatBytes(e.Limit))
+	fmt.Fprintf(&b, " exceed the memory limit of %s", memlimit.Format(e.Limit))
 	return b.String()
 }
 
@@ -70,20 +71,6 @@ func formatCount(n float64) string {
 		return strconv.FormatFloat(n, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(n, 'e', 1, 64)
-}
-
-// formatBytes writes a size in binary units (as internal/memlimit.Format).
-func formatBytes(n int64) string {
-	f := float64(n)
-	for _, u := range []struct {
-		name string
-		size float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if f >= u.size {
-			return strconv.FormatFloat(f/u.size, 'f', 1, 64) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + " B"
 }
 
 // thousands writes n with comma separators: 20,000.
