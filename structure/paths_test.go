@@ -2,6 +2,7 @@ package structure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -213,7 +214,7 @@ func TestGenerateMatchesBruteForce(t *testing.T) {
 			maxLen := 1 + int(seed%3)
 			res, err := Generate(context.Background(), s, []*model.Predicate{target},
 				GenOptions{MaxLength: maxLen, MinSupport: -1, MaxClauses: -1, MaxGroundings: -1, Threads: 1 + int(seed%3)})
-			if errorsIsNoExamples(err) {
+			if errors.Is(err, ErrNoExamples) {
 				return
 			}
 			if err != nil {
