@@ -38,7 +38,7 @@ type kgcReport struct {
 	Seconds      struct {
 		Load, Learn, Rank, Total float64
 	} `json:"seconds"`
-	PeakMemoryMB float64 `json:"peak_heap_mb"`
+	PeakMemoryMB float64 `json:"peak_rss_mb"`
 }
 
 func newKGCCmd() *cobra.Command {
@@ -200,7 +200,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
-			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Rounds: lr.Rounds, Metrics: m, PeakMemoryMB: peakHeapMB()}
+			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Rounds: lr.Rounds, Metrics: m, PeakMemoryMB: peakRSSMB()}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, rankSec, time.Since(start).Seconds()
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
@@ -209,9 +209,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// peakHeapMB reads the process's peak resident memory (VmHWM) in MB, 0
+// peakRSSMB reads the process's peak resident memory (VmHWM) in MB, 0
 // when unknown. (In-process runs, as in tests, report the test binary's.)
-func peakHeapMB() float64 {
+func peakRSSMB() float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
