@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Clip shortens user input echoed in a message (a path, a value) to at most
@@ -110,35 +111,62 @@ func ReadFile(path string) ([]byte, error) {
 func NewReader(r io.Reader, name string) io.Reader { return &nulReader{r: r, name: name} }
 
 type nulReader struct {
-	r    io.Reader
-	name string
-	off  int64
-	err  error
+	r         io.Reader
+	name      string
+	off       int64
+	line, col int // of the next byte, from 1
+	err       error
+}
+
+// advance moves the position past b.
+func (n *nulReader) advance(b []byte) {
+	n.off += int64(len(b))
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		n.line += bytes.Count(b, []byte{'\n'})
+		n.col = len(b) - i
+		return
+	}
+	n.col += len(b)
 }
 
 func (n *nulReader) Read(p []byte) (int, error) {
 	if n.err != nil {
 		return 0, n.err
 	}
+	if n.line == 0 {
+		n.line, n.col = 1, 1
+	}
 	k, err := n.r.Read(p)
 	if i := bytes.IndexByte(p[:k], 0); i >= 0 {
-		n.err = &BinaryError{Name: n.name, Offset: n.off + int64(i)}
+		n.advance(p[:i])
+		n.err = &BinaryError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col}
+		// The text before the NUL byte is still delivered (when there is
+		// any), so that a parser reports a problem before it first; the
+		// next read fails.
 		if i == 0 {
 			return 0, n.err
 		}
-		// The text before the NUL byte is still delivered, so that a parser
-		// reports a problem before it first; the next read fails.
-		n.off += int64(i)
 		return i, nil
 	}
-	n.off += int64(k)
+	n.advance(p[:k])
 	return k, err
 }
 
 // BinaryError reports a NUL byte in a file read as text.
 type BinaryError struct {
-	Name   string
-	Offset int64 // of the NUL byte, from 0
+	Name      string
+	Offset    int64 // of the NUL byte, from 0
+	Line, Col int   // of the NUL byte, from 1
+}
+
+// As lets errors.As read a BinaryError as a *srcpos.Error at the NUL
+// byte's line and column, as every other input error reads.
+func (e *BinaryError) As(target any) bool {
+	t, ok := target.(**srcpos.Error)
+	if ok {
+		*t = &srcpos.Error{Pos: srcpos.Position{File: e.Name, Line: e.Line, Col: e.Col}, Msg: e.Error()}
+	}
+	return ok
 }
 
 func (e *BinaryError) Error() string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 func TestOpenAndReadFile(t *testing.T) {
@@ -96,5 +97,20 @@ func TestClip(t *testing.T) {
 		if n <= 200 && got != s || n > 200 && len(got) != 200 {
 			t.Errorf("Clip of %d bytes gave %d bytes", n, len(got))
 		}
+	}
+}
+
+// A NUL byte's error carries its line and column, and reads as a
+// *srcpos.Error, as every other input error does.
+func TestBinaryErrorPosition(t *testing.T) {
+	r := NewReader(strings.NewReader("ab\ncd\x00ef"), "f.txt")
+	_, err := io.ReadAll(r)
+	var be *BinaryError
+	if !errors.As(err, &be) || be.Line != 2 || be.Col != 3 || be.Offset != 5 {
+		t.Fatalf("error %v (%+v), want line 2, column 3, offset 5", err, be)
+	}
+	var se *srcpos.Error
+	if !errors.As(err, &se) || se.Pos.String() != "f.txt:2:3" {
+		t.Fatalf("as srcpos.Error: %v", se)
 	}
 }
