@@ -242,3 +242,54 @@ func FuzzParseTriples(f *testing.F) {
 		}
 	})
 }
+
+// Rules written and read back are the same rules with the same
+// statistics, so ranking with them gives the same answers.
+func TestRulesFileRoundTrip(t *testing.T) {
+	g := randomGraph(5, 12, 3, 60)
+	v := NewVocab()
+	for e := range 12 {
+		v.Entity(fmt.Sprint("e", e))
+	}
+	for r := range 3 {
+		v.Relation(fmt.Sprint("r", r))
+	}
+	res, err := Learn(context.Background(), g, LearnOptions{Time: time.Second, Seed: 2, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]bool{}
+	for _, r := range res.Rules {
+		kinds[r.Kind] = true
+	}
+	if len(kinds) != 4 {
+		t.Fatalf("rule kinds %v: want all four in the sample", kinds)
+	}
+	var b strings.Builder
+	if err := WriteRules(&b, res.Rules, v); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRules("r.txt", strings.NewReader(b.String()), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(res.Rules) {
+		t.Fatalf("%d rules back, %d written", len(back), len(res.Rules))
+	}
+	for i := range back {
+		w, g := res.Rules[i], back[i]
+		if w.key() != g.key() || w.Support != g.Support || w.BodySize != g.BodySize || math.Abs(w.Conf-g.Conf) > 1e-5*w.Conf {
+			t.Fatalf("rule %d: %+v read back as %+v", i, w, g)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"3\t2\t0.5\tr0(X,Y) <= r1(X,A1), r2(A2,Y)\n", "r.txt:1:9: rule \"r0(X,Y) <= r1(X,A1), r2(A2,Y)\": r2(A2,Y) does not continue the path from A1"},
+		{"3\t2\t1.5\tr0(X,Y) <= r1(X,Y)\n", "r.txt:1:1: bad statistics"},
+		{"3\t2\t0.5\tr0(X,e1) <= r1(X,A), r2(A,e2)\n", "an acyclic rule has one body atom"},
+		{"3\t2\n", "want body size, support, confidence and rule"},
+	} {
+		if _, err := ReadRules("r.txt", strings.NewReader(tc.in), v); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 type kgcOptions struct {
 	train, valid, test, facts  string
 	predictions, rules, report string
+	rulesIn                    string
 	score                      string
 	topK                       int
 	learn                      kgc.LearnOptions
@@ -61,7 +62,8 @@ the confidences of the rules predicting it (--score maxplus, max, noisy-or).
 "Tails: " lines with the --top-k candidates and scores, best first. The
 terminal and --report give filtered MRR and Hits@1/3/10 over head and tail
 queries together (a tie with the true entity counts half; a true entity no
-rule predicts is a miss). --rules writes the learned rules.`,
+rule predicts is a miss). --rules writes the learned rules; --rules-in ranks
+with a rules file instead of learning.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -73,7 +75,8 @@ rule predicts is a miss). --rules writes the learned rules.`,
 	f.StringVar(&o.test, "test", "", "test triples to answer")
 	f.StringVar(&o.facts, "facts", "", "background triples added to the graph")
 	f.StringVar(&o.predictions, "predictions", "", "write the ranked candidates here (AnyBURL's format)")
-	f.StringVar(&o.rules, "rules", "", "write the learned rules here")
+	f.StringVar(&o.rules, "rules", "", "write the learned rules here (body size, support, confidence, rule; tab-separated)")
+	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "maxplus", "combination of rule confidences: maxplus, max or noisy-or")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
@@ -109,7 +112,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	case o.topK < 1:
 		return badInput(fmt.Errorf("--top-k %d: must be >= 1", o.topK))
 	}
-	inputs := []string{o.train, o.valid, o.test, o.facts}
+	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
 	if err := checkOutputs(inputs, output{flag: "--predictions", path: o.predictions}, output{flag: "--rules", path: o.rules},
 		output{flag: "--report", path: o.report}); err != nil {
 		return err
@@ -124,6 +127,20 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return nil, badInput(err)
 		}
 		return ts, nil
+	}
+	var rulesIn []kgc.Rule
+	if o.rulesIn != "" {
+		// Read before the graph is built, so the rules' names are in the
+		// vocabulary it is sized for.
+		f, err := os.Open(o.rulesIn)
+		if err != nil {
+			return badInput(err)
+		}
+		rulesIn, err = kgc.ReadRules(o.rulesIn, f, v)
+		f.Close()
+		if err != nil {
+			return badInput(err)
+		}
 	}
 	train, err := read(o.train)
 	if err != nil {
@@ -154,25 +171,23 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	loadSec := time.Since(start).Seconds()
 
-	rep := progress.ForTerminal(stderr, o.quiet)
-	rep.Status("learning rules for %v", o.learn.Time)
-	lr, err := kgc.Learn(ctx, g, o.learn)
-	rep.Done()
-	if err != nil {
-		return failed(err)
+	lr := &kgc.LearnResult{Rules: rulesIn}
+	if o.rulesIn == "" {
+		rep := progress.ForTerminal(stderr, o.quiet)
+		rep.Status("learning rules for %v", o.learn.Time)
+		lr, err = kgc.Learn(ctx, g, o.learn)
+		rep.Done()
+		if err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted, %d rounds, %.2f s)\n",
+			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, lr.Seconds)
+	} else {
+		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; %d rules read from %s\n",
+			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), clipPath(o.rulesIn))
 	}
-	fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted, %d rounds, %.2f s)\n",
-		len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, lr.Seconds)
 	if o.rules != "" {
-		if err := atomicfile.Write(o.rules, func(w io.Writer) error {
-			for i := range lr.Rules {
-				r := &lr.Rules[i]
-				if _, err := fmt.Fprintf(w, "%d\t%d\t%.6g\t%s\n", r.BodySize, r.Support, r.Conf, r.Format(v)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
+		if err := atomicfile.Write(o.rules, func(w io.Writer) error { return kgc.WriteRules(w, lr.Rules, v) }); err != nil {
 			return failed(err)
 		}
 	}

@@ -47,6 +47,13 @@ func TestKGC(t *testing.T) {
 	if r, _ := os.ReadFile(rules); !strings.Contains(string(r), "parent(X,Y) <= child(Y,X)") {
 		t.Errorf("rules:\n%s", r)
 	}
+	// The rules file ranks the same without learning.
+	code, again, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
+		"--test", filepath.Join(dir, "test.txt"), "--rules-in", rules, "--quiet")
+	metrics := func(s string) string { return s[strings.Index(s, "maxplus:"):strings.Index(s, " (ranking")] }
+	if code != 0 || !strings.Contains(again, "rules read from") || metrics(again) != metrics(stdout) {
+		t.Errorf("--rules-in: exit %d\n%s%s\nfirst run:\n%s", code, again, stderr, stdout)
+	}
 	bad := writeFile(t, dir, "bad.txt", "a\tb\n")
 	if code, _, stderr := runCLI(t, "kgc", "--train", bad, "--test", bad); code != 2 || !strings.Contains(stderr, "bad.txt:1:1") {
 		t.Errorf("bad triples: exit %d, %s", code, stderr)

@@ -1,0 +1,162 @@
+package kgc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hinge-srl/hinge/srcpos"
+)
+
+// WriteRules writes rules one a line as body size, support, confidence
+// and the rule (Rule.Format), tab-separated: the file ReadRules reads.
+func WriteRules(w io.Writer, rules []Rule, v *Vocab) error {
+	bw := bufio.NewWriter(w)
+	for i := range rules {
+		r := &rules[i]
+		fmt.Fprintf(bw, "%d\t%d\t%.6g\t%s\n", r.BodySize, r.Support, r.Conf, r.Format(v))
+	}
+	return bw.Flush()
+}
+
+// variable matches the variable names Rule.Format writes; every other
+// argument is an entity, so an entity named X, Y, A or A1... cannot be
+// read back (ReadRules refuses such a rule as malformed or reads it as a
+// variable).
+var variable = regexp.MustCompile(`^(X|Y|A[0-9]*)$`)
+
+var atomRE = regexp.MustCompile(`^([^(),\s][^(),]*)\(([^(),]+),([^(),]+)\)$`)
+
+// ReadRules reads a rules file written by WriteRules (or AnyBURL's, for
+// the rule kinds hinge learns), interning names in v. Errors name
+// name:line:col.
+func ReadRules(name string, r io.Reader, v *Vocab) ([]Rule, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	var out []Rule
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		pos := srcpos.Position{File: name, Line: line, Col: 1}
+		f := strings.SplitN(text, "\t", 4)
+		if len(f) != 4 {
+			return nil, srcpos.Errorf(pos, "want body size, support, confidence and rule, tab-separated")
+		}
+		body, err1 := strconv.Atoi(f[0])
+		support, err2 := strconv.Atoi(f[1])
+		conf, err3 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || err3 != nil || body < 0 || support < 0 || !(conf >= 0 && conf <= 1) {
+			return nil, srcpos.Errorf(pos, "bad statistics %q, %q, %q (want two counts >= 0 and a confidence in [0,1])", f[0], f[1], f[2])
+		}
+		rule, err := parseRule(f[3], v)
+		if err != nil {
+			return nil, srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: len(f[0]) + len(f[1]) + len(f[2]) + 4}, "%v", err)
+		}
+		rule.BodySize, rule.Support, rule.Conf = body, support, conf
+		out = append(out, rule)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	return out, nil
+}
+
+type ruleAtom struct{ rel, a, b string }
+
+func parseAtom(s string) (ruleAtom, error) {
+	m := atomRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return ruleAtom{}, fmt.Errorf("%q is not an atom rel(a,b)", s)
+	}
+	return ruleAtom{m[1], strings.TrimSpace(m[2]), strings.TrimSpace(m[3])}, nil
+}
+
+// parseRule reads "r(X,Y) <= b(X,A1), c(A1,Y)" and the acyclic and
+// default forms Rule.Format writes.
+func parseRule(s string, v *Vocab) (Rule, error) {
+	head, body, ok := strings.Cut(s, " <=")
+	if !ok {
+		return Rule{}, fmt.Errorf("rule %q has no \" <=\"", s)
+	}
+	h, err := parseAtom(head)
+	if err != nil {
+		return Rule{}, err
+	}
+	var atoms []ruleAtom
+	if body = strings.TrimSpace(body); body != "" {
+		for _, part := range strings.Split(body, "),") {
+			if !strings.HasSuffix(part, ")") {
+				part += ")"
+			}
+			a, err := parseAtom(part)
+			if err != nil {
+				return Rule{}, err
+			}
+			atoms = append(atoms, a)
+		}
+	}
+	r := Rule{Head: v.Relation(h.rel)}
+	hx, hy := variable.MatchString(h.a), variable.MatchString(h.b)
+	switch {
+	case hx && hy:
+		if h.a != "X" || h.b != "Y" || len(atoms) == 0 || len(atoms) > MaxPath {
+			return Rule{}, fmt.Errorf("rule %q: a cyclic rule is r(X,Y) <= 1 to %d atoms", s, MaxPath)
+		}
+		r.Kind = Cyclic
+		cur := "X"
+		for _, a := range atoms {
+			switch cur {
+			case a.a:
+				r.Body = append(r.Body, Step{v.Relation(a.rel), false})
+				cur = a.b
+			case a.b:
+				r.Body = append(r.Body, Step{v.Relation(a.rel), true})
+				cur = a.a
+			default:
+				return Rule{}, fmt.Errorf("rule %q: %s(%s,%s) does not continue the path from %s", s, a.rel, a.a, a.b, cur)
+			}
+		}
+		if cur != "Y" {
+			return Rule{}, fmt.Errorf("rule %q: the body path ends at %s, not Y", s, cur)
+		}
+		return r, nil
+	case hx == hy:
+		return Rule{}, fmt.Errorf("rule %q: the head needs one variable and one entity, or X and Y", s)
+	}
+	vname := h.a
+	r.ConstTail, r.C = true, v.Entity(h.b)
+	if hy {
+		vname, r.ConstTail, r.C = h.b, false, v.Entity(h.a)
+	}
+	switch len(atoms) {
+	case 0:
+		r.Kind = Default
+		return r, nil
+	case 1:
+	default:
+		return Rule{}, fmt.Errorf("rule %q: an acyclic rule has one body atom", s)
+	}
+	a := atoms[0]
+	var other string
+	switch vname {
+	case a.a:
+		r.Body, other = []Step{{v.Relation(a.rel), false}}, a.b
+	case a.b:
+		r.Body, other = []Step{{v.Relation(a.rel), true}}, a.a
+	default:
+		return Rule{}, fmt.Errorf("rule %q: the body atom does not contain the head's variable %s", s, vname)
+	}
+	if variable.MatchString(other) {
+		r.Kind = AcyclicAny
+	} else {
+		r.Kind, r.D = AcyclicConst, v.Entity(other)
+	}
+	return r, nil
+}
