@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
+
+	"github.com/hinge-srl/hinge/internal/par"
 )
 
 // LearnOptions configure Learn.
@@ -82,31 +83,19 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	res := &LearnResult{}
 	seen := map[key]bool{}
 	var kept []Rule
+	marks := make([][]bool, opt.Threads) // per worker, allocated on first use
 	count := func(cands []key) {
 		rules := make([]Rule, len(cands))
-		var next int
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for range opt.Threads {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				mark := make([]bool, g.NumEntities)
-				for {
-					mu.Lock()
-					i := next
-					next++
-					mu.Unlock()
-					if i >= len(cands) || ctx.Err() != nil {
-						return
-					}
-					r := cands[i].rule()
-					r.Count(g, opt.PC, mark)
-					rules[i] = r
-				}
-			}()
-		}
-		wg.Wait()
+		par.For(len(cands), opt.Threads, func(w, i int) {
+			if ctx.Err() != nil {
+				return
+			}
+			if marks[w] == nil {
+				marks[w] = make([]bool, g.NumEntities)
+			}
+			rules[i] = cands[i].rule()
+			rules[i].Count(g, opt.PC, marks[w])
+		})
 		for _, r := range rules {
 			if r.Support >= opt.MinSupport && r.Conf >= opt.MinConf {
 				kept = append(kept, r)
@@ -125,37 +114,17 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		}
 	}
 	count(defaults)
-	if len(g.Triples) == 0 {
-		return nil, ctx.Err()
-	}
-	for round := 0; time.Now().Before(deadline) && ctx.Err() == nil; round++ {
+	for round := 0; len(g.Triples) > 0 && time.Now().Before(deadline) && ctx.Err() == nil; round++ {
 		res.Rounds++
 		chunks := opt.Threads * 4
 		per := (opt.SamplesPerRound + chunks - 1) / chunks
 		found := make([][]key, chunks)
-		var wg sync.WaitGroup
-		var next int
-		var mu sync.Mutex
-		for range opt.Threads {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					c := next
-					next++
-					mu.Unlock()
-					if c >= chunks {
-						return
-					}
-					rng := rand.New(rand.NewPCG(opt.Seed, uint64(round*chunks+c)))
-					for range per {
-						found[c] = sample(g, rng, opt.MaxLength, found[c])
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		par.For(chunks, opt.Threads, func(_, c int) {
+			rng := rand.New(rand.NewPCG(opt.Seed, uint64(round*chunks+c)))
+			for range per {
+				found[c] = sample(g, rng, opt.MaxLength, found[c])
+			}
+		})
 		var fresh []key
 		for _, ks := range found {
 			for _, k := range ks {

@@ -9,7 +9,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/hinge-srl/hinge/internal/par"
 )
 
 // Scoring says how the confidences of the rules predicting a candidate
@@ -87,6 +88,9 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 	rk := &Ranker{g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations)}
 	for i := range rules {
 		r := &rules[i]
+		if r.Kind == Cyclic {
+			r.rev = reverse(r.Body) // before the rules are shared by goroutines
+		}
 		if int(r.Head) < len(rk.byHead) {
 			rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
 		}
@@ -225,33 +229,22 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		rh, rt       float64
 	}
 	answers := make([]answer, len(test))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range opt.Threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			mark := make([]bool, rk.g.NumEntities)
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(test) || ctx.Err() != nil {
-					return
-				}
-				t := test[i]
-				a := &answers[i]
-				a.tails = rk.Rank(t.H, t.R, true, mark)
-				a.heads = rk.Rank(t.T, t.R, false, mark)
-				a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
-				a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
-				a.heads, a.tails = a.heads[:min(len(a.heads), opt.TopK)], a.tails[:min(len(a.tails), opt.TopK)]
-			}
-		}()
-	}
-	wg.Wait()
+	marks := make([][]bool, opt.Threads) // per worker, allocated on first use
+	par.For(len(test), opt.Threads, func(w, i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		if marks[w] == nil {
+			marks[w] = make([]bool, rk.g.NumEntities)
+		}
+		t := test[i]
+		a := &answers[i]
+		a.tails = rk.Rank(t.H, t.R, true, marks[w])
+		a.heads = rk.Rank(t.T, t.R, false, marks[w])
+		a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
+		a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
+		a.heads, a.tails = a.heads[:min(len(a.heads), opt.TopK)], a.tails[:min(len(a.tails), opt.TopK)]
+	})
 	if err := ctx.Err(); err != nil {
 		return Metrics{}, err
 	}

@@ -48,6 +48,8 @@ type Rule struct {
 	// pairs, or distinct V), Conf = Support / (BodySize + pc).
 	Support, BodySize int
 	Conf              float64
+
+	rev []Step // Body walked backwards, set by NewRanker for head queries
 }
 
 // key identifies a rule regardless of its statistics.
@@ -264,7 +266,11 @@ func (r *Rule) predict(g *Graph, e int32, tail bool, mark []bool, buf []int32) [
 		if tail {
 			return g.walk(e, r.Body, mark, buf)
 		}
-		return g.walk(e, reverse(r.Body), mark, buf)
+		rev := r.rev
+		if rev == nil {
+			rev = reverse(r.Body)
+		}
+		return g.walk(e, rev, mark, buf)
 	}
 	// Acyclic and default rules bind their variable on one side only.
 	if r.ConstTail != tail || e == r.C {

@@ -76,13 +76,11 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 		return nil, fmt.Errorf("mln: iterations %d, samples %d, burn-in %d and chains %d must be >= 0 and lambda %v > 0",
 			opt.Iterations, opt.Samples, opt.BurnIn, opt.Chains, opt.Lambda)
 	}
-	start := time.Now()
 	l, res, err := prepareLearning(prog, training, query, opt.Ground)
 	if err != nil {
 		return nil, err
 	}
-	res.Seconds.Ground = time.Since(start).Seconds()
-	start = time.Now()
+	start := time.Now()
 	in, nw := l.in, len(l.learned)
 
 	// The chains start at the training world, which must satisfy the hard
@@ -115,10 +113,7 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 		}
 		chains[k] = newChain(in, x0, so)
 	}
-	truthCounts := l.counts(x0, make([]float64, nw))
-	if &x0[0] != &l.x[0] {
-		truthCounts = l.counts(l.x, make([]float64, nw))
-	}
+	truthCounts := l.counts(l.x, make([]float64, nw))
 	sigma2 := opt.PriorStdDev * opt.PriorStdDev
 	prior := opt.PriorStdDev > 0
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/logistic"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -71,13 +71,11 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if opt.Threads <= 0 {
 		opt.Threads = runtime.GOMAXPROCS(0)
 	}
-	start := time.Now()
 	l, res, err := prepareLearning(prog, training, query, opt.Ground)
 	if err != nil {
 		return nil, err
 	}
-	res.Seconds.Ground = time.Since(start).Seconds()
-	start = time.Now()
+	start := time.Now()
 	in, param, share, x, nw := l.in, l.param, l.share, l.x, len(l.learned)
 	pl := newPseudoLikelihood(in, param, share, x, nw, opt.Threads)
 
@@ -136,6 +134,7 @@ type learning struct {
 // open (an atom the training data does not list is false), every other
 // predicate is evidence.
 func prepareLearning(prog *Program, training []GroundAtom, query []string, groundOpt ground.Options) (*learning, *LearnResult, error) {
+	start := time.Now()
 	isQuery := map[string]bool{}
 	for _, q := range query {
 		if prog.Pred(q) == nil {
@@ -204,6 +203,7 @@ func prepareLearning(prog *Program, training []GroundAtom, query []string, groun
 		x[v] = truth[AtomString(g.Vars[v].Pred.Name, g.Args(v))]
 	}
 	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)), Clauses: in.NumClauses(), Atoms: in.NumVars}
+	res.Seconds.Ground = time.Since(start).Seconds()
 	return &learning{shape: shape, index: index, learned: learned, in: in, param: param, share: share, x: x}, res, nil
 }
 
@@ -340,10 +340,10 @@ func (pl *pseudoLikelihood) eval(w []float64, grad []float64) float64 {
 						}
 					}
 				}
-				sums[t] -= softplus(-s)
+				sums[t] -= logistic.Softplus(-s)
 				if g != nil {
 					// d/dw log sigma(s) = (1 - sigma(s)) ds/dw.
-					q := 1 - sigmoid(s)
+					q := 1 - logistic.Sigmoid(s)
 					for k, c := range pl.ix.occ[v] {
 						if d := pl.diffs[v][k]; d != 0 {
 							if p := pl.param[c]; p >= 0 {
@@ -369,22 +369,6 @@ func (pl *pseudoLikelihood) eval(w []float64, grad []float64) float64 {
 		}
 	}
 	return total
-}
-
-func sigmoid(s float64) float64 {
-	if s >= 0 {
-		return 1 / (1 + math.Exp(-s))
-	}
-	e := math.Exp(s)
-	return e / (1 + e)
-}
-
-// softplus is log(1 + exp(s)), computed without overflow.
-func softplus(s float64) float64 {
-	if s > 30 {
-		return s + math.Log1p(math.Exp(-s))
-	}
-	return math.Log1p(math.Exp(s))
 }
 
 // WithWeights returns the program file text src (read from path) with the

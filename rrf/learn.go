@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/hinge-srl/hinge/internal/logistic"
 )
 
 // backprop fills d with d s_0 / d s_i at the state's current values (the
@@ -199,10 +201,10 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 				s1 := s.LogScore() // score with v flipped
 				s.Set(v, x[v])
 				// log P(x_v | rest) = -log(1 + exp(s1 - s0)).
-				pt.total -= softplus(s1 - s0)
+				pt.total -= logistic.Softplus(s1 - s0)
 				if g != nil {
 					// P(not x_v | rest) times the gradient difference.
-					s.flipDiff(v, sigmoid(s1-s0), d, sc, pt.flipGrad)
+					s.flipDiff(v, logistic.Sigmoid(s1-s0), d, sc, pt.flipGrad)
 				}
 			}
 		}()
@@ -219,22 +221,6 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 		}
 	}
 	return total, nil
-}
-
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
-// softplus is log(1 + exp(z)) without overflow.
-func softplus(z float64) float64 {
-	if z > 30 {
-		return z + math.Log1p(math.Exp(-z))
-	}
-	return math.Log1p(math.Exp(z))
 }
 
 // LearnOptions configure weight learning.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hinge-srl/hinge/internal/logistic"
 )
 
 func TestPseudoLikelihoodGradient(t *testing.T) {
@@ -173,7 +175,7 @@ func TestFlipDiffMatchesDense(t *testing.T) {
 			}
 			s0 := s.LogScore()
 			s.Set(v, !x[v])
-			q := sigmoid(s.LogScore() - s0)
+			q := logistic.Sigmoid(s.LogScore() - s0)
 			s.grad(-q, d, want)
 			s.Set(v, x[v])
 			s.grad(q, d, want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/par"
 	"github.com/hinge-srl/hinge/learn"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -219,14 +220,15 @@ func Learn(ctx context.Context, s *store.Store, cands []Candidate, opt Options) 
 		return nil, err
 	}
 	res.Truth = ts
-	if ts.Missing > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d target atoms have no truth value and are taken as 0", ts.Missing, ts.Targets))
-	}
 	start = time.Now()
 	switch opt.Method {
 	case PPLL:
-		err = res.ppll(ctx, g, s, opt)
+		// learn.Learn's warnings, which ppll keeps, already say so.
+		err = res.ppll(ctx, g, s, truth, opt)
 	case GLS:
+		if ts.Missing > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d target atoms have no truth value and are taken as 0", ts.Missing, ts.Targets))
+		}
 		err = res.gls(ctx, p, truth, opt)
 	}
 	res.LearnSeconds = time.Since(start).Seconds()
@@ -265,7 +267,7 @@ func progress(opt Options, format string, args ...any) {
 }
 
 // ppll learns all weights at once with the piecewise pseudo-likelihood.
-func (res *Result) ppll(ctx context.Context, g *ground.Result, s *store.Store, opt Options) error {
+func (res *Result) ppll(ctx context.Context, g *ground.Result, s *store.Store, truth []float64, opt Options) error {
 	lo := learn.DefaultOptions()
 	lo.Method, lo.Iterations, lo.Tol, lo.L2, lo.Threads, lo.Seed = learn.PPLL, opt.Iterations, opt.Tol, opt.L2, opt.Threads, opt.Seed
 	lo.Progress = func(st learn.Step) {
@@ -288,14 +290,7 @@ func (res *Result) ppll(ctx context.Context, g *ground.Result, s *store.Store, o
 	}
 	// The learned model's own (coupled) pseudo-likelihood, to compare with
 	// GLS's score.
-	truth, _, err := learn.Truth(g, s)
-	if err != nil {
-		return err
-	}
-	sc, err := newScorer(g.Problem, truth, opt)
-	if err != nil {
-		return err
-	}
+	sc := newScorer(g.Problem, truth, opt)
 	w := make([]float64, len(res.Rules))
 	for i, r := range res.Rules {
 		w[i] = r.Weight
@@ -312,7 +307,7 @@ type scorer struct {
 	opt   Options
 }
 
-func newScorer(p *hlmrf.Problem, truth []float64, opt Options) (*scorer, error) {
+func newScorer(p *hlmrf.Problem, truth []float64, opt Options) *scorer {
 	sc := &scorer{p: p, truth: truth, opt: opt}
 	groups := 0
 	for _, grp := range p.Group {
@@ -322,7 +317,7 @@ func newScorer(p *hlmrf.Problem, truth []float64, opt Options) (*scorer, error) 
 	for i, grp := range p.Group {
 		sc.pots[grp] = append(sc.pots[grp], int32(i))
 	}
-	return sc, nil
+	return sc
 }
 
 // sub is the ground problem restricted to the potentials of the groups in
@@ -390,10 +385,7 @@ func (sc *scorer) learnable(set []bool) []bool {
 // gls is greedy local search: start from the priors, add the best candidate
 // while it improves the score by at least Tolerance.
 func (res *Result) gls(ctx context.Context, p *hlmrf.Problem, truth []float64, opt Options) error {
-	sc, err := newScorer(p, truth, opt)
-	if err != nil {
-		return err
-	}
+	sc := newScorer(p, truth, opt)
 	n := len(res.Candidates)
 	set := make([]bool, n)
 	w := make([]float64, n)
@@ -421,38 +413,25 @@ func (res *Result) gls(ctx context.Context, p *hlmrf.Problem, truth []float64, o
 		scores := make([]float64, len(cand))
 		weights := make([][]float64, len(cand))
 		errs := make([]error, len(cand))
-		workers := min(opt.Threads, len(cand))
-		inner := max(1, opt.Threads/workers)
+		inner := max(1, opt.Threads/par.Workers(len(cand), opt.Threads))
 		var (
-			next, done int
-			mu         sync.Mutex
-			wg         sync.WaitGroup
+			done int
+			mu   sync.Mutex
 		)
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					k := next
-					next++
-					mu.Unlock()
-					if k >= len(cand) || ctx.Err() != nil {
-						return
-					}
-					s := slices.Clone(set)
-					s[cand[k]] = true
-					w0 := slices.Clone(w)
-					w0[cand[k]] = 1
-					scores[k], weights[k], errs[k] = sc.fit(ctx, s, w0, inner)
-					mu.Lock()
-					done++
-					progress(opt, "gls round %d: scored %d/%d candidates", round, done, len(cand))
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		par.For(len(cand), opt.Threads, func(_, k int) {
+			if ctx.Err() != nil {
+				return
+			}
+			s := slices.Clone(set)
+			s[cand[k]] = true
+			w0 := slices.Clone(w)
+			w0[cand[k]] = 1
+			scores[k], weights[k], errs[k] = sc.fit(ctx, s, w0, inner)
+			mu.Lock()
+			done++
+			progress(opt, "gls round %d: scored %d/%d candidates", round, done, len(cand))
+			mu.Unlock()
+		})
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/hinge-srl/hinge/internal/par"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
 )
@@ -181,6 +181,7 @@ type graph struct {
 	steps []Step
 	inv   []int32 // inv[s]: the step walking s backwards
 	canon []int32 // canon[s]: s, or the forward step when s walks a symmetric relation backwards
+	id    map[Step]int32
 	start []int32 // by constant id
 	nbr   []int32
 	step  []int32
@@ -189,8 +190,8 @@ type graph struct {
 // stepIndex numbers the ordered position pairs of every predicate of arity
 // >= 2.
 func newGraph(s *store.Store, exclude []*model.Predicate) *graph {
-	g := &graph{}
-	id := map[Step]int32{}
+	g := &graph{id: map[Step]int32{}}
+	id := g.id
 	for _, p := range s.Model.Predicates {
 		if p.Arity < 2 || slices.Contains(exclude, p) {
 			continue
@@ -265,6 +266,15 @@ func symmetric(t *store.Table) bool {
 	return n > 0
 }
 
+// headStep is the step that walks target t forwards (the head itself as
+// a path), or -1 when t is not walked (excluded).
+func (g *graph) headStep(t *model.Predicate) int32 {
+	if st, ok := g.id[Step{t, 0, 1}]; ok {
+		return st
+	}
+	return -1
+}
+
 // sig is a variablized path: its steps and the target.
 type sig struct {
 	target int32
@@ -278,7 +288,6 @@ type searcher struct {
 	maxLen   int
 	cap      int
 	headStep int32 // the step that is the head itself (t forwards), excluded as a length-1 path
-	target   int32
 	seen     map[sig]struct{}
 	onPath   []bool
 	cur      sig
@@ -366,16 +375,6 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 	}
 	g := newGraph(s, opt.Exclude)
 	res := &GenResult{Edges: len(g.nbr) / 2}
-	stepOf := map[Step]int32{}
-	for i, st := range g.steps {
-		stepOf[st] = int32(i)
-	}
-	headStep := func(t *model.Predicate) int32 {
-		if st, ok := stepOf[Step{t, 0, 1}]; ok {
-			return st
-		}
-		return -1 // t excluded: no path step is the head
-	}
 	type example struct {
 		target int
 		a, b   int32
@@ -403,61 +402,47 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 	res.Examples = len(examples)
 
 	// Workers take examples in fixed chunks and count each distinct path
-	// once per example; counts are sums, so the result does not depend on
-	// the number of workers or the schedule.
+	// once per example into their own tallies; counts are sums, so the
+	// result does not depend on the number of workers or the schedule.
 	const chunk = 64
-	var (
-		mu     sync.Mutex
-		counts = map[sig]int{}
-		capped int
-		next   int
-		wg     sync.WaitGroup
-		cerr   error
-	)
 	nodes := s.Dict.Len()
-	for range opt.Threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sr := &searcher{g: g, maxLen: opt.MaxLength, cap: opt.MaxExpansions, seen: map[sig]struct{}{}, onPath: make([]bool, nodes)}
-			local := map[sig]int{}
-			localCapped := 0
-			for {
-				mu.Lock()
-				lo := next
-				next += chunk
-				mu.Unlock()
-				if lo >= len(examples) || ctx.Err() != nil {
-					break
-				}
-				for _, ex := range examples[lo:min(lo+chunk, len(examples))] {
-					t := targets[ex.target]
-					sr.target = int32(ex.target)
-					sr.headStep = headStep(t)
-					sr.search(ex.a, ex.b)
-					if sr.capped {
-						localCapped++
-					}
-					for k := range sr.seen {
-						k.target = int32(ex.target)
-						local[k]++
-					}
-				}
-			}
-			mu.Lock()
-			for k, c := range local {
-				counts[k] += c
-			}
-			capped += localCapped
-			if err := ctx.Err(); err != nil {
-				cerr = err
-			}
-			mu.Unlock()
-		}()
+	type tally struct {
+		sr     *searcher
+		counts map[sig]int
+		capped int
 	}
-	wg.Wait()
-	if cerr != nil {
-		return nil, cerr
+	tallies := make([]tally, opt.Threads)
+	par.For((len(examples)+chunk-1)/chunk, opt.Threads, func(w, c int) {
+		if ctx.Err() != nil {
+			return
+		}
+		tl := &tallies[w]
+		if tl.sr == nil {
+			tl.sr = &searcher{g: g, maxLen: opt.MaxLength, cap: opt.MaxExpansions, seen: map[sig]struct{}{}, onPath: make([]bool, nodes)}
+			tl.counts = map[sig]int{}
+		}
+		for _, ex := range examples[c*chunk : min((c+1)*chunk, len(examples))] {
+			tl.sr.headStep = g.headStep(targets[ex.target])
+			tl.sr.search(ex.a, ex.b)
+			if tl.sr.capped {
+				tl.capped++
+			}
+			for k := range tl.sr.seen {
+				k.target = int32(ex.target)
+				tl.counts[k]++
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	counts := map[sig]int{}
+	capped := 0
+	for _, tl := range tallies {
+		for k, c := range tl.counts {
+			counts[k] += c
+		}
+		capped += tl.capped
 	}
 	res.Capped = capped
 	res.Paths = len(counts)

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
@@ -58,17 +58,7 @@ func fe(x float64) string { return strconv.FormatFloat(x, 'e', 2, 64) }
 
 // writeCSV writes header and rows to path atomically.
 func writeCSV(path string, header []string, rows [][]string) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		cw.Flush()
-		return cw.Error()
-	})
+	return results.WriteCSV(path, append([][]string{header}, rows...))
 }
 
 // writeFiles writes every file of files into dir atomically, each through

@@ -23,7 +23,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,8 +35,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/eval"
-	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/mln"
@@ -115,26 +114,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeCSV writes rows (the first is the header) to out/name.csv.
-func (c *config) writeCSV(name string, rows [][]string) error {
-	return atomicfile.Write(filepath.Join(c.out, name+".csv"), func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.WriteAll(rows)
-		return cw.Error()
-	})
-}
-
-// table prints rows as a Markdown table.
-func (c *config) table(rows [][]string) {
-	for i, r := range rows {
-		fmt.Fprintf(c.stdout, "| %s |\n", strings.Join(r, " | "))
-		if i == 0 {
-			fmt.Fprintf(c.stdout, "|%s\n", strings.Repeat("---|", len(r)))
-		}
-	}
-	fmt.Fprintln(c.stdout)
-}
-
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 func g6(x float64) string { return fmt.Sprintf("%.6g", x) }
 
@@ -201,7 +180,7 @@ func (c *config) tuffy(ctx context.Context) error {
 		}
 		rows = append(rows, []string{name, fmt.Sprint(in.NumVars), fmt.Sprint(in.NumClauses()), fmt.Sprintf("maxwalksat, same time (%d flips)", wr.Flips), g6(cost), "", f3(lpTime)})
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	return c.writeCSV("tuffy", rows)
 }
 
@@ -224,7 +203,7 @@ func (c *config) kinship(ctx context.Context) error {
 		rows = append(rows, []string{name, fmt.Sprint(len(fo.Evidence)), fmt.Sprint(len(fo.Queries)), fmt.Sprint(p.NumVars),
 			fmt.Sprint(p.NumPotentials() + p.NumConstraints()), g6(res.Cost), g6(res.LowerBound), fmt.Sprintf("%.4f", acc), f3(time.Since(start).Seconds())})
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	return c.writeCSV("kinship", rows)
 }
 
@@ -333,7 +312,7 @@ func (c *config) uwcse(ctx context.Context) error {
 			rows = append(rows, []string{test, w.name, fmt.Sprint(len(fo.Queries)), fmt.Sprint(pos), fmt.Sprintf("%.4f", auc), fmt.Sprintf("%.4f", cll), w.secs, f3(time.Since(start).Seconds())})
 		}
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	return c.writeCSV("uwcse", rows)
 }
 
@@ -377,4 +356,9 @@ func (c *config) uwMarginals(ctx context.Context, fo *mln.Folder) (auc, cll floa
 	}
 	auc, _ = r.Get("POSITIVE_AUPRC")
 	return auc, cll / float64(len(fo.Queries)), pos, nil
+}
+
+// writeCSV writes rows (the first is the header) to out/name.csv.
+func (c *config) writeCSV(name string, rows [][]string) error {
+	return results.WriteCSV(filepath.Join(c.out, name+".csv"), rows)
 }

@@ -26,7 +26,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,8 +38,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/eval"
-	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -359,30 +358,6 @@ func pointRows(rs [][2]result, noise float64) [][]string {
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// writeCSV writes rows (the first is the header) to out/name.csv.
-func (c *config) writeCSV(name string, rows [][]string) error {
-	return atomicfile.Write(filepath.Join(c.out, name+".csv"), func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.WriteAll(rows)
-		return cw.Error()
-	})
-}
-
-// table prints rows as a Markdown table.
-func (c *config) table(rows [][]string) {
-	for i, r := range rows {
-		fmt.Fprintf(c.stdout, "| %s |\n", strings.Join(r, " | "))
-		if i == 0 {
-			sep := make([]string, len(r))
-			for k := range sep {
-				sep[k] = "---"
-			}
-			fmt.Fprintf(c.stdout, "| %s |\n", strings.Join(sep, " | "))
-		}
-	}
-	fmt.Fprintln(c.stdout)
-}
-
 // inclusion runs the inclusion-constraint experiment over every
 // (extra, noise) point.
 func (c *config) inclusion(ctx context.Context) error {
@@ -420,7 +395,7 @@ func (c *config) inclusion(ctx context.Context) error {
 		}
 		curves = append(curves, mc, rc)
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	if err := c.writeCSV("inclusion-pairs", raw); err != nil {
 		return err
 	}
@@ -462,9 +437,14 @@ func (c *config) fd(ctx context.Context) error {
 		}
 		curves = append(curves, mc, rc)
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	if err := c.writeCSV("fd-pairs", raw); err != nil {
 		return err
 	}
 	return c.plot("fd", "Functional dependencies", curves)
+}
+
+// writeCSV writes rows (the first is the header) to out/name.csv.
+func (c *config) writeCSV(name string, rows [][]string) error {
+	return results.WriteCSV(filepath.Join(c.out, name+".csv"), rows)
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -67,7 +68,7 @@ func (c *config) perf(ctx context.Context) error {
 		rows = append(rows, []string{d.name, fmt.Sprint(unknown), fmt.Sprint(len(gr.Net.Features)), fmt.Sprint(edges(gr.Net)),
 			fmt.Sprintf("%.2f", learn), fmt.Sprintf("%.1f", sps), fmt.Sprintf("%.3g", sps*float64(unknown))})
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	if err := c.writeCSV("perf", rows); err != nil {
 		return err
 	}
@@ -188,6 +189,6 @@ func (c *config) scaling(ctx context.Context) error {
 		rows = append(rows, []string{fmt.Sprint(n), fmt.Sprint(len(unknown)), fmt.Sprint(len(gr.Net.Features)), fmt.Sprint(edges(gr.Net)),
 			fmt.Sprintf("%.2f", ancestors(gr.Net, gr.Evidence.Fixed)), fmt.Sprintf("%.0f", perFlip), fmt.Sprintf("%.0f", perRecompute), fmt.Sprintf("%.2f", sps), fmt.Sprintf("%.0f", 1e9/(sps*float64(len(unknown))))})
 	}
-	c.table(rows)
+	results.Markdown(c.stdout, rows)
 	return c.writeCSV("scaling", rows)
 }

@@ -28,7 +28,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +47,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/eval"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
@@ -164,23 +164,41 @@ func (r run) learn(ctx context.Context) (*outcome, error) {
 		ground: res.GroundSeconds, learn: res.LearnSeconds, total: time.Since(start).Seconds(), potentials: res.GroundPotentials}, nil
 }
 
-// score infers with the rules (written to a temporary .psl) on the data
-// file and returns AUROC and AUPRC of the target atoms of preds that have
-// truth values.
-func (b *bench) score(ctx context.Context, rules []*model.Rule, data string, preds []string) (auroc, auprc float64, err error) {
+// infer writes the model text to the work directory, loads it with the
+// data, grounds and solves it, and returns the program, the ground problem
+// and the inferred values (as PSL stores them, see pipeline.AsPSL).
+func (b *bench) infer(ctx context.Context, modelText, data string) (*pipeline.Program, *ground.Result, []float64, error) {
 	path := filepath.Join(b.work, "model.psl")
-	if err := atomicfile.Write(path, func(w io.Writer) error { return syntax.Print(w, rules) }); err != nil {
-		return 0, 0, err
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, modelText); return err }); err != nil {
+		return nil, nil, nil, err
 	}
 	prog, err := pipeline.Load(pipeline.Inputs{Model: path, Data: data})
 	if err != nil {
-		return 0, 0, err
+		return nil, nil, nil, err
 	}
 	g, err := prog.Ground(ground.Options{})
 	if err != nil {
-		return 0, 0, err
+		return nil, nil, nil, err
 	}
 	sol, err := admm.Solve(ctx, g.Problem, admm.DefaultOptions())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for v := range sol.Values {
+		sol.Values[v] = pipeline.AsPSL(sol.Values[v])
+	}
+	return prog, g, sol.Values, nil
+}
+
+// score infers with the rules on the data
+// file and returns AUROC and AUPRC of the target atoms of preds that have
+// truth values.
+func (b *bench) score(ctx context.Context, rules []*model.Rule, data string, preds []string) (auroc, auprc float64, err error) {
+	var text strings.Builder
+	if err := syntax.Print(&text, rules); err != nil {
+		return 0, 0, err
+	}
+	prog, g, values, err := b.infer(ctx, text.String(), data)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -194,7 +212,7 @@ func (b *bench) score(ctx context.Context, rules []*model.Rule, data string, pre
 		if !ok {
 			continue
 		}
-		items = append(items, eval.Scored{Score: pipeline.AsPSL(sol.Values[v]), Positive: tt.Value(row) >= 0.5})
+		items = append(items, eval.Scored{Score: values[v], Positive: tt.Value(row) >= 0.5})
 	}
 	return eval.AUROC(items), eval.AUPRC(items), nil
 }
@@ -262,7 +280,6 @@ func (b *bench) ddi(ctx context.Context) error {
 		return err
 	}
 	rows = append(rows, []string{"hand-written (MPLE weights)", "", fmt.Sprint(len(prog.Model.Rules)), fmt.Sprint(g.Problem.NumPotentials()), "", "", "", f3(secs), f4(auroc), f4(auprc)})
-	printTable(header, rows)
 	return writeCSV(filepath.Join(b.out, "ddi.csv"), header, rows)
 }
 
@@ -516,7 +533,6 @@ type familyData struct {
 // candidate atom a body variable and the grounding of 3-atom paths over
 // 1.2 million candidates does not fit in memory.
 func (b *bench) rank(ctx context.Context, rules []*model.Rule, fd *familyData) (mrr, h1, h10 float64, err error) {
-	path := filepath.Join(b.work, "rank.psl")
 	body := regexp.MustCompile(`\b(` + strings.Join(fd.rels, "|") + `)\(`)
 	var text strings.Builder
 	for _, r := range rules {
@@ -526,25 +542,14 @@ func (b *bench) rank(ctx context.Context, rules []*model.Rule, fd *familyData) (
 		}
 		text.WriteString(line + "\n")
 	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, text.String()); return err }); err != nil {
-		return 0, 0, 0, err
-	}
-	prog, err := pipeline.Load(pipeline.Inputs{Model: path, Data: fd.rank})
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	g, err := prog.Ground(ground.Options{})
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	sol, err := admm.Solve(ctx, g.Problem, admm.DefaultOptions())
+	_, g, values, err := b.infer(ctx, text.String(), fd.rank)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	value := map[[3]string]float64{}
 	for v := range g.Vars {
 		a := g.Args(v)
-		value[[3]string{a[0], g.Vars[v].Pred.Name, a[1]}] = pipeline.AsPSL(sol.Values[v])
+		value[[3]string{a[0], g.Vars[v].Pred.Name, a[1]}] = values[v]
 	}
 	n := 0
 	for _, t := range fd.test {
@@ -626,7 +631,6 @@ func (b *bench) family(ctx context.Context, dataset string) error {
 		rows = append(rows, []string{m.String(), fmt.Sprint(o.candidates), fmt.Sprint(o.kept), fmt.Sprint(o.potentials),
 			f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc), f4(mrr), f4(h1), f4(h10)})
 	}
-	printTable(header, rows)
 	return writeCSV(filepath.Join(b.out, dataset+".csv"), header, rows)
 }
 
@@ -655,7 +659,6 @@ func (b *bench) scale(ctx context.Context) error {
 			series[m] = append(series[m], plotter.XY{X: float64(o.candidates), Y: o.total})
 		}
 	}
-	printTable(header, rows)
 	if err := writeCSV(filepath.Join(b.out, "scale.csv"), header, rows); err != nil {
 		return err
 	}
@@ -691,24 +694,10 @@ func (b *bench) scale(ctx context.Context) error {
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
 
-func printTable(header []string, rows [][]string) {
-	fmt.Println("| " + strings.Join(header, " | ") + " |")
-	fmt.Println("|" + strings.Repeat("---|", len(header)))
-	for _, r := range rows {
-		fmt.Println("| " + strings.Join(r, " | ") + " |")
-	}
-}
-
+// writeCSV prints header and rows as a Markdown table and writes them to
+// path.
 func writeCSV(path string, header []string, rows [][]string) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		cw.Flush()
-		return cw.Error()
-	})
+	table := append([][]string{header}, rows...)
+	results.Markdown(os.Stdout, table)
+	return results.WriteCSV(path, table)
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -129,12 +127,6 @@ counted in the report. With a JSON config the data split defaults to "learn".`,
 	return cmd
 }
 
-// learnedPath is the default output: M.psl -> M-learned.psl.
-func learnedPath(rulesFrom string) string {
-	ext := filepath.Ext(rulesFrom)
-	return strings.TrimSuffix(rulesFrom, ext) + "-learned.psl"
-}
-
 func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -175,12 +167,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := o.output
-	if out == "" {
-		out = learnedPath(prog.RulesFrom)
-	}
-	if _, err := os.Stat(out); err == nil && !o.force {
-		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another --output, or --force to overwrite it", out))
+	out, err := learnedOutput(o.output, prog.RulesFrom, ".psl", "--output", o.force)
+	if err != nil {
+		return err
 	}
 	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err

@@ -119,7 +119,7 @@ func TestLearnedPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"m/cora.psl": "m/cora-learned.psl", "x.json": "x-learned.psl", "model": "model-learned.psl",
 	} {
-		if got := learnedPath(in); got != want {
+		if got := learnedPath(in, ".psl"); got != want {
 			t.Errorf("learnedPath(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,12 +89,8 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		if prog, err = mln.ReadProgram(in.input); err != nil {
 			return nil, nil, badInput(err)
 		}
-		for _, e := range in.evidence {
-			ev, err := mln.ReadAtoms(e, prog, false)
-			if err != nil {
-				return nil, nil, badInput(err)
-			}
-			evidence = append(evidence, ev...)
+		if evidence, err = readDBs(in.evidence, prog); err != nil {
+			return nil, nil, err
 		}
 		if in.queryFile != "" {
 			qs, err := mln.ReadAtoms(in.queryFile, prog, true)
@@ -111,6 +105,20 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		return nil, nil, badInput(err)
 	}
 	return net, queries, nil
+}
+
+// readDBs reads the atoms of every .db file in paths for prog; a bad file
+// is bad input.
+func readDBs(paths []string, prog *mln.Program) ([]mln.GroundAtom, error) {
+	var atoms []mln.GroundAtom
+	for _, p := range paths {
+		a, err := mln.ReadAtoms(p, prog, false)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		atoms = append(atoms, a...)
+	}
+	return atoms, nil
 }
 
 // queryLines formats every unknown atom of the query predicates, sorted:
@@ -369,16 +377,11 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 	}
 	g := res.Ground
 	lines := queryLines(g, net, res.Probs, "%s %.4f")
-	write := func(w io.Writer) error { return writeLines(w, lines) }
 	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s; %s: %d samples after %d burn-in in %.3f s\n",
 		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Seconds.Ground,
 		o.method, o.samples, o.burnIn, res.Seconds.Sample)
-	if o.result != "" {
-		if err := atomicfile.Write(o.result, write); err != nil {
-			return failed(err)
-		}
-	} else if err := write(stdout); err != nil {
-		return failed(err)
+	if err := writeResult(o.result, stdout, lines); err != nil {
+		return err
 	}
 	if o.report != "" {
 		rep := map[string]any{"method": o.method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
@@ -388,6 +391,15 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		}
 	}
 	return nil
+}
+
+// writeResult writes the result lines to the file path (atomically), or
+// to stdout when path is empty.
+func writeResult(path string, stdout io.Writer, lines []string) error {
+	if path != "" {
+		return failedIf(atomicfile.Write(path, func(w io.Writer) error { return writeLines(w, lines) }))
+	}
+	return failedIf(writeLines(stdout, lines))
 }
 
 // writeLines writes each line followed by a newline.
@@ -478,12 +490,9 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
 		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
 	}
-	out := o.output
-	if out == "" {
-		out = strings.TrimSuffix(o.input, filepath.Ext(o.input)) + "-learned.mln"
-	}
-	if _, err := os.Stat(out); err == nil && !o.force {
-		return badInput(fmt.Errorf("%s exists: give another -o, or --force to overwrite it", out))
+	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force)
+	if err != nil {
+		return err
 	}
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err
@@ -496,13 +505,9 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
-	var training []mln.GroundAtom
-	for _, t := range o.training {
-		atoms, err := mln.ReadAtoms(t, prog, false)
-		if err != nil {
-			return badInput(err)
-		}
-		training = append(training, atoms...)
+	training, err := readDBs(o.training, prog)
+	if err != nil {
+		return err
 	}
 	prior := o.prior
 	if prior < 0 {

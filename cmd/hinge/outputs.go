@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/pipeline"
@@ -92,3 +93,28 @@ func outputFiles(dir string, prog *pipeline.Program) []output {
 
 // clipPath shortens a path echoed in a message.
 func clipPath(p string) string { return textfile.Clip(p) }
+
+// learnedPath is a learning command's default output: input with its
+// extension replaced by "-learned"+ext (M.psl -> M-learned.psl).
+func learnedPath(input, ext string) string {
+	return strings.TrimSuffix(input, filepath.Ext(input)) + "-learned" + ext
+}
+
+// learnedOutput is the file a learning command writes: given, else
+// learnedPath(input, ext), refused when it exists (see refuseExisting).
+func learnedOutput(given, input, ext, flag string, force bool) (string, error) {
+	out := given
+	if out == "" {
+		out = learnedPath(input, ext)
+	}
+	return out, refuseExisting(out, flag, force)
+}
+
+// refuseExisting refuses to replace an existing learned model unless
+// force, naming the output flag.
+func refuseExisting(path, flag string, force bool) error {
+	if _, err := os.Stat(path); err == nil && !force {
+		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another %s, or --force to overwrite it", clipPath(path), flag))
+	}
+	return nil
+}

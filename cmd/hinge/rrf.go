@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -122,23 +121,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	groundSecs := time.Since(start).Seconds()
 	t0 := time.Now()
-	mode, score, err := rrf.ICM(ctx, rnet, nil, rrf.ICMOptions{Restarts: o.starts, Seed: o.seed})
+	values, format, score, err := o.infer(ctx, rnet, nil)
 	if err != nil {
-		return failed(err)
-	}
-	values := make([]float64, len(mode))
-	for v, b := range mode {
-		if b {
-			values[v] = 1
-		}
-	}
-	format := "%s %g"
-	if o.method == "gibbs" {
-		values, err = rrf.Gibbs(ctx, rnet, nil, mode, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed})
-		if err != nil {
-			return failed(err)
-		}
-		format = "%s %.4f"
+		return err
 	}
 	lines := queryLines(g, net, values, format)
 	fmt.Fprintf(stderr, "rrf: %d unknown atoms, %d clause features (lambda %g), built in %.3f s; ICM mode log score %.6g (%d restarts); %s in %.3f s\n",
@@ -146,10 +131,31 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if acc, ok := queryAccuracy(queries, g, net, values); ok {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth (values >= 0.5 count as true): %.4f\n", len(queries), acc)
 	}
-	if o.result != "" {
-		return failedIf(atomicfile.Write(o.result, func(w io.Writer) error { return writeLines(w, lines) }))
+	return writeResult(o.result, stdout, lines)
+}
+
+// infer finds a mode by ICM (random restarts) and, with --method gibbs,
+// marginals by Gibbs sampling started from it: the values to print, their
+// format and the mode's log score.
+func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evidence) ([]float64, string, float64, error) {
+	mode, score, err := rrf.ICM(ctx, net, ev, rrf.ICMOptions{Restarts: o.starts, Seed: o.seed})
+	if err != nil {
+		return nil, "", 0, failed(err)
 	}
-	return failedIf(writeLines(stdout, lines))
+	if o.method == "gibbs" {
+		values, err := rrf.Gibbs(ctx, net, ev, mode, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed})
+		if err != nil {
+			return nil, "", 0, failed(err)
+		}
+		return values, "%s %.4f", score, nil
+	}
+	values := make([]float64, len(mode))
+	for v, b := range mode {
+		if b {
+			values[v] = 1
+		}
+	}
+	return values, "%s %g", score, nil
 }
 
 // runRelational reads a relational RRF file (declarations and
@@ -160,13 +166,9 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 	if err != nil {
 		return badInput(err)
 	}
-	var evidence []mln.GroundAtom
-	for _, e := range o.evidence {
-		ev, err := mln.ReadAtoms(e, prog.Decls, false)
-		if err != nil {
-			return badInput(err)
-		}
-		evidence = append(evidence, ev...)
+	evidence, err := readDBs(o.evidence, prog.Decls)
+	if err != nil {
+		return err
 	}
 	opt := mln.Options{Query: o.query, Open: o.open}
 	if o.queryFile != "" {
@@ -184,22 +186,9 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 	}
 	built := time.Since(start).Seconds()
 	t0 := time.Now()
-	mode, score, err := rrf.ICM(ctx, gr.Net, gr.Evidence, rrf.ICMOptions{Restarts: o.starts, Seed: o.seed})
+	values, format, score, err := o.infer(ctx, gr.Net, gr.Evidence)
 	if err != nil {
-		return failed(err)
-	}
-	values := make([]float64, len(mode))
-	for v, b := range mode {
-		if b {
-			values[v] = 1
-		}
-	}
-	format := "%s %g"
-	if o.method == "gibbs" {
-		if values, err = rrf.Gibbs(ctx, gr.Net, gr.Evidence, mode, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed}); err != nil {
-			return failed(err)
-		}
-		format = "%s %.4f"
+		return err
 	}
 	var lines []string
 	for v, a := range gr.Atoms {
@@ -210,10 +199,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 	sort.Strings(lines)
 	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts); %s in %.3f s\n",
 		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, time.Since(t0).Seconds())
-	if o.result != "" {
-		return failedIf(atomicfile.Write(o.result, func(w io.Writer) error { return writeLines(w, lines) }))
-	}
-	return failedIf(writeLines(stdout, lines))
+	return writeResult(o.result, stdout, lines)
 }
 
 func failedIf(err error) error {
@@ -266,12 +252,9 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if o.l2 < 0 || o.maxIter <= 0 {
 		return badInput(fmt.Errorf("--l2 %v must be >= 0 and --max-iter %d > 0", o.l2, o.maxIter))
 	}
-	out := o.output
-	if out == "" {
-		out = strings.TrimSuffix(o.input, filepath.Ext(o.input)) + "-learned.rrf"
-	}
-	if _, err := os.Stat(out); err == nil && !o.force {
-		return badInput(fmt.Errorf("%s exists: give another -o, or --force to overwrite it", out))
+	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force)
+	if err != nil {
+		return err
 	}
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
 		return err
@@ -284,13 +267,9 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
-	var training []mln.GroundAtom
-	for _, t := range o.training {
-		atoms, err := mln.ReadAtoms(t, prog.Decls, false)
-		if err != nil {
-			return badInput(err)
-		}
-		training = append(training, atoms...)
+	training, err := readDBs(o.training, prog.Decls)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	pll, err := prog.LearnRelational(ctx, training, o.query, rrf.LearnOptions{L2: o.l2, MaxIter: o.maxIter})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -212,8 +211,8 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		}
 		o.gen.Exclude = append(o.gen.Exclude, p)
 	}
-	if _, err := os.Stat(o.output); err == nil && !o.force {
-		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another --output, or --force to overwrite it", clipPath(o.output)))
+	if err := refuseExisting(o.output, "--output", o.force); err != nil {
+		return err
 	}
 	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
