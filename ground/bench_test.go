@@ -3,9 +3,13 @@ package ground
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hinge-srl/hinge/ground/groundtest"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 // transitivitySizes are generation parameters for about 10k, 100k and 1M
@@ -74,5 +78,39 @@ func BenchmarkGroundMetered(b *testing.B) {
 				b.ReportMetric(float64(pots)*float64(b.N)/b.Elapsed().Seconds(), "potentials/s")
 			})
 		}
+	}
+}
+
+// BenchmarkManyConjuncts grounds 1: A(X) & ... & A(X) -> B(X) with 10^4 and
+// 10^5 conjuncts over one observed A and one target B: planning a rule is
+// linear in its atoms when its variables are few (each step no longer
+// rescans every remaining atom; 80,000 conjuncts took 32 s before).
+func BenchmarkManyConjuncts(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		m := model.New()
+		a, _ := m.AddPredicate("A", 1, true)
+		bp, _ := m.AddPredicate("B", 1, false)
+		src := "1: " + strings.Repeat("A(X) & ", n-1) + "A(X) -> B(X)\n"
+		if err := syntax.ParseModel("many.psl", []byte(src), m); err != nil {
+			b.Fatal(err)
+		}
+		s := store.New(m)
+		if err := s.AddObservation(a, []string{"x"}, 1); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.AddTarget(bp, []string{"x"}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				res, err := Ground(m, s, Options{Threads: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Problem.NumPotentials() != 1 {
+					b.Fatalf("%d potentials, want 1", res.Problem.NumPotentials())
+				}
+			}
+		})
 	}
 }

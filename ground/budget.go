@@ -28,16 +28,111 @@ const (
 // terms.
 func groundCost(terms int) int64 { return bytesPerGround + bytesPerTerm*int64(terms) }
 
-// Estimate is the planner's expectation of how many groundings a rule has:
-// the substitutions its joins enumerate (before satisfied groundings are
-// dropped), assuming the atoms' arguments are independent.
+// Estimate is the planner's expectation of how many groundings a rule has,
+// assuming the atoms' arguments are independent.
 type Estimate struct {
-	// Groundings is the expected number of substitutions.
+	// Groundings is the expected number of substitutions its joins
+	// enumerate (before groundings satisfied or made constant by the
+	// observations are dropped).
 	Groundings float64
+	// Emitted is the expected number of ground potentials and constraints
+	// it keeps (at most Groundings): only a grounding with an unknown atom
+	// is kept, so this sums, over the clause's atoms of predicates with
+	// targets, the target atoms times the join's fan-out from them. Only
+	// what is kept takes memory, so the memory limit is checked against
+	// Emitted; a join that enumerates far more than it keeps costs time,
+	// not memory. It is worked out (which may build indexes) only for a
+	// logical rule whose Groundings would not fit in the memory limit;
+	// otherwise it equals Groundings.
+	Emitted float64
 	// Cause says what multiplies up, for messages: "Aa and Bb share no
 	// variable: a cross product of 20,000 x 20,000", or the factors of the
 	// join.
 	Cause string
+}
+
+// maxEmittedAtoms bounds the clauses whose Emitted is worked out (the work
+// is quadratic in the atoms); larger ones keep Emitted = Groundings.
+const maxEmittedAtoms = 32
+
+// emitted returns the expected number of kept groundings of the clause
+// (see Estimate.Emitted), at most enumerated, and what multiplies up in the
+// largest term; the cause is "" when the result is enumerated itself.
+func (p *clausePlan) emitted(enumerated float64) (float64, string) {
+	if len(p.atoms) > maxEmittedAtoms {
+		return enumerated, ""
+	}
+	var binding []int
+	for _, st := range p.steps {
+		binding = append(binding, int(st.atom))
+	}
+	total, biggest, cause := 0.0, -1.0, ""
+	bound := make([]bool, p.nslots)
+	for si := range p.atoms {
+		s := &p.atoms[si]
+		unknown := p.g.unknown[s.tab.Pred.Index]
+		if unknown == 0 {
+			continue
+		}
+		n := float64(unknown)
+		if rows, all := matchesConst(s); !all {
+			n *= float64(len(rows)) / float64(max(s.tab.Len(), 1))
+		}
+		clear(bound)
+		for _, x := range s.args {
+			if x.kind == argVar {
+				bound[x.v] = true
+			}
+		}
+		fs := []factor{{s.tab.Pred.Name, n, true}}
+		var rest []int
+		for _, ai := range binding {
+			if ai != si {
+				rest = append(rest, ai)
+			}
+		}
+		// Greedily the smallest fan-out next, as planJoin orders the join.
+		for len(rest) > 0 && n > 0 {
+			best, bestFan, bestScan := -1, 0.0, false
+			for k, ai := range rest {
+				a := &p.atoms[ai]
+				mask, _ := boundMask(a, bound)
+				fan := 1.0 // fully bound: one lookup
+				switch {
+				case mask == joinMask(a):
+				case mask == 0:
+					fan = float64(a.tab.Len())
+				default:
+					fan = a.tab.Index(mask).MeanGroup()
+				}
+				if best < 0 || fan < bestFan {
+					best, bestFan, bestScan = k, fan, mask == 0
+				}
+			}
+			a := &p.atoms[rest[best]]
+			if bestFan != 1 {
+				fs = append(fs, factor{a.tab.Pred.Name, bestFan, bestScan})
+			}
+			n *= bestFan
+			for _, x := range a.args {
+				if x.kind == argVar {
+					bound[x.v] = true
+				}
+			}
+			rest = append(rest[:best], rest[best+1:]...)
+		}
+		total += n
+		if n > biggest {
+			biggest, cause = n, describe(fs, "unknown atoms of")
+		}
+	}
+	if total >= enumerated {
+		return enumerated, ""
+	}
+	if cause == "" {
+		cause = "no atom of it is a target"
+	}
+	return total, cause
 }
 
 // MemoryError reports a rule whose groundings would not fit in the memory
@@ -196,14 +291,9 @@ func (p *joinPlan) estimate() Estimate {
 		return Estimate{}
 	}
 	if len(p.steps) == 0 {
-		return Estimate{Groundings: 1}
+		return Estimate{Groundings: 1, Emitted: 1}
 	}
 	n := float64(p.items())
-	type factor struct {
-		name string
-		n    float64
-		scan bool
-	}
 	name := func(s *step) string { return p.atoms[s.atom].tab.Pred.Name }
 	fs := []factor{{name(&p.steps[0]), n, true}}
 	for k := 1; k < len(p.steps); k++ {
@@ -220,6 +310,22 @@ func (p *joinPlan) estimate() Estimate {
 			fs = append(fs, factor{name(st), f, st.mode == modeScan})
 		}
 	}
+	return Estimate{Groundings: n, Emitted: n, Cause: describe(fs, "rows of")}
+}
+
+// factor is one atom's part in an estimate: the rows of the first atom, or
+// a later atom's fan-out (its whole table when scan: it shares no variable
+// with the atoms before it).
+type factor struct {
+	name string
+	n    float64
+	scan bool
+}
+
+// describe says what multiplies up in an estimate: the cross product of
+// the scanned atoms, then the fan-out of the joined ones. first words the
+// first atom's count when it is not part of a cross product ("rows of").
+func describe(fs []factor, first string) string {
 	var cross, join []factor
 	for _, f := range fs {
 		if f.scan {
@@ -240,7 +346,7 @@ func (p *joinPlan) estimate() Estimate {
 			cause.WriteString(", then ")
 		}
 	} else {
-		fmt.Fprintf(&cause, "%s rows of %s", thousands(int(cross[0].n)), cross[0].name)
+		fmt.Fprintf(&cause, "%s %s %s", thousands(int(cross[0].n)), first, cross[0].name)
 		if len(join) > 0 {
 			cause.WriteString(" x ")
 		}
@@ -250,7 +356,7 @@ func (p *joinPlan) estimate() Estimate {
 		parts[i] = fmt.Sprintf("%s %s per match", strconv.FormatFloat(f.n, 'g', 3, 64), f.name)
 	}
 	cause.WriteString(listFactors(parts))
-	return Estimate{Groundings: n, Cause: cause.String()}
+	return cause.String()
 }
 
 // listNames joins names as "A and B" or "A, B and C" (at most 6, then

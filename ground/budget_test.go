@@ -22,6 +22,7 @@ type budgetCase struct {
 	limit   int64
 	counted bool   // refused while grounding (not by the estimate)
 	cause   string // substring of the message; "" when grounding succeeds
+	pots    int    // potentials grounded when it succeeds
 }
 
 func obs(t *testing.T, s *store.Store, p *model.Predicate, args ...string) {
@@ -39,17 +40,40 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	cases := []budgetCase{
 		{
+			// Every A is a target: each of the 10^8 groundings has an
+			// unknown atom and would be kept.
 			name:  "cross product of 10^4 x 10^4",
-			preds: []string{"A/1/closed", "B/1/closed", "C/2/open"},
+			preds: []string{"A/1/open", "B/1/closed", "C/2/open"},
 			rules: "1: A(X) & B(Y) -> C(X, Y)\n",
 			fill: func(t *testing.T, m *model.Model, s *store.Store) {
 				for i := range n {
-					obs(t, s, m.Predicate("A"), fmt.Sprint("a", i))
+					if err := s.AddTarget(m.Predicate("A"), []string{fmt.Sprint("a", i)}); err != nil {
+						t.Fatal(err)
+					}
 					obs(t, s, m.Predicate("B"), fmt.Sprint("b", i))
 				}
 			},
 			limit: 256 << 20,
 			cause: "A and B share no variable: a cross product of 10,000 x 10,000",
+		},
+		{
+			// All of A and B observed and one target: the join enumerates
+			// 9*10^6 substitutions (more than the limit holds) but keeps
+			// one potential, so it is not refused.
+			name:  "observed cross product with one target",
+			preds: []string{"A/1/closed", "B/1/closed", "C/2/open"},
+			rules: "1: A(X) & B(Y) -> C(X, Y)\n",
+			fill: func(t *testing.T, m *model.Model, s *store.Store) {
+				for i := range 3000 {
+					obs(t, s, m.Predicate("A"), fmt.Sprint("a", i))
+					obs(t, s, m.Predicate("B"), fmt.Sprint("b", i))
+				}
+				if err := s.AddTarget(m.Predicate("C"), []string{"a1", "b2"}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			limit: 64 << 20,
+			pots:  1,
 		},
 		{
 			name:  "50-variable rule",
@@ -97,6 +121,7 @@ func TestMemoryLimit(t *testing.T) {
 				}
 			},
 			limit: 64 << 20,
+			pots:  100,
 		},
 	}
 	for _, c := range cases {
@@ -123,8 +148,11 @@ func TestMemoryLimit(t *testing.T) {
 				if err != nil {
 					t.Fatalf("grounding failed: %v", err)
 				}
-				if res.Problem.NumPotentials() != 100 { // one per target: the rest have no variable
-					t.Errorf("%d potentials", res.Problem.NumPotentials())
+				if res.Problem.NumPotentials() != c.pots { // one per target: the rest have no variable
+					t.Errorf("%d potentials, want %d", res.Problem.NumPotentials(), c.pots)
+				}
+				if e := estimates[0]; e.Emitted > e.Groundings || e.Groundings > 1e6 && e.Emitted > 10*float64(c.pots) {
+					t.Errorf("estimate kept %g of %g enumerated, grounded %d", e.Emitted, e.Groundings, c.pots)
 				}
 				return
 			}

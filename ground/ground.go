@@ -85,6 +85,7 @@ import (
 
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
 )
@@ -176,9 +177,10 @@ type Grounder struct {
 	limit   int64
 	onEst   func(*model.Rule, Estimate)
 
-	tables []*store.Table // by predicate index
-	varOf  [][]int32      // by predicate index: row -> variable column or -1
-	vars   []AtomRef
+	tables  []*store.Table // by predicate index
+	varOf   [][]int32      // by predicate index: row -> variable column or -1
+	unknown []int          // by predicate index: its target atoms
+	vars    []AtomRef
 }
 
 // NewGrounder numbers the store's target atoms and prepares to ground rules
@@ -202,6 +204,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	}
 	g.tables = make([]*store.Table, len(m.Predicates))
 	g.varOf = make([][]int32, len(m.Predicates))
+	g.unknown = make([]int, len(m.Predicates))
 	n := 0
 	for i, p := range m.Predicates {
 		if p.Index != i {
@@ -210,6 +213,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 		t := s.Table(p) // creates empty tables now, never concurrently later
 		g.tables[i] = t
 		vo := make([]int32, t.Len())
+		n0 := n
 		for row := range vo {
 			if t.Kind(row) == store.Target {
 				vo[row] = int32(n)
@@ -219,6 +223,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 			}
 		}
 		g.varOf[i] = vo
+		g.unknown[i] = n - n0
 	}
 	if int64(n) > 1<<31-1 {
 		return nil, fmt.Errorf("ground: %d target atoms do not fit int32 variable columns", n)
@@ -303,7 +308,7 @@ func (g *Grounder) checkEstimate(r *model.Rule, est Estimate, bytes float64, bud
 		g.onEst(r, est)
 	}
 	if bud != nil && bytes > float64(bud.max) {
-		return &MemoryError{Rule: r, Groundings: est.Groundings, Cause: est.Cause, Limit: g.limit}
+		return &MemoryError{Rule: r, Groundings: est.Emitted, Cause: est.Cause, Limit: g.limit}
 	}
 	return nil
 }
@@ -322,7 +327,7 @@ func ruleError(r *model.Rule, err error) error {
 	where := r.Pos.String()
 	what := fmt.Sprintf("rule %d", r.Index)
 	if r.Text != "" {
-		what = fmt.Sprintf("rule %q", r.Text)
+		what = fmt.Sprintf("rule %q", textfile.Clip(r.Text))
 	}
 	if where != "" {
 		return fmt.Errorf("%s: %s: %w", where, what, err)
@@ -381,10 +386,16 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 			cp.bud = bud
 			jobs = append(jobs, cp)
 			e := cp.estimate()
+			if bud != nil && e.Groundings*float64(groundCost(len(cp.atoms))) > float64(bud.max) {
+				if kept, cause := cp.emitted(e.Groundings); cause != "" {
+					e.Emitted, e.Cause = kept, cause
+				}
+			}
 			est.Groundings += e.Groundings
-			bytes += e.Groundings * float64(groundCost(len(cp.atoms)))
-			if e.Groundings > biggest || est.Cause == "" {
-				biggest, est.Cause = e.Groundings, e.Cause
+			est.Emitted += e.Emitted
+			bytes += e.Emitted * float64(groundCost(len(cp.atoms)))
+			if e.Emitted > biggest || est.Cause == "" {
+				biggest, est.Cause = e.Emitted, e.Cause
 			}
 		}
 		if err := g.checkEstimate(r, est, bytes, bud); err != nil {

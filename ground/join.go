@@ -188,6 +188,20 @@ func (p *joinPlan) planJoin(binding []int) {
 		ai := remaining[best]
 		remaining = append(remaining[:best], remaining[best+1:]...)
 		p.addStep(ai, bound)
+		// Atoms the new bindings make fully bound are single lookups with
+		// no fan-out, and joining them binds nothing: join them now, in one
+		// pass, so that planning is linear in a rule's atoms when the
+		// variables are few (a rule of 80,000 conjuncts over one variable
+		// planned in 32 s when each step rescanned them all).
+		kept := remaining[:0]
+		for _, ai := range remaining {
+			if mask, _ := boundMask(&p.atoms[ai], bound); mask == joinMask(&p.atoms[ai]) {
+				p.addStep(ai, bound)
+			} else {
+				kept = append(kept, ai)
+			}
+		}
+		remaining = kept
 	}
 }
 

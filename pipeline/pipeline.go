@@ -171,12 +171,15 @@ func (p *Program) Ground(opt ground.Options) (*ground.Result, error) {
 	return ground.Ground(p.Model, p.Store, opt)
 }
 
-// RuleText returns the rule as the user wrote it, or as hinge prints it.
+// RuleText returns the rule as the user wrote it, or as hinge prints it,
+// clipped to a few hundred bytes (textfile.Clip): it labels a rule in
+// summaries, reports and messages, where a rule of 80,000 conjuncts must
+// not print a 560 KB line; the rule's position names it exactly.
 func RuleText(r *model.Rule) string {
 	if r.Text != "" {
-		return r.Text
+		return textfile.Clip(r.Text)
 	}
-	return syntax.Format(r)
+	return textfile.Clip(syntax.Format(r))
 }
 
 // OutputName is the file name PSL gives a predicate's inferred values:

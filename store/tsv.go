@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hinge-srl/hinge/internal/field"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -90,6 +91,11 @@ func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name strin
 			line = long
 		}
 		if err != nil && err != io.EOF {
+			var full *textfile.FullError
+			if errors.As(err, &full) { // it names the file: give it the exact line
+				full.Line = lineNo
+				return full
+			}
 			return fmt.Errorf("%s:%d: reading: %w", name, lineNo, err)
 		}
 		if lineNo == 1 {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -38,7 +40,7 @@ func TestHostileInput(t *testing.T) {
 	w("a.tsv", a.String())
 	w("b.tsv", b.String())
 	w("c.tsv", "a0\tb0\n")
-	crossData := w("cross.data", "predicates:\n  A/1: closed\n  B/1: closed\n  C/2: open\nobservations:\n  A: a.tsv\n  B: b.tsv\ntargets:\n  C: c.tsv\n")
+	crossData := w("cross.data", "predicates:\n  A/1: open\n  B/1: closed\n  C/2: open\nobservations:\n  B: b.tsv\ntargets:\n  A: a.tsv\n  C: c.tsv\n")
 	crossPSL := w("cross.psl", "1: A(X) & B(Y) -> C(X, Y)\n")
 	atoms := make([]string, 50)
 	for i := range atoms {
@@ -102,5 +104,38 @@ func TestHostileInput(t *testing.T) {
 				t.Errorf("wrote %v", matches)
 			}
 		})
+	}
+}
+
+// TestEndlessInput: a data file that is an endless stream of valid,
+// distinct lines (a FIFO fed without end) stops with exit status 1 and one
+// line naming the file, its line and the memory limit, instead of growing
+// until the system kills the process.
+func TestEndlessInput(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "endless.tsv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		w := bufio.NewWriter(f)
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(w, "a%d\n", i); err != nil {
+				return // the reader stopped
+			}
+		}
+	}()
+	w := func(name, text string) string { return writeFile(t, dir, name, text) }
+	w("targets.tsv", "a1\n")
+	data := w("e.data", "predicates:\n  A/1: closed\n  B/1: open\nobservations:\n  A: endless.tsv\ntargets:\n  B: targets.tsv\n")
+	psl := w("e.psl", "1: A(X) -> B(X)\n")
+	code, _, stderr := runCLI(t, "ground", "-m", psl, "-d", data, "--memory-limit", "64MiB")
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "endless.tsv:") || !strings.Contains(stderr, "fills the memory limit of 64.0 MiB") {
+		t.Errorf("exit %d, stderr %.400q; want exit 1 and one line naming endless.tsv and the limit", code, stderr)
 	}
 }

@@ -65,10 +65,15 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// badInput marks err as a problem with the user's input (exit status 2).
+// badInput marks err as a problem with the user's input (exit status 2),
+// except an input that fills the memory limit (textfile.FullError), which
+// is refused as work that cannot fit (exit status 1).
 func badInput(err error) error {
 	if err == nil {
 		return nil
+	}
+	if full := (*textfile.FullError)(nil); errors.As(err, &full) {
+		return failed(err) // it names the limit and the flag
 	}
 	return &exitError{2, err}
 }

@@ -98,7 +98,11 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 	if f.estimates != nil {
 		opt.Estimate = func(r *model.Rule, e ground.Estimate) {
 			if e.Groundings > bigEstimate {
-				fmt.Fprintf(f.estimates, "estimate: about %.1e groundings (%s) for %s: %s\n", e.Groundings, e.Cause, r.Pos, pipeline.RuleText(r))
+				kept := ""
+				if e.Emitted < e.Groundings {
+					kept = fmt.Sprintf(", of which about %.1e kept", e.Emitted) // worked out when the limit is in question
+				}
+				fmt.Fprintf(f.estimates, "estimate: about %.1e groundings enumerated%s (%s) for %s: %s\n", e.Groundings, kept, e.Cause, r.Pos, pipeline.RuleText(r))
 			}
 		}
 	}

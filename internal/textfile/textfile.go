@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/metrics"
 	"syscall"
 
 	"github.com/hinge-srl/hinge/internal/memlimit"
@@ -107,15 +108,60 @@ func ReadFile(path string) ([]byte, error) {
 
 // NewReader wraps r so that a read fails with an error naming name at the
 // first NUL byte: no text format hinge reads contains one, and refusing it
-// at once stops an endless binary stream such as /dev/zero.
+// at once stops an endless binary stream such as /dev/zero. It also stops an
+// endless (or merely too large) stream of valid text whose parsed content
+// outgrows the memory limit: every heapCheckEvery bytes it compares the
+// live heap with memlimit.Current and fails with a *FullError at the line it
+// reached once the heap holds more than nine tenths of it.
 func NewReader(r io.Reader, name string) io.Reader { return &nulReader{r: r, name: name} }
+
+// heapCheckEvery is how many bytes a NewReader reader passes between heap
+// checks.
+const heapCheckEvery = 4 << 20
 
 type nulReader struct {
 	r         io.Reader
 	name      string
 	off       int64
-	line, col int // of the next byte, from 1
+	line, col int   // of the next byte, from 1
+	checked   int64 // off at the last heap check
 	err       error
+}
+
+// FullError reports a text input whose content, as parsed so far, fills the
+// memory limit.
+type FullError struct {
+	Name  string
+	Line  int   // the line reached, from 1
+	Read  int64 // bytes read
+	Limit int64 // the memory limit
+}
+
+func (e *FullError) Error() string { return fmt.Sprintf("%s:%d: %s", Clip(e.Name), e.Line, e.msg()) }
+
+func (e *FullError) msg() string {
+	return fmt.Sprintf("stopped reading after %s: what was read fills the memory limit of %s (an endless or too large input? raise --memory-limit for a large one)",
+		memlimit.Format(e.Read), memlimit.Format(e.Limit))
+}
+
+// As lets errors.As read a FullError as a *srcpos.Error at its line.
+func (e *FullError) As(target any) bool {
+	t, ok := target.(**srcpos.Error)
+	if ok {
+		*t = &srcpos.Error{Pos: srcpos.Position{File: e.Name, Line: e.Line}, Msg: e.msg()}
+	}
+	return ok
+}
+
+// heapFull reports whether the live heap holds more than nine tenths of
+// limit (false without a limit).
+func heapFull(limit int64) bool {
+	if limit <= 0 {
+		return false
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Kind() == metrics.KindUint64 && int64(s[0].Value.Uint64()) > limit/10*9
 }
 
 // advance moves the position past b.
@@ -149,6 +195,13 @@ func (n *nulReader) Read(p []byte) (int, error) {
 		return i, nil
 	}
 	n.advance(p[:k])
+	if n.off-n.checked >= heapCheckEvery {
+		n.checked = n.off
+		if limit := memlimit.Current(); heapFull(limit) {
+			n.err = &FullError{Name: n.name, Line: n.line, Read: n.off, Limit: limit}
+			return 0, n.err
+		}
+	}
 	return k, err
 }
 
@@ -212,8 +265,9 @@ func NewScanner(r io.Reader, name string) *bufio.Scanner {
 // with its number, anything else prefixed with name.
 func ScanError(err error, name string, lines int) error {
 	var be *BinaryError
+	var fe *FullError
 	switch {
-	case errors.As(err, &be):
+	case errors.As(err, &be), errors.As(err, &fe):
 		return err
 	case errors.Is(err, bufio.ErrTooLong):
 		return fmt.Errorf("%s:%d: the line is longer than %s (is this a text file of the right kind?)", Clip(name), lines+1, memlimit.Format(int64(MaxLine())))

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,4 +114,58 @@ func TestBinaryErrorPosition(t *testing.T) {
 	if !errors.As(err, &se) || se.Pos.String() != "f.txt:2:3" {
 		t.Fatalf("as srcpos.Error: %v", se)
 	}
+}
+
+// endless yields distinct valid lines ("1\n", "2\n", ...) without end, up to
+// max bytes (then EOF, so that a broken check ends the test).
+type endless struct {
+	n, read, max int64
+	pending      []byte
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.read >= e.max {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) {
+		if len(e.pending) == 0 {
+			e.n++
+			e.pending = append(strconv.AppendInt(e.pending[:0], e.n, 10), '\n')
+		}
+		c := copy(p[k:], e.pending)
+		e.pending = e.pending[c:]
+		k += c
+	}
+	e.read += int64(k)
+	return k, nil
+}
+
+// TestEndlessText: an endless stream of valid, distinct lines that a
+// loader keeps stops with a *FullError once the heap nears the memory
+// limit, long before the stream's 2 GiB cap.
+func TestEndlessText(t *testing.T) {
+	prev := memlimit.Set(64 << 20)
+	defer memlimit.Restore(prev)
+	sc := NewScanner(&endless{max: 2 << 30}, "endless.tsv")
+	var kept []string
+	for sc.Scan() {
+		kept = append(kept, sc.Text())
+	}
+	err := ScanError(sc.Err(), "endless.tsv", len(kept))
+	var fe *FullError
+	if sc.Err() == nil || !errors.As(err, &fe) {
+		t.Fatalf("read %d lines, err %v; want a *FullError", len(kept), sc.Err())
+	}
+	if fe.Line < len(kept) { // the reader is ahead of the scanner by its buffer
+		t.Errorf("error at line %d, %d lines kept", fe.Line, len(kept))
+	}
+	var pe *srcpos.Error
+	if !errors.As(err, &pe) || pe.Pos.File != "endless.tsv" || !strings.HasPrefix(err.Error(), "endless.tsv:") || !strings.Contains(err.Error(), "fills the memory limit of 64.0 MiB") {
+		t.Errorf("error %q (position %v)", err, pe)
+	}
+	if fe.Read > 1<<30 {
+		t.Errorf("read %d bytes before stopping", fe.Read)
+	}
+	kept = nil
 }
