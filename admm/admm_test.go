@@ -216,22 +216,26 @@ func TestExample1(t *testing.T) {
 // solver reports must not exceed the optimum.
 func checkAgainst(t *testing.T, name string, p *hlmrf.Problem, want float64) {
 	t.Helper()
+	// The default policy at PSL's tolerance, and every policy at a tighter one.
 	for _, tc := range []struct {
 		epsRel, rel float64
-	}{{1e-3, 1e-3}, {1e-4, 1e-3}} {
+		policy      RhoPolicy
+	}{{1e-3, 1e-3, DefaultOptions().RhoPolicy}, {1e-4, 1e-3, RhoFixed}, {1e-4, 1e-3, RhoBalance}, {1e-4, 1e-3, RhoSpectral}} {
 		opt := DefaultOptions()
 		opt.EpsRel = tc.epsRel
+		opt.RhoPolicy = tc.policy
 		res := solve(t, p, opt)
+		name := fmt.Sprintf("%s, eps-rel %g, rho %v", name, tc.epsRel, tc.policy)
 		if !res.Converged() {
-			t.Errorf("%s, eps-rel %g: not converged after %d iterations: %+v", name, tc.epsRel, res.Iterations, res)
+			t.Errorf("%s: not converged after %d iterations: %+v", name, res.Iterations, res)
 		}
 		if res.LowerBound > want+1e-9*max(1, math.Abs(want)) {
-			t.Errorf("%s, eps-rel %g: lower bound %.10g exceeds the optimum %.10g", name, tc.epsRel, res.LowerBound, want)
+			t.Errorf("%s: lower bound %.10g exceeds the optimum %.10g", name, res.LowerBound, want)
 		}
 		if !relClose(res.Objective, want, tc.rel) {
-			t.Errorf("%s, eps-rel %g: objective %.8g, optimum %.8g (rel diff %.2g > %g)", name, tc.epsRel, res.Objective, want, (res.Objective-want)/max(1, math.Abs(want)), tc.rel)
+			t.Errorf("%s: objective %.8g, optimum %.8g (rel diff %.2g > %g)", name, res.Objective, want, (res.Objective-want)/max(1, math.Abs(want)), tc.rel)
 		}
-		t.Logf("%s, eps-rel %g: %d iterations, objective %.8g, optimum %.8g, rel diff %.1e, max violation %.1e", name, tc.epsRel, res.Iterations, res.Objective, want, (res.Objective-want)/max(1, math.Abs(want)), res.MaxViolation)
+		t.Logf("%s: %d iterations, objective %.8g, optimum %.8g, rel diff %.1e, max violation %.1e, final rho %.3g", name, res.Iterations, res.Objective, want, (res.Objective-want)/max(1, math.Abs(want)), res.MaxViolation, res.Rho)
 	}
 }
 
@@ -876,5 +880,114 @@ func TestStatusText(t *testing.T) {
 		if err := back.UnmarshalText(b); err != nil || back != st {
 			t.Errorf("%d: %q reads back as %v, %v", st, b, back, err)
 		}
+	}
+}
+
+// TestSetRhoKeepsDuals: changing the penalty mid-solve keeps the unscaled
+// duals exactly (the scaled ones are rescaled), so the Lagrangian bound is
+// unchanged, and the solve still reaches the LP optimum.
+func TestSetRhoKeepsDuals(t *testing.T) {
+	for _, cfg := range []admmtest.Config{
+		{Vars: 30, Potentials: 80, MinArity: 1, MaxArity: 3, Power: 1, Constraints: 6, Seed: 21},
+		{Vars: 30, Potentials: 80, MinArity: 1, MaxArity: 4, Power: 0, Constraints: 6, EqualFraction: 0.5, Seed: 22},
+	} {
+		p := admmtest.Random(cfg)
+		for _, weighted := range []bool{false, true} {
+			opt := DefaultOptions()
+			opt.RhoPolicy = RhoFixed
+			opt.MaxIter = 100
+			if weighted { // copy weights 1..3, as a lifted problem has
+				opt.Copies = make([]float64, len(p.Var)+len(p.CVar))
+				for k := range opt.Copies {
+					opt.Copies[k] = float64(1 + k%3)
+				}
+			}
+			s, err := New(p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Solve(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			pd, cd := s.Duals()
+			for _, rho := range []float64{7, 0.05, 1} {
+				s.setRho(rho)
+				pd2, cd2 := s.Duals()
+				for k := range pd {
+					if math.Abs(pd2[k]-pd[k]) > 1e-12*max(1, math.Abs(pd[k])) {
+						t.Fatalf("seed %d weighted %v: rho -> %g changed potential dual %d from %v to %v", cfg.Seed, weighted, rho, k, pd[k], pd2[k])
+					}
+				}
+				for k := range cd {
+					if math.Abs(cd2[k]-cd[k]) > 1e-12*max(1, math.Abs(cd[k])) {
+						t.Fatalf("seed %d weighted %v: rho -> %g changed constraint dual %d from %v to %v", cfg.Seed, weighted, rho, k, cd[k], cd2[k])
+					}
+				}
+			}
+			if weighted {
+				continue
+			}
+			s.setRho(5)
+			s.opt.MaxIter = 25000
+			res, err := s.Solve(context.Background(), nil)
+			if err != nil || !res.Converged() {
+				t.Fatalf("seed %d: after the change: %v %+v", cfg.Seed, err, res)
+			}
+			if want := lpOptimum(t, p, 1e-9); !relClose(res.Objective, want, 1e-3) {
+				t.Errorf("seed %d: objective %.8g after rho changes, optimum %.8g", cfg.Seed, res.Objective, want)
+			}
+		}
+	}
+}
+
+// TestAdaptiveCopyWeights: with uniform copy weights (a lifted problem of
+// k disjoint copies) every policy retraces the unweighted solve, and
+// adapts rho the same way.
+func TestAdaptiveCopyWeights(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 30, Potentials: 80, Constraints: 6, MinArity: 1, MaxArity: 4, Power: 0, Seed: 3})
+	for _, pol := range []RhoPolicy{RhoBalance, RhoSpectral} {
+		opt := DefaultOptions()
+		opt.Threads = 1
+		opt.RhoPolicy = pol
+		opt.CheckEvery = 10
+		plain, err := Solve(context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ones := make([]float64, len(p.Var)+len(p.CVar))
+		for k := range ones {
+			ones[k] = 1
+		}
+		opt.Copies = ones
+		weighted, err := Solve(context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if weighted.Iterations != plain.Iterations || math.Abs(weighted.Rho-plain.Rho) > 1e-9*plain.Rho {
+			t.Fatalf("%v: unit weights %d iterations, rho %v; unweighted %d, rho %v", pol, weighted.Iterations, weighted.Rho, plain.Iterations, plain.Rho)
+		}
+		for j := range plain.Values {
+			if math.Abs(weighted.Values[j]-plain.Values[j]) > 1e-9 {
+				t.Fatalf("%v: variable %d: %v with unit weights, %v without", pol, j, weighted.Values[j], plain.Values[j])
+			}
+		}
+	}
+}
+
+// TestRhoPolicyNames: every policy's name reads back, and a bad one is
+// refused.
+func TestRhoPolicyNames(t *testing.T) {
+	for p := RhoFixed; p <= rhoPolicies; p++ {
+		if back, err := ParseRhoPolicy(p.String()); err != nil || back != p {
+			t.Errorf("%v: read back %v, %v", p, back, err)
+		}
+	}
+	if _, err := ParseRhoPolicy("adaptive"); err == nil {
+		t.Error("unknown policy accepted")
+	}
+	opt := DefaultOptions()
+	opt.RhoPolicy = 7
+	if err := opt.Validate(); err == nil {
+		t.Error("policy 7 accepted")
 	}
 }

@@ -8,8 +8,12 @@ import (
 // Options configure the solver. Start from DefaultOptions: New rejects a zero
 // Rho or CheckEvery rather than guessing.
 type Options struct {
-	// Rho is the ADMM step size (penalty parameter), > 0.
+	// Rho is the ADMM step size (penalty parameter), > 0: the penalty
+	// throughout with RhoFixed, the first one with an adaptive policy.
 	Rho float64
+	// RhoPolicy says whether and how the penalty adapts during a solve
+	// (rho.go). The zero value is RhoFixed.
+	RhoPolicy RhoPolicy
 	// EpsAbs and EpsRel are the absolute and relative tolerances of the
 	// primal and dual residual test (Boyd et al. 2011, section 3.3.1), >= 0.
 	EpsAbs, EpsRel float64
@@ -65,6 +69,7 @@ type Progress struct {
 	PrimalTol      float64 // eps_pri: the primal residual must fall to this
 	DualTol        float64 // eps_dual: the dual residual must fall to this
 	MaxViolation   float64 // largest hard-constraint violation at the consensus point
+	Rho            float64 // the penalty of the iterations up to this check
 }
 
 // DefaultConstraintTol is the default Options.ConstraintTol. The residual
@@ -82,8 +87,10 @@ const DefaultGapTol = 1e-3
 
 // DefaultOptions returns the PSL 2.3 defaults (DESIGN.md section 4): rho 1,
 // EpsAbs 1e-5, EpsRel 1e-3, 25000 iterations, checks every 50 iterations,
-// all cores, ConstraintTol DefaultConstraintTol, and hinge's gap test with
-// GapTol DefaultGapTol.
+// all cores, ConstraintTol DefaultConstraintTol; and hinge's additions: the
+// gap test with GapTol DefaultGapTol, and rho adapted by residual balancing
+// (RhoBalance; bench/convergence measures it against fixed penalties and
+// RhoSpectral). RhoFixed restores PSL's fixed rho exactly.
 func DefaultOptions() Options {
 	return Options{
 		Rho:           1,
@@ -94,6 +101,7 @@ func DefaultOptions() Options {
 		Threads:       0,
 		ConstraintTol: DefaultConstraintTol,
 		GapTol:        DefaultGapTol,
+		RhoPolicy:     RhoBalance,
 	}
 }
 
@@ -103,6 +111,8 @@ func (o Options) Validate() error {
 	switch {
 	case !(o.Rho > 0) || !finite(o.Rho):
 		return fmt.Errorf("admm: rho %v must be a finite number > 0", o.Rho)
+	case o.RhoPolicy < RhoFixed || o.RhoPolicy > rhoPolicies:
+		return fmt.Errorf("admm: unknown rho policy %d", o.RhoPolicy)
 	case !(o.EpsAbs >= 0) || !finite(o.EpsAbs):
 		return fmt.Errorf("admm: eps-abs %v must be a finite number >= 0", o.EpsAbs)
 	case !(o.EpsRel >= 0) || !finite(o.EpsRel):

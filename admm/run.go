@@ -165,6 +165,12 @@ func (r *run) worker(w int) {
 		if r.stop {
 			return
 		}
+		if s.opt.RhoPolicy != RhoFixed {
+			if w == 0 {
+				s.adaptRho(r)
+			}
+			r.bar.wait()
+		}
 	}
 }
 
@@ -212,7 +218,7 @@ func (r *run) decide(it int) {
 	if s.cw == nil {
 		d2, vb = d2*s.uniform, vb*s.uniform // plain consensus counts each copy once
 	}
-	rho := opt.Rho
+	rho := s.rho
 	primal := math.Sqrt(t.r2)
 	dual := rho * math.Sqrt(d2)
 	sq := math.Sqrt(s.wsum)
@@ -235,6 +241,7 @@ func (r *run) decide(it int) {
 			PrimalTol:      epsPri,
 			DualTol:        epsDual,
 			MaxViolation:   t.maxViol,
+			Rho:            rho,
 		})
 	}
 	r.residualsOK = primal <= epsPri && dual <= epsDual && t.violated == 0
@@ -253,7 +260,7 @@ func (r *run) decide(it int) {
 func (r *run) decideGap(it int) {
 	s := r.s
 	opt := &s.opt
-	lb := opt.Rho * r.vb
+	lb := s.rho * r.vb
 	for _, c := range s.tpart {
 		lb += c.lb
 	}

@@ -88,6 +88,10 @@ type Solver struct {
 	// always describes the state a Solve stopped in.
 	z     []float64
 	q     []float64
+	// rho is the current penalty: Options.Rho at New, then as the policy
+	// adapts it (rho.go); it carries over from one Solve to the next.
+	rho   float64
+	adapt rhoState
 	slots [2]slot
 	gen   int
 	ran   bool
@@ -146,7 +150,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Solver{p: p, opt: opt, n: p.NumVars, m: p.NumPotentials(), nc: p.NumConstraints()}
+	s := &Solver{p: p, opt: opt, n: p.NumVars, m: p.NumPotentials(), nc: p.NumConstraints(), rho: opt.Rho}
 	s.copies = len(p.Var) + len(p.CVar)
 	if s.copies > math.MaxInt32 {
 		return nil, fmt.Errorf("admm: %d local copies exceed the int32 index range", s.copies)
@@ -335,7 +339,7 @@ func (s *Solver) termConst(i int) float64 {
 func (s *Solver) dual(i, k int) float64 {
 	last := &s.slots[s.gen&1]
 	v := s.vars[k]
-	return s.opt.Rho * s.copyWeight(k) * (last.z[v] - last.st[i]*s.dir[k] - s.z[v])
+	return s.rho * s.copyWeight(k) * (last.z[v] - last.st[i]*s.dir[k] - s.z[v])
 }
 
 // recip returns 1/x, or 0 when x is not positive (a term whose coefficients
@@ -475,6 +479,7 @@ type Result struct {
 	LowerBound     float64   // Lagrangian lower bound on the optimum at the end (see LowerBound); NaN when Options.GapTol is 0
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
+	Rho            float64   // the penalty at the end (Options.Rho unless the policy adapted it)
 }
 
 // Converged reports whether the solve stopped because it converged.
@@ -556,24 +561,15 @@ func (s *Solver) prepare(init []float64) error {
 	if len(p.Weight) != s.m {
 		return fmt.Errorf("admm: the problem has %d weights, want %d (one per potential; structure is fixed at New)", len(p.Weight), s.m)
 	}
-	rho := s.opt.Rho
 	for i, w := range p.Weight {
 		if !(w >= 0) || math.IsInf(w, 1) {
 			return fmt.Errorf("admm: potential %d: weight %v is not a finite nonnegative number", i, w)
 		}
 	}
 	for i, orig := range s.pot {
-		w := p.Weight[orig]
-		s.w[i] = w
-		w /= s.uniform // the local step's weight (see Solver.uniform)
-		if s.power[i] == 2 {
-			pp := &s.prm[i]
-			pp.g = 2 * w / (rho + 2*w*pp.n2)
-			s.caps[i] = math.Inf(1)
-		} else {
-			s.caps[i] = w / rho
-		}
+		s.w[i] = p.Weight[orig]
 	}
+	s.setGains()
 	if init != nil {
 		if len(init) != s.n {
 			return fmt.Errorf("admm: init has %d values, want %d (one per variable)", len(init), s.n)
@@ -592,6 +588,21 @@ func (s *Solver) prepare(init []float64) error {
 	// state of the last Solve.
 	s.ran = true
 	return nil
+}
+
+// setGains sets the potentials' parameters that depend on their weights
+// and the penalty: a squared hinge's gain, a linear hinge's cap.
+func (s *Solver) setGains() {
+	for i, w := range s.w {
+		w /= s.uniform // the local step's weight (see Solver.uniform)
+		if s.power[i] == 2 {
+			pp := &s.prm[i]
+			pp.g = 2 * w / (s.rho + 2*w*pp.n2)
+			s.caps[i] = math.Inf(1)
+		} else {
+			s.caps[i] = w / s.rho
+		}
+	}
 }
 
 // finish builds the Result at the current consensus point. With a gap test
@@ -617,6 +628,7 @@ func (s *Solver) finish(iter int, status Status, primal, dual, epsPri, epsDual, 
 		DualTol:        epsDual,
 		LowerBound:     lowerBound,
 		Worst:          -1,
+		Rho:            s.rho,
 	}
 	res.MaxViolation, res.Violated, res.Worst = checkConstraints(s.p, vals, s.ctolUser)
 	switch {

@@ -308,8 +308,8 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 	if rep.LowerBound != nil {
 		bound = fmt.Sprintf(" (lower bound %.6g, relative gap %.2g)", *rep.LowerBound, *rep.RelativeGap)
 	}
-	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g%s, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, %s; %.3f s\n",
-		res.Iterations, res.Objective, bound, res.PrimalResidual, res.DualResidual, res.MaxViolation, res.Status, rep.Seconds.Solve)
+	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g%s, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, rho %.3g, %s; %.3f s\n",
+		res.Iterations, res.Objective, bound, res.PrimalResidual, res.DualResidual, res.MaxViolation, res.Rho, res.Status, rep.Seconds.Solve)
 	return res.Values, &solveSummary{Status: res.Status, Iterations: res.Iterations, Violated: res.Violated, Worst: res.Worst, MaxViolation: res.MaxViolation}, nil
 }
 

@@ -51,6 +51,7 @@ type solverReport struct {
 	DualResidual           float64     `json:"dual_residual"`
 	MaxConstraintViolation float64     `json:"max_constraint_violation"`
 	ViolatedConstraints    int         `json:"violated_constraints"`
+	Rho                    float64     `json:"rho"` // the penalty at the end
 }
 
 // solverReportOf fills a solverReport from an ADMM result.
@@ -64,6 +65,7 @@ func solverReportOf(res *admm.Result) solverReport {
 		DualResidual:           res.DualResidual,
 		MaxConstraintViolation: res.MaxViolation,
 		ViolatedConstraints:    res.Violated,
+		Rho:                    res.Rho,
 	}
 	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound)
 	return r
@@ -118,7 +120,8 @@ one is printed, the outputs are written anyway and the exit status is 1.`,
 func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
 	f := cmd.Flags()
 	f.IntVar(&o.Threads, "threads", o.Threads, "ADMM worker threads (0: all cores); results do not depend on it")
-	f.Float64Var(&o.Rho, "rho", o.Rho, "ADMM step size (penalty parameter), > 0")
+	f.Float64Var(&o.Rho, "rho", o.Rho, "ADMM step size (penalty parameter), > 0: the first one when --rho-policy adapts it")
+	f.Var(rhoPolicyFlag{&o.RhoPolicy}, "rho-policy", "how the penalty adapts: fixed (--rho throughout, PSL's behaviour), balance (residual balancing) or spectral (Xu et al. 2017)")
 	f.Float64Var(&o.EpsAbs, "eps-abs", o.EpsAbs, "ADMM absolute residual tolerance")
 	f.Float64Var(&o.EpsRel, "eps-rel", o.EpsRel, "ADMM relative residual tolerance")
 	f.IntVar(&o.MaxIter, "max-iter", o.MaxIter, "ADMM iteration limit")
@@ -127,11 +130,31 @@ func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
 	f.Float64Var(&o.GapTol, "gap-tol", o.GapTol, "relative duality gap (objective - Lagrangian lower bound)/max(1, |objective|) required to stop; 0: PSL's residual test alone")
 }
 
+// rhoPolicyFlag reads --rho-policy.
+type rhoPolicyFlag struct{ p *admm.RhoPolicy }
+
+func (f rhoPolicyFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.String()
+}
+
+func (f rhoPolicyFlag) Set(s string) error {
+	p, err := admm.ParseRhoPolicy(s)
+	if err == nil {
+		*f.p = p
+	}
+	return err
+}
+
+func (rhoPolicyFlag) Type() string { return "policy" }
+
 // admmProgress shows each ADMM residual check on the progress line.
 func admmProgress(bar *progress.Reporter) func(admm.Progress) {
 	return func(pr admm.Progress) {
-		bar.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e",
-			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation)
+		bar.Status("ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)  max violation %.2e  rho %.3g",
+			pr.Iteration, pr.Objective, pr.PrimalResidual, pr.PrimalTol, pr.DualResidual, pr.DualTol, pr.MaxViolation, pr.Rho)
 	}
 }
 
