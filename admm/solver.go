@@ -86,8 +86,8 @@ type Solver struct {
 	// consensus they read in slots[g&1], g the iteration's number counted
 	// over all Solves (gen counts them), so the slot of the last iteration
 	// always describes the state a Solve stopped in.
-	z     []float64
-	q     []float64
+	z []float64
+	q []float64
 	// rho is the current penalty: Options.Rho at New, then as the policy
 	// adapts it (rho.go); it carries over from one Solve to the next.
 	rho   float64

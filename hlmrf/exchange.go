@@ -2,6 +2,7 @@ package hlmrf
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/field"
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -51,44 +53,50 @@ func Read(r io.Reader, name string) (*Problem, error) {
 	line := 0
 	for sc.Scan() {
 		line++
-		text := sc.Text()
-		body := text
-		comment := ""
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			body, comment = text[:i], text[i+1:]
-		}
-		if strings.TrimSpace(body) == "" {
+		// A byte scanner over the line, with no allocation per line; the
+		// rare forms (comments, odd powers, errors) take the string paths.
+		text := sc.Bytes()
+		body, comment, hasComment := bytes.Cut(text, []byte{'#'})
+		i := skipBlanks(body, 0)
+		if i == len(body) {
 			// A comment-only line; it may declare the variable count.
-			if n, ok, err := parseVarsDecl(comment); err != nil {
-				return nil, synErr(name, line, strings.IndexByte(text, '#')+2, err.Error())
+			if n, ok, err := parseVarsDecl(string(comment)); err != nil {
+				return nil, synErr(name, line, bytes.IndexByte(text, '#')+2, err.Error())
 			} else if ok {
 				declared = n
 			}
 			continue
 		}
-		toks := fields(body)
-		head := toks[0]
+		headCol := i + 1
+		i = tokenEnd(body, i)
+		head := body[headCol-1 : i]
 		vars, coefs = vars[:0], coefs[:0]
 		c := 0.0
-		for _, t := range toks[1:] {
-			colon := strings.IndexByte(t.s, ':')
+		for {
+			if i = skipBlanks(body, i); i == len(body) {
+				break
+			}
+			tcol := i + 1
+			i = tokenEnd(body, i)
+			t := body[tcol-1 : i]
+			colon := bytes.IndexByte(t, ':')
 			if colon < 0 {
-				return nil, synErr(name, line, t.col, fmt.Sprintf("expected column:value, found %q", t.s))
+				return nil, synErr(name, line, tcol, fmt.Sprintf("expected column:value, found %q", t))
 			}
-			col, err := strconv.Atoi(t.s[:colon])
+			col, err := num.Atoi(t[:colon])
 			if err != nil || col < 0 {
-				return nil, synErr(name, line, t.col, fmt.Sprintf("bad column %q (want 0 for the constant or a 1-based variable column)", t.s[:colon]))
+				return nil, synErr(name, line, tcol, fmt.Sprintf("bad column %q (want 0 for the constant or a 1-based variable column)", t[:colon]))
 			}
-			val, err := strconv.ParseFloat(t.s[colon+1:], 64)
+			val, err := num.ParseFloat(t[colon+1:])
 			if err != nil || math.IsNaN(val) || math.IsInf(val, 0) {
-				return nil, synErr(name, line, t.col+colon+1, fmt.Sprintf("bad value %q (want a finite number)", t.s[colon+1:]))
+				return nil, synErr(name, line, tcol+colon+1, fmt.Sprintf("bad value %q (want a finite number)", t[colon+1:]))
 			}
 			if col == 0 {
 				c += val // repeated columns are summed, the constant's too
 				continue
 			}
 			if col > MaxVars {
-				return nil, synErr(name, line, t.col, fmt.Sprintf("column %d is too large (at most %d variables)", col, MaxVars))
+				return nil, synErr(name, line, tcol, fmt.Sprintf("column %d is too large (at most %d variables)", col, MaxVars))
 			}
 			if val == 0 {
 				continue
@@ -99,15 +107,15 @@ func Read(r io.Reader, name string) (*Problem, error) {
 				p.NumVars = col
 			}
 		}
-		switch head.s {
+		switch string(head) { // no allocation: the conversion is only compared
 		case "<=", "=", ">=":
-			if strings.TrimSpace(comment) != "" {
-				return nil, synErr(name, line, strings.IndexByte(text, '#')+1, "a constraint line takes no '#^d' power")
+			if hasComment && skipBlanks(comment, 0) != len(comment) {
+				return nil, synErr(name, line, bytes.IndexByte(text, '#')+1, "a constraint line takes no '#^d' power")
 			}
 			kind := LessEq
-			if head.s == "=" {
+			if head[0] == '=' {
 				kind = Equal
-			} else if head.s == ">=" {
+			} else if head[0] == '>' {
 				for k := range coefs {
 					coefs[k] = -coefs[k]
 				}
@@ -115,17 +123,15 @@ func Read(r io.Reader, name string) (*Problem, error) {
 			}
 			p.AddConstraint(kind, c, -1, vars, coefs)
 		default:
-			w, err := strconv.ParseFloat(head.s, 64)
+			w, err := num.ParseFloat(head)
 			if err != nil || w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-				return nil, synErr(name, line, head.col, fmt.Sprintf("expected a finite nonnegative weight or one of <=, =, >=, found %q", head.s))
+				return nil, synErr(name, line, headCol, fmt.Sprintf("expected a finite nonnegative weight or one of <=, =, >=, found %q", head))
 			}
 			power := uint8(1)
-			if ct := fields(comment); len(ct) > 0 {
-				ps := ct[0].s
-				if len(ct) != 1 || (ps != "^1" && ps != "^2") {
-					return nil, synErr(name, line, strings.IndexByte(text, '#')+1+ct[0].col, fmt.Sprintf("expected ^1 or ^2 after '#', found %q", strings.TrimSpace(comment)))
+			if hasComment {
+				if power, err = parsePower(comment); err != nil {
+					return nil, synErr(name, line, bytes.IndexByte(text, '#')+1+err.(*powerError).col, err.Error())
 				}
-				power = ps[1] - '0'
 			}
 			p.AddPotential(w, c, power, -1, vars, coefs)
 		}
@@ -156,28 +162,47 @@ func parseVarsDecl(comment string) (int, bool, error) {
 	return n, true, nil
 }
 
-type token struct {
-	s   string
-	col int // 1-based
+// skipBlanks returns the index of the first byte at or after i that is not
+// a blank (space, tab, carriage return).
+func skipBlanks(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
-func fields(s string) []token {
-	var out []token
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
-			i++
-		}
-		j := i
-		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' {
-			j++
-		}
-		if j > i {
-			out = append(out, token{s[i:j], i + 1})
-		}
-		i = j
+// tokenEnd returns the index of the first blank at or after i.
+func tokenEnd(b []byte, i int) int {
+	for i < len(b) && b[i] != ' ' && b[i] != '\t' && b[i] != '\r' {
+		i++
 	}
-	return out
+	return i
+}
+
+// powerError is a bad "#^d" comment; col is the 1-based column of its
+// first token after the '#' (1 when there is none).
+type powerError struct {
+	col  int
+	text string
+}
+
+func (e *powerError) Error() string {
+	return fmt.Sprintf("expected ^1 or ^2 after '#', found %q", e.text)
+}
+
+// parsePower reads a potential line's comment (after '#'): blank (power 1),
+// or "^1" or "^2" between blanks.
+func parsePower(comment []byte) (uint8, error) {
+	i := skipBlanks(comment, 0)
+	if i == len(comment) {
+		return 1, nil
+	}
+	j := tokenEnd(comment, i)
+	tok := comment[i:j]
+	if skipBlanks(comment, j) != len(comment) || len(tok) != 2 || tok[0] != '^' || (tok[1] != '1' && tok[1] != '2') {
+		return 0, &powerError{col: i + 1, text: string(bytes.TrimSpace(comment))}
+	}
+	return tok[1] - '0', nil
 }
 
 // Write writes p in the exchange format, starting with a "# variables: N"

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -54,7 +55,7 @@ const maxVars = hlmrf.MaxVars
 const maxClauses = 1<<30 - 1
 
 type wtoken struct {
-	s   string
+	b   []byte // in the scanner's buffer: valid for its line only
 	col int
 }
 
@@ -107,16 +108,16 @@ func Read(r io.Reader, name string) (*Instance, error) {
 	}
 	for sc.Scan() {
 		line++
-		text := sc.Text()
+		text := sc.Bytes()
 		toks = splitTokens(text, toks[:0])
 		endOfLine = len(text) + 1
 		if len(toks) == 0 {
 			continue
 		}
-		if toks[0].s[0] == 'c' {
+		if toks[0].b[0] == 'c' {
 			continue
 		}
-		lineIsP = toks[0].s == "p"
+		lineIsP = string(toks[0].b) == "p"
 		if lineIsP {
 			if classic {
 				return nil, errAt(line, 1, "second \"p\" line (the header is on line %d)", headerLine)
@@ -124,31 +125,31 @@ func Read(r io.Reader, name string) (*Instance, error) {
 			if seenClause || open {
 				return nil, errAt(line, 1, "\"p\" header after the first clause")
 			}
-			if len(toks) < 4 || (toks[1].s != "wcnf" && toks[1].s != "cnf") {
+			if len(toks) < 4 || (string(toks[1].b) != "wcnf" && string(toks[1].b) != "cnf") {
 				return nil, errAt(line, 1, "bad header %q (want \"p wcnf NVARS NCLAUSES [TOP]\" or \"p cnf NVARS NCLAUSES\")", text)
 			}
 			classic = true
 			headerLine = line
-			cnf = toks[1].s == "cnf"
-			n, err := strconv.Atoi(toks[2].s)
+			cnf = string(toks[1].b) == "cnf"
+			n, err := strconv.Atoi(string(toks[2].b))
 			if err != nil || n < 0 || n > maxVars {
-				return nil, errAt(line, toks[2].col, "bad variable count %q (want 0 to %d)", toks[2].s, maxVars)
+				return nil, errAt(line, toks[2].col, "bad variable count %q (want 0 to %d)", toks[2].b, maxVars)
 			}
-			m, err := strconv.Atoi(toks[3].s)
+			m, err := strconv.Atoi(string(toks[3].b))
 			if err != nil || m < 0 || m > maxClauses {
-				return nil, errAt(line, toks[3].col, "bad clause count %q", toks[3].s)
+				return nil, errAt(line, toks[3].col, "bad clause count %q", toks[3].b)
 			}
 			declVars, declClause, countCol = n, m, toks[3].col
 			extra := 4
 			if len(toks) > 4 && !cnf {
-				t, err := strconv.ParseFloat(toks[4].s, 64)
+				t, err := strconv.ParseFloat(string(toks[4].b), 64)
 				if err != nil || math.IsNaN(t) || t <= 0 {
-					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].s)
+					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].b)
 				}
 				top, hasTop, extra = t, true, 5
 			}
 			if len(toks) > extra {
-				return nil, errAt(line, toks[extra].col, "unexpected %q after the header", toks[extra].s)
+				return nil, errAt(line, toks[extra].col, "unexpected %q after the header", toks[extra].b)
 			}
 			in.NumVars = n
 			continue
@@ -161,19 +162,19 @@ func Read(r io.Reader, name string) (*Instance, error) {
 				hard = false
 				weight = 1
 				switch {
-				case !classic && t.s == "h":
+				case !classic && string(t.b) == "h":
 					hard = true
 					continue
 				case classic && cnf:
 					// no weight token: fall through to the literal
 				default:
-					w, err := strconv.ParseFloat(t.s, 64)
+					w, err := num.ParseFloat(t.b)
 					if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 						what := "a clause weight"
 						if !classic {
 							what = "a clause weight or h"
 						}
-						return nil, errAt(line, t.col, "expected %s (a finite nonnegative number), found %q", what, t.s)
+						return nil, errAt(line, t.col, "expected %s (a finite nonnegative number), found %q", what, t.b)
 					}
 					weight = w
 					if hasTop && w >= top {
@@ -182,9 +183,9 @@ func Read(r io.Reader, name string) (*Instance, error) {
 					continue
 				}
 			}
-			v, err := strconv.ParseInt(t.s, 10, 64)
+			v, err := num.ParseInt(t.b)
 			if err != nil {
-				return nil, errAt(line, t.col, "expected a literal (a nonzero integer) or 0, found %q", t.s)
+				return nil, errAt(line, t.col, "expected a literal (a nonzero integer) or 0, found %q", t.b)
 			}
 			if v == 0 {
 				if err := finish(); err != nil {
@@ -225,7 +226,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 }
 
 // splitTokens splits s at blanks, keeping 1-based byte columns.
-func splitTokens(s string, out []wtoken) []wtoken {
+func splitTokens(s []byte, out []wtoken) []wtoken {
 	i := 0
 	for i < len(s) {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') {

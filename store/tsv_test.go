@@ -272,6 +272,7 @@ func BenchmarkLoadTSV(b *testing.B) {
 		// CPU time includes the garbage collector's work on other threads.
 		b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
 		b.ReportMetric(float64(n)*float64(b.N)/cpu, "atoms/cpu-s")
+		b.ReportMetric(float64(len(data))*float64(b.N)/cpu/1e6, "MB/cpu-s")
 	}
 }
 
