@@ -991,3 +991,34 @@ func TestRhoPolicyNames(t *testing.T) {
 		t.Error("policy 7 accepted")
 	}
 }
+
+// TestPoliciesAgree: at tight tolerances every policy certifies the same
+// answer as the fixed penalty on random problems with hard constraints:
+// objectives within 1e-6 (relative) of each other, and each lower bound
+// below every objective.
+func TestPoliciesAgree(t *testing.T) {
+	for seed := uint64(31); seed <= 34; seed++ {
+		p := admmtest.Random(admmtest.Config{Vars: 40, Potentials: 120, MinArity: 1, MaxArity: 4, Power: uint8(seed % 3), Constraints: 12, EqualFraction: 0.3, Seed: seed})
+		var res [3]*Result
+		for i, pol := range []RhoPolicy{RhoFixed, RhoBalance, RhoSpectral} {
+			opt := DefaultOptions()
+			opt.RhoPolicy, opt.EpsRel, opt.EpsAbs, opt.GapTol, opt.ConstraintTol = pol, 1e-6, 1e-8, 1e-6, 1e-7
+			opt.MaxIter = 200000
+			res[i] = solve(t, p, opt)
+			if !res[i].Converged() {
+				t.Fatalf("seed %d %v: %v after %d iterations", seed, pol, res[i].Status, res[i].Iterations)
+			}
+			t.Logf("seed %d %v: %d iterations, objective %.10g, bound %.10g", seed, pol, res[i].Iterations, res[i].Objective, res[i].LowerBound)
+		}
+		for i, r := range res {
+			if !relClose(r.Objective, res[0].Objective, 1e-6) {
+				t.Errorf("seed %d: policy %d objective %.10g, fixed %.10g", seed, i, r.Objective, res[0].Objective)
+			}
+			for _, o := range res {
+				if r.LowerBound > o.Objective+1e-6*max(1, math.Abs(o.Objective)) {
+					t.Errorf("seed %d: policy %d bound %.10g above an objective %.10g", seed, i, r.LowerBound, o.Objective)
+				}
+			}
+		}
+	}
+}
