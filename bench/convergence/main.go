@@ -25,6 +25,7 @@
 //	go -C bench run ./convergence                          # everything, about 10 minutes
 //	go -C bench run ./convergence -problems cora,linear    # a subset
 //	go -C bench run ./convergence -update-results          # refresh results/
+//	go -C bench run ./convergence -problems "" -files /tmp/social1.hlmrf   # an exchange file
 package main
 
 import (
@@ -54,6 +55,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/citations"
 	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/pipeline"
 )
 
@@ -85,6 +87,7 @@ type point struct{ sec, obj float64 }
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("convergence", flag.ContinueOnError)
 	probs := fs.String("problems", strings.Join(allProblems, ","), "problems to run: "+strings.Join(allProblems, ", "))
+	files := fs.String("files", "", "more problems: exchange-format files (comma-separated), named by their base names")
 	rhos := fs.String("rhos", "0.1,0.3,1,3,10,30,100", "fixed penalties to run")
 	policies := fs.String("policies", "balance,spectral", "adaptive policies to run (started at rho 1)")
 	threads := fs.Int("threads", 2, "ADMM threads (iterations do not depend on it)")
@@ -126,12 +129,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	header := []string{"problem", "variables", "potentials", "constraints", "config", "gap", "iterations", "seconds", "status", "objective", "lower_bound", "final_rho"}
 	rows := [][]string{header}
 	traceRows := [][]string{{"problem", "config", "iteration", "seconds", "objective"}}
-	for _, name := range strings.Split(*probs, ",") {
-		name = strings.TrimSpace(name)
-		p, err := problem(name, dataDir)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	names := strings.Split(*probs, ",")
+	if *files != "" {
+		names = append(names, strings.Split(*files, ",")...)
+	}
+	for _, arg := range names {
+		arg = strings.TrimSpace(arg)
+		if arg == "" {
+			continue
 		}
+		p, err := problem(arg, dataDir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", arg, err)
+		}
+		name := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg)) // a file's label
 		if p == nil {
 			fmt.Fprintf(stdout, "%s: skipped (no shared data at %q)\n", name, dataDir)
 			continue
@@ -217,9 +228,17 @@ func summary(rows [][]string) [][]string {
 	return out
 }
 
-// problem builds the named problem, or returns nil when it needs shared
-// data that is absent.
+// problem builds the named problem (or reads an exchange-format file given
+// by a path), or returns nil when it needs shared data that is absent.
 func problem(name, dataDir string) (*hlmrf.Problem, error) {
+	if strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".hlmrf") {
+		f, err := textfile.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return hlmrf.Read(f, name)
+	}
 	switch name {
 	case "cora", "citeseer":
 		dir := filepath.Join(dataDir, name)
