@@ -54,10 +54,15 @@ const maxVars = hlmrf.MaxVars
 // index and a sign bit into an int32).
 const maxClauses = 1<<30 - 1
 
+// wtoken is a token of the current line: line[lo:hi], at 1-based column
+// col. Offsets rather than a slice, so that filling the token list writes
+// no pointers (a pointer per token cost a GC write barrier each).
 type wtoken struct {
-	b   []byte // in the scanner's buffer: valid for its line only
-	col int
+	lo, hi, col int
 }
+
+// in returns the token's bytes in line.
+func (t wtoken) in(line []byte) []byte { return line[t.lo:t.hi] }
 
 // Read parses a WCNF file in either form (see the comment above). name is
 // used in error messages, usually the file name.
@@ -114,10 +119,10 @@ func Read(r io.Reader, name string) (*Instance, error) {
 		if len(toks) == 0 {
 			continue
 		}
-		if toks[0].b[0] == 'c' {
+		if toks[0].in(text)[0] == 'c' {
 			continue
 		}
-		lineIsP = string(toks[0].b) == "p"
+		lineIsP = string(toks[0].in(text)) == "p"
 		if lineIsP {
 			if classic {
 				return nil, errAt(line, 1, "second \"p\" line (the header is on line %d)", headerLine)
@@ -125,31 +130,31 @@ func Read(r io.Reader, name string) (*Instance, error) {
 			if seenClause || open {
 				return nil, errAt(line, 1, "\"p\" header after the first clause")
 			}
-			if len(toks) < 4 || (string(toks[1].b) != "wcnf" && string(toks[1].b) != "cnf") {
+			if len(toks) < 4 || (string(toks[1].in(text)) != "wcnf" && string(toks[1].in(text)) != "cnf") {
 				return nil, errAt(line, 1, "bad header %q (want \"p wcnf NVARS NCLAUSES [TOP]\" or \"p cnf NVARS NCLAUSES\")", text)
 			}
 			classic = true
 			headerLine = line
-			cnf = string(toks[1].b) == "cnf"
-			n, err := strconv.Atoi(string(toks[2].b))
+			cnf = string(toks[1].in(text)) == "cnf"
+			n, err := strconv.Atoi(string(toks[2].in(text)))
 			if err != nil || n < 0 || n > maxVars {
-				return nil, errAt(line, toks[2].col, "bad variable count %q (want 0 to %d)", toks[2].b, maxVars)
+				return nil, errAt(line, toks[2].col, "bad variable count %q (want 0 to %d)", toks[2].in(text), maxVars)
 			}
-			m, err := strconv.Atoi(string(toks[3].b))
+			m, err := strconv.Atoi(string(toks[3].in(text)))
 			if err != nil || m < 0 || m > maxClauses {
-				return nil, errAt(line, toks[3].col, "bad clause count %q", toks[3].b)
+				return nil, errAt(line, toks[3].col, "bad clause count %q", toks[3].in(text))
 			}
 			declVars, declClause, countCol = n, m, toks[3].col
 			extra := 4
 			if len(toks) > 4 && !cnf {
-				t, err := strconv.ParseFloat(string(toks[4].b), 64)
+				t, err := strconv.ParseFloat(string(toks[4].in(text)), 64)
 				if err != nil || math.IsNaN(t) || t <= 0 {
-					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].b)
+					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].in(text))
 				}
 				top, hasTop, extra = t, true, 5
 			}
 			if len(toks) > extra {
-				return nil, errAt(line, toks[extra].col, "unexpected %q after the header", toks[extra].b)
+				return nil, errAt(line, toks[extra].col, "unexpected %q after the header", toks[extra].in(text))
 			}
 			in.NumVars = n
 			continue
@@ -162,19 +167,19 @@ func Read(r io.Reader, name string) (*Instance, error) {
 				hard = false
 				weight = 1
 				switch {
-				case !classic && string(t.b) == "h":
+				case !classic && string(t.in(text)) == "h":
 					hard = true
 					continue
 				case classic && cnf:
 					// no weight token: fall through to the literal
 				default:
-					w, err := num.ParseFloat(t.b)
+					w, err := num.ParseFloat(t.in(text))
 					if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 						what := "a clause weight"
 						if !classic {
 							what = "a clause weight or h"
 						}
-						return nil, errAt(line, t.col, "expected %s (a finite nonnegative number), found %q", what, t.b)
+						return nil, errAt(line, t.col, "expected %s (a finite nonnegative number), found %q", what, t.in(text))
 					}
 					weight = w
 					if hasTop && w >= top {
@@ -183,9 +188,9 @@ func Read(r io.Reader, name string) (*Instance, error) {
 					continue
 				}
 			}
-			v, err := num.ParseInt(t.b)
+			v, err := num.ParseInt(t.in(text))
 			if err != nil {
-				return nil, errAt(line, t.col, "expected a literal (a nonzero integer) or 0, found %q", t.b)
+				return nil, errAt(line, t.col, "expected a literal (a nonzero integer) or 0, found %q", t.in(text))
 			}
 			if v == 0 {
 				if err := finish(); err != nil {
@@ -237,7 +242,7 @@ func splitTokens(s []byte, out []wtoken) []wtoken {
 			j++
 		}
 		if j > i {
-			out = append(out, wtoken{s[i:j], i + 1})
+			out = append(out, wtoken{i, j, i + 1})
 		}
 		i = j
 	}
