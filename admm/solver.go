@@ -583,6 +583,7 @@ func (s *Solver) prepare(init []float64) error {
 			s.z[s.varNew[j]] = y
 		}
 		s.startAtZ()
+		s.adapt.ok = false // the spectral policy's last check is not this state's past
 	}
 	// A cold start is the zero state New allocated; a continuation keeps the
 	// state of the last Solve.
