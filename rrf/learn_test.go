@@ -101,46 +101,18 @@ func TestLearnFromSamples(t *testing.T) {
 		n.Weights[i] += rng.NormFloat64()
 	}
 	start := pll()
-	got, err := Learn(context.Background(), n, worlds, nil, LearnOptions{})
+	res, err := Learn(context.Background(), n, worlds, nil, LearnOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := res.PLL
+	if !res.Converged {
+		t.Errorf("L-BFGS stopped with %s after %d iterations (gradient norm %.3g)", res.Status, res.Iterations, res.GradNorm)
 	}
 	if math.Abs(got-pll()) > 1e-9*math.Abs(got) || got < atTruth-1e-6 || got <= start {
 		t.Errorf("pseudo-log-likelihood: perturbed start %.6g, learned %.6g (recomputed %.6g), generating weights %.6g", start, got, pll(), atTruth)
 	}
 	t.Logf("pseudo-log-likelihood: start %.4f, learned %.4f, generating weights %.4f", start, got, atTruth)
-}
-
-// grad (the dense reference) adds c * d s_0 / d w (at the state's current values) to g, by
-// back-propagation: d_i = d s_0 / d s_i is 1 at the root and
-// d_j += d_i * w_ij * f_j down every edge to a feature child j (parents come
-// before children, so one pass in index order suffices). For the root
-// d s_0 / d w_0j = v_j; for an inner feature the normalisation M_i moves
-// with its weights, and d s_0 / d w_ij = d_i * (v_j - [w_ij > 0]).
-func (s *State) grad(c float64, d, g []float64) {
-	n := s.net
-	clear(d)
-	d[0] = 1
-	for i, cs := range n.Features {
-		di := d[i]
-		if di == 0 {
-			continue
-		}
-		for _, ch := range cs {
-			w := n.Weights[ch.Weight]
-			var v float64
-			if ch.Var >= 0 {
-				v = s.leaf(ch.Var, ch.Neg)
-			} else {
-				v = s.val[ch.Feature]
-				d[ch.Feature] += di * w * v
-			}
-			if i > 0 && w > 0 {
-				v--
-			}
-			g[ch.Weight] += c * di * v
-		}
-	}
 }
 
 // TestFlipDiffMatchesDense checks the pseudo-likelihood gradient, whose
