@@ -28,19 +28,36 @@ func enumerate(x []bool, ev *Evidence, f func(y []bool)) {
 	}
 }
 
+// evidenceKey names the values of the variables ev fixes in x: worlds
+// with the same key share the conditional distribution.
+func evidenceKey(x []bool, ev *Evidence) string {
+	key := make([]byte, len(x))
+	for v, b := range x {
+		if ev.fixed(v) && b {
+			key[v] = 1
+		}
+	}
+	return string(key)
+}
+
 // exactLL is sum_k log P(x_k | evidence of x_k) by enumeration, with the
 // score from its definition (score), independent of State.
 func exactLL(n *Net, worlds [][]bool, ev *Evidence) float64 {
 	total := 0.0
+	logZ := map[string]float64{}
 	for _, x := range worlds {
-		var logs []float64
-		enumerate(x, ev, func(y []bool) { logs = append(logs, score(n, y)) })
-		m := slices.Max(logs)
-		z := 0.0
-		for _, l := range logs {
-			z += math.Exp(l - m)
+		key := evidenceKey(x, ev)
+		if _, ok := logZ[key]; !ok {
+			var logs []float64
+			enumerate(x, ev, func(y []bool) { logs = append(logs, score(n, y)) })
+			m := slices.Max(logs)
+			z := 0.0
+			for _, l := range logs {
+				z += math.Exp(l - m)
+			}
+			logZ[key] = m + math.Log(z)
 		}
-		total += score(n, x) - m - math.Log(z)
+		total += score(n, x) - logZ[key]
 	}
 	return total
 }
@@ -64,32 +81,42 @@ func exactLLGrad(t *testing.T, n *Net, worlds [][]bool, ev *Evidence) (g, fisher
 		s.grad(1, d, out)
 		return out
 	}
+	type moments struct{ mean, variance []float64 }
+	cache := map[string]moments{}
 	for _, x := range worlds {
 		for i, v := range gradAt(x) {
 			g[i] += v
 		}
-		var ps []float64
-		var gs [][]float64
-		enumerate(x, ev, func(y []bool) {
-			ps = append(ps, score(n, y))
-			gs = append(gs, gradAt(y))
-		})
-		m := slices.Max(ps)
-		z := 0.0
-		for k := range ps {
-			ps[k] = math.Exp(ps[k] - m)
-			z += ps[k]
-		}
-		mean, sq := make([]float64, nw), make([]float64, nw)
-		for k, gk := range gs {
-			for i, v := range gk {
-				mean[i] += ps[k] / z * v
-				sq[i] += ps[k] / z * v * v
+		key := evidenceKey(x, ev)
+		m, ok := cache[key]
+		if !ok {
+			var ps []float64
+			var gs [][]float64
+			enumerate(x, ev, func(y []bool) {
+				ps = append(ps, score(n, y))
+				gs = append(gs, gradAt(y))
+			})
+			top := slices.Max(ps)
+			z := 0.0
+			for k := range ps {
+				ps[k] = math.Exp(ps[k] - top)
+				z += ps[k]
 			}
+			m = moments{make([]float64, nw), make([]float64, nw)}
+			for k, gk := range gs {
+				for i, v := range gk {
+					m.mean[i] += ps[k] / z * v
+					m.variance[i] += ps[k] / z * v * v
+				}
+			}
+			for i := range m.mean {
+				m.variance[i] -= m.mean[i] * m.mean[i]
+			}
+			cache[key] = m
 		}
 		for i := range g {
-			g[i] -= mean[i]
-			fisher[i] += sq[i] - mean[i]*mean[i]
+			g[i] -= m.mean[i]
+			fisher[i] += m.variance[i]
 		}
 	}
 	return g, fisher
