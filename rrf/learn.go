@@ -286,7 +286,8 @@ type LearnResult struct {
 	// Iterations is the number of L-BFGS iterations or ll steps.
 	Iterations int
 	// Status says why the optimiser stopped: gonum's optimize.Status name
-	// (pll), or IterationLimit (ll, which runs its steps).
+	// (pll; Failure when a line search failed, see Learn), or
+	// IterationLimit (ll, which runs its steps).
 	Status string
 	// Converged is true when L-BFGS stopped at a small gradient or no
 	// further progress (pll); ll never claims it.
@@ -301,7 +302,9 @@ type LearnResult struct {
 // each world), starting from the net's weights, which it replaces.
 //
 // Method "pll" maximises the pseudo-log-likelihood (PseudoLogLikelihood)
-// by L-BFGS.
+// by L-BFGS. The objective has a kink wherever an inner weight crosses 0
+// (the normalisation M_i sums the positive weights), where L-BFGS's line
+// search can fail (Status Failure); the best point evaluated is returned.
 //
 // Method "ll" maximises the log-likelihood sum_k log P(x_k | evidence_k),
 // whose gradient is the paper's
@@ -364,12 +367,19 @@ func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt Lea
 	return res, nil
 }
 
-// learnPLL maximises the pseudo-log-likelihood by L-BFGS.
+// learnPLL maximises the pseudo-log-likelihood by L-BFGS. The objective
+// has a kink wherever an inner weight crosses 0 (the normalisation M_i sums
+// the positive weights, so d s_i/d w_ij jumps from v_j to v_j - 1), and
+// L-BFGS's line search, which assumes a smooth function, can fail there
+// (on about 1 in 10 small random problems started near 0). gonum then
+// returns its last accepted iterate; learnPLL returns the best point it
+// evaluated instead, which is often past the kink and better.
 func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
 	if opt.MaxIter == 0 {
 		opt.MaxIter = 500
 	}
 	init := slices.Clone(net.Weights)
+	best, bestW := math.Inf(1), slices.Clone(init)
 	var evalErr error
 	f := func(w []float64, g []float64) float64 {
 		if ctx.Err() != nil {
@@ -394,6 +404,10 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 				g[i] = -g[i] + opt.L2*(w[i]-init[i])
 			}
 		}
+		if obj < best {
+			best = obj
+			copy(bestW, w)
+		}
 		return obj
 	}
 	problem := optimize.Problem{
@@ -403,20 +417,23 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 			f(w, g)
 		},
 	}
-	r, err := optimize.Minimize(problem, init, &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6}, &optimize.LBFGS{})
+	r, err := optimize.Minimize(problem, slices.Clone(init), &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6}, &optimize.LBFGS{})
 	if evalErr != nil {
 		return nil, evalErr
 	}
 	if r == nil {
 		return nil, fmt.Errorf("rrf: L-BFGS: %w", err)
 	}
-	copy(net.Weights, r.X)
-	return &LearnResult{
+	res := &LearnResult{
 		Iterations: r.Stats.MajorIterations,
 		Status:     r.Status.String(),
 		Converged:  err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence),
-		GradNorm:   math.Sqrt(dot(r.Gradient, r.Gradient)),
-	}, nil
+	}
+	g := make([]float64, len(bestW))
+	problem.Grad(g, bestW)
+	res.GradNorm = math.Sqrt(dot(g, g))
+	copy(net.Weights, bestW)
+	return res, nil
 }
 
 func sqDist(a, b []float64) float64 {

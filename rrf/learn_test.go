@@ -4,7 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/hinge-srl/hinge/internal/logistic"
 )
@@ -158,4 +161,59 @@ func TestFlipDiffMatchesDense(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLearnPLLAtKinks: on small random problems started near 0, where
+// L-BFGS's line search fails at the kinks of the objective (inner weights
+// crossing 0), Learn returns a point at least as good as plain L-BFGS's last
+// iterate, and clearly better on some.
+func TestLearnPLLAtKinks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 31))
+	failures, gain := 0, 0.0
+	for trial := range 50 {
+		n := randomNet(rng, 6, 3)
+		worlds := sampleWorlds(n, 30, rng)
+		for i := range n.Weights {
+			n.Weights[i] = 0.3 * rng.NormFloat64()
+		}
+		start := slices.Clone(n.Weights)
+		pll := func(w []float64, g []float64) float64 {
+			copy(n.Weights, w)
+			s := 0.0
+			for _, x := range worlds {
+				p, err := PseudoLogLikelihood(n, x, nil, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s += p
+			}
+			return s
+		}
+		r, _ := optimize.Minimize(optimize.Problem{
+			Func: func(w []float64) float64 { return -pll(w, nil) },
+			Grad: func(g, w []float64) {
+				clear(g)
+				pll(w, g)
+				for i := range g {
+					g[i] = -g[i]
+				}
+			},
+		}, start, &optimize.Settings{MajorIterations: 500, GradientThreshold: 1e-6}, &optimize.LBFGS{})
+		copy(n.Weights, start)
+		res, err := Learn(context.Background(), n, worlds, nil, LearnOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.PLL < -r.F-1e-9 {
+			t.Errorf("trial %d: pseudo-log-likelihood %.6f, plain L-BFGS %.6f", trial, res.PLL, -r.F)
+		}
+		if r.Status == optimize.Failure {
+			failures++
+			gain = max(gain, res.PLL+r.F)
+		}
+	}
+	if failures == 0 || gain < 1 {
+		t.Errorf("%d line-search failures in 50 problems, largest gain %.3g: the test no longer exercises the kinks", failures, gain)
+	}
+	t.Logf("%d line-search failures in 50 problems, largest gain %.3g", failures, gain)
 }
