@@ -351,18 +351,14 @@ func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt Lea
 		res, err = learnPLL(ctx, net, worlds, ev, opt)
 	case "ll":
 		res, err = learnLL(ctx, net, worlds, ev, opt)
+		if err == nil {
+			res.PLL, err = totalPLL(net, worlds, ev)
+		}
 	default:
 		return nil, fmt.Errorf("rrf: learning method %q: want pll or ll", opt.Method)
 	}
 	if err != nil {
 		return nil, err
-	}
-	for _, x := range worlds {
-		pl, err := PseudoLogLikelihood(net, x, ev, nil)
-		if err != nil {
-			return nil, err
-		}
-		res.PLL += pl
 	}
 	return res, nil
 }
@@ -378,44 +374,53 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 	if opt.MaxIter == 0 {
 		opt.MaxIter = 500
 	}
+	nw := len(net.Weights)
 	init := slices.Clone(net.Weights)
-	best, bestW := math.Inf(1), slices.Clone(init)
+	best, bestW, bestG := math.Inf(1), slices.Clone(init), make([]float64, nw)
+	// gonum asks for the value and the gradient at each point in two calls;
+	// one evaluation gives both, so the last point's are kept.
+	var lastX []float64
+	lastF, lastG := 0.0, make([]float64, nw)
 	var evalErr error
-	f := func(w []float64, g []float64) float64 {
-		if ctx.Err() != nil {
+	evaluated := false
+	eval := func(w []float64) {
+		if evaluated && slices.Equal(w, lastX) {
+			return
+		}
+		evaluated = true
+		lastX = append(lastX[:0], w...)
+		if evalErr == nil {
 			evalErr = ctx.Err()
 		}
 		if evalErr != nil {
-			return math.NaN()
+			lastF = math.NaN()
+			return
 		}
 		copy(net.Weights, w)
+		clear(lastG)
 		total := 0.0
 		for _, x := range worlds {
-			pl, err := PseudoLogLikelihood(net, x, ev, g)
+			pl, err := PseudoLogLikelihood(net, x, ev, lastG)
 			if err != nil {
 				evalErr = err
-				return math.NaN()
+				lastF = math.NaN()
+				return
 			}
 			total += pl
 		}
-		obj := -total + opt.L2/2*sqDist(w, init)
-		if g != nil {
-			for i := range g {
-				g[i] = -g[i] + opt.L2*(w[i]-init[i])
-			}
+		lastF = -total + opt.L2/2*sqDist(w, init)
+		for i := range lastG {
+			lastG[i] = -lastG[i] + opt.L2*(w[i]-init[i])
 		}
-		if obj < best {
-			best = obj
+		if lastF < best {
+			best = lastF
 			copy(bestW, w)
+			copy(bestG, lastG)
 		}
-		return obj
 	}
 	problem := optimize.Problem{
-		Func: func(w []float64) float64 { return f(w, nil) },
-		Grad: func(g, w []float64) {
-			clear(g)
-			f(w, g)
-		},
+		Func: func(w []float64) float64 { eval(w); return lastF },
+		Grad: func(g, w []float64) { eval(w); copy(g, lastG) },
 	}
 	r, err := optimize.Minimize(problem, slices.Clone(init), &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6}, &optimize.LBFGS{})
 	if evalErr != nil {
@@ -424,16 +429,27 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 	if r == nil {
 		return nil, fmt.Errorf("rrf: L-BFGS: %w", err)
 	}
-	res := &LearnResult{
+	copy(net.Weights, bestW)
+	return &LearnResult{
+		PLL:        -(best - opt.L2/2*sqDist(bestW, init)),
 		Iterations: r.Stats.MajorIterations,
 		Status:     r.Status.String(),
 		Converged:  err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence),
+		GradNorm:   math.Sqrt(dot(bestG, bestG)),
+	}, nil
+}
+
+// totalPLL is the pseudo-log-likelihood of the worlds.
+func totalPLL(net *Net, worlds [][]bool, ev *Evidence) (float64, error) {
+	total := 0.0
+	for _, x := range worlds {
+		pl, err := PseudoLogLikelihood(net, x, ev, nil)
+		if err != nil {
+			return 0, err
+		}
+		total += pl
 	}
-	g := make([]float64, len(bestW))
-	problem.Grad(g, bestW)
-	res.GradNorm = math.Sqrt(dot(g, g))
-	copy(net.Weights, bestW)
-	return res, nil
+	return total, nil
 }
 
 func sqDist(a, b []float64) float64 {

@@ -180,6 +180,7 @@ type result struct {
 	Positives     int
 	Atoms         int
 	GibbsSweepsPS float64 // RRF only: Gibbs sweeps per second
+	LearnStatus   string  // RRF only: why L-BFGS stopped
 }
 
 // score computes AUC-PR (positive class) and the mean conditional
@@ -264,7 +265,8 @@ func (c *config) runRRF(ctx context.Context, t *task) (result, *rrf.Program, err
 		return result{}, nil, err
 	}
 	start := time.Now()
-	if _, err := prog.LearnRelational(ctx, t.train, t.query, rrf.LearnOptions{L2: c.l2, MaxIter: c.learnIter}); err != nil {
+	lr, err := prog.LearnRelational(ctx, t.train, t.query, rrf.LearnOptions{L2: c.l2, MaxIter: c.learnIter})
+	if err != nil {
 		return result{}, nil, fmt.Errorf("RRF learning: %w", err)
 	}
 	learn := time.Since(start).Seconds()
@@ -294,7 +296,7 @@ func (c *config) runRRF(ctx context.Context, t *task) (result, *rrf.Program, err
 		}
 	}
 	r, err := score(prob, t.truth)
-	r.Learn, r.Infer, r.GibbsSweepsPS = learn, time.Since(start).Seconds(), sweeps
+	r.Learn, r.Infer, r.GibbsSweepsPS, r.LearnStatus = learn, time.Since(start).Seconds(), sweeps, lr.Status
 	return r, prog, err
 }
 
@@ -314,8 +316,8 @@ func (c *config) point(ctx context.Context, label string, mk func(trainSeed, tes
 		if err != nil {
 			return nil, fmt.Errorf("%s pair %d: %w", label, i, err)
 		}
-		fmt.Fprintf(c.stderr, "    %s pair %d: MLN AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)  RRF AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)\n",
-			label, i, m.AUC, m.CLL, m.Learn, m.Infer, r.AUC, r.CLL, r.Learn, r.Infer)
+		fmt.Fprintf(c.stderr, "    %s pair %d: MLN AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)  RRF AUC %.3f CLL %.3f (learn %.1fs %s, infer %.1fs)\n",
+			label, i, m.AUC, m.CLL, m.Learn, m.Infer, r.AUC, r.CLL, r.Learn, r.LearnStatus, r.Infer)
 		out = append(out, [2]result{m, r})
 	}
 	return out, nil
