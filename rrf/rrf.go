@@ -7,8 +7,10 @@
 // The package holds the relational model (parfeatures) read from a file
 // and its grounding, the propositional (ground) network with cached
 // feature sums, inference (Gibbs sampling, iterated conditional modes),
-// weight learning by back-propagated pseudo-likelihood, and the conversion
-// of a ground Markov logic network.
+// weight learning by back-propagated pseudo-likelihood or likelihood (the
+// expectation sampled by Gibbs chains), theory revision (a knowledge base
+// with small-weight extra dependencies, Program.Revise), and the
+// conversion of a ground Markov logic network.
 //
 // # The file format
 //
