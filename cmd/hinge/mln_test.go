@@ -246,3 +246,33 @@ func TestRRFLearnOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRRFLearnFromMLN: a Markov logic knowledge base is converted to an
+// RRF (one parfeature per clause), revised, learned and written as an .rrf
+// file that hinge rrf infer reads; a formula the conversion cannot take is
+// refused with its position.
+func TestRRFLearnFromMLN(t *testing.T) {
+	dir := t.TempDir()
+	kb := writeFile(t, dir, "kb.mln", "*Friends(person, person)\nSmokes(person)\n1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n-1 Smokes(x)\n")
+	train := writeFile(t, dir, "t.db", "Friends(A, B)\nFriends(B, C)\nSmokes(B)\nSmokes(C)\n")
+	code, _, errs := runCLI(t, "rrf", "learn", "-i", kb, "-t", train, "-q", "Smokes", "--revise", "0.01")
+	if code != 0 || !strings.Contains(errs, "--revise added 1 dependencies") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "kb-learned.rrf")
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	if len(lines) < 6 || !strings.HasPrefix(lines[3], "root = ") || !strings.HasPrefix(lines[4], "F1(x, y) = ") || !strings.Contains(lines[4], "Friends(y, x)") {
+		t.Errorf("learned model:\n%s", text)
+	}
+	if code, _, errs := runCLI(t, "rrf", "infer", "-i", out, "-e", train, "-q", "Smokes"); code != 0 {
+		t.Errorf("infer with the learned model: exit %d, %s", code, errs)
+	}
+	bad := writeFile(t, dir, "bad.mln", "Friends(person, person)\nSmokes(person)\n1 EXIST y Friends(x, y)\n")
+	if code, _, errs := runCLI(t, "rrf", "learn", "-i", bad, "-t", train, "-q", "Smokes"); code != 2 || !strings.Contains(errs, "bad.mln:3:3: write a quantifier") {
+		t.Errorf("quantified knowledge base: exit %d, %s", code, errs)
+	}
+}

@@ -214,6 +214,7 @@ type rrfLearnOptions struct {
 	training              []string
 	query                 []string
 	l2, revise            float64
+	lambda, hardWeight    float64
 	maxIter               int
 	chains, sweeps        int
 	seed                  uint64
@@ -223,10 +224,14 @@ type rrfLearnOptions struct {
 func newRRFLearnCmd() *cobra.Command {
 	o := &rrfLearnOptions{}
 	cmd := &cobra.Command{
-		Use:   "learn -i MODEL.rrf -t TRAIN.db -q PRED[,PRED] [--method pll|ll] [-o LEARNED.rrf]",
+		Use:   "learn -i MODEL.rrf|KB.mln -t TRAIN.db -q PRED[,PRED] [--method pll|ll] [--revise EPS] [-o LEARNED.rrf]",
 		Short: "Learn a recursive random field's weights by back-propagated pseudo-likelihood or likelihood",
 		Long: `Learn the weights of a relational RRF (a .rrf file) from a training world
-(Lowd and Domingos 2007: back-propagation through the feature DAG). The
+(Lowd and Domingos 2007: back-propagation through the feature DAG). A Markov
+logic knowledge base (a .mln file of quantifier-free formulas) is converted
+first, each clause a parfeature lambda * (its negated literals), 1 when the
+clause is false, weighted by minus the clause's weight in the root (--lambda,
+--hard-weight for hard formulas). The
 training database lists the true atoms; an atom of a query predicate that it
 does not list is false, every other atom is evidence.
 
@@ -248,12 +253,14 @@ weights (-o, default MODEL-learned.rrf; an existing file only with --force).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd.ErrOrStderr()) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.input, "input", "i", "", "relational RRF (.rrf)")
+	f.StringVarP(&o.input, "input", "i", "", "relational RRF (.rrf) or Markov logic knowledge base (.mln)")
 	f.StringSliceVarP(&o.training, "train", "t", nil, "training database(s) (.db)")
 	f.StringSliceVarP(&o.query, "query", "q", nil, "query predicate(s)")
 	f.StringVarP(&o.output, "output", "o", "", "learned model (default: MODEL-learned.rrf)")
 	f.StringVar(&o.method, "method", "pll", "pll (pseudo-likelihood, L-BFGS) or ll (likelihood, sampled gradient)")
 	f.Float64Var(&o.l2, "l2", 0.01, "weight of the pull towards the file's weights, l2/2 * |w - w0|^2")
+	f.Float64Var(&o.lambda, "lambda", 10, "sharpness of a converted clause's feature (.mln input)")
+	f.Float64Var(&o.hardWeight, "hard-weight", 20, "root weight of a converted hard clause (.mln input)")
 	f.Float64Var(&o.revise, "revise", 0, "add the atoms each parfeature does not use with this small weight before learning (0: off)")
 	f.IntVar(&o.maxIter, "max-iter", 0, "L-BFGS iterations (pll, default 500) or steps (ll, default 100)")
 	f.IntVar(&o.chains, "chains", 8, "persistent Gibbs chains (ll)")
@@ -280,11 +287,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
 		return err
 	}
-	src, err := textfile.ReadFile(o.input)
-	if err != nil {
-		return badInput(err)
-	}
-	prog, err := rrf.ParseProgram(o.input, src)
+	prog, text, err := o.program()
 	if err != nil {
 		return badInput(err)
 	}
@@ -308,7 +311,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 		}
 		return badInput(err)
 	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(prog.WithWeights(src)); return err }); err != nil {
+	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text()); return err }); err != nil {
 		return failed(err)
 	}
 	fmt.Fprintf(stderr, "rrf learn (%s): pseudo-log-likelihood %.6g after %d iterations (%s, gradient norm %.3g) in %.3f s\n",
@@ -318,4 +321,30 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", out)
 	return nil
+}
+
+// program reads the model to learn: a .rrf file, or a .mln knowledge base
+// converted by rrf.FromMLN; and what writes it back with its weights (the
+// .rrf file's own text, or the whole converted program).
+func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
+	if strings.EqualFold(filepath.Ext(o.input), ".mln") {
+		kb, err := mln.ReadProgram(o.input)
+		if err != nil {
+			return nil, nil, err
+		}
+		prog, err := rrf.FromMLN(kb, o.lambda, o.hardWeight)
+		if err != nil {
+			return nil, nil, err
+		}
+		return prog, prog.Text, nil
+	}
+	src, err := textfile.ReadFile(o.input)
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, err := rrf.ParseProgram(o.input, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prog, func() []byte { return prog.WithWeights(src) }, nil
 }
