@@ -10,7 +10,8 @@
 // weight learning by back-propagated pseudo-likelihood or likelihood (the
 // expectation sampled by Gibbs chains), theory revision (a knowledge base
 // with small-weight extra dependencies, Program.Revise), and the
-// conversion of a ground Markov logic network.
+// conversion of a Markov logic network, ground (FromClauses) or relational
+// (FromMLN).
 //
 // # The file format
 //

@@ -23,7 +23,7 @@ import (
 func newRRFCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rrf",
-		Short: "Recursive random fields: inference on a Markov logic network converted to an RRF",
+		Short: "Recursive random fields: inference and weight learning (also for Markov logic converted to an RRF)",
 		Args:  rootArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
