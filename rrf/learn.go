@@ -15,31 +15,26 @@ import (
 )
 
 // grad adds c * d s_0 / d w (at the state's current values) to g, by
-// back-propagation: d_i = d s_0 / d s_i is 1 at the root and
-// d_j += d_i * w_ij * f_j down every edge to a feature child j (parents come
-// before children, so one pass in index order suffices). For the root
+// back-propagation (backprop gives d_i = d s_0 / d s_i). For the root
 // d s_0 / d w_0j = v_j; for an inner feature the normalisation M_i moves
 // with its weights, and d s_0 / d w_ij = d_i * (v_j - [w_ij > 0]). d is
 // scratch of one entry per feature.
 func (s *State) grad(c float64, d, g []float64) {
 	n := s.net
-	clear(d)
-	d[0] = 1
+	s.backprop(d)
 	for i, cs := range n.Features {
 		di := d[i]
 		if di == 0 {
 			continue
 		}
 		for _, ch := range cs {
-			w := n.Weights[ch.Weight]
 			var v float64
 			if ch.Var >= 0 {
 				v = s.leaf(ch.Var, ch.Neg)
 			} else {
 				v = s.val[ch.Feature]
-				d[ch.Feature] += di * w * v
 			}
-			if i > 0 && w > 0 {
+			if i > 0 && n.Weights[ch.Weight] > 0 {
 				v--
 			}
 			g[ch.Weight] += c * di * v
@@ -47,8 +42,9 @@ func (s *State) grad(c float64, d, g []float64) {
 	}
 }
 
-// backprop fills d with d s_0 / d s_i at the state's current values (the
-// first pass of grad).
+// backprop fills d with d s_0 / d s_i at the state's current values: d_0 is
+// 1 and d_j += d_i * w_ij * f_j down every edge to a feature child j
+// (parents come before children, so one pass in index order suffices).
 func (s *State) backprop(d []float64) {
 	n := s.net
 	clear(d)
@@ -363,13 +359,11 @@ func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt Lea
 	return res, nil
 }
 
-// learnPLL maximises the pseudo-log-likelihood by L-BFGS. The objective
-// has a kink wherever an inner weight crosses 0 (the normalisation M_i sums
-// the positive weights, so d s_i/d w_ij jumps from v_j to v_j - 1), and
-// L-BFGS's line search, which assumes a smooth function, can fail there
-// (on about 1 in 10 small random problems started near 0). gonum then
-// returns its last accepted iterate; learnPLL returns the best point it
-// evaluated instead, which is often past the kink and better.
+// learnPLL maximises the pseudo-log-likelihood by L-BFGS (see Learn). At
+// a kink (d s_i/d w_ij jumps from v_j to v_j - 1 as w_ij crosses 0) the
+// line search can fail, on about 1 in 10 small random problems started
+// near 0; gonum then returns its last accepted iterate, learnPLL the best
+// point it evaluated, which is often past the kink and better.
 func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
 	if opt.MaxIter == 0 {
 		opt.MaxIter = 500

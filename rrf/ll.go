@@ -41,18 +41,12 @@ type llLearner struct {
 func newLLLearner(net *Net, worlds [][]bool, ev *Evidence, chains, sweeps int, seed uint64) (*llLearner, error) {
 	l := &llLearner{net: net, ev: ev, sweeps: sweeps, d: make([]float64, len(net.Features))}
 	byKey := map[string]*llGroup{}
-	key := make([]byte, net.NumVars)
 	for _, x := range worlds {
-		for v := range key {
-			key[v] = 0
-			if ev.fixed(v) && x[v] {
-				key[v] = 1
-			}
-		}
-		g := byKey[string(key)]
+		key := evidenceKey(x, ev)
+		g := byKey[key]
 		if g == nil {
 			g = &llGroup{}
-			byKey[string(key)] = g
+			byKey[key] = g
 			l.groups = append(l.groups, g)
 		}
 		g.worlds = append(g.worlds, x)
@@ -71,6 +65,18 @@ func newLLLearner(net *Net, worlds [][]bool, ev *Evidence, chains, sweeps int, s
 	var err error
 	l.data, err = NewState(net, worlds[0])
 	return l, err
+}
+
+// evidenceKey names the values of the variables ev fixes in x: worlds
+// with the same key share the conditional distribution.
+func evidenceKey(x []bool, ev *Evidence) string {
+	key := make([]byte, len(x))
+	for v, b := range x {
+		if ev.fixed(v) && b {
+			key[v] = 1
+		}
+	}
+	return string(key)
 }
 
 // estimate advances every chain by its sweeps at the net's current weights
@@ -111,11 +117,11 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 	}
 	// Per group: the mean and variance of the samples, weighted by the
 	// group's number of worlds.
-	type moments struct {
-		n       float64
+	type groupSamples struct {
+		worlds  float64
 		samples [][]float64
 	}
-	var ms []moments
+	var gs []groupSamples
 	for _, grp := range l.groups {
 		var samples [][]float64
 		for _, ch := range grp.chains {
@@ -137,11 +143,11 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 				fisher[i] += nWorlds * (v - mean[i]) * (v - mean[i]) / ns
 			}
 		}
-		ms = append(ms, moments{nWorlds, samples})
+		gs = append(gs, groupSamples{nWorlds, samples})
 	}
 	dFd = func(d []float64) float64 {
 		total := 0.0
-		for _, m := range ms {
+		for _, m := range gs {
 			dn := make([]float64, len(m.samples))
 			mean := 0.0
 			for k, n := range m.samples {
@@ -152,7 +158,7 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 			}
 			mean /= float64(len(dn))
 			for _, v := range dn {
-				total += m.n * (v - mean) * (v - mean) / float64(len(dn))
+				total += m.worlds * (v - mean) * (v - mean) / float64(len(dn))
 			}
 		}
 		return total

@@ -28,18 +28,6 @@ func enumerate(x []bool, ev *Evidence, f func(y []bool)) {
 	}
 }
 
-// evidenceKey names the values of the variables ev fixes in x: worlds
-// with the same key share the conditional distribution.
-func evidenceKey(x []bool, ev *Evidence) string {
-	key := make([]byte, len(x))
-	for v, b := range x {
-		if ev.fixed(v) && b {
-			key[v] = 1
-		}
-	}
-	return string(key)
-}
-
 // exactLL is sum_k log P(x_k | evidence of x_k) by enumeration, with the
 // score from its definition (score), independent of State.
 func exactLL(n *Net, worlds [][]bool, ev *Evidence) float64 {
