@@ -231,9 +231,9 @@ func newRRFLearnCmd() *cobra.Command {
 logic knowledge base (a .mln file of quantifier-free formulas) is converted
 first, each clause a parfeature lambda * (its negated literals), 1 when the
 clause is false, weighted by minus the clause's weight in the root (--lambda,
---hard-weight for hard formulas). The
-training database lists the true atoms; an atom of a query predicate that it
-does not list is false, every other atom is evidence.
+--hard-weight for hard formulas). The training database lists the true atoms;
+an atom of a query predicate that it does not list is false, every other atom
+is evidence.
 
 --method pll (the default) maximises the pseudo-log-likelihood of the query
 predicates' atoms (toggle each atom) by L-BFGS. --method ll maximises their
@@ -247,8 +247,9 @@ Fisher information, the weights averaged over the second half of them.
 unless the data move them). --revise EPS first adds to every parfeature but
 the root each atom over its parameters that it does not use, with weight EPS
 (the paper's theory revision: learning grows the dependencies the data call
-for; the distribution moves by O(EPS) before learning). The model is written back with the learned
-weights (-o, default MODEL-learned.rrf; an existing file only with --force).`,
+for; the distribution moves by O(EPS) before learning). The model is written
+back with the learned weights (-o, default MODEL-learned.rrf; an existing
+file only with --force).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd.ErrOrStderr()) },
 	}
