@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/optimize"
@@ -290,5 +291,35 @@ func TestLearnLLFromSamples(t *testing.T) {
 				trial, atStart, got, atTruth, best, res.Iterations)
 		}
 		t.Logf("trial %d: log-likelihood: start %.3f, learned %.3f, generating weights %.3f, exact maximum %.3f", trial, atStart, got, atTruth, best)
+	}
+}
+
+func TestLearnRefusesBadInput(t *testing.T) {
+	n := randomNet(rand.New(rand.NewPCG(1, 2)), 4, 2)
+	good := [][]bool{{true, false, true, false}}
+	for _, tc := range []struct {
+		worlds [][]bool
+		ev     *Evidence
+		opt    LearnOptions
+		want   string
+	}{
+		{nil, nil, LearnOptions{}, "no training world"},
+		{[][]bool{{true}}, nil, LearnOptions{}, "training world 0 has 1 values for 4 variables"},
+		{good, &Evidence{Fixed: []bool{true}, X: []bool{true}}, LearnOptions{}, "evidence has 1/1 entries for 4 variables"},
+		{good, nil, LearnOptions{Method: "em"}, `learning method "em": want pll or ll`},
+		{good, nil, LearnOptions{Method: "ll", Chains: -1}, "chains -1"},
+		{good, nil, LearnOptions{L2: -1}, "L2 -1"},
+	} {
+		if _, err := Learn(context.Background(), n, tc.worlds, tc.ev, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.opt, err, tc.want)
+		}
+	}
+	// A cancelled context stops both methods.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range []string{"pll", "ll"} {
+		if _, err := Learn(ctx, n, good, nil, LearnOptions{Method: m}); err != context.Canceled {
+			t.Errorf("%s with a cancelled context: %v", m, err)
+		}
 	}
 }
