@@ -123,14 +123,7 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		for v := range s.X {
-			if ev.fixed(v) {
-				continue
-			}
-			g := s.flipGain(v)
-			s.Set(v, rng.Float64() < 1/(1+math.Exp(-g)))
-		}
-		s.Recompute()
+		s.gibbsSweep(ev, rng)
 		if it >= opt.BurnIn {
 			for v, b := range s.X {
 				if b {
@@ -143,4 +136,18 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 		count[v] /= float64(opt.Samples)
 	}
 	return count, nil
+}
+
+// gibbsSweep resamples every unknown variable once, in order, from
+// P(x_v = 1 | rest), then recomputes the cached sums from scratch (which
+// drops the rounding of the incremental updates).
+func (s *State) gibbsSweep(ev *Evidence, rng *rand.Rand) {
+	for v := range s.X {
+		if ev.fixed(v) {
+			continue
+		}
+		g := s.flipGain(v)
+		s.Set(v, rng.Float64() < 1/(1+math.Exp(-g)))
+	}
+	s.Recompute()
 }

@@ -14,8 +14,37 @@ import (
 	"github.com/hinge-srl/hinge/internal/logistic"
 )
 
-// backprop fills d with d s_0 / d s_i at the state's current values (the
-// first pass of grad).
+// grad adds c * d s_0 / d w (at the state's current values) to g, by
+// back-propagation (backprop gives d_i = d s_0 / d s_i). For the root
+// d s_0 / d w_0j = v_j; for an inner feature the normalisation M_i moves
+// with its weights, and d s_0 / d w_ij = d_i * (v_j - [w_ij > 0]). d is
+// scratch of one entry per feature.
+func (s *State) grad(c float64, d, g []float64) {
+	n := s.net
+	s.backprop(d)
+	for i, cs := range n.Features {
+		di := d[i]
+		if di == 0 {
+			continue
+		}
+		for _, ch := range cs {
+			var v float64
+			if ch.Var >= 0 {
+				v = s.leaf(ch.Var, ch.Neg)
+			} else {
+				v = s.val[ch.Feature]
+			}
+			if i > 0 && n.Weights[ch.Weight] > 0 {
+				v--
+			}
+			g[ch.Weight] += c * di * v
+		}
+	}
+}
+
+// backprop fills d with d s_0 / d s_i at the state's current values: d_0 is
+// 1 and d_j += d_i * w_ij * f_j down every edge to a feature child j
+// (parents come before children, so one pass in index order suffices).
 func (s *State) backprop(d []float64) {
 	n := s.net
 	clear(d)
@@ -225,69 +254,196 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 
 // LearnOptions configure weight learning.
 type LearnOptions struct {
+	// Method is "pll" (the default): maximise the pseudo-log-likelihood by
+	// L-BFGS; or "ll": maximise the log-likelihood by stochastic steps with
+	// the expectation sampled from persistent Gibbs chains (see Learn).
+	Method string
 	// L2 is the weight of the penalty L2/2 * |w - w_init|^2 (a Gaussian
 	// prior centred on the initial weights, which keeps a knowledge base's
 	// weights unless the data say otherwise; 0: none).
 	L2 float64
-	// MaxIter bounds L-BFGS iterations (0: 500).
+	// MaxIter bounds L-BFGS iterations (pll, 0: 500) or is the number of
+	// steps (ll, 0: 100).
 	MaxIter int
+	// Chains is the number of persistent Gibbs chains per distinct evidence
+	// (ll, 0: 8), Sweeps the Gibbs sweeps each runs per step, every one a
+	// sample (ll, 0: 5).
+	Chains, Sweeps int
+	// Seed seeds the chains (ll); results do not depend on the number of
+	// cores.
+	Seed uint64
 }
 
-// Learn maximises the pseudo-log-likelihood of the training worlds (each a
-// full assignment; ev fixes the evidence variables in all of them) over the
-// net's weights by L-BFGS, starting from the net's weights, which it
-// replaces. It returns the final pseudo-log-likelihood.
-func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (float64, error) {
+// LearnResult reports a learning run.
+type LearnResult struct {
+	// PLL is the pseudo-log-likelihood of the training worlds at the
+	// learned weights (without the prior), whichever the method.
+	PLL float64
+	// Iterations is the number of L-BFGS iterations or ll steps.
+	Iterations int
+	// Status says why the optimiser stopped: gonum's optimize.Status name
+	// (pll; Failure when a line search failed, see Learn), or
+	// IterationLimit (ll, which runs its steps).
+	Status string
+	// Converged is true when L-BFGS stopped at a small gradient or no
+	// further progress (pll); ll never claims it.
+	Converged bool
+	// GradNorm is the Euclidean norm of the objective's gradient (with the
+	// prior) at the end: exact (pll) or the last sampled estimate (ll).
+	GradNorm float64
+}
+
+// Learn fits the net's weights to the training worlds (each a full
+// assignment; ev fixes the evidence variables, which take their values from
+// each world), starting from the net's weights, which it replaces.
+//
+// Method "pll" maximises the pseudo-log-likelihood (PseudoLogLikelihood)
+// by L-BFGS. The objective has a kink wherever an inner weight crosses 0
+// (the normalisation M_i sums the positive weights), where L-BFGS's line
+// search can fail (Status Failure); the best point evaluated is returned.
+//
+// Method "ll" maximises the log-likelihood sum_k log P(x_k | evidence_k),
+// whose gradient is the paper's
+//
+//	sum_k d s_0(x_k)/dw - N * E_w[d s_0(x)/dw]
+//
+// (both terms back-propagated through the DAG, see grad), with the
+// expectation over the model conditioned on the evidence estimated from
+// persistent Gibbs chains: Chains chains per distinct assignment of the
+// evidence, started at the training worlds, each running Sweeps sweeps per
+// step and kept between steps (persistent contrastive divergence). A noisy
+// gradient breaks L-BFGS's line search, so each step is a Fisher-scaled
+// gradient step instead: with F the covariance of d s_0/dw under the model
+// (the Fisher information, sampled from the same sweeps) plus the prior's
+// curvature, the direction is d_i = g_i / F_ii and the step length the
+// maximiser of the quadratic model along it, alpha = d.g / d'Fd (with
+// d'Fd the sampled variance of d . ds_0/dw); no weight moves by more than 1
+// in one step. This makes the steps independent of how many groundings
+// share a weight. The returned weights are the average of the iterates of
+// the second half of the steps (Polyak averaging), which smooths the
+// sampling noise.
+func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
 	if len(worlds) == 0 {
-		return 0, errors.New("rrf: no training world")
+		return nil, errors.New("rrf: no training world")
 	}
-	if opt.MaxIter <= 0 {
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ev.check(net.NumVars); err != nil {
+		return nil, err
+	}
+	for k, x := range worlds {
+		if len(x) != net.NumVars {
+			return nil, fmt.Errorf("rrf: training world %d has %d values for %d variables", k, len(x), net.NumVars)
+		}
+	}
+	if opt.L2 < 0 || opt.MaxIter < 0 || opt.Chains < 0 || opt.Sweeps < 0 {
+		return nil, fmt.Errorf("rrf: L2 %v, iterations %d, chains %d and sweeps %d must be >= 0", opt.L2, opt.MaxIter, opt.Chains, opt.Sweeps)
+	}
+	var res *LearnResult
+	var err error
+	switch opt.Method {
+	case "", "pll":
+		res, err = learnPLL(ctx, net, worlds, ev, opt)
+	case "ll":
+		res, err = learnLL(ctx, net, worlds, ev, opt)
+		if err == nil {
+			res.PLL, err = totalPLL(net, worlds, ev)
+		}
+	default:
+		return nil, fmt.Errorf("rrf: learning method %q: want pll or ll", opt.Method)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// learnPLL maximises the pseudo-log-likelihood by L-BFGS (see Learn). At
+// a kink (d s_i/d w_ij jumps from v_j to v_j - 1 as w_ij crosses 0) the
+// line search can fail, on about 1 in 10 small random problems started
+// near 0; gonum then returns its last accepted iterate, learnPLL the best
+// point it evaluated, which is often past the kink and better.
+func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
+	if opt.MaxIter == 0 {
 		opt.MaxIter = 500
 	}
-	init := append([]float64(nil), net.Weights...)
+	nw := len(net.Weights)
+	init := slices.Clone(net.Weights)
+	best, bestW, bestG := math.Inf(1), slices.Clone(init), make([]float64, nw)
+	// gonum asks for the value and the gradient at each point in two calls;
+	// one evaluation gives both, so the last point's are kept.
+	var lastX []float64
+	lastF, lastG := 0.0, make([]float64, nw)
 	var evalErr error
-	f := func(w []float64, g []float64) float64 {
+	evaluated := false
+	eval := func(w []float64) {
+		if evaluated && slices.Equal(w, lastX) {
+			return
+		}
+		evaluated = true
+		lastX = append(lastX[:0], w...)
+		if evalErr == nil {
+			evalErr = ctx.Err()
+		}
+		if evalErr != nil {
+			lastF = math.NaN()
+			return
+		}
 		copy(net.Weights, w)
+		clear(lastG)
 		total := 0.0
 		for _, x := range worlds {
-			pl, err := PseudoLogLikelihood(net, x, ev, g)
+			pl, err := PseudoLogLikelihood(net, x, ev, lastG)
 			if err != nil {
 				evalErr = err
-				return math.NaN()
+				lastF = math.NaN()
+				return
 			}
 			total += pl
 		}
-		obj := -total
-		for i := range w {
-			dw := w[i] - init[i]
-			obj += opt.L2 / 2 * dw * dw
+		lastF = -total + opt.L2/2*sqDist(w, init)
+		for i := range lastG {
+			lastG[i] = -lastG[i] + opt.L2*(w[i]-init[i])
 		}
-		if g != nil {
-			for i := range g {
-				g[i] = -g[i] + opt.L2*(w[i]-init[i])
-			}
+		if lastF < best {
+			best = lastF
+			copy(bestW, w)
+			copy(bestG, lastG)
 		}
-		return obj
 	}
 	problem := optimize.Problem{
-		Func: func(w []float64) float64 { return f(w, nil) },
-		Grad: func(g, w []float64) {
-			clear(g)
-			f(w, g)
-		},
+		Func: func(w []float64) float64 { eval(w); return lastF },
+		Grad: func(g, w []float64) { eval(w); copy(g, lastG) },
 	}
-	r, err := optimize.Minimize(problem, init, &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6}, &optimize.LBFGS{})
+	r, err := optimize.Minimize(problem, slices.Clone(init), &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6}, &optimize.LBFGS{})
 	if evalErr != nil {
-		return 0, evalErr
-	}
-	if ctx.Err() != nil {
-		return 0, ctx.Err()
+		return nil, evalErr
 	}
 	if r == nil {
-		return 0, fmt.Errorf("rrf: L-BFGS: %w", err)
+		return nil, fmt.Errorf("rrf: L-BFGS: %w", err)
 	}
-	copy(net.Weights, r.X)
-	return -r.F - opt.L2/2*sqDist(r.X, init), nil
+	copy(net.Weights, bestW)
+	return &LearnResult{
+		PLL:        -(best - opt.L2/2*sqDist(bestW, init)),
+		Iterations: r.Stats.MajorIterations,
+		Status:     r.Status.String(),
+		Converged:  err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence),
+		GradNorm:   math.Sqrt(dot(bestG, bestG)),
+	}, nil
+}
+
+// totalPLL is the pseudo-log-likelihood of the worlds.
+func totalPLL(net *Net, worlds [][]bool, ev *Evidence) (float64, error) {
+	total := 0.0
+	for _, x := range worlds {
+		pl, err := PseudoLogLikelihood(net, x, ev, nil)
+		if err != nil {
+			return 0, err
+		}
+		total += pl
+	}
+	return total, nil
 }
 
 func sqDist(a, b []float64) float64 {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/hinge-srl/hinge/internal/logistic"
 )
@@ -101,46 +104,18 @@ func TestLearnFromSamples(t *testing.T) {
 		n.Weights[i] += rng.NormFloat64()
 	}
 	start := pll()
-	got, err := Learn(context.Background(), n, worlds, nil, LearnOptions{})
+	res, err := Learn(context.Background(), n, worlds, nil, LearnOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := res.PLL
+	if !res.Converged {
+		t.Errorf("L-BFGS stopped with %s after %d iterations (gradient norm %.3g)", res.Status, res.Iterations, res.GradNorm)
 	}
 	if math.Abs(got-pll()) > 1e-9*math.Abs(got) || got < atTruth-1e-6 || got <= start {
 		t.Errorf("pseudo-log-likelihood: perturbed start %.6g, learned %.6g (recomputed %.6g), generating weights %.6g", start, got, pll(), atTruth)
 	}
 	t.Logf("pseudo-log-likelihood: start %.4f, learned %.4f, generating weights %.4f", start, got, atTruth)
-}
-
-// grad (the dense reference) adds c * d s_0 / d w (at the state's current values) to g, by
-// back-propagation: d_i = d s_0 / d s_i is 1 at the root and
-// d_j += d_i * w_ij * f_j down every edge to a feature child j (parents come
-// before children, so one pass in index order suffices). For the root
-// d s_0 / d w_0j = v_j; for an inner feature the normalisation M_i moves
-// with its weights, and d s_0 / d w_ij = d_i * (v_j - [w_ij > 0]).
-func (s *State) grad(c float64, d, g []float64) {
-	n := s.net
-	clear(d)
-	d[0] = 1
-	for i, cs := range n.Features {
-		di := d[i]
-		if di == 0 {
-			continue
-		}
-		for _, ch := range cs {
-			w := n.Weights[ch.Weight]
-			var v float64
-			if ch.Var >= 0 {
-				v = s.leaf(ch.Var, ch.Neg)
-			} else {
-				v = s.val[ch.Feature]
-				d[ch.Feature] += di * w * v
-			}
-			if i > 0 && w > 0 {
-				v--
-			}
-			g[ch.Weight] += c * di * v
-		}
-	}
 }
 
 // TestFlipDiffMatchesDense checks the pseudo-likelihood gradient, whose
@@ -186,4 +161,59 @@ func TestFlipDiffMatchesDense(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLearnPLLAtKinks: on small random problems started near 0, where
+// L-BFGS's line search fails at the kinks of the objective (inner weights
+// crossing 0), Learn returns a point at least as good as plain L-BFGS's last
+// iterate, and clearly better on some.
+func TestLearnPLLAtKinks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 31))
+	failures, gain := 0, 0.0
+	for trial := range 50 {
+		n := randomNet(rng, 6, 3)
+		worlds := sampleWorlds(n, 30, rng)
+		for i := range n.Weights {
+			n.Weights[i] = 0.3 * rng.NormFloat64()
+		}
+		start := slices.Clone(n.Weights)
+		pll := func(w []float64, g []float64) float64 {
+			copy(n.Weights, w)
+			s := 0.0
+			for _, x := range worlds {
+				p, err := PseudoLogLikelihood(n, x, nil, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s += p
+			}
+			return s
+		}
+		r, _ := optimize.Minimize(optimize.Problem{
+			Func: func(w []float64) float64 { return -pll(w, nil) },
+			Grad: func(g, w []float64) {
+				clear(g)
+				pll(w, g)
+				for i := range g {
+					g[i] = -g[i]
+				}
+			},
+		}, start, &optimize.Settings{MajorIterations: 500, GradientThreshold: 1e-6}, &optimize.LBFGS{})
+		copy(n.Weights, start)
+		res, err := Learn(context.Background(), n, worlds, nil, LearnOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.PLL < -r.F-1e-9 {
+			t.Errorf("trial %d: pseudo-log-likelihood %.6f, plain L-BFGS %.6f", trial, res.PLL, -r.F)
+		}
+		if r.Status == optimize.Failure {
+			failures++
+			gain = max(gain, res.PLL+r.F)
+		}
+	}
+	if failures == 0 || gain < 1 {
+		t.Errorf("%d line-search failures in 50 problems, largest gain %.3g: the test no longer exercises the kinks", failures, gain)
+	}
+	t.Logf("%d line-search failures in 50 problems, largest gain %.3g", failures, gain)
 }

@@ -588,12 +588,12 @@ func (p *Program) WithWeights(src []byte) []byte {
 	return []byte(strings.Join(lines, ""))
 }
 
-// LearnRelational learns the program's weights from one training world by
-// pseudo-likelihood (Learn): the atoms of the query predicates are the
+// LearnRelational learns the program's weights from one training world
+// (Learn, by the method opt names): the atoms of the query predicates are the
 // unknowns, true when training lists them as true and false otherwise
 // (closed world); every other atom is evidence. The program's weights are
-// replaced by the learned ones; it returns the final pseudo-log-likelihood.
-func (p *Program) LearnRelational(ctx context.Context, training []mln.GroundAtom, query []string, opt LearnOptions) (float64, error) {
+// replaced by the learned ones.
+func (p *Program) LearnRelational(ctx context.Context, training []mln.GroundAtom, query []string, opt LearnOptions) (*LearnResult, error) {
 	isQuery := map[string]bool{}
 	for _, q := range query {
 		isQuery[q] = true
@@ -620,11 +620,11 @@ func (p *Program) LearnRelational(ctx context.Context, training []mln.GroundAtom
 	}
 	net, err := mln.Build(p.Decls, evidence, mln.Options{Query: query, QueryAtoms: qatoms})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	gr, err := p.Ground(net, 0)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	x := make([]bool, gr.Net.NumVars)
 	for v, a := range gr.Atoms {
@@ -633,10 +633,10 @@ func (p *Program) LearnRelational(ctx context.Context, training []mln.GroundAtom
 			x[v] = truth[a.Pred+"\x00"+strings.Join(a.Args, "\x00")]
 		}
 	}
-	pll, err := Learn(ctx, gr.Net, [][]bool{x}, gr.Evidence, opt)
+	res, err := Learn(ctx, gr.Net, [][]bool{x}, gr.Evidence, opt)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	copy(p.Weights, gr.Net.Weights)
-	return pll, nil
+	return res, nil
 }

@@ -7,8 +7,11 @@
 // The package holds the relational model (parfeatures) read from a file
 // and its grounding, the propositional (ground) network with cached
 // feature sums, inference (Gibbs sampling, iterated conditional modes),
-// weight learning by back-propagated pseudo-likelihood, and the conversion
-// of a ground Markov logic network.
+// weight learning by back-propagated pseudo-likelihood or likelihood (the
+// expectation sampled by Gibbs chains), theory revision (a knowledge base
+// with small-weight extra dependencies, Program.Revise), and the
+// conversion of a Markov logic network, ground (FromClauses) or relational
+// (FromMLN).
 //
 // # The file format
 //
@@ -198,11 +201,48 @@ func (s *State) Set(v int, b bool) {
 	s.propagate()
 }
 
+// mark queues feature i for recomputation. The queue is a binary max-heap
+// of feature indexes, so a change with many ancestors costs
+// O(ancestors * log ancestors), not their square.
 func (s *State) mark(i int32) {
-	if !s.dirty[i] {
-		s.dirty[i] = true
-		s.queue = append(s.queue, i)
+	if s.dirty[i] {
+		return
 	}
+	s.dirty[i] = true
+	q := append(s.queue, i)
+	for k := len(q) - 1; k > 0; {
+		p := (k - 1) / 2
+		if q[p] >= q[k] {
+			break
+		}
+		q[p], q[k] = q[k], q[p]
+		k = p
+	}
+	s.queue = q
+}
+
+// pop removes and returns the largest queued index.
+func (s *State) pop() int32 {
+	q := s.queue
+	top := q[0]
+	q[0] = q[len(q)-1]
+	q = q[:len(q)-1]
+	for k := 0; ; {
+		c := 2*k + 1
+		if c >= len(q) {
+			break
+		}
+		if c+1 < len(q) && q[c+1] > q[c] {
+			c++
+		}
+		if q[k] >= q[c] {
+			break
+		}
+		q[k], q[c] = q[c], q[k]
+		k = c
+	}
+	s.queue = q
+	return top
 }
 
 // propagate recomputes dirty features' values, children before parents:
@@ -210,17 +250,7 @@ func (s *State) mark(i int32) {
 // index is always safe to process.
 func (s *State) propagate() {
 	for len(s.queue) > 0 {
-		// Take the largest index (the queue stays small: the ancestors of
-		// one variable).
-		best := 0
-		for k, i := range s.queue {
-			if i > s.queue[best] {
-				best = k
-			}
-		}
-		i := s.queue[best]
-		s.queue[best] = s.queue[len(s.queue)-1]
-		s.queue = s.queue[:len(s.queue)-1]
+		i := s.pop()
 		s.dirty[i] = false
 		nv := math.Exp(s.sum[i] - s.norm[i])
 		if d := nv - s.val[i]; d != 0 {

@@ -61,6 +61,7 @@ type config struct {
 	samples, burn  int
 	learnIter      int
 	l2             float64
+	rrfLearn       string
 	people         int
 	mlnInfer       string
 	noise, extra   []float64
@@ -92,6 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	burn := fs.Int("burn-in", 50, "samples discarded first by MC-SAT and by Gibbs")
 	learnIter := fs.Int("learn-iter", 50, "L-BFGS iterations of weight learning (both models)")
 	l2 := fs.Float64("l2", 0.01, "RRF learning: pull l2/2 * |w - w0|^2 towards the initial (knowledge base) weights")
+	rrfLearn := fs.String("rrf-learn", "pll", "RRF learning method: pll (pseudo-likelihood, L-BFGS) or ll (likelihood, sampled gradient; -learn-iter steps)")
 	mlnInfer := fs.String("mln-infer", mln.MethodGibbs, "MLN marginals: gibbs (from all false) or mcsat (from a MaxWalkSAT world)")
 	people := fs.Int("people", 50, "inclusion: people and projects (the paper: 100; one 100x100 pair takes about 40 s here, so 50 by default)")
 	noise := fs.String("noise", "0,0.1,0.2,0.3,0.5,0.7,1", "noise levels (inclusion: flip probability of an observed atom; fd: corruption probability of a name)")
@@ -100,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c := &config{out: *out, pairs: *pairs, seed: *seed, samples: *samples, burn: *burn, learnIter: *learnIter, l2: *l2, people: *people, mlnInfer: *mlnInfer, stdout: stdout, stderr: stderr}
+	c := &config{out: *out, pairs: *pairs, seed: *seed, samples: *samples, burn: *burn, learnIter: *learnIter, l2: *l2, rrfLearn: *rrfLearn, people: *people, mlnInfer: *mlnInfer, stdout: stdout, stderr: stderr}
 	var err error
 	if c.noise, err = parseFloats(*noise); err != nil {
 		return fmt.Errorf("-noise: %w", err)
@@ -117,6 +119,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.mlnInfer != mln.MethodGibbs && c.mlnInfer != mln.MethodMCSAT {
 		return fmt.Errorf("-mln-infer %q: want gibbs or mcsat", c.mlnInfer)
+	}
+	if c.rrfLearn != "pll" && c.rrfLearn != "ll" {
+		return fmt.Errorf("-rrf-learn %q: want pll or ll", c.rrfLearn)
 	}
 	if c.pairs <= 0 || c.samples <= 0 || c.burn < 0 || c.learnIter <= 0 || c.people < 2 {
 		return errors.New("-pairs, -samples, -learn-iter must be positive, -burn-in >= 0, -people >= 2")
@@ -180,6 +185,7 @@ type result struct {
 	Positives     int
 	Atoms         int
 	GibbsSweepsPS float64 // RRF only: Gibbs sweeps per second
+	LearnStatus   string  // RRF only: why L-BFGS stopped
 }
 
 // score computes AUC-PR (positive class) and the mean conditional
@@ -264,7 +270,8 @@ func (c *config) runRRF(ctx context.Context, t *task) (result, *rrf.Program, err
 		return result{}, nil, err
 	}
 	start := time.Now()
-	if _, err := prog.LearnRelational(ctx, t.train, t.query, rrf.LearnOptions{L2: c.l2, MaxIter: c.learnIter}); err != nil {
+	lr, err := prog.LearnRelational(ctx, t.train, t.query, rrf.LearnOptions{Method: c.rrfLearn, L2: c.l2, MaxIter: c.learnIter, Seed: t.inferSeed})
+	if err != nil {
 		return result{}, nil, fmt.Errorf("RRF learning: %w", err)
 	}
 	learn := time.Since(start).Seconds()
@@ -294,7 +301,7 @@ func (c *config) runRRF(ctx context.Context, t *task) (result, *rrf.Program, err
 		}
 	}
 	r, err := score(prob, t.truth)
-	r.Learn, r.Infer, r.GibbsSweepsPS = learn, time.Since(start).Seconds(), sweeps
+	r.Learn, r.Infer, r.GibbsSweepsPS, r.LearnStatus = learn, time.Since(start).Seconds(), sweeps, lr.Status
 	return r, prog, err
 }
 
@@ -314,8 +321,8 @@ func (c *config) point(ctx context.Context, label string, mk func(trainSeed, tes
 		if err != nil {
 			return nil, fmt.Errorf("%s pair %d: %w", label, i, err)
 		}
-		fmt.Fprintf(c.stderr, "    %s pair %d: MLN AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)  RRF AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)\n",
-			label, i, m.AUC, m.CLL, m.Learn, m.Infer, r.AUC, r.CLL, r.Learn, r.Infer)
+		fmt.Fprintf(c.stderr, "    %s pair %d: MLN AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)  RRF AUC %.3f CLL %.3f (learn %.1fs %s, infer %.1fs)\n",
+			label, i, m.AUC, m.CLL, m.Learn, m.Infer, r.AUC, r.CLL, r.Learn, r.LearnStatus, r.Infer)
 		out = append(out, [2]result{m, r})
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,74 @@ func TestRRFLearn(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "rrf", "infer", "-i", out, "-e", train, "-q", "Smokes"); code != 0 {
 		t.Errorf("infer with the learned model: exit %d, %s", code, errs)
+	}
+}
+
+// TestRRFLearnOptions: --method ll and --revise run and show in the written
+// model and the summary; bad values are refused with exit 2.
+func TestRRFLearnOptions(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.rrf", "*Friends(person, person)\nSmokes(person)\nroot = 1 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 2 * Friends(x, y) + 2 * Smokes(y)\n")
+	train := writeFile(t, dir, "t.db", "Friends(A, B)\nFriends(B, C)\nSmokes(B)\nSmokes(C)\n")
+	for i, tc := range []struct {
+		args      []string
+		code      int
+		stderr    string // in standard error
+		pairTerms int    // terms of the written Pair line (0: no file)
+	}{
+		{[]string{"--method", "ll", "--max-iter", "30", "--seed", "3"}, 0, "rrf learn (ll): pseudo-log-likelihood", 2},
+		{[]string{"--revise", "0.01"}, 0, "--revise added 2 dependencies of weight 0.01", 4},
+		{[]string{"--revise", "0.01", "--method", "ll", "--max-iter", "10"}, 0, "IterationLimit", 4},
+		{[]string{"--method", "em"}, 2, `--method "em": want pll or ll`, 0},
+		{[]string{"--revise", "NaN"}, 2, "--revise: rrf: revision weight NaN", 0},
+		{[]string{"--chains", "0"}, 2, "--chains 0", 0},
+	} {
+		out := filepath.Join(dir, fmt.Sprintf("out%d.rrf", i))
+		code, _, errs := runCLI(t, append([]string{"rrf", "learn", "-i", model, "-t", train, "-q", "Smokes", "-o", out}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errs, tc.stderr) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.stderr, errs)
+			continue
+		}
+		if tc.pairTerms == 0 {
+			continue
+		}
+		text, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair := strings.Split(string(text), "\n")[3]
+		if n := strings.Count(pair, "*"); !strings.HasPrefix(pair, "Pair(x, y) =") || n != tc.pairTerms {
+			t.Errorf("%v: Pair line %q has %d terms, want %d", tc.args, pair, n, tc.pairTerms)
+		}
+	}
+}
+
+// TestRRFLearnFromMLN: a Markov logic knowledge base is converted to an
+// RRF (one parfeature per clause), revised, learned and written as an .rrf
+// file that hinge rrf infer reads; a formula the conversion cannot take is
+// refused with its position.
+func TestRRFLearnFromMLN(t *testing.T) {
+	dir := t.TempDir()
+	kb := writeFile(t, dir, "kb.mln", "*Friends(person, person)\nSmokes(person)\n1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n-1 Smokes(x)\n")
+	train := writeFile(t, dir, "t.db", "Friends(A, B)\nFriends(B, C)\nSmokes(B)\nSmokes(C)\n")
+	code, _, errs := runCLI(t, "rrf", "learn", "-i", kb, "-t", train, "-q", "Smokes", "--revise", "0.01")
+	if code != 0 || !strings.Contains(errs, "--revise added 1 dependencies") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "kb-learned.rrf")
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	if len(lines) < 6 || !strings.HasPrefix(lines[3], "root = ") || !strings.HasPrefix(lines[4], "F1(x, y) = ") || !strings.Contains(lines[4], "Friends(y, x)") {
+		t.Errorf("learned model:\n%s", text)
+	}
+	if code, _, errs := runCLI(t, "rrf", "infer", "-i", out, "-e", train, "-q", "Smokes"); code != 0 {
+		t.Errorf("infer with the learned model: exit %d, %s", code, errs)
+	}
+	bad := writeFile(t, dir, "bad.mln", "Friends(person, person)\nSmokes(person)\n1 EXIST y Friends(x, y)\n")
+	if code, _, errs := runCLI(t, "rrf", "learn", "-i", bad, "-t", train, "-q", "Smokes"); code != 2 || !strings.Contains(errs, "bad.mln:3:3: write a quantifier") {
+		t.Errorf("quantified knowledge base: exit %d, %s", code, errs)
 	}
 }

@@ -23,7 +23,7 @@ import (
 func newRRFCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rrf",
-		Short: "Recursive random fields: inference on a Markov logic network converted to an RRF",
+		Short: "Recursive random fields: inference and weight learning (also for Markov logic converted to an RRF)",
 		Args:  rootArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -210,37 +210,63 @@ func failedIf(err error) error {
 }
 
 type rrfLearnOptions struct {
-	input, output string
-	training      []string
-	query         []string
-	l2            float64
-	maxIter       int
-	force         bool
+	input, output, method string
+	training              []string
+	query                 []string
+	l2, revise            float64
+	lambda, hardWeight    float64
+	maxIter               int
+	chains, sweeps        int
+	seed                  uint64
+	force                 bool
 }
 
 func newRRFLearnCmd() *cobra.Command {
 	o := &rrfLearnOptions{}
 	cmd := &cobra.Command{
-		Use:   "learn -i MODEL.rrf -t TRAIN.db -q PRED[,PRED] [-o LEARNED.rrf]",
-		Short: "Learn a recursive random field's weights by back-propagated pseudo-likelihood",
-		Long: `Learn the weights of a relational RRF (a .rrf file) from a training world by
-maximising the pseudo-log-likelihood of the query predicates' atoms
-(Lowd and Domingos 2007: toggle each atom, back-propagate through the feature
-DAG; L-BFGS). The training database lists the true atoms; an atom of a query
-predicate that it does not list is false, every other atom is evidence.
+		Use:   "learn -i MODEL.rrf|KB.mln -t TRAIN.db -q PRED[,PRED] [--method pll|ll] [--revise EPS] [-o LEARNED.rrf]",
+		Short: "Learn a recursive random field's weights by back-propagated pseudo-likelihood or likelihood",
+		Long: `Learn the weights of a relational RRF (a .rrf file) from a training world
+(Lowd and Domingos 2007: back-propagation through the feature DAG). A Markov
+logic knowledge base (a .mln file of quantifier-free formulas) is converted
+first, each clause a parfeature lambda * (its negated literals), 1 when the
+clause is false, weighted by minus the clause's weight in the root (--lambda,
+--hard-weight for hard formulas). The training database lists the true atoms;
+an atom of a query predicate that it does not list is false, every other atom
+is evidence.
+
+--method pll (the default) maximises the pseudo-log-likelihood of the query
+predicates' atoms (toggle each atom) by L-BFGS. --method ll maximises their
+log-likelihood given the evidence: the gradient is the back-propagated
+gradient at the training world minus its expectation under the model, the
+expectation from --chains persistent Gibbs chains that run --sweeps sweeps
+per step (seeded by --seed); --max-iter steps, each scaled by the sampled
+Fisher information, the weights averaged over the second half of them.
+
 --l2 pulls the weights towards the file's (a knowledge base's weights stay
-unless the data move them). The model is written back with the learned
-weights (-o, default MODEL-learned.rrf; an existing file only with --force).`,
+unless the data move them). --revise EPS first adds to every parfeature but
+the root each atom over its parameters that it does not use, with weight EPS
+(the paper's theory revision: learning grows the dependencies the data call
+for; the distribution moves by O(EPS) before learning). The model is written
+back with the learned weights (-o, default MODEL-learned.rrf; an existing
+file only with --force).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd.ErrOrStderr()) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.input, "input", "i", "", "relational RRF (.rrf)")
+	f.StringVarP(&o.input, "input", "i", "", "relational RRF (.rrf) or Markov logic knowledge base (.mln)")
 	f.StringSliceVarP(&o.training, "train", "t", nil, "training database(s) (.db)")
 	f.StringSliceVarP(&o.query, "query", "q", nil, "query predicate(s)")
 	f.StringVarP(&o.output, "output", "o", "", "learned model (default: MODEL-learned.rrf)")
+	f.StringVar(&o.method, "method", "pll", "pll (pseudo-likelihood, L-BFGS) or ll (likelihood, sampled gradient)")
 	f.Float64Var(&o.l2, "l2", 0.01, "weight of the pull towards the file's weights, l2/2 * |w - w0|^2")
-	f.IntVar(&o.maxIter, "max-iter", 500, "L-BFGS iteration limit")
+	f.Float64Var(&o.lambda, "lambda", 10, "sharpness of a converted clause's feature (.mln input)")
+	f.Float64Var(&o.hardWeight, "hard-weight", 20, "root weight of a converted hard clause (.mln input)")
+	f.Float64Var(&o.revise, "revise", 0, "add the atoms each parfeature does not use with this small weight before learning (0: off)")
+	f.IntVar(&o.maxIter, "max-iter", 0, "L-BFGS iterations (pll, default 500) or steps (ll, default 100)")
+	f.IntVar(&o.chains, "chains", 8, "persistent Gibbs chains (ll)")
+	f.IntVar(&o.sweeps, "sweeps", 5, "Gibbs sweeps per chain and step (ll)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the chains (ll)")
 	f.BoolVar(&o.force, "force", false, "overwrite the output file if it exists")
 	return cmd
 }
@@ -249,8 +275,11 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if o.input == "" || len(o.training) == 0 || len(o.query) == 0 {
 		return badInput(errors.New("give the model (-i), the training database (-t) and the query predicates (-q)"))
 	}
-	if o.l2 < 0 || o.maxIter <= 0 {
-		return badInput(fmt.Errorf("--l2 %v must be >= 0 and --max-iter %d > 0", o.l2, o.maxIter))
+	if o.method != "pll" && o.method != "ll" {
+		return badInput(fmt.Errorf("--method %q: want pll or ll", o.method))
+	}
+	if o.l2 < 0 || o.maxIter < 0 || o.chains <= 0 || o.sweeps <= 0 {
+		return badInput(fmt.Errorf("--l2 %v and --max-iter %d must be >= 0, --chains %d and --sweeps %d > 0", o.l2, o.maxIter, o.chains, o.sweeps))
 	}
 	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force)
 	if err != nil {
@@ -259,33 +288,64 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
 		return err
 	}
-	src, err := textfile.ReadFile(o.input)
+	prog, text, err := o.program()
 	if err != nil {
 		return badInput(err)
 	}
-	prog, err := rrf.ParseProgram(o.input, src)
-	if err != nil {
-		return badInput(err)
+	if o.revise != 0 {
+		n, err := prog.Revise(o.revise)
+		if err != nil {
+			return badInput(fmt.Errorf("--revise: %w", err))
+		}
+		fmt.Fprintf(stderr, "rrf learn: --revise added %d dependencies of weight %g\n", n, o.revise)
 	}
 	training, err := readDBs(o.training, prog.Decls)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	pll, err := prog.LearnRelational(ctx, training, o.query, rrf.LearnOptions{L2: o.l2, MaxIter: o.maxIter})
+	res, err := prog.LearnRelational(ctx, training, o.query, rrf.LearnOptions{Method: o.method, L2: o.l2, MaxIter: o.maxIter,
+		Chains: o.chains, Sweeps: o.sweeps, Seed: o.seed})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return failed(err)
 		}
 		return badInput(err)
 	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(prog.WithWeights(src)); return err }); err != nil {
+	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text()); return err }); err != nil {
 		return failed(err)
 	}
-	fmt.Fprintf(stderr, "rrf learn: pseudo-log-likelihood %.6g in %.3f s\n", pll, time.Since(start).Seconds())
+	fmt.Fprintf(stderr, "rrf learn (%s): pseudo-log-likelihood %.6g after %d iterations (%s, gradient norm %.3g) in %.3f s\n",
+		o.method, res.PLL, res.Iterations, res.Status, res.GradNorm, time.Since(start).Seconds())
 	for _, f := range prog.Features {
 		fmt.Fprintln(stderr, "  "+prog.String(f))
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", out)
 	return nil
+}
+
+// program reads the model to learn: a .rrf file, or a .mln knowledge base
+// converted by rrf.FromMLN; and what writes it back with its weights (the
+// .rrf file's own text, or the whole converted program).
+func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
+	if strings.EqualFold(filepath.Ext(o.input), ".mln") {
+		kb, err := mln.ReadProgram(o.input)
+		if err != nil {
+			return nil, nil, err
+		}
+		prog, err := rrf.FromMLN(kb, o.lambda, o.hardWeight)
+		if err != nil {
+			return nil, nil, err
+		}
+		return prog, prog.Text, nil
+	}
+	src, err := textfile.ReadFile(o.input)
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, err := rrf.ParseProgram(o.input, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prog, func() []byte { return prog.WithWeights(src) }, nil
 }
