@@ -39,6 +39,7 @@ func FromMLN(kb *mln.Program, lambda, hardWeight float64) (*Program, error) {
 	p := &Program{Decls: kb, byName: map[string]*ParFeature{}}
 	root := &ParFeature{Name: "root"}
 	p.Features = append(p.Features, root)
+	rootType := map[string]string{} // a root variable's type, by name
 	for i, f := range kb.Formulas {
 		mf, err := toModelFormula(f.F)
 		if err != nil {
@@ -73,11 +74,21 @@ func FromMLN(kb *mln.Program, lambda, hardWeight float64) (*Program, error) {
 				}
 				feat.Terms = append(feat.Terms, t)
 			}
+			// The root sums each clause over its own variables. The root
+			// gives a variable name one type, so a name another clause
+			// used with another type is renamed apart (f3_x).
 			args := make([]mln.Term, len(feat.Params))
+			sum := make([]string, len(feat.Params))
 			for k, v := range feat.Params {
-				args[k] = mln.Term{Name: v, IsVar: true, Pos: f.Pos}
+				sum[k] = v
+				if ty := varType(kb, c, v); rootType[v] == "" {
+					rootType[v] = ty
+				} else if rootType[v] != ty {
+					sum[k] = strings.ToLower(name) + "_" + v
+				}
+				args[k] = mln.Term{Name: sum[k], IsVar: true, Pos: f.Pos}
 			}
-			root.Terms = append(root.Terms, Term{W: len(p.Weights), Sum: feat.Params, Feature: name, Args: args, Pos: f.Pos})
+			root.Terms = append(root.Terms, Term{W: len(p.Weights), Sum: sum, Feature: name, Args: args, Pos: f.Pos})
 			p.Weights = append(p.Weights, -w)
 			p.Features = append(p.Features, feat)
 		}
@@ -164,4 +175,21 @@ func (p *Program) Text() []byte {
 		fmt.Fprintln(&b, p.String(f))
 	}
 	return []byte(b.String())
+}
+
+// varType returns the declared type of variable v in clause c (from the
+// first atom that has it; "" when no declaration says).
+func varType(kb *mln.Program, c model.Clause, v string) string {
+	for _, l := range c {
+		if l.Atom == nil {
+			continue
+		}
+		d := kb.Pred(l.Atom.PredName)
+		for i, a := range l.Atom.Args {
+			if a.Kind == model.Variable && a.Name == v && d != nil && i < len(d.Types) {
+				return d.Types[i]
+			}
+		}
+	}
+	return ""
 }

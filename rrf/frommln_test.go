@@ -142,3 +142,24 @@ func TestFromMLNErrors(t *testing.T) {
 		t.Error("lambda 0 accepted")
 	}
 }
+
+// TestFromMLNVariableTypes: a variable name that two clauses use with
+// different types (p a title in one, a person in the other, as in UW-CSE's
+// rules) is renamed apart in the root, and the program reads back.
+func TestFromMLNVariableTypes(t *testing.T) {
+	kb, err := mln.ParseProgram("kb.mln", []byte("publication(title, person)\nprofessor(person)\n1 !publication(p, x) v professor(x)\n0.5 professor(p)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := FromMLN(kb, 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.String(p.Features[0])
+	if want := "root = -1 * sum(p, x) F1(p, x) - 0.5 * sum(f2_p) F2(f2_p)"; text != want {
+		t.Errorf("root %q, want %q", text, want)
+	}
+	if _, err := ParseProgram("back.rrf", []byte(p.Text())); err != nil {
+		t.Errorf("the converted program does not read back: %v", err)
+	}
+}
