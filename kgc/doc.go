@@ -26,7 +26,9 @@
 // A candidate's score combines the confidences of the rules that predict
 // it: max (the largest), maxplus (the sorted vector of its confidences,
 // compared lexicographically: ties on the largest are broken by the next),
-// or noisy-or (1 - prod(1 - conf)). The filtered rank of the true answer
+// or noisy-or (1 - prod(1 - conf) over its few best rules, ties broken as
+// by maxplus: over every rule, the near-duplicate rules of a dense graph
+// drive every candidate to 1). The filtered rank of the true answer
 // leaves out the other true answers (from the training, validation and test
 // triples); a candidate tied with it counts half (the expected rank under
 // random tie-breaking); a true answer no rule predicts is a miss

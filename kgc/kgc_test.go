@@ -1,10 +1,12 @@
 package kgc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -292,4 +294,77 @@ func TestRulesFileRoundTrip(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
 		}
 	}
+}
+
+// Rank's order against a brute-force scorer: every rule's predictions
+// collected per candidate, its confidences sorted and combined from
+// scratch.
+func TestRankMatchesBruteForce(t *testing.T) {
+	g := randomGraph(5, 12, 3, 70)
+	res, err := Learn(context.Background(), g, LearnOptions{Time: time.Second, Seed: 2, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := make([]bool, g.NumEntities)
+	for _, tc := range []struct {
+		s Scoring
+		k int
+	}{{MaxPlus, 0}, {Max, 0}, {NoisyOr, 1}, {NoisyOr, 2}, {NoisyOr, 100}} {
+		rk := NewRanker(g, res.Rules, tc.s)
+		if tc.k > 0 {
+			rk.NoisyOrK = tc.k
+		}
+		for e := range int32(g.NumEntities) {
+			for r := range int32(g.NumRelations) {
+				for _, tail := range []bool{true, false} {
+					confs := map[int32][]float64{}
+					for i := range res.Rules {
+						rule := &res.Rules[i]
+						if rule.Head != r {
+							continue
+						}
+						for _, c := range rule.predict(g, e, tail, mark, nil) {
+							confs[c] = append(confs[c], rule.Conf)
+						}
+					}
+					want := func(c int32) []float64 {
+						v := slices.Clone(confs[c])
+						slices.SortFunc(v, func(a, b float64) int { return cmp.Compare(b, a) })
+						switch tc.s {
+						case Max:
+							return v[:1]
+						case NoisyOr:
+							p := 1.0
+							for _, x := range v[:min(len(v), tc.k)] {
+								p *= 1 - x
+							}
+							return append([]float64{1 - p}, v...)
+						}
+						return v
+					}
+					got := rk.Rank(e, r, tail, mark)
+					if len(got) != len(confs) {
+						t.Fatalf("%s (%d,%d,%v): %d candidates, brute force %d", tc.s, e, r, tail, len(got), len(confs))
+					}
+					for i := 1; i < len(got); i++ {
+						a, b := want(got[i-1].Entity), want(got[i].Entity)
+						if lexDesc(a, b) > 0 || (lexDesc(a, b) == 0 && got[i-1].Entity > got[i].Entity) {
+							t.Fatalf("%s (%d,%d,%v): %d %v ranked before %d %v", tc.s, e, r, tail, got[i-1].Entity, a, got[i].Entity, b)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// lexDesc orders decreasing vectors lexicographically, the larger first
+// (a longer vector beats its prefix).
+func lexDesc(a, b []float64) int {
+	for i := range min(len(a), len(b)) {
+		if c := cmp.Compare(b[i], a[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(b), len(a))
 }

@@ -21,7 +21,7 @@ type kgcOptions struct {
 	predictions, rules, report string
 	rulesIn                    string
 	score                      string
-	topK                       int
+	topK, noisyOrK             int
 	learn                      kgc.LearnOptions
 	quiet                      bool
 }
@@ -56,7 +56,8 @@ bottom-up from sampled paths for --time: cyclic path rules of 1 to
 --max-length atoms, rules with a constant in the head (and in the body, or
 not), and default rules r(X, c); each rule's support and confidence
 (support / (body + --pc)) are counted exactly. A candidate's score combines
-the confidences of the rules predicting it (--score maxplus, max, noisy-or).
+the confidences of the rules predicting it (--score maxplus, max, noisy-or
+over the candidate's --noisy-or-k best rules).
 
 --predictions writes AnyBURL's format: per test triple "h r t", "Heads: " and
 "Tails: " lines with the --top-k candidates and scores, best first. The
@@ -80,6 +81,7 @@ with a rules file instead of learning.`,
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "maxplus", "combination of rule confidences: maxplus, max or noisy-or")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
+	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget")
 	f.IntVar(&o.learn.MaxLength, "max-length", 3, "longest cyclic rule body (1-3)")
 	f.IntVar(&o.learn.MinSupport, "min-support", 2, "drop rules with less support")
@@ -111,6 +113,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("--pc %v: must be >= 0", o.learn.PC))
 	case o.topK < 1:
 		return badInput(fmt.Errorf("--top-k %d: must be >= 1", o.topK))
+	case o.noisyOrK < 1:
+		return badInput(fmt.Errorf("--noisy-or-k %d: must be >= 1", o.noisyOrK))
 	}
 	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
 	if err := checkOutputs(inputs, output{flag: "--predictions", path: o.predictions}, output{flag: "--rules", path: o.rules},
@@ -193,6 +197,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
+	rk.NoisyOrK = o.noisyOrK
 	var m kgc.Metrics
 	eval := func(w io.Writer) error {
 		var err error
