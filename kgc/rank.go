@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
 	"slices"
 
+	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/par"
 )
 
@@ -26,9 +28,13 @@ const (
 	// NoisyOr scores 1 - prod(1 - conf) over a candidate's
 	// Ranker.NoisyOrK largest confidences, ties broken as MaxPlus does.
 	NoisyOr
+	// PSL re-scores each query's best maxplus candidates by MAP inference
+	// in the PSL model of the rules (EvalOptions.PSL); the other
+	// candidates follow in maxplus order.
+	PSL
 )
 
-// ParseScoring reads maxplus, max or noisy-or.
+// ParseScoring reads maxplus, max, noisy-or or psl.
 func ParseScoring(s string) (Scoring, error) {
 	switch s {
 	case "maxplus":
@@ -37,8 +43,10 @@ func ParseScoring(s string) (Scoring, error) {
 		return Max, nil
 	case "noisy-or", "noisyor":
 		return NoisyOr, nil
+	case "psl":
+		return PSL, nil
 	}
-	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max or noisy-or)", s)
+	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max, noisy-or or psl)", s)
 }
 
 func (s Scoring) String() string {
@@ -49,6 +57,8 @@ func (s Scoring) String() string {
 		return "max"
 	case NoisyOr:
 		return "noisy-or"
+	case PSL:
+		return "psl"
 	}
 	return fmt.Sprintf("Scoring(%d)", int(s))
 }
@@ -57,16 +67,29 @@ func (s Scoring) String() string {
 type Candidate struct {
 	Entity int32
 	// Score is the candidate's score: its largest confidence for MaxPlus
-	// and Max, the noisy-or for NoisyOr.
+	// and Max, the noisy-or for NoisyOr, its MAP value for PSL (the
+	// largest confidence for a candidate PSL did not re-score).
 	Score float64
-	confs []float64 // decreasing; MaxPlus and NoisyOr
+	confs []float64 // decreasing; all scorings but Max
+	psl   bool      // re-scored by PSL
 }
 
 // compare orders a before b when a ranks higher (negative), equal scores
 // give 0.
 func compare(s Scoring, a, b *Candidate) int {
-	if s != MaxPlus {
+	switch s {
+	case Max, NoisyOr:
 		if c := cmp.Compare(b.Score, a.Score); c != 0 || s == Max {
+			return c
+		}
+	case PSL:
+		if a.psl != b.psl {
+			if a.psl {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(b.Score, a.Score); a.psl && c != 0 {
 			return c
 		}
 	}
@@ -146,7 +169,7 @@ func (rk *Ranker) Rank(e, r int32, tail bool, mark []bool) []Candidate {
 	for i := range out {
 		cd := &out[i]
 		switch rk.scoring {
-		case MaxPlus:
+		case MaxPlus, PSL:
 			cd.Score = cd.confs[0]
 		case NoisyOr:
 			p := 1.0
@@ -156,10 +179,14 @@ func (rk *Ranker) Rank(e, r int32, tail bool, mark []bool) []Candidate {
 			cd.Score = 1 - p
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Candidate) int {
+	rk.sort(out)
+	return out
+}
+
+func (rk *Ranker) sort(cands []Candidate) {
+	slices.SortStableFunc(cands, func(a, b Candidate) int {
 		return cmp.Or(compare(rk.scoring, &a, &b), cmp.Compare(a.Entity, b.Entity))
 	})
-	return out
 }
 
 // Metrics are filtered ranking metrics over queries.
@@ -233,6 +260,31 @@ type EvalOptions struct {
 	TopK int
 	// Threads (0: GOMAXPROCS); results do not depend on it.
 	Threads int
+	// PSL is the model PSL scoring infers with (NewPSL), ADMM its
+	// solver's options, and PSLDump, when set, receives the atoms PSL
+	// scored and their values.
+	PSL     *PSLModel
+	ADMM    admm.Options
+	PSLDump func(atoms []Triple, values []float64) error
+}
+
+// forQueries calls f(i, mark) for i in [0, n) on threads workers, mark
+// a per-worker scratch slice of entities falses; it stops early when ctx
+// is done.
+func forQueries(ctx context.Context, n, threads, entities int, f func(i int, mark []bool)) {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	marks := make([][]bool, threads) // per worker, allocated on first use
+	par.For(n, threads, func(w, i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		if marks[w] == nil {
+			marks[w] = make([]bool, entities)
+		}
+		f(i, marks[w])
+	})
 }
 
 // Evaluate asks every test triple both ways, (h, r, ?) and (?, r, t),
@@ -246,32 +298,61 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	if opt.TopK <= 0 {
 		opt.TopK = 100
 	}
-	if opt.Threads <= 0 {
-		opt.Threads = runtime.GOMAXPROCS(0)
+	if rk.scoring == PSL && opt.PSL == nil {
+		return Metrics{}, errors.New("kgc: psl scoring needs a PSL model (EvalOptions.PSL)")
 	}
 	type answer struct {
 		heads, tails []Candidate
 		rh, rt       float64
 	}
 	answers := make([]answer, len(test))
-	marks := make([][]bool, opt.Threads) // per worker, allocated on first use
-	par.For(len(test), opt.Threads, func(w, i int) {
-		if ctx.Err() != nil {
-			return
-		}
-		if marks[w] == nil {
-			marks[w] = make([]bool, rk.g.NumEntities)
-		}
+	forQueries(ctx, len(test), opt.Threads, rk.g.NumEntities, func(i int, mark []bool) {
 		t := test[i]
-		a := &answers[i]
-		a.tails = rk.Rank(t.H, t.R, true, marks[w])
-		a.heads = rk.Rank(t.T, t.R, false, marks[w])
-		a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
-		a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
-		a.heads, a.tails = a.heads[:min(len(a.heads), opt.TopK)], a.tails[:min(len(a.tails), opt.TopK)]
+		answers[i].tails = rk.Rank(t.H, t.R, true, mark)
+		answers[i].heads = rk.Rank(t.T, t.R, false, mark)
 	})
 	if err := ctx.Err(); err != nil {
 		return Metrics{}, err
+	}
+	if rk.scoring == PSL {
+		n := opt.PSL.opt.Candidates
+		per := make([][]Triple, len(test))
+		for i, t := range test {
+			per[i] = appendAtoms(appendAtoms(nil, t, true, answers[i].tails, n), t, false, answers[i].heads, n)
+		}
+		atoms := distinct(per)
+		values, _, err := opt.PSL.Infer(ctx, atoms, opt.ADMM)
+		if err != nil {
+			return Metrics{}, err
+		}
+		if opt.PSLDump != nil {
+			if err := opt.PSLDump(atoms, values); err != nil {
+				return Metrics{}, err
+			}
+		}
+		value := make(map[Triple]float64, len(atoms))
+		for i, a := range atoms {
+			value[a] = values[i]
+		}
+		for i, t := range test {
+			a := &answers[i]
+			for j := range a.tails[:min(n, len(a.tails))] {
+				c := &a.tails[j]
+				c.Score, c.psl = value[Triple{t.H, t.R, c.Entity}], true
+			}
+			for j := range a.heads[:min(n, len(a.heads))] {
+				c := &a.heads[j]
+				c.Score, c.psl = value[Triple{c.Entity, t.R, t.T}], true
+			}
+			rk.sort(a.tails)
+			rk.sort(a.heads)
+		}
+	}
+	for i, t := range test {
+		a := &answers[i]
+		a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
+		a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
+		a.heads, a.tails = a.heads[:min(len(a.heads), opt.TopK)], a.tails[:min(len(a.tails), opt.TopK)]
 	}
 	var m Metrics
 	for _, a := range answers {
