@@ -278,6 +278,9 @@ func TestRulesFileRoundTrip(t *testing.T) {
 	if len(back) != len(res.Rules) {
 		t.Fatalf("%d rules back, %d written", len(back), len(res.Rules))
 	}
+	if len(v.Entities) != 12 {
+		t.Errorf("reading the rules added entities: %q", v.Entities[12:])
+	}
 	for i := range back {
 		w, g := res.Rules[i], back[i]
 		if w.key() != g.key() || w.Support != g.Support || w.BodySize != g.BodySize || math.Abs(w.Conf-g.Conf) > 1e-5*w.Conf {
