@@ -74,8 +74,9 @@ type LearnResult struct {
 // the constant in the head's first position. Every relation also gets its
 // default rules r(X, c) for every c seen in the head. Each new rule's
 // support and confidence are counted exactly over the whole graph, in
-// parallel. Rounds continue until the time budget is spent or a round
-// finds nothing new.
+// parallel. Rounds continue until the time budget is spent (the round
+// running at the deadline keeps the rules it has counted by then) or a
+// round finds nothing new.
 func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error) {
 	opt.defaults()
 	start := time.Now()
@@ -87,8 +88,8 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	count := func(cands []key) {
 		rules := make([]Rule, len(cands))
 		par.For(len(cands), opt.Threads, func(w, i int) {
-			if ctx.Err() != nil {
-				return
+			if ctx.Err() != nil || (len(kept) > 0 && time.Now().After(deadline)) {
+				return // out of time: the rest are not counted, so not kept
 			}
 			if marks[w] == nil {
 				marks[w] = make([]bool, g.NumEntities)

@@ -306,10 +306,19 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		rh, rt       float64
 	}
 	answers := make([]answer, len(test))
+	ranks := func(i int) {
+		t, a := test[i], &answers[i]
+		a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
+		a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
+		a.heads, a.tails = top(a.heads, opt.TopK), top(a.tails, opt.TopK)
+	}
 	forQueries(ctx, len(test), opt.Threads, rk.g.NumEntities, func(i int, mark []bool) {
 		t := test[i]
 		answers[i].tails = rk.Rank(t.H, t.R, true, mark)
 		answers[i].heads = rk.Rank(t.T, t.R, false, mark)
+		if rk.scoring != PSL {
+			ranks(i) // at once, so that only the top-k candidates are kept
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return Metrics{}, err
@@ -346,13 +355,8 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			}
 			rk.sort(a.tails)
 			rk.sort(a.heads)
+			ranks(i)
 		}
-	}
-	for i, t := range test {
-		a := &answers[i]
-		a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
-		a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
-		a.heads, a.tails = a.heads[:min(len(a.heads), opt.TopK)], a.tails[:min(len(a.tails), opt.TopK)]
 	}
 	var m Metrics
 	for _, a := range answers {
@@ -377,6 +381,16 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		list("Tails: ", answers[i].tails)
 	}
 	return m, bw.Flush()
+}
+
+// top is a copy of the first k candidates without their confidence
+// vectors: what the predictions file needs, and all a query keeps.
+func top(cands []Candidate, k int) []Candidate {
+	out := slices.Clone(cands[:min(k, len(cands))])
+	for i := range out {
+		out[i].confs = nil
+	}
+	return out
 }
 
 func formatScore(s float64) string {

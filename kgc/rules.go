@@ -2,6 +2,7 @@ package kgc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -229,19 +230,20 @@ func (r *Rule) Count(g *Graph, pc float64, mark []bool) {
 		}
 	case Default:
 		// The variable ranges over the entities seen in its position of
-		// the head relation.
-		m := g.out[r.Head]
+		// the head relation, but the constant: the body is those
+		// entities, the support those linked to the constant (counted
+		// from the constant's side, so a default rule costs O(1), not a
+		// pass over the relation).
+		vars, withC := g.out[r.Head], g.in[r.Head][r.C]
 		if !r.ConstTail {
-			m = g.in[r.Head]
+			vars, withC = g.in[r.Head], g.out[r.Head][r.C]
 		}
-		for v := range m {
-			if v == r.C {
-				continue
-			}
-			r.BodySize++
-			if r.headHolds(g, v) {
-				r.Support++
-			}
+		r.BodySize, r.Support = len(vars), len(withC)
+		if _, ok := vars[r.C]; ok {
+			r.BodySize--
+		}
+		if _, self := slices.BinarySearch(withC, r.C); self {
+			r.Support--
 		}
 	}
 	r.Conf = float64(r.Support) / (float64(r.BodySize) + pc)
