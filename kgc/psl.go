@@ -209,7 +209,20 @@ func (rk *Ranker) NewPSL(ctx context.Context, v *Vocab, opt PSLOptions) (*PSLMod
 	}
 	p.Learn = lr
 	for i, r := range p.Model.Rules {
-		r.Weight = lr.Weights[i]
+		switch {
+		case i >= len(p.Rules) && lr.Weights[i] == 0:
+			// A prior PPLL sets to 0 (it does when more than a third of
+			// the training candidates are true: the piecewise conditional
+			// of w*y^2 alone then prefers w = 0) would let any rule push
+			// its candidates to 1, all tied; with the answers independent
+			// a candidate's MAP value is S / (S + w0), S the weighted count
+			// of its rule groundings, so any w0 > 0 ranks alike.
+			r.Weight = 1
+		case lr.Learned[i]:
+			r.Weight = lr.Weights[i]
+		default:
+			r.Weight = 0 // no grounding among the training candidates: no evidence
+		}
 	}
 	return p, nil
 }
