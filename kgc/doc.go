@@ -13,7 +13,10 @@
 // constant c in the head: r(X, c) <= b(X, d) (with a constant d reached by
 // the body atom) or r(X, c) <= b(X, A) (any b edge), and the same with the
 // constant in the head's first position. A default rule r(X, c) predicts c
-// for every X.
+// for every X. A rule r(X, c) <= b(X, d) answers queries both ways: c for
+// (x, r, ?) when b(x, d) holds, and every such x for (?, r, c) (on Kinship's
+// validation split this lifts filtered MRR from 0.588 to 0.604 with maxplus
+// and from 0.604 to 0.633 with noisy-or; Family's does not move).
 //
 // A rule's body size is its number of body groundings: distinct (X, Y)
 // pairs for a cyclic rule, distinct X values otherwise (for a default rule,

@@ -371,3 +371,43 @@ func lexDesc(a, b []float64) int {
 	}
 	return cmp.Compare(len(b), len(a))
 }
+
+// r(X, c) <= b(X, d) answers (x, r, ?) with c when b(x, d) holds and
+// (?, r, c) with every such x, against enumeration over all entities.
+func TestPredictAcyclicConstBothWays(t *testing.T) {
+	for seed := range uint64(10) {
+		g := randomGraph(seed, 8, 2, 30)
+		rng := rand.New(rand.NewPCG(seed, 9))
+		mark := make([]bool, g.NumEntities)
+		for range 20 {
+			r := Rule{Kind: AcyclicConst, Head: int32(rng.IntN(2)), ConstTail: rng.IntN(2) == 0, C: int32(rng.IntN(8)), D: int32(rng.IntN(8)),
+				Body: []Step{{int32(rng.IntN(2)), rng.IntN(2) == 0}}}
+			body := func(x int32) bool {
+				st := r.Body[0]
+				if st.Inverse {
+					return g.Has(Triple{r.D, st.R, x})
+				}
+				return g.Has(Triple{x, st.R, r.D})
+			}
+			for e := range int32(8) {
+				for _, tail := range []bool{true, false} {
+					var want []int32
+					switch {
+					case tail == r.ConstTail && e != r.C && e != r.D && body(e):
+						want = []int32{r.C}
+					case tail != r.ConstTail && e == r.C:
+						for x := range int32(8) {
+							if x != r.C && x != r.D && body(x) {
+								want = append(want, x)
+							}
+						}
+					}
+					got := slices.Sorted(slices.Values(r.predict(g, e, tail, mark, nil)))
+					if !slices.Equal(got, want) {
+						t.Fatalf("seed %d %+v, e %d tail %v: predicted %v, want %v", seed, r, e, tail, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -126,8 +126,8 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations)}
 	for i := range rules {
 		r := &rules[i]
-		if r.Kind == Cyclic {
-			r.rev = reverse(r.Body) // before the rules are shared by goroutines
+		if r.Kind != Default {
+			r.rev = reverse(r.Body) // once, before the rules are shared by goroutines
 		}
 		if int(r.Head) < len(rk.byHead) {
 			rk.byHead[r.Head] = append(rk.byHead[r.Head], r)

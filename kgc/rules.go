@@ -261,7 +261,9 @@ func hasOther(ts []int32, v int32) bool {
 
 // predict returns the candidates the rule gives for a query: the tails of
 // (e, Head, ?) when tail is true, else the heads of (?, Head, e), never e
-// itself (object identity). The result may alias buf.
+// itself (object identity). An acyclic rule with a constant in its body
+// answers both ways: r(X, c) <= b(X, d) gives c for (x, r, ?) when b(x, d)
+// holds, and every such x for (?, r, c). The result may alias buf.
 func (r *Rule) predict(g *Graph, e int32, tail bool, mark []bool, buf []int32) []int32 {
 	switch r.Kind {
 	case Cyclic:
@@ -274,8 +276,21 @@ func (r *Rule) predict(g *Graph, e int32, tail bool, mark []bool, buf []int32) [
 		}
 		return g.walk(e, rev, mark, buf)
 	}
-	// Acyclic and default rules bind their variable on one side only.
-	if r.ConstTail != tail || e == r.C {
+	if r.ConstTail != tail {
+		// The query gives the head's constant and asks for its variable:
+		// r(X, c) <= b(X, d) answers (?, r, c) with every X that reaches
+		// d. (The other kinds would answer with nearly every entity.)
+		if r.Kind != AcyclicConst || e != r.C {
+			return nil
+		}
+		rev := r.rev
+		if rev == nil {
+			rev = reverse(r.Body)
+		}
+		out := g.walk(r.D, rev, mark, buf)
+		return slices.DeleteFunc(out, func(v int32) bool { return v == r.C })
+	}
+	if e == r.C {
 		return nil
 	}
 	switch r.Kind {
