@@ -72,6 +72,7 @@ type Candidate struct {
 	Score float64
 	confs []float64 // decreasing; all scorings but Max
 	psl   bool      // re-scored by PSL
+	class int32     // PSL: the first maxplus position with equal confidences
 }
 
 // compare orders a before b when a ranks higher (negative), equal scores
@@ -92,6 +93,7 @@ func compare(s Scoring, a, b *Candidate) int {
 		if c := cmp.Compare(b.Score, a.Score); a.psl && c != 0 {
 			return c
 		}
+		return cmp.Compare(a.class, b.class)
 	}
 	for i := range min(len(a.confs), len(b.confs)) {
 		if c := cmp.Compare(b.confs[i], a.confs[i]); c != 0 {
@@ -179,13 +181,18 @@ func (rk *Ranker) Rank(e, r int32, tail bool, mark []bool) []Candidate {
 			cd.Score = 1 - p
 		}
 	}
-	rk.sort(out)
+	if rk.scoring == PSL {
+		sortBy(MaxPlus, out) // PSL re-scores the best of this order
+	} else {
+		sortBy(rk.scoring, out)
+	}
 	return out
 }
 
-func (rk *Ranker) sort(cands []Candidate) {
+// sortBy sorts candidates best first under s, ties in entity order.
+func sortBy(s Scoring, cands []Candidate) {
 	slices.SortStableFunc(cands, func(a, b Candidate) int {
-		return cmp.Or(compare(rk.scoring, &a, &b), cmp.Compare(a.Entity, b.Entity))
+		return cmp.Or(compare(s, &a, &b), cmp.Compare(a.Entity, b.Entity))
 	})
 }
 
@@ -306,25 +313,29 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		rh, rt       float64
 	}
 	answers := make([]answer, len(test))
-	ranks := func(i int) {
-		t, a := test[i], &answers[i]
-		a.rt = rankOf(rk.scoring, a.tails, t.T, func(e int32) bool { return known(Triple{t.H, t.R, e}) })
-		a.rh = rankOf(rk.scoring, a.heads, t.H, func(e int32) bool { return known(Triple{e, t.R, t.T}) })
-		a.heads, a.tails = top(a.heads, opt.TopK), top(a.tails, opt.TopK)
+	n := 0 // candidates PSL re-scores
+	if rk.scoring == PSL {
+		n = opt.PSL.opt.Candidates
 	}
+	knownTail := func(t Triple) func(int32) bool { return func(e int32) bool { return known(Triple{t.H, t.R, e}) } }
+	knownHead := func(t Triple) func(int32) bool { return func(e int32) bool { return known(Triple{e, t.R, t.T}) } }
+	// Each query keeps only its top-k candidates (and PSL's n), ranked at
+	// once.
 	forQueries(ctx, len(test), opt.Threads, rk.g.NumEntities, func(i int, mark []bool) {
-		t := test[i]
-		answers[i].tails = rk.Rank(t.H, t.R, true, mark)
-		answers[i].heads = rk.Rank(t.T, t.R, false, mark)
-		if rk.scoring != PSL {
-			ranks(i) // at once, so that only the top-k candidates are kept
+		t, a := test[i], &answers[i]
+		tails, heads := rk.Rank(t.H, t.R, true, mark), rk.Rank(t.T, t.R, false, mark)
+		if rk.scoring == PSL {
+			a.tails, a.rt = forPSL(tails, t.T, knownTail(t), n, opt.TopK)
+			a.heads, a.rh = forPSL(heads, t.H, knownHead(t), n, opt.TopK)
+			return
 		}
+		a.rt, a.rh = rankOf(rk.scoring, tails, t.T, knownTail(t)), rankOf(rk.scoring, heads, t.H, knownHead(t))
+		a.tails, a.heads = top(tails, opt.TopK), top(heads, opt.TopK)
 	})
 	if err := ctx.Err(); err != nil {
 		return Metrics{}, err
 	}
 	if rk.scoring == PSL {
-		n := opt.PSL.opt.Candidates
 		per := make([][]Triple, len(test))
 		for i, t := range test {
 			per[i] = appendAtoms(appendAtoms(nil, t, true, answers[i].tails, n), t, false, answers[i].heads, n)
@@ -343,19 +354,21 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		for i, a := range atoms {
 			value[a] = values[i]
 		}
+		rescore := func(cands []Candidate, atom func(int32) Triple, truth int32, known func(int32) bool, rank *float64) []Candidate {
+			m := min(n, len(cands))
+			for j := range cands[:m] {
+				cands[j].Score, cands[j].psl = value[atom(cands[j].Entity)], true
+			}
+			sortBy(PSL, cands[:m]) // the rest stays in maxplus order below
+			if *rank == 0 {    // the true answer is among the first n, or missing
+				*rank = rankOf(PSL, cands[:m], truth, known)
+			}
+			return cands[:min(len(cands), opt.TopK)]
+		}
 		for i, t := range test {
 			a := &answers[i]
-			for j := range a.tails[:min(n, len(a.tails))] {
-				c := &a.tails[j]
-				c.Score, c.psl = value[Triple{t.H, t.R, c.Entity}], true
-			}
-			for j := range a.heads[:min(n, len(a.heads))] {
-				c := &a.heads[j]
-				c.Score, c.psl = value[Triple{c.Entity, t.R, t.T}], true
-			}
-			rk.sort(a.tails)
-			rk.sort(a.heads)
-			ranks(i)
+			a.tails = rescore(a.tails, func(e int32) Triple { return Triple{t.H, t.R, e} }, t.T, knownTail(t), &a.rt)
+			a.heads = rescore(a.heads, func(e int32) Triple { return Triple{e, t.R, t.T} }, t.H, knownHead(t), &a.rh)
 		}
 	}
 	var m Metrics
@@ -381,6 +394,31 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		list("Tails: ", answers[i].tails)
 	}
 	return m, bw.Flush()
+}
+
+// forPSL keeps what PSL scoring needs of a query's maxplus ranking: a copy
+// of its first max(n, k) candidates, each with its maxplus tie class in
+// place of its confidences, and, when the true answer is below the first
+// n, its final rank (the first n, re-scored, all rank above it); 0 when
+// the true answer is among the first n or missing.
+func forPSL(cands []Candidate, truth int32, known func(int32) bool, n, k int) ([]Candidate, float64) {
+	n = min(n, len(cands))
+	rank := rankOf(MaxPlus, cands[n:], truth, known)
+	if rank > 0 {
+		for _, c := range cands[:n] {
+			if !known(c.Entity) {
+				rank++
+			}
+		}
+	}
+	kept := cands[:min(len(cands), max(n, k))]
+	for i := range kept {
+		kept[i].class = int32(i)
+		if i > 0 && compare(MaxPlus, &kept[i-1], &kept[i]) == 0 {
+			kept[i].class = kept[i-1].class
+		}
+	}
+	return top(kept, len(kept)), rank
 }
 
 // top is a copy of the first k candidates without their confidence
