@@ -465,8 +465,10 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 					atom = func(c int32) Triple { return Triple{c, tr.R, tr.T} }
 				}
 				cands := mp.Rank(e, tr.R, tail, mark)
-				// better(a, b): a ranks above b; tie: neither does.
-				pos := func(c Candidate) int { return slices.IndexFunc(cands, func(x Candidate) bool { return x.Entity == c.Entity }) }
+				// order(a, b) < 0: a ranks above b; 0: a tie.
+				pos := func(c Candidate) int {
+					return slices.IndexFunc(cands, func(x Candidate) bool { return x.Entity == c.Entity })
+				}
 				order := func(a, b Candidate) int {
 					ia, ib := pos(a), pos(b)
 					if (ia < n) != (ib < n) {

@@ -85,11 +85,13 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	seen := map[key]bool{}
 	var kept []Rule
 	marks := make([][]bool, opt.Threads) // per worker, allocated on first use
-	count := func(cands []key) {
+	// count counts cands and keeps the good ones; when timed, those not
+	// counted by the deadline are dropped.
+	count := func(cands []key, timed bool) {
 		rules := make([]Rule, len(cands))
 		par.For(len(cands), opt.Threads, func(w, i int) {
-			if ctx.Err() != nil || (len(kept) > 0 && time.Now().After(deadline)) {
-				return // out of time: the rest are not counted, so not kept
+			if ctx.Err() != nil || (timed && time.Now().After(deadline)) {
+				return // not counted (Support 0), so not kept
 			}
 			if marks[w] == nil {
 				marks[w] = make([]bool, g.NumEntities)
@@ -114,7 +116,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 			}
 		}
 	}
-	count(defaults)
+	count(defaults, false) // O(1) each
 	for round := 0; len(g.Triples) > 0 && time.Now().Before(deadline) && ctx.Err() == nil; round++ {
 		res.Rounds++
 		chunks := opt.Threads * 4
@@ -138,7 +140,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		if len(fresh) == 0 {
 			break
 		}
-		count(fresh)
+		count(fresh, true)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -360,7 +360,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 				cands[j].Score, cands[j].psl = value[atom(cands[j].Entity)], true
 			}
 			sortBy(PSL, cands[:m]) // the rest stays in maxplus order below
-			if *rank == 0 {    // the true answer is among the first n, or missing
+			if *rank == 0 {        // the true answer is among the first n, or missing
 				*rank = rankOf(PSL, cands[:m], truth, known)
 			}
 			return cands[:min(len(cands), opt.TopK)]

@@ -169,6 +169,14 @@ func reverse(steps []Step) []Step {
 	return out
 }
 
+// reversed is the body walked backwards: r.rev when NewRanker has set it.
+func (r *Rule) reversed() []Step {
+	if r.rev != nil {
+		return r.rev
+	}
+	return reverse(r.Body)
+}
+
 // headHolds reports whether the rule's head holds in g for the variable
 // value v (acyclic and default rules).
 func (r *Rule) headHolds(g *Graph, v int32) bool {
@@ -270,11 +278,7 @@ func (r *Rule) predict(g *Graph, e int32, tail bool, mark []bool, buf []int32) [
 		if tail {
 			return g.walk(e, r.Body, mark, buf)
 		}
-		rev := r.rev
-		if rev == nil {
-			rev = reverse(r.Body)
-		}
-		return g.walk(e, rev, mark, buf)
+		return g.walk(e, r.reversed(), mark, buf)
 	}
 	if r.ConstTail != tail {
 		// The query gives the head's constant and asks for its variable:
@@ -283,11 +287,7 @@ func (r *Rule) predict(g *Graph, e int32, tail bool, mark []bool, buf []int32) [
 		if r.Kind != AcyclicConst || e != r.C {
 			return nil
 		}
-		rev := r.rev
-		if rev == nil {
-			rev = reverse(r.Body)
-		}
-		out := g.walk(r.D, rev, mark, buf)
+		out := g.walk(r.D, r.reversed(), mark, buf)
 		return slices.DeleteFunc(out, func(v int32) bool { return v == r.C })
 	}
 	if e == r.C {
