@@ -13,7 +13,10 @@
 // constant c in the head: r(X, c) <= b(X, d) (with a constant d reached by
 // the body atom) or r(X, c) <= b(X, A) (any b edge), and the same with the
 // constant in the head's first position. A default rule r(X, c) predicts c
-// for every X.
+// for every X. A rule r(X, c) <= b(X, d) answers queries both ways: c for
+// (x, r, ?) when b(x, d) holds, and every such x for (?, r, c) (on Kinship's
+// validation split this lifts filtered MRR from 0.588 to 0.604 with maxplus
+// and from 0.604 to 0.633 with noisy-or; Family's does not move).
 //
 // A rule's body size is its number of body groundings: distinct (X, Y)
 // pairs for a cyclic rule, distinct X values otherwise (for a default rule,
@@ -26,7 +29,9 @@
 // A candidate's score combines the confidences of the rules that predict
 // it: max (the largest), maxplus (the sorted vector of its confidences,
 // compared lexicographically: ties on the largest are broken by the next),
-// or noisy-or (1 - prod(1 - conf)). The filtered rank of the true answer
+// or noisy-or (1 - prod(1 - conf) over its few best rules, ties broken as
+// by maxplus: over every rule, the near-duplicate rules of a dense graph
+// drive every candidate to 1). The filtered rank of the true answer
 // leaves out the other true answers (from the training, validation and test
 // triples); a candidate tied with it counts half (the expected rank under
 // random tie-breaking); a true answer no rule predicts is a miss

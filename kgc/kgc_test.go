@@ -1,13 +1,17 @@
 package kgc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hinge-srl/hinge/admm"
 )
 
 func randomGraph(seed uint64, n, rels, m int) *Graph {
@@ -276,6 +280,9 @@ func TestRulesFileRoundTrip(t *testing.T) {
 	if len(back) != len(res.Rules) {
 		t.Fatalf("%d rules back, %d written", len(back), len(res.Rules))
 	}
+	if len(v.Entities) != 12 {
+		t.Errorf("reading the rules added entities: %q", v.Entities[12:])
+	}
 	for i := range back {
 		w, g := res.Rules[i], back[i]
 		if w.key() != g.key() || w.Support != g.Support || w.BodySize != g.BodySize || math.Abs(w.Conf-g.Conf) > 1e-5*w.Conf {
@@ -290,6 +297,213 @@ func TestRulesFileRoundTrip(t *testing.T) {
 	} {
 		if _, err := ReadRules("r.txt", strings.NewReader(tc.in), v); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// Rank's order against a brute-force scorer: every rule's predictions
+// collected per candidate, its confidences sorted and combined from
+// scratch.
+func TestRankMatchesBruteForce(t *testing.T) {
+	g := randomGraph(5, 12, 3, 70)
+	res, err := Learn(context.Background(), g, LearnOptions{Time: time.Second, Seed: 2, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := make([]bool, g.NumEntities)
+	for _, tc := range []struct {
+		s Scoring
+		k int
+	}{{MaxPlus, 0}, {Max, 0}, {NoisyOr, 1}, {NoisyOr, 2}, {NoisyOr, 100}} {
+		rk := NewRanker(g, res.Rules, tc.s)
+		if tc.k > 0 {
+			rk.NoisyOrK = tc.k
+		}
+		for e := range int32(g.NumEntities) {
+			for r := range int32(g.NumRelations) {
+				for _, tail := range []bool{true, false} {
+					confs := map[int32][]float64{}
+					for i := range res.Rules {
+						rule := &res.Rules[i]
+						if rule.Head != r {
+							continue
+						}
+						for _, c := range rule.predict(g, e, tail, mark, nil) {
+							confs[c] = append(confs[c], rule.Conf)
+						}
+					}
+					want := func(c int32) []float64 {
+						v := slices.Clone(confs[c])
+						slices.SortFunc(v, func(a, b float64) int { return cmp.Compare(b, a) })
+						switch tc.s {
+						case Max:
+							return v[:1]
+						case NoisyOr:
+							p := 1.0
+							for _, x := range v[:min(len(v), tc.k)] {
+								p *= 1 - x
+							}
+							return append([]float64{1 - p}, v...)
+						}
+						return v
+					}
+					got := rk.Rank(e, r, tail, mark)
+					if len(got) != len(confs) {
+						t.Fatalf("%s (%d,%d,%v): %d candidates, brute force %d", tc.s, e, r, tail, len(got), len(confs))
+					}
+					for i := 1; i < len(got); i++ {
+						a, b := want(got[i-1].Entity), want(got[i].Entity)
+						if lexDesc(a, b) > 0 || (lexDesc(a, b) == 0 && got[i-1].Entity > got[i].Entity) {
+							t.Fatalf("%s (%d,%d,%v): %d %v ranked before %d %v", tc.s, e, r, tail, got[i-1].Entity, a, got[i].Entity, b)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// lexDesc orders decreasing vectors lexicographically, the larger first
+// (a longer vector beats its prefix).
+func lexDesc(a, b []float64) int {
+	for i := range min(len(a), len(b)) {
+		if c := cmp.Compare(b[i], a[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(b), len(a))
+}
+
+// r(X, c) <= b(X, d) answers (x, r, ?) with c when b(x, d) holds and
+// (?, r, c) with every such x, against enumeration over all entities.
+func TestPredictAcyclicConstBothWays(t *testing.T) {
+	for seed := range uint64(10) {
+		g := randomGraph(seed, 8, 2, 30)
+		rng := rand.New(rand.NewPCG(seed, 9))
+		mark := make([]bool, g.NumEntities)
+		for range 20 {
+			r := Rule{Kind: AcyclicConst, Head: int32(rng.IntN(2)), ConstTail: rng.IntN(2) == 0, C: int32(rng.IntN(8)), D: int32(rng.IntN(8)),
+				Body: []Step{{int32(rng.IntN(2)), rng.IntN(2) == 0}}}
+			body := func(x int32) bool {
+				st := r.Body[0]
+				if st.Inverse {
+					return g.Has(Triple{r.D, st.R, x})
+				}
+				return g.Has(Triple{x, st.R, r.D})
+			}
+			for e := range int32(8) {
+				for _, tail := range []bool{true, false} {
+					var want []int32
+					switch {
+					case tail == r.ConstTail && e != r.C && e != r.D && body(e):
+						want = []int32{r.C}
+					case tail != r.ConstTail && e == r.C:
+						for x := range int32(8) {
+							if x != r.C && x != r.D && body(x) {
+								want = append(want, x)
+							}
+						}
+					}
+					got := slices.Sorted(slices.Values(r.predict(g, e, tail, mark, nil)))
+					if !slices.Equal(got, want) {
+						t.Fatalf("seed %d %+v, e %d tail %v: predicted %v, want %v", seed, r, e, tail, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// PSL scoring's metrics against a direct computation: every query's full
+// maxplus ranking, its first n candidates re-scored with the values PSL
+// inferred (maxplus breaking exact ties) and ranked above the rest.
+func TestEvaluatePSLMatchesDirect(t *testing.T) {
+	g := randomGraph(7, 15, 2, 90)
+	res, err := Learn(context.Background(), g, LearnOptions{Time: time.Second, Seed: 3, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewVocab()
+	for e := range 15 {
+		v.Entity(fmt.Sprint("e", e))
+	}
+	for r := range 2 {
+		v.Relation(fmt.Sprint("r", r))
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	var test []Triple
+	for range 25 {
+		test = append(test, Triple{int32(rng.IntN(15)), int32(rng.IntN(2)), int32(rng.IntN(15))})
+	}
+	known := func(tr Triple) bool { return g.Has(tr) || slices.Contains(test, tr) }
+	for _, n := range []int{1, 3, 100} {
+		rk := NewRanker(g, res.Rules, PSL)
+		p, err := rk.NewPSL(context.Background(), v, PSLOptions{Candidates: n, TrainQueries: 30, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		value := map[Triple]float64{}
+		got, err := rk.Evaluate(context.Background(), test, known, v, nil, EvalOptions{PSL: p, ADMM: admm.DefaultOptions(), TopK: 2,
+			PSLDump: func(atoms []Triple, values []float64) error {
+				for i, a := range atoms {
+					value[a] = values[i]
+				}
+				return nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp := NewRanker(g, res.Rules, MaxPlus)
+		mark := make([]bool, g.NumEntities)
+		var want Metrics
+		for _, tr := range test {
+			for _, tail := range []bool{true, false} {
+				e, truth := tr.H, tr.T
+				atom := func(c int32) Triple { return Triple{tr.H, tr.R, c} }
+				if !tail {
+					e, truth = tr.T, tr.H
+					atom = func(c int32) Triple { return Triple{c, tr.R, tr.T} }
+				}
+				cands := mp.Rank(e, tr.R, tail, mark)
+				// order(a, b) < 0: a ranks above b; 0: a tie.
+				pos := func(c Candidate) int {
+					return slices.IndexFunc(cands, func(x Candidate) bool { return x.Entity == c.Entity })
+				}
+				order := func(a, b Candidate) int {
+					ia, ib := pos(a), pos(b)
+					if (ia < n) != (ib < n) {
+						return cmp.Compare(ia, ib)
+					}
+					if ia < n {
+						if c := cmp.Compare(value[atom(b.Entity)], value[atom(a.Entity)]); c != 0 {
+							return c
+						}
+					}
+					return compare(MaxPlus, &a, &b)
+				}
+				ti := slices.IndexFunc(cands, func(c Candidate) bool { return c.Entity == truth })
+				if ti < 0 {
+					want.add(0)
+					continue
+				}
+				rank := 1.0
+				for _, c := range cands {
+					if c.Entity == truth || known(atom(c.Entity)) {
+						continue
+					}
+					switch order(c, cands[ti]) {
+					case -1:
+						rank++
+					case 0:
+						rank += 0.5
+					}
+				}
+				want.add(rank)
+			}
+		}
+		want.finish()
+		if math.Abs(got.MRR-want.MRR) > 1e-12 || got.Hits1 != want.Hits1 || got.Hits3 != want.Hits3 || got.Hits10 != want.Hits10 {
+			t.Errorf("n %d: Evaluate %+v, direct %+v", n, got, want)
 		}
 	}
 }

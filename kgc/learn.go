@@ -74,8 +74,9 @@ type LearnResult struct {
 // the constant in the head's first position. Every relation also gets its
 // default rules r(X, c) for every c seen in the head. Each new rule's
 // support and confidence are counted exactly over the whole graph, in
-// parallel. Rounds continue until the time budget is spent or a round
-// finds nothing new.
+// parallel. Rounds continue until the time budget is spent (the round
+// running at the deadline keeps the rules it has counted by then) or a
+// round finds nothing new.
 func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error) {
 	opt.defaults()
 	start := time.Now()
@@ -84,11 +85,13 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	seen := map[key]bool{}
 	var kept []Rule
 	marks := make([][]bool, opt.Threads) // per worker, allocated on first use
-	count := func(cands []key) {
+	// count counts cands and keeps the good ones; when timed, those not
+	// counted by the deadline are dropped.
+	count := func(cands []key, timed bool) {
 		rules := make([]Rule, len(cands))
 		par.For(len(cands), opt.Threads, func(w, i int) {
-			if ctx.Err() != nil {
-				return
+			if ctx.Err() != nil || (timed && time.Now().After(deadline)) {
+				return // not counted (Support 0), so not kept
 			}
 			if marks[w] == nil {
 				marks[w] = make([]bool, g.NumEntities)
@@ -113,7 +116,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 			}
 		}
 	}
-	count(defaults)
+	count(defaults, false) // O(1) each
 	for round := 0; len(g.Triples) > 0 && time.Now().Before(deadline) && ctx.Err() == nil; round++ {
 		res.Rounds++
 		chunks := opt.Threads * 4
@@ -137,7 +140,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		if len(fresh) == 0 {
 			break
 		}
-		count(fresh)
+		count(fresh, true)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package kgc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -168,6 +169,14 @@ func reverse(steps []Step) []Step {
 	return out
 }
 
+// reversed is the body walked backwards: r.rev when NewRanker has set it.
+func (r *Rule) reversed() []Step {
+	if r.rev != nil {
+		return r.rev
+	}
+	return reverse(r.Body)
+}
+
 // headHolds reports whether the rule's head holds in g for the variable
 // value v (acyclic and default rules).
 func (r *Rule) headHolds(g *Graph, v int32) bool {
@@ -229,19 +238,20 @@ func (r *Rule) Count(g *Graph, pc float64, mark []bool) {
 		}
 	case Default:
 		// The variable ranges over the entities seen in its position of
-		// the head relation.
-		m := g.out[r.Head]
+		// the head relation, but the constant: the body is those
+		// entities, the support those linked to the constant (counted
+		// from the constant's side, so a default rule costs O(1), not a
+		// pass over the relation).
+		vars, withC := g.out[r.Head], g.in[r.Head][r.C]
 		if !r.ConstTail {
-			m = g.in[r.Head]
+			vars, withC = g.in[r.Head], g.out[r.Head][r.C]
 		}
-		for v := range m {
-			if v == r.C {
-				continue
-			}
-			r.BodySize++
-			if r.headHolds(g, v) {
-				r.Support++
-			}
+		r.BodySize, r.Support = len(vars), len(withC)
+		if _, ok := vars[r.C]; ok {
+			r.BodySize--
+		}
+		if _, self := slices.BinarySearch(withC, r.C); self {
+			r.Support--
 		}
 	}
 	r.Conf = float64(r.Support) / (float64(r.BodySize) + pc)
@@ -259,21 +269,28 @@ func hasOther(ts []int32, v int32) bool {
 
 // predict returns the candidates the rule gives for a query: the tails of
 // (e, Head, ?) when tail is true, else the heads of (?, Head, e), never e
-// itself (object identity). The result may alias buf.
+// itself (object identity). An acyclic rule with a constant in its body
+// answers both ways: r(X, c) <= b(X, d) gives c for (x, r, ?) when b(x, d)
+// holds, and every such x for (?, r, c). The result may alias buf.
 func (r *Rule) predict(g *Graph, e int32, tail bool, mark []bool, buf []int32) []int32 {
 	switch r.Kind {
 	case Cyclic:
 		if tail {
 			return g.walk(e, r.Body, mark, buf)
 		}
-		rev := r.rev
-		if rev == nil {
-			rev = reverse(r.Body)
-		}
-		return g.walk(e, rev, mark, buf)
+		return g.walk(e, r.reversed(), mark, buf)
 	}
-	// Acyclic and default rules bind their variable on one side only.
-	if r.ConstTail != tail || e == r.C {
+	if r.ConstTail != tail {
+		// The query gives the head's constant and asks for its variable:
+		// r(X, c) <= b(X, d) answers (?, r, c) with every X that reaches
+		// d. (The other kinds would answer with nearly every entity.)
+		if r.Kind != AcyclicConst || e != r.C {
+			return nil
+		}
+		out := g.walk(r.D, r.reversed(), mark, buf)
+		return slices.DeleteFunc(out, func(v int32) bool { return v == r.C })
+	}
+	if e == r.C {
 		return nil
 	}
 	switch r.Kind {

@@ -131,9 +131,10 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 		return Rule{}, fmt.Errorf("rule %q: the head needs one variable and one entity, or X and Y", s)
 	}
 	vname := h.a
-	r.ConstTail, r.C = true, v.Entity(h.b)
 	if hy {
 		vname, r.ConstTail, r.C = h.b, false, v.Entity(h.a)
+	} else {
+		r.ConstTail, r.C = true, v.Entity(h.b)
 	}
 	switch len(atoms) {
 	case 0:

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/kgc"
@@ -21,8 +23,10 @@ type kgcOptions struct {
 	predictions, rules, report string
 	rulesIn                    string
 	score                      string
-	topK                       int
+	topK, noisyOrK             int
 	learn                      kgc.LearnOptions
+	psl                        kgc.PSLOptions
+	pslOut                     string
 	quiet                      bool
 }
 
@@ -45,7 +49,7 @@ type kgcReport struct {
 func newKGCCmd() *cobra.Command {
 	o := &kgcOptions{}
 	cmd := &cobra.Command{
-		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s] [--score maxplus|max|noisy-or] --predictions P",
+		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s] [--score maxplus|max|noisy-or|psl] --predictions P",
 		Short: "Knowledge-graph completion with learned rules (cyclic, with constants, defaults), ranked and scored",
 		Long: `Learn rules from a knowledge graph and rank the answers of every test triple
 asked both ways, (h, r, ?) and (?, r, t).
@@ -56,7 +60,12 @@ bottom-up from sampled paths for --time: cyclic path rules of 1 to
 --max-length atoms, rules with a constant in the head (and in the body, or
 not), and default rules r(X, c); each rule's support and confidence
 (support / (body + --pc)) are counted exactly. A candidate's score combines
-the confidences of the rules predicting it (--score maxplus, max, noisy-or).
+the confidences of the rules predicting it (--score maxplus, max, noisy-or
+over the candidate's --noisy-or-k best rules, or psl). With --score psl each
+relation's --psl-rules best rules become a PSL model whose weights PPLL learns
+from --psl-train sampled training triples; each query's --psl-candidates best
+maxplus candidates are then re-scored by MAP inference (ADMM), and --psl-out
+DIR writes that model, its data and the inferred values for hinge infer.
 
 --predictions writes AnyBURL's format: per test triple "h r t", "Heads: " and
 "Tails: " lines with the --top-k candidates and scores, best first. The
@@ -78,8 +87,13 @@ with a rules file instead of learning.`,
 	f.StringVar(&o.rules, "rules", "", "write the learned rules here (body size, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
-	f.StringVar(&o.score, "score", "maxplus", "combination of rule confidences: maxplus, max or noisy-or")
+	f.StringVar(&o.score, "score", "maxplus", "combination of rule confidences: maxplus, max, noisy-or or psl")
+	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
+	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
+	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
+	f.StringVar(&o.pslOut, "psl-out", "", "psl: write the model (model.psl), its inference data (kgc.data) and the inferred values (values.tsv) to this directory")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
+	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget")
 	f.IntVar(&o.learn.MaxLength, "max-length", 3, "longest cyclic rule body (1-3)")
 	f.IntVar(&o.learn.MinSupport, "min-support", 2, "drop rules with less support")
@@ -111,6 +125,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("--pc %v: must be >= 0", o.learn.PC))
 	case o.topK < 1:
 		return badInput(fmt.Errorf("--top-k %d: must be >= 1", o.topK))
+	case o.psl.Candidates < 1 || o.psl.RulesPerRelation < 1 || o.psl.TrainQueries < 1:
+		return badInput(fmt.Errorf("--psl-candidates, --psl-rules and --psl-train must be >= 1"))
+	case o.pslOut != "" && scoring != kgc.PSL:
+		return badInput(errors.New("--psl-out needs --score psl"))
+	case o.noisyOrK < 1:
+		return badInput(fmt.Errorf("--noisy-or-k %d: must be >= 1", o.noisyOrK))
 	}
 	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
 	if err := checkOutputs(inputs, output{flag: "--predictions", path: o.predictions}, output{flag: "--rules", path: o.rules},
@@ -193,10 +213,28 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
+	rk.NoisyOrK = o.noisyOrK
+	evalOpt := kgc.EvalOptions{TopK: o.topK, Threads: o.learn.Threads, ADMM: admm.DefaultOptions()}
+	if scoring == kgc.PSL {
+		o.psl.Seed, o.psl.Threads = o.learn.Seed, o.learn.Threads
+		if evalOpt.PSL, err = rk.NewPSL(ctx, v, o.psl); err != nil {
+			return failed(err)
+		}
+		lr := evalOpt.PSL.Learn
+		fmt.Fprintf(stdout, "psl: %d rules, weights learned by PPLL in %d iterations (%.2f s)\n", len(evalOpt.PSL.Model.Rules), lr.Iterations, lr.Seconds)
+		if o.pslOut != "" {
+			evalOpt.PSLDump = func(atoms []kgc.Triple, values []float64) error {
+				if err := evalOpt.PSL.WriteFiles(o.pslOut, atoms); err != nil {
+					return err
+				}
+				return atomicfile.Write(filepath.Join(o.pslOut, "values.tsv"), func(w io.Writer) error { return evalOpt.PSL.WriteValues(w, atoms, values) })
+			}
+		}
+	}
 	var m kgc.Metrics
 	eval := func(w io.Writer) error {
 		var err error
-		m, err = rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, v, w, kgc.EvalOptions{TopK: o.topK, Threads: o.learn.Threads})
+		m, err = rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, v, w, evalOpt)
 		return err
 	}
 	if o.predictions != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,65 @@ func TestKGC(t *testing.T) {
 	bad := writeFile(t, dir, "bad.txt", "a\tb\n")
 	if code, _, stderr := runCLI(t, "kgc", "--train", bad, "--test", bad); code != 2 || !strings.Contains(stderr, "bad.txt:1:1") {
 		t.Errorf("bad triples: exit %d, %s", code, stderr)
+	}
+}
+
+// psl scoring's values are those hinge infer finds for the model and data
+// --psl-out writes: the same rules, learned weights and query atoms.
+func TestKGCPSLAgreesWithInfer(t *testing.T) {
+	var train, test strings.Builder
+	for x := range 30 {
+		fmt.Fprintf(&train, "p%d\tparent\tp%d\n", x, x+30)
+		if x%5 != 0 {
+			fmt.Fprintf(&train, "p%d\tchild\tp%d\n", x+30, x)
+		} else {
+			fmt.Fprintf(&test, "p%d\tchild\tp%d\n", x+30, x)
+		}
+		fmt.Fprintf(&train, "p%d\tfriend\tp%d\n", x, (x*7+3)%60)
+	}
+	dir := writeFiles(t, map[string]string{"train.txt": train.String(), "test.txt": test.String(), "valid.txt": ""})
+	out := filepath.Join(dir, "psl")
+	code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
+		"--test", filepath.Join(dir, "test.txt"), "--time", "1s", "--score", "psl", "--psl-candidates", "5", "--psl-train", "40", "--psl-out", out, "--quiet")
+	if code != 0 || !strings.Contains(stdout, "psl: 12 queries: MRR") {
+		t.Fatalf("kgc: exit %d\n%s%s", code, stdout, stderr)
+	}
+	want := map[string]float64{}
+	values, err := os.ReadFile(filepath.Join(out, "values.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(values)), "\n") {
+		f := strings.Split(line, "\t")
+		var v float64
+		if _, err := fmt.Sscan(f[3], &v); err != nil || len(f) != 4 {
+			t.Fatalf("values.tsv line %q", line)
+		}
+		want[strings.ToUpper(f[0])+"("+f[1]+","+f[2]+")"] = v
+	}
+	code, stdout, stderr = runCLI(t, "infer", "--model", filepath.Join(out, "model.psl"), "--data", filepath.Join(out, "kgc.data"),
+		"--output", filepath.Join(dir, "inferred"))
+	if code != 0 {
+		t.Fatalf("infer: exit %d\n%s%s", code, stdout, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "inferred", "*.txt"))
+	got := 0
+	for _, file := range files {
+		text, _ := os.ReadFile(file)
+		pred := strings.TrimSuffix(filepath.Base(file), ".txt")
+		for _, line := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+			f := strings.Split(line, "\t")
+			var v float64
+			fmt.Sscan(f[2], &v)
+			atom := pred + "(" + f[0] + "," + f[1] + ")"
+			w, ok := want[atom]
+			if !ok || math.Abs(w-v) > 1e-6 {
+				t.Errorf("%s: infer %g, kgc %g (known %v)", atom, v, w, ok)
+			}
+			got++
+		}
+	}
+	if got != len(want) || got == 0 {
+		t.Errorf("infer wrote %d values, kgc %d", got, len(want))
 	}
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hinge-srl/hinge/kgc"
+)
+
+func TestGenerate(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		seed uint64
+	}{{2000, 1}, {20000, 2}} {
+		v, ts := generate(tc.n, tc.seed)
+		if len(ts) != tc.n {
+			t.Fatalf("n %d: %d triples", tc.n, len(ts))
+		}
+		if _, again := generate(tc.n, tc.seed); !slices.Equal(ts, again) {
+			t.Errorf("n %d: not reproducible from the seed", tc.n)
+		}
+		if _, other := generate(tc.n, tc.seed+1); slices.Equal(ts, other) {
+			t.Errorf("n %d: another seed gives the same graph", tc.n)
+		}
+		// The planted rule knows(Y, X) <= friend(X, Y) holds for about 80%
+		// of the friend edges.
+		has := map[kgc.Triple]bool{}
+		for _, tr := range ts {
+			has[tr] = true
+		}
+		friend, knows := v.Relation("friend"), v.Relation("knows")
+		edges, inverse := 0, 0
+		for _, tr := range ts {
+			if tr.R == friend {
+				edges++
+				if has[kgc.Triple{H: tr.T, R: knows, T: tr.H}] {
+					inverse++
+				}
+			}
+		}
+		if f := float64(inverse) / float64(edges); edges == 0 || f < 0.7 || f > 0.9 {
+			t.Errorf("n %d: %d of %d friend edges have their knows inverse", tc.n, inverse, edges)
+		}
+	}
+}
+
+// load and rank on a small data set written to a temporary directory:
+// child is the inverse of parent, so maxplus answers every test query
+// first.
+func TestLoadAndRank(t *testing.T) {
+	dir := t.TempDir()
+	var train, test strings.Builder
+	for x := range 30 {
+		fmt.Fprintf(&train, "p%d\tparent\tp%d\n", x, x+30)
+		if x%5 == 0 {
+			fmt.Fprintf(&test, "p%d\tchild\tp%d\n", x+30, x)
+		} else {
+			fmt.Fprintf(&train, "p%d\tchild\tp%d\n", x+30, x)
+		}
+	}
+	os.MkdirAll(filepath.Join(dir, "toy"), 0o755)
+	for name, text := range map[string]string{"train": train.String(), "valid": "", "test": test.String()} {
+		if err := os.WriteFile(filepath.Join(dir, "toy", name+".txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := load(dir, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.test) != 6 || len(d.g.Triples) != 54 {
+		t.Fatalf("%d test, %d graph triples", len(d.test), len(d.g.Triples))
+	}
+	lr, err := kgc.Learn(context.Background(), d.g, kgc.LearnOptions{Time: time.Second, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scorings {
+		m, _, err := d.rank(context.Background(), lr.Rules, s, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Queries != 12 || m.MRR < 0.99 {
+			t.Errorf("%s: %+v", s, m)
+		}
+	}
+}
