@@ -49,7 +49,7 @@ type kgcReport struct {
 func newKGCCmd() *cobra.Command {
 	o := &kgcOptions{}
 	cmd := &cobra.Command{
-		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s] [--score maxplus|max|noisy-or|psl] --predictions P",
+		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s] [--score noisy-or|maxplus|max|psl] --predictions P",
 		Short: "Knowledge-graph completion with learned rules (cyclic, with constants, defaults), ranked and scored",
 		Long: `Learn rules from a knowledge graph and rank the answers of every test triple
 asked both ways, (h, r, ?) and (?, r, t).
@@ -60,8 +60,8 @@ bottom-up from sampled paths for --time: cyclic path rules of 1 to
 --max-length atoms, rules with a constant in the head (and in the body, or
 not), and default rules r(X, c); each rule's support and confidence
 (support / (body + --pc)) are counted exactly. A candidate's score combines
-the confidences of the rules predicting it (--score maxplus, max, noisy-or
-over the candidate's --noisy-or-k best rules, or psl). With --score psl each
+the confidences of the rules predicting it (--score noisy-or over the
+candidate's --noisy-or-k best rules, the default; maxplus, max, or psl). With --score psl each
 relation's --psl-rules best rules become a PSL model whose weights PPLL learns
 from --psl-train sampled training triples; each query's --psl-candidates best
 maxplus candidates are then re-scored by MAP inference (ADMM), and --psl-out
@@ -87,7 +87,7 @@ with a rules file instead of learning.`,
 	f.StringVar(&o.rules, "rules", "", "write the learned rules here (body size, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
-	f.StringVar(&o.score, "score", "maxplus", "combination of rule confidences: maxplus, max, noisy-or or psl")
+	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max or psl")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
