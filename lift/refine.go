@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -127,52 +128,29 @@ func newRefiner(g *graph) *refiner {
 // initial sets up the initial coloring and queues every initial class.
 func (r *refiner) initial(p *hlmrf.Problem) {
 	g := r.g
-	// Color ids: variables 0 (if any), then potential keys, then constraint keys,
-	// each in order of first occurrence.
-	type potKey struct {
-		w, c uint64
-		d    uint8
-	}
-	type conKey struct {
-		c    uint64
-		kind hlmrf.ConstraintKind
-	}
+	// Color ids: variables 0 (if any), then the factors' initial colors
+	// (factorKey) in order of first occurrence.
 	var sizes []int32
 	if g.n > 0 {
 		sizes = append(sizes, int32(g.n))
-		for v := 0; v < g.n; v++ {
-			r.node[v].cls = 0
-		}
 	}
-	pk := make(map[potKey]int32)
-	var last potKey
+	ids := make(map[fkey]int32)
+	var last fkey
 	lastC := int32(-1)
-	for i := 0; i < g.m; i++ {
-		k := potKey{bitsOf(p.Weight[i]), bitsOf(p.Const[i]), p.Power[i]}
+	for f := 0; f < g.m+g.c; f++ {
+		k := factorKey(p, f)
 		c := lastC
-		if k != last || c < 0 {
+		if k != last || c < 0 { // neighbouring factors often share a color
 			var ok bool
-			if c, ok = pk[k]; !ok {
+			if c, ok = ids[k]; !ok {
 				c = int32(len(sizes))
-				pk[k] = c
+				ids[k] = c
 				sizes = append(sizes, 0)
 			}
 			last, lastC = k, c
 		}
 		sizes[c]++
-		r.node[g.n+i].cls = c
-	}
-	ck := make(map[conKey]int32)
-	for j := 0; j < g.c; j++ {
-		k := conKey{bitsOf(p.CConst[j]), p.CKind[j]}
-		c, ok := ck[k]
-		if !ok {
-			c = int32(len(sizes))
-			ck[k] = c
-			sizes = append(sizes, 0)
-		}
-		sizes[c]++
-		r.node[g.n+g.m+j].cls = c
+		r.node[g.n+f].cls = c
 	}
 	// Counting sort of the nodes by class.
 	var at int32
@@ -369,14 +347,7 @@ func (r *refiner) zero(x int32) bool {
 // cmp orders two nodes by their sums.
 func (r *refiner) cmp(a, b int32) int {
 	if r.words == 1 {
-		x, y := int64(r.node[a].acc), int64(r.node[b].acc)
-		if x < y {
-			return -1
-		}
-		if x > y {
-			return 1
-		}
-		return 0
+		return cmp.Compare(int64(r.node[a].acc), int64(r.node[b].acc))
 	}
 	w := r.words
 	return compare(r.wide[int(a)*w:int(a+1)*w], r.wide[int(b)*w:int(b+1)*w])
@@ -478,38 +449,32 @@ func (r *refiner) swap(i, j int32) {
 
 // coloring numbers the final classes per node kind in order of first occurrence.
 func (r *refiner) coloring() *Coloring {
-	g := r.g
-	col := &Coloring{
-		Var: make([]int32, g.n),
-		Pot: make([]int32, g.m),
-		Con: make([]int32, g.c),
-	}
+	return newColoring(r.g, func(x int) int32 { return r.node[x].cls }, int(r.nclass))
+}
+
+// newColoring returns the coloring that gives node x (numbered as in g) the
+// class class(x) (below classes), renumbered per node kind in order of
+// first occurrence.
+func newColoring(g *graph, class func(x int) int32, classes int) *Coloring {
+	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
+	id := make([]int32, classes)
 	number := func(dst []int32, base int) int {
-		for i := range dst {
-			dst[i] = r.node[base+i].cls
+		for i := range id {
+			id[i] = -1
 		}
-		return firstOccurrence(dst, int(r.nclass))
+		next := int32(0)
+		for i := range dst {
+			c := class(base + i)
+			if id[c] < 0 {
+				id[c] = next
+				next++
+			}
+			dst[i] = id[c]
+		}
+		return int(next)
 	}
 	col.NumVar = number(col.Var, 0)
 	col.NumPot = number(col.Pot, g.n)
 	col.NumCon = number(col.Con, g.n+g.m)
 	return col
-}
-
-// firstOccurrence renumbers the class ids in dst (each below classes) in
-// order of first occurrence and returns how many distinct ones there are.
-func firstOccurrence(dst []int32, classes int) int {
-	id := make([]int32, classes)
-	for i := range id {
-		id[i] = -1
-	}
-	next := int32(0)
-	for i, c := range dst {
-		if id[c] < 0 {
-			id[c] = next
-			next++
-		}
-		dst[i] = id[c]
-	}
-	return int(next)
 }
