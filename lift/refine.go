@@ -449,32 +449,34 @@ func (r *refiner) swap(i, j int32) {
 
 // coloring numbers the final classes per node kind in order of first occurrence.
 func (r *refiner) coloring() *Coloring {
-	return newColoring(r.g, func(x int) int32 { return r.node[x].cls }, int(r.nclass))
-}
-
-// newColoring returns the coloring that gives node x (numbered as in g) the
-// class class(x) (below classes), renumbered per node kind in order of
-// first occurrence.
-func newColoring(g *graph, class func(x int) int32, classes int) *Coloring {
+	g := r.g
 	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
-	id := make([]int32, classes)
 	number := func(dst []int32, base int) int {
-		for i := range id {
-			id[i] = -1
-		}
-		next := int32(0)
 		for i := range dst {
-			c := class(base + i)
-			if id[c] < 0 {
-				id[c] = next
-				next++
-			}
-			dst[i] = id[c]
+			dst[i] = r.node[base+i].cls
 		}
-		return int(next)
+		return firstOccurrence(dst, int(r.nclass))
 	}
 	col.NumVar = number(col.Var, 0)
 	col.NumPot = number(col.Pot, g.n)
 	col.NumCon = number(col.Con, g.n+g.m)
 	return col
+}
+
+// firstOccurrence renumbers the class ids in dst (each below classes) in
+// order of first occurrence and returns how many distinct ones there are.
+func firstOccurrence(dst []int32, classes int) int {
+	id := make([]int32, classes)
+	for i := range id {
+		id[i] = -1
+	}
+	next := int32(0)
+	for i, c := range dst {
+		if id[c] < 0 {
+			id[c] = next
+			next++
+		}
+		dst[i] = id[c]
+	}
+	return int(next)
 }

@@ -265,21 +265,33 @@ func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 	return expand(g, img, refine(newGraph(sub), sub), newID)
 }
 
-// matcher lists the nodes of every component: component c's are
-// nodes[off[c]:off[c+1]], variables first, ascending, and local[x] is node
-// x's index in its component's list.
+// matcher holds the candidate components compactly, so that hashing and
+// verification run in cache rather than over the problem's scattered rows,
+// in arrays allocated once: component c's nodes are at positions
+// off[c]..off[c+1]-1, variables first (nodes, ascending), local[x] is node
+// x's index within its component, and compact fills and views the ranges of
+// one component (so that components can be handled in parallel).
 type matcher struct {
-	p                 *hlmrf.Problem
-	cd                *candidates
-	off, nodes, local []int32
+	p                             *hlmrf.Problem
+	cd                            *candidates
+	off, eoff, nodes, local, imgs []int32
+	start, tVar                   []int32
+	tW, h, work                   []uint64
+	key                           []fkey
+	used                          []bool
 }
 
 func newMatcher(p *hlmrf.Problem, cd *candidates) *matcher {
-	mt := &matcher{p: p, cd: cd, off: make([]int32, len(cd.shape)+1),
-		nodes: make([]int32, len(cd.comp)), local: make([]int32, len(cd.comp))}
+	nn, nc := len(cd.comp), len(cd.shape)
+	mt := &matcher{p: p, cd: cd, off: make([]int32, nc+1), eoff: make([]int32, nc+1),
+		nodes: make([]int32, nn), local: make([]int32, nn), imgs: make([]int32, nn),
+		start: make([]int32, nn+nc), h: make([]uint64, nn), work: make([]uint64, nn),
+		key: make([]fkey, nn), used: make([]bool, nn)}
 	for c, s := range cd.shape {
 		mt.off[c+1] = mt.off[c] + int32(s.nodes())
+		mt.eoff[c+1] = mt.eoff[c] + s.edges
 	}
+	mt.tVar, mt.tW = make([]int32, mt.eoff[nc]), make([]uint64, mt.eoff[nc])
 	next := slices.Clone(mt.off)
 	for x, c := range cd.comp {
 		mt.local[x] = next[c] - mt.off[c]
@@ -289,36 +301,36 @@ func newMatcher(p *hlmrf.Problem, cd *candidates) *matcher {
 	return mt
 }
 
-// compact is one component copied out of the problem, so that hashing and
-// verification run in cache rather than over the problem's scattered rows.
-// Nodes are numbered locally as in matcher (variables 0..nv-1, then the
-// factors); factor i's terms are tVar[start[i]:start[i+1]] (local variable
-// indexes) with coefficient bits tW.
+// compact is one component in the matcher's arrays, nodes numbered locally
+// (variables 0..nv-1, then the factors): per node its hash h and, in
+// verify, its image (img); per factor its initial color (key) and its
+// terms tVar[start[i]:start[i+1]] (local variable indexes) with coefficient
+// bits tW.
 type compact struct {
-	nodes       []int32 // local index -> node
-	nv          int
-	key         []fkey // per factor: its initial color
-	start, tVar []int32
-	tW          []uint64
-	h           []uint64 // per node: its hash after the rounds so far
+	nodes, img, start, tVar []int32
+	nv                      int
+	key                     []fkey
+	tW, h, work             []uint64
+	used                    []bool
 }
 
 // compact copies out component c.
 func (mt *matcher) compact(c int32) *compact {
-	s := mt.cd.shape[c]
-	k := &compact{nodes: mt.nodes[mt.off[c]:mt.off[c+1]], nv: int(s.vars),
-		key: make([]fkey, s.facs), start: make([]int32, s.facs+1),
-		tVar: make([]int32, 0, s.edges), tW: make([]uint64, 0, s.edges),
-		h: make([]uint64, s.nodes())}
+	lo, hi, nv := mt.off[c], mt.off[c+1], mt.cd.shape[c].vars
+	k := &compact{nodes: mt.nodes[lo:hi], img: mt.imgs[lo:hi], nv: int(nv),
+		start: mt.start[lo+c+nv : hi+c+1], key: mt.key[lo+nv : hi],
+		tVar: mt.tVar[mt.eoff[c]:mt.eoff[c+1]], tW: mt.tW[mt.eoff[c]:mt.eoff[c+1]],
+		h: mt.h[lo:hi], work: mt.work[lo : lo+nv], used: mt.used[lo:hi]}
+	e := int32(0)
 	for i, x := range k.nodes[k.nv:] {
 		f := int(x) - mt.p.NumVars
 		k.key[i] = factorKey(mt.p, f)
 		row, coefs := factorTerms(mt.p, f)
 		for t, v := range row {
-			k.tVar = append(k.tVar, mt.local[v])
-			k.tW = append(k.tW, bitsOf(coefs[t]))
+			k.tVar[e], k.tW[e] = mt.local[v], bitsOf(coefs[t])
+			e++
 		}
-		k.start[i+1] = int32(len(k.tVar))
+		k.start[i+1] = e
 	}
 	return k
 }
@@ -343,8 +355,7 @@ func (k *compact) hash(rounds int) {
 // round reaches variables two steps away; sums make the hashes independent
 // of the order of terms and of nodes.
 func (k *compact) round() {
-	hv, hf := k.h[:k.nv], k.h[k.nv:]
-	work := make([]uint64, k.nv)
+	hv, hf, work := k.h[:k.nv], k.h[k.nv:], k.work
 	for v, h := range hv {
 		work[v] = mix(h ^ 0x5851f42d4c957f2d)
 	}
@@ -436,8 +447,8 @@ func (t *hashIndex) slot(h uint64) uint64 {
 // multiset of (variable, coefficient) terms. It returns the local index in
 // rep of each of c's nodes, or nil if c is not a copy.
 func verify(c, rep *compact, index *hashIndex) []int32 {
-	local := make([]int32, len(c.h))
-	used := make([]bool, len(c.h))
+	local, used := c.img, c.used
+	clear(used)
 	for i, h := range c.h {
 		j, ok := index.find(h)
 		if !ok || used[j] || (i < c.nv) != (int(j) < rep.nv) {
@@ -567,16 +578,19 @@ func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int
 // expand colors the whole problem from the coloring sc of the rest (whose
 // node x has index newID[x]): a node of a copy takes its image's color.
 func expand(g *graph, img []int32, sc *Coloring, newID []int32) *Coloring {
-	return newColoring(g, func(x int) int32 {
-		if y := img[x]; y >= 0 {
-			x = int(y)
+	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
+	number := func(dst, subColor []int32, base, classes int) int {
+		for i := range dst {
+			x := int32(base + i)
+			if y := img[x]; y >= 0 {
+				x = y
+			}
+			dst[i] = subColor[newID[x]]
 		}
-		switch {
-		case x < g.n:
-			return sc.Var[newID[x]]
-		case x < g.n+g.m:
-			return sc.Pot[newID[x]]
-		}
-		return sc.Con[newID[x]]
-	}, max(sc.NumVar, sc.NumPot, sc.NumCon))
+		return firstOccurrence(dst, classes)
+	}
+	col.NumVar = number(col.Var, sc.Var, 0, sc.NumVar)
+	col.NumPot = number(col.Pot, sc.Pot, g.n, sc.NumPot)
+	col.NumCon = number(col.Con, sc.Con, g.n+g.m, sc.NumCon)
+	return col
 }
