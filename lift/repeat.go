@@ -266,37 +266,52 @@ func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 }
 
 // matcher holds the candidate components compactly, so that hashing and
-// verification run in cache rather than over the problem's scattered rows,
-// in arrays allocated once: component c's nodes are at positions
-// off[c]..off[c+1]-1, variables first (nodes, ascending), local[x] is node
-// x's index within its component, and compact fills and views the ranges of
-// one component (so that components can be handled in parallel).
+// verification run in cache rather than over the problem's scattered rows:
+// component c's nodes are at positions off[c]..off[c+1]-1, variables first
+// (nodes, ascending), its terms at eoff[c]..eoff[c+1]-1, and compact views
+// one component's ranges (components are hashed and verified in parallel,
+// each in its own ranges).
 type matcher struct {
-	p                             *hlmrf.Problem
 	cd                            *candidates
-	off, eoff, nodes, local, imgs []int32
-	start, tVar                   []int32
+	off, eoff, nodes, start, tVar []int32
 	tW, h, work                   []uint64
 	key                           []fkey
+	imgs                          []int32
 	used                          []bool
 }
 
+// newMatcher copies every component out of p in one pass over p's rows in
+// order.
 func newMatcher(p *hlmrf.Problem, cd *candidates) *matcher {
 	nn, nc := len(cd.comp), len(cd.shape)
-	mt := &matcher{p: p, cd: cd, off: make([]int32, nc+1), eoff: make([]int32, nc+1),
-		nodes: make([]int32, nn), local: make([]int32, nn), imgs: make([]int32, nn),
-		start: make([]int32, nn+nc), h: make([]uint64, nn), work: make([]uint64, nn),
-		key: make([]fkey, nn), used: make([]bool, nn)}
+	mt := &matcher{cd: cd, off: make([]int32, nc+1), eoff: make([]int32, nc+1),
+		nodes: make([]int32, nn), start: make([]int32, nn+nc), h: make([]uint64, nn),
+		work: make([]uint64, nn), key: make([]fkey, nn), imgs: make([]int32, nn), used: make([]bool, nn)}
 	for c, s := range cd.shape {
 		mt.off[c+1] = mt.off[c] + int32(s.nodes())
 		mt.eoff[c+1] = mt.eoff[c] + s.edges
 	}
 	mt.tVar, mt.tW = make([]int32, mt.eoff[nc]), make([]uint64, mt.eoff[nc])
-	next := slices.Clone(mt.off)
+	next, enext := slices.Clone(mt.off), slices.Clone(mt.eoff)
+	local := make([]int32, p.NumVars) // variable -> its index in its component
 	for x, c := range cd.comp {
-		mt.local[x] = next[c] - mt.off[c]
-		mt.nodes[next[c]] = int32(x)
+		i := next[c]
 		next[c]++
+		mt.nodes[i] = int32(x)
+		if x < p.NumVars {
+			local[x] = i - mt.off[c]
+			continue
+		}
+		mt.key[i] = factorKey(p, x-p.NumVars)
+		mt.start[i+c] = enext[c] - mt.eoff[c] // factor i's terms, within its component's
+		row, coefs := factorTerms(p, x-p.NumVars)
+		for t, v := range row {
+			mt.tVar[enext[c]], mt.tW[enext[c]] = local[v], bitsOf(coefs[t])
+			enext[c]++
+		}
+	}
+	for c, s := range cd.shape {
+		mt.start[mt.off[c+1]+int32(c)] = s.edges
 	}
 	return mt
 }
@@ -314,25 +329,13 @@ type compact struct {
 	used                    []bool
 }
 
-// compact copies out component c.
+// compact returns component c's view.
 func (mt *matcher) compact(c int32) *compact {
 	lo, hi, nv := mt.off[c], mt.off[c+1], mt.cd.shape[c].vars
-	k := &compact{nodes: mt.nodes[lo:hi], img: mt.imgs[lo:hi], nv: int(nv),
+	return &compact{nodes: mt.nodes[lo:hi], img: mt.imgs[lo:hi], nv: int(nv),
 		start: mt.start[lo+c+nv : hi+c+1], key: mt.key[lo+nv : hi],
 		tVar: mt.tVar[mt.eoff[c]:mt.eoff[c+1]], tW: mt.tW[mt.eoff[c]:mt.eoff[c+1]],
 		h: mt.h[lo:hi], work: mt.work[lo : lo+nv], used: mt.used[lo:hi]}
-	e := int32(0)
-	for i, x := range k.nodes[k.nv:] {
-		f := int(x) - mt.p.NumVars
-		k.key[i] = factorKey(mt.p, f)
-		row, coefs := factorTerms(mt.p, f)
-		for t, v := range row {
-			k.tVar[e], k.tW[e] = mt.local[v], bitsOf(coefs[t])
-			e++
-		}
-		k.start[i+1] = e
-	}
-	return k
 }
 
 // hash sets every node's hash to that of its initial color and runs rounds
