@@ -236,8 +236,8 @@ func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 	type member struct{ group, comp int32 }
 	var members []member
 	for k, grp := range cd.groups {
-		for _, c := range grp[1:] {
-			if index[k] != nil {
+		if index[k] != nil { // the representative's nodes were told apart
+			for _, c := range grp[1:] {
 				members = append(members, member{int32(k), c})
 			}
 		}
