@@ -3,6 +3,7 @@ package lift
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hinge-srl/hinge/hlmrf"
 )
@@ -62,24 +63,16 @@ func check(p *hlmrf.Problem) error {
 func newGraph(p *hlmrf.Problem) *graph {
 	g := &graph{p: p, n: p.NumVars, m: len(p.Weight), c: len(p.CKind), np: len(p.Var)}
 	np := len(p.Var)
-	ne := np + len(p.CVar)
 	nf := g.m + g.c
 
-	if g.c == 0 && len(p.Start) == nf+1 {
-		// No constraints: the potentials' arrays are the factor arrays (read only).
-		g.fStart, g.fVar = p.Start, p.Var
-	} else {
-		g.fStart = make([]int32, nf+1)
-		if g.m > 0 {
-			copy(g.fStart, p.Start)
-		}
-		for j := 1; j <= g.c; j++ {
-			g.fStart[g.m+j] = int32(np) + p.CStart[j]
-		}
-		g.fVar = make([]int32, ne)
-		copy(g.fVar, p.Var)
-		copy(g.fVar[np:], p.CVar)
+	g.fStart = make([]int32, nf+1)
+	if g.m > 0 {
+		copy(g.fStart, p.Start)
 	}
+	for j := 1; j <= g.c; j++ {
+		g.fStart[g.m+j] = int32(np) + p.CStart[j]
+	}
+	g.fVar = slices.Concat(p.Var, p.CVar)
 
 	// Degrees, for the width of exact sums.
 	deg := make([]int32, g.n)
@@ -115,11 +108,8 @@ func newGraph(p *hlmrf.Problem) *graph {
 // variable for one-word weights (a visit reads one cache line instead of
 // two), in fix otherwise. Lifting alone does not need it (weight converts on
 // the fly), so a problem whose copies are matched rather than refined never
-// pays for it. It does nothing the second time.
+// pays for it.
 func (g *graph) pack() {
-	if g.packed {
-		return
-	}
 	g.packed = true
 	p, ne, w := g.p, len(g.fVar), g.scale.words
 	g.fEdge = make([]edge, ne)

@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -127,52 +128,29 @@ func newRefiner(g *graph) *refiner {
 // initial sets up the initial coloring and queues every initial class.
 func (r *refiner) initial(p *hlmrf.Problem) {
 	g := r.g
-	// Color ids: variables 0 (if any), then potential keys, then constraint keys,
-	// each in order of first occurrence.
-	type potKey struct {
-		w, c uint64
-		d    uint8
-	}
-	type conKey struct {
-		c    uint64
-		kind hlmrf.ConstraintKind
-	}
+	// Color ids: variables 0 (if any), then the factors' initial colors
+	// (factorKey) in order of first occurrence.
 	var sizes []int32
 	if g.n > 0 {
 		sizes = append(sizes, int32(g.n))
-		for v := 0; v < g.n; v++ {
-			r.node[v].cls = 0
-		}
 	}
-	pk := make(map[potKey]int32)
-	var last potKey
+	ids := make(map[fkey]int32)
+	var last fkey
 	lastC := int32(-1)
-	for i := 0; i < g.m; i++ {
-		k := potKey{bitsOf(p.Weight[i]), bitsOf(p.Const[i]), p.Power[i]}
+	for f := 0; f < g.m+g.c; f++ {
+		k := factorKey(p, f)
 		c := lastC
-		if k != last || c < 0 {
+		if k != last || c < 0 { // neighbouring factors often share a color
 			var ok bool
-			if c, ok = pk[k]; !ok {
+			if c, ok = ids[k]; !ok {
 				c = int32(len(sizes))
-				pk[k] = c
+				ids[k] = c
 				sizes = append(sizes, 0)
 			}
 			last, lastC = k, c
 		}
 		sizes[c]++
-		r.node[g.n+i].cls = c
-	}
-	ck := make(map[conKey]int32)
-	for j := 0; j < g.c; j++ {
-		k := conKey{bitsOf(p.CConst[j]), p.CKind[j]}
-		c, ok := ck[k]
-		if !ok {
-			c = int32(len(sizes))
-			ck[k] = c
-			sizes = append(sizes, 0)
-		}
-		sizes[c]++
-		r.node[g.n+g.m+j].cls = c
+		r.node[g.n+f].cls = c
 	}
 	// Counting sort of the nodes by class.
 	var at int32
@@ -369,14 +347,7 @@ func (r *refiner) zero(x int32) bool {
 // cmp orders two nodes by their sums.
 func (r *refiner) cmp(a, b int32) int {
 	if r.words == 1 {
-		x, y := int64(r.node[a].acc), int64(r.node[b].acc)
-		if x < y {
-			return -1
-		}
-		if x > y {
-			return 1
-		}
-		return 0
+		return cmp.Compare(int64(r.node[a].acc), int64(r.node[b].acc))
 	}
 	w := r.words
 	return compare(r.wide[int(a)*w:int(a+1)*w], r.wide[int(b)*w:int(b+1)*w])
@@ -479,11 +450,7 @@ func (r *refiner) swap(i, j int32) {
 // coloring numbers the final classes per node kind in order of first occurrence.
 func (r *refiner) coloring() *Coloring {
 	g := r.g
-	col := &Coloring{
-		Var: make([]int32, g.n),
-		Pot: make([]int32, g.m),
-		Con: make([]int32, g.c),
-	}
+	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
 	number := func(dst []int32, base int) int {
 		for i := range dst {
 			dst[i] = r.node[base+i].cls

@@ -2,9 +2,11 @@ package lift
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/par"
 )
 
 // Repeated components.
@@ -16,24 +18,26 @@ import (
 // therefore costs far more than k times one copy: no class ever shrinks below
 // k members, so the touches that one copy skips are all made (the 10-fold
 // social-affiliation problem: 6.1 million touches against 0.24 million for
-// one copy). colorRepeated avoids that work by finding the copies directly,
-// in one sequential pass:
+// one copy). colorRepeated avoids that work by finding the copies directly:
 //
 //  1. connected components of the factor graph (union-find);
 //  2. components of at least minRepeatNodes nodes are grouped by their sizes
 //     and a hash of their factors' initial colors; a group needs two members,
 //     and the path is taken only when copies of large components
 //     (largeComponent) are a third of the problem;
-//  3. within a group, every node gets a 64-bit hash of its neighbourhood,
-//     round by round (a hash of its initial color, then of its hash and its
-//     neighbours' hashes with the edge coefficients), until the first member
-//     (the representative) has all node hashes distinct;
-//  4. every other member is mapped node for node onto the representative by
-//     hash, and the map is verified exactly to be an isomorphism (same
-//     initial colors, same rows of variables and coefficient bits); a member
-//     that fails is simply kept;
+//  3. the first member of a group (the representative) gets a 64-bit hash
+//     per node, round by round (a hash of its initial color, then of its
+//     hash and its neighbours' hashes with the edge coefficients), until its
+//     node hashes are all distinct;
+//  4. every other member is hashed as many rounds, mapped node for node onto
+//     the representative by hash, and the map is verified exactly to be an
+//     isomorphism (same initial colors, same rows of variables and
+//     coefficient bits); a member that fails is simply kept;
 //  5. the problem without the verified copies (the rest) is refined as usual,
 //     and every node of a copy takes the color of its image.
+//
+// Steps 3 and 4 look at one component at a time, so each runs as one loop
+// over components on all cores.
 //
 // This is exact, whatever the hashes do: an isomorphic copy B of a
 // component A of the rest R has, in the coarsest stable coloring of the
@@ -57,10 +61,10 @@ const minRepeatNodes = 4
 // it splits rarely).
 const largeComponent = 1024
 
-// maxHashRounds bounds the hash rounds per group: a representative that is
-// not told apart by then (long paths, components with symmetry) is refined
-// like everything else, so that the hashing never costs more than a few
-// passes over the candidates.
+// maxHashRounds bounds the hash rounds of a representative: one that is not
+// told apart by then (long paths, components with symmetry) is refined like
+// everything else, so that the hashing never costs more than a few passes
+// over the candidates.
 const maxHashRounds = 10
 
 // color builds p's graph and computes its coarsest stable coloring, by
@@ -172,8 +176,7 @@ var defaultRepeat = repeatParams{minRepeatNodes, largeComponent, 1.0 / 3}
 // none, or if copies of large components are less than par.share of the
 // problem.
 func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
-	n, m := p.NumVars, len(p.Weight)
-	nf := m + len(p.CKind)
+	n, nf := p.NumVars, len(p.Weight)+len(p.CKind)
 	if n+nf < 2*par.minNodes {
 		return nil
 	}
@@ -182,53 +185,36 @@ func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
 		return nil
 	}
 	cd := &candidates{comp: comp, shape: make([]compShape, ncomp)}
-	for v := 0; v < n; v++ {
-		cd.shape[comp[v]].vars++
-	}
-	for _, c := range comp[n:] {
-		cd.shape[c].facs++
-	}
-	// copies counts the nodes in copies of large components of equal shape;
-	// a first count by sizes alone rules out most problems without large
-	// repeated components (one giant component and small ones) cheaply.
-	enough := func(group func(compShape) compShape) bool {
-		count := map[compShape]int{}
-		copies := 0
-		for _, s := range cd.shape {
-			if s.nodes() >= par.large {
-				if count[group(s)] > 0 {
-					copies += s.nodes()
-				}
-				count[group(s)]++
-			}
-		}
-		return float64(copies) >= par.share*float64(n+nf)
-	}
-	if !enough(func(s compShape) compShape { return compShape{vars: s.vars, facs: s.facs} }) {
-		return nil
+	for _, c := range comp[:n] {
+		cd.shape[c].vars++
 	}
 	for f := 0; f < nf; f++ {
 		s := &cd.shape[comp[n+f]]
 		row, _ := factorTerms(p, f)
+		s.facs++
 		s.edges += int32(len(row))
 		s.keys += factorKey(p, f).hash()
 	}
-	if !enough(func(s compShape) compShape { return s }) {
-		return nil
-	}
 	// Groups are ordered by their first component, members ascending.
-	byShape := make(map[compShape]int32) // shape -> group
+	byShape := make(map[compShape]int)
+	copies := 0 // nodes in copies of large components
 	for c, s := range cd.shape {
 		if s.nodes() < par.minNodes {
 			continue
 		}
 		k, ok := byShape[s]
 		if !ok {
-			k = int32(len(cd.groups))
+			k = len(cd.groups)
 			byShape[s] = k
 			cd.groups = append(cd.groups, nil)
 		}
 		cd.groups[k] = append(cd.groups[k], int32(c))
+		if len(cd.groups[k]) > 1 && s.nodes() >= par.large {
+			copies += s.nodes()
+		}
+	}
+	if copies == 0 || float64(copies) < par.share*float64(n+nf) {
+		return nil
 	}
 	cd.groups = slices.DeleteFunc(cd.groups, func(cs []int32) bool { return len(cs) < 2 })
 	return cd
@@ -239,215 +225,263 @@ func findCandidates(p *hlmrf.Problem, par repeatParams) *candidates {
 // turned out to be a copy.
 func colorRepeated(g *graph, p *hlmrf.Problem, cd *candidates) *Coloring {
 	mt := newMatcher(p, cd)
+	threads := runtime.GOMAXPROCS(0)
+	reps := make([]*compact, len(cd.groups))
+	rounds := make([]int, len(cd.groups))
+	index := make([]*hashIndex, len(cd.groups))
+	par.For(len(cd.groups), threads, func(_, k int) {
+		reps[k] = mt.compact(cd.groups[k][0])
+		rounds[k], index[k] = reps[k].settle()
+	})
+	type member struct{ group, comp int32 }
+	var members []member
+	for k, grp := range cd.groups {
+		if index[k] != nil { // the representative's nodes were told apart
+			for _, c := range grp[1:] {
+				members = append(members, member{int32(k), c})
+			}
+		}
+	}
 	img := make([]int32, len(cd.comp)) // node of a verified copy -> its image; else -1
 	for i := range img {
 		img[i] = -1
 	}
-	out := make([]bool, len(cd.shape)) // verified copies
-	for _, grp := range cd.groups {
-		for _, c := range mt.matchGroup(grp, img) {
-			out[c] = true
+	isCopy := make([]bool, len(cd.shape))
+	par.For(len(members), threads, func(_, i int) {
+		m, rep := members[i], reps[members[i].group]
+		c := mt.compact(m.comp)
+		c.hash(rounds[m.group])
+		if local := verify(c, rep, index[m.group]); local != nil {
+			for i, x := range c.nodes {
+				img[x] = rep.nodes[local[i]]
+			}
+			isCopy[m.comp] = true
 		}
-	}
-	if !slices.Contains(out, true) {
+	})
+	if !slices.Contains(isCopy, true) {
 		return nil
 	}
-	sub, newID := restProblem(p, func(x int) bool { return out[cd.comp[x]] })
+	sub, newID := restProblem(p, func(x int) bool { return isCopy[cd.comp[x]] })
 	return expand(g, img, refine(newGraph(sub), sub), newID)
 }
 
 // matcher holds the candidate components compactly, so that hashing and
 // verification run in cache rather than over the problem's scattered rows:
-// component c's nodes are at positions off[c]..off[c+1]-1 in node order,
-// variables first, and a node's local index is its position minus off[c].
-// Per position: the node (nodes), its hash (h), for a factor its initial
-// color (key) and its terms tVar[start[i]:start[i+1]] (local variable
-// indexes) with coefficient bits tW (a variable's row is empty).
+// component c's nodes are at positions off[c]..off[c+1]-1, variables first
+// (nodes, ascending), its terms at eoff[c]..eoff[c+1]-1, and compact views
+// one component's ranges (components are hashed and verified in parallel,
+// each in its own ranges).
 type matcher struct {
-	off, nodes, start, tVar []int32
-	tW, h, work             []uint64
-	key                     []fkey
-	nv                      []int32 // per component: its variables
-	rc, rr                  []term  // scratch rows for verification
+	cd                            *candidates
+	off, eoff, nodes, start, tVar []int32
+	tW, h, work                   []uint64
+	key                           []fkey
+	imgs                          []int32
+	used                          []bool
 }
 
+// newMatcher copies every component out of p in one pass over p's rows in
+// order.
 func newMatcher(p *hlmrf.Problem, cd *candidates) *matcher {
 	nn, nc := len(cd.comp), len(cd.shape)
-	mt := &matcher{off: make([]int32, nc+1), nv: make([]int32, nc),
-		nodes: make([]int32, nn), start: make([]int32, nn+1),
-		h: make([]uint64, nn), work: make([]uint64, nn), key: make([]fkey, nn)}
-	eOff := make([]int32, nc+1)
+	mt := &matcher{cd: cd, off: make([]int32, nc+1), eoff: make([]int32, nc+1),
+		nodes: make([]int32, nn), start: make([]int32, nn+nc), h: make([]uint64, nn),
+		work: make([]uint64, nn), key: make([]fkey, nn), imgs: make([]int32, nn), used: make([]bool, nn)}
 	for c, s := range cd.shape {
 		mt.off[c+1] = mt.off[c] + int32(s.nodes())
-		mt.nv[c] = s.vars
-		eOff[c+1] = eOff[c] + s.edges
+		mt.eoff[c+1] = mt.eoff[c] + s.edges
 	}
-	mt.tVar = make([]int32, eOff[nc])
-	mt.tW = make([]uint64, eOff[nc])
-	next := slices.Clone(mt.off[:nc])
-	local := make([]int32, p.NumVars) // variable -> local index
+	mt.tVar, mt.tW = make([]int32, mt.eoff[nc]), make([]uint64, mt.eoff[nc])
+	next, enext := slices.Clone(mt.off), slices.Clone(mt.eoff)
+	local := make([]int32, p.NumVars) // variable -> its index in its component
 	for x, c := range cd.comp {
 		i := next[c]
 		next[c]++
 		mt.nodes[i] = int32(x)
-		mt.start[i] = eOff[c]
 		if x < p.NumVars {
 			local[x] = i - mt.off[c]
 			continue
 		}
 		mt.key[i] = factorKey(p, x-p.NumVars)
+		mt.start[i+c] = enext[c] - mt.eoff[c] // factor i's terms, within its component's
 		row, coefs := factorTerms(p, x-p.NumVars)
 		for t, v := range row {
-			mt.tVar[eOff[c]] = local[v]
-			mt.tW[eOff[c]] = bitsOf(coefs[t])
-			eOff[c]++
+			mt.tVar[enext[c]], mt.tW[enext[c]] = local[v], bitsOf(coefs[t])
+			enext[c]++
 		}
 	}
-	mt.start[nn] = eOff[nc]
+	for c, s := range cd.shape {
+		mt.start[mt.off[c+1]+int32(c)] = s.edges
+	}
 	return mt
 }
 
-// matchGroup maps and verifies every member of the group but the first
-// (the representative) onto it, once hashGroup has told the
-// representative's nodes apart, recording the verified copies' images in
-// img. It returns the verified copies.
-func (mt *matcher) matchGroup(grp []int32, img []int32) []int32 {
-	tv, tf := mt.hashGroup(grp)
-	if tv == nil {
-		return nil
-	}
-	rep := mt.nodes[mt.off[grp[0]]:mt.off[grp[0]+1]]
-	var copies []int32
-	for _, c := range grp[1:] {
-		if local := mt.verify(c, grp[0], tv, tf); local != nil {
-			for i, x := range mt.nodes[mt.off[c]:mt.off[c+1]] {
-				img[x] = rep[local[i]]
-			}
-			copies = append(copies, c)
-		}
-	}
-	return copies
+// compact is one component in the matcher's arrays, nodes numbered locally
+// (variables 0..nv-1, then the factors): per node its hash h and, in
+// verify, its image (img); per factor its initial color (key) and its
+// terms tVar[start[i]:start[i+1]] (local variable indexes) with coefficient
+// bits tW.
+type compact struct {
+	nodes, img, start, tVar []int32
+	nv                      int
+	key                     []fkey
+	tW, h, work             []uint64
+	used                    []bool
 }
 
-// hashes returns the hashes of component c's variables and factors.
-func (mt *matcher) hashes(c int32) (vars, facs []uint64) {
-	h := mt.h[mt.off[c]:mt.off[c+1]]
-	return h[:mt.nv[c]], h[mt.nv[c]:]
+// compact returns component c's view.
+func (mt *matcher) compact(c int32) *compact {
+	lo, hi, nv := mt.off[c], mt.off[c+1], mt.cd.shape[c].vars
+	return &compact{nodes: mt.nodes[lo:hi], img: mt.imgs[lo:hi], nv: int(nv),
+		start: mt.start[lo+c+nv : hi+c+1], key: mt.key[lo+nv : hi],
+		tVar: mt.tVar[mt.eoff[c]:mt.eoff[c+1]], tW: mt.tW[mt.eoff[c]:mt.eoff[c+1]],
+		h: mt.h[lo:hi], work: mt.work[lo : lo+nv], used: mt.used[lo:hi]}
 }
 
-// hashGroup runs hash rounds on the group's members until the
-// representative's node hashes are all distinct, and returns the tables
-// from its variables' and factors' hashes to their indexes; nil if
-// maxHashRounds pass, or a round tells no more nodes apart (the
-// representative has symmetry of its own, or a collision).
-func (mt *matcher) hashGroup(grp []int32) (tv, tf *hashIndex) {
-	for _, c := range grp {
-		for i := mt.off[c]; i < mt.off[c+1]; i++ {
-			mt.h[i] = 0x9e3779b97f4a7c15 // all variables share the initial color
-			if i >= mt.off[c]+mt.nv[c] {
-				mt.h[i] = mt.key[i].hash()
-			}
+// hash sets every node's hash to that of its initial color and runs rounds
+// hash rounds.
+func (k *compact) hash(rounds int) {
+	for i := range k.h {
+		k.h[i] = 0x9e3779b97f4a7c15 // all variables share the initial color
+		if i >= k.nv {
+			k.h[i] = k.key[i-k.nv].hash()
 		}
 	}
-	hv, hf := mt.hashes(grp[0])
-	tv, tf = newHashIndex(len(hv)), newHashIndex(len(hf))
-	distinct := func() int { return tv.fill(hv) + tf.fill(hf) }
-	prev, want := distinct(), len(hv)+len(hf)
-	for rounds := 0; prev < want; rounds++ {
-		if rounds == maxHashRounds {
-			return nil, nil
+	for range rounds {
+		k.round()
+	}
+}
+
+// round computes one more hash round: a factor's new hash mixes its hash
+// with its terms' (coefficient, variable hash), then a variable's new hash
+// mixes its hash with its terms' (coefficient, new factor hash), so that one
+// round reaches variables two steps away; sums make the hashes independent
+// of the order of terms and of nodes.
+func (k *compact) round() {
+	hv, hf, work := k.h[:k.nv], k.h[k.nv:], k.work
+	for v, h := range hv {
+		work[v] = mix(h ^ 0x5851f42d4c957f2d)
+	}
+	for f, h := range hf {
+		vars, ws := k.tVar[k.start[f]:k.start[f+1]], k.tW[k.start[f]:k.start[f+1]]
+		acc := mix(h ^ 0x14057b7ef767814f)
+		for t, v := range vars {
+			acc += mix(ws[t]*0xbf58476d1ce4e5b9 ^ hv[v])
 		}
-		for _, c := range grp {
-			mt.round(c)
+		for t, v := range vars {
+			work[v] += mix(ws[t]*0xbf58476d1ce4e5b9 ^ acc ^ 0x94d049bb133111eb)
 		}
-		d := distinct()
-		if d <= prev && d < want {
-			return nil, nil
+		hf[f] = acc
+	}
+	copy(hv, work)
+}
+
+// settle hashes a representative round by round until its node hashes are
+// all distinct, and returns the number of rounds and the index of its
+// hashes; nil if maxHashRounds pass, or a round tells no more nodes apart
+// (the component has symmetry of its own, or a collision).
+func (k *compact) settle() (int, *hashIndex) {
+	k.hash(0)
+	index := newHashIndex(len(k.h))
+	prev := 0
+	for rounds := 0; ; rounds++ {
+		d := index.fill(k.h)
+		switch {
+		case d == len(k.h):
+			return rounds, index
+		case rounds == maxHashRounds || d <= prev:
+			return 0, nil
 		}
 		prev = d
+		k.round()
 	}
-	return tv, tf
 }
 
-// round computes one more hash round of component c: a factor's new hash
-// mixes its hash with its terms' (coefficient, variable hash), then a
-// variable's new hash mixes its hash with its terms' (coefficient, new
-// factor hash), so that one round reaches variables two steps away; sums
-// make the hashes independent of the order of terms and of nodes.
-func (mt *matcher) round(c int32) {
-	lo, fac, hi := mt.off[c], mt.off[c]+mt.nv[c], mt.off[c+1]
-	for v := lo; v < fac; v++ {
-		mt.work[v] = mix(mt.h[v] ^ 0x5851f42d4c957f2d)
-	}
-	for f := fac; f < hi; f++ {
-		acc := mix(mt.h[f] ^ 0x14057b7ef767814f)
-		a, b := mt.start[f], mt.start[f+1]
-		for e := a; e < b; e++ {
-			acc += mix(mt.tW[e]*0xbf58476d1ce4e5b9 ^ mt.h[lo+mt.tVar[e]])
-		}
-		for e := a; e < b; e++ {
-			mt.work[lo+mt.tVar[e]] += mix(mt.tW[e]*0xbf58476d1ce4e5b9 ^ acc ^ 0x94d049bb133111eb)
-		}
-		mt.h[f] = acc
-	}
-	copy(mt.h[lo:fac], mt.work[lo:fac])
+// hashIndex is an open-addressing table from a representative's node
+// hashes to their local indexes.
+type hashIndex struct {
+	keys []uint64
+	vals []int32 // local index + 1; 0 marks an empty slot
 }
 
-// verify maps component c onto the representative rep by hash (the tables
-// tv, tf of rep's final hashes) and checks that the map is an isomorphism
-// keeping initial colors and coefficients: a bijection of variables and of
-// factors under which every factor has its image's initial color and the
-// same multiset of (variable, coefficient) terms. It returns the local
-// index in rep of each of c's nodes, or nil if c is not a copy.
-func (mt *matcher) verify(c, rep int32, tv, tf *hashIndex) []int32 {
-	nv := mt.nv[c]
-	local := make([]int32, mt.off[c+1]-mt.off[c])
-	used := make([]bool, len(local))
-	for i, h := range mt.h[mt.off[c]:mt.off[c+1]] {
-		t, base := tv, int32(0)
-		if int32(i) >= nv {
-			t, base = tf, nv
+func newHashIndex(n int) *hashIndex {
+	size := 1
+	for size < 2*n {
+		size *= 2
+	}
+	return &hashIndex{keys: make([]uint64, size), vals: make([]int32, size)}
+}
+
+// fill empties the table and inserts hs[i] -> i for every i, keeping the
+// first index of a repeated hash. It returns how many distinct hashes hs
+// has.
+func (t *hashIndex) fill(hs []uint64) int {
+	clear(t.vals)
+	distinct := 0
+	for i, h := range hs {
+		if s := t.slot(h); t.vals[s] == 0 {
+			t.keys[s], t.vals[s] = h, int32(i+1)
+			distinct++
 		}
-		j, ok := t.find(h)
-		if !ok || used[base+j] {
+	}
+	return distinct
+}
+
+// find returns the index stored for h.
+func (t *hashIndex) find(h uint64) (int32, bool) {
+	s := t.slot(h)
+	return t.vals[s] - 1, t.vals[s] != 0
+}
+
+// slot returns the slot that holds h, or the empty slot where it would go.
+func (t *hashIndex) slot(h uint64) uint64 {
+	mask := uint64(len(t.keys) - 1)
+	s := h & mask
+	for t.vals[s] != 0 && t.keys[s] != h {
+		s = (s + 1) & mask
+	}
+	return s
+}
+
+// verify maps component c onto the representative rep by hash (index, from
+// rep's final hashes) and checks that the map is an isomorphism keeping
+// initial colors and coefficients: a bijection of variables and of factors
+// under which every factor has its image's initial color and the same
+// multiset of (variable, coefficient) terms. It returns the local index in
+// rep of each of c's nodes, or nil if c is not a copy.
+func verify(c, rep *compact, index *hashIndex) []int32 {
+	local, used := c.img, c.used
+	clear(used)
+	for i, h := range c.h {
+		j, ok := index.find(h)
+		if !ok || used[j] || (i < c.nv) != (int(j) < rep.nv) {
 			return nil // injective on equal sizes, so a bijection
 		}
-		used[base+j], local[i] = true, base+j
+		used[j], local[i] = true, j
 	}
-	for i := nv; i < int32(len(local)); i++ {
-		x, y := mt.off[c]+i, mt.off[rep]+local[i]
-		if mt.key[x] != mt.key[y] {
+	var rc, rr []term
+	for f, key := range c.key {
+		g := int(local[c.nv+f]) - rep.nv
+		a, b, ra := c.start[f], c.start[f+1], rep.start[g]
+		if key != rep.key[g] || b-a != rep.start[g+1]-ra {
 			return nil
 		}
-		a, b := mt.start[x], mt.start[x+1]
-		ra := mt.start[y]
-		if b-a != mt.start[y+1]-ra {
-			return nil
+		same := true // the same terms in the same order?
+		for t := range b - a {
+			same = same && local[c.tVar[a+t]] == rep.tVar[ra+t] && c.tW[a+t] == rep.tW[ra+t]
 		}
-		at := func(e int32) term { return term{local[mt.tVar[e]], mt.tW[e]} }
-		rat := func(e int32) term { return term{mt.tVar[e], mt.tW[e]} }
-		switch b - a { // rows of one or two terms need no sorting
-		case 0:
-		case 1:
-			if at(a) != rat(ra) {
-				return nil
-			}
-		case 2:
-			x0, x1, y0, y1 := at(a), at(a+1), rat(ra), rat(ra+1)
-			if !(x0 == y0 && x1 == y1 || x0 == y1 && x1 == y0) {
-				return nil
-			}
-		default:
-			mt.rc, mt.rr = mt.rc[:0], mt.rr[:0]
-			for k := range b - a {
-				mt.rc = append(mt.rc, at(a+k))
-				mt.rr = append(mt.rr, rat(ra+k))
-			}
-			slices.SortFunc(mt.rc, term.cmp)
-			slices.SortFunc(mt.rr, term.cmp)
-			if !slices.Equal(mt.rc, mt.rr) {
-				return nil
-			}
+		if same {
+			continue
+		}
+		rc, rr = rc[:0], rr[:0]
+		for t := range b - a {
+			rc = append(rc, term{local[c.tVar[a+t]], c.tW[a+t]})
+			rr = append(rr, term{rep.tVar[ra+t], rep.tW[ra+t]})
+		}
+		slices.SortFunc(rc, term.cmp)
+		slices.SortFunc(rr, term.cmp)
+		if !slices.Equal(rc, rr) {
+			return nil
 		}
 	}
 	return local
@@ -483,67 +517,6 @@ func factorKey(p *hlmrf.Problem, f int) fkey {
 }
 
 func (k fkey) hash() uint64 { return mix(k.w) ^ mix(k.c^0x2545f4914f6cdd1d) + uint64(k.k) }
-
-// hashIndex is an open-addressing table from 64-bit hashes to indexes.
-type hashIndex struct {
-	keys []uint64 // 0 marks an empty slot; the key 0 is kept in zero
-	vals []int32
-	zero int32 // the index of key 0, or -1
-}
-
-func newHashIndex(n int) *hashIndex {
-	size := 1
-	for size < 2*n {
-		size *= 2
-	}
-	return &hashIndex{keys: make([]uint64, size), vals: make([]int32, size)}
-}
-
-// fill empties the table and inserts hs[i] -> i for every i, keeping the
-// first index of a repeated hash. It returns how many distinct hashes hs
-// has.
-func (t *hashIndex) fill(hs []uint64) int {
-	clear(t.keys)
-	t.zero = -1
-	mask := uint64(len(t.keys) - 1)
-	distinct := 0
-	for i, k := range hs {
-		if k == 0 {
-			if t.zero < 0 {
-				t.zero = int32(i)
-				distinct++
-			}
-			continue
-		}
-		s := k & mask
-		for t.keys[s] != 0 && t.keys[s] != k {
-			s = (s + 1) & mask
-		}
-		if t.keys[s] == 0 {
-			t.keys[s], t.vals[s] = k, int32(i)
-			distinct++
-		}
-	}
-	return distinct
-}
-
-// find returns the index stored for h.
-func (t *hashIndex) find(h uint64) (int32, bool) {
-	if h == 0 {
-		return t.zero, t.zero >= 0
-	}
-	mask := uint64(len(t.keys) - 1)
-	s := h & mask
-	for {
-		switch t.keys[s] {
-		case h:
-			return t.vals[s], true
-		case 0:
-			return 0, false
-		}
-		s = (s + 1) & mask
-	}
-}
 
 // mix is the splitmix64 finalizer.
 func mix(x uint64) uint64 {
@@ -607,8 +580,6 @@ func restProblem(p *hlmrf.Problem, skip func(x int) bool) (*hlmrf.Problem, []int
 
 // expand colors the whole problem from the coloring sc of the rest (whose
 // node x has index newID[x]): a node of a copy takes its image's color.
-// Colors are renumbered per kind in order of first occurrence, as refine
-// numbers them.
 func expand(g *graph, img []int32, sc *Coloring, newID []int32) *Coloring {
 	col := &Coloring{Var: make([]int32, g.n), Pot: make([]int32, g.m), Con: make([]int32, g.c)}
 	number := func(dst, subColor []int32, base, classes int) int {

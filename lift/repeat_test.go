@@ -95,9 +95,11 @@ func TestRepeatedComponents(t *testing.T) {
 	}
 }
 
-// pairMatcher is the matcher of a and b side by side, each taken as one
-// candidate component (whether connected or not), a the representative.
-func pairMatcher(a, b *hlmrf.Problem) *matcher {
+// pair is a and b side by side, each taken as one candidate component
+// (whether connected or not), compacted: a the representative, settled
+// (its hashes distinct), and b.
+func pair(t *testing.T, a, b *hlmrf.Problem) (rep, c *compact, index *hashIndex) {
+	t.Helper()
 	q := a.Clone()
 	q.Append(b, true)
 	g := newGraph(q)
@@ -117,11 +119,18 @@ func pairMatcher(a, b *hlmrf.Problem) *matcher {
 		s.facs++
 		s.edges += g.fStart[f+1] - g.fStart[f]
 	}
-	return newMatcher(q, &candidates{comp: comp, shape: shape, groups: [][]int32{{0, 1}}})
+	mt := newMatcher(q, &candidates{comp: comp, shape: shape, groups: [][]int32{{0, 1}}})
+	rep, c = mt.compact(0), mt.compact(1)
+	rounds, index := rep.settle()
+	if index == nil {
+		t.Fatal("the representative's hashes are not distinct")
+	}
+	c.hash(rounds)
+	return rep, c, index
 }
 
-// TestMatchVerifies feeds matcher.verify maps that the hashes would give
-// after a collision: the verification, not the hashes, must reject them.
+// TestMatchVerifies feeds verify maps that the hashes would give after a
+// collision: the verification, not the hashes, must reject them.
 func TestMatchVerifies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 23))
 	base, y0 := randomProblem(rng, rigidSpec)
@@ -129,32 +138,29 @@ func TestMatchVerifies(t *testing.T) {
 		t.Fatal("the base problem has symmetry; pick another seed")
 	}
 	perm, _ := planted(rng, base, y0, 1)
-	mt := pairMatcher(base, perm)
-	img := make([]int32, len(mt.nodes))
-	if copies := mt.matchGroup([]int32{0, 1}, img); len(copies) != 1 {
-		t.Fatal("matchGroup did not match a relabelled copy")
-	}
-	tv, tf := mt.hashGroup([]int32{0, 1})
-	if tv == nil {
-		t.Fatal("the representative's hashes are not distinct")
-	}
-	if mt.verify(1, 0, tv, tf) == nil {
+	rep, c, index := pair(t, base, perm)
+	if verify(c, rep, index) == nil {
 		t.Fatal("a relabelled copy was not matched")
 	}
 
 	// Two variables' hashes swapped: a wrong bijection.
-	hv, hf := mt.hashes(1)
-	hv[0], hv[1] = hv[1], hv[0]
-	if mt.verify(1, 0, tv, tf) != nil {
+	c.h[0], c.h[1] = c.h[1], c.h[0]
+	if verify(c, rep, index) != nil {
 		t.Fatal("a swapped map was accepted")
 	}
-	hv[0], hv[1] = hv[1], hv[0]
-	// One hash missing from the table.
-	hf[0]++
-	if mt.verify(1, 0, tv, tf) != nil {
+	c.h[0], c.h[1] = c.h[1], c.h[0]
+	// A variable's hash swapped with a factor's: a map across kinds.
+	c.h[0], c.h[c.nv] = c.h[c.nv], c.h[0]
+	if verify(c, rep, index) != nil {
+		t.Fatal("a map of a variable onto a factor was accepted")
+	}
+	c.h[0], c.h[c.nv] = c.h[c.nv], c.h[0]
+	// One hash missing from the index.
+	c.h[c.nv]++
+	if verify(c, rep, index) != nil {
 		t.Fatal("a hash absent from the representative was accepted")
 	}
-	hf[0]--
+	c.h[c.nv]--
 
 	// A coefficient, a constant, a weight or a constraint's constant
 	// changed, with the hashes of the true copy: the map is right but the
@@ -167,9 +173,9 @@ func TestMatchVerifies(t *testing.T) {
 	} {
 		q := perm.Clone()
 		change(q)
-		near := pairMatcher(base, q)
-		copy(near.h, mt.h)
-		if near.verify(1, 0, tv, tf) != nil {
+		_, near, _ := pair(t, base, q)
+		copy(near.h, c.h)
+		if verify(near, rep, index) != nil {
 			t.Fatalf("change %d: a changed problem was accepted as a copy", i)
 		}
 	}
@@ -252,9 +258,17 @@ func TestRepeatedDefault(t *testing.T) {
 	if g.packed {
 		t.Error("the graph was packed for refinement although the copies were matched")
 	}
+	if len(cd.groups) != 1 {
+		t.Fatalf("%d groups, want 1", len(cd.groups))
+	}
 	mt := newMatcher(p, cd)
-	if copies := mt.matchGroup(cd.groups[0], make([]int32, len(cd.comp))); len(cd.groups) != 1 || len(copies) != 3 {
-		t.Errorf("%d groups, %d copies matched, want 1 and 3", len(cd.groups), len(copies))
+	rep := mt.compact(cd.groups[0][0])
+	rounds, index := rep.settle()
+	for _, m := range cd.groups[0][1:] {
+		c := mt.compact(m)
+		if c.hash(rounds); index == nil || verify(c, rep, index) == nil {
+			t.Errorf("copy %d was not matched", m)
+		}
 	}
 	if _, col := color(p); cmp.Diff(want, col) != "" {
 		t.Error("color differs from refine")
