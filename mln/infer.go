@@ -55,7 +55,11 @@ type MAPResult struct {
 	// assignment that satisfies the hard clauses. Ground clauses decided by
 	// the evidence alone are not counted in either.
 	Cost, LowerBound float64
-	Seconds          struct{ Ground, Solve float64 }
+	// Alchemy is the ground network as Alchemy 2 merges it: the same world
+	// costs Cost-Alchemy.Offset there, and no world costs less than
+	// LowerBound-Alchemy.Offset (see AlchemyView).
+	Alchemy AlchemyView
+	Seconds struct{ Ground, Solve float64 }
 }
 
 // GroundClauses grounds the network and reads the ground problem as
@@ -131,6 +135,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res.Report = rep
 	res.Cost = rep.WeightTotal - rep.WeightSatisfied
 	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
+	res.Alchemy = Alchemy(in)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
 }
