@@ -97,6 +97,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	}
 	switch opt.Method {
 	case "", MethodLPRound:
+		mo.LocalSearch = 0 // the rounded world as it is
 	case MethodLPWalkSAT:
 		mo.LocalSearch = flips
 	case MethodWalkSAT:

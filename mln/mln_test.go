@@ -350,3 +350,24 @@ func TestTuffySmoke(t *testing.T) {
 		t.Errorf("true atoms %v (cost %v, optimal %v), want %s", got, res.Cost, res.Report.Optimal, want)
 	}
 }
+
+// TestMAPLocalSearchByMethod checks that only lp-walksat and maxwalksat run
+// MaxWalkSAT, whatever MaxSAT.LocalSearch says, on a network whose LP
+// relaxation is not tight (so the rounding is not proven optimal).
+func TestMAPLocalSearchByMethod(t *testing.T) {
+	_, _, net := network(t, "P(person)\n1 P(A) v P(B)\n1 !P(A) v !P(B)\n1 P(A) v !P(B)\n1 !P(A) v P(B)\n", "", Options{Query: []string{"P"}})
+	for _, tc := range []struct {
+		method string
+		steps  int
+	}{{MethodLPRound, 0}, {MethodLPWalkSAT, 100}, {MethodWalkSAT, 100}} {
+		opt := DefaultMAPOptions()
+		opt.Method, opt.MaxSAT.LocalSearch = tc.method, 100
+		res, err := net.MAP(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Report.LocalSearch.Steps; got != tc.steps {
+			t.Errorf("%s: %d MaxWalkSAT steps, want %d", tc.method, got, tc.steps)
+		}
+	}
+}
