@@ -2,6 +2,7 @@ package mln
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -369,5 +370,31 @@ func TestMAPLocalSearchByMethod(t *testing.T) {
 		if got := res.Report.LocalSearch.Steps; got != tc.steps {
 			t.Errorf("%s: %d MaxWalkSAT steps, want %d", tc.method, got, tc.steps)
 		}
+	}
+}
+
+// TestMAPInfeasibleProof checks that hard clauses the evidence contradicts
+// are reported with the ground hard clauses that prove it.
+func TestMAPInfeasibleProof(t *testing.T) {
+	_, _, net := network(t, `Friends(person, person)
+Smokes(person)
+Cancer(person)
+Friends(x, y) ^ Smokes(x) => Smokes(y).
+Smokes(y) => Cancer(y).
+1 Cancer(x)
+`, "Friends(A, B)\nFriends(B, C)\nSmokes(A)\n!Cancer(C)\n", Options{Query: []string{"Smokes", "Cancer"}})
+	_, err := net.MAP(context.Background(), DefaultMAPOptions())
+	var ie *InfeasibleError
+	if !errors.As(err, &ie) {
+		t.Fatalf("MAP error %v, want an *InfeasibleError", err)
+	}
+	var got []string
+	for _, c := range ie.Clauses {
+		got = append(got, strings.SplitN(c, "   from ", 2)[0])
+	}
+	slices.Sort(got)
+	want := []string{"!Smokes(B) v Smokes(C)", "!Smokes(C)", "Smokes(B)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("proof %q, want %q", got, want)
 	}
 }
