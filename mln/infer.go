@@ -154,6 +154,8 @@ type InfeasibleError struct {
 	Clauses []string
 }
 
+// Error lists the first dozen clauses of the proof and the way out
+// (--hard-weight).
 func (e *InfeasibleError) Error() string {
 	const show = 12
 	var b strings.Builder
