@@ -56,9 +56,11 @@
 // disjunction of the body over every constant) and +x over its constants;
 // a formula's weight is divided equally among its clauses, as Alchemy does.
 // A clause of negative weight w is replaced by one unit clause per literal,
-// the literal negated, each of weight |w|/k (the clause is satisfied less
-// often exactly when its negation's literals are; this is the rewriting
-// MaxWalkSAT-based systems use, exact for unit clauses).
+// the literal negated, each of weight |w|/k, grounded over that literal's
+// variables only. This is exact for unit clauses and not otherwise: Alchemy
+// keeps such a clause as written and its MaxWalkSAT and MC-SAT charge |w|
+// for every ground clause that is satisfied, so on Tuffy's cse sample (ten
+// negative formulas) the two are different models (see Cost below).
 //
 // A type's domain is its declared constants and every constant that occurs
 // at an argument of that type in the evidence, the queries and the formulas.
@@ -77,6 +79,22 @@
 // ground clause that the evidence satisfies is dropped, and one whose
 // literals are all fixed by the evidence is a constant, counted in the
 // report but not in the ground problem.
+//
+// # Cost
+//
+// The cost of a world is the weight of the soft ground clauses it violates,
+// every ground clause counted as grounded; ground clauses the evidence
+// decides are not counted, nor are clauses of weight 0. Alchemy 2 counts
+// another network with the same most probable worlds: it merges identical
+// ground clauses (summing their weights) after rewriting every soft unit
+// clause !a of weight w as a of weight -w, so a unit clause a of weight P and
+// a unit clause !a of weight N become one clause of weight P-N and the
+// constant min(P, N), which one of the two always costs, disappears from its
+// cost. Alchemy (AlchemyView, MAPResult.Alchemy, and the alchemy_* fields of
+// hinge mln infer's report) gives the merged clause count and that constant:
+// on UW-CSE's ai fold hinge grounds 352,605 clauses that merge into exactly
+// Alchemy's 161,875, and its MAP world costs 4,657 as hinge counts and 215
+// as Alchemy counts (Alchemy's own MaxWalkSAT world: 306).
 //
 // # Inference
 //

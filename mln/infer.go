@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/hinge-srl/hinge/ground"
@@ -55,7 +56,11 @@ type MAPResult struct {
 	// assignment that satisfies the hard clauses. Ground clauses decided by
 	// the evidence alone are not counted in either.
 	Cost, LowerBound float64
-	Seconds          struct{ Ground, Solve float64 }
+	// Alchemy is the ground network as Alchemy 2 merges it: the same world
+	// costs Cost-Alchemy.Offset there, and no world costs less than
+	// LowerBound-Alchemy.Offset (see AlchemyView).
+	Alchemy AlchemyView
+	Seconds struct{ Ground, Solve float64 }
 }
 
 // GroundClauses grounds the network and reads the ground problem as
@@ -93,12 +98,16 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	}
 	switch opt.Method {
 	case "", MethodLPRound:
+		mo.LocalSearch = 0 // the rounded world as it is
 	case MethodLPWalkSAT:
 		mo.LocalSearch = flips
 	case MethodWalkSAT:
 		mo.LocalSearch = 0
 	default:
 		return nil, fmt.Errorf("mln: unknown MAP method %q (want %s, %s or %s)", opt.Method, MethodLPRound, MethodLPWalkSAT, MethodWalkSAT)
+	}
+	if core := in.HardConflict(); core != nil {
+		return nil, net.infeasible(g, in, core)
 	}
 	sol, err := maxsat.Solve(ctx, in, mo)
 	if err != nil {
@@ -131,8 +140,61 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res.Report = rep
 	res.Cost = rep.WeightTotal - rep.WeightSatisfied
 	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
+	res.Alchemy = Alchemy(in)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
+}
+
+// InfeasibleError says that the hard clauses cannot all hold with the
+// evidence, and shows it: unit propagation derives a contradiction from the
+// ground hard clauses in Clauses.
+type InfeasibleError struct {
+	// Clauses are the ground hard clauses of the proof, each written as its
+	// ground literals that the evidence leaves open, then its formula.
+	Clauses []string
+}
+
+// Error lists the first dozen clauses of the proof and the way out
+// (--hard-weight).
+func (e *InfeasibleError) Error() string {
+	const show = 12
+	var b strings.Builder
+	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from these %d ground hard clauses (their literals the evidence decides are false and left out):", len(e.Clauses))
+	for i, c := range e.Clauses {
+		if i == show {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Clauses)-show)
+			break
+		}
+		b.WriteString("\n  " + c)
+	}
+	b.WriteString("\n(--hard-weight W makes hard clauses soft with weight W, as Alchemy and Tuffy treat them)")
+	return b.String()
+}
+
+// infeasible describes the ground hard clauses core of in as an
+// InfeasibleError.
+func (net *Network) infeasible(g *ground.Result, in *maxsat.Instance, core []int) *InfeasibleError {
+	e := &InfeasibleError{}
+	soft := g.Problem.NumPotentials()
+	for _, c := range core {
+		lits := []string{}
+		for _, l := range in.Clause(c) {
+			a := g.Vars[l.Var()].Pred.Name + "(" + strings.Join(g.Args(l.Var()), ", ") + ")"
+			if l.Neg() {
+				a = "!" + a
+			}
+			lits = append(lits, a)
+		}
+		text := "(empty)"
+		if len(lits) > 0 {
+			text = strings.Join(lits, " v ")
+		}
+		if c >= soft {
+			text += "   from " + net.Model.Rules[g.Problem.CGroup[c-soft]].Text
+		}
+		e.Clauses = append(e.Clauses, text)
+	}
+	return e
 }
 
 // Marginal methods.
@@ -170,6 +232,9 @@ func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOpti
 			mo := mapOpt.MaxSAT
 			if mo.LocalSearch == 0 {
 				mo.LocalSearch = 100_000
+			}
+			if core := in.HardConflict(); core != nil {
+				return nil, net.infeasible(g, in, core)
 			}
 			sol, err := maxsat.Solve(ctx, in, mo)
 			if err != nil {

@@ -2,6 +2,7 @@ package mln
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -348,5 +349,52 @@ func TestTuffySmoke(t *testing.T) {
 	want := "Smokes[Bob] Smokes[Frank] Cancer[Anna] Cancer[Bob] Cancer[Edward] Cancer[Frank]"
 	if strings.Join(got, " ") != want || res.Cost != 0 || !res.Report.Optimal {
 		t.Errorf("true atoms %v (cost %v, optimal %v), want %s", got, res.Cost, res.Report.Optimal, want)
+	}
+}
+
+// TestMAPLocalSearchByMethod checks that only lp-walksat and maxwalksat run
+// MaxWalkSAT, whatever MaxSAT.LocalSearch says, on a network whose LP
+// relaxation is not tight (so the rounding is not proven optimal).
+func TestMAPLocalSearchByMethod(t *testing.T) {
+	_, _, net := network(t, "P(person)\n1 P(A) v P(B)\n1 !P(A) v !P(B)\n1 P(A) v !P(B)\n1 !P(A) v P(B)\n", "", Options{Query: []string{"P"}})
+	for _, tc := range []struct {
+		method string
+		steps  int
+	}{{MethodLPRound, 0}, {MethodLPWalkSAT, 100}, {MethodWalkSAT, 100}} {
+		opt := DefaultMAPOptions()
+		opt.Method, opt.MaxSAT.LocalSearch = tc.method, 100
+		res, err := net.MAP(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Report.LocalSearch.Steps; got != tc.steps {
+			t.Errorf("%s: %d MaxWalkSAT steps, want %d", tc.method, got, tc.steps)
+		}
+	}
+}
+
+// TestMAPInfeasibleProof checks that hard clauses the evidence contradicts
+// are reported with the ground hard clauses that prove it.
+func TestMAPInfeasibleProof(t *testing.T) {
+	_, _, net := network(t, `Friends(person, person)
+Smokes(person)
+Cancer(person)
+Friends(x, y) ^ Smokes(x) => Smokes(y).
+Smokes(y) => Cancer(y).
+1 Cancer(x)
+`, "Friends(A, B)\nFriends(B, C)\nSmokes(A)\n!Cancer(C)\n", Options{Query: []string{"Smokes", "Cancer"}})
+	_, err := net.MAP(context.Background(), DefaultMAPOptions())
+	var ie *InfeasibleError
+	if !errors.As(err, &ie) {
+		t.Fatalf("MAP error %v, want an *InfeasibleError", err)
+	}
+	var got []string
+	for _, c := range ie.Clauses {
+		got = append(got, strings.SplitN(c, "   from ", 2)[0])
+	}
+	slices.Sort(got)
+	want := []string{"!Smokes(B) v Smokes(C)", "!Smokes(C)", "Smokes(B)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("proof %q, want %q", got, want)
 	}
 }

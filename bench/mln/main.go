@@ -10,6 +10,11 @@
 //     on four areas, advisedBy inferred on the fifth by MC-SAT; AUC-PR and
 //     conditional log-likelihood of the query atoms, against the file's
 //     weights (all 1).
+//   - alchemy: MAP on UW-CSE's ai fold and Tuffy's cse sample, the cost given
+//     as hinge counts it, as Alchemy 2 counts the same network, and under
+//     Alchemy's treatment of negative weights (alchemy.go).
+//   - plots: PNG bar charts of uwcse.csv (AUC-PR and CLL per area and
+//     weight source; plot.go), from the file of an earlier run.
 //
 // Usage:
 //
@@ -63,7 +68,7 @@ type config struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mln", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse")
+	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots")
 	data := fs.String("data", "", "shared data directory (default: $HINGE_DATA or ../shared/data)")
 	out := fs.String("out", "", "directory for the CSV files (default: hinge-bench-mln in the temporary directory)")
 	update := fs.Bool("update-results", false, "write the CSV files into the committed results/ beside this program")
@@ -102,10 +107,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = c.tuffy(ctx)
 		case "kinship":
 			err = c.kinship(ctx)
+		case "alchemy":
+			err = c.alchemy(ctx)
+		case "plots":
+			err = c.plots()
 		case "uwcse":
 			err = c.uwcse(ctx)
 		default:
-			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse)", e)
+			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots)", e)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e, err)

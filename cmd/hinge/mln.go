@@ -173,20 +173,26 @@ type mlnInferOptions struct {
 
 // mlnReport is the --report JSON of hinge mln infer.
 type mlnReport struct {
-	Formulas      int           `json:"formulas"`
-	Clauses       int           `json:"clauses"`
-	GroundClauses int           `json:"ground_clauses"`
-	HardClauses   int           `json:"ground_hard_clauses"`
-	Unknowns      int           `json:"unknown_atoms"`
-	Method        string        `json:"method"`
-	Cost          float64       `json:"cost"`
-	LowerBound    float64       `json:"cost_lower_bound"`
-	HardViolated  int           `json:"hard_violated"`
-	Optimal       bool          `json:"optimal"`
-	Accuracy      *float64      `json:"accuracy,omitempty"`
-	Queries       int           `json:"queries,omitempty"`
-	MaxSAT        maxsat.Report `json:"maxsat"`
-	Seconds       struct {
+	Formulas      int     `json:"formulas"`
+	Clauses       int     `json:"clauses"`
+	GroundClauses int     `json:"ground_clauses"`
+	HardClauses   int     `json:"ground_hard_clauses"`
+	Unknowns      int     `json:"unknown_atoms"`
+	Method        string  `json:"method"`
+	Cost          float64 `json:"cost"`
+	LowerBound    float64 `json:"cost_lower_bound"`
+	// Alchemy's convention (mln.AlchemyView): merged ground clauses, and
+	// the same world's cost and bound without the constant min(P, N) of
+	// opposite soft unit clauses.
+	AlchemyClauses    int           `json:"alchemy_ground_clauses"`
+	AlchemyCost       float64       `json:"alchemy_cost"`
+	AlchemyLowerBound float64       `json:"alchemy_cost_lower_bound"`
+	HardViolated      int           `json:"hard_violated"`
+	Optimal           bool          `json:"optimal"`
+	Accuracy          *float64      `json:"accuracy,omitempty"`
+	Queries           int           `json:"queries,omitempty"`
+	MaxSAT            maxsat.Report `json:"maxsat"`
+	Seconds           struct {
 		Load, Ground, Solve, Total float64
 	} `json:"seconds"`
 }
@@ -321,7 +327,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		Formulas: net.Formulas, Clauses: len(net.Clauses), Unknowns: g.Problem.NumVars,
 		GroundClauses: g.Problem.NumPotentials() + g.Problem.NumConstraints(), HardClauses: g.Problem.NumConstraints(),
 		Method: o.method, Cost: res.Cost, LowerBound: res.LowerBound, HardViolated: res.Report.HardViolated,
-		Optimal: res.Report.Optimal, MaxSAT: res.Report,
+		Optimal: res.Report.Optimal, MaxSAT: res.Report, AlchemyClauses: res.Alchemy.Clauses,
+		AlchemyCost: res.Cost - res.Alchemy.Offset, AlchemyLowerBound: max(0, res.LowerBound-res.Alchemy.Offset),
 	}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 
@@ -340,6 +347,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		rep.Formulas, rep.Clauses, rep.Unknowns, rep.GroundClauses, rep.HardClauses, rep.Seconds.Ground)
 	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g, %d hard clause(s) violated%s; %.3f s\n",
 		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal), res.Seconds.Solve)
+	fmt.Fprintf(stderr, "as Alchemy counts it (identical ground clauses merged, opposite unit clauses cancelled): %d ground clauses, cost %.6g, lower bound %.6g\n",
+		rep.AlchemyClauses, rep.AlchemyCost, rep.AlchemyLowerBound)
 	if rep.Accuracy != nil {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
 	}
