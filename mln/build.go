@@ -495,8 +495,8 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 }
 
 // addClauses converts one formula instance to CNF and adds its clauses,
-// splitting the weight equally (Alchemy's convention) and rewriting clauses
-// of negative weight as unit clauses of their negated literals.
+// splitting the weight equally (Alchemy's convention). A clause of negative
+// weight is kept as written (see addClause).
 func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string) error {
 	softened := f.Hard && net.hardWeight > 0
 	if softened {
@@ -524,22 +524,8 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 		return nil
 	}
 	for _, c := range cs {
-		if f.Hard || w > 0 {
-			if err := net.addClause(prog, f, c, w, vt); err != nil {
-				return err
-			}
-			continue
-		}
-		var units []model.Clause
-		for _, l := range c {
-			if l.Atom != nil {
-				units = append(units, model.Clause{{Atom: l.Atom, Neg: !l.Neg}})
-			}
-		}
-		for _, u := range units {
-			if err := net.addClause(prog, f, u, -w/float64(len(units)), vt); err != nil {
-				return err
-			}
+		if err := net.addClause(prog, f, c, w, vt); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -592,8 +578,12 @@ func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float
 		}
 		lits = append(lits, x)
 	}
+	// A clause of negative weight w costs |w| when it is satisfied: its
+	// rule grounds the clause with weight |w| (a rule's weight is never
+	// negative) and GroundClauses gives its ground clauses the weight w
+	// back (ClauseInfo.Weight keeps the sign).
 	r := &model.Rule{
-		Weight:   w,
+		Weight:   math.Abs(w),
 		Weighted: !f.Hard,
 		Logical:  &model.Or{Args: lits, Pos: f.Pos},
 		Pos:      f.Pos,

@@ -55,12 +55,13 @@
 // existential quantifiers are expanded over their variable's domain (the
 // disjunction of the body over every constant) and +x over its constants;
 // a formula's weight is divided equally among its clauses, as Alchemy does.
-// A clause of negative weight w is replaced by one unit clause per literal,
-// the literal negated, each of weight |w|/k, grounded over that literal's
-// variables only. This is exact for unit clauses and not otherwise: Alchemy
-// keeps such a clause as written and its MaxWalkSAT and MC-SAT charge |w|
-// for every ground clause that is satisfied, so on Tuffy's cse sample (ten
-// negative formulas) the two are different models (see Cost below).
+// A clause of negative weight w is kept as written and costs |w| for every
+// grounding it satisfies, as in Alchemy: its rule grounds with weight |w|
+// (rules have nonnegative weights) and GroundClauses restores the sign.
+// MC-SAT and Gibbs take signed weights; MAP solves an equivalent instance
+// in which each negative ground clause becomes an auxiliary atom z with the
+// unit clause z of weight |w| and hard clauses !z v !l_i (positiveForm), so
+// the LP relaxation's bound is certified for this model too.
 //
 // A type's domain is its declared constants and every constant that occurs
 // at an argument of that type in the evidence, the queries and the formulas.
@@ -82,8 +83,9 @@
 //
 // # Cost
 //
-// The cost of a world is the weight of the soft ground clauses it violates,
-// every ground clause counted as grounded; ground clauses the evidence
+// The cost of a world is the weight of the soft ground clauses it violates
+// (for a negative weight w: |w| for each one it satisfies), every ground
+// clause counted as grounded; ground clauses the evidence
 // decides are not counted, nor are clauses of weight 0. Alchemy 2 counts
 // another network with the same most probable worlds: it merges identical
 // ground clauses (summing their weights) after rewriting every soft unit

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,7 +68,9 @@ type MAPResult struct {
 // weighted clauses (variable i of the instance is variable i of g). Clause
 // c < g.Problem.NumPotentials() was grounded from rule g.Problem.Group[c] of
 // net.Model (net.Clauses says which formula that is); the hard clauses
-// follow, from rules g.Problem.CGroup.
+// follow, from rules g.Problem.CGroup. A soft clause of a negative-weight
+// formula has its negative weight w: it costs |w| when satisfied. The
+// samplers take such weights; maxsat.Solve does not (see positiveForm).
 func (net *Network) GroundClauses(opt ground.Options) (*ground.Result, *maxsat.Instance, error) {
 	g, err := ground.Ground(net.Model, net.Store, opt)
 	if err != nil {
@@ -77,7 +80,47 @@ func (net *Network) GroundClauses(opt ground.Options) (*ground.Result, *maxsat.I
 	if err != nil {
 		return nil, nil, fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
 	}
+	for c := range g.Problem.NumPotentials() {
+		if net.Clauses[g.Problem.Group[c]].Weight < 0 {
+			in.Weight[c] = -in.Weight[c]
+		}
+	}
 	return g, in, nil
+}
+
+// positiveForm returns in itself when no clause has a negative weight, and
+// otherwise an instance with the same most probable worlds and costs whose
+// weights are all nonnegative: a clause of weight w < 0 over literals l_i
+// (it costs |w| when satisfied) becomes an auxiliary variable z with the
+// unit clause z of weight |w| and the hard clauses !z v !l_i. When the
+// clause is violated z can be true at no cost; when it is satisfied z must
+// be false and costs |w|. The auxiliary variables follow in's, so the first
+// in.NumVars values of a solution are the answer.
+func positiveForm(in *maxsat.Instance) (*maxsat.Instance, error) {
+	if !slices.ContainsFunc(in.Weight, func(w float64) bool { return w < 0 }) {
+		return in, nil
+	}
+	out := &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
+	for c := range in.NumClauses() {
+		w, hard, lits := in.Weight[c], in.Hard[c], in.Clause(c)
+		if hard || w >= 0 {
+			if err := out.AddClause(w, hard, lits...); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		z := out.NumVars
+		out.NumVars++
+		if err := out.AddClause(-w, false, maxsat.Pos(z)); err != nil {
+			return nil, err
+		}
+		for _, l := range lits {
+			if err := out.AddClause(0, true, maxsat.Not(z), -l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // MAP grounds the network and finds a most probable assignment of its
@@ -109,20 +152,24 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	if core := in.HardConflict(); core != nil {
 		return nil, net.infeasible(g, in, core)
 	}
-	sol, err := maxsat.Solve(ctx, in, mo)
+	pos, err := positiveForm(in)
 	if err != nil {
 		return nil, err
 	}
-	x := sol.X
+	sol, err := maxsat.Solve(ctx, pos, mo)
+	if err != nil {
+		return nil, err
+	}
+	x := sol.X[:in.NumVars]
 	rep := sol.Report
 	if opt.Method == MethodWalkSAT {
 		// The relaxation was solved only for its certified bound; the
 		// answer is MaxWalkSAT's from a random start.
-		wr, err := maxsat.WalkSAT(ctx, in, nil, maxsat.WalkOptions{Steps: flips, Noise: mo.Noise, Seed: mo.Seed})
+		wr, err := maxsat.WalkSAT(ctx, pos, nil, maxsat.WalkOptions{Steps: flips, Noise: mo.Noise, Seed: mo.Seed})
 		if err != nil {
 			return nil, err
 		}
-		x = wr.X
+		x = wr.X[:in.NumVars]
 		rep.WeightSatisfied, rep.HardViolated = wr.Satisfied, wr.HardViolated
 		rep.LocalSearch = maxsat.LocalSearchReport{Steps: flips, Flips: wr.Flips, Weight: wr.Satisfied}
 		rep.CertifiedRatio = 0
@@ -236,14 +283,18 @@ func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOpti
 			if core := in.HardConflict(); core != nil {
 				return nil, net.infeasible(g, in, core)
 			}
-			sol, err := maxsat.Solve(ctx, in, mo)
+			pos, err := positiveForm(in)
+			if err != nil {
+				return nil, err
+			}
+			sol, err := maxsat.Solve(ctx, pos, mo)
 			if err != nil {
 				return nil, err
 			}
 			if sol.Report.HardViolated > 0 {
 				return nil, fmt.Errorf("mln: MC-SAT needs a world that satisfies the hard clauses; the best found violates %d", sol.Report.HardViolated)
 			}
-			init = sol.X
+			init = sol.X[:in.NumVars]
 		}
 		res.Probs, err = MCSAT(ctx, in, init, so)
 	case MethodGibbs:

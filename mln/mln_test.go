@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/maxsat"
 )
 
 // network parses a program and evidence and builds the network.
@@ -199,6 +201,15 @@ func TestGroundingMatchesDefinition(t *testing.T) {
 		name, prog, evidence string
 		opt                  Options
 	}{
+		{"negative weights on clauses of several literals", `person = {A, B, C}
+*Friends(person, person)
+Smokes(person)
+Cancer(person)
+-0.7 Friends(x, y) ^ Smokes(x) => Smokes(y)
+-1.1 Smokes(x) v Cancer(x)
+0.9 Smokes(x) => Cancer(x)
+0.3 Cancer(x)
+`, "Friends(A, B)\nFriends(B, C)\nSmokes(A)\n", Options{Query: []string{"Smokes", "Cancer"}}},
 		{"smokers with quantifiers, comparisons and a hard rule", `person = {A, B, C}
 *Friends(person, person)
 Smokes(person)
@@ -228,6 +239,19 @@ Likes(person, person)
 			}
 			g := res.Ground
 			pr := g.Problem
+			// The network's cost of a world is its ground clauses'
+			// (signed weights: a negative one costs |w| when satisfied).
+			_, in, err := net.GroundClauses(ground.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			objective := func(y []float64) float64 {
+				x := make([]bool, len(y))
+				for v := range y {
+					x[v] = y[v] == 1
+				}
+				return signedCost(in, x)
+			}
 			if pr.NumVars > 16 {
 				t.Fatalf("%d unknown atoms: too many to enumerate", pr.NumVars)
 			}
@@ -259,11 +283,11 @@ Likes(person, person)
 					continue
 				}
 				best = max(best, s)
-				c := s + pr.Objective(y)
+				c := s + objective(y)
 				if !seen {
 					constant, seen = c, true
 				} else if math.Abs(c-constant) > 1e-9 {
-					t.Fatalf("world %v: score %v + ground objective %v = %v, other worlds %v", w, s, pr.Objective(y), c, constant)
+					t.Fatalf("world %v: score %v + ground objective %v = %v, other worlds %v", w, s, objective(y), c, constant)
 				}
 			}
 			if !seen {
@@ -397,4 +421,26 @@ Smokes(y) => Cancer(y).
 	if !slices.Equal(got, want) {
 		t.Errorf("proof %q, want %q", got, want)
 	}
+}
+
+// signedCost is the cost of world x under the soft clauses of in: the
+// weight of each violated clause of positive weight and |w| of each
+// satisfied clause of negative weight w (hard clauses are not counted).
+func signedCost(in *maxsat.Instance, x []bool) float64 {
+	cost := 0.0
+	for c := range in.NumClauses() {
+		if in.Hard[c] {
+			continue
+		}
+		sat := false
+		for _, l := range in.Clause(c) {
+			sat = sat || x[l.Var()] != l.Neg()
+		}
+		if w := in.Weight[c]; w > 0 && !sat {
+			cost += w
+		} else if w < 0 && sat {
+			cost -= w
+		}
+	}
+	return cost
 }
