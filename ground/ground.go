@@ -115,6 +115,13 @@ type Options struct {
 	// after its join is planned and before it is grounded (also for a rule
 	// the limit then refuses). Calls are serialised.
 	Estimate func(r *model.Rule, e Estimate)
+	// Joiner, when set, enumerates the substitutions of logical rules
+	// instead of the in-memory join (for example in PostgreSQL, package
+	// store/pgstore); the ground problem is the same. Arithmetic rules are
+	// then refused with an error naming the rule. MemoryLimit is not
+	// checked for rules a Joiner grounds. An error of the Joiner is
+	// returned as a *JoinError.
+	Joiner Joiner
 }
 
 // AtomRef names an atom of the store: a row of a predicate's table.
@@ -176,6 +183,7 @@ type Grounder struct {
 	prog    func(rule, done, total int)
 	limit   int64
 	onEst   func(*model.Rule, Estimate)
+	joiner  Joiner
 
 	tables  []*store.Table // by predicate index
 	varOf   [][]int32      // by predicate index: row -> variable column or -1
@@ -192,7 +200,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	if s.Model != m {
 		return nil, errors.New("ground: the store was built for a different model")
 	}
-	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate}
+	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate, joiner: opt.Joiner}
 	if g.limit == 0 {
 		// Callers that do not pass a limit (structure learning, Markov logic
 		// learning, library users) get the process's: the hinge command sets
@@ -369,12 +377,32 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	}
 	start := time.Now()
 	p0, c0 := dst.NumPotentials(), dst.NumConstraints()
+	var viol int
+	var err error
+	if g.joiner != nil {
+		viol, err = g.groundJoined(r, dst)
+	} else {
+		viol, err = g.groundInMemory(r, dst)
+	}
+	if err != nil {
+		return st, err
+	}
+	st.Potentials = dst.NumPotentials() - p0
+	st.Constraints = dst.NumConstraints() - c0
+	st.ConstantViolated = viol
+	st.Seconds = time.Since(start).Seconds()
+	return st, nil
+}
+
+// groundInMemory grounds r by the in-memory joins into dst and returns the
+// number of constant-violated constraints.
+func (g *Grounder) groundInMemory(r *model.Rule, dst *hlmrf.Problem) (int, error) {
 	bud := newBudget(g.limit)
 	var jobs []job
 	if r.Logical != nil {
 		clauses, err := model.Clauses(r.Logical)
 		if err != nil {
-			return st, ruleError(r, err)
+			return 0, ruleError(r, err)
 		}
 		var est Estimate
 		var bytes, biggest float64
@@ -399,12 +427,12 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 			}
 		}
 		if err := g.checkEstimate(r, est, bytes, bud); err != nil {
-			return st, ruleError(r, err)
+			return 0, ruleError(r, err)
 		}
 	} else {
 		ap, err := g.planArith(r, bud)
 		if err != nil {
-			return st, ruleError(r, g.spent(r, bud, err))
+			return 0, ruleError(r, g.spent(r, bud, err))
 		}
 		if ap != nil {
 			jobs = append(jobs, ap)
@@ -412,11 +440,7 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	}
 	viol, err := g.run(r.Index, jobs, dst)
 	if err != nil {
-		return st, ruleError(r, g.spent(r, bud, err))
+		return 0, ruleError(r, g.spent(r, bud, err))
 	}
-	st.Potentials = dst.NumPotentials() - p0
-	st.Constraints = dst.NumConstraints() - c0
-	st.ConstantViolated = viol
-	st.Seconds = time.Since(start).Seconds()
-	return st, nil
+	return viol, nil
 }
