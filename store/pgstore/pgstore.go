@@ -1,0 +1,348 @@
+// Package pgstore keeps a store's atoms in PostgreSQL and grounds logical
+// rules there: each clause becomes one SQL join, planned by PostgreSQL, whose
+// rows are streamed back (pgx reads them off the connection one at a time)
+// into the ground problem by package ground's own emitter (ground.Joiner),
+// so hinge holds the ground problem and never the join.
+//
+// # Schema
+//
+// Everything lives in one PostgreSQL schema (a namespace; "hinge" unless
+// given). Constants are interned in the table
+//
+//	hinge_constants(id integer PRIMARY KEY, name text NOT NULL UNIQUE)
+//
+// and each predicate P of arity n has a table named lower(P):
+//
+//	p(atom integer NOT NULL,   -- the atom's row in hinge's store, per part
+//	  a0 integer NOT NULL, ..., a<n-1> integer NOT NULL,  -- hinge_constants ids
+//	  value double precision NOT NULL,  -- truth value in [0,1]
+//	  part smallint NOT NULL)  -- 0 observed, 1 target, 2 truth
+//
+// Observed and target atoms (part 0 and 1) are numbered together by atom
+// from 0, each argument tuple once; truth atoms (part 2) are numbered on
+// their own. A target's value is its initial value. Load creates these tables
+// from a store with COPY; a user with data already in PostgreSQL can fill
+// tables of this shape with SQL and read them with Read.
+package pgstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+)
+
+// DefaultSchema is the PostgreSQL schema used when none is given.
+const DefaultSchema = "hinge"
+
+// constantsTable holds the interned constants.
+const constantsTable = "hinge_constants"
+
+// Part values of the part column.
+const (
+	partObserved = 0
+	partTarget   = 1
+	partTruth    = 2
+)
+
+// DB is a connection to PostgreSQL and the schema holding a store's tables.
+// It is not safe for concurrent use.
+type DB struct {
+	conn   *pgx.Conn
+	schema string
+	ctx    context.Context
+}
+
+// Connect opens a connection to the PostgreSQL server at url (for example
+// postgres://user@host:5432/db) and uses schema (DefaultSchema when empty)
+// for the store's tables. ctx bounds every later operation too.
+func Connect(ctx context.Context, url, schema string) (*DB, error) {
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	return &DB{conn: conn, schema: schema, ctx: ctx}, nil
+}
+
+// Close closes the connection.
+func (db *DB) Close() error { return db.conn.Close(context.Background()) }
+
+// Conn returns the underlying connection.
+func (db *DB) Conn() *pgx.Conn { return db.conn }
+
+// table returns the quoted, schema-qualified name of a table.
+func (db *DB) table(name string) string {
+	return pgx.Identifier{db.schema, name}.Sanitize()
+}
+
+// TableName is the name of predicate p's table in the schema.
+func TableName(p *model.Predicate) string { return strings.ToLower(p.Name) }
+
+// checkNames refuses predicates whose tables would collide.
+func checkNames(m *model.Model) error {
+	seen := map[string]string{constantsTable: "the constants table"}
+	for _, p := range m.Predicates {
+		n := TableName(p)
+		if other, ok := seen[n]; ok {
+			return fmt.Errorf("predicate %s would be stored in table %s, as %s is", p.Name, n, other)
+		}
+		seen[n] = "predicate " + p.Name
+	}
+	return nil
+}
+
+// Load replaces the schema's tables by the atoms and constants of s: it
+// creates the schema if needed, drops and recreates the constants table and
+// every predicate's table, copies the rows in with COPY, indexes them and
+// analyses them so that PostgreSQL plans joins on real statistics.
+func (db *DB) Load(s *store.Store) error {
+	if err := checkNames(s.Model); err != nil {
+		return err
+	}
+	ctx := db.ctx
+	tx, err := db.conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	exec := func(sql string) error {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
+		}
+		return nil
+	}
+	if err := exec("CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{db.schema}.Sanitize()); err != nil {
+		return err
+	}
+	consts := db.table(constantsTable)
+	if err := exec("DROP TABLE IF EXISTS " + consts); err != nil {
+		return err
+	}
+	if err := exec("CREATE TABLE " + consts + " (id integer PRIMARY KEY, name text NOT NULL UNIQUE)"); err != nil {
+		return err
+	}
+	d := s.Dict
+	n := 0
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{db.schema, constantsTable}, []string{"id", "name"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if n == d.Len() {
+				return nil, nil
+			}
+			n++
+			return []any{int32(n - 1), d.Name(int32(n - 1))}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: copying constants: %w", err)
+	}
+	for _, p := range s.Model.Predicates {
+		name := db.table(TableName(p))
+		cols := []string{"atom"}
+		var decl, args []string
+		for i := 0; i < p.Arity; i++ {
+			a := fmt.Sprintf("a%d", i)
+			cols = append(cols, a)
+			args = append(args, a)
+			decl = append(decl, a+" integer NOT NULL")
+		}
+		cols = append(cols, "value", "part")
+		if err := exec("DROP TABLE IF EXISTS " + name); err != nil {
+			return err
+		}
+		if err := exec(fmt.Sprintf("CREATE TABLE %s (atom integer NOT NULL, %s value double precision NOT NULL CHECK (value >= 0 AND value <= 1), part smallint NOT NULL CHECK (part IN (0, 1, 2)))",
+			name, strings.Join(append(decl, ""), ", "))); err != nil {
+			return err
+		}
+		if err := db.copyTable(tx, p, cols, s.Table(p), false); err != nil {
+			return err
+		}
+		if s.HasTruth(p) {
+			if err := db.copyTable(tx, p, cols, s.Truth(p), true); err != nil {
+				return err
+			}
+		}
+		key := strings.Join(append(args, "part"), ", ")
+		if err := exec(fmt.Sprintf("CREATE UNIQUE INDEX ON %s (%s)", name, key)); err != nil {
+			return err
+		}
+		for i := 1; i < p.Arity; i++ { // the unique index serves a0
+			if err := exec(fmt.Sprintf("CREATE INDEX ON %s (a%d)", name, i)); err != nil {
+				return err
+			}
+		}
+		if err := exec("ANALYZE " + name); err != nil {
+			return err
+		}
+	}
+	if err := exec("ANALYZE " + consts); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("PostgreSQL: %w", err)
+	}
+	return nil
+}
+
+// copyTable copies the rows of t (a predicate's atoms, or its truth atoms
+// when truth) into p's table.
+func (db *DB) copyTable(tx pgx.Tx, p *model.Predicate, cols []string, t *store.Table, truth bool) error {
+	row := make([]any, len(cols))
+	r := 0
+	_, err := tx.CopyFrom(db.ctx, pgx.Identifier{db.schema, TableName(p)}, cols,
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if r == t.Len() {
+				return nil, nil
+			}
+			row[0] = int32(r)
+			for i, id := range t.Args(r) {
+				row[1+i] = id
+			}
+			row[1+p.Arity] = t.Value(r)
+			part := int16(partObserved)
+			switch {
+			case truth:
+				part = partTruth
+			case t.Kind(r) == store.Target:
+				part = partTarget
+			}
+			row[2+p.Arity] = part
+			r++
+			return row, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: copying the atoms of %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// Joiner returns a ground.Joiner that grounds logical clauses over the
+// tables Load (or the user) filled. The store the grounder uses must be the
+// one the tables hold: the same constants' ids and atom numbering.
+func (db *DB) Joiner() ground.Joiner { return joiner{db} }
+
+type joiner struct{ db *DB }
+
+// JoinClause runs the clause's join as one SQL query and streams its rows.
+func (j joiner) JoinClause(q *ground.ClauseQuery, emit func(rows []int32) error) error {
+	sql := j.db.clauseSQL(q)
+	rows, err := j.db.conn.Query(j.db.ctx, sql, pgx.QueryResultFormats{pgx.BinaryFormatCode})
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: %w", err)
+	}
+	defer rows.Close()
+	out := make([]int32, len(q.Atoms))
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != len(out) {
+			return fmt.Errorf("PostgreSQL returned %d columns, want %d", len(raw), len(out))
+		}
+		for i, b := range raw {
+			switch len(b) {
+			case 4:
+				out[i] = int32(binary.BigEndian.Uint32(b))
+			case 0:
+				if b != nil {
+					return errors.New("PostgreSQL returned an empty atom number")
+				}
+				out[i] = -1
+			default:
+				return fmt.Errorf("PostgreSQL returned a %d-byte atom number, want 4", len(b))
+			}
+		}
+		if err := emit(out); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("PostgreSQL: %w", err)
+	}
+	return nil
+}
+
+// clauseSQL builds the query of a clause: the binding atoms inner-joined on
+// their shared variables and constants, each non-binding atom left-joined,
+// and the clause's skip rules (observed literals and comparisons that make
+// it true) as conditions, selecting every atom's number.
+func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
+	col := func(i, k int) string { return fmt.Sprintf("t%d.a%d", i, k) }
+	varCol := make([]string, q.Vars) // a column holding each variable's value
+	for i, a := range q.Atoms {
+		if !a.Binding {
+			continue
+		}
+		for k, x := range a.Args {
+			if x.Var >= 0 && varCol[x.Var] == "" {
+				varCol[x.Var] = col(i, k)
+			}
+		}
+	}
+	term := func(x ground.QueryTerm) string {
+		if x.Var >= 0 {
+			return varCol[x.Var]
+		}
+		return fmt.Sprint(x.Const)
+	}
+	// argConds are the conditions that make atom i's row match the clause.
+	argConds := func(i int, a ground.QueryAtom) []string {
+		conds := []string{fmt.Sprintf("t%d.part < %d", i, partTruth)}
+		for k, x := range a.Args {
+			if c := col(i, k); c != term(x) {
+				conds = append(conds, c+" = "+term(x))
+			}
+		}
+		return conds
+	}
+	var sel, from, where []string
+	for i, a := range q.Atoms {
+		sel = append(sel, fmt.Sprintf("t%d.atom", i))
+		tab := fmt.Sprintf("%s t%d", db.table(TableName(a.Pred)), i)
+		trueValue := 1
+		if a.Neg {
+			trueValue = 0
+		}
+		skip := fmt.Sprintf("NOT (t%d.part = %d AND t%d.value = %d)", i, partObserved, i, trueValue)
+		if a.Binding {
+			from = append(from, tab)
+			where = append(where, argConds(i, a)...)
+			where = append(where, skip)
+		}
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + strings.Join(from, " CROSS JOIN ")
+	for i, a := range q.Atoms {
+		if a.Binding {
+			continue
+		}
+		sql += fmt.Sprintf(" LEFT JOIN %s t%d ON %s", db.table(TableName(a.Pred)), i, strings.Join(argConds(i, a), " AND "))
+		where = append(where, fmt.Sprintf("(t%d.atom IS NULL OR NOT (t%d.part = %d AND t%d.value = 1))", i, i, partObserved, i))
+	}
+	for _, c := range q.Cmps {
+		// Keep the substitution when the comparison literal is false.
+		var op string
+		switch {
+		case c.Op == model.CmpEq && c.Neg, c.Op == model.CmpNeq && !c.Neg:
+			op = " = "
+		case c.Op == model.CmpNeq && c.Neg, c.Op == model.CmpEq && !c.Neg:
+			op = " <> "
+		default:
+			continue // A % B orders constants as hinge does: checked by the grounder
+		}
+		where = append(where, term(c.Left)+op+term(c.Right))
+	}
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	return sql
+}
