@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/ground"
@@ -14,11 +17,13 @@ import (
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/store/pgstore"
 )
 
 // programFlags are the flags that name a PSL program: rules and data.
 type programFlags struct {
 	model, data, config, partition string
+	db, dbSchema                   string // PostgreSQL URL (--db, else HINGE_DB) and schema
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
 	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
@@ -32,8 +37,13 @@ const bigEstimate = 1e7
 // reads by default (infer or learn).
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
+	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"): the atoms are copied into one table per predicate and logical rules are joined there")
+	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run)")
 	f.addData(cmd, partition)
 }
+
+// dbEnv names the environment variable that gives --db's default.
+const dbEnv = "HINGE_DB"
 
 // addData registers the flags that name the data only (no --model), for
 // commands that make their own rules.
@@ -106,11 +116,44 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 			}
 		}
 	}
+	if f.db == "" {
+		f.db = os.Getenv(dbEnv)
+	}
+	if f.db != "" {
+		db, err := f.loadDB(prog)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer db.Close()
+		opt.Joiner = db.Joiner()
+	}
 	g, err := prog.Ground(opt)
 	if err != nil {
 		return nil, 0, groundError(err)
 	}
 	return g, time.Since(start).Seconds(), nil
+}
+
+// loadDB connects to PostgreSQL at f.db and copies the program's atoms in.
+// A URL that does not parse is bad input; a server that cannot be reached
+// or fails fails the run (exit status 1).
+func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
+	if _, err := pgx.ParseConfig(f.db); err != nil {
+		return nil, badInput(fmt.Errorf("--db: %w", err))
+	}
+	start := time.Now()
+	db, err := pgstore.Connect(context.Background(), f.db, f.dbSchema)
+	if err != nil {
+		return nil, failed(err)
+	}
+	if err := db.Load(prog.Store); err != nil {
+		db.Close()
+		return nil, failed(err)
+	}
+	if !f.quiet {
+		fmt.Fprintf(f.stderr, "hinge: atoms copied into PostgreSQL schema %s in %.3f s\n", f.dbSchema, time.Since(start).Seconds())
+	}
+	return db, nil
 }
 
 // groundError types a grounding error: a rule whose groundings do not fit
@@ -120,6 +163,10 @@ func groundError(err error) error {
 	var me *ground.MemoryError
 	if errors.As(err, &me) {
 		return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))
+	}
+	var je *ground.JoinError
+	if errors.As(err, &je) {
+		return failed(err) // the database failed, not the input
 	}
 	return badInput(err)
 }

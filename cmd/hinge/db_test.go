@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hinge-srl/hinge/internal/pgtest"
+)
+
+// sortedLines returns the lines of a file, sorted (the PostgreSQL grounder
+// emits potentials in the order the server returns them).
+func sortedLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+// TestGroundDB grounds the smokers example in PostgreSQL (--db, and
+// HINGE_DB) and checks that the exported problem is the in-memory one.
+func TestGroundDB(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	dir := t.TempDir()
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	mem := filepath.Join(dir, "mem.txt")
+	if code, _, errs := runCLI(t, "ground", "-m", model, "-d", data, "--export", mem); code != 0 {
+		t.Fatalf("in memory: exit %d: %s", code, errs)
+	}
+	for _, how := range []string{"flag", "env"} {
+		t.Run(how, func(t *testing.T) {
+			pg := filepath.Join(dir, how+".txt")
+			args := []string{"ground", "-m", model, "-d", data, "--db-schema", schema, "--export", pg}
+			if how == "flag" {
+				args = append(args, "--db", url)
+			} else {
+				t.Setenv(dbEnv, url)
+			}
+			code, out, errs := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if !strings.Contains(errs, "copied into PostgreSQL schema "+schema) || !strings.Contains(out, "40           0  total") {
+				t.Errorf("stdout %q, stderr %q: want 40 potentials grounded in PostgreSQL", out, errs)
+			}
+			if got, want := sortedLines(t, pg), sortedLines(t, mem); !slices.Equal(got, want) {
+				t.Errorf("exported problems differ:\nPostgreSQL %q\nmemory %q", got, want)
+			}
+			if got, want := sortedLines(t, pg+".atoms"), sortedLines(t, mem+".atoms"); !slices.Equal(got, want) {
+				t.Errorf("atoms differ")
+			}
+		})
+	}
+}
+
+// TestGroundDBErrors checks the exit status and message when the database
+// is unusable: a URL that does not parse is bad input (2), a server that
+// cannot be reached fails the run (1), and neither writes an output.
+func TestGroundDBErrors(t *testing.T) {
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	tests := []struct {
+		name, url string
+		code      int
+		msg       string
+	}{
+		{"unreachable", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5", 1, "connecting to PostgreSQL"},
+		{"bad URL", "postgres://host:notaport/db", 2, "--db"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "p.txt")
+			code, _, errs := runCLI(t, "ground", "-m", model, "-d", data, "--db", tc.url, "--export", out)
+			if code != tc.code || !strings.Contains(errs, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, errs, tc.code, tc.msg)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s written after a failed run (%v)", out, err)
+			}
+		})
+	}
+}
+
+// TestGroundDBArithmetic checks that an arithmetic rule is refused by name
+// under --db.
+func TestGroundDBArithmetic(t *testing.T) {
+	url := pgtest.URL(t)
+	dir := writeFiles(t, map[string]string{
+		"m.psl":  "Knows(A, +B) <= 1 .\n",
+		"d.data": "predicates:\n  Knows/2: open\ntargets:\n  Knows: k.txt\n",
+		"k.txt":  "a\tb\n",
+	})
+	code, _, errs := runCLI(t, "ground", "-m", filepath.Join(dir, "m.psl"), "-d", filepath.Join(dir, "d.data"), "--db", url, "--db-schema", pgtest.Schema(t, url))
+	if code != 2 || !strings.Contains(errs, "Knows(A, +B) <= 1") || !strings.Contains(errs, "without --db") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 naming the arithmetic rule", code, errs)
+	}
+}
