@@ -38,6 +38,10 @@ type ClauseQuery struct {
 	Cmps []QueryCmp
 	// Vars is the number of variables (QueryTerm.Var is in [0, Vars)).
 	Vars int
+	// NeedTarget is set for a weighted rule, whose ground clauses without
+	// a target atom are dropped: a Joiner may skip substitutions under
+	// which every atom is observed or absent.
+	NeedTarget bool
 }
 
 // QueryAtom is an atom of a ClauseQuery.
@@ -98,7 +102,7 @@ func (p *clausePlan) query(r *model.Rule) *ClauseQuery {
 		}
 		return QueryTerm{Var: -1, Const: o.id}
 	}
-	q := &ClauseQuery{Rule: r, Vars: p.nslots}
+	q := &ClauseQuery{Rule: r, Vars: p.nslots, NeedTarget: !p.hard}
 	for i := range p.atoms {
 		a := &p.atoms[i]
 		qa := QueryAtom{Pred: a.tab.Pred, Neg: a.neg, Binding: a.skipTrue, Args: make([]QueryTerm, len(a.args))}

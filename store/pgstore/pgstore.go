@@ -71,6 +71,14 @@ func Connect(ctx context.Context, url, schema string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
+	// The joins are large one-off queries: JIT compilation costs more than
+	// it saves, and the tables are scratch copies (Load replaces them), so
+	// commits need not wait for the WAL to reach disk.
+	for k, v := range map[string]string{"jit": "off", "synchronous_commit": "off"} {
+		if _, ok := cfg.RuntimeParams[k]; !ok {
+			cfg.RuntimeParams[k] = v
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
@@ -132,7 +140,7 @@ func (db *DB) Load(s *store.Store) error {
 	if err := exec("DROP TABLE IF EXISTS " + consts); err != nil {
 		return err
 	}
-	if err := exec("CREATE TABLE " + consts + " (id integer PRIMARY KEY, name text NOT NULL UNIQUE)"); err != nil {
+	if err := exec("CREATE UNLOGGED TABLE " + consts + " (id integer PRIMARY KEY, name text NOT NULL UNIQUE)"); err != nil {
 		return err
 	}
 	d := s.Dict
@@ -162,7 +170,7 @@ func (db *DB) Load(s *store.Store) error {
 		if err := exec("DROP TABLE IF EXISTS " + name); err != nil {
 			return err
 		}
-		if err := exec(fmt.Sprintf("CREATE TABLE %s (atom integer NOT NULL, %s value double precision NOT NULL CHECK (value >= 0 AND value <= 1), part smallint NOT NULL CHECK (part IN (0, 1, 2)))",
+		if err := exec(fmt.Sprintf("CREATE UNLOGGED TABLE %s (atom integer NOT NULL, %s value double precision NOT NULL CHECK (value >= 0 AND value <= 1), part smallint NOT NULL CHECK (part IN (0, 1, 2)))",
 			name, strings.Join(append(decl, ""), ", "))); err != nil {
 			return err
 		}
@@ -275,7 +283,8 @@ func (j joiner) JoinClause(q *ground.ClauseQuery, emit func(rows []int32) error)
 // clauseSQL builds the query of a clause: the binding atoms inner-joined on
 // their shared variables and constants, each non-binding atom left-joined,
 // and the clause's skip rules (observed literals and comparisons that make
-// it true) as conditions, selecting every atom's number.
+// it true; for a weighted rule, no target atom) as conditions, selecting
+// every atom's number.
 func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
 	col := func(i, k int) string { return fmt.Sprintf("t%d.a%d", i, k) }
 	varCol := make([]string, q.Vars) // a column holding each variable's value
@@ -327,6 +336,13 @@ func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
 		}
 		sql += fmt.Sprintf(" LEFT JOIN %s t%d ON %s", db.table(TableName(a.Pred)), i, strings.Join(argConds(i, a), " AND "))
 		where = append(where, fmt.Sprintf("(t%d.atom IS NULL OR NOT (t%d.part = %d AND t%d.value = 1))", i, i, partObserved, i))
+	}
+	if q.NeedTarget {
+		var some []string
+		for i := range q.Atoms {
+			some = append(some, fmt.Sprintf("t%d.part = %d", i, partTarget))
+		}
+		where = append(where, "("+strings.Join(some, " OR ")+")")
 	}
 	for _, c := range q.Cmps {
 		// Keep the substitution when the comparison literal is false.
