@@ -60,10 +60,37 @@ func TestGroundDB(t *testing.T) {
 	}
 }
 
+// TestGroundDBRead grounds over atoms already in PostgreSQL (--db-read),
+// here put there by an earlier --db run, with a .data file that only
+// declares the predicates.
+func TestGroundDBRead(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.txt"), filepath.Join(dir, "second.txt")
+	if code, _, errs := runCLI(t, "ground", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--export", first); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	decl := writeFile(t, dir, "decl.data", "predicates:\n  Friends/2: closed\n  Smokes/1: open\n  Cancer/1: open\n")
+	code, _, errs := runCLI(t, "ground", "-m", model, "-d", decl, "--db", url, "--db-schema", schema, "--db-read", "--export", second)
+	if code != 0 || !strings.Contains(errs, "read from PostgreSQL") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got, want := sortedLines(t, second), sortedLines(t, first); !slices.Equal(got, want) {
+		t.Errorf("ground problems differ:\n--db-read %q\n--db %q", got, want)
+	}
+	code, _, errs = runCLI(t, "ground", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--db-read")
+	if code != 2 || !strings.Contains(errs, "lists atoms too") {
+		t.Errorf("--db-read with atoms in --data: exit %d, %q; want exit 2", code, errs)
+	}
+}
+
 // TestGroundDBErrors checks the exit status and message when the database
 // is unusable: a URL that does not parse is bad input (2), a server that
 // cannot be reached fails the run (1), and neither writes an output.
 func TestGroundDBErrors(t *testing.T) {
+	t.Setenv(dbEnv, "")
 	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
 	tests := []struct {
 		name, url string
@@ -72,11 +99,18 @@ func TestGroundDBErrors(t *testing.T) {
 	}{
 		{"unreachable", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5", 1, "connecting to PostgreSQL"},
 		{"bad URL", "postgres://host:notaport/db", 2, "--db"},
+		{"read without db", "", 2, "--db-read needs --db"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "p.txt")
-			code, _, errs := runCLI(t, "ground", "-m", model, "-d", data, "--db", tc.url, "--export", out)
+			args := []string{"ground", "-m", model, "-d", data, "--export", out}
+			if tc.url != "" {
+				args = append(args, "--db", tc.url)
+			} else {
+				args = append(args, "--db-read")
+			}
+			code, _, errs := runCLI(t, args...)
 			if code != tc.code || !strings.Contains(errs, tc.msg) {
 				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, errs, tc.code, tc.msg)
 			}

@@ -24,6 +24,7 @@ import (
 type programFlags struct {
 	model, data, config, partition string
 	db, dbSchema                   string // PostgreSQL URL (--db, else HINGE_DB) and schema
+	dbRead                         bool   // --db-read: atoms from the schema's tables, not --data's files
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
 	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
@@ -38,7 +39,8 @@ const bigEstimate = 1e7
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
 	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"): the atoms are copied into one table per predicate and logical rules are joined there")
-	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run)")
+	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run unless --db-read)")
+	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
 	f.addData(cmd, partition)
 }
 
@@ -119,6 +121,9 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 	if f.db == "" {
 		f.db = os.Getenv(dbEnv)
 	}
+	if f.dbRead && f.db == "" {
+		return nil, 0, badInput(errors.New("--db-read needs --db (or HINGE_DB)"))
+	}
 	if f.db != "" {
 		db, err := f.loadDB(prog)
 		if err != nil {
@@ -134,7 +139,8 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 	return g, time.Since(start).Seconds(), nil
 }
 
-// loadDB connects to PostgreSQL at f.db and copies the program's atoms in.
+// loadDB connects to PostgreSQL at f.db and copies the program's atoms in,
+// or with --db-read replaces the program's store by the tables' atoms.
 // A URL that does not parse is bad input; a server that cannot be reached
 // or fails fails the run (exit status 1).
 func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
@@ -146,12 +152,24 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 	if err != nil {
 		return nil, failed(err)
 	}
-	if err := db.Load(prog.Store); err != nil {
+	if f.dbRead {
+		if obs, tgt, truth := prog.Store.Counts(); obs+tgt+truth > 0 {
+			db.Close()
+			return nil, badInput(errors.New("--db-read reads the atoms from the database, but --data or --config lists atoms too: give one that only declares the predicates"))
+		}
+		s, err := db.Read(prog.Model)
+		if err != nil {
+			db.Close()
+			return nil, failed(err)
+		}
+		prog.Store = s
+	} else if err := db.Load(prog.Store); err != nil {
 		db.Close()
 		return nil, failed(err)
 	}
 	if !f.quiet {
-		fmt.Fprintf(f.stderr, "hinge: atoms copied into PostgreSQL schema %s in %.3f s\n", f.dbSchema, time.Since(start).Seconds())
+		verb := map[bool]string{false: "copied into", true: "read from"}[f.dbRead]
+		fmt.Fprintf(f.stderr, "hinge: atoms %s PostgreSQL schema %s in %.3f s\n", verb, f.dbSchema, time.Since(start).Seconds())
 	}
 	return db, nil
 }

@@ -362,3 +362,6 @@ func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
 	}
 	return sql
 }
+
+// Schema returns the quoted name of the schema holding the tables.
+func (db *DB) Schema() string { return pgx.Identifier{db.schema}.Sanitize() }
