@@ -115,12 +115,13 @@ type Options struct {
 	// after its join is planned and before it is grounded (also for a rule
 	// the limit then refuses). Calls are serialised.
 	Estimate func(r *model.Rule, e Estimate)
-	// Joiner, when set, enumerates the substitutions of logical rules
-	// instead of the in-memory join (for example in PostgreSQL, package
-	// store/pgstore); the ground problem is the same. Arithmetic rules are
-	// then refused with an error naming the rule. MemoryLimit is not
-	// checked for rules a Joiner grounds. An error of the Joiner is
-	// returned as a *JoinError.
+	// Joiner, when set, enumerates the substitutions of logical rules, and
+	// the substitutions of the plain variables of arithmetic rules,
+	// instead of the in-memory joins (for example in PostgreSQL, package
+	// store/pgstore); the ground problem is the same. An arithmetic rule's
+	// summations are still expanded over the in-memory store's atoms.
+	// MemoryLimit is not checked for the joins a Joiner runs. An error of
+	// the Joiner is returned as a *JoinError.
 	Joiner Joiner
 }
 
@@ -379,7 +380,7 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	p0, c0 := dst.NumPotentials(), dst.NumConstraints()
 	var viol int
 	var err error
-	if g.joiner != nil {
+	if g.joiner != nil && r.Logical != nil {
 		viol, err = g.groundJoined(r, dst)
 	} else {
 		viol, err = g.groundInMemory(r, dst)

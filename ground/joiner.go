@@ -8,8 +8,7 @@ import (
 	"github.com/hinge-srl/hinge/model"
 )
 
-// A Joiner enumerates the substitutions of a logical rule's clauses outside
-// the grounder, for example as SQL joins inside a database (package
+// A Joiner enumerates the substitutions of rules outside the grounder, for example as SQL joins inside a database (package
 // store/pgstore); the grounder turns what it returns into ground potentials
 // exactly as it turns its own joins' substitutions, so a Joiner's ground
 // problem equals the in-memory one.
@@ -23,10 +22,17 @@ type Joiner interface {
 	// of those the grounder would skip, which the grounder drops. rows is
 	// only valid during the call. An error from emit must be returned.
 	JoinClause(q *ClauseQuery, emit func(rows []int32) error) error
+	// JoinVars calls emit once per distinct substitution of the query's
+	// variables under which every atom is present (observed or a target,
+	// any value; Neg, Binding and Cmps do not apply): vals[k] is the
+	// store.Dict id of variable k. Free terms match any value. vals is
+	// only valid during the call. An error from emit must be returned.
+	JoinVars(q *ClauseQuery, emit func(vals []int32) error) error
 }
 
-// ClauseQuery is one CNF clause of a logical rule compiled against the
-// store, as a Joiner sees it.
+// ClauseQuery is one CNF clause of a logical rule (JoinClause), or the
+// atoms of an arithmetic rule (JoinVars), compiled against the store, as a
+// Joiner sees it.
 type ClauseQuery struct {
 	Rule *model.Rule
 	// Atoms are the clause's atoms. A substitution needs every Binding
@@ -57,12 +63,14 @@ type QueryAtom struct {
 	Binding bool
 }
 
-// QueryTerm is a variable (Var >= 0) or a constant (Var = -1, Const the
+// QueryTerm is a variable (Var >= 0), a constant (Var = -1, Const the
 // constant's store.Dict id, or -1 for a constant the dictionary does not
-// have, which matches no atom and differs from every constant).
+// have, which matches no atom and differs from every constant), or, when
+// Free, a summation variable, which takes no part in a JoinVars join.
 type QueryTerm struct {
 	Var   int32
 	Const int32
+	Free  bool
 }
 
 // QueryCmp is a comparison literal of a ClauseQuery: Left Op Right, negated
@@ -87,15 +95,6 @@ func (e *JoinError) Unwrap() error { return e.Err }
 
 // query describes the clause for a Joiner.
 func (p *clausePlan) query(r *model.Rule) *ClauseQuery {
-	term := func(x arg) QueryTerm {
-		switch x.kind {
-		case argVar, argSum:
-			return QueryTerm{Var: x.v, Const: -1}
-		case argConst:
-			return QueryTerm{Var: -1, Const: x.v}
-		}
-		return QueryTerm{Var: -1, Const: -1}
-	}
 	operand := func(o operand) QueryTerm {
 		if o.slot >= 0 {
 			return QueryTerm{Var: o.slot, Const: -1}
@@ -103,14 +102,7 @@ func (p *clausePlan) query(r *model.Rule) *ClauseQuery {
 		return QueryTerm{Var: -1, Const: o.id}
 	}
 	q := &ClauseQuery{Rule: r, Vars: p.nslots, NeedTarget: !p.hard}
-	for i := range p.atoms {
-		a := &p.atoms[i]
-		qa := QueryAtom{Pred: a.tab.Pred, Neg: a.neg, Binding: a.skipTrue, Args: make([]QueryTerm, len(a.args))}
-		for k, x := range a.args {
-			qa.Args[k] = term(x)
-		}
-		q.Atoms = append(q.Atoms, qa)
-	}
+	q.Atoms = queryAtoms(p.atoms)
 	for _, c := range p.cmps {
 		if !c.constant() {
 			q.Cmps = append(q.Cmps, QueryCmp{Op: c.op, Left: operand(c.l), Right: operand(c.r), Neg: c.neg})
@@ -119,12 +111,59 @@ func (p *clausePlan) query(r *model.Rule) *ClauseQuery {
 	return q
 }
 
+// queryAtoms describes compiled atoms for a Joiner.
+func queryAtoms(atoms []patom) []QueryAtom {
+	out := make([]QueryAtom, len(atoms))
+	for i := range atoms {
+		a := &atoms[i]
+		qa := QueryAtom{Pred: a.tab.Pred, Neg: a.neg, Binding: a.skipTrue, Args: make([]QueryTerm, len(a.args))}
+		for k, x := range a.args {
+			switch x.kind {
+			case argVar:
+				qa.Args[k] = QueryTerm{Var: x.v, Const: -1}
+			case argSum:
+				qa.Args[k] = QueryTerm{Var: -1, Const: -1, Free: true}
+			case argConst:
+				qa.Args[k] = QueryTerm{Var: -1, Const: x.v}
+			default:
+				qa.Args[k] = QueryTerm{Var: -1, Const: -1}
+			}
+		}
+		out[i] = qa
+	}
+	return out
+}
+
+// joinVars collects the substitutions of the plain variables of an
+// arithmetic rule from the Joiner (planArith's binding join).
+func (p *arithPlan) joinVars(r *model.Rule) error {
+	q := &ClauseQuery{Rule: r, Atoms: queryAtoms(p.atoms), Vars: p.nplain}
+	n := p.g.s.Dict.Len()
+	err := p.g.joiner.JoinVars(q, func(vals []int32) error {
+		if len(vals) != p.nplain {
+			return &badRows{fmt.Sprintf("%d values for %d variables", len(vals), p.nplain)}
+		}
+		for _, v := range vals {
+			if v < 0 || int(v) >= n {
+				return &badRows{fmt.Sprintf("constant id %d, not in the dictionary", v)}
+			}
+		}
+		p.subs = append(p.subs, vals...)
+		p.nsubs++
+		return nil
+	})
+	if err != nil {
+		var bad *badRows
+		if !errors.As(err, &bad) {
+			err = &JoinError{Err: err}
+		}
+	}
+	return err
+}
+
 // groundJoined grounds logical rule r through g.joiner into dst and
 // returns the number of constant-violated constraints.
 func (g *Grounder) groundJoined(r *model.Rule, dst *hlmrf.Problem) (int, error) {
-	if r.Logical == nil {
-		return 0, ruleError(r, errors.New("arithmetic rules are not grounded in the database yet; ground this model without --db (in memory)"))
-	}
 	clauses, err := model.Clauses(r.Logical)
 	if err != nil {
 		return 0, ruleError(r, err)

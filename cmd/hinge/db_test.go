@@ -120,18 +120,3 @@ func TestGroundDBErrors(t *testing.T) {
 		})
 	}
 }
-
-// TestGroundDBArithmetic checks that an arithmetic rule is refused by name
-// under --db.
-func TestGroundDBArithmetic(t *testing.T) {
-	url := pgtest.URL(t)
-	dir := writeFiles(t, map[string]string{
-		"m.psl":  "Knows(A, +B) <= 1 .\n",
-		"d.data": "predicates:\n  Knows/2: open\ntargets:\n  Knows: k.txt\n",
-		"k.txt":  "a\tb\n",
-	})
-	code, _, errs := runCLI(t, "ground", "-m", filepath.Join(dir, "m.psl"), "-d", filepath.Join(dir, "d.data"), "--db", url, "--db-schema", pgtest.Schema(t, url))
-	if code != 2 || !strings.Contains(errs, "Knows(A, +B) <= 1") || !strings.Contains(errs, "without --db") {
-		t.Fatalf("exit %d, stderr %q; want exit 2 naming the arithmetic rule", code, errs)
-	}
-}

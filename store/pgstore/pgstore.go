@@ -1,8 +1,11 @@
-// Package pgstore keeps a store's atoms in PostgreSQL and grounds logical
-// rules there: each clause becomes one SQL join, planned by PostgreSQL, whose
-// rows are streamed back (pgx reads them off the connection one at a time)
-// into the ground problem by package ground's own emitter (ground.Joiner),
-// so hinge holds the ground problem and never the join.
+// Package pgstore keeps a store's atoms in PostgreSQL and grounds rules
+// there (a ground.Joiner): each clause of a logical rule becomes one SQL
+// join, planned by PostgreSQL, whose rows are streamed back (pgx reads them
+// off the connection one at a time) into the ground problem by package
+// ground's own emitter, so hinge holds the ground problem and never the
+// join. For an arithmetic rule the join of its atoms gives the distinct
+// values of its plain variables; the grounder expands its summations over
+// the in-memory store.
 //
 // # Schema
 //
@@ -28,7 +31,6 @@ package pgstore
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -245,29 +247,31 @@ type joiner struct{ db *DB }
 
 // JoinClause runs the clause's join as one SQL query and streams its rows.
 func (j joiner) JoinClause(q *ground.ClauseQuery, emit func(rows []int32) error) error {
-	sql := j.db.clauseSQL(q)
+	return j.stream(j.db.clauseSQL(q), len(q.Atoms), emit)
+}
+
+// stream runs a query whose rows are n integers (NULL read as -1) and
+// calls emit with each row, as pgx reads it off the connection.
+func (j joiner) stream(sql string, n int, emit func([]int32) error) error {
 	rows, err := j.db.conn.Query(j.db.ctx, sql, pgx.QueryResultFormats{pgx.BinaryFormatCode})
 	if err != nil {
 		return fmt.Errorf("PostgreSQL: %w", err)
 	}
 	defer rows.Close()
-	out := make([]int32, len(q.Atoms))
+	out := make([]int32, n)
 	for rows.Next() {
 		raw := rows.RawValues()
-		if len(raw) != len(out) {
-			return fmt.Errorf("PostgreSQL returned %d columns, want %d", len(raw), len(out))
+		if len(raw) != n {
+			return fmt.Errorf("PostgreSQL returned %d columns, want %d", len(raw), n)
 		}
 		for i, b := range raw {
-			switch len(b) {
-			case 4:
-				out[i] = int32(binary.BigEndian.Uint32(b))
-			case 0:
-				if b != nil {
-					return errors.New("PostgreSQL returned an empty atom number")
-				}
+			switch {
+			case b == nil:
 				out[i] = -1
+			case len(b) == 4:
+				out[i] = int32(binary.BigEndian.Uint32(b))
 			default:
-				return fmt.Errorf("PostgreSQL returned a %d-byte atom number, want 4", len(b))
+				return fmt.Errorf("PostgreSQL returned a %d-byte integer, want 4", len(b))
 			}
 		}
 		if err := emit(out); err != nil {
@@ -280,62 +284,82 @@ func (j joiner) JoinClause(q *ground.ClauseQuery, emit func(rows []int32) error)
 	return nil
 }
 
+// sqlJoin names, for a query's atoms t0, t1, ..., a column holding each
+// variable's value and the conditions that make a row match its atom.
+type sqlJoin struct {
+	db     *DB
+	varCol []string
+}
+
+// newSQLJoin takes each variable's column from the first atom for which
+// inner holds (the atoms joined with an inner join).
+func newSQLJoin(db *DB, q *ground.ClauseQuery, inner func(ground.QueryAtom) bool) *sqlJoin {
+	j := &sqlJoin{db: db, varCol: make([]string, q.Vars)}
+	for i, a := range q.Atoms {
+		if !inner(a) {
+			continue
+		}
+		for k, x := range a.Args {
+			if x.Var >= 0 && !x.Free && j.varCol[x.Var] == "" {
+				j.varCol[x.Var] = col(i, k)
+			}
+		}
+	}
+	return j
+}
+
+func col(i, k int) string { return fmt.Sprintf("t%d.a%d", i, k) }
+
+// from is atom i's table with its alias.
+func (j *sqlJoin) from(i int, a ground.QueryAtom) string {
+	return fmt.Sprintf("%s t%d", j.db.table(TableName(a.Pred)), i)
+}
+
+func (j *sqlJoin) term(x ground.QueryTerm) string {
+	if x.Var >= 0 {
+		return j.varCol[x.Var]
+	}
+	return fmt.Sprint(x.Const)
+}
+
+// conds are the conditions that make atom i's row an observed or target
+// atom matching the query's atom (free positions match anything).
+func (j *sqlJoin) conds(i int, a ground.QueryAtom) []string {
+	conds := []string{fmt.Sprintf("t%d.part < %d", i, partTruth)}
+	for k, x := range a.Args {
+		if c := col(i, k); !x.Free && c != j.term(x) {
+			conds = append(conds, c+" = "+j.term(x))
+		}
+	}
+	return conds
+}
+
 // clauseSQL builds the query of a clause: the binding atoms inner-joined on
 // their shared variables and constants, each non-binding atom left-joined,
 // and the clause's skip rules (observed literals and comparisons that make
 // it true; for a weighted rule, no target atom) as conditions, selecting
 // every atom's number.
 func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
-	col := func(i, k int) string { return fmt.Sprintf("t%d.a%d", i, k) }
-	varCol := make([]string, q.Vars) // a column holding each variable's value
-	for i, a := range q.Atoms {
-		if !a.Binding {
-			continue
-		}
-		for k, x := range a.Args {
-			if x.Var >= 0 && varCol[x.Var] == "" {
-				varCol[x.Var] = col(i, k)
-			}
-		}
-	}
-	term := func(x ground.QueryTerm) string {
-		if x.Var >= 0 {
-			return varCol[x.Var]
-		}
-		return fmt.Sprint(x.Const)
-	}
-	// argConds are the conditions that make atom i's row match the clause.
-	argConds := func(i int, a ground.QueryAtom) []string {
-		conds := []string{fmt.Sprintf("t%d.part < %d", i, partTruth)}
-		for k, x := range a.Args {
-			if c := col(i, k); c != term(x) {
-				conds = append(conds, c+" = "+term(x))
-			}
-		}
-		return conds
-	}
+	j := newSQLJoin(db, q, func(a ground.QueryAtom) bool { return a.Binding })
 	var sel, from, where []string
 	for i, a := range q.Atoms {
 		sel = append(sel, fmt.Sprintf("t%d.atom", i))
-		tab := fmt.Sprintf("%s t%d", db.table(TableName(a.Pred)), i)
-		trueValue := 1
-		if a.Neg {
-			trueValue = 0
-		}
-		skip := fmt.Sprintf("NOT (t%d.part = %d AND t%d.value = %d)", i, partObserved, i, trueValue)
 		if a.Binding {
-			from = append(from, tab)
-			where = append(where, argConds(i, a)...)
-			where = append(where, skip)
+			trueValue := 1
+			if a.Neg {
+				trueValue = 0
+			}
+			from = append(from, j.from(i, a))
+			where = append(where, j.conds(i, a)...)
+			where = append(where, fmt.Sprintf("NOT (t%d.part = %d AND t%d.value = %d)", i, partObserved, i, trueValue))
 		}
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + strings.Join(from, " CROSS JOIN ")
 	for i, a := range q.Atoms {
-		if a.Binding {
-			continue
+		if !a.Binding {
+			sql += fmt.Sprintf(" LEFT JOIN %s ON %s", j.from(i, a), strings.Join(j.conds(i, a), " AND "))
+			where = append(where, fmt.Sprintf("(t%d.atom IS NULL OR NOT (t%d.part = %d AND t%d.value = 1))", i, i, partObserved, i))
 		}
-		sql += fmt.Sprintf(" LEFT JOIN %s t%d ON %s", db.table(TableName(a.Pred)), i, strings.Join(argConds(i, a), " AND "))
-		where = append(where, fmt.Sprintf("(t%d.atom IS NULL OR NOT (t%d.part = %d AND t%d.value = 1))", i, i, partObserved, i))
 	}
 	if q.NeedTarget {
 		var some []string
@@ -355,10 +379,36 @@ func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
 		default:
 			continue // A % B orders constants as hinge does: checked by the grounder
 		}
-		where = append(where, term(c.Left)+op+term(c.Right))
+		where = append(where, j.term(c.Left)+op+j.term(c.Right))
 	}
-	if len(where) > 0 {
-		sql += " WHERE " + strings.Join(where, " AND ")
+	return sql + " WHERE " + strings.Join(where, " AND ")
+}
+
+// JoinVars runs the join of an arithmetic rule's atoms as one SQL query
+// selecting the distinct values of its variables, and streams them.
+func (j joiner) JoinVars(q *ground.ClauseQuery, emit func(vals []int32) error) error {
+	return j.stream(j.db.varsSQL(q), q.Vars, emit)
+}
+
+// varsSQL builds the query of JoinVars: every atom inner-joined, distinct
+// variable values selected (one empty row when there are no variables and
+// the atoms match).
+func (db *DB) varsSQL(q *ground.ClauseQuery) string {
+	j := newSQLJoin(db, q, func(ground.QueryAtom) bool { return true })
+	var from, where []string
+	for i, a := range q.Atoms {
+		from = append(from, j.from(i, a))
+		where = append(where, j.conds(i, a)...)
+	}
+	sql := "SELECT DISTINCT " + strings.Join(j.varCol, ", ")
+	if q.Vars == 0 {
+		sql = "SELECT"
+	}
+	if len(from) > 0 {
+		sql += " FROM " + strings.Join(from, " CROSS JOIN ") + " WHERE " + strings.Join(where, " AND ")
+	}
+	if q.Vars == 0 {
+		sql += " LIMIT 1"
 	}
 	return sql
 }
