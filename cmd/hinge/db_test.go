@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hinge-srl/hinge/internal/pgtest"
 )
@@ -118,5 +121,52 @@ func TestGroundDBErrors(t *testing.T) {
 				t.Errorf("%s written after a failed run (%v)", out, err)
 			}
 		})
+	}
+}
+
+// TestInferOutputTable writes the inferred values to a table and checks
+// them against the values printed by the same run.
+func TestInferOutputTable(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	code, out, errs := runCLI(t, "infer", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "inferred")
+	if code != 0 || !strings.Contains(out, "wrote 18 values to table "+schema+".inferred") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT predicate, args, value FROM "+pgx.Identifier{schema, "inferred"}.Sanitize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var pred string
+		var args []string
+		var value float64
+		if err := rows.Scan(&pred, &args, &value); err != nil {
+			t.Fatal(err)
+		}
+		// The printed value of the same atom, as printValues writes it.
+		line := fmt.Sprintf("%s('%s') = %.6f\n", pred, strings.Join(args, "', '"), value)
+		if !strings.Contains(out, line) {
+			t.Errorf("row %q is not among the printed values:\n%s", line, out)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 18 {
+		t.Errorf("%d rows, want 18 (the targets)", n)
+	}
+	code, _, errs = runCLI(t, "infer", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "smokes")
+	if code != 1 || !strings.Contains(errs, "would replace the atoms of Smokes") {
+		t.Errorf("--output-table smokes: exit %d, %q; want exit 1", code, errs)
 	}
 }

@@ -118,13 +118,10 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 			}
 		}
 	}
-	if f.db == "" {
-		f.db = os.Getenv(dbEnv)
-	}
-	if f.dbRead && f.db == "" {
+	if f.dbRead && f.dbURL() == "" {
 		return nil, 0, badInput(errors.New("--db-read needs --db (or HINGE_DB)"))
 	}
-	if f.db != "" {
+	if f.dbURL() != "" {
 		db, err := f.loadDB(prog)
 		if err != nil {
 			return nil, 0, err
@@ -139,18 +136,35 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 	return g, time.Since(start).Seconds(), nil
 }
 
-// loadDB connects to PostgreSQL at f.db and copies the program's atoms in,
-// or with --db-read replaces the program's store by the tables' atoms.
-// A URL that does not parse is bad input; a server that cannot be reached
-// or fails fails the run (exit status 1).
-func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
-	if _, err := pgx.ParseConfig(f.db); err != nil {
+// dbURL is --db, else $HINGE_DB, else "" (ground in memory).
+func (f *programFlags) dbURL() string {
+	if f.db != "" {
+		return f.db
+	}
+	return os.Getenv(dbEnv)
+}
+
+// connectDB connects to PostgreSQL at dbURL. A URL that does not parse is
+// bad input; a server that cannot be reached fails the run (exit status 1).
+func (f *programFlags) connectDB() (*pgstore.DB, error) {
+	if _, err := pgx.ParseConfig(f.dbURL()); err != nil {
 		return nil, badInput(fmt.Errorf("--db: %w", err))
 	}
-	start := time.Now()
-	db, err := pgstore.Connect(context.Background(), f.db, f.dbSchema)
+	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
 	if err != nil {
 		return nil, failed(err)
+	}
+	return db, nil
+}
+
+// loadDB connects to PostgreSQL (connectDB) and copies the program's atoms
+// in, or with --db-read replaces the program's store by the tables' atoms.
+// A database that fails fails the run (exit status 1).
+func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
+	start := time.Now()
+	db, err := f.connectDB()
+	if err != nil {
+		return nil, err
 	}
 	if f.dbRead {
 		if obs, tgt, truth := prog.Store.Counts(); obs+tgt+truth > 0 {

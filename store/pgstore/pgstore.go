@@ -415,3 +415,56 @@ func (db *DB) varsSQL(q *ground.ClauseQuery) string {
 
 // Schema returns the quoted name of the schema holding the tables.
 func (db *DB) Schema() string { return pgx.Identifier{db.schema}.Sanitize() }
+
+// WriteValues replaces table name in the schema by the inferred values of
+// the variables of g, a ground result of model m: one row (predicate text, atom integer, args
+// text[], value double precision) per target atom, atom being its number in
+// the predicate's table. The table is replaced in one transaction, so a
+// failure leaves the old one (or none), never part of the new.
+func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values []float64) error {
+	if len(values) != len(g.Vars) {
+		return fmt.Errorf("%d values for %d variables", len(values), len(g.Vars))
+	}
+	if name == constantsTable {
+		return fmt.Errorf("output table %s would replace the constants table", name)
+	}
+	for _, p := range m.Predicates {
+		if TableName(p) == name {
+			return fmt.Errorf("output table %s would replace the atoms of %s", name, p.Name)
+		}
+	}
+	ctx := db.ctx
+	tx, err := db.conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	table := db.table(name)
+	for _, sql := range []string{
+		"CREATE SCHEMA IF NOT EXISTS " + db.Schema(),
+		"DROP TABLE IF EXISTS " + table,
+		"CREATE TABLE " + table + " (predicate text NOT NULL, atom integer NOT NULL, args text[] NOT NULL, value double precision NOT NULL)",
+	} {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
+		}
+	}
+	v := 0
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{db.schema, name}, []string{"predicate", "atom", "args", "value"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if v == len(values) {
+				return nil, nil
+			}
+			a := g.Vars[v]
+			row := []any{a.Pred.Name, int32(a.Row), g.Args(v), values[v]}
+			v++
+			return row, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: writing %s: %w", name, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("PostgreSQL: %w", err)
+	}
+	return nil
+}
