@@ -383,7 +383,7 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	if g.joiner != nil && r.Logical != nil {
 		viol, err = g.groundJoined(r, dst)
 	} else {
-		viol, err = g.groundInMemory(r, dst)
+		viol, err = g.groundJobs(r, dst)
 	}
 	if err != nil {
 		return st, err
@@ -395,9 +395,10 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	return st, nil
 }
 
-// groundInMemory grounds r by the in-memory joins into dst and returns the
-// number of constant-violated constraints.
-func (g *Grounder) groundInMemory(r *model.Rule, dst *hlmrf.Problem) (int, error) {
+// groundJobs grounds r into dst by planned jobs (the in-memory joins; an
+// arithmetic rule's binding join goes to the Joiner when there is one) and
+// returns the number of constant-violated constraints.
+func (g *Grounder) groundJobs(r *model.Rule, dst *hlmrf.Problem) (int, error) {
 	bud := newBudget(g.limit)
 	var jobs []job
 	if r.Logical != nil {

@@ -8,10 +8,11 @@ import (
 	"github.com/hinge-srl/hinge/model"
 )
 
-// A Joiner enumerates the substitutions of rules outside the grounder, for example as SQL joins inside a database (package
-// store/pgstore); the grounder turns what it returns into ground potentials
-// exactly as it turns its own joins' substitutions, so a Joiner's ground
-// problem equals the in-memory one.
+// A Joiner enumerates the substitutions of rules outside the grounder, for
+// example as SQL joins inside a database (package store/pgstore); the
+// grounder turns what it returns into ground potentials exactly as it turns
+// its own joins' substitutions, so a Joiner's ground problem equals the
+// in-memory one.
 type Joiner interface {
 	// JoinClause calls emit once per substitution of the clause: rows[i]
 	// is the row of q.Atoms[i] in its predicate's table (store.Table, the

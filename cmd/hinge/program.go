@@ -182,7 +182,10 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 		return nil, failed(err)
 	}
 	if !f.quiet {
-		verb := map[bool]string{false: "copied into", true: "read from"}[f.dbRead]
+		verb := "copied into"
+		if f.dbRead {
+			verb = "read from"
+		}
 		fmt.Fprintf(f.stderr, "hinge: atoms %s PostgreSQL schema %s in %.3f s\n", verb, f.dbSchema, time.Since(start).Seconds())
 	}
 	return db, nil

@@ -94,6 +94,7 @@ func addRules(t *testing.T, m *model.Model, rules ...string) {
 }
 
 func TestSmokers(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
 	prog, err := pipeline.Load(pipeline.Inputs{Model: "../../examples/smokers/smokers.psl", Data: "../../examples/smokers/smokers.data"})
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +147,7 @@ func randomStore(m *model.Model, seed uint64) (*store.Store, error) {
 // TestGenerated compares the two grounders on models covering every shape
 // of logical rule over random stores.
 func TestGenerated(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
 	tests := []struct {
 		name  string
 		rules []string
@@ -190,6 +192,7 @@ func TestGenerated(t *testing.T) {
 
 // TestTransitivity compares the grounders on PSL's grounding scaling model.
 func TestTransitivity(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
 	m, s, err := groundtest.Transitivity(3000, 10, 0.5, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +209,7 @@ func TestCora(t *testing.T) { testCitations(t, "cora") }
 func TestCiteseer(t *testing.T) { testCitations(t, "citeseer") }
 
 func testCitations(t *testing.T, name string) {
+	pgtest.URL(t) // skip before loading anything without a server
 	if testing.Short() {
 		t.Skip("real data; skipped in -short")
 	}
@@ -232,6 +236,7 @@ func testCitations(t *testing.T, name string) {
 // TestDrugInteraction compares the grounders on psl-examples'
 // drug-interaction model, when its data is present.
 func TestDrugInteraction(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
 	if testing.Short() {
 		t.Skip("real data; skipped in -short")
 	}
