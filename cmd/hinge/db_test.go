@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/pgtest"
 )
 
@@ -169,4 +172,104 @@ func TestInferOutputTable(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "would replace the atoms of Smokes") {
 		t.Errorf("--output-table smokes: exit %d, %q; want exit 1", code, errs)
 	}
+}
+
+// TestGroundErrorExitStatus checks the exit status grounding errors map
+// to: the database failing (a *ground.JoinError, as TestServerGone in
+// store/pgstore provokes) fails the run, the rules being wrong is bad input.
+func TestGroundErrorExitStatus(t *testing.T) {
+	join := fmt.Errorf("rule 0: %w", &ground.JoinError{Err: errors.New("PostgreSQL: FATAL: terminating connection due to administrator command")})
+	tests := []struct {
+		name string
+		err  error
+		code int
+	}{
+		{"join error", join, 1},
+		{"bad rule", errors.New("rule 0: predicate P is not one the grounder was made for"), 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ee *exitError
+			if !errors.As(groundError(tc.err), &ee) || ee.code != tc.code {
+				t.Fatalf("groundError(%v) = %v, want exit status %d", tc.err, groundError(tc.err), tc.code)
+			}
+		})
+	}
+}
+
+// TestInferDBServerGone terminates hinge's PostgreSQL backend while it
+// streams a join's rows: hinge infer must exit 1 with a clear error and
+// write no output.
+func TestInferDBServerGone(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	// A chain-like Knows over 4,000 people, each knowing the next 10 (links
+	// alternately observed and targets): about 400,000 groundings, enough
+	// for the join to run while it is cut.
+	var obs, tgt strings.Builder
+	const n = 4000
+	for i := range n {
+		for d := 1; d <= 10; d++ {
+			if (i+d)%2 == 0 {
+				fmt.Fprintf(&obs, "p%d\tp%d\t1\n", i, (i+d)%n)
+			} else {
+				fmt.Fprintf(&tgt, "p%d\tp%d\n", i, (i+d)%n)
+			}
+		}
+	}
+	dir := writeFiles(t, map[string]string{
+		"m.psl":        "1: Knows(A, B) & Knows(B, C) -> Knows(A, C) ^2\n",
+		"d.data":       "predicates:\n  Knows/2: open\nobservations:\n  Knows: obs.txt\ntargets:\n  Knows: tgt.txt\n",
+		"obs.txt":      obs.String(),
+		"tgt.txt":      tgt.String(),
+		"out/.keep":    "",
+		"report/.keep": "",
+	})
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	killed := make(chan bool, 1)
+	go func() {
+		// Terminate the backend running the grounding join, once seen.
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			var pid int32
+			err := conn.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT t0.atom%' AND position($1 in query) > 0 LIMIT 1`, schema).Scan(&pid)
+			if err == nil {
+				_, err = conn.Exec(ctx, "SELECT pg_terminate_backend($1)", pid)
+				killed <- err == nil
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		killed <- false
+	}()
+	out := filepath.Join(dir, "out")
+	report := filepath.Join(dir, "report", "r.json")
+	code, stdout, errs := runCLI(t, "infer", "-m", filepath.Join(dir, "m.psl"), "-d", filepath.Join(dir, "d.data"),
+		"--db", url, "--db-schema", schema, "--output", out, "--report", report, "--quiet")
+	if !<-killed {
+		t.Skipf("the grounding join finished before it could be cut (exit %d); nothing to check", code)
+	}
+	if code != 1 || !strings.Contains(errs, "PostgreSQL") || !strings.Contains(errs, "terminating connection") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and the server's message", code, errs)
+	}
+	if strings.Contains(stdout, "ADMM") {
+		t.Errorf("inference ran after the server went away:\n%s", stdout)
+	}
+	for _, d := range []string{out, filepath.Dir(report)} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() != ".keep" {
+				t.Errorf("%s written after the server went away", filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	t.Log(errs)
 }
