@@ -75,6 +75,15 @@
 // start. The candidate rows of the first atom are split into chunks; workers
 // ground chunks into their own fragments, which are concatenated in chunk
 // order, so the result does not depend on the number of threads.
+//
+// # Joins elsewhere
+//
+// With Options.Joiner the joins run outside hinge (in PostgreSQL: package
+// store/pgstore): a logical clause's substitutions come back as rows of its
+// atoms, which pass the same skip rules and the same emitter as the
+// in-memory join's; an arithmetic rule's binding join comes back as its
+// substitutions, expanded as above. The problem is the same up to the order
+// of its potentials and constraints.
 package ground
 
 import (

@@ -238,8 +238,8 @@ func (db *DB) copyTable(tx pgx.Tx, p *model.Predicate, cols []string, t *store.T
 	return nil
 }
 
-// Joiner returns a ground.Joiner that grounds logical clauses over the
-// tables Load (or the user) filled. The store the grounder uses must be the
+// Joiner returns a ground.Joiner that runs rules' joins over the tables
+// Load filled (or Read read). The store the grounder uses must be the
 // one the tables hold: the same constants' ids and atom numbering.
 func (db *DB) Joiner() ground.Joiner { return joiner{db} }
 
