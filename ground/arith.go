@@ -129,29 +129,36 @@ func (g *Grounder) planArith(r *model.Rule, bud *budget) (*arithPlan, error) {
 	}
 	p.names = sl.names
 
-	// The binding join over every atom (summation positions free).
-	jp := &joinPlan{g: g, atoms: p.atoms, nslots: len(sl.names)}
-	all := make([]int, len(p.atoms))
-	for i := range all {
-		all[i] = i
+	// The binding join over every atom (summation positions free): in
+	// memory, or by the Joiner.
+	if g.joiner != nil {
+		if err := p.joinVars(r); err != nil {
+			return nil, err
+		}
+	} else {
+		jp := &joinPlan{g: g, atoms: p.atoms, nslots: len(sl.names)}
+		all := make([]int, len(p.atoms))
+		for i := range all {
+			all[i] = i
+		}
+		jp.planJoin(all)
+		if jp.never {
+			return nil, nil
+		}
+		est := jp.estimate()
+		if err := g.checkEstimate(r, est, est.Groundings*float64(groundCost(len(p.atoms))), bud); err != nil {
+			return nil, err
+		}
+		jp.bud = bud
+		w := newJoinWorker(jp)
+		w.nkeep = p.nplain
+		w.emit = w.collect
+		if err := w.ground(0, jp.items(), nil); err != nil {
+			return nil, err
+		}
+		p.bud = bud
+		p.subs, p.nsubs = w.tuples, w.found
 	}
-	jp.planJoin(all)
-	if jp.never {
-		return nil, nil
-	}
-	est := jp.estimate()
-	if err := g.checkEstimate(r, est, est.Groundings*float64(groundCost(len(p.atoms))), bud); err != nil {
-		return nil, err
-	}
-	jp.bud = bud
-	w := newJoinWorker(jp)
-	w.nkeep = p.nplain
-	w.emit = w.collect
-	if err := w.ground(0, jp.items(), nil); err != nil {
-		return nil, err
-	}
-	p.bud = bud
-	p.subs, p.nsubs = w.tuples, w.found
 	if slices.ContainsFunc(p.atoms, func(a patom) bool { return a.hasSum }) {
 		p.dedupe()
 	}

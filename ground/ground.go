@@ -75,6 +75,15 @@
 // start. The candidate rows of the first atom are split into chunks; workers
 // ground chunks into their own fragments, which are concatenated in chunk
 // order, so the result does not depend on the number of threads.
+//
+// # Joins elsewhere
+//
+// With Options.Joiner the joins run outside hinge (in PostgreSQL: package
+// store/pgstore): a logical clause's substitutions come back as rows of its
+// atoms, which pass the same skip rules and the same emitter as the
+// in-memory join's; an arithmetic rule's binding join comes back as its
+// substitutions, expanded as above. The problem is the same up to the order
+// of its potentials and constraints.
 package ground
 
 import (
@@ -115,6 +124,14 @@ type Options struct {
 	// after its join is planned and before it is grounded (also for a rule
 	// the limit then refuses). Calls are serialised.
 	Estimate func(r *model.Rule, e Estimate)
+	// Joiner, when set, enumerates the substitutions of logical rules, and
+	// the substitutions of the plain variables of arithmetic rules,
+	// instead of the in-memory joins (for example in PostgreSQL, package
+	// store/pgstore); the ground problem is the same. An arithmetic rule's
+	// summations are still expanded over the in-memory store's atoms.
+	// MemoryLimit is not checked for the joins a Joiner runs. An error of
+	// the Joiner is returned as a *JoinError.
+	Joiner Joiner
 }
 
 // AtomRef names an atom of the store: a row of a predicate's table.
@@ -176,6 +193,7 @@ type Grounder struct {
 	prog    func(rule, done, total int)
 	limit   int64
 	onEst   func(*model.Rule, Estimate)
+	joiner  Joiner
 
 	tables  []*store.Table // by predicate index
 	varOf   [][]int32      // by predicate index: row -> variable column or -1
@@ -192,7 +210,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	if s.Model != m {
 		return nil, errors.New("ground: the store was built for a different model")
 	}
-	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate}
+	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate, joiner: opt.Joiner}
 	if g.limit == 0 {
 		// Callers that do not pass a limit (structure learning, Markov logic
 		// learning, library users) get the process's: the hinge command sets
@@ -369,12 +387,33 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	}
 	start := time.Now()
 	p0, c0 := dst.NumPotentials(), dst.NumConstraints()
+	var viol int
+	var err error
+	if g.joiner != nil && r.Logical != nil {
+		viol, err = g.groundJoined(r, dst)
+	} else {
+		viol, err = g.groundJobs(r, dst)
+	}
+	if err != nil {
+		return st, err
+	}
+	st.Potentials = dst.NumPotentials() - p0
+	st.Constraints = dst.NumConstraints() - c0
+	st.ConstantViolated = viol
+	st.Seconds = time.Since(start).Seconds()
+	return st, nil
+}
+
+// groundJobs grounds r into dst by planned jobs (the in-memory joins; an
+// arithmetic rule's binding join goes to the Joiner when there is one) and
+// returns the number of constant-violated constraints.
+func (g *Grounder) groundJobs(r *model.Rule, dst *hlmrf.Problem) (int, error) {
 	bud := newBudget(g.limit)
 	var jobs []job
 	if r.Logical != nil {
 		clauses, err := model.Clauses(r.Logical)
 		if err != nil {
-			return st, ruleError(r, err)
+			return 0, ruleError(r, err)
 		}
 		var est Estimate
 		var bytes, biggest float64
@@ -399,12 +438,12 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 			}
 		}
 		if err := g.checkEstimate(r, est, bytes, bud); err != nil {
-			return st, ruleError(r, err)
+			return 0, ruleError(r, err)
 		}
 	} else {
 		ap, err := g.planArith(r, bud)
 		if err != nil {
-			return st, ruleError(r, g.spent(r, bud, err))
+			return 0, ruleError(r, g.spent(r, bud, err))
 		}
 		if ap != nil {
 			jobs = append(jobs, ap)
@@ -412,11 +451,7 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	}
 	viol, err := g.run(r.Index, jobs, dst)
 	if err != nil {
-		return st, ruleError(r, g.spent(r, bud, err))
+		return 0, ruleError(r, g.spent(r, bud, err))
 	}
-	st.Potentials = dst.NumPotentials() - p0
-	st.Constraints = dst.NumConstraints() - c0
-	st.ConstantViolated = viol
-	st.Seconds = time.Since(start).Seconds()
-	return st, nil
+	return viol, nil
 }

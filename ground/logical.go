@@ -11,29 +11,13 @@ type clausePlan struct {
 	template
 }
 
-// planClause compiles clause c of rule r: its atoms and comparisons, the
-// join order of its binding atoms, and where each check runs.
+// planClause compiles clause c of rule r (compileClause) and plans the
+// join of its binding atoms and where each check runs.
 func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
-	p := &clausePlan{template: templateOf(r)}
-	p.g = g
-	var sl slots
-	var binding, heads []int
-	for _, l := range c {
-		if l.Atom == nil {
-			p.cmps = append(p.cmps, g.compileCmp(l.Cmp, l.Neg, &sl))
-			continue
-		}
-		a := g.compileAtom(l.Atom, &sl)
-		a.neg = l.Neg
-		if l.Neg || len(c) == 1 { // model.Clause.Bound
-			a.skipTrue = true
-			binding = append(binding, len(p.atoms))
-		} else {
-			heads = append(heads, len(p.atoms))
-		}
-		p.atoms = append(p.atoms, a)
+	p, binding, heads := g.compileClause(r, c)
+	if p.never {
+		return p
 	}
-	p.nslots = len(sl.names)
 	p.planJoin(binding)
 	if p.never {
 		return p
@@ -42,11 +26,7 @@ func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
 	for i := range p.cmps {
 		cm := &p.cmps[i]
 		if cm.constant() {
-			if cm.literalTrue(nil, g.s.Dict) {
-				p.never = true
-				return p
-			}
-			continue // always false: contributes nothing
+			continue // always false (compileClause): contributes nothing
 		}
 		var used []int32
 		for _, o := range []operand{cm.l, cm.r} {
@@ -70,6 +50,40 @@ func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
 		p.planPrefix(hi, level, at)
 	}
 	return p
+}
+
+// compileClause compiles clause c of rule r against the store: its atoms
+// (binding atoms, those the clause negates or the single atom of a prior,
+// listed in binding; the others in heads) and comparisons. A comparison of
+// two constants that makes the clause true marks it never; one that is
+// false is kept and contributes nothing. No join is planned and no index
+// built: a Joiner does the join elsewhere.
+func (g *Grounder) compileClause(r *model.Rule, c model.Clause) (p *clausePlan, binding, heads []int) {
+	p = &clausePlan{template: templateOf(r)}
+	p.g = g
+	var sl slots
+	for _, l := range c {
+		if l.Atom == nil {
+			p.cmps = append(p.cmps, g.compileCmp(l.Cmp, l.Neg, &sl))
+			continue
+		}
+		a := g.compileAtom(l.Atom, &sl)
+		a.neg = l.Neg
+		if l.Neg || len(c) == 1 { // model.Clause.Bound
+			a.skipTrue = true
+			binding = append(binding, len(p.atoms))
+		} else {
+			heads = append(heads, len(p.atoms))
+		}
+		p.atoms = append(p.atoms, a)
+	}
+	p.nslots = len(sl.names)
+	for i := range p.cmps {
+		if cm := &p.cmps[i]; cm.constant() && cm.literalTrue(nil, g.s.Dict) {
+			p.never = true
+		}
+	}
+	return p, binding, heads
 }
 
 // planPrefix decides whether head hi, decidable after level steps, should

@@ -15,17 +15,25 @@
 // bytes allocated per potential (runtime.MemStats.TotalAlloc) and heap in
 // use after GC with the result alive, per potential.
 //
+// With -psl DIR it writes the first size's model and data as PSL files
+// instead (DIR/transitivity.psl, transitivity.data, knows_obs.txt,
+// knows_targets.txt), so that hinge ground can be timed on them, in memory
+// and with --db.
+//
 // Usage:
 //
 //	go -C bench run ./ground [-sizes 10k,100k,1M] [-threads 1,2] [-runs 5] [-json out.json]
+//	go -C bench run ./ground -sizes 1M -psl DIR
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -35,6 +43,7 @@ import (
 	"github.com/hinge-srl/hinge/ground/groundtest"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/store"
 )
 
 var namedSizes = map[string]int{"10k": 130, "100k": 1300, "1M": 13000}
@@ -63,11 +72,82 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed of the generator")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the grounding runs")
+	psl := flag.String("psl", "", "write the first size's model and data as PSL files to this directory instead of benchmarking")
 	flag.Parse()
+	if *psl != "" {
+		if err := writePSL(*psl, strings.Split(*sizes, ",")[0], *degree, *observed, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "ground bench:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if err := run(*sizes, *threads, *runs, *degree, *observed, *seed, *jsonOut, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "ground bench:", err)
 		os.Exit(2)
 	}
+}
+
+// people returns the number of people of a named size or a number.
+func people(name string) (int, error) {
+	name = strings.TrimSpace(name)
+	if n, ok := namedSizes[name]; ok {
+		return n, nil
+	}
+	n, err := strconv.Atoi(name)
+	if err != nil || n < 2 {
+		return 0, fmt.Errorf("-sizes: %q is neither 10k, 100k, 1M nor a number of people", name)
+	}
+	return n, nil
+}
+
+// writePSL writes the transitivity model of one size as PSL files in dir.
+func writePSL(dir, size string, degree int, observed float64, seed uint64) error {
+	n, err := people(size)
+	if err != nil {
+		return err
+	}
+	m, s, err := groundtest.Transitivity(n, degree, observed, seed)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]func(w io.Writer) error{
+		"transitivity.psl": func(w io.Writer) error { _, err := fmt.Fprintln(w, m.Rules[0].Text); return err },
+		"transitivity.data": func(w io.Writer) error {
+			_, err := fmt.Fprint(w, "predicates:\n  Knows/2: open\nobservations:\n  Knows: knows_obs.txt\ntargets:\n  Knows: knows_targets.txt\n")
+			return err
+		},
+	}
+	t := s.Table(m.Predicate("Knows"))
+	for _, kind := range []store.Kind{store.Observed, store.Target} {
+		name := "knows_obs.txt"
+		if kind == store.Target {
+			name = "knows_targets.txt"
+		}
+		files[name] = func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for r := range t.Len() {
+				if t.Kind(r) != kind {
+					continue
+				}
+				args := s.Names(t.Args(r))
+				if kind == store.Observed {
+					fmt.Fprintf(bw, "%s\t%s\t%v\n", args[0], args[1], t.Value(r))
+				} else {
+					fmt.Fprintf(bw, "%s\t%s\n", args[0], args[1])
+				}
+			}
+			return bw.Flush()
+		}
+	}
+	for name, write := range files {
+		if err := atomicfile.Write(filepath.Join(dir, name), write); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func run(sizes, threads string, runs, degree int, observed float64, seed uint64, jsonOut, cpuprofile string) error {
@@ -91,13 +171,9 @@ func run(sizes, threads string, runs, degree int, observed float64, seed uint64,
 	fmt.Printf("%-6s %7s %7s %10s %10s %9s %9s %12s %9s %9s\n", "size", "people", "threads", "potentials", "variables", "wall_s", "cpu_s", "pot/s", "alloc_B/p", "heap_B/p")
 	for _, name := range strings.Split(sizes, ",") {
 		name = strings.TrimSpace(name)
-		people, ok := namedSizes[name]
-		if !ok {
-			n, err := strconv.Atoi(name)
-			if err != nil || n < 2 {
-				return fmt.Errorf("-sizes: %q is neither 10k, 100k, 1M nor a number of people", name)
-			}
-			people = n
+		people, err := people(name)
+		if err != nil {
+			return err
 		}
 		for _, th := range ths {
 			r := row{Size: name, People: people, Threads: th, Runs: runs}

@@ -33,6 +33,7 @@ type inferOptions struct {
 	localSearch int
 	seed        uint64
 	printValues bool
+	outputTable string // --output-table: write the values to this table of --db-schema
 }
 
 // inferReport is the --report JSON of hinge infer: the grounding fields of
@@ -98,6 +99,7 @@ is 1.`,
 	f := cmd.Flags()
 	f.StringVar(&o.output, "output", "", "write DIR/PRED.txt for every open predicate instead of printing the values")
 	f.BoolVar(&o.printValues, "print", false, "print the inferred values even with --output")
+	f.StringVar(&o.outputTable, "output-table", "", "with --db: also write the inferred values to this table of --db-schema (predicate, atom, args, value), replacing it")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.StringArrayVar(&o.evals, "eval", nil, "evaluator to apply to every predicate with truth data (repeatable)")
 	f.StringArrayVar(&o.evalOpts, "eval-option", nil, "evaluator option KEY=VALUE, PSL names (e.g. categoricalevaluator.categoryindexes=1; repeatable)")
@@ -122,6 +124,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	if o.localSearch < 0 {
 		return badInput(fmt.Errorf("--local-search %d: must be >= 0", o.localSearch))
+	}
+	if o.outputTable != "" && o.dbURL() == "" {
+		return badInput(errors.New("--output-table needs --db (or HINGE_DB)"))
 	}
 	evalOpts, err := parseKeyValues(o.evalOpts, "--eval-option")
 	if err != nil {
@@ -169,6 +174,18 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		} else {
 			fmt.Fprintf(stdout, "wrote %s\n", strings.Join(files, ", "))
 		}
+	}
+	if o.outputTable != "" {
+		db, err := o.connectDB()
+		if err != nil {
+			return err
+		}
+		err = db.WriteValues(o.outputTable, prog.Model, g, values)
+		db.Close()
+		if err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(stdout, "wrote %d values to table %s.%s\n", len(values), o.dbSchema, o.outputTable)
 	}
 	if o.output == "" || o.printValues {
 		printValues(stdout, g, values)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/ground"
@@ -14,11 +17,14 @@ import (
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/store/pgstore"
 )
 
 // programFlags are the flags that name a PSL program: rules and data.
 type programFlags struct {
 	model, data, config, partition string
+	db, dbSchema                   string // PostgreSQL URL (--db, else HINGE_DB) and schema
+	dbRead                         bool   // --db-read: atoms from the schema's tables, not --data's files
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
 	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
@@ -32,8 +38,14 @@ const bigEstimate = 1e7
 // reads by default (infer or learn).
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
+	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"): the atoms are copied into one table per predicate and the rules are joined there")
+	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run unless --db-read)")
+	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
 	f.addData(cmd, partition)
 }
+
+// dbEnv names the environment variable that gives --db's default.
+const dbEnv = "HINGE_DB"
 
 // addData registers the flags that name the data only (no --model), for
 // commands that make their own rules.
@@ -106,11 +118,77 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 			}
 		}
 	}
+	if f.dbRead && f.dbURL() == "" {
+		return nil, 0, badInput(errors.New("--db-read needs --db (or HINGE_DB)"))
+	}
+	if f.dbURL() != "" {
+		db, err := f.loadDB(prog)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer db.Close()
+		opt.Joiner = db.Joiner()
+	}
 	g, err := prog.Ground(opt)
 	if err != nil {
 		return nil, 0, groundError(err)
 	}
 	return g, time.Since(start).Seconds(), nil
+}
+
+// dbURL is --db, else $HINGE_DB, else "" (ground in memory).
+func (f *programFlags) dbURL() string {
+	if f.db != "" {
+		return f.db
+	}
+	return os.Getenv(dbEnv)
+}
+
+// connectDB connects to PostgreSQL at dbURL. A URL that does not parse is
+// bad input; a server that cannot be reached fails the run (exit status 1).
+func (f *programFlags) connectDB() (*pgstore.DB, error) {
+	if _, err := pgx.ParseConfig(f.dbURL()); err != nil {
+		return nil, badInput(fmt.Errorf("--db: %w", err))
+	}
+	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return db, nil
+}
+
+// loadDB connects to PostgreSQL (connectDB) and copies the program's atoms
+// in, or with --db-read replaces the program's store by the tables' atoms.
+// A database that fails fails the run (exit status 1).
+func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
+	start := time.Now()
+	db, err := f.connectDB()
+	if err != nil {
+		return nil, err
+	}
+	if f.dbRead {
+		if obs, tgt, truth := prog.Store.Counts(); obs+tgt+truth > 0 {
+			db.Close()
+			return nil, badInput(errors.New("--db-read reads the atoms from the database, but --data or --config lists atoms too: give one that only declares the predicates"))
+		}
+		s, err := db.Read(prog.Model)
+		if err != nil {
+			db.Close()
+			return nil, failed(err)
+		}
+		prog.Store = s
+	} else if err := db.Load(prog.Store); err != nil {
+		db.Close()
+		return nil, failed(err)
+	}
+	if !f.quiet {
+		verb := "copied into"
+		if f.dbRead {
+			verb = "read from"
+		}
+		fmt.Fprintf(f.stderr, "hinge: atoms %s PostgreSQL schema %s in %.3f s\n", verb, f.dbSchema, time.Since(start).Seconds())
+	}
+	return db, nil
 }
 
 // groundError types a grounding error: a rule whose groundings do not fit
@@ -120,6 +198,10 @@ func groundError(err error) error {
 	var me *ground.MemoryError
 	if errors.As(err, &me) {
 		return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))
+	}
+	var je *ground.JoinError
+	if errors.As(err, &je) {
+		return failed(err) // the database failed, not the input
 	}
 	return badInput(err)
 }

@@ -1,0 +1,321 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/ground/groundtest"
+	"github.com/hinge-srl/hinge/internal/citations"
+	"github.com/hinge-srl/hinge/internal/pgtest"
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/srcpos"
+	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/store/pgstore"
+	"github.com/hinge-srl/hinge/syntax"
+)
+
+// connect opens a connection to the test server with a fresh schema.
+func connect(t *testing.T) *pgstore.DB {
+	t.Helper()
+	url := pgtest.URL(t)
+	db, err := pgstore.Connect(context.Background(), url, pgtest.Schema(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// groundInDB loads s into the test server and grounds m there.
+func groundInDB(t *testing.T, m *model.Model, s *store.Store) *ground.Result {
+	t.Helper()
+	db := connect(t)
+	if err := db.Load(s); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ground.Ground(m, s, ground.Options{Joiner: db.Joiner()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkSame grounds m over s in memory and in PostgreSQL and compares the
+// two ground problems as sorted sets (pgtest.Canonical).
+func checkSame(t *testing.T, m *model.Model, s *store.Store) {
+	t.Helper()
+	mem, err := ground.Ground(m, s, ground.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := groundInDB(t, m, s)
+	want, got := pgtest.Canonical(mem), pgtest.Canonical(pg)
+	if len(want) == 0 {
+		t.Fatal("the in-memory ground problem is empty: the comparison would prove nothing")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		if len(diff) > 4000 {
+			diff = diff[:4000] + "..."
+		}
+		t.Fatalf("PostgreSQL ground problem differs from the in-memory one (-memory +postgres):\n%s", diff)
+	}
+	for i, rs := range mem.Rules {
+		if p := pg.Rules[i]; p.Potentials != rs.Potentials || p.Constraints != rs.Constraints || p.ConstantViolated != rs.ConstantViolated {
+			t.Errorf("rule %d: PostgreSQL %+v, memory %+v", i, p, rs)
+		}
+	}
+	t.Logf("%d potentials and constraints the same", len(want))
+}
+
+func addRules(t *testing.T, m *model.Model, rules ...string) {
+	t.Helper()
+	for _, text := range rules {
+		r, err := syntax.ParseRule(text, srcpos.Position{})
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		r.Text = text
+		if err := m.AddRule(r); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+	}
+}
+
+func TestSmokers(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
+	prog, err := pipeline.Load(pipeline.Inputs{Model: "../../examples/smokers/smokers.psl", Data: "../../examples/smokers/smokers.data"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, prog.Model, prog.Store)
+}
+
+// randomStore fills closed C1/1, C2/2 and open O1/1, O2/2, O3/3 over a small
+// domain (with integers, for %) with atoms absent, observed at 0, 1 or in
+// between, or targets.
+func randomStore(m *model.Model, seed uint64) (*store.Store, error) {
+	rng := rand.New(rand.NewPCG(seed, 19))
+	domain := []string{"a", "b", "c", "1", "12", "d"}[:4+rng.IntN(3)]
+	values := []float64{0, 1, 1, 0.25, 0.5, 0.7}
+	s := store.New(m)
+	for _, p := range m.Predicates {
+		tuples := [][]string{{}}
+		for range p.Arity {
+			var next [][]string
+			for _, tu := range tuples {
+				for _, a := range domain {
+					next = append(next, append(append([]string{}, tu...), a))
+				}
+			}
+			tuples = next
+		}
+		for _, tu := range tuples {
+			x := rng.Float64()
+			var err error
+			switch {
+			case x < 0.3:
+			case !p.Closed && x < 0.65:
+				err = s.AddTarget(p, tu)
+			default:
+				err = s.AddObservation(p, tu, values[rng.IntN(len(values))])
+			}
+			if err != nil {
+				return nil, err
+			}
+			if rng.IntN(4) == 0 {
+				if err := s.AddTruth(p, tu, values[rng.IntN(len(values))]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// TestGenerated compares the two grounders on models covering every shape
+// of logical rule over random stores.
+func TestGenerated(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
+	tests := []struct {
+		name  string
+		rules []string
+	}{
+		{"implication", []string{"1.5: C2(A, B) & O1(A) -> O1(B) ^2", "2: O2(A, B) & O2(B, C) -> O2(A, C)"}},
+		{"negation", []string{"1: ~O1(A) & C2(A, B) -> O1(B)", "1: C1(A) & O2(A, B) -> ~O1(B)", "0.5: O1(A) -> ~O2(A, A) | O1(A)"}},
+		{"constants", []string{"1: O2(A, 'a') & C1(A) -> O1(A)", "1: C2('b', A) -> O2(A, 'c')", "1: O1('zz') & C1(A) -> O1(A)", "1: C1(A) -> O2(A, 'zz')"}},
+		{"comparisons", []string{"1: C2(A, B) & (A != B) -> O2(B, A) ^2", "1: O2(A, B) & (A == B) -> O1(A)", "1: O2(A, B) & (A % B) -> O2(B, A)", "1: O1(A) & (A != 'a') -> C1(A)", "1: O1(A) & ('a' == 'b') -> C1(A)"}},
+		{"hard", []string{"O2(A, B) -> O2(B, A) .", "C1(A) & O1(A) -> O2(A, A) .", "C2(A, B) & ~O1(A) -> O1(B) ."}},
+		{"priors", []string{"0.1: ~O1(A)", "0.2: O2(A, B) ^2", "0.3: ~O3(A, B, C) ^2"}},
+		{"disjunctions", []string{"1: O3(A, B, C) -> O2(A, B) | O2(B, C) | C1(A)", "1: O3(A, B, C) & O1(C) & C2(C, A) -> O1(A) | ~O2(A, A)"}},
+		{"repeated", []string{"1: O2(A, A) & O3(A, B, A) -> O1(B)", "1: O2(A, B) & O2(B, A) -> O1(A) | O1(A)"}},
+		{"arithmetic", []string{"O2(A, +B) = 1 .", "1: O1(A) + O1(B) <= C2(A, B) ^2", "O3(A, B, +C) <= 1 .", "2: O2(A, +B) >= 0.5 * O1(A)", "1: O1(+A) <= 2"}},
+		{"cardinality and filters", []string{"1/|B| * O2(A, +B) = O1(A) .", "1: O2(A, +B) <= 1 {B: C1(B)}", "O3(+A, B, +C) >= 1 . {A: ~C1(A)} {C: C2(C, B)}"}},
+		{"arithmetic constants", []string{"O2('a', +B) <= 1 .", "1: O2(A, 'zz') + O1(A) <= 1", "O1('b') + O1('c') = 1 ."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(3) {
+				t.Run(fmt.Sprint(seed), func(t *testing.T) {
+					m := model.New()
+					for _, d := range []struct {
+						name   string
+						arity  int
+						closed bool
+					}{{"C1", 1, true}, {"C2", 2, true}, {"O1", 1, false}, {"O2", 2, false}, {"O3", 3, false}} {
+						if _, err := m.AddPredicate(d.name, d.arity, d.closed); err != nil {
+							t.Fatal(err)
+						}
+					}
+					addRules(t, m, tc.rules...)
+					s, err := randomStore(m, seed)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkSame(t, m, s)
+				})
+			}
+		})
+	}
+}
+
+// TestTransitivity compares the grounders on PSL's grounding scaling model.
+func TestTransitivity(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
+	m, s, err := groundtest.Transitivity(3000, 10, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, m, s)
+}
+
+// TestCora compares the grounders on Cora's collective classification
+// model (internal/citations, seed 1), with its arithmetic rule
+// HasCat(A, +C) = 1.
+func TestCora(t *testing.T) { testCitations(t, "cora") }
+
+// TestCiteseer is TestCora on Citeseer.
+func TestCiteseer(t *testing.T) { testCitations(t, "citeseer") }
+
+func testCitations(t *testing.T, name string) {
+	pgtest.URL(t) // skip before loading anything without a server
+	if testing.Short() {
+		t.Skip("real data; skipped in -short")
+	}
+	dir := shareddata.Require(t, name)
+	ds, err := citations.Load(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := citations.NewSplit(ds, 1, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := citations.WritePSL(split, out); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(out, name+".psl"), Data: filepath.Join(out, name+".data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, prog.Model, prog.Store)
+}
+
+// TestDrugInteraction compares the grounders on psl-examples'
+// drug-interaction model, when its data is present.
+func TestDrugInteraction(t *testing.T) {
+	pgtest.URL(t) // skip before loading anything without a server
+	if testing.Short() {
+		t.Skip("real data; skipped in -short")
+	}
+	dir := shareddata.Require(t, "psl-examples", "drug-interaction")
+	data := filepath.Join(dir, "drug-interaction-eval.data")
+	rules := filepath.Join(dir, "drug-interaction.psl")
+	for _, f := range []string{data, rules} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("drug-interaction data absent: %v", err)
+		}
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: rules, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, prog.Model, prog.Store)
+}
+
+// killer is a Joiner that terminates the server's backend of its
+// connection after the first substitution, as a server going away mid-run.
+type killer struct {
+	ground.Joiner
+	db  *pgstore.DB
+	url string
+}
+
+func (k killer) JoinClause(q *ground.ClauseQuery, emit func([]int32) error) error {
+	pid := k.db.Conn().PgConn().PID()
+	first := true
+	return k.Joiner.JoinClause(q, func(rows []int32) error {
+		if first {
+			first = false
+			ctx := context.Background()
+			other, err := pgx.Connect(ctx, k.url)
+			if err != nil {
+				return err
+			}
+			defer other.Close(ctx)
+			if _, err := other.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+				return err
+			}
+		}
+		return emit(rows)
+	})
+}
+
+// TestServerGone checks that losing the server mid-join is a *JoinError,
+// not a partial ground problem.
+func TestServerGone(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := pgstore.Connect(context.Background(), url, pgtest.Schema(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, s, err := groundtest.Transitivity(3000, 10, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Load(s); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ground.Ground(m, s, ground.Options{Joiner: killer{db.Joiner(), db, url}})
+	var je *ground.JoinError
+	if !errors.As(err, &je) || res != nil {
+		t.Fatalf("got result %v, error %v; want no result and a *ground.JoinError", res != nil, err)
+	}
+	t.Log(err)
+}
+
+// TestLoadRefusesCollidingNames checks that a predicate whose table would
+// be the constants table is refused.
+func TestLoadRefusesCollidingNames(t *testing.T) {
+	m := model.New()
+	if _, err := m.AddPredicate("Hinge_Constants", 1, false); err != nil {
+		t.Fatal(err)
+	}
+	db := connect(t)
+	if err := db.Load(store.New(m)); err == nil || !strings.Contains(err.Error(), "table hinge_constants") {
+		t.Fatalf("got %v, want an error about table hinge_constants", err)
+	}
+}
