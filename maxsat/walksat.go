@@ -3,6 +3,7 @@ package maxsat
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -37,7 +38,11 @@ type WalkResult struct {
 // unsatisfied clause uniformly at random; with probability Noise flip a
 // random variable of it, otherwise the variable whose flip gains the most
 // weight (make - break, ties broken at random). Hard clauses weigh more than
-// all soft clauses together. Make and break weights are kept incrementally,
+// all soft clauses together. A soft clause may have a negative weight w, as
+// in Markov logic: it then costs |w| while satisfied, counts as "unsatisfied"
+// (to be picked) while it has a true literal, and a move flips one of its
+// true literals (Alchemy's MaxWalkSAT does the same); Satisfied is then the
+// signed sum, so the cost of a world is the positive weights less it. Make and break weights are kept incrementally,
 // so a flip costs time proportional to the clauses it changes. It returns the
 // best assignment seen (fewest violated hard clauses, then most satisfied
 // weight). ctx cancellation stops the walk early with the best so far.
@@ -66,8 +71,8 @@ type walker struct {
 	x        []bool
 	cl       []wclause
 	mb       []makeBreak
-	unsat    []int32 // unsatisfied nonempty clauses
-	softCost float64 // weight of unsatisfied soft clauses (drifts by rounding; recomputed at the end)
+	unsat    []int32 // clauses that cost: nonempty unsatisfied ones, and negative-weight ones with a true literal
+	softCost float64 // the signed weight of unsatisfied soft clauses: the cost less a constant (drifts by rounding)
 	hardCost int     // unsatisfied hard clauses
 }
 
@@ -83,9 +88,25 @@ type wclause struct {
 // and falsify (break).
 type makeBreak struct{ make, brk float64 }
 
+// costly reports whether clause k costs with numTrue true literals: a
+// clause of positive weight (or hard) when none is true, one of negative
+// weight when some is.
+func (k *wclause) costly() bool { return (k.w < 0) != (k.numTrue == 0) }
+
+// addUnsat puts clause c on the list of clauses that cost.
+func (w *walker) addUnsat(c int32) {
+	w.cl[c].unsatPos = int32(len(w.unsat))
+	w.unsat = append(w.unsat, c)
+}
+
 func newWalker(in *Instance, ix *index, x []bool) *walker {
 	m := in.NumClauses()
-	hw := hardWeight(in)
+	hw := 1.0 // more than all soft clauses together, whatever their signs
+	for c, wt := range in.Weight {
+		if !in.Hard[c] {
+			hw += math.Abs(wt)
+		}
+	}
 	w := &walker{in: in, ix: ix, x: x, cl: make([]wclause, m), mb: make([]makeBreak, in.NumVars)}
 	for c := 0; c < m; c++ {
 		k := &w.cl[c]
@@ -103,19 +124,19 @@ func newWalker(in *Instance, ix *index, x []bool) *walker {
 				k.trueSum += int64(l.Var())
 			}
 		}
+		// With a signed weight the make and break bookkeeping is the same
+		// for both signs: a negative weight's "make" is a cost.
 		switch k.numTrue {
 		case 0:
 			w.addCost(k)
-			if len(lits) == 0 {
-				continue // an empty clause: nothing to flip
-			}
-			k.unsatPos = int32(len(w.unsat))
-			w.unsat = append(w.unsat, int32(c))
 			for _, l := range lits {
 				w.mb[l.Var()].make += k.w
 			}
 		case 1:
 			w.mb[k.trueSum].brk += k.w
+		}
+		if len(lits) > 0 && k.costly() {
+			w.addUnsat(int32(c))
 		}
 	}
 	return w
@@ -153,7 +174,11 @@ func (w *walker) flip(v int) {
 			switch nt {
 			case 0:
 				w.subCost(k)
-				w.removeUnsat(c)
+				if k.w < 0 {
+					w.addUnsat(c)
+				} else {
+					w.removeUnsat(c)
+				}
 				for _, l := range w.in.Lits[start[c]:start[c+1]] {
 					w.mb[l.Var()].make -= k.w
 				}
@@ -167,8 +192,11 @@ func (w *walker) flip(v int) {
 			switch k.numTrue {
 			case 0:
 				w.addCost(k)
-				k.unsatPos = int32(len(w.unsat))
-				w.unsat = append(w.unsat, c)
+				if k.w < 0 {
+					w.removeUnsat(c)
+				} else {
+					w.addUnsat(c)
+				}
 				for _, l := range w.in.Lits[start[c]:start[c+1]] {
 					w.mb[l.Var()].make += k.w
 				}
@@ -206,6 +234,7 @@ func walk(ctx context.Context, in *Instance, ix *index, x []bool, opt WalkOption
 	overflow := false
 	res := &WalkResult{}
 	flips := 0
+	var cand []Lit // a negative clause's true literals
 	for flips < opt.Steps && len(w.unsat) > 0 {
 		if flips&1023 == 0 && flips > 0 {
 			if ctx.Err() != nil || (!opt.Deadline.IsZero() && time.Now().After(opt.Deadline)) {
@@ -214,6 +243,15 @@ func walk(ctx context.Context, in *Instance, ix *index, x []bool, opt WalkOption
 		}
 		c := w.unsat[rng.IntN(len(w.unsat))]
 		lits := in.Clause(int(c))
+		if w.cl[c].w < 0 { // a satisfied negative clause: flip a true literal
+			cand = cand[:0]
+			for _, l := range lits {
+				if x[l.Var()] != l.Neg() {
+					cand = append(cand, l)
+				}
+			}
+			lits = cand
+		}
 		var v int
 		if rng.Float64() < noise {
 			v = lits[rng.IntN(len(lits))].Var()

@@ -16,6 +16,13 @@ func TestWalkerIncremental(t *testing.T) {
 		in := randomInstance(rng, n, 1+rng.IntN(40), 4, trial%2 == 0, 0.3)
 		in.AddClause(1, false, Pos(0), Not(0)) // a tautology
 		in.AddClause(2, false)                 // an empty clause
+		if trial%3 == 0 {                      // some negative soft weights, as Markov logic has
+			for c := range in.Weight {
+				if !in.Hard[c] && rng.IntN(2) == 0 {
+					in.Weight[c] = -in.Weight[c]
+				}
+			}
+		}
 		ix := buildIndex(in)
 		x := make([]bool, n)
 		for i := range x {
@@ -35,8 +42,8 @@ func TestWalkerIncremental(t *testing.T) {
 					trial, step, w.softCost, w.hardCost, len(w.unsat), fresh.softCost, fresh.hardCost, len(fresh.unsat))
 			}
 			for _, c := range w.unsat {
-				if in.Satisfied(int(c), x) {
-					t.Fatalf("trial %d step %d: satisfied clause %d on the unsat list", trial, step, c)
+				if in.Satisfied(int(c), x) != (in.Weight[c] < 0 && !in.Hard[c]) {
+					t.Fatalf("trial %d step %d: clause %d (weight %v) on the unsat list does not cost", trial, step, c, in.Weight[c])
 				}
 			}
 		}

@@ -156,22 +156,47 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	if err != nil {
 		return nil, err
 	}
+	signed := pos != in // negative-weight clauses: pos has auxiliary atoms
+	walkOn := in        // MaxWalkSAT takes signed weights: it walks the network itself
+	if signed && opt.Method == MethodLPWalkSAT {
+		mo.LocalSearch = 0 // done below on in
+	}
 	sol, err := maxsat.Solve(ctx, pos, mo)
 	if err != nil {
 		return nil, err
 	}
 	x := sol.X[:in.NumVars]
 	rep := sol.Report
-	if opt.Method == MethodWalkSAT {
+	var walkStart []bool // nil: a random start
+	switch {
+	case opt.Method == MethodWalkSAT:
 		// The relaxation was solved only for its certified bound; the
 		// answer is MaxWalkSAT's from a random start.
-		wr, err := maxsat.WalkSAT(ctx, pos, nil, maxsat.WalkOptions{Steps: flips, Noise: mo.Noise, Seed: mo.Seed})
+	case signed && opt.Method == MethodLPWalkSAT:
+		walkStart = x
+	default:
+		walkOn = nil
+	}
+	if walkOn != nil {
+		wr, err := maxsat.WalkSAT(ctx, walkOn, walkStart, maxsat.WalkOptions{Steps: flips, Noise: mo.Noise, Seed: mo.Seed})
 		if err != nil {
 			return nil, err
 		}
-		x = wr.X[:in.NumVars]
-		rep.WeightSatisfied, rep.HardViolated = wr.Satisfied, wr.HardViolated
+		x = wr.X
 		rep.LocalSearch = maxsat.LocalSearchReport{Steps: flips, Flips: wr.Flips, Weight: wr.Satisfied}
+	}
+	if walkOn != nil || signed {
+		// The report's weights are pos's: a world's weight there is pos's
+		// total less its cost in the network (its auxiliary atoms at
+		// their best).
+		sat, hv := in.Eval(x)
+		cost := -sat
+		for c, w := range in.Weight {
+			if !in.Hard[c] && w > 0 {
+				cost += w
+			}
+		}
+		rep.WeightSatisfied, rep.HardViolated = rep.WeightTotal-cost, hv
 		rep.CertifiedRatio = 0
 		if rep.HardViolated == 0 && rep.LPUpperBound > 0 {
 			rep.CertifiedRatio = math.Min(1, rep.WeightSatisfied/rep.LPUpperBound)
