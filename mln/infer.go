@@ -88,6 +88,30 @@ func (net *Network) GroundClauses(opt ground.Options) (*ground.Result, *maxsat.I
 	return g, in, nil
 }
 
+// surrogate returns in with each soft clause of negative weight w over k
+// literals replaced by k unit clauses of its negated literals, of weight
+// |w|/k each: nonnegative weights, and a world that satisfies none of the
+// clause's literals costs nothing there, as in the network. It is a
+// heuristic for a starting world, not the network's cost.
+func surrogate(in *maxsat.Instance) (*maxsat.Instance, error) {
+	out := &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
+	for c := range in.NumClauses() {
+		w, hard, lits := in.Weight[c], in.Hard[c], in.Clause(c)
+		if hard || w >= 0 {
+			if err := out.AddClause(w, hard, lits...); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for _, l := range lits {
+			if err := out.AddClause(-w/float64(len(lits)), false, -l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
 // positiveForm returns in itself when no clause has a negative weight, and
 // otherwise an instance with the same most probable worlds and costs whose
 // weights are all nonnegative: a clause of weight w < 0 over literals l_i
@@ -167,6 +191,28 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	}
 	x := sol.X[:in.NumVars]
 	rep := sol.Report
+	if signed && opt.Method != MethodWalkSAT {
+		// The auxiliary form's relaxation is loose and its rounding poor;
+		// the surrogate (each negative clause as unit clauses of its
+		// negated literals) rounds to a much better world of the network
+		// (Tuffy cse: 3,017 against 9,676 as Alchemy counts). Keep the
+		// better of the two worlds; the bound stays pos's.
+		so := mo
+		so.LocalSearch = 0
+		sur, err := surrogate(in)
+		if err != nil {
+			return nil, err
+		}
+		ssol, err := maxsat.Solve(ctx, sur, so)
+		if err != nil {
+			return nil, err
+		}
+		if sat, hv := in.Eval(ssol.X); hv == 0 {
+			if cur, chv := in.Eval(x); chv > 0 || sat > cur {
+				x = ssol.X
+			}
+		}
+	}
 	var walkStart []bool // nil: a random start
 	switch {
 	case opt.Method == MethodWalkSAT:
