@@ -843,19 +843,7 @@ func TestCopyWeights(t *testing.T) {
 	p := admmtest.Random(admmtest.Config{Vars: 30, Potentials: 80, Constraints: 6, MinArity: 1, MaxArity: 4, Power: 0, Seed: 3})
 	opt := DefaultOptions()
 	opt.Threads = 1
-	plain, err := Solve(context.Background(), p, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ones := make([]float64, len(p.Var)+len(p.CVar))
-	for k := range ones {
-		ones[k] = 1
-	}
-	opt.Copies = ones
-	weighted, err := Solve(context.Background(), p, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain, weighted := solveUnitWeights(t, p, opt)
 	if weighted.Iterations != plain.Iterations {
 		t.Fatalf("unit weights: %d iterations, unweighted %d", weighted.Iterations, plain.Iterations)
 	}
@@ -864,12 +852,34 @@ func TestCopyWeights(t *testing.T) {
 			t.Fatalf("variable %d: %v with unit weights, %v without", j, weighted.Values[j], plain.Values[j])
 		}
 	}
+	ones := make([]float64, len(p.Var)+len(p.CVar))
+	for k := range ones {
+		ones[k] = 1
+	}
 	for _, bad := range [][]float64{ones[1:], append(append([]float64(nil), ones[1:]...), 0), append(append([]float64(nil), ones[1:]...), math.NaN())} {
 		opt.Copies = bad
 		if _, err := New(p, opt); err == nil || !strings.Contains(err.Error(), "Copies") {
 			t.Fatalf("Copies %v...: got %v, want an error naming Copies", bad[len(bad)-1], err)
 		}
 	}
+}
+
+// solveUnitWeights solves p with opt unweighted, then with every copy
+// weight 1.
+func solveUnitWeights(t *testing.T, p *hlmrf.Problem, opt Options) (plain, weighted *Result) {
+	t.Helper()
+	plain, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Copies = make([]float64, len(p.Var)+len(p.CVar))
+	for k := range opt.Copies {
+		opt.Copies[k] = 1
+	}
+	if weighted, err = Solve(context.Background(), p, opt); err != nil {
+		t.Fatal(err)
+	}
+	return plain, weighted
 }
 
 // TestStatusText: every status has a name that reads back.
@@ -950,19 +960,7 @@ func TestAdaptiveCopyWeights(t *testing.T) {
 		opt.Threads = 1
 		opt.RhoPolicy = pol
 		opt.CheckEvery = 10
-		plain, err := Solve(context.Background(), p, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ones := make([]float64, len(p.Var)+len(p.CVar))
-		for k := range ones {
-			ones[k] = 1
-		}
-		opt.Copies = ones
-		weighted, err := Solve(context.Background(), p, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		plain, weighted := solveUnitWeights(t, p, opt)
 		if weighted.Iterations != plain.Iterations || math.Abs(weighted.Rho-plain.Rho) > 1e-9*plain.Rho {
 			t.Fatalf("%v: unit weights %d iterations, rho %v; unweighted %d, rho %v", pol, weighted.Iterations, weighted.Rho, plain.Iterations, plain.Rho)
 		}

@@ -97,15 +97,7 @@ func (p *clausePlan) emitted(enumerated float64) (float64, string) {
 			for k, ai := range rest {
 				a := &p.atoms[ai]
 				mask, _ := boundMask(a, bound)
-				fan := 1.0 // fully bound: one lookup
-				switch {
-				case mask == joinMask(a):
-				case mask == 0:
-					fan = float64(a.tab.Len())
-				default:
-					fan = a.tab.Index(mask).MeanGroup()
-				}
-				if best < 0 || fan < bestFan {
+				if fan := fanOut(a, mask); best < 0 || fan < bestFan {
 					best, bestFan, bestScan = k, fan, mask == 0
 				}
 			}

@@ -162,26 +162,18 @@ func (p *joinPlan) planJoin(binding []int) {
 				}
 			}
 		} else {
-			// Fully bound atoms first (a lookup, no fan-out), then the most
-			// bound positions, then the smallest expected fan-out.
-			bestFull, bestN, bestFan := false, -1, 0.0
+			// The most bound positions, then the smallest expected fan-out
+			// (fully bound atoms were joined right after the step that
+			// bound them, below).
+			bestN, bestFan := -1, 0.0
 			for k, ai := range remaining {
 				a := &p.atoms[ai]
 				mask, n := boundMask(a, bound)
-				full := mask == joinMask(a)
-				if best >= 0 && (full != bestFull && bestFull || full == bestFull && n < bestN) {
+				if n < bestN {
 					continue // cannot win: skip building its index
 				}
-				fan := 0.0
-				switch {
-				case full:
-				case mask == 0:
-					fan = float64(a.tab.Len())
-				default:
-					fan = a.tab.Index(mask).MeanGroup()
-				}
-				if best < 0 || full != bestFull || n != bestN || fan < bestFan {
-					best, bestFull, bestN, bestFan = k, full, n, fan
+				if fan := fanOut(a, mask); n > bestN || fan < bestFan {
+					best, bestN, bestFan = k, n, fan
 				}
 			}
 		}
@@ -203,6 +195,20 @@ func (p *joinPlan) planJoin(binding []int) {
 		}
 		remaining = kept
 	}
+}
+
+// fanOut is the expected number of rows of a matching one binding of the
+// positions in mask: 1 when every position is bound (a lookup), the whole
+// table when none is, else the mean group of the index on mask (which it
+// builds).
+func fanOut(a *patom, mask uint32) float64 {
+	switch {
+	case mask == joinMask(a):
+		return 1
+	case mask == 0:
+		return float64(a.tab.Len())
+	}
+	return a.tab.Index(mask).MeanGroup()
 }
 
 // addStep compiles the join of atom ai given the variables bound so far, and

@@ -129,9 +129,12 @@ func Read(r io.Reader, name string) (*Problem, error) {
 			}
 			power := uint8(1)
 			if hasComment {
-				if power, err = parsePower(comment); err != nil {
-					return nil, synErr(name, line, bytes.IndexByte(text, '#')+1+err.(*powerError).col, err.Error())
+				p, col, ok := parsePower(comment)
+				if !ok {
+					return nil, synErr(name, line, bytes.IndexByte(text, '#')+1+col,
+						fmt.Sprintf("expected ^1 or ^2 after '#', found %q", bytes.TrimSpace(comment)))
 				}
+				power = p
 			}
 			p.AddPotential(w, c, power, -1, vars, coefs)
 		}
@@ -179,30 +182,20 @@ func tokenEnd(b []byte, i int) int {
 	return i
 }
 
-// powerError is a bad "#^d" comment; col is the 1-based column of its
-// first token after the '#' (1 when there is none).
-type powerError struct {
-	col  int
-	text string
-}
-
-func (e *powerError) Error() string {
-	return fmt.Sprintf("expected ^1 or ^2 after '#', found %q", e.text)
-}
-
 // parsePower reads a potential line's comment (after '#'): blank (power 1),
-// or "^1" or "^2" between blanks.
-func parsePower(comment []byte) (uint8, error) {
+// or "^1" or "^2" between blanks. When it is neither, ok is false and col
+// is the 1-based column (in the comment) of its first token.
+func parsePower(comment []byte) (power uint8, col int, ok bool) {
 	i := skipBlanks(comment, 0)
 	if i == len(comment) {
-		return 1, nil
+		return 1, 0, true
 	}
 	j := tokenEnd(comment, i)
 	tok := comment[i:j]
 	if skipBlanks(comment, j) != len(comment) || len(tok) != 2 || tok[0] != '^' || (tok[1] != '1' && tok[1] != '2') {
-		return 0, &powerError{col: i + 1, text: string(bytes.TrimSpace(comment))}
+		return 0, i + 1, false
 	}
-	return tok[1] - '0', nil
+	return tok[1] - '0', 0, true
 }
 
 // Write writes p in the exchange format, starting with a "# variables: N"

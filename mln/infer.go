@@ -88,28 +88,40 @@ func (net *Network) GroundClauses(opt ground.Options) (*ground.Result, *maxsat.I
 	return g, in, nil
 }
 
+// rewriteNegative returns a copy of in in which every soft clause of
+// negative weight is replaced by what add adds for it to out; the other
+// clauses are copied as they are.
+func rewriteNegative(in *maxsat.Instance, add func(out *maxsat.Instance, w float64, lits []maxsat.Lit) error) (*maxsat.Instance, error) {
+	out := &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
+	for c := range in.NumClauses() {
+		w, hard, lits := in.Weight[c], in.Hard[c], in.Clause(c)
+		var err error
+		if hard || w >= 0 {
+			err = out.AddClause(w, hard, lits...)
+		} else {
+			err = add(out, w, lits)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // surrogate returns in with each soft clause of negative weight w over k
 // literals replaced by k unit clauses of its negated literals, of weight
 // |w|/k each: nonnegative weights, and a world that satisfies none of the
 // clause's literals costs nothing there, as in the network. It is a
 // heuristic for a starting world, not the network's cost.
 func surrogate(in *maxsat.Instance) (*maxsat.Instance, error) {
-	out := &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
-	for c := range in.NumClauses() {
-		w, hard, lits := in.Weight[c], in.Hard[c], in.Clause(c)
-		if hard || w >= 0 {
-			if err := out.AddClause(w, hard, lits...); err != nil {
-				return nil, err
-			}
-			continue
-		}
+	return rewriteNegative(in, func(out *maxsat.Instance, w float64, lits []maxsat.Lit) error {
 		for _, l := range lits {
 			if err := out.AddClause(-w/float64(len(lits)), false, -l); err != nil {
-				return nil, err
+				return err
 			}
 		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // positiveForm returns in itself when no clause has a negative weight, and
@@ -124,27 +136,19 @@ func positiveForm(in *maxsat.Instance) (*maxsat.Instance, error) {
 	if !slices.ContainsFunc(in.Weight, func(w float64) bool { return w < 0 }) {
 		return in, nil
 	}
-	out := &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
-	for c := range in.NumClauses() {
-		w, hard, lits := in.Weight[c], in.Hard[c], in.Clause(c)
-		if hard || w >= 0 {
-			if err := out.AddClause(w, hard, lits...); err != nil {
-				return nil, err
-			}
-			continue
-		}
+	return rewriteNegative(in, func(out *maxsat.Instance, w float64, lits []maxsat.Lit) error {
 		z := out.NumVars
 		out.NumVars++
 		if err := out.AddClause(-w, false, maxsat.Pos(z)); err != nil {
-			return nil, err
+			return err
 		}
 		for _, l := range lits {
 			if err := out.AddClause(0, true, maxsat.Not(z), -l); err != nil {
-				return nil, err
+				return err
 			}
 		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // MAP grounds the network and finds a most probable assignment of its

@@ -164,18 +164,20 @@ func (w *inclusionWorld) Training() []mln.GroundAtom {
 	return out
 }
 
+// names lists f(0), ..., f(n-1), comma-separated: a type's constants.
+func names(n int, f func(int) string) string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = f(i)
+	}
+	return strings.Join(s, ", ")
+}
+
 // inclusionDecls declares the domain (every constant, so that the domains
 // do not depend on which atoms happen to be observed) and the predicates:
 // the observed copies closed ('*'), the true relations open.
 func inclusionDecls(c inclusionConfig) string {
 	var b strings.Builder
-	names := func(n int, f func(int) string) string {
-		s := make([]string, n)
-		for i := range s {
-			s[i] = f(i)
-		}
-		return strings.Join(s, ", ")
-	}
 	fmt.Fprintf(&b, "person = {%s}\n", names(c.People, person))
 	fmt.Fprintf(&b, "project = {%s}\n", names(c.Projects, project))
 	b.WriteString("*ObsLead(person, project)\n*ObsManages(person, person)\nProjectLead(person, project)\nManagerOf(person, person)\n")
@@ -310,13 +312,6 @@ func (w *fdWorld) Training() []mln.GroundAtom {
 
 func fdDecls(c fdConfig) string {
 	var b strings.Builder
-	names := func(n int, f func(int) string) string {
-		s := make([]string, n)
-		for i := range s {
-			s[i] = f(i)
-		}
-		return strings.Join(s, ", ")
-	}
 	fmt.Fprintf(&b, "tax = {%s}\n", names(c.TaxIDs, taxID))
 	fmt.Fprintf(&b, "name = {%s}\n", names(c.Names, cname))
 	fmt.Fprintf(&b, "part = {%s}\n", names(c.Parts, part))
