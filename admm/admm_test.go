@@ -260,9 +260,9 @@ func TestLinearHingesAgainstLP(t *testing.T) {
 		problems[fmt.Sprintf("clauses seed %d", seed)] = clauses(80, 24, 1, seed)
 	}
 	for name, p := range problems {
-		want := lpOptimum(t, p, 1e-9)
-		if findCLP() != "" {
-			if c := clpOptimum(t, p); !relClose(c, want, 1e-7) {
+		want := admmtest.LPOptimum(t, p, 1e-9)
+		if admmtest.FindCLP() != "" {
+			if c := admmtest.CLPOptimum(t, p); !relClose(c, want, 1e-7) {
 				t.Errorf("%s: CLP optimum %.10g, simplex %.10g", name, c, want)
 			}
 		}
@@ -282,9 +282,9 @@ func TestSquaredHingesAgainstLP(t *testing.T) {
 		{Vars: 8, Potentials: 20, MinArity: 2, MaxArity: 5, Power: 0, ZeroWeights: 0.1, Seed: 14},
 	} {
 		p := admmtest.Random(cfg)
-		checkAgainst(t, fmt.Sprintf("random seed %d", cfg.Seed), p, lpOptimum(t, p, 1e-7))
+		checkAgainst(t, fmt.Sprintf("random seed %d", cfg.Seed), p, admmtest.LPOptimum(t, p, 1e-7))
 	}
-	if findCLP() == "" {
+	if admmtest.FindCLP() == "" {
 		t.Log("COIN-OR CLP not installed: the larger problems are not checked")
 		return
 	}
@@ -295,7 +295,7 @@ func TestSquaredHingesAgainstLP(t *testing.T) {
 		{Vars: 40, Potentials: 120, MinArity: 2, MaxArity: 5, Power: 0, ZeroWeights: 0.1, Seed: 14},
 	} {
 		p := admmtest.Random(cfg)
-		checkAgainst(t, fmt.Sprintf("random seed %d (CLP)", cfg.Seed), p, clpOptimum(t, p))
+		checkAgainst(t, fmt.Sprintf("random seed %d (CLP)", cfg.Seed), p, admmtest.CLPOptimum(t, p))
 	}
 }
 
@@ -589,7 +589,7 @@ func TestDuals(t *testing.T) {
 	if lb := LowerBound(p, pd, cd); math.Abs(lb-bound) > 1e-9*max(1, math.Abs(bound)) {
 		t.Errorf("LowerBound %.12g, vertex enumeration %.12g", lb, bound)
 	}
-	opt2 := lpOptimum(t, p, 1e-9)
+	opt2 := admmtest.LPOptimum(t, p, 1e-9)
 	if bound > opt2+1e-9 || bound < opt2-2e-3*max(1, opt2) {
 		t.Fatalf("Lagrangian bound %.10g, optimum %.10g (ADMM objective %.10g)", bound, opt2, res.Objective)
 	}
@@ -943,7 +943,7 @@ func TestSetRhoKeepsDuals(t *testing.T) {
 			if err != nil || !res.Converged() {
 				t.Fatalf("seed %d: after the change: %v %+v", cfg.Seed, err, res)
 			}
-			if want := lpOptimum(t, p, 1e-9); !relClose(res.Objective, want, 1e-3) {
+			if want := admmtest.LPOptimum(t, p, 1e-9); !relClose(res.Objective, want, 1e-3) {
 				t.Errorf("seed %d: objective %.8g after rho changes, optimum %.8g", cfg.Seed, res.Objective, want)
 			}
 		}

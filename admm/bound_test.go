@@ -116,7 +116,7 @@ func TestLowerBound(t *testing.T) {
 		if err != nil || !res.Converged() {
 			t.Fatal(err, res)
 		}
-		optimum := lpOptimum(t, tc.p, 1e-7)
+		optimum := admmtest.LPOptimum(t, tc.p, 1e-7)
 		pd, cd := s.Duals()
 		bound := LowerBound(tc.p, pd, cd)
 		if bound > optimum+1e-9*max(1, optimum) || bound < optimum-1e-4*max(1, optimum) {

@@ -98,7 +98,7 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 						return
 					}
 					lo, hi := chunkBounds(c, nc, n)
-					reset(scratch)
+					scratch.Reset()
 					if err := w.ground(lo, hi, scratch); err != nil {
 						errs[c] = err
 						stop.Store(true)
@@ -124,14 +124,6 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 		appendAll(dst, frags)
 	}
 	return viol, nil
-}
-
-// reset empties p, keeping its arrays for reuse.
-func reset(p *hlmrf.Problem) {
-	p.Weight, p.Const, p.Power, p.Group = p.Weight[:0], p.Const[:0], p.Power[:0], p.Group[:0]
-	p.Start, p.Var, p.Coef = p.Start[:0], p.Var[:0], p.Coef[:0]
-	p.CKind, p.CConst, p.CGroup = p.CKind[:0], p.CConst[:0], p.CGroup[:0]
-	p.CStart, p.CVar, p.CCoef = p.CStart[:0], p.CVar[:0], p.CCoef[:0]
 }
 
 // appendAll appends the fragments to dst in order (hlmrf.Problem.Append

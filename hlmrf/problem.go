@@ -87,6 +87,15 @@ func (p *Problem) CTerms(j int) ([]int32, []float64) {
 	return p.CVar[a:b], p.CCoef[a:b]
 }
 
+// Reset empties p's potentials and constraints, keeping its arrays for
+// reuse (NumVars is kept).
+func (p *Problem) Reset() {
+	p.Weight, p.Const, p.Power, p.Group = p.Weight[:0], p.Const[:0], p.Power[:0], p.Group[:0]
+	p.Start, p.Var, p.Coef = p.Start[:0], p.Var[:0], p.Coef[:0]
+	p.CKind, p.CConst, p.CGroup = p.CKind[:0], p.CConst[:0], p.CGroup[:0]
+	p.CStart, p.CVar, p.CCoef = p.CStart[:0], p.CVar[:0], p.CCoef[:0]
+}
+
 // AddVars adds n variables and returns the index of the first.
 func (p *Problem) AddVars(n int) int32 {
 	first := p.NumVars

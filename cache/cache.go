@@ -1,0 +1,285 @@
+// Package cache stores a ground hinge-loss MRF on disk in a compact binary
+// form that is written once, as it is grounded, and read back block by block
+// (by the streaming solver, package dcd), so that a problem never has to be
+// in memory whole.
+//
+// # Format
+//
+// All integers are little-endian; uvarint is encoding/binary's. A file is
+//
+//	header   "HINGEPC1" | numVars u64
+//	blocks   each: potentials u32 | constraints u32 | payload bytes u32 | CRC-32C of payload u32 | payload
+//	footer   templates u32 | templates (kind u8, power u8, weight f64, group i32) |
+//	         blocks u32 | per block: offset u64 |
+//	         potentials u64 | constraints u64 | CRC-32C of the footer so far u32 |
+//	         footer offset u64 | "HINGEEND"
+//
+// A payload holds the block's potentials, then its constraints, each as
+//
+//	uvarint template | uvarint terms | constant | terms
+//
+// where the template (an index into the footer's table) gives the kind
+// (potential, <= or =), power, weight and group; index 0 is reserved for a
+// template written inline (kind u8, power u8, weight f64, uvarint group+1),
+// used once the table holds maxTemplates entries. The constant is one byte
+// b < 255 standing for the integer b-127, or 255 and an f64. Each term is
+// uvarint(zigzag(v - prev)<<2 | c), where prev is the previous variable of
+// the block (0 at its start) and c is 0 for a coefficient of +1, 1 for -1
+// and 2 when an f64 coefficient follows.
+//
+// Files are written to a temporary name and renamed when complete, and
+// every block and the footer carry a checksum, so a killed writer leaves no
+// file and a damaged file is refused, naming the block.
+package cache
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+)
+
+const (
+	headerMagic = "HINGEPC1"
+	footerMagic = "HINGEEND"
+	headerSize  = 16
+	blockHeader = 16
+	// maxTemplates bounds the footer's template table; further distinct
+	// (kind, power, weight, group) combinations are written inline.
+	maxTemplates = 1 << 16
+	// blockBytes is the payload size at which a block is closed.
+	blockBytes = 1 << 20
+	// Term kinds of a template.
+	kindPotential = 0
+	kindLessEq    = 1
+	kindEqual     = 2
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+type template struct {
+	kind, power uint8
+	weight      float64
+	group       int32
+}
+
+// Writer encodes a problem into a cache file's bytes as it is added.
+type Writer struct {
+	w       io.Writer
+	numVars int
+	off     uint64 // bytes written so far
+
+	tmpl    []template
+	tmplIdx map[template]int
+
+	buf      []byte // the open block's payload
+	prev     int32  // previous variable in the open block
+	npot     uint32 // potentials in the open block
+	ncon     uint32
+	blocks   []uint64
+	pots     uint64
+	cons     uint64
+	finished bool
+}
+
+// NewWriter starts a cache of a problem with numVars variables on w.
+func NewWriter(w io.Writer, numVars int) (*Writer, error) {
+	if numVars < 0 || numVars > math.MaxInt32 {
+		return nil, fmt.Errorf("cache: %d variables out of range", numVars)
+	}
+	cw := &Writer{w: w, numVars: numVars, tmpl: []template{{}}, tmplIdx: map[template]int{}}
+	var h [headerSize]byte
+	copy(h[:], headerMagic)
+	binary.LittleEndian.PutUint64(h[8:], uint64(numVars))
+	if err := cw.write(h[:]); err != nil {
+		return nil, err
+	}
+	return cw, nil
+}
+
+func (cw *Writer) write(b []byte) error {
+	n, err := cw.w.Write(b)
+	cw.off += uint64(n)
+	return err
+}
+
+// Add appends p's potentials and then its constraints (variables are
+// columns of the cached problem; p.NumVars is not looked at).
+func (cw *Writer) Add(p *hlmrf.Problem) error {
+	if cw.finished {
+		return errors.New("cache: Add after Finish")
+	}
+	for i := range p.Weight {
+		vs, cs := p.Terms(i)
+		if err := cw.addTerm(template{kindPotential, p.Power[i], p.Weight[i], p.Group[i]}, p.Const[i], vs, cs); err != nil {
+			return err
+		}
+		cw.npot++
+		cw.pots++
+	}
+	for j := range p.CKind {
+		vs, cs := p.CTerms(j)
+		k := uint8(kindLessEq)
+		if p.CKind[j] == hlmrf.Equal {
+			k = kindEqual
+		}
+		if err := cw.addTerm(template{kind: k, group: p.CGroup[j]}, p.CConst[j], vs, cs); err != nil {
+			return err
+		}
+		cw.ncon++
+		cw.cons++
+	}
+	return nil
+}
+
+func (cw *Writer) addTerm(t template, c float64, vs []int32, cs []float64) error {
+	if len(cw.buf) >= blockBytes {
+		if err := cw.flush(); err != nil {
+			return err
+		}
+	}
+	b := cw.buf
+	idx, ok := cw.tmplIdx[t]
+	if !ok && len(cw.tmpl) < maxTemplates {
+		idx, ok = len(cw.tmpl), true
+		cw.tmpl = append(cw.tmpl, t)
+		cw.tmplIdx[t] = idx
+	}
+	if ok {
+		b = binary.AppendUvarint(b, uint64(idx))
+	} else {
+		b = append(b, 0, t.kind, t.power)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(t.weight))
+		b = binary.AppendUvarint(b, uint64(int64(t.group)+1))
+	}
+	b = binary.AppendUvarint(b, uint64(len(vs)))
+	if r := math.Round(c); r == c && r >= -127 && r <= 127 {
+		b = append(b, byte(int(r)+127))
+	} else {
+		b = append(b, 255)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c))
+	}
+	for k, v := range vs {
+		if v < 0 || int(v) >= cw.numVars {
+			return fmt.Errorf("cache: variable %d out of range [0, %d)", v, cw.numVars)
+		}
+		d := int64(v) - int64(cw.prev)
+		cw.prev = v
+		code := uint64(2)
+		switch cs[k] {
+		case 1:
+			code = 0
+		case -1:
+			code = 1
+		}
+		b = binary.AppendUvarint(b, uint64(d<<1^d>>63)<<2|code)
+		if code == 2 {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(cs[k]))
+		}
+	}
+	cw.buf = b
+	return nil
+}
+
+// flush writes the open block, if it holds anything.
+func (cw *Writer) flush() error {
+	if cw.npot == 0 && cw.ncon == 0 {
+		return nil
+	}
+	if len(cw.buf) > math.MaxUint32 {
+		return errors.New("cache: block too large")
+	}
+	cw.blocks = append(cw.blocks, cw.off)
+	var h [blockHeader]byte
+	binary.LittleEndian.PutUint32(h[0:], cw.npot)
+	binary.LittleEndian.PutUint32(h[4:], cw.ncon)
+	binary.LittleEndian.PutUint32(h[8:], uint32(len(cw.buf)))
+	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(cw.buf, crcTable))
+	if err := cw.write(h[:]); err != nil {
+		return err
+	}
+	if err := cw.write(cw.buf); err != nil {
+		return err
+	}
+	cw.buf, cw.prev, cw.npot, cw.ncon = cw.buf[:0], 0, 0, 0
+	return nil
+}
+
+// Finish writes the last block and the footer. The Writer takes no more.
+func (cw *Writer) Finish() error {
+	if cw.finished {
+		return nil
+	}
+	if err := cw.flush(); err != nil {
+		return err
+	}
+	cw.finished = true
+	if len(cw.blocks) > math.MaxUint32 {
+		return errors.New("cache: too many blocks")
+	}
+	start := cw.off
+	f := binary.LittleEndian.AppendUint32(nil, uint32(len(cw.tmpl)))
+	for _, t := range cw.tmpl {
+		f = append(f, t.kind, t.power)
+		f = binary.LittleEndian.AppendUint64(f, math.Float64bits(t.weight))
+		f = binary.LittleEndian.AppendUint32(f, uint32(t.group))
+	}
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(cw.blocks)))
+	for _, o := range cw.blocks {
+		f = binary.LittleEndian.AppendUint64(f, o)
+	}
+	f = binary.LittleEndian.AppendUint64(f, cw.pots)
+	f = binary.LittleEndian.AppendUint64(f, cw.cons)
+	f = binary.LittleEndian.AppendUint32(f, crc32.Checksum(f, crcTable))
+	f = binary.LittleEndian.AppendUint64(f, start)
+	f = append(f, footerMagic...)
+	return cw.write(f)
+}
+
+// Stats describes what was written.
+type Stats struct {
+	Potentials, Constraints int64
+	Blocks                  int
+	Bytes                   int64
+}
+
+// Stats reports the sizes so far (Bytes counts the footer after Finish).
+func (cw *Writer) Stats() Stats {
+	return Stats{Potentials: int64(cw.pots), Constraints: int64(cw.cons), Blocks: len(cw.blocks), Bytes: int64(cw.off) + int64(len(cw.buf))}
+}
+
+// Write creates the cache file path atomically: fill adds the problem's
+// pieces in order to the Writer; the file appears, complete, only if fill
+// and the writes succeed.
+func Write(path string, numVars int, fill func(*Writer) error) (Stats, error) {
+	var st Stats
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		cw, err := NewWriter(w, numVars)
+		if err != nil {
+			return err
+		}
+		if err := fill(cw); err != nil {
+			return err
+		}
+		if err := cw.Finish(); err != nil {
+			return err
+		}
+		st = cw.Stats()
+		return nil
+	})
+	return st, err
+}
+
+// WriteProblem writes p to path as a cache file.
+func WriteProblem(path string, p *hlmrf.Problem) (Stats, error) {
+	return Write(path, p.NumVars, func(cw *Writer) error { return cw.Add(p) })
+}
+
+// growTo returns s with length n, reusing its storage.
+func growTo[T any](s []T, n int) []T { return slices.Grow(s[:0], n)[:n] }

@@ -1,0 +1,204 @@
+package dcd
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/admm/admmtest"
+	"github.com/hinge-srl/hinge/cache"
+	"github.com/hinge-srl/hinge/hlmrf"
+)
+
+// tight are options that converge far past the oracles' comparisons.
+func tight() Options {
+	o := DefaultOptions()
+	o.GapTol, o.ConstraintTol, o.MaxEpochs = 1e-6, 1e-7, 20000
+	return o
+}
+
+func solve(t *testing.T, src Source, o Options) *Result {
+	t.Helper()
+	r, err := Solve(context.Background(), src, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// checkResult checks a converged result against the optimum: the lower
+// bound is valid (at most the optimum), the objective within rel of it, the
+// values in the box and the reported objective the problem's at them.
+func checkResult(t *testing.T, name string, p *hlmrf.Problem, r *Result, optimum, rel float64) {
+	t.Helper()
+	scale := max(1, math.Abs(optimum))
+	if r.Status != admm.Converged {
+		t.Errorf("%s: %v after %d epochs (gap %.3g, violation %.3g)", name, r.Status, r.Epochs, (r.Objective-r.LowerBound)/scale, r.MaxViolation)
+	}
+	if r.LowerBound > optimum+1e-7*scale {
+		t.Errorf("%s: lower bound %.10g above the optimum %.10g", name, r.LowerBound, optimum)
+	}
+	if math.Abs(r.Objective-optimum) > rel*scale {
+		t.Errorf("%s: objective %.10g, optimum %.10g", name, r.Objective, optimum)
+	}
+	for i, v := range r.Values {
+		if !(v >= 0 && v <= 1) {
+			t.Fatalf("%s: value %d is %v", name, i, v)
+		}
+	}
+	if got := p.Objective(r.Values); math.Abs(got-r.Objective) > 1e-9*scale {
+		t.Errorf("%s: reported objective %.12g, problem's at the values %.12g", name, r.Objective, got)
+	}
+	if v := p.Violations(r.Values, 0); math.Abs(v.Max-r.MaxViolation) > 1e-12 {
+		t.Errorf("%s: reported violation %g, problem's %g", name, r.MaxViolation, v.Max)
+	}
+}
+
+// TestAgainstLP: random problems with linear and squared hinges, zero
+// weights and hard constraints (<= and =), against gonum's simplex method.
+func TestAgainstLP(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		cfg := admmtest.Config{Vars: 25, Potentials: 60, MinArity: 1, MaxArity: 4, Power: uint8(seed % 3),
+			Constraints: int(seed % 4 * 3), EqualFraction: 0.3, ZeroWeights: 0.1, Seed: seed}
+		if cfg.Power != 1 {
+			cfg.Potentials = 25 // the oracle's cutting planes are slow on many squared hinges
+		}
+		p := admmtest.Random(cfg)
+		want := admmtest.LPOptimum(t, p, 1e-9)
+		for _, bs := range []int{0, 7} {
+			r := solve(t, FromProblem(p, bs), tight())
+			checkResult(t, fmt.Sprintf("seed %d, blocks of %d", seed, bs), p, r, want, 1e-5)
+		}
+	}
+}
+
+// TestAgainstCLP: larger linear problems against COIN-OR CLP, where it is
+// installed (.ci/run installs it).
+func TestAgainstCLP(t *testing.T) {
+	if admmtest.FindCLP() == "" {
+		t.Skip("COIN-OR CLP (clp) is not installed: apt-get install coinor-clp")
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := admmtest.Random(admmtest.Config{Vars: 400, Potentials: 2000, MinArity: 2, MaxArity: 4, Power: 1,
+			Constraints: 40 * int(seed%2), EqualFraction: 0.2, Window: 50, Far: 0.05, Seed: seed})
+		want := admmtest.CLPOptimum(t, p)
+		r := solve(t, FromProblem(p, 500), tight())
+		checkResult(t, fmt.Sprintf("seed %d", seed), p, r, want, 1e-5)
+	}
+}
+
+// TestMatchesADMM: at the default tolerances the answer's objective is
+// within 1e-3 (relative) of ADMM's, on clause-shaped problems.
+func TestMatchesADMM(t *testing.T) {
+	for _, power := range []uint8{1, 2} {
+		p := admmtest.Clauses(20000, 4000, 3, power, uint64(power))
+		ar, err := admm.Solve(context.Background(), p, admm.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := solve(t, FromProblem(p, 4096), DefaultOptions())
+		if r.Status != admm.Converged {
+			t.Errorf("power %d: %v after %d epochs", power, r.Status, r.Epochs)
+		}
+		if d := math.Abs(r.Objective-ar.Objective) / max(1, ar.Objective); d > 1e-3 {
+			t.Errorf("power %d: objective %.8g, ADMM's %.8g (relative difference %.2g)", power, r.Objective, ar.Objective, d)
+		}
+		// Each solver's bound holds for the other's point.
+		if r.LowerBound > ar.Objective+1e-9 || ar.LowerBound > r.Objective+1e-9 {
+			t.Errorf("power %d: bounds cross: dcd [%.8g, %.8g], admm [%.8g, %.8g]", power, r.LowerBound, r.Objective, ar.LowerBound, ar.Objective)
+		}
+	}
+}
+
+// TestSources: the cache file, memory blocks of any size and duals kept in
+// a file give bit-identical answers (the sweep order is the terms' order),
+// and the dual file is removed afterwards.
+func TestSources(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 300, Potentials: 5000, MinArity: 1, MaxArity: 5,
+		Constraints: 100, EqualFraction: 0.2, Seed: 9})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.cache")
+	if _, err := cache.WriteProblem(path, p); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := cache.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Close()
+	o := DefaultOptions()
+	o.MaxEpochs = 60
+	want := solve(t, FromProblem(p, 0), o)
+	withFile := o
+	withFile.DualFile = filepath.Join(dir, "duals")
+	for name, r := range map[string]*Result{
+		"blocks of 333": solve(t, FromProblem(p, 333), o),
+		"cache":         solve(t, cr, o),
+		"cache, file":   solve(t, cr, withFile),
+	} {
+		if !slices.Equal(r.Values, want.Values) || r.Objective != want.Objective || r.LowerBound != want.LowerBound || r.Epochs != want.Epochs {
+			t.Errorf("%s: differs from one block in memory (objective %.12g vs %.12g)", name, r.Objective, want.Objective)
+		}
+	}
+	if _, err := os.Stat(withFile.DualFile); !os.IsNotExist(err) {
+		t.Errorf("dual file left behind: %v", err)
+	}
+}
+
+// TestShuffle: a shuffled solve depends only on its seed, and converges too.
+func TestShuffle(t *testing.T) {
+	p := admmtest.Clauses(5000, 1000, 3, 0, 4)
+	o := DefaultOptions()
+	o.Shuffle, o.Seed = true, 7
+	a := solve(t, FromProblem(p, 100), o)
+	b := solve(t, FromProblem(p, 100), o)
+	if !slices.Equal(a.Values, b.Values) {
+		t.Error("two shuffled solves with one seed differ")
+	}
+	o.Seed = 8
+	c := solve(t, FromProblem(p, 100), o)
+	if slices.Equal(a.Values, c.Values) {
+		t.Error("seeds 7 and 8 gave identical values: is the order shuffled?")
+	}
+	for _, r := range []*Result{a, c} {
+		if r.Status != admm.Converged || math.Abs(r.Objective-c.Objective) > 2e-3*max(1, c.Objective) {
+			t.Errorf("%v, objective %.8g (other seed %.8g)", r.Status, r.Objective, c.Objective)
+		}
+	}
+}
+
+// TestCancel: a cancelled solve returns the evaluated point at once.
+func TestCancel(t *testing.T) {
+	p := admmtest.Clauses(2000, 500, 3, 1, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Solve(ctx, FromProblem(p, 0), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != admm.Cancelled || len(r.Trajectory) != 1 || r.Objective != p.Objective(r.Values) {
+		t.Errorf("status %v, %d checks, objective %g vs %g", r.Status, len(r.Trajectory), r.Objective, p.Objective(r.Values))
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	for _, bad := range []func(*Options){
+		func(o *Options) { o.Tau = 0 },
+		func(o *Options) { o.Tau = math.Inf(1) },
+		func(o *Options) { o.MaxEpochs = 0 },
+		func(o *Options) { o.CheckEvery = -1 },
+		func(o *Options) { o.GapTol = math.NaN() },
+		func(o *Options) { o.ConstraintTol = -1 },
+	} {
+		o := DefaultOptions()
+		bad(&o)
+		if _, err := Solve(context.Background(), FromProblem(&hlmrf.Problem{NumVars: 1}, 0), o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
