@@ -181,16 +181,16 @@ func Solve(ctx context.Context, src Source, opt Options) (*Result, error) {
 }
 
 type solver struct {
-	src   Source
-	opt   Options
-	duals dualStore
-	tau   []float64 // per-variable proximal step: Options.Tau / degree
-	z     []float64 // proximal centre
-	g     []float64 // sum of alpha_j * a_j
-	y     []float64 // clip(z - tau*g)
-	start time.Time
-	order []int
-	rng   uint64
+	src     Source
+	opt     Options
+	duals   dualStore
+	tau     []float64 // per-variable proximal step: Options.Tau / degree
+	z       []float64 // proximal centre
+	g       []float64 // sum of alpha_j * a_j
+	y       []float64 // clip(z - tau*g)
+	start   time.Time
+	order   []int
+	rng     uint64
 	tauNow  float64 // the current Options.Tau, as adapt changed it
 	changes int     // how often adapt changed it
 }

@@ -42,10 +42,10 @@ func FromProblem(p *hlmrf.Problem, blockSize int) Source {
 	return s
 }
 
-func (s *memSource) NumVars() int          { return s.p.NumVars }
-func (s *memSource) NumBlocks() int        { return len(s.blocks) }
-func (s *memSource) PotStart(b int) int64  { return s.pot[b] }
-func (s *memSource) ConStart(b int) int64  { return s.con[b] }
+func (s *memSource) NumVars() int         { return s.p.NumVars }
+func (s *memSource) NumBlocks() int       { return len(s.blocks) }
+func (s *memSource) PotStart(b int) int64 { return s.pot[b] }
+func (s *memSource) ConStart(b int) int64 { return s.con[b] }
 func (s *memSource) Block(b int, _ *hlmrf.Problem) (*hlmrf.Problem, error) {
 	return s.blocks[b], nil
 }
