@@ -24,7 +24,8 @@
 // used once the table holds maxTemplates entries. The constant is one byte
 // b < 255 standing for the integer b-127, or 255 and an f64. Each term is
 // uvarint(zigzag(v - prev)<<2 | c), where prev is the previous variable of
-// the block (0 at its start) and c is 0 for a coefficient of +1, 1 for -1
+// the block's potentials, or of its constraints (0 at the start of each),
+// and c is 0 for a coefficient of +1, 1 for -1
 // and 2 when an f64 coefficient follows.
 //
 // Files are written to a temporary name and renamed when complete, and
@@ -78,8 +79,8 @@ type Writer struct {
 	tmpl    []template
 	tmplIdx map[template]int
 
-	buf      []byte // the open block's payload
-	prev     int32  // previous variable in the open block
+	buf      [2][]byte // the open block's payload: potentials, constraints
+	prev     [2]int32  // previous variable of each part
 	npot     uint32 // potentials in the open block
 	ncon     uint32
 	blocks   []uint64
@@ -117,7 +118,7 @@ func (cw *Writer) Add(p *hlmrf.Problem) error {
 	}
 	for i := range p.Weight {
 		vs, cs := p.Terms(i)
-		if err := cw.addTerm(template{kindPotential, p.Power[i], p.Weight[i], p.Group[i]}, p.Const[i], vs, cs); err != nil {
+		if err := cw.addTerm(0, template{kindPotential, p.Power[i], p.Weight[i], p.Group[i]}, p.Const[i], vs, cs); err != nil {
 			return err
 		}
 		cw.npot++
@@ -129,7 +130,7 @@ func (cw *Writer) Add(p *hlmrf.Problem) error {
 		if p.CKind[j] == hlmrf.Equal {
 			k = kindEqual
 		}
-		if err := cw.addTerm(template{kind: k, group: p.CGroup[j]}, p.CConst[j], vs, cs); err != nil {
+		if err := cw.addTerm(1, template{kind: k, group: p.CGroup[j]}, p.CConst[j], vs, cs); err != nil {
 			return err
 		}
 		cw.ncon++
@@ -138,13 +139,14 @@ func (cw *Writer) Add(p *hlmrf.Problem) error {
 	return nil
 }
 
-func (cw *Writer) addTerm(t template, c float64, vs []int32, cs []float64) error {
-	if len(cw.buf) >= blockBytes {
+// addTerm encodes a potential (part 0) or a constraint (part 1).
+func (cw *Writer) addTerm(part int, t template, c float64, vs []int32, cs []float64) error {
+	if len(cw.buf[0])+len(cw.buf[1]) >= blockBytes {
 		if err := cw.flush(); err != nil {
 			return err
 		}
 	}
-	b := cw.buf
+	b := cw.buf[part]
 	idx, ok := cw.tmplIdx[t]
 	if !ok && len(cw.tmpl) < maxTemplates {
 		idx, ok = len(cw.tmpl), true
@@ -169,8 +171,8 @@ func (cw *Writer) addTerm(t template, c float64, vs []int32, cs []float64) error
 		if v < 0 || int(v) >= cw.numVars {
 			return fmt.Errorf("cache: variable %d out of range [0, %d)", v, cw.numVars)
 		}
-		d := int64(v) - int64(cw.prev)
-		cw.prev = v
+		d := int64(v) - int64(cw.prev[part])
+		cw.prev[part] = v
 		code := uint64(2)
 		switch cs[k] {
 		case 1:
@@ -183,7 +185,7 @@ func (cw *Writer) addTerm(t template, c float64, vs []int32, cs []float64) error
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(cs[k]))
 		}
 	}
-	cw.buf = b
+	cw.buf[part] = b
 	return nil
 }
 
@@ -192,22 +194,22 @@ func (cw *Writer) flush() error {
 	if cw.npot == 0 && cw.ncon == 0 {
 		return nil
 	}
-	if len(cw.buf) > math.MaxUint32 {
+	n := len(cw.buf[0]) + len(cw.buf[1])
+	if n > math.MaxUint32 {
 		return errors.New("cache: block too large")
 	}
 	cw.blocks = append(cw.blocks, cw.off)
 	var h [blockHeader]byte
 	binary.LittleEndian.PutUint32(h[0:], cw.npot)
 	binary.LittleEndian.PutUint32(h[4:], cw.ncon)
-	binary.LittleEndian.PutUint32(h[8:], uint32(len(cw.buf)))
-	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(cw.buf, crcTable))
-	if err := cw.write(h[:]); err != nil {
-		return err
+	binary.LittleEndian.PutUint32(h[8:], uint32(n))
+	binary.LittleEndian.PutUint32(h[12:], crc32.Update(crc32.Checksum(cw.buf[0], crcTable), crcTable, cw.buf[1]))
+	for _, b := range [][]byte{h[:], cw.buf[0], cw.buf[1]} {
+		if err := cw.write(b); err != nil {
+			return err
+		}
 	}
-	if err := cw.write(cw.buf); err != nil {
-		return err
-	}
-	cw.buf, cw.prev, cw.npot, cw.ncon = cw.buf[:0], 0, 0, 0
+	cw.buf[0], cw.buf[1], cw.prev, cw.npot, cw.ncon = cw.buf[0][:0], cw.buf[1][:0], [2]int32{}, 0, 0
 	return nil
 }
 
@@ -251,7 +253,7 @@ type Stats struct {
 
 // Stats reports the sizes so far (Bytes counts the footer after Finish).
 func (cw *Writer) Stats() Stats {
-	return Stats{Potentials: int64(cw.pots), Constraints: int64(cw.cons), Blocks: len(cw.blocks), Bytes: int64(cw.off) + int64(len(cw.buf))}
+	return Stats{Potentials: int64(cw.pots), Constraints: int64(cw.cons), Blocks: len(cw.blocks), Bytes: int64(cw.off) + int64(len(cw.buf[0])+len(cw.buf[1]))}
 }
 
 // Write creates the cache file path atomically: fill adds the problem's

@@ -242,3 +242,43 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestPieces: pieces that each hold potentials and constraints (as a
+// grounder's rules hand them over) read back as their concatenation, the
+// potentials in order and the constraints in order.
+func TestPieces(t *testing.T) {
+	all := &hlmrf.Problem{NumVars: 50, Start: []int32{0}, CStart: []int32{0}}
+	var pieces []*hlmrf.Problem
+	for seed := range uint64(40) {
+		p := admmtest.Random(admmtest.Config{Vars: 50, Potentials: int(seed % 3 * 3000), MinArity: 1, MaxArity: 4,
+			Constraints: int(seed % 2 * 3000), EqualFraction: 0.5, Seed: seed})
+		pieces = append(pieces, p)
+		all.Append(p, false)
+	}
+	path := filepath.Join(t.TempDir(), "p.cache")
+	if _, err := Write(path, 50, func(w *Writer) error {
+		for _, p := range pieces {
+			if err := w.Add(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := equalProblems(got, all); d != "" {
+		t.Fatalf("read back differs in %s", d)
+	}
+	if r.NumBlocks() < 3 {
+		t.Errorf("%d blocks: too few to mix pieces across blocks", r.NumBlocks())
+	}
+}

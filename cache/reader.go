@@ -241,6 +241,9 @@ func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
 	p.Start = append(p.Start, 0)
 	p.CStart = append(p.CStart, 0)
 	for i := range np + nc {
+		if i == np {
+			prev = 0 // the constraints' variables are coded apart
+		}
 		ti, err := uv()
 		if err != nil {
 			return err

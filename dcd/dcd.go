@@ -81,7 +81,8 @@ type Options struct {
 	// GapTol is the relative duality gap at which the solve stops.
 	GapTol float64
 	// ConstraintTol is the largest hard-constraint violation a converged
-	// answer may have.
+	// answer may have, times max(1, ||a||) for a constraint with
+	// coefficients a (as admm.Options.ConstraintTol).
 	ConstraintTol float64
 	// Shuffle visits the blocks in a random order each epoch (Seed).
 	Shuffle bool
@@ -137,8 +138,9 @@ type Result struct {
 	Objective    float64
 	LowerBound   float64
 	MaxViolation float64
-	Violated     int     // constraints violated by more than ConstraintTol
+	Violated     int     // constraints violated by more than ConstraintTol (scaled)
 	Worst        int64   // the most violated constraint, -1 if none
+	WorstGroup   int32   // the Group of the most violated constraint
 	Trajectory   []Check // every check, in order
 	Tau          float64 // the step at the end (Options.Tau as the solve adapted it)
 }
@@ -224,11 +226,11 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			s.opt.Progress(c)
 		}
 		res.Objective, res.LowerBound, res.MaxViolation = c.Objective, c.LowerBound, c.MaxViolation
-		res.Violated, res.Worst = ev.violated, ev.worst
+		res.Violated, res.Worst, res.WorstGroup = ev.violated, ev.worst, ev.group
 		switch {
 		case math.IsNaN(c.Objective) || math.IsInf(c.Objective, 0) || math.IsNaN(c.LowerBound):
 			res.Status = admm.NumericalFailure
-		case c.RelativeGap() <= s.opt.GapTol && c.MaxViolation <= s.opt.ConstraintTol:
+		case c.RelativeGap() <= s.opt.GapTol && ev.violated == 0:
 			res.Status = admm.Converged
 		case last:
 			res.Status = admm.IterationLimit
@@ -246,7 +248,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		}
 		res.Trajectory = append(res.Trajectory, c)
 		res.Objective, res.LowerBound, res.MaxViolation = c.Objective, c.LowerBound, c.MaxViolation
-		res.Violated, res.Worst = ev.violated, ev.worst
+		res.Violated, res.Worst, res.WorstGroup = ev.violated, ev.worst, ev.group
 	}
 	res.Values = s.y
 	res.Tau = s.tauNow
@@ -397,6 +399,7 @@ func potRange(w float64, power uint8) (lo, hi, q float64) {
 type evaluation struct {
 	violated int
 	worst    int64
+	group    int32
 }
 
 // check evaluates F(y), the violations at y and D(alpha) in one pass,
@@ -430,19 +433,21 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 			vs, cs := p.CTerms(j)
 			t := -p.CConst[j]
 			a := float64(ca[j])
+			nrm := 0.0
 			for k, v := range vs {
 				t += cs[k] * y[v]
 				g[v] += cs[k] * a
+				nrm += cs[k] * cs[k]
 			}
 			dual -= a * p.CConst[j]
 			if p.CKind[j] == hlmrf.Equal {
 				t = math.Abs(t)
 			}
-			if t > s.opt.ConstraintTol {
+			if t > s.opt.ConstraintTol*max(1, math.Sqrt(nrm)) {
 				ev.violated++
 			}
 			if t > maxViol {
-				maxViol, ev.worst = t, c0+int64(j)
+				maxViol, ev.worst, ev.group = t, c0+int64(j), p.CGroup[j]
 			}
 		}
 	})

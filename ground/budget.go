@@ -49,6 +49,20 @@ type Estimate struct {
 	// variable: a cross product of 20,000 x 20,000", or the factors of the
 	// join.
 	Cause string
+	// CrossProduct says that Cause is a cross product: atoms that share no
+	// variable, nearly always a mistake in the rule.
+	CrossProduct bool
+}
+
+// crossProduct reports whether describe(fs) words a cross product.
+func crossProduct(fs []factor) bool {
+	n := 0
+	for _, f := range fs {
+		if f.scan {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // maxEmittedAtoms bounds the clauses whose Emitted is worked out (the work
@@ -58,15 +72,15 @@ const maxEmittedAtoms = 32
 // emitted returns the expected number of kept groundings of the clause
 // (see Estimate.Emitted), at most enumerated, and what multiplies up in the
 // largest term; the cause is "" when the result is enumerated itself.
-func (p *clausePlan) emitted(enumerated float64) (float64, string) {
+func (p *clausePlan) emitted(enumerated float64) (float64, string, bool) {
 	if len(p.atoms) > maxEmittedAtoms {
-		return enumerated, ""
+		return enumerated, "", false
 	}
 	var binding []int
 	for _, st := range p.steps {
 		binding = append(binding, int(st.atom))
 	}
-	total, biggest, cause := 0.0, -1.0, ""
+	total, biggest, cause, cross := 0.0, -1.0, "", false
 	bound := make([]bool, p.nslots)
 	for si := range p.atoms {
 		s := &p.atoms[si]
@@ -115,16 +129,16 @@ func (p *clausePlan) emitted(enumerated float64) (float64, string) {
 		}
 		total += n
 		if n > biggest {
-			biggest, cause = n, describe(fs, "unknown atoms of")
+			biggest, cause, cross = n, describe(fs, "unknown atoms of"), crossProduct(fs)
 		}
 	}
 	if total >= enumerated {
-		return enumerated, ""
+		return enumerated, "", false
 	}
 	if cause == "" {
 		cause = "no atom of it is a target"
 	}
-	return total, cause
+	return total, cause, cross
 }
 
 // MemoryError reports a rule whose groundings would not fit in the memory
@@ -135,6 +149,8 @@ type MemoryError struct {
 	Groundings float64 // the estimate, or the count reached when Counted
 	Counted    bool    // grounding had started and reached Groundings
 	Cause      string  // what multiplies up (may be empty when Counted)
+	// CrossProduct says that Cause is a cross product (Estimate.CrossProduct).
+	CrossProduct bool
 	Limit      int64   // the memory limit in bytes
 }
 
@@ -302,7 +318,7 @@ func (p *joinPlan) estimate() Estimate {
 			fs = append(fs, factor{name(st), f, st.mode == modeScan})
 		}
 	}
-	return Estimate{Groundings: n, Emitted: n, Cause: describe(fs, "rows of")}
+	return Estimate{Groundings: n, Emitted: n, Cause: describe(fs, "rows of"), CrossProduct: crossProduct(fs)}
 }
 
 // factor is one atom's part in an estimate: the rows of the first atom, or

@@ -167,6 +167,9 @@ func TestMemoryLimit(t *testing.T) {
 			if me.Counted != c.counted || !strings.Contains(msg, c.cause) {
 				t.Errorf("counted %v, message %q; want counted %v and %q", me.Counted, msg, c.counted, c.cause)
 			}
+			if cross := strings.Contains(c.cause, "share no variable"); me.CrossProduct != cross {
+				t.Errorf("CrossProduct %v, want %v", me.CrossProduct, cross)
+			}
 		})
 	}
 }

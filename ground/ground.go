@@ -132,7 +132,51 @@ type Options struct {
 	// MemoryLimit is not checked for the joins a Joiner runs. An error of
 	// the Joiner is returned as a *JoinError.
 	Joiner Joiner
+	// Sink, when set, receives the ground potentials and constraints as
+	// they are grounded, in the order the Result's Problem would hold them
+	// (for example a cache.Writer writing them to disk), and the Result's
+	// Problem stays empty; the problem never has to be in memory whole.
+	// MemoryLimit then refuses no rule by its estimate, and bounds only the
+	// groundings held before they pass to the Sink (the pieces of a rule
+	// are handed over in order, so a piece finished early waits for the
+	// ones before it).
+	Sink Sink
 }
+
+// Sink takes a ground problem in pieces: each Add appends the piece's
+// potentials and then its constraints (variables are the grounder's
+// columns). The piece is reused after Add returns.
+type Sink interface {
+	Add(piece *hlmrf.Problem) error
+}
+
+// sinkFlush is the size (potentials plus constraints) at which grounding
+// into a Sink hands a piece over.
+const sinkFlush = 1 << 16
+
+// countingSink counts what passes into a Sink.
+type countingSink struct {
+	Sink
+	pots, cons int
+}
+
+func (c *countingSink) Add(p *hlmrf.Problem) error {
+	if p.NumPotentials() == 0 && p.NumConstraints() == 0 {
+		return nil
+	}
+	if err := c.Sink.Add(p); err != nil {
+		return &SinkError{Err: err}
+	}
+	c.pots += p.NumPotentials()
+	c.cons += p.NumConstraints()
+	return nil
+}
+
+// SinkError is an error of Options.Sink (writing a cache file, say).
+type SinkError struct{ Err error }
+
+func (e *SinkError) Error() string { return e.Err.Error() }
+func (e *SinkError) Unwrap() error { return e.Err }
 
 // AtomRef names an atom of the store: a row of a predicate's table.
 type AtomRef struct {
@@ -194,6 +238,7 @@ type Grounder struct {
 	limit   int64
 	onEst   func(*model.Rule, Estimate)
 	joiner  Joiner
+	sink    *countingSink // Options.Sink, or nil
 
 	tables  []*store.Table // by predicate index
 	varOf   [][]int32      // by predicate index: row -> variable column or -1
@@ -211,6 +256,9 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 		return nil, errors.New("ground: the store was built for a different model")
 	}
 	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate, joiner: opt.Joiner}
+	if opt.Sink != nil {
+		g.sink = &countingSink{Sink: opt.Sink}
+	}
 	if g.limit == 0 {
 		// Callers that do not pass a limit (structure learning, Markov logic
 		// learning, library users) get the process's: the hinge command sets
@@ -325,8 +373,8 @@ func (g *Grounder) checkEstimate(r *model.Rule, est Estimate, bytes float64, bud
 	if g.onEst != nil {
 		g.onEst(r, est)
 	}
-	if bud != nil && bytes > float64(bud.max) {
-		return &MemoryError{Rule: r, Groundings: est.Emitted, Cause: est.Cause, Limit: g.limit}
+	if bud != nil && bytes > float64(bud.max) && g.sink == nil {
+		return &MemoryError{Rule: r, Groundings: est.Emitted, Cause: est.Cause, CrossProduct: est.CrossProduct, Limit: g.limit}
 	}
 	return nil
 }
@@ -386,7 +434,11 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 		return st, err
 	}
 	start := time.Now()
-	p0, c0 := dst.NumPotentials(), dst.NumConstraints()
+	if g.sink != nil {
+		// dst only passes pieces on: every rule starts from an empty one.
+		dst = g.newProblem()
+	}
+	p0, c0 := g.counts(dst)
 	var viol int
 	var err error
 	if g.joiner != nil && r.Logical != nil {
@@ -394,14 +446,26 @@ func (g *Grounder) groundInto(r *model.Rule, dst *hlmrf.Problem) (RuleStats, err
 	} else {
 		viol, err = g.groundJobs(r, dst)
 	}
+	if err == nil && g.sink != nil {
+		err = g.sink.Add(dst)
+	}
 	if err != nil {
 		return st, err
 	}
-	st.Potentials = dst.NumPotentials() - p0
-	st.Constraints = dst.NumConstraints() - c0
+	p1, c1 := g.counts(dst)
+	st.Potentials, st.Constraints = p1-p0, c1-c0
 	st.ConstantViolated = viol
 	st.Seconds = time.Since(start).Seconds()
 	return st, nil
+}
+
+// counts is the number of potentials and constraints grounded so far into
+// dst, or into the sink.
+func (g *Grounder) counts(dst *hlmrf.Problem) (int, int) {
+	if g.sink != nil {
+		return g.sink.pots, g.sink.cons
+	}
+	return dst.NumPotentials(), dst.NumConstraints()
 }
 
 // groundJobs grounds r into dst by planned jobs (the in-memory joins; an
@@ -426,15 +490,15 @@ func (g *Grounder) groundJobs(r *model.Rule, dst *hlmrf.Problem) (int, error) {
 			jobs = append(jobs, cp)
 			e := cp.estimate()
 			if bud != nil && e.Groundings*float64(groundCost(len(cp.atoms))) > float64(bud.max) {
-				if kept, cause := cp.emitted(e.Groundings); cause != "" {
-					e.Emitted, e.Cause = kept, cause
+				if kept, cause, cross := cp.emitted(e.Groundings); cause != "" {
+					e.Emitted, e.Cause, e.CrossProduct = kept, cause, cross
 				}
 			}
 			est.Groundings += e.Groundings
 			est.Emitted += e.Emitted
 			bytes += e.Emitted * float64(groundCost(len(cp.atoms)))
 			if e.Emitted > biggest || est.Cause == "" {
-				biggest, est.Cause = e.Emitted, e.Cause
+				biggest, est.Cause, est.CrossProduct = e.Emitted, e.Cause, e.CrossProduct
 			}
 		}
 		if err := g.checkEstimate(r, est, bytes, bud); err != nil {
@@ -449,7 +513,7 @@ func (g *Grounder) groundJobs(r *model.Rule, dst *hlmrf.Problem) (int, error) {
 			jobs = append(jobs, ap)
 		}
 	}
-	viol, err := g.run(r.Index, jobs, dst)
+	viol, err := g.run(r.Index, jobs, dst, bud)
 	if err != nil {
 		return 0, ruleError(r, g.spent(r, bud, err))
 	}

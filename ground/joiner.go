@@ -174,10 +174,11 @@ func (g *Grounder) groundJoined(r *model.Rule, dst *hlmrf.Problem) (int, error) 
 		p, _, _ := g.compileClause(r, c)
 		if !p.never {
 			w := newJoinWorker(&p.joinPlan)
-			w.cp, w.out = p, dst
+			w.cp, w.out, w.sink = p, dst, g.sink
 			if err := g.joiner.JoinClause(p.query(r), w.emitRows); err != nil {
 				var bad *badRows
-				if !errors.As(err, &bad) {
+				var se *SinkError
+				if !errors.As(err, &bad) && !errors.As(err, &se) {
 					err = &JoinError{Err: err}
 				}
 				return 0, ruleError(r, err)
@@ -247,6 +248,12 @@ func (w *joinWorker) emitRows(rows []int32) error {
 		}
 	}
 	w.emitClause()
+	if w.sink != nil && w.out.NumPotentials()+w.out.NumConstraints() >= sinkFlush {
+		if err := w.sink.Add(w.out); err != nil {
+			return err
+		}
+		w.out.Reset()
+	}
 	return nil
 }
 

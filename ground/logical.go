@@ -147,6 +147,7 @@ type joinWorker struct {
 	vars   []int32
 	coefs  []float64
 	out    *hlmrf.Problem
+	sink   *countingSink // with a Joiner and a sink: out is handed over every sinkFlush terms
 	viol   int
 	emit   func()
 

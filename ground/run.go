@@ -41,7 +41,18 @@ func chunkBounds(c, nc, n int) (int, int) {
 // constant-violated constraints. With one chunk the worker writes straight
 // into dst; otherwise each chunk goes into a fragment and the fragments are
 // appended in chunk order, so dst is the same for any number of threads.
-func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
+// With a sink, what passes to it is given back to bud (the rule's budget,
+// which the workers spend; nil when there is no limit).
+func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem, bud *budget) (int, error) {
+	toSink := func(p *hlmrf.Problem) error {
+		if err := g.sink.Add(p); err != nil {
+			return err
+		}
+		if bud != nil {
+			bud.used.Add(-(int64(p.NumPotentials()+p.NumConstraints())*bytesPerGround + int64(len(p.Var)+len(p.CVar))*bytesPerTerm))
+		}
+		return nil
+	}
 	counts := make([]int, len(jobs))
 	total := 0
 	for i, j := range jobs {
@@ -73,6 +84,12 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 			if err := w.ground(0, n, dst); err != nil {
 				return 0, err
 			}
+			if g.sink != nil {
+				if err := toSink(dst); err != nil {
+					return 0, err
+				}
+				dst.Reset()
+			}
 			report()
 			viol += w.violated()
 			continue
@@ -83,6 +100,23 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 		// arrays again and again).
 		frags := make([]*hlmrf.Problem, nc)
 		errs := make([]error, nc)
+		// With a sink, finished fragments pass to it in chunk order as soon
+		// as every earlier one has (under flushMu), so that only the
+		// fragments finished out of order are held.
+		var flushMu sync.Mutex
+		flushed := 0
+		flush := func() error {
+			flushMu.Lock()
+			defer flushMu.Unlock()
+			for flushed < nc && frags[flushed] != nil {
+				if err := toSink(frags[flushed]); err != nil {
+					return err
+				}
+				frags[flushed] = nil
+				flushed++
+			}
+			return nil
+		}
 		var next atomic.Int64
 		var stop atomic.Bool
 		var wg sync.WaitGroup
@@ -104,7 +138,18 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 						stop.Store(true)
 						return
 					}
-					frags[c] = scratch.Clone()
+					if g.sink != nil {
+						flushMu.Lock()
+						frags[c] = scratch.Clone()
+						flushMu.Unlock()
+						if err := flush(); err != nil {
+							errs[c] = err
+							stop.Store(true)
+							return
+						}
+					} else {
+						frags[c] = scratch.Clone()
+					}
 					report()
 				}
 			})
@@ -121,7 +166,9 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem) (int, error) {
 		for _, w := range workers {
 			viol += w.violated()
 		}
-		appendAll(dst, frags)
+		if g.sink == nil {
+			appendAll(dst, frags)
+		}
 	}
 	return viol, nil
 }

@@ -27,13 +27,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,7 +41,6 @@ import (
 	"github.com/hinge-srl/hinge/ground/groundtest"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/measure"
-	"github.com/hinge-srl/hinge/store"
 )
 
 var namedSizes = map[string]int{"10k": 130, "100k": 1300, "1M": 13000}
@@ -110,44 +107,7 @@ func writePSL(dir, size string, degree int, observed float64, seed uint64) error
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	files := map[string]func(w io.Writer) error{
-		"transitivity.psl": func(w io.Writer) error { _, err := fmt.Fprintln(w, m.Rules[0].Text); return err },
-		"transitivity.data": func(w io.Writer) error {
-			_, err := fmt.Fprint(w, "predicates:\n  Knows/2: open\nobservations:\n  Knows: knows_obs.txt\ntargets:\n  Knows: knows_targets.txt\n")
-			return err
-		},
-	}
-	t := s.Table(m.Predicate("Knows"))
-	for _, kind := range []store.Kind{store.Observed, store.Target} {
-		name := "knows_obs.txt"
-		if kind == store.Target {
-			name = "knows_targets.txt"
-		}
-		files[name] = func(w io.Writer) error {
-			bw := bufio.NewWriter(w)
-			for r := range t.Len() {
-				if t.Kind(r) != kind {
-					continue
-				}
-				args := s.Names(t.Args(r))
-				if kind == store.Observed {
-					fmt.Fprintf(bw, "%s\t%s\t%v\n", args[0], args[1], t.Value(r))
-				} else {
-					fmt.Fprintf(bw, "%s\t%s\n", args[0], args[1])
-				}
-			}
-			return bw.Flush()
-		}
-	}
-	for name, write := range files {
-		if err := atomicfile.Write(filepath.Join(dir, name), write); err != nil {
-			return err
-		}
-	}
-	return nil
+	return groundtest.WritePSL(dir, m, s)
 }
 
 func run(sizes, threads string, runs, degree int, observed float64, seed uint64, jsonOut, cpuprofile string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ type inferOptions struct {
 	seed        uint64
 	printValues bool
 	outputTable string // --output-table: write the values to this table of --db-schema
+	streaming   streamOptions
 }
 
 // inferReport is the --report JSON of hinge infer: the grounding fields of
@@ -45,6 +47,7 @@ type inferReport struct {
 	solverReport
 	Lifted     *problemSizes                 `json:"lifted,omitempty"`
 	Discrete   *maxsat.Report                `json:"discrete,omitempty"`
+	Streaming  *streamReport                 `json:"streaming,omitempty"`
 	Evaluation map[string]map[string]float64 `json:"evaluation"`
 	Outputs    []string                      `json:"outputs,omitempty"`
 	Seconds    inferSeconds                  `json:"seconds"`
@@ -107,7 +110,8 @@ is 1.`,
 	f.BoolVar(&o.lifted, "lifted", false, "lifted inference: solve the problem reduced by its symmetries, then map back")
 	f.BoolVar(&o.discrete, "discrete", false, "0/1 MAP by LP relaxation and derandomised rounding, with a certified bound (clause-shaped rules only)")
 	f.IntVar(&o.localSearch, "local-search", 0, "with --discrete: MaxWalkSAT flips after rounding")
-	f.Uint64Var(&o.seed, "seed", 1, "seed for every random choice (local search)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed for every random choice (local search, --shuffle)")
+	o.streaming.add(cmd)
 	return cmd
 }
 
@@ -121,6 +125,17 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	if o.lifted && o.discrete {
 		return badInput(errors.New("--lifted and --discrete cannot be combined"))
+	}
+	if o.streaming.on && (o.lifted || o.discrete) {
+		return badInput(errors.New("--streaming cannot be combined with --lifted or --discrete"))
+	}
+	if o.streaming.on || o.streaming.cacheDir != "" {
+		if o.streaming.epochs <= 0 {
+			return badInput(fmt.Errorf("--epochs %d: must be > 0", o.streaming.epochs))
+		}
+		if !(o.streaming.tau > 0) || math.IsInf(o.streaming.tau, 0) {
+			return badInput(fmt.Errorf("--tau %v: must be a finite number > 0", o.streaming.tau))
+		}
 	}
 	if o.localSearch < 0 {
 		return badInput(fmt.Errorf("--local-search %d: must be >= 0", o.localSearch))
@@ -147,20 +162,38 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if o.discrete && hasSquared(prog.Model) {
 		fmt.Fprintln(stderr, "hinge infer: note: --discrete treats squared rules (^2) as linear: on 0/1 values a clause's distance to satisfaction is 0 or 1, so squaring changes nothing")
 	}
-	g, groundSec, err := o.ground(prog, o.admm.Threads)
-	if err != nil {
-		return err
+	rep := inferReport{Method: "admm"}
+	var g *ground.Result
+	var groundSec float64
+	var values []float64
+	var sol *solveSummary
+	if !o.streaming.on {
+		g, groundSec, err = o.ground(prog, o.admm.Threads)
+		var me *ground.MemoryError
+		if errors.As(err, &me) && !me.Counted && !me.CrossProduct && !o.lifted && !o.discrete {
+			// What the estimate says does not fit in memory goes to disk
+			// (not a cross product: that is nearly always a mistake, and
+			// its message says so; --streaming grounds it all the same).
+			fmt.Fprintf(stderr, "hinge infer: note: %v; grounding to a disk cache and solving by streaming instead (--streaming)\n", err)
+			o.streaming.on = true
+		} else if err != nil {
+			return err
+		}
 	}
-	printGroundSummary(stdout, prog, g, groundSec)
-	p := g.Problem
-
-	rep := inferReport{problemSizes: sizesOf(p), Rules: ruleReports(g), Method: "admm"}
+	if o.streaming.on {
+		s, err := o.stream(ctx, prog, &rep, stdout)
+		if err != nil {
+			return err
+		}
+		g, groundSec, values, sol = s.g, s.groundSec, s.values, s.sum
+	} else {
+		printGroundSummary(stdout, prog, g, groundSec)
+		if values, sol, err = o.solve(ctx, g.Problem, prog.Model.Rules, &rep, stdout); err != nil {
+			return err
+		}
+	}
+	rep.problemSizes, rep.Rules = groundSizes(g), ruleReports(g)
 	rep.Seconds.Load, rep.Seconds.Ground = prog.Seconds, groundSec
-
-	values, sol, err := o.solve(ctx, p, prog.Model.Rules, &rep, stdout)
-	if err != nil {
-		return err
-	}
 
 	// Outputs first: they are written even when constraints are violated.
 	if o.output != "" {
@@ -215,15 +248,19 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	if sol != nil && sol.Violated > 0 {
 		rule := "?"
-		if w := sol.Worst; w >= 0 && int(p.CGroup[w]) < len(prog.Model.Rules) && p.CGroup[w] >= 0 {
-			r := prog.Model.Rules[p.CGroup[w]]
+		if w := sol.WorstRule; w >= 0 && w < len(prog.Model.Rules) {
+			r := prog.Model.Rules[w]
 			rule = fmt.Sprintf("%s %s", r.Pos, pipeline.RuleText(r))
 		}
-		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d iterations (%s); the worst is violated by %.6g, a ground constraint of rule %s",
-			sol.Violated, sol.Iterations, violationCause(sol.Status), sol.MaxViolation, rule))
+		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d %ss (%s); the worst is violated by %.6g, a ground constraint of rule %s",
+			sol.Violated, sol.Iterations, sol.unit(), violationCause(sol.Status), sol.MaxViolation, rule))
 	}
 	if sol != nil && sol.Status != admm.Converged {
-		fmt.Fprintf(stderr, "hinge: warning: ADMM %s; the values are the last iterate\n", stoppedText(sol.Status, sol.Iterations))
+		solver := "ADMM"
+		if o.streaming.on {
+			solver = "streaming DCD"
+		}
+		fmt.Fprintf(stderr, "hinge: warning: %s %s; the values are the last iterate\n", solver, stoppedAfter(sol.Status, sol.Iterations, sol.unit()))
 	}
 	return nil
 }
@@ -233,8 +270,24 @@ type solveSummary struct {
 	Status       admm.Status
 	Iterations   int
 	Violated     int
-	Worst        int
+	WorstRule    int // the rule of the most violated constraint, -1 if unknown
 	MaxViolation float64
+	Unit         string // what Iterations counts: "iteration" (when empty) or "epoch"
+}
+
+func (s *solveSummary) unit() string {
+	if s.Unit == "" {
+		return "iteration"
+	}
+	return s.Unit
+}
+
+// worstRule is the rule index of constraint w of p, or -1.
+func worstRule(p *hlmrf.Problem, w int) int {
+	if w < 0 || w >= len(p.CGroup) {
+		return -1
+	}
+	return int(p.CGroup[w])
 }
 
 // solve runs ADMM (optionally lifted) or the discrete MAX-SAT pipeline and
@@ -290,7 +343,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 		rep.MaxConstraintViolation, rep.ViolatedConstraints = v.Max, v.Violated
 		fmt.Fprintf(stdout, "discrete MAP: satisfied weight %.6g of %.6g, certified upper bound %.6g (ratio >= %.4f), %d hard clause(s) violated; %.3f s\n",
 			r.WeightSatisfied, r.WeightTotal, r.LPUpperBound, r.CertifiedRatio, r.HardViolated, rep.Seconds.Solve)
-		sum := &solveSummary{Status: admm.Converged, Iterations: r.ADMM.Iterations, Violated: v.Violated, Worst: v.Worst, MaxViolation: v.Max}
+		sum := &solveSummary{Status: admm.Converged, Iterations: r.ADMM.Iterations, Violated: v.Violated, WorstRule: worstRule(p, v.Worst), MaxViolation: v.Max}
 		return values, sum, nil
 	}
 
@@ -327,7 +380,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 	}
 	fmt.Fprintf(stdout, "ADMM: %d iterations, objective %.6g%s, primal residual %.3g, dual residual %.3g, max constraint violation %.3g, rho %.3g, %s; %.3f s\n",
 		res.Iterations, res.Objective, bound, res.PrimalResidual, res.DualResidual, res.MaxViolation, res.Rho, res.Status, rep.Seconds.Solve)
-	return res.Values, &solveSummary{Status: res.Status, Iterations: res.Iterations, Violated: res.Violated, Worst: res.Worst, MaxViolation: res.MaxViolation}, nil
+	return res.Values, &solveSummary{Status: res.Status, Iterations: res.Iterations, Violated: res.Violated, WorstRule: worstRule(p, res.Worst), MaxViolation: res.MaxViolation}, nil
 }
 
 // printValues prints PRED('a', 'b') = value for every variable, in

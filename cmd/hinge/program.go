@@ -93,6 +93,12 @@ func (f *programFlags) loadData() (*pipeline.Program, error) {
 // ground grounds the program on threads workers (0: all cores), with a
 // progress bar on a terminal.
 func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Result, float64, error) {
+	return f.groundTo(prog, threads, nil)
+}
+
+// groundTo is ground with the ground problem passed to sink as it is
+// grounded (ground.Options.Sink) when sink is not nil.
+func (f *programFlags) groundTo(prog *pipeline.Program, threads int, sink ground.Sink) (*ground.Result, float64, error) {
 	rep := progress.ForTerminal(f.stderr, f.quiet)
 	defer rep.Done()
 	rules := len(prog.Model.Rules)
@@ -106,6 +112,7 @@ func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Resu
 			}
 		},
 		MemoryLimit: memlimit.Current(),
+		Sink:        sink,
 	}
 	if f.estimates != nil {
 		opt.Estimate = func(r *model.Rule, e ground.Estimate) {
@@ -217,6 +224,17 @@ func sizesOf(p *hlmrf.Problem) problemSizes {
 	return problemSizes{Variables: p.NumVars, Potentials: p.NumPotentials(), Constraints: p.NumConstraints()}
 }
 
+// groundSizes counts a grounding's parts from its rules' statistics (its
+// Problem is empty when it went to a sink).
+func groundSizes(g *ground.Result) problemSizes {
+	sz := problemSizes{Variables: g.Problem.NumVars}
+	for _, rs := range g.Rules {
+		sz.Potentials += rs.Potentials
+		sz.Constraints += rs.Constraints
+	}
+	return sz
+}
+
 // ruleReport is one rule's line in a JSON report.
 type ruleReport struct {
 	Rule             string `json:"rule"`
@@ -250,8 +268,8 @@ func printGroundSummary(w io.Writer, prog *pipeline.Program, g *ground.Result, g
 	for _, rs := range g.Rules {
 		fmt.Fprintf(w, "%11d %11d  %s\n", rs.Potentials, rs.Constraints, pipeline.RuleText(rs.Rule))
 	}
-	p := g.Problem
-	fmt.Fprintf(w, "%11d %11d  total: %d variables, grounded in %.3f s\n", p.NumPotentials(), p.NumConstraints(), p.NumVars, groundSec)
+	sz := groundSizes(g)
+	fmt.Fprintf(w, "%11d %11d  total: %d variables, grounded in %.3f s\n", sz.Potentials, sz.Constraints, sz.Variables, groundSec)
 	for _, rs := range g.Rules {
 		if rs.ConstantViolated > 0 {
 			fmt.Fprintf(w, "warning: %s: %d ground constraint(s) of this hard rule are violated by observed atoms alone\n",

@@ -161,13 +161,18 @@ func admmProgress(bar *progress.Reporter) func(admm.Progress) {
 // stoppedText says how an ADMM solve ended, for the summaries of hinge
 // solve and hinge infer.
 func stoppedText(st admm.Status, iterations int) string {
+	return stoppedAfter(st, iterations, "iteration")
+}
+
+// stoppedAfter is stoppedText counting in unit (iteration, epoch).
+func stoppedAfter(st admm.Status, n int, unit string) string {
 	switch st {
 	case admm.Converged:
-		return fmt.Sprintf("converged after %d iterations", iterations)
+		return fmt.Sprintf("converged after %d %ss", n, unit)
 	case admm.IterationLimit:
-		return fmt.Sprintf("stopped at the iteration limit (%d) without converging", iterations)
+		return fmt.Sprintf("stopped at the %s limit (%d) without converging", unit, n)
 	default:
-		return fmt.Sprintf("stopped after %d iterations: %s", iterations, st)
+		return fmt.Sprintf("stopped after %d %ss: %s", n, unit, st)
 	}
 }
 

@@ -75,7 +75,7 @@ func TestHelpDefaults(t *testing.T) {
 		{"learn", "(mple, ppll; default 200)\n", "(default 25)"},
 		{"learn", "--seed uint", ""},
 		{"learn", "(default 1)", ""},
-		{"infer", "--seed uint                 seed for every random choice (local search) (default 1)", ""},
+		{"infer", "--seed uint                 seed for every random choice (local search, --shuffle) (default 1)", ""},
 		{"maxsat", "seed of the local search (default 1)", ""},
 		{"infer", "-m, --model string", ""},
 	} {

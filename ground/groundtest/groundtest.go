@@ -3,10 +3,15 @@
 package groundtest
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
 )
@@ -73,4 +78,49 @@ func Transitivity(n, degree int, observed float64, seed uint64) (*model.Model, *
 		}
 	}
 	return m, s, nil
+}
+
+// WritePSL writes a model and store made by Transitivity as PSL files in
+// dir (created if needed): transitivity.psl, transitivity.data,
+// knows_obs.txt and knows_targets.txt, so that hinge can be run on them.
+// Each file is written atomically.
+func WritePSL(dir string, m *model.Model, s *store.Store) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]func(w io.Writer) error{
+		"transitivity.psl": func(w io.Writer) error { _, err := fmt.Fprintln(w, m.Rules[0].Text); return err },
+		"transitivity.data": func(w io.Writer) error {
+			_, err := fmt.Fprint(w, "predicates:\n  Knows/2: open\nobservations:\n  Knows: knows_obs.txt\ntargets:\n  Knows: knows_targets.txt\n")
+			return err
+		},
+	}
+	t := s.Table(m.Predicate("Knows"))
+	for _, kind := range []store.Kind{store.Observed, store.Target} {
+		name := "knows_obs.txt"
+		if kind == store.Target {
+			name = "knows_targets.txt"
+		}
+		files[name] = func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<16)
+			for r := range t.Len() {
+				if t.Kind(r) != kind {
+					continue
+				}
+				args := s.Names(t.Args(r))
+				if kind == store.Observed {
+					fmt.Fprintf(bw, "%s\t%s\t%v\n", args[0], args[1], t.Value(r))
+				} else {
+					fmt.Fprintf(bw, "%s\t%s\n", args[0], args[1])
+				}
+			}
+			return bw.Flush()
+		}
+	}
+	for name, write := range files {
+		if err := atomicfile.Write(filepath.Join(dir, name), write); err != nil {
+			return err
+		}
+	}
+	return nil
 }

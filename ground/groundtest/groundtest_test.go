@@ -1,8 +1,11 @@
 package groundtest
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/hinge-srl/hinge/pipeline"
 )
 
 func TestTransitivity(t *testing.T) {
@@ -48,5 +51,27 @@ func TestTransitivity(t *testing.T) {
 		if _, _, err := Transitivity(bad[0], bad[1], 0.5, 1); err == nil {
 			t.Errorf("n=%d degree=%d accepted", bad[0], bad[1])
 		}
+	}
+}
+
+// TestWritePSL: the files read back (by the pipeline's loader) as the
+// same atoms.
+func TestWritePSL(t *testing.T) {
+	m, s, err := Transitivity(40, 5, 0.4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WritePSL(dir, m, s); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(dir, "transitivity.psl"), Data: filepath.Join(dir, "transitivity.data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o1, t1, _ := s.Counts()
+	o2, t2, _ := prog.Store.Counts()
+	if o1 != o2 || t1 != t2 || len(prog.Model.Rules) != 1 || prog.Model.Rules[0].Text != m.Rules[0].Text {
+		t.Fatalf("read back %d observed, %d targets, rules %v; wrote %d, %d", o2, t2, prog.Model.Rules, o1, t1)
 	}
 }

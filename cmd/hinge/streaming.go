@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/cache"
+	"github.com/hinge-srl/hinge/dcd"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/pipeline"
+)
+
+// streamOptions are hinge infer's --streaming flags.
+type streamOptions struct {
+	on       bool
+	cacheDir string
+	epochs   int
+	tau      float64
+	shuffle  bool
+}
+
+func (s *streamOptions) add(cmd *cobra.Command) {
+	d := dcd.DefaultOptions()
+	s.epochs, s.tau = d.MaxEpochs, d.Tau
+	f := cmd.Flags()
+	f.BoolVar(&s.on, "streaming", false, "ground to a cache file on disk and solve by dual coordinate descent streaming it (memory per variable, not per potential); chosen by itself when the problem does not fit --memory-limit")
+	f.StringVar(&s.cacheDir, "cache", "", "with --streaming: keep the cache file (ground.cache, replaced on each run) and the solver's duals in this directory (default: a temporary one, removed)")
+	f.IntVar(&s.epochs, "epochs", s.epochs, "with --streaming: the most passes over the potentials")
+	f.Float64Var(&s.tau, "tau", s.tau, "with --streaming: the first proximal step (> 0), adapted as the solve goes")
+	f.BoolVar(&s.shuffle, "shuffle", false, "with --streaming: visit the cache's blocks in a new random order each pass (--seed)")
+}
+
+// streamed is what a streaming solve hands back to hinge infer.
+type streamed struct {
+	g         *ground.Result
+	groundSec float64
+	values    []float64
+	sum       *solveSummary
+}
+
+// stream grounds prog into a cache file and solves it by dcd, filling the
+// report. auto says the run chose streaming itself.
+func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *inferReport, stdout io.Writer) (*streamed, error) {
+	dir := o.streaming.cacheDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "hinge-cache-")
+		if err != nil {
+			return nil, failed(err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, failed(fmt.Errorf("--cache: %w", err))
+	}
+	path := filepath.Join(dir, "ground.cache")
+	var g *ground.Result
+	var groundSec float64
+	_, targets, _ := prog.Store.Counts() // the ground problem's variables
+	st, err := cache.Write(path, targets, func(w *cache.Writer) error {
+		var err error
+		g, groundSec, err = o.groundTo(prog, o.admm.Threads, w)
+		return err
+	})
+	if err != nil {
+		var ce *exitError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		return nil, failed(fmt.Errorf("writing the cache: %w", err))
+	}
+	printGroundSummary(stdout, prog, g, groundSec)
+	fmt.Fprintf(stdout, "cache: %s, %d bytes in %d blocks (%.1f bytes a potential)\n",
+		path, st.Bytes, st.Blocks, float64(st.Bytes)/float64(max(1, st.Potentials+st.Constraints)))
+
+	r, err := cache.Open(path)
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer r.Close()
+	bar := progress.ForTerminal(o.stderr, o.quiet)
+	defer bar.Done()
+	opt := dcd.DefaultOptions()
+	opt.Tau, opt.MaxEpochs = o.streaming.tau, o.streaming.epochs
+	opt.GapTol, opt.ConstraintTol = o.admm.GapTol, o.admm.ConstraintTol
+	opt.Shuffle, opt.Seed = o.streaming.shuffle, o.seed
+	opt.DualFile = filepath.Join(dir, "duals")
+	opt.Progress = func(c dcd.Check) {
+		bar.Status("epoch %d  objective %.6g  lower bound %.6g  gap %.2e  max violation %.2e", c.Epoch, c.Objective, c.LowerBound, c.RelativeGap(), c.MaxViolation)
+	}
+	t0 := time.Now()
+	res, err := dcd.Solve(ctx, r, opt)
+	if err != nil {
+		return nil, failed(err)
+	}
+	rep.Seconds.Solve = time.Since(t0).Seconds()
+	rep.Method = "dcd-streaming"
+	rep.Objective, rep.Iterations, rep.Status, rep.Converged = res.Objective, res.Epochs, res.Status, res.Status == admm.Converged
+	rep.LowerBound, rep.RelativeGap = gapFields(res.Objective, res.LowerBound)
+	rep.MaxConstraintViolation, rep.ViolatedConstraints = res.MaxViolation, res.Violated
+	rep.Streaming = &streamReport{CacheBytes: st.Bytes, Blocks: st.Blocks, Tau: res.Tau}
+	for _, c := range res.Trajectory {
+		rep.Streaming.Trajectory = append(rep.Streaming.Trajectory, checkReport{c.Epoch, c.Objective, c.LowerBound, c.MaxViolation, c.Seconds})
+	}
+	bound := ""
+	if rep.LowerBound != nil {
+		bound = fmt.Sprintf(" (lower bound %.6g, relative gap %.2g)", *rep.LowerBound, *rep.RelativeGap)
+	}
+	fmt.Fprintf(stdout, "streaming DCD: %d epochs, objective %.6g%s, max constraint violation %.3g, tau %.3g, %s; %.3f s\n",
+		res.Epochs, res.Objective, bound, res.MaxViolation, res.Tau, res.Status, rep.Seconds.Solve)
+	worst := -1
+	if res.Worst >= 0 {
+		worst = int(res.WorstGroup)
+	}
+	sum := &solveSummary{Status: res.Status, Iterations: res.Epochs, Violated: res.Violated, WorstRule: worst, MaxViolation: res.MaxViolation, Unit: "epoch"}
+	return &streamed{g: g, groundSec: groundSec, values: res.Values, sum: sum}, nil
+}
+
+// streamReport is the streaming part of hinge infer's --report.
+type streamReport struct {
+	CacheBytes int64         `json:"cache_bytes"`
+	Blocks     int           `json:"blocks"`
+	Tau        float64       `json:"tau"`
+	Trajectory []checkReport `json:"trajectory"`
+}
+
+type checkReport struct {
+	Epoch        int     `json:"epoch"`
+	Objective    float64 `json:"objective"`
+	LowerBound   float64 `json:"lower_bound"`
+	MaxViolation float64 `json:"max_violation"`
+	Seconds      float64 `json:"seconds"`
+}

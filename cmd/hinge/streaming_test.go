@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTransitivity writes a transitivity model over n people who each
+// know degree others (links observed with probability 0.3, at most 3 per
+// person, else targets) with a hard rule that nobody knows more than 4
+// people, and returns the model and data paths.
+func writeTransitivity(t *testing.T, n, degree int) (string, string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(degree)))
+	var obs, tgt strings.Builder
+	for i := range n {
+		seen := map[int]bool{i: true}
+		observed := 0
+		for len(seen) <= degree {
+			j := rng.IntN(n)
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if rng.Float64() < 0.3 && observed < 3 {
+				observed++
+				fmt.Fprintf(&obs, "p%d\tp%d\t1\n", i, j)
+			} else {
+				fmt.Fprintf(&tgt, "p%d\tp%d\n", i, j)
+			}
+		}
+	}
+	dir := writeFiles(t, map[string]string{
+		"t.psl": "1: Knows(A, B) & Knows(B, C) -> Knows(A, C) ^2\n" +
+			"0.5: !Knows(A, B) ^2\n" +
+			"Knows(A, +B) <= 4 .\n",
+		"t.data":  "predicates:\n  Knows/2: open\nobservations:\n  Knows: obs.txt\ntargets:\n  Knows: tgt.txt\n",
+		"obs.txt": obs.String(),
+		"tgt.txt": tgt.String(),
+	})
+	return filepath.Join(dir, "t.psl"), filepath.Join(dir, "t.data")
+}
+
+// TestInferStreaming: --streaming gives ADMM's objective within 1e-3 and
+// the same values within the tolerance's reach, keeps the cache in --cache,
+// and reports its trajectory.
+func TestInferStreaming(t *testing.T) {
+	psl, data := writeTransitivity(t, 120, 8)
+	dir := t.TempDir()
+	var objs [2]float64
+	var vals [2]map[string]float64
+	for i, extra := range [][]string{nil, {"--streaming", "--cache", filepath.Join(dir, "c"), "--shuffle"}} {
+		report := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		args := append([]string{"infer", "--model", psl, "--data", data, "--report", report, "--gap-tol", "1e-4"}, extra...)
+		vals[i] = readOutputs(t, args...)
+		var rep struct {
+			Method      string
+			Objective   float64
+			Potentials  int
+			Constraints int
+			Status      string
+			Streaming   *struct {
+				CacheBytes int64 `json:"cache_bytes"`
+				Trajectory []struct{ Epoch int }
+			}
+		}
+		readJSON(t, report, &rep)
+		objs[i] = rep.Objective
+		if rep.Potentials < 5000 || rep.Constraints < 100 {
+			t.Errorf("%v: %d potentials, %d constraints: too small a test", extra, rep.Potentials, rep.Constraints)
+		}
+		if rep.Status != "converged" {
+			t.Errorf("%v: status %s", extra, rep.Status)
+		}
+		if extra != nil {
+			if rep.Method != "dcd-streaming" || rep.Streaming == nil || rep.Streaming.CacheBytes == 0 || len(rep.Streaming.Trajectory) == 0 {
+				t.Errorf("streaming report: %+v", rep)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "c", "ground.cache")); err != nil {
+				t.Errorf("--cache: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "c", "duals")); !os.IsNotExist(err) {
+				t.Errorf("the duals file is left behind: %v", err)
+			}
+		}
+	}
+	if d := math.Abs(objs[1]-objs[0]) / math.Max(1, objs[0]); d > 1e-3 {
+		t.Errorf("streaming objective %.8g, ADMM %.8g", objs[1], objs[0])
+	}
+	worst := 0.0
+	for k, v := range vals[0] {
+		worst = math.Max(worst, math.Abs(vals[1][k]-v))
+	}
+	if len(vals[0]) != len(vals[1]) || worst > 0.05 {
+		t.Errorf("%d vs %d values, largest difference %.3g", len(vals[0]), len(vals[1]), worst)
+	}
+}
+
+// TestInferStreamingChosen: when the ground problem does not fit
+// --memory-limit, hinge infer says so and streams instead of failing.
+func TestInferStreamingChosen(t *testing.T) {
+	psl, data := writeTransitivity(t, 1500, 24)
+	code, stdout, stderr := runCLI(t, "infer", "--model", psl, "--data", data, "--memory-limit", "96MiB", "--epochs", "10", "--quiet")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "solving by streaming instead") || !strings.Contains(stdout, "streaming DCD: 10 epochs") {
+		t.Fatalf("did not switch to streaming:\n%s\n%s", stdout, stderr)
+	}
+}
+
+func TestInferStreamingFlags(t *testing.T) {
+	psl, data := writeTransitivity(t, 20, 3)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--streaming", "--lifted"}, "--streaming cannot be combined"},
+		{[]string{"--streaming", "--discrete"}, "--streaming cannot be combined"},
+		{[]string{"--streaming", "--epochs", "0"}, "--epochs 0"},
+		{[]string{"--streaming", "--tau", "-1"}, "--tau -1"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"infer", "--model", psl, "--data", data}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+}
