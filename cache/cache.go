@@ -81,7 +81,7 @@ type Writer struct {
 
 	buf      [2][]byte // the open block's payload: potentials, constraints
 	prev     [2]int32  // previous variable of each part
-	npot     uint32 // potentials in the open block
+	npot     uint32    // potentials in the open block
 	ncon     uint32
 	blocks   []uint64
 	pots     uint64

@@ -151,7 +151,7 @@ type MemoryError struct {
 	Cause      string  // what multiplies up (may be empty when Counted)
 	// CrossProduct says that Cause is a cross product (Estimate.CrossProduct).
 	CrossProduct bool
-	Limit      int64   // the memory limit in bytes
+	Limit        int64 // the memory limit in bytes
 }
 
 func (e *MemoryError) Error() string {
