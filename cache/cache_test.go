@@ -3,10 +3,12 @@ package cache
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
@@ -280,5 +282,68 @@ func TestPieces(t *testing.T) {
 	}
 	if r.NumBlocks() < 3 {
 		t.Errorf("%d blocks: too few to mix pieces across blocks", r.NumBlocks())
+	}
+}
+
+// TestKilledProcess: a process killed while writing a cache (SIGKILL: no
+// deferred clean-up runs) leaves the old file whole and no new one; only
+// its temporary file remains, which Open refuses.
+func TestKilledProcess(t *testing.T) {
+	if os.Getenv("HINGE_CACHE_KILL_CHILD") != "" {
+		p := admmtest.Clauses(1000, 100, 3, 1, 1)
+		Write(os.Getenv("HINGE_CACHE_KILL_CHILD"), p.NumVars, func(w *Writer) error {
+			for {
+				if err := w.Add(p); err != nil {
+					return err
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ground.cache")
+	old := testProblems()["clauses"]
+	if _, err := WriteProblem(path, old); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledProcess$")
+	cmd.Env = append(os.Environ(), "HINGE_CACHE_KILL_CHILD="+path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the child has written a few blocks.
+	var tmp string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if info, err := e.Info(); err == nil && e.Name() != "ground.cache" && info.Size() > 3*blockBytes {
+				tmp = filepath.Join(dir, e.Name())
+			}
+		}
+		if tmp != "" {
+			break
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if tmp == "" {
+		t.Fatal("the child wrote no temporary file")
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatalf("the old cache: %v", err)
+	}
+	got, err := r.ReadAll()
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := equalProblems(got, norm(old)); d != "" {
+		t.Fatalf("the old cache changed (%s)", d)
+	}
+	var fe *FormatError
+	if _, err := Open(tmp); !errors.As(err, &fe) {
+		t.Errorf("the killed writer's temporary file opens: %v", err)
 	}
 }

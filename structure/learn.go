@@ -83,6 +83,9 @@ type Options struct {
 	Seed uint64
 	// Progress, if set, is called with a one-line status as work advances.
 	Progress func(status string)
+	// Joiner, when set, runs the candidates' joins outside hinge (in
+	// PostgreSQL: ground.Options.Joiner); the ground problem is the same.
+	Joiner ground.Joiner
 }
 
 // DefaultOptions returns PPLL with squared hinges, L2 0.01, at most 200
@@ -205,7 +208,7 @@ func Learn(ctx context.Context, s *store.Store, cands []Candidate, opt Options) 
 	}
 	start := time.Now()
 	progress(opt, "grounding %d candidate clauses", len(cands))
-	g, err := ground.Ground(m, s, ground.Options{Threads: opt.Threads})
+	g, err := ground.Ground(m, s, ground.Options{Threads: opt.Threads, Joiner: opt.Joiner})
 	if err != nil {
 		return nil, err
 	}

@@ -273,3 +273,32 @@ func TestInferDBServerGone(t *testing.T) {
 	}
 	t.Log(errs)
 }
+
+// TestStructureDB: structure learning grounds its candidates in
+// PostgreSQL with --db and learns the model it learns in memory.
+func TestStructureDB(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	data := familyWorld(t, 2)
+	dir := t.TempDir()
+	var models [2]string
+	for i, extra := range [][]string{nil, {"--db", url, "--db-schema", schema}} {
+		out := filepath.Join(dir, fmt.Sprintf("m%d.psl", i))
+		args := append([]string{"structure", "--data", data, "--target", "Grandparent", "--min-support", "2", "--output", out}, extra...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", extra, code, stdout, stderr)
+		}
+		if extra != nil && !strings.Contains(stderr, "copied into PostgreSQL schema "+schema) {
+			t.Errorf("--db: stderr %q does not say the atoms went to PostgreSQL", stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models[i] = string(b)
+	}
+	if models[0] != models[1] || !strings.Contains(models[1], "Parent(E1, E2) & Parent(E2, E3) -> Grandparent(E1, E3)") {
+		t.Errorf("in memory:\n%s\nwith --db:\n%s", models[0], models[1])
+	}
+}

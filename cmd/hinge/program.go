@@ -38,10 +38,15 @@ const bigEstimate = 1e7
 // reads by default (infer or learn).
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
+	f.addDB(cmd)
+	f.addData(cmd, partition)
+}
+
+// addDB registers --db, --db-schema and --db-read.
+func (f *programFlags) addDB(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"): the atoms are copied into one table per predicate and the rules are joined there")
 	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run unless --db-read)")
 	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
-	f.addData(cmd, partition)
 }
 
 // dbEnv names the environment variable that gives --db's default.

@@ -62,6 +62,12 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 		return nil, failed(fmt.Errorf("--cache: %w", err))
 	}
 	path := filepath.Join(dir, "ground.cache")
+	// A killed run leaves its temporary file (never a damaged cache): remove it.
+	if old, _ := filepath.Glob(filepath.Join(dir, ".ground.cache.tmp*")); len(old) > 0 {
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
 	var g *ground.Result
 	var groundSec float64
 	_, targets, _ := prog.Store.Counts() // the ground problem's variables

@@ -129,6 +129,7 @@ With a JSON config the data split defaults to "learn".`,
 		},
 	}
 	o.addData(cmd, "learn")
+	o.addDB(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.targets, "target", nil, "target predicate to learn rules for (repeat for several)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "predicate whose atoms are not walked in paths (repeat for several), e.g. a blocking predicate true for every pair")
@@ -188,6 +189,20 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	prog, err := o.loadData()
 	if err != nil {
 		return err
+	}
+	if o.dbRead && o.dbURL() == "" {
+		return badInput(errors.New("--db-read needs --db (or HINGE_DB)"))
+	}
+	if o.dbURL() != "" {
+		// The candidates are grounded by joins in PostgreSQL; path
+		// generation reads the store (read back from the tables with
+		// --db-read).
+		db, err := o.loadDB(prog)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		o.opt.Joiner = db.Joiner()
 	}
 	var targets []*model.Predicate
 	for _, name := range o.targets {
