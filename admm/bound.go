@@ -72,13 +72,22 @@ type lambdaRange struct{ lo, hi, q float64 }
 
 // potentialRange is L and q for a potential of weight w and power d.
 func potentialRange(w float64, power uint8) lambdaRange {
+	lo, hi, q := DualRange(w, power)
+	return lambdaRange{lo, hi, q}
+}
+
+// DualRange is the range [lo, hi] of the multiplier lambda of a potential
+// of weight w >= 0 and power 1 or 2 in w*max(t,0)^p = max over lambda of
+// lambda*t - q*lambda^2: [0, w] and q = 0 for a linear hinge, [0, inf) and
+// q = 1/(4w) for a squared one, [0, 0] for weight 0.
+func DualRange(w float64, power uint8) (lo, hi, q float64) {
 	switch {
 	case w == 0:
-		return lambdaRange{0, 0, 0}
+		return 0, 0, 0
 	case power == 2:
-		return lambdaRange{0, math.Inf(1), 1 / (4 * w)}
+		return 0, math.Inf(1), 1 / (4 * w)
 	default:
-		return lambdaRange{0, w, 0}
+		return 0, w, 0
 	}
 }
 

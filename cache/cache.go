@@ -20,7 +20,8 @@
 //
 // where the template (an index into the footer's table) gives the kind
 // (potential, <= or =), power, weight and group; index 0 is reserved for a
-// template written inline (kind u8, power u8, weight f64, uvarint group+1),
+// template written inline (kind u8, power u8, weight f64, uvarint of the
+// group as a uint32),
 // used once the table holds maxTemplates entries. The constant is one byte
 // b < 255 standing for the integer b-127, or 255 and an f64. Each term is
 // uvarint(zigzag(v - prev)<<2 | c), where prev is the previous variable of
@@ -56,6 +57,9 @@ const (
 	maxTemplates = 1 << 16
 	// blockBytes is the payload size at which a block is closed.
 	blockBytes = 1 << 20
+	// minTermBytes is the fewest bytes a term takes (template, count and
+	// constant, one byte each).
+	minTermBytes = 3
 	// Term kinds of a template.
 	kindPotential = 0
 	kindLessEq    = 1
@@ -87,6 +91,7 @@ type Writer struct {
 	pots     uint64
 	cons     uint64
 	finished bool
+	err      error // the first error: the Writer takes nothing after it
 }
 
 // NewWriter starts a cache of a problem with numVars variables on w.
@@ -113,6 +118,13 @@ func (cw *Writer) write(b []byte) error {
 // Add appends p's potentials and then its constraints (variables are
 // columns of the cached problem; p.NumVars is not looked at).
 func (cw *Writer) Add(p *hlmrf.Problem) error {
+	if cw.err == nil {
+		cw.err = cw.add(p)
+	}
+	return cw.err
+}
+
+func (cw *Writer) add(p *hlmrf.Problem) error {
 	if cw.finished {
 		return errors.New("cache: Add after Finish")
 	}
@@ -141,6 +153,20 @@ func (cw *Writer) Add(p *hlmrf.Problem) error {
 
 // addTerm encodes a potential (part 0) or a constraint (part 1).
 func (cw *Writer) addTerm(part int, t template, c float64, vs []int32, cs []float64) error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("cache: %s: %v", kindName(t.kind), err)
+	}
+	if math.IsNaN(c) || math.IsInf(c, 0) {
+		return fmt.Errorf("cache: %s: constant %v", kindName(t.kind), c)
+	}
+	for k, x := range cs {
+		if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("cache: %s: coefficient %v of variable %d", kindName(t.kind), x, vs[k])
+		}
+	}
+	if len(vs) != len(cs) || hasRepeat(vs) {
+		return fmt.Errorf("cache: %s: variables and coefficients differ in number or repeat a variable", kindName(t.kind))
+	}
 	if len(cw.buf[0])+len(cw.buf[1]) >= blockBytes {
 		if err := cw.flush(); err != nil {
 			return err
@@ -158,7 +184,7 @@ func (cw *Writer) addTerm(part int, t template, c float64, vs []int32, cs []floa
 	} else {
 		b = append(b, 0, t.kind, t.power)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(t.weight))
-		b = binary.AppendUvarint(b, uint64(int64(t.group)+1))
+		b = binary.AppendUvarint(b, uint64(uint32(t.group)))
 	}
 	b = binary.AppendUvarint(b, uint64(len(vs)))
 	if r := math.Round(c); r == c && r >= -127 && r <= 127 {
@@ -215,9 +241,14 @@ func (cw *Writer) flush() error {
 
 // Finish writes the last block and the footer. The Writer takes no more.
 func (cw *Writer) Finish() error {
-	if cw.finished {
-		return nil
+	if cw.err != nil || cw.finished {
+		return cw.err
 	}
+	cw.err = cw.finish()
+	return cw.err
+}
+
+func (cw *Writer) finish() error {
 	if err := cw.flush(); err != nil {
 		return err
 	}

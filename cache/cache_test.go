@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,5 +346,74 @@ func TestKilledProcess(t *testing.T) {
 	var fe *FormatError
 	if _, err := Open(tmp); !errors.As(err, &fe) {
 		t.Errorf("the killed writer's temporary file opens: %v", err)
+	}
+}
+
+// FuzzDecode decodes arbitrary payloads as a block (past the checksum, which
+// random mutations of whole files almost never get through): never a
+// panic, and a payload that decodes is a valid problem.
+func FuzzDecode(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "p.cache")
+	p := testProblems()["ints"]
+	if _, err := WriteProblem(path, p); err != nil {
+		f.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer r.Close()
+	b, _ := os.ReadFile(path)
+	f.Add(b[r.offs[0]+blockHeader:r.offs[1]], uint8(p.NumPotentials()), uint8(p.NumConstraints()))
+	f.Fuzz(func(t *testing.T, payload []byte, np, nc uint8) {
+		var q hlmrf.Problem
+		q.NumVars = r.NumVars()
+		if int(np)+int(nc) > len(payload)/minTermBytes {
+			return // Open refuses such counts
+		}
+		if err := r.decode(payload, int(np), int(nc), &q); err != nil {
+			return
+		}
+		if err := q.Validate(); err != nil {
+			t.Fatalf("a payload that decodes gives an invalid problem: %v", err)
+		}
+	})
+}
+
+// TestWriterRefuses: the writer refuses what the reader would refuse,
+// before writing any of it.
+func TestWriterRefuses(t *testing.T) {
+	for name, add := range map[string]func(p *hlmrf.Problem){
+		"negative weight": func(p *hlmrf.Problem) { p.AddPotential(-1, 0, 1, 0, []int32{0}, []float64{1}) },
+		"power 3":         func(p *hlmrf.Problem) { p.AddPotential(1, 0, 3, 0, []int32{0}, []float64{1}) },
+		"NaN constant":    func(p *hlmrf.Problem) { p.AddPotential(1, math.NaN(), 1, 0, []int32{0}, []float64{1}) },
+		"Inf coefficient": func(p *hlmrf.Problem) { p.AddConstraint(hlmrf.LessEq, 0, 0, []int32{0}, []float64{math.Inf(1)}) },
+	} {
+		p := &hlmrf.Problem{NumVars: 2}
+		add(p)
+		if _, err := WriteProblem(filepath.Join(t.TempDir(), "p.cache"), p); err == nil {
+			t.Errorf("%s: written", name)
+		}
+	}
+	// Groups below -1 round-trip (inline templates code them as uint32).
+	p := &hlmrf.Problem{NumVars: 2}
+	for i := range maxTemplates + 2 {
+		p.AddPotential(float64(i), 0, 1, int32(-i), []int32{0}, []float64{1})
+	}
+	path := filepath.Join(t.TempDir(), "p.cache")
+	if _, err := WriteProblem(path, p); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := equalProblems(got, norm(p)); d != "" {
+		t.Fatalf("differs in %s", d)
 	}
 }

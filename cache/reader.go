@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/hinge-srl/hinge/hlmrf"
 )
@@ -142,6 +143,11 @@ func open(f *os.File, path string) (*Reader, error) {
 		if r.offs[b]+blockHeader+int64(n) != r.offs[b+1] {
 			return nil, bad("block %d: %d payload bytes do not end where the next block starts", b, n)
 		}
+		if uint64(np)+uint64(nc) > uint64(n)/minTermBytes {
+			// The counts are not under the block's checksum: bound them
+			// by the payload before anything is sized by them.
+			return nil, bad("block %d: %d terms cannot fit %d bytes", b, uint64(np)+uint64(nc), n)
+		}
 		r.pot[b+1], r.con[b+1] = r.pot[b]+int64(np), r.con[b]+int64(nc)
 	}
 	if nb > 0 && r.offs[0] != headerSize {
@@ -263,10 +269,10 @@ func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
 			if err != nil {
 				return err
 			}
-			if g > math.MaxInt32+1 {
-				return fmt.Errorf("group %d out of range", int64(g)-1)
+			if g > math.MaxUint32 {
+				return fmt.Errorf("group %d out of range", g)
 			}
-			t.group = int32(int64(g) - 1)
+			t.group = int32(uint32(g))
 			if err := t.check(); err != nil {
 				return fmt.Errorf("inline template: %v", err)
 			}
@@ -294,6 +300,9 @@ func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
 			if c, err = f64(); err != nil {
 				return err
 			}
+			if math.IsNaN(c) || math.IsInf(c, 0) {
+				return fmt.Errorf("term %d: constant %v", i, c)
+			}
 		}
 		vars, coefs := &p.Var, &p.Coef
 		if i >= np {
@@ -319,11 +328,17 @@ func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
 				if coef, err = f64(); err != nil {
 					return err
 				}
+				if coef == 0 || math.IsNaN(coef) || math.IsInf(coef, 0) {
+					return fmt.Errorf("term %d: coefficient %v", i, coef)
+				}
 			case 3:
 				return fmt.Errorf("term %d: coefficient code 3", i)
 			}
 			*vars = append(*vars, int32(v))
 			*coefs = append(*coefs, coef)
+		}
+		if row := (*vars)[len(*vars)-int(k):]; hasRepeat(row) {
+			return fmt.Errorf("term %d: a variable appears twice", i)
 		}
 		if i < np {
 			p.Weight = append(p.Weight, t.weight)
@@ -346,6 +361,27 @@ func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
 		return fmt.Errorf("%d bytes after the last term", len(d)-pos)
 	}
 	return nil
+}
+
+// hasRepeat reports whether a row names a variable twice (the writer's
+// problems never do: hlmrf merges repeated variables).
+func hasRepeat(row []int32) bool {
+	if len(row) <= 16 {
+		for i := 1; i < len(row); i++ {
+			if slices.Contains(row[:i], row[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := make(map[int32]bool, len(row))
+	for _, v := range row {
+		if seen[v] {
+			return true
+		}
+		seen[v] = true
+	}
+	return false
 }
 
 func kindName(k uint8) string {

@@ -195,6 +195,7 @@ type solver struct {
 	rng     uint64
 	tauNow  float64 // the current Options.Tau, as adapt changed it
 	changes int     // how often adapt changed it
+	stale   bool    // tau changed since y was computed from it
 }
 
 func (s *solver) run(ctx context.Context) (*Result, error) {
@@ -208,7 +209,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if s.opt.Shuffle {
 			s.shuffle()
 		}
-		if err := s.sweep(); err != nil {
+		if err := s.sweep(ctx); err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				// Stopped mid-sweep: the duals swept so far are stored
+				// and g matches them; the point is evaluated below.
+				res.Status = admm.Cancelled
+				break
+			}
 			return nil, err
 		}
 		s.recentre()
@@ -230,8 +237,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		switch {
 		case math.IsNaN(c.Objective) || math.IsInf(c.Objective, 0) || math.IsNaN(c.LowerBound):
 			res.Status = admm.NumericalFailure
-		case c.RelativeGap() <= s.opt.GapTol && ev.violated == 0:
+		case c.RelativeGap() <= s.opt.GapTol && ev.violated == ev.empty:
+			// Constraints with no variable that constants violate hold
+			// or not whatever the values are (as in admm: Infeasible).
 			res.Status = admm.Converged
+			if ev.empty > 0 {
+				res.Status = admm.Infeasible
+			}
 		case last:
 			res.Status = admm.IterationLimit
 		}
@@ -240,7 +252,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		}
 		s.adapt(c)
 	}
-	if res.Status == admm.Cancelled && len(res.Trajectory) == 0 {
+	if res.Status == admm.Cancelled && (len(res.Trajectory) == 0 || res.Trajectory[len(res.Trajectory)-1].Epoch != res.Epochs) {
 		// Report the point reached, evaluated.
 		c, ev, err := s.check(res.Epochs)
 		if err != nil {
@@ -269,7 +281,7 @@ func (s *solver) recentre() {
 // shared by many terms moves as much per sweep as one in few.
 func (s *solver) scale() error {
 	deg := make([]float64, len(s.y))
-	err := s.blocks(false, func(_ int, p *hlmrf.Problem, _, _ []float32) {
+	err := s.blocks(nil, func(_ int, p *hlmrf.Problem, _, _ []float32) {
 		if len(p.Weight) > 0 {
 			for _, v := range p.Var[p.Start[0]:p.Start[len(p.Weight)]] {
 				deg[v]++
@@ -324,9 +336,7 @@ func (s *solver) adapt(c Check) {
 		s.tau[i] *= f
 	}
 	s.tauNow *= f
-	for i := range s.y {
-		s.y[i] = min(1, max(0, s.z[i]-s.tau[i]*s.g[i]))
-	}
+	s.stale = true // y = clip(z - tau*g) at the next sweep; until then y is the point checked
 }
 
 // shuffle permutes the block order (Fisher-Yates, splitmix64).
@@ -342,9 +352,16 @@ func (s *solver) shuffle() {
 	}
 }
 
-// sweep is one pass of dual coordinate ascent over every term.
-func (s *solver) sweep() error {
+// sweep is one pass of dual coordinate ascent over every term. It stops
+// between blocks when ctx is cancelled, returning ctx.Err().
+func (s *solver) sweep(ctx context.Context) error {
 	tau, z, g, y := s.tau, s.z, s.g, s.y
+	if s.stale {
+		for i := range y {
+			y[i] = min(1, max(0, z[i]-tau[i]*g[i]))
+		}
+		s.stale = false
+	}
 	step := func(vs []int32, cs []float64, c float64, a float64, lo, hi, q float64) float64 {
 		// q: 1/(2w) for a squared hinge, else 0.
 		dot, l := 0.0, q
@@ -352,12 +369,22 @@ func (s *solver) sweep() error {
 			dot += cs[k] * y[v]
 			l += tau[v] * cs[k] * cs[k]
 		}
-		if l == 0 {
+		var na float64
+		switch {
+		case l > 0:
+			na = min(hi, max(lo, a+(dot-c-q*a)/l))
+		case math.IsInf(hi, 1):
+			// A constraint with no variable: it holds or not whatever the
+			// duals; the check reports it.
 			return a
+		case -c > 0:
+			// No variable: the dual maximises alpha*(-c) over its range,
+			// so that the bound counts the constant hinge.
+			na = hi
+		default:
+			na = lo
 		}
-		na := min(hi, max(lo, a+(dot-c-q*a)/l))
-		na = float64(float32(na)) // the stored precision, so g stays A^T alpha
-		na = min(hi, max(lo, na))
+		na = stored(na, lo, hi)
 		if d := na - a; d != 0 {
 			for k, v := range vs {
 				g[v] += cs[k] * d
@@ -366,10 +393,10 @@ func (s *solver) sweep() error {
 		}
 		return na
 	}
-	return s.blocks(true, func(b int, p *hlmrf.Problem, pa, ca []float32) {
+	return s.blocks(ctx, func(b int, p *hlmrf.Problem, pa, ca []float32) {
 		for j := range p.Weight {
 			vs, cs := p.Terms(j)
-			lo, hi, q := potRange(p.Weight[j], p.Power[j])
+			lo, hi, q := admm.DualRange(p.Weight[j], p.Power[j])
 			pa[j] = float32(step(vs, cs, p.Const[j], float64(pa[j]), lo, hi, 2*q))
 		}
 		for j := range p.CKind {
@@ -383,21 +410,22 @@ func (s *solver) sweep() error {
 	})
 }
 
-// potRange is a potential's dual range [lo, hi] and q = 1/(4w) for a
-// squared hinge (0 for a linear one).
-func potRange(w float64, power uint8) (lo, hi, q float64) {
-	switch {
-	case w <= 0:
-		return 0, 0, 0
-	case power == 2:
-		return 0, math.Inf(1), 1 / (4 * w)
-	default:
-		return 0, w, 0
+// stored rounds a dual in [lo, hi] to the float32 it is stored as, staying
+// in [lo, hi], so that g is the sum of the stored duals.
+func stored(a, lo, hi float64) float64 {
+	f := float32(a)
+	for float64(f) > hi {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
 	}
+	for float64(f) < lo {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return float64(f)
 }
 
 type evaluation struct {
-	violated int
+	violated int // constraints violated beyond their tolerance
+	empty    int // of which with no variable (violated by constants)
 	worst    int64
 	group    int32
 }
@@ -410,7 +438,7 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 	obj, dual := 0.0, 0.0
 	maxViol := 0.0
 	ev := evaluation{worst: -1}
-	err := s.blocks(false, func(b int, p *hlmrf.Problem, pa, ca []float32) {
+	err := s.blocks(nil, func(b int, p *hlmrf.Problem, pa, ca []float32) {
 		for j := range p.Weight {
 			vs, cs := p.Terms(j)
 			t := -p.Const[j]
@@ -419,7 +447,7 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 				t += cs[k] * y[v]
 				g[v] += cs[k] * a
 			}
-			_, _, q := potRange(p.Weight[j], p.Power[j])
+			_, _, q := admm.DualRange(p.Weight[j], p.Power[j])
 			dual -= a*p.Const[j] + q*a*a
 			if t > 0 {
 				if p.Power[j] == 2 {
@@ -445,6 +473,9 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 			}
 			if t > s.opt.ConstraintTol*max(1, math.Sqrt(nrm)) {
 				ev.violated++
+				if len(vs) == 0 {
+					ev.empty++
+				}
 			}
 			if t > maxViol {
 				maxViol, ev.worst, ev.group = t, c0+int64(j), p.CGroup[j]
@@ -466,8 +497,11 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 
 // blocks calls f on every block in s.order with its duals, decoding the
 // next block on another goroutine while f works on the current one. With
-// write, the duals f changed are stored back.
-func (s *solver) blocks(write bool, f func(b int, p *hlmrf.Problem, pa, ca []float32)) error {
+// a context (a sweep), the duals f changed are stored back, and a
+// cancelled context stops it between blocks with ctx.Err(); a nil context
+// (a read-only pass) runs to the end.
+func (s *solver) blocks(ctx context.Context, f func(b int, p *hlmrf.Problem, pa, ca []float32)) error {
+	write := ctx != nil
 	nb := s.src.NumBlocks()
 	if nb == 0 {
 		return nil
@@ -507,6 +541,9 @@ func (s *solver) blocks(write bool, f func(b int, p *hlmrf.Problem, pa, ca []flo
 	for d := range out {
 		if d.err != nil {
 			return d.err
+		}
+		if write && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		b, p := d.b, d.p
 		np := s.src.PotStart(b+1) - s.src.PotStart(b)

@@ -202,3 +202,41 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantTerms: a potential with no variable counts in both the
+// objective and the bound, and a constraint with no variable that the
+// constants violate ends the solve as Infeasible, not at the epoch limit.
+func TestConstantTerms(t *testing.T) {
+	p := admmtest.Clauses(200, 50, 3, 1, 3)
+	p.AddPotential(1.5, -1, 1, 0, nil, nil) // 1.5*max(1, 0): a constant 1.5
+	r := solve(t, FromProblem(p, 0), tight())
+	checkResult(t, "constant potential", p, r, admmtest.LPOptimum(t, p, 1e-9), 1e-5)
+	p.AddConstraint(hlmrf.LessEq, -1, 0, nil, nil) // 0 <= -1
+	r = solve(t, FromProblem(p, 0), DefaultOptions())
+	if r.Status != admm.Infeasible || r.Violated != 1 || r.Epochs > 100 {
+		t.Errorf("violated constant constraint: %v after %d epochs, %d violated", r.Status, r.Epochs, r.Violated)
+	}
+}
+
+// TestCancelMidSolve: a solve cancelled while it runs reports the point it
+// returns, evaluated.
+func TestCancelMidSolve(t *testing.T) {
+	p := admmtest.Clauses(20000, 4000, 3, 1, 6)
+	ctx, cancel := context.WithCancel(context.Background())
+	o := tight()
+	o.CheckEvery = 3
+	checks := 0
+	o.Progress = func(Check) {
+		if checks++; checks == 2 {
+			cancel()
+		}
+	}
+	r, err := Solve(ctx, FromProblem(p, 1000), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := r.Trajectory[len(r.Trajectory)-1]
+	if r.Status != admm.Cancelled || last.Epoch != r.Epochs || r.Objective != p.Objective(r.Values) {
+		t.Errorf("status %v, last check at epoch %d of %d, objective %.10g vs %.10g at the values", r.Status, last.Epoch, r.Epochs, r.Objective, p.Objective(r.Values))
+	}
+}

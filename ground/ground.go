@@ -358,7 +358,13 @@ func (g *Grounder) newProblem() *hlmrf.Problem {
 // example a candidate rule in structure learning) against the same store and
 // variable numbering. The problem has NumVars variables; its potentials'
 // Group is r.Index.
+//
+// A Grounder made with Options.Sink grounds through Ground only (its pieces
+// go to the sink, in order): GroundRule refuses.
 func (g *Grounder) GroundRule(r *model.Rule) (*hlmrf.Problem, RuleStats, error) {
+	if g.sink != nil {
+		return nil, RuleStats{Rule: r}, errors.New("ground: GroundRule on a grounder with a Sink (use Ground)")
+	}
 	p := g.newProblem()
 	st, err := g.groundInto(r, p)
 	if err != nil {

@@ -100,25 +100,46 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem, bud *budget) (i
 		// arrays again and again).
 		frags := make([]*hlmrf.Problem, nc)
 		errs := make([]error, nc)
+		var stop atomic.Bool
 		// With a sink, finished fragments pass to it in chunk order as soon
-		// as every earlier one has (under flushMu), so that only the
-		// fragments finished out of order are held.
+		// as every earlier one has (under flushMu; a chunk finished when it
+		// is next goes straight from the worker's scratch), so that only
+		// the fragments finished out of order are held, and a worker does
+		// not start a chunk more than 2 per worker ahead of the next to
+		// pass (it waits on more), so that one slow chunk cannot make the
+		// others fill the memory.
 		var flushMu sync.Mutex
+		moved := sync.NewCond(&flushMu)
 		flushed := 0
-		flush := func() error {
+		ahead := 2 * min(g.threads, nc)
+		// pass hands chunk c's fragment (in scratch) to the sink, with
+		// every finished one after it, or keeps a copy until its turn.
+		pass := func(c int, scratch *hlmrf.Problem) error {
 			flushMu.Lock()
 			defer flushMu.Unlock()
-			for flushed < nc && frags[flushed] != nil {
+			defer moved.Broadcast()
+			if c != flushed {
+				frags[c] = scratch.Clone()
+				return nil
+			}
+			if err := toSink(scratch); err != nil {
+				return err
+			}
+			for flushed++; flushed < nc && frags[flushed] != nil; flushed++ {
 				if err := toSink(frags[flushed]); err != nil {
 					return err
 				}
 				frags[flushed] = nil
-				flushed++
 			}
 			return nil
 		}
+		halt := func() {
+			flushMu.Lock()
+			stop.Store(true)
+			moved.Broadcast()
+			flushMu.Unlock()
+		}
 		var next atomic.Int64
-		var stop atomic.Bool
 		var wg sync.WaitGroup
 		workers := make([]worker, min(g.threads, nc))
 		for k := range workers {
@@ -131,20 +152,24 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem, bud *budget) (i
 					if c >= nc {
 						return
 					}
+					if g.sink != nil {
+						flushMu.Lock()
+						for c >= flushed+ahead && !stop.Load() {
+							moved.Wait()
+						}
+						flushMu.Unlock()
+					}
 					lo, hi := chunkBounds(c, nc, n)
 					scratch.Reset()
 					if err := w.ground(lo, hi, scratch); err != nil {
 						errs[c] = err
-						stop.Store(true)
+						halt()
 						return
 					}
 					if g.sink != nil {
-						flushMu.Lock()
-						frags[c] = scratch.Clone()
-						flushMu.Unlock()
-						if err := flush(); err != nil {
+						if err := pass(c, scratch); err != nil {
 							errs[c] = err
-							stop.Store(true)
+							halt()
 							return
 						}
 					} else {

@@ -129,13 +129,12 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if o.streaming.on && (o.lifted || o.discrete) {
 		return badInput(errors.New("--streaming cannot be combined with --lifted or --discrete"))
 	}
-	if o.streaming.on || o.streaming.cacheDir != "" {
-		if o.streaming.epochs <= 0 {
-			return badInput(fmt.Errorf("--epochs %d: must be > 0", o.streaming.epochs))
-		}
-		if !(o.streaming.tau > 0) || math.IsInf(o.streaming.tau, 0) {
-			return badInput(fmt.Errorf("--tau %v: must be a finite number > 0", o.streaming.tau))
-		}
+	// Checked also without --streaming: a run may choose it itself.
+	if o.streaming.epochs <= 0 {
+		return badInput(fmt.Errorf("--epochs %d: must be > 0", o.streaming.epochs))
+	}
+	if !(o.streaming.tau > 0) || math.IsInf(o.streaming.tau, 0) {
+		return badInput(fmt.Errorf("--tau %v: must be a finite number > 0", o.streaming.tau))
 	}
 	if o.localSearch < 0 {
 		return badInput(fmt.Errorf("--local-search %d: must be >= 0", o.localSearch))

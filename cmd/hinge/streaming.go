@@ -62,12 +62,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 		return nil, failed(fmt.Errorf("--cache: %w", err))
 	}
 	path := filepath.Join(dir, "ground.cache")
-	// A killed run leaves its temporary file (never a damaged cache): remove it.
-	if old, _ := filepath.Glob(filepath.Join(dir, ".ground.cache.tmp*")); len(old) > 0 {
-		for _, f := range old {
-			os.Remove(f)
-		}
-	}
+	removeStale(dir)
 	var g *ground.Result
 	var groundSec float64
 	_, targets, _ := prog.Store.Counts() // the ground problem's variables
@@ -98,7 +93,12 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	opt.Tau, opt.MaxEpochs = o.streaming.tau, o.streaming.epochs
 	opt.GapTol, opt.ConstraintTol = o.admm.GapTol, o.admm.ConstraintTol
 	opt.Shuffle, opt.Seed = o.streaming.shuffle, o.seed
-	opt.DualFile = filepath.Join(dir, "duals")
+	duals, err := os.CreateTemp(dir, ".duals*")
+	if err != nil {
+		return nil, failed(fmt.Errorf("--cache: %w", err))
+	}
+	duals.Close()
+	opt.DualFile = duals.Name() // dcd truncates it, and removes it at the end
 	opt.Progress = func(c dcd.Check) {
 		bar.Status("epoch %d  objective %.6g  lower bound %.6g  gap %.2e  max violation %.2e", c.Epoch, c.Objective, c.LowerBound, c.RelativeGap(), c.MaxViolation)
 	}
@@ -128,6 +128,23 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	}
 	sum := &solveSummary{Status: res.Status, Iterations: res.Epochs, Violated: res.Violated, WorstRule: worst, MaxViolation: res.MaxViolation, Unit: "epoch"}
 	return &streamed{g: g, groundSec: groundSec, values: res.Values, sum: sum}, nil
+}
+
+// staleAge is how long a temporary file of the cache directory must have
+// gone unwritten to count as a killed run's.
+const staleAge = 10 * time.Minute
+
+// removeStale removes what killed runs left in a cache directory: their
+// temporary cache files and duals (a running writer keeps its own fresh).
+func removeStale(dir string) {
+	for _, pat := range []string{".ground.cache.tmp*", ".duals*"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range old {
+			if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > staleAge {
+				os.Remove(f)
+			}
+		}
+	}
 }
 
 // streamReport is the streaming part of hinge infer's --report.
