@@ -82,11 +82,16 @@ func run(sizes, modes, dir, db string, epochs, maxIter int, out string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// The hinge module's directory (bench/go.mod replaces it by ..).
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/hinge-srl/hinge").Output()
+	if err != nil {
+		return fmt.Errorf("finding the hinge module (run from the bench module: go -C bench run ./scale): %w", err)
+	}
 	bin := filepath.Join(dir, "hinge")
-	build := exec.Command("go", "-C", "..", "build", "-o", bin, "./cmd/hinge")
+	build := exec.Command("go", "-C", strings.TrimSpace(string(root)), "build", "-o", bin, "./cmd/hinge")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("building hinge (run from the bench directory: go -C bench run ./scale): %w", err)
+		return fmt.Errorf("building hinge: %w", err)
 	}
 	header := []string{"size", "mode", "method", "variables", "potentials", "load_s", "ground_s", "solve_s", "wall_s", "peak_rss_mb", "iterations", "status", "objective", "relative_gap", "cache_bytes", "cache_bytes_per_potential"}
 	rows := [][]string{}
