@@ -38,7 +38,9 @@
 // pass over the blocks evaluates F(y), the constraint violations and D(alpha),
 // recomputing g from the stored duals (which removes rounding drift); the
 // solve stops when (F - D) <= GapTol*max(1, |F|) and every constraint holds
-// within ConstraintTol.
+// within ConstraintTol*max(1, ||a||), as admm's test; constraints with no
+// variable that the constants violate are left out of the test and end the
+// solve as Infeasible.
 package dcd
 
 import (
@@ -134,7 +136,7 @@ func (c Check) RelativeGap() float64 {
 type Result struct {
 	Values       []float64 // y, one per variable, in [0,1]
 	Epochs       int
-	Status       admm.Status // Converged, IterationLimit, Cancelled or NumericalFailure
+	Status       admm.Status // Converged, Infeasible, IterationLimit, Cancelled or NumericalFailure
 	Objective    float64
 	LowerBound   float64
 	MaxViolation float64
