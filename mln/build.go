@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -77,7 +77,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	query := map[string]bool{}
 	for _, q := range opt.Query {
 		if prog.Pred(q) == nil {
-			return nil, fmt.Errorf("query predicate %s is not declared in the program", lex.Clip(q))
+			return nil, fmt.Errorf("query predicate %s is not declared in the program", textfile.Clip(q))
 		}
 		query[q] = true
 	}
@@ -98,7 +98,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	if !tuffy {
 		for _, o := range opt.Open {
 			if prog.Pred(o) == nil {
-				return nil, fmt.Errorf("open predicate %s is not declared in the program", lex.Clip(o))
+				return nil, fmt.Errorf("open predicate %s is not declared in the program", textfile.Clip(o))
 			}
 			open[o] = true
 		}
@@ -593,7 +593,7 @@ func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float
 		return srcpos.Errorf(f.Pos, "clause weight %v is not finite", w)
 	}
 	if err := net.Model.AddRule(r); err != nil {
-		return srcpos.Errorf(f.Pos, "%v (in %s)", err, lex.Clip(f.Text))
+		return srcpos.Errorf(f.Pos, "%v (in %s)", err, textfile.Clip(f.Text))
 	}
 	net.Clauses = append(net.Clauses, ClauseInfo{Formula: f, Weight: w, Hard: f.Hard})
 	return nil

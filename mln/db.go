@@ -47,7 +47,7 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 		if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) && ps.Toks[1].Kind == lex.Ident {
 			v, err := strconv.ParseFloat(t.Text, 64)
 			if err != nil || !(v >= 0 && v <= 1) {
-				return nil, srcpos.Errorf(t.Pos, "truth value %q must be a number in [0,1]", lex.Clip(t.Text))
+				return nil, srcpos.Errorf(t.Pos, "truth value %q must be a number in [0,1]", textfile.Clip(t.Text))
 			}
 			ga.Value = v
 			ps.Next()

@@ -15,6 +15,7 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/logistic"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -138,7 +139,7 @@ func prepareLearning(prog *Program, training []GroundAtom, query []string, groun
 	isQuery := map[string]bool{}
 	for _, q := range query {
 		if prog.Pred(q) == nil {
-			return nil, nil, fmt.Errorf("query predicate %s is not declared in the program", lex.Clip(q))
+			return nil, nil, fmt.Errorf("query predicate %s is not declared in the program", textfile.Clip(q))
 		}
 		isQuery[q] = true
 	}

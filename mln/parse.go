@@ -62,7 +62,7 @@ func (p *Program) parse(name string, text []byte, depth int) error {
 		if rest, ok := strings.CutPrefix(st.Text, "#include"); ok {
 			file, err := strconv.Unquote(strings.TrimSpace(rest))
 			if err != nil {
-				return srcpos.Errorf(st.Pos, "#include wants a quoted file name, found %q", lex.Clip(strings.TrimSpace(rest)))
+				return srcpos.Errorf(st.Pos, "#include wants a quoted file name, found %q", textfile.Clip(strings.TrimSpace(rest)))
 			}
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(filepath.Dir(name), file)
@@ -112,10 +112,10 @@ func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
 	if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) {
 		w, err := strconv.ParseFloat(t.Text, 64)
 		if err != nil || w != w {
-			return srcpos.Errorf(t.Pos, "bad weight %q", lex.Clip(t.Text))
+			return srcpos.Errorf(t.Pos, "bad weight %q", textfile.Clip(t.Text))
 		}
 		if w > 1e300 || w < -1e300 {
-			return srcpos.Errorf(t.Pos, "weight %q is not finite", lex.Clip(t.Text))
+			return srcpos.Errorf(t.Pos, "weight %q is not finite", textfile.Clip(t.Text))
 		}
 		f.Weight = w
 		ps.Next()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -167,7 +168,7 @@ func Lex(s string, pos srcpos.Position, puncts []string) ([]Token, error) {
 			}
 			v, err := strconv.Unquote(s[i : j+1])
 			if err != nil {
-				return nil, srcpos.Errorf(at(i), "bad string %s: %v", Clip(s[i:j+1]), err)
+				return nil, srcpos.Errorf(at(i), "bad string %s: %v", textfile.Clip(s[i:j+1]), err)
 			}
 			out = append(out, Token{String, v, at(i)})
 			i = j + 1
@@ -182,7 +183,7 @@ func Lex(s string, pos srcpos.Position, puncts []string) ([]Token, error) {
 				}
 			}
 			if !matched {
-				return nil, srcpos.Errorf(at(i), "unexpected character %q", Clip(s[i:i+1]))
+				return nil, srcpos.Errorf(at(i), "unexpected character %q", textfile.Clip(s[i:i+1]))
 			}
 		}
 	}
@@ -192,14 +193,6 @@ func Lex(s string, pos srcpos.Position, puncts []string) ([]Token, error) {
 // IsIdentByte reports whether c may be part of an identifier.
 func IsIdentByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '\'' || c >= 0x80
-}
-
-// clip shortens echoed input for messages.
-func Clip(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }
 
 // Parser reads one statement's tokens (which end with an EOF token).
@@ -248,9 +241,9 @@ func Describe(t Token) string {
 	case EOF:
 		return "the end of the line"
 	case String:
-		return Quote(Clip(t.Text))
+		return Quote(textfile.Clip(t.Text))
 	}
-	return fmt.Sprintf("%q", Clip(t.Text))
+	return fmt.Sprintf("%q", textfile.Clip(t.Text))
 }
 
 // Quote writes s as a double-quoted constant, escaping '"', '\\', newlines

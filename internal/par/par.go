@@ -2,13 +2,19 @@
 package par
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
 // Workers is the number of goroutines For uses for n items on threads
-// threads: at least 1, at most n.
-func Workers(n, threads int) int { return max(1, min(n, threads)) }
+// threads (threads <= 0: runtime.GOMAXPROCS(0)): at least 1, at most n.
+func Workers(n, threads int) int {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(n, threads))
+}
 
 // For calls f(worker, i) once for every i in [0, n), on Workers(n, threads)
 // goroutines; worker (in [0, Workers)) identifies the goroutine, for

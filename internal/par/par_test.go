@@ -1,6 +1,7 @@
 package par
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -23,5 +24,18 @@ func TestFor(t *testing.T) {
 		if badWorker.Load() {
 			t.Errorf("n %d threads %d: worker index out of range", tc.n, tc.threads)
 		}
+	}
+}
+
+// TestWorkersDefault: threads <= 0 means every core, as the options that
+// pass it through say (0: GOMAXPROCS).
+func TestWorkersDefault(t *testing.T) {
+	for _, threads := range []int{0, -1} {
+		if got, want := Workers(1000, threads), runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("Workers(1000, %d) = %d, want GOMAXPROCS %d", threads, got, want)
+		}
+	}
+	if got := Workers(1, 0); got != 1 {
+		t.Errorf("Workers(1, 0) = %d", got)
 	}
 }
