@@ -62,6 +62,22 @@ func norm(p *hlmrf.Problem) *hlmrf.Problem {
 	return q
 }
 
+// readBack reads the cache file at path whole, failing the test on an
+// error, and returns it with its number of blocks.
+func readBack(t *testing.T, path string) (*hlmrf.Problem, int) {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r.NumBlocks()
+}
+
 func testProblems() map[string]*hlmrf.Problem {
 	withGroups := admmtest.Clauses(3000, 500, 3, 0, 7)
 	for i := range withGroups.Group {
@@ -158,17 +174,8 @@ func TestKilledWriter(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("left %d files, want the old one only", len(ents))
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := equalProblems(got, norm(p)); d != "" {
-		t.Fatalf("old file differs in %s", d)
+	if got, _ := readBack(t, path); equalProblems(got, norm(p)) != "" {
+		t.Fatalf("old file differs in %s", equalProblems(got, norm(p)))
 	}
 }
 
@@ -269,20 +276,12 @@ func TestPieces(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, blocks := readBack(t, path)
 	if d := equalProblems(got, all); d != "" {
 		t.Fatalf("read back differs in %s", d)
 	}
-	if r.NumBlocks() < 3 {
-		t.Errorf("%d blocks: too few to mix pieces across blocks", r.NumBlocks())
+	if blocks < 3 {
+		t.Errorf("%d blocks: too few to mix pieces across blocks", blocks)
 	}
 }
 
@@ -331,17 +330,8 @@ func TestKilledProcess(t *testing.T) {
 	if tmp == "" {
 		t.Fatal("the child wrote no temporary file")
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatalf("the old cache: %v", err)
-	}
-	got, err := r.ReadAll()
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := equalProblems(got, norm(old)); d != "" {
-		t.Fatalf("the old cache changed (%s)", d)
+	if got, _ := readBack(t, path); equalProblems(got, norm(old)) != "" {
+		t.Fatal("the old cache changed")
 	}
 	var fe *FormatError
 	if _, err := Open(tmp); !errors.As(err, &fe) {
@@ -404,15 +394,7 @@ func TestWriterRefuses(t *testing.T) {
 	if _, err := WriteProblem(path, p); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := readBack(t, path)
 	if d := equalProblems(got, norm(p)); d != "" {
 		t.Fatalf("differs in %s", d)
 	}
