@@ -386,6 +386,25 @@ func substitute(n Node, sub map[string]string) Node {
 	panic(fmt.Sprintf("mln: unknown node %T", n))
 }
 
+// Connect joins hinge formulas l and r (the converted operands of x) with
+// x's connective: ^ as And, v as Or, => as Implies, <=> as the And of both
+// implications (sharing l and r, which is fine: normalisation copies what
+// it changes).
+func (x *Binary) Connect(l, r model.Formula) model.Formula {
+	switch x.Op {
+	case "^":
+		return &model.And{Args: []model.Formula{l, r}, Pos: x.P}
+	case "v":
+		return &model.Or{Args: []model.Formula{l, r}, Pos: x.P}
+	case "=>":
+		return &model.Implies{Body: l, Head: r, Pos: x.P}
+	}
+	return &model.And{Args: []model.Formula{
+		&model.Implies{Body: l, Head: r, Pos: x.P},
+		&model.Implies{Body: r, Head: l, Pos: x.P},
+	}, Pos: x.P}
+}
+
 // maxExpansion bounds the disjuncts (or conjuncts) one quantifier expands to.
 const maxExpansion = 100_000
 
@@ -431,20 +450,7 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 		if err != nil {
 			return nil, err
 		}
-		switch x.Op {
-		case "^":
-			return &model.And{Args: []model.Formula{l, r}, Pos: x.P}, nil
-		case "v":
-			return &model.Or{Args: []model.Formula{l, r}, Pos: x.P}, nil
-		case "=>":
-			return &model.Implies{Body: l, Head: r, Pos: x.P}, nil
-		}
-		// <=>: both directions. The operands are shared, which is fine:
-		// normalisation copies what it changes.
-		return &model.And{Args: []model.Formula{
-			&model.Implies{Body: l, Head: r, Pos: x.P},
-			&model.Implies{Body: r, Head: l, Pos: x.P},
-		}, Pos: x.P}, nil
+		return x.Connect(l, r), nil
 	case *Quant:
 		subs := []map[string]string{{}}
 		for _, v := range x.Vars {

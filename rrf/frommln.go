@@ -135,18 +135,7 @@ func toModelFormula(n mln.Node) (model.Formula, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch x.Op {
-		case "^":
-			return &model.And{Args: []model.Formula{l, r}, Pos: x.P}, nil
-		case "v":
-			return &model.Or{Args: []model.Formula{l, r}, Pos: x.P}, nil
-		case "=>":
-			return &model.Implies{Body: l, Head: r, Pos: x.P}, nil
-		}
-		return &model.And{Args: []model.Formula{ // <=>
-			&model.Implies{Body: l, Head: r, Pos: x.P},
-			&model.Implies{Body: r, Head: l, Pos: x.P},
-		}, Pos: x.P}, nil
+		return x.Connect(l, r), nil
 	case *mln.Eq:
 		return nil, srcpos.Errorf(x.P, "an equality literal has no RRF counterpart")
 	case *mln.Quant:
