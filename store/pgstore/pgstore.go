@@ -381,7 +381,16 @@ func (db *DB) clauseSQL(q *ground.ClauseQuery) string {
 		}
 		where = append(where, j.term(c.Left)+op+j.term(c.Right))
 	}
-	return sql + " WHERE " + strings.Join(where, " AND ")
+	sql += " WHERE " + strings.Join(where, " AND ")
+	if q.Ordered {
+		for i, a := range q.Atoms {
+			if a.Binding {
+				sql += fmt.Sprintf(" ORDER BY t%d.atom", i)
+				break
+			}
+		}
+	}
+	return sql
 }
 
 // JoinVars runs the join of an arithmetic rule's atoms as one SQL query

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/ground/groundtest"
+	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/citations"
 	"github.com/hinge-srl/hinge/internal/pgtest"
 	"github.com/hinge-srl/hinge/internal/shareddata"
@@ -317,5 +319,64 @@ func TestLoadRefusesCollidingNames(t *testing.T) {
 	db := connect(t)
 	if err := db.Load(store.New(m)); err == nil || !strings.Contains(err.Error(), "table hinge_constants") {
 		t.Fatalf("got %v, want an error about table hinge_constants", err)
+	}
+}
+
+// collect is a ground.Sink that appends the pieces.
+type collect struct{ p *hlmrf.Problem }
+
+func (c *collect) Add(piece *hlmrf.Problem) error { c.p.Append(piece, false); return nil }
+
+// shared counts the consecutive potentials that share a variable.
+func shared(p *hlmrf.Problem) int {
+	n := 0
+	for i := 1; i < p.NumPotentials(); i++ {
+		a, _ := p.Terms(i - 1)
+		b, _ := p.Terms(i)
+		for _, v := range b {
+			if slices.Contains(a, v) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// TestSinkOrdered: grounding into a sink asks PostgreSQL for the rows in
+// the first atom's order (ClauseQuery.Ordered): the same problem, with
+// consecutive potentials sharing variables as the in-memory grounder's do.
+func TestSinkOrdered(t *testing.T) {
+	pgtest.URL(t)
+	m, s, err := groundtest.Transitivity(2000, 10, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := connect(t)
+	if err := db.Load(s); err != nil {
+		t.Fatal(err)
+	}
+	// A small work_mem makes the hash joins batch, as they do at 10^7
+	// potentials under the default: their output is then out of order.
+	if _, err := db.Conn().Exec(context.Background(), "SET work_mem = '64kB'"); err != nil {
+		t.Fatal(err)
+	}
+	unordered, err := ground.Ground(m, s, ground.Options{Joiner: db.Joiner()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collect{p: &hlmrf.Problem{NumVars: unordered.Problem.NumVars, Start: []int32{0}, CStart: []int32{0}}}
+	ordered, err := ground.Ground(m, s, ground.Options{Joiner: db.Joiner(), Sink: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordered.Problem = c.p
+	if diff := cmp.Diff(pgtest.Canonical(unordered), pgtest.Canonical(ordered)); diff != "" {
+		t.Fatalf("the problems differ:\n%.2000s", diff)
+	}
+	so, su := shared(c.p), shared(unordered.Problem)
+	t.Logf("consecutive potentials sharing a variable: %d ordered, %d in hash-join order, of %d", so, su, c.p.NumPotentials())
+	if so < 2*su || so < c.p.NumPotentials()/4 {
+		t.Errorf("ordered rows share variables %d times, hash-join order %d: not ordered?", so, su)
 	}
 }
