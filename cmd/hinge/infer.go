@@ -146,6 +146,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return badInput(err)
 	}
+	if err := o.streaming.checkCache(o.output); err != nil {
+		return err
+	}
 	prog, err := o.load()
 	if err != nil {
 		return err
@@ -251,8 +254,12 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 			r := prog.Model.Rules[w]
 			rule = fmt.Sprintf("%s %s", r.Pos, pipeline.RuleText(r))
 		}
+		limit := "--max-iter iterations"
+		if o.streaming.on {
+			limit = "--epochs epochs"
+		}
 		return failed(fmt.Errorf("%d hard constraint(s) still violated after %d %ss (%s); the worst is violated by %.6g, a ground constraint of rule %s",
-			sol.Violated, sol.Iterations, sol.unit(), violationCause(sol.Status), sol.MaxViolation, rule))
+			sol.Violated, sol.Iterations, sol.unit(), violationCauseIn(sol.Status, limit), sol.MaxViolation, rule))
 	}
 	if sol != nil && sol.Status != admm.Converged {
 		solver := "ADMM"

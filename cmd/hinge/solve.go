@@ -47,11 +47,11 @@ type solverReport struct {
 	Iterations             int         `json:"iterations"`
 	Status                 admm.Status `json:"status"`
 	Converged              bool        `json:"converged"`
-	PrimalResidual         float64     `json:"primal_residual"`
-	DualResidual           float64     `json:"dual_residual"`
+	PrimalResidual         float64     `json:"primal_residual,omitempty"` // ADMM's (not streaming)
+	DualResidual           float64     `json:"dual_residual,omitempty"`
 	MaxConstraintViolation float64     `json:"max_constraint_violation"`
 	ViolatedConstraints    int         `json:"violated_constraints"`
-	Rho                    float64     `json:"rho"` // the penalty at the end
+	Rho                    float64     `json:"rho,omitempty"` // the penalty at the end (ADMM)
 }
 
 // solverReportOf fills a solverReport from an ADMM result.
@@ -179,11 +179,16 @@ func stoppedAfter(st admm.Status, n int, unit string) string {
 // violationCause says what a solve's status tells about hard constraints
 // still violated at its end.
 func violationCause(st admm.Status) string {
+	return violationCauseIn(st, "--max-iter iterations")
+}
+
+// violationCauseIn is violationCause naming the limit that ran out.
+func violationCauseIn(st admm.Status, limit string) string {
 	switch st {
 	case admm.Infeasible:
 		return "the duals prove the constraints infeasible"
 	case admm.IterationLimit:
-		return "the constraints may be infeasible, or need more than --max-iter iterations"
+		return "the constraints may be infeasible, or need more than " + limit
 	}
 	return "the constraints may be infeasible"
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,10 +34,34 @@ func (s *streamOptions) add(cmd *cobra.Command) {
 	s.epochs, s.tau = d.MaxEpochs, d.Tau
 	f := cmd.Flags()
 	f.BoolVar(&s.on, "streaming", false, "ground to a cache file on disk and solve by dual coordinate descent streaming it (memory per variable, not per potential); chosen by itself when the problem does not fit --memory-limit")
-	f.StringVar(&s.cacheDir, "cache", "", "with --streaming: keep the cache file (ground.cache, replaced on each run) and the solver's duals in this directory (default: a temporary one, removed)")
+	f.StringVar(&s.cacheDir, "cache", "", "with --streaming: write the cache file in this directory and keep it (ground.cache, replaced on each run; the solver's duals go there too, removed at the end); default: a temporary directory, removed")
 	f.IntVar(&s.epochs, "epochs", s.epochs, "with --streaming: the most passes over the potentials")
-	f.Float64Var(&s.tau, "tau", s.tau, "with --streaming: the first proximal step (> 0), adapted as the solve goes")
-	f.BoolVar(&s.shuffle, "shuffle", false, "with --streaming: visit the cache's blocks in a new random order each pass (--seed)")
+	f.Float64Var(&s.tau, "tau", s.tau, "with --streaming: the first proximal step (> 0); the solve raises it up to 4x while the duality gap lags, and lowers it while hard constraints do")
+	f.BoolVar(&s.shuffle, "shuffle", false, "with --streaming: visit the cache's blocks in a new random order each pass (--seed; nothing changes for a cache of one block, about 1 MB)")
+}
+
+// checkCache refuses, before any work, a --cache directory that cannot
+// hold the cache: a file, one whose ground.cache is a directory, or one
+// that --output (output, a directory replaced whole) would replace.
+func (s *streamOptions) checkCache(output string) error {
+	dir := s.cacheDir
+	if dir == "" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return badInput(fmt.Errorf("--cache %s is a file; give a directory", clipPath(dir)))
+	}
+	if st, err := os.Stat(filepath.Join(dir, "ground.cache")); err == nil && st.IsDir() {
+		return badInput(fmt.Errorf("--cache %s: %s is a directory; the cache file goes there", clipPath(dir), clipPath(filepath.Join(dir, "ground.cache"))))
+	}
+	if output != "" {
+		c, err1 := filepath.Abs(dir)
+		o, err2 := filepath.Abs(output)
+		if rel, err := filepath.Rel(o, c); err1 == nil && err2 == nil && err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			return badInput(fmt.Errorf("--cache %s is inside --output %s, which is replaced whole: give another directory", clipPath(dir), clipPath(output)))
+		}
+	}
+	return nil
 }
 
 // streamed is what a streaming solve hands back to hinge infer.
@@ -54,7 +79,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "hinge-cache-")
 		if err != nil {
-			return nil, failed(err)
+			return nil, failed(fmt.Errorf("creating a temporary directory for the cache (set TMPDIR or give --cache DIR): %w", err))
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
@@ -92,6 +117,11 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	opt := dcd.DefaultOptions()
 	opt.Tau, opt.MaxEpochs = o.streaming.tau, o.streaming.epochs
 	opt.GapTol, opt.ConstraintTol = o.admm.GapTol, o.admm.ConstraintTol
+	if opt.GapTol == 0 {
+		// ADMM's residual test has no counterpart here: the gap decides.
+		opt.GapTol = admm.DefaultGapTol
+		fmt.Fprintf(o.stderr, "hinge infer: note: streaming stops on the duality gap alone: --gap-tol 0 means %g here\n", opt.GapTol)
+	}
 	opt.Shuffle, opt.Seed = o.streaming.shuffle, o.seed
 	duals, err := os.CreateTemp(dir, ".duals*")
 	if err != nil {

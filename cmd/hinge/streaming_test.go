@@ -116,10 +116,20 @@ func TestInferStreamingChosen(t *testing.T) {
 
 func TestInferStreamingFlags(t *testing.T) {
 	psl, data := writeTransitivity(t, 20, 3)
+	dir := t.TempDir()
+	file := writeFile(t, dir, "afile", "x")
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(filepath.Join(dir, "c", "ground.cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"--streaming", "--cache", file}, "is a file; give a directory"},
+		{[]string{"--streaming", "--cache", filepath.Join(dir, "c")}, "ground.cache is a directory"},
+		{[]string{"--streaming", "--cache", out, "--output", out}, "is inside --output"},
+		{[]string{"--streaming", "--cache", filepath.Join(out, "c"), "--output", out}, "is inside --output"},
 		{[]string{"--streaming", "--lifted"}, "--streaming cannot be combined"},
 		{[]string{"--streaming", "--discrete"}, "--streaming cannot be combined"},
 		{[]string{"--streaming", "--epochs", "0"}, "--epochs 0"},
