@@ -34,6 +34,7 @@ type FormatError struct {
 	What  string
 }
 
+// Error says what is wrong, where, and what to do.
 func (e *FormatError) Error() string {
 	if e.Block >= 0 {
 		return fmt.Sprintf("%s: block %d: %s (the cache is damaged; delete it to ground again)", e.File, e.Block, e.What)

@@ -160,6 +160,8 @@ type countingSink struct {
 	pots, cons int
 }
 
+// Add passes a non-empty piece on, counting it; the sink's error comes back
+// as a *SinkError.
 func (c *countingSink) Add(p *hlmrf.Problem) error {
 	if p.NumPotentials() == 0 && p.NumConstraints() == 0 {
 		return nil
@@ -175,7 +177,10 @@ func (c *countingSink) Add(p *hlmrf.Problem) error {
 // SinkError is an error of Options.Sink (writing a cache file, say).
 type SinkError struct{ Err error }
 
+// Error is the sink's message.
 func (e *SinkError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the sink's error.
 func (e *SinkError) Unwrap() error { return e.Err }
 
 // AtomRef names an atom of the store: a row of a predicate's table.
