@@ -47,11 +47,11 @@ type solverReport struct {
 	Iterations             int         `json:"iterations"`
 	Status                 admm.Status `json:"status"`
 	Converged              bool        `json:"converged"`
-	PrimalResidual         float64     `json:"primal_residual,omitempty"` // ADMM's (not streaming)
-	DualResidual           float64     `json:"dual_residual,omitempty"`
+	PrimalResidual         *float64    `json:"primal_residual,omitempty"` // ADMM's (nil when streaming)
+	DualResidual           *float64    `json:"dual_residual,omitempty"`
 	MaxConstraintViolation float64     `json:"max_constraint_violation"`
 	ViolatedConstraints    int         `json:"violated_constraints"`
-	Rho                    float64     `json:"rho,omitempty"` // the penalty at the end (ADMM)
+	Rho                    *float64    `json:"rho,omitempty"` // ADMM's penalty at the end
 }
 
 // solverReportOf fills a solverReport from an ADMM result.
@@ -61,11 +61,11 @@ func solverReportOf(res *admm.Result) solverReport {
 		Iterations:             res.Iterations,
 		Status:                 res.Status,
 		Converged:              res.Converged(),
-		PrimalResidual:         res.PrimalResidual,
-		DualResidual:           res.DualResidual,
+		PrimalResidual:         &res.PrimalResidual,
+		DualResidual:           &res.DualResidual,
 		MaxConstraintViolation: res.MaxViolation,
 		ViolatedConstraints:    res.Violated,
-		Rho:                    res.Rho,
+		Rho:                    &res.Rho,
 	}
 	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound)
 	return r
@@ -317,7 +317,7 @@ func printSolveSummary(w io.Writer, r *solveReport, st admm.Status) {
 	} else {
 		fmt.Fprintf(w, "objective %.10g\n", r.Objective)
 	}
-	fmt.Fprintf(w, "primal residual %.3g (tolerance %.3g), dual residual %.3g (tolerance %.3g)\n", r.PrimalResidual, r.PrimalTolerance, r.DualResidual, r.DualTolerance)
+	fmt.Fprintf(w, "primal residual %.3g (tolerance %.3g), dual residual %.3g (tolerance %.3g)\n", *r.PrimalResidual, r.PrimalTolerance, *r.DualResidual, r.DualTolerance)
 	if r.Constraints > 0 {
 		fmt.Fprintf(w, "max hard-constraint violation %.3g (%d violated beyond tolerance)\n", r.MaxConstraintViolation, r.ViolatedConstraints)
 	}

@@ -81,6 +81,13 @@ func TestInferStreaming(t *testing.T) {
 			if rep.Method != "dcd-streaming" || rep.Streaming == nil || rep.Streaming.CacheBytes == 0 || len(rep.Streaming.Trajectory) == 0 {
 				t.Errorf("streaming report: %+v", rep)
 			}
+			var raw map[string]any
+			readJSON(t, report, &raw)
+			for _, k := range []string{"primal_residual", "dual_residual", "rho"} {
+				if _, ok := raw[k]; ok {
+					t.Errorf("the streaming report has ADMM's %q", k)
+				}
+			}
 			if _, err := os.Stat(filepath.Join(dir, "c", "ground.cache")); err != nil {
 				t.Errorf("--cache: %v", err)
 			}
