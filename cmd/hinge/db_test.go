@@ -254,8 +254,11 @@ func TestInferDBServerGone(t *testing.T) {
 	if !<-killed {
 		t.Skipf("the grounding join finished before it could be cut (exit %d); nothing to check", code)
 	}
-	if code != 1 || !strings.Contains(errs, "PostgreSQL") || !strings.Contains(errs, "terminating connection") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 and the server's message", code, errs)
+	// The server's message when the rows were flowing; a broken connection
+	// when the backend died while sorting them (nothing sent yet).
+	gone := strings.Contains(errs, "terminating connection") || strings.Contains(errs, "broken pipe") || strings.Contains(errs, "unexpected EOF")
+	if code != 1 || !strings.Contains(errs, "PostgreSQL") || !gone {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and the server's message or the lost connection", code, errs)
 	}
 	if strings.Contains(stdout, "ADMM") {
 		t.Errorf("inference ran after the server went away:\n%s", stdout)
