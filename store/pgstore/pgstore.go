@@ -255,7 +255,7 @@ func (j joiner) JoinClause(q *ground.ClauseQuery, emit func(rows []int32) error)
 func (j joiner) stream(sql string, n int, emit func([]int32) error) error {
 	rows, err := j.db.conn.Query(j.db.ctx, sql, pgx.QueryResultFormats{pgx.BinaryFormatCode})
 	if err != nil {
-		return fmt.Errorf("PostgreSQL: %w", err)
+		return j.db.queryError(err)
 	}
 	defer rows.Close()
 	out := make([]int32, n)
@@ -279,9 +279,18 @@ func (j joiner) stream(sql string, n int, emit func([]int32) error) error {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("PostgreSQL: %w", err)
+		return j.db.queryError(err)
 	}
 	return nil
+}
+
+// queryError words a query's error, saying so when the connection is gone
+// (the server stopped or the backend was terminated mid-query).
+func (db *DB) queryError(err error) error {
+	if db.conn.IsClosed() {
+		return fmt.Errorf("PostgreSQL: the connection was lost during the query: %w", err)
+	}
+	return fmt.Errorf("PostgreSQL: %w", err)
 }
 
 // sqlJoin names, for a query's atoms t0, t1, ..., a column holding each
