@@ -361,7 +361,7 @@ func FuzzDecode(f *testing.F) {
 		if int(np)+int(nc) > len(payload)/minTermBytes {
 			return // Open refuses such counts
 		}
-		if err := r.decode(payload, int(np), int(nc), &q); err != nil {
+		if err := r.decode(payload, int(np), int(nc), &q, true); err != nil {
 			return
 		}
 		if err := q.Validate(); err != nil {

@@ -25,6 +25,7 @@ type Reader struct {
 	pot     []int64 // first potential of each block, then the total
 	con     []int64
 	buf     []byte
+	checked []bool // blocks decoded once with every check (see decode)
 }
 
 // FormatError says what is wrong with a cache file and where.
@@ -132,6 +133,7 @@ func open(f *os.File, path string) (*Reader, error) {
 	d = d[8*nb:]
 	pots, cons := binary.LittleEndian.Uint64(d), binary.LittleEndian.Uint64(d[8:])
 	r.pot, r.con = make([]int64, nb+1), make([]int64, nb+1)
+	r.checked = make([]bool, nb)
 	var hb [blockHeader]byte
 	for b := range nb {
 		if r.offs[b] < headerSize || r.offs[b]+blockHeader > r.offs[b+1] {
@@ -219,14 +221,18 @@ func (r *Reader) Block(b int, scratch *hlmrf.Problem) (*hlmrf.Problem, error) {
 	}
 	np := int(r.pot[b+1] - r.pot[b])
 	nc := int(r.con[b+1] - r.con[b])
-	if err := r.decode(payload, np, nc, p); err != nil {
+	if err := r.decode(payload, np, nc, p, !r.checked[b]); err != nil {
 		return nil, &FormatError{File: r.name, Block: b, What: err.Error()}
 	}
+	r.checked[b] = true
 	return p, nil
 }
 
 // decode fills p from a block's payload of np potentials and nc constraints.
-func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
+// With first it also checks that no term repeats a variable; a block whose
+// checksum matches decodes the same every time, so that check (the only one
+// that costs per term) runs on a block's first read only, not every epoch.
+func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem, first bool) error {
 	pos := 0
 	uv := func() (uint64, error) {
 		x, n := binary.Uvarint(d[pos:])
@@ -338,7 +344,7 @@ func (r *Reader) decode(d []byte, np, nc int, p *hlmrf.Problem) error {
 			*vars = append(*vars, int32(v))
 			*coefs = append(*coefs, coef)
 		}
-		if row := (*vars)[len(*vars)-int(k):]; hasRepeat(row) {
+		if row := (*vars)[len(*vars)-int(k):]; first && hasRepeat(row) {
 			return fmt.Errorf("term %d: a variable appears twice", i)
 		}
 		if i < np {

@@ -230,12 +230,10 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Trajectory = append(res.Trajectory, c)
+		res.record(c, ev)
 		if s.opt.Progress != nil {
 			s.opt.Progress(c)
 		}
-		res.Objective, res.LowerBound, res.MaxViolation = c.Objective, c.LowerBound, c.MaxViolation
-		res.Violated, res.Worst, res.WorstGroup = ev.violated, ev.worst, ev.group
 		switch {
 		case math.IsNaN(c.Objective) || math.IsInf(c.Objective, 0) || math.IsNaN(c.LowerBound):
 			res.Status = admm.NumericalFailure
@@ -260,19 +258,31 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Trajectory = append(res.Trajectory, c)
-		res.Objective, res.LowerBound, res.MaxViolation = c.Objective, c.LowerBound, c.MaxViolation
-		res.Violated, res.Worst, res.WorstGroup = ev.violated, ev.worst, ev.group
+		res.record(c, ev)
 	}
 	res.Values = s.y
 	res.Tau = s.tauNow
 	return res, nil
 }
 
+// record appends a check to the trajectory and makes its figures the
+// result's.
+func (res *Result) record(c Check, ev evaluation) {
+	res.Trajectory = append(res.Trajectory, c)
+	res.Objective, res.LowerBound, res.MaxViolation = c.Objective, c.LowerBound, c.MaxViolation
+	res.Violated, res.Worst, res.WorstGroup = ev.violated, ev.worst, ev.group
+}
+
 // recentre ends a proximal step: the centre moves to the point reached and
 // the point becomes that of the current duals for the new centre.
 func (s *solver) recentre() {
 	copy(s.z, s.y)
+	s.points()
+}
+
+// points sets every variable's y to clip(z - tau*g, 0, 1), the primal point
+// of the current duals.
+func (s *solver) points() {
 	for i, zi := range s.z {
 		s.y[i] = min(1, max(0, zi-s.tau[i]*s.g[i]))
 	}
@@ -357,13 +367,11 @@ func (s *solver) shuffle() {
 // sweep is one pass of dual coordinate ascent over every term. It stops
 // between blocks when ctx is cancelled, returning ctx.Err().
 func (s *solver) sweep(ctx context.Context) error {
-	tau, z, g, y := s.tau, s.z, s.g, s.y
 	if s.stale {
-		for i := range y {
-			y[i] = min(1, max(0, z[i]-tau[i]*g[i]))
-		}
+		s.points()
 		s.stale = false
 	}
+	tau, z, g, y := s.tau, s.z, s.g, s.y
 	step := func(vs []int32, cs []float64, c float64, a float64, lo, hi, q float64) float64 {
 		// q: 1/(2w) for a squared hinge, else 0.
 		dot, l := 0.0, q
@@ -432,56 +440,43 @@ type evaluation struct {
 	group    int32
 }
 
-// check evaluates F(y), the violations at y and D(alpha) in one pass,
-// replacing g by A^T alpha recomputed from the stored duals.
+// check evaluates F(y), the violations at y (admm.Check's test) and
+// D(alpha) in one pass, replacing g by A^T alpha recomputed from the stored
+// duals.
 func (s *solver) check(epoch int) (Check, evaluation, error) {
 	y := s.y
 	g := make([]float64, len(y))
 	obj, dual := 0.0, 0.0
 	maxViol := 0.0
 	ev := evaluation{worst: -1}
+	// addDuals adds a term's dual times its coefficients to g.
+	addDuals := func(vs []int32, cs []float64, a float64) {
+		for k, v := range vs {
+			g[v] += cs[k] * a
+		}
+	}
 	err := s.blocks(nil, func(b int, p *hlmrf.Problem, pa, ca []float32) {
 		for j := range p.Weight {
+			obj += p.Weight[j] * p.Incompatibility(j, y) // term by term: the same sum for any blocks
 			vs, cs := p.Terms(j)
-			t := -p.Const[j]
 			a := float64(pa[j])
-			for k, v := range vs {
-				t += cs[k] * y[v]
-				g[v] += cs[k] * a
-			}
+			addDuals(vs, cs, a)
 			_, _, q := admm.DualRange(p.Weight[j], p.Power[j])
 			dual -= a*p.Const[j] + q*a*a
-			if t > 0 {
-				if p.Power[j] == 2 {
-					t *= t
-				}
-				obj += p.Weight[j] * t
-			}
 		}
-		c0 := s.src.ConStart(b)
 		for j := range p.CKind {
 			vs, cs := p.CTerms(j)
-			t := -p.CConst[j]
 			a := float64(ca[j])
-			nrm := 0.0
-			for k, v := range vs {
-				t += cs[k] * y[v]
-				g[v] += cs[k] * a
-				nrm += cs[k] * cs[k]
-			}
+			addDuals(vs, cs, a)
 			dual -= a * p.CConst[j]
-			if p.CKind[j] == hlmrf.Equal {
-				t = math.Abs(t)
+			if len(vs) == 0 && p.ConstraintViolation(j, y) > s.opt.ConstraintTol {
+				ev.empty++
 			}
-			if t > s.opt.ConstraintTol*max(1, math.Sqrt(nrm)) {
-				ev.violated++
-				if len(vs) == 0 {
-					ev.empty++
-				}
-			}
-			if t > maxViol {
-				maxViol, ev.worst, ev.group = t, c0+int64(j), p.CGroup[j]
-			}
+		}
+		mv, violated, worst := admm.Check(p, y, s.opt.ConstraintTol)
+		ev.violated += violated
+		if mv > maxViol {
+			maxViol, ev.worst, ev.group = mv, s.src.ConStart(b)+int64(worst), p.CGroup[worst]
 		}
 	})
 	if err != nil {

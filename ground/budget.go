@@ -28,6 +28,12 @@ const (
 // terms.
 func groundCost(terms int) int64 { return bytesPerGround + bytesPerTerm*int64(terms) }
 
+// outCost is the memory charged for pots potentials and constraints with
+// terms terms in all.
+func outCost(pots, terms int) int64 {
+	return int64(pots)*bytesPerGround + int64(terms)*bytesPerTerm
+}
+
 // Estimate is the planner's expectation of how many groundings a rule has,
 // assuming the atoms' arguments are independent.
 type Estimate struct {
@@ -241,7 +247,7 @@ func (m *meter) start(pots, terms int) { m.pots, m.trs = pots, terms }
 // flush spends what was emitted since the last flush and panics with
 // overBudget when the budget is spent.
 func (m *meter) flush(pots, terms int) {
-	cost := int64(pots-m.pots)*bytesPerGround + int64(terms-m.trs)*bytesPerTerm
+	cost := outCost(pots-m.pots, terms-m.trs)
 	m.b.count.Add(int64(pots - m.pots))
 	m.pots, m.trs = pots, terms
 	if m.b.spend(cost) {

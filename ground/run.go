@@ -49,7 +49,7 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem, bud *budget) (i
 			return err
 		}
 		if bud != nil {
-			bud.used.Add(-(int64(p.NumPotentials()+p.NumConstraints())*bytesPerGround + int64(len(p.Var)+len(p.CVar))*bytesPerTerm))
+			bud.used.Add(-outCost(outSize(p)))
 		}
 		return nil
 	}

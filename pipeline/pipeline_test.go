@@ -126,17 +126,9 @@ func TestCollectiveClassification(t *testing.T) {
 	}
 	for _, name := range []string{"cora", "citeseer"} {
 		t.Run(name, func(t *testing.T) {
-			dir := shareddata.Require(t, name)
-			ds, err := citations.Load(dir, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			split, err := citations.NewSplit(ds, 1, 0.5)
-			if err != nil {
-				t.Fatal(err)
-			}
 			out := t.TempDir()
-			if err := citations.WritePSL(split, out); err != nil {
+			split, err := citations.WriteSplitPSL(shareddata.Require(t, name), name, 1, 0.5, out)
+			if err != nil {
 				t.Fatal(err)
 			}
 			baseline, _, err := citations.NeighbourMajority(split)
@@ -163,7 +155,7 @@ func TestCollectiveClassification(t *testing.T) {
 			}
 			// ADMM stops with constraints met to ConstraintTol*||a|| (a has
 			// one entry per category).
-			tol := admm.DefaultConstraintTol * math.Sqrt(float64(len(ds.Categories)))
+			tol := admm.DefaultConstraintTol * math.Sqrt(float64(len(split.Dataset.Categories)))
 			if worst > tol {
 				t.Errorf("a paper's categories sum to 1 +- %v, beyond %v", worst, tol)
 			}

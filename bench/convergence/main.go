@@ -245,20 +245,12 @@ func problem(name, dataDir string) (*hlmrf.Problem, error) {
 		if _, err := os.Stat(dir); err != nil {
 			return nil, nil
 		}
-		ds, err := citations.Load(dir, name)
-		if err != nil {
-			return nil, err
-		}
-		split, err := citations.NewSplit(ds, 1, 0.5)
-		if err != nil {
-			return nil, err
-		}
 		tmp, err := os.MkdirTemp("", "hinge-convergence-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(tmp)
-		if err := citations.WritePSL(split, tmp); err != nil {
+		if _, err := citations.WriteSplitPSL(dir, name, 1, 0.5, tmp); err != nil {
 			return nil, err
 		}
 		return groundPSL(filepath.Join(tmp, name+".psl"), filepath.Join(tmp, name+".data"))

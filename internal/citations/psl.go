@@ -158,3 +158,18 @@ truth:
   HasCat: %s
 `, LinkObsFile, HasCatObsFile, HasCatTargetFile, HasCatTruthFile)
 }
+
+// WriteSplitPSL loads the data set name from dir (Load), draws a split
+// (NewSplit) and writes its PSL files to outDir (WritePSL): <outDir>/<name>.psl
+// and <name>.data with their atom files.
+func WriteSplitPSL(dir, name string, seed uint64, observedFraction float64, outDir string) (*Split, error) {
+	ds, err := Load(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewSplit(ds, seed, observedFraction)
+	if err != nil {
+		return nil, err
+	}
+	return s, WritePSL(s, outDir)
+}

@@ -215,17 +215,8 @@ func testCitations(t *testing.T, name string) {
 	if testing.Short() {
 		t.Skip("real data; skipped in -short")
 	}
-	dir := shareddata.Require(t, name)
-	ds, err := citations.Load(dir, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := citations.NewSplit(ds, 1, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	if err := citations.WritePSL(split, out); err != nil {
+	if _, err := citations.WriteSplitPSL(shareddata.Require(t, name), name, 1, 0.5, out); err != nil {
 		t.Fatal(err)
 	}
 	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(out, name+".psl"), Data: filepath.Join(out, name+".data")})
