@@ -70,15 +70,16 @@ func main() {
 	db := flag.String("db", os.Getenv("HINGE_DB"), "PostgreSQL URL for the pg modes")
 	epochs := flag.Int("epochs", 1000, "hinge infer --epochs for the streaming modes")
 	maxIter := flag.Int("max-iter", 25000, "hinge infer --max-iter for the ADMM modes")
+	memLimit := flag.String("memory-limit", "", "hinge infer --memory-limit (empty: hinge's default, 80% of RAM)")
 	out := flag.String("out", "", "append the rows to this CSV file (written atomically)")
 	flag.Parse()
-	if err := run(*sizes, *modes, *dir, *db, *epochs, *maxIter, *out); err != nil {
+	if err := run(*sizes, *modes, *dir, *db, *memLimit, *epochs, *maxIter, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes, modes, dir, db string, epochs, maxIter int, out string) error {
+func run(sizes, modes, dir, db, memLimit string, epochs, maxIter int, out string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -106,7 +107,7 @@ func run(sizes, modes, dir, db string, epochs, maxIter int, out string) error {
 				fmt.Fprintf(os.Stderr, "scale: skipping %s at %s: no -db or $HINGE_DB\n", mode, size)
 				continue
 			}
-			row, err := measure(bin, dir, data, size, mode, db, epochs, maxIter)
+			row, err := measure(bin, dir, data, size, mode, db, memLimit, epochs, maxIter)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", size, mode, err)
 			}
@@ -146,12 +147,15 @@ func generate(dir, size string) (string, error) {
 }
 
 // measure runs hinge infer once in a mode and returns its row.
-func measure(bin, dir, data, size, mode, db string, epochs, maxIter int) ([]string, error) {
+func measure(bin, dir, data, size, mode, db, memLimit string, epochs, maxIter int) ([]string, error) {
 	rep := filepath.Join(dir, fmt.Sprintf("%s-%s.json", size, mode))
 	outDir := filepath.Join(dir, fmt.Sprintf("%s-%s.out", size, mode))
 	os.RemoveAll(outDir)
 	args := []string{"infer", "--model", filepath.Join(data, "transitivity.psl"), "--data", filepath.Join(data, "transitivity.data"),
 		"--report", rep, "--output", outDir, "--quiet", "--max-iter", strconv.Itoa(maxIter), "--epochs", strconv.Itoa(epochs)}
+	if memLimit != "" {
+		args = append(args, "--memory-limit", memLimit)
+	}
 	if strings.HasSuffix(mode, "streaming") {
 		args = append(args, "--streaming", "--cache", filepath.Join(dir, "cache-"+size))
 	}
