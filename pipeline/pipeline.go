@@ -114,13 +114,21 @@ func load(in Inputs, withRules bool) (*Program, error) {
 	if err := cfg.Load(prog.Store); err != nil {
 		return nil, err
 	}
-	for _, pred := range m.Predicates {
-		if !pred.Closed && targetCount(prog.Store.Table(pred)) == 0 {
-			prog.Warnings = append(prog.Warnings, fmt.Sprintf("open predicate %s has no target atoms (is its targets file empty?): nothing is inferred for it, and its atoms that are not observed count as 0", pred))
-		}
-	}
+	prog.Warnings = StoreWarnings(prog.Store)
 	prog.Seconds = time.Since(start).Seconds()
 	return prog, nil
+}
+
+// StoreWarnings returns what a store's atoms say that is probably not
+// meant: an open predicate without target atoms.
+func StoreWarnings(s *store.Store) []string {
+	var out []string
+	for _, pred := range s.Model.Predicates {
+		if !pred.Closed && targetCount(s.Table(pred)) == 0 {
+			out = append(out, fmt.Sprintf("open predicate %s has no target atoms (is its targets file empty?): nothing is inferred for it, and its atoms that are not observed count as 0", pred))
+		}
+	}
+	return out
 }
 
 // targetCount counts the target atoms of a table.

@@ -161,6 +161,7 @@ func measure(bin, dir, data, size, mode, db, memLimit string, epochs, maxIter in
 	}
 	switch mode {
 	case "memory", "streaming":
+		args = append(args, "--db", "") // in memory even when $HINGE_DB is set
 	case "pg", "pg-streaming":
 		args = append(args, "--db", db, "--db-schema", "hinge_scale")
 	default:

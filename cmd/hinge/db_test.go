@@ -83,6 +83,9 @@ func TestGroundDBRead(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "read from PostgreSQL") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	if strings.Contains(errs, "no target atoms") {
+		t.Errorf("--db-read warns of the declarations' missing atoms, which come from the tables: %s", errs)
+	}
 	if got, want := sortedLines(t, second), sortedLines(t, first); !slices.Equal(got, want) {
 		t.Errorf("ground problems differ:\n--db-read %q\n--db %q", got, want)
 	}
@@ -103,7 +106,7 @@ func TestGroundDBErrors(t *testing.T) {
 		code      int
 		msg       string
 	}{
-		{"unreachable", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5", 1, "connecting to PostgreSQL"},
+		{"unreachable", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5", 1, "--db: connecting to PostgreSQL"},
 		{"bad URL", "postgres://host:notaport/db", 2, "--db"},
 		{"read without db", "", 2, "--db-read needs --db"},
 	}
@@ -122,6 +125,39 @@ func TestGroundDBErrors(t *testing.T) {
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Errorf("%s written after a failed run (%v)", out, err)
+			}
+		})
+	}
+}
+
+// TestDBEmptyOverridesEnv checks that --db ” grounds in memory when
+// HINGE_DB is set (here to a URL that would be refused), and that without
+// it HINGE_DB is used; --streaming reports the database's error as its own,
+// not as the cache's.
+func TestDBEmptyOverridesEnv(t *testing.T) {
+	t.Setenv(dbEnv, "postgres://host:notaport/db")
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	tests := []struct {
+		name  string
+		extra []string
+		code  int
+		msg   string
+	}{
+		{"env", nil, 2, "hinge infer: --db: cannot parse"},
+		{"env streaming", []string{"--streaming"}, 2, "hinge infer: --db: cannot parse"},
+		{"empty flag", []string{"--db", ""}, 0, ""},
+		{"empty flag streaming", []string{"--db", "", "--streaming"}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"infer", "-m", model, "-d", data, "--output", out, "--quiet"}, tc.extra...)
+			code, _, errs := runCLI(t, args...)
+			if code != tc.code || !strings.Contains(errs, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, errs, tc.code, tc.msg)
+			}
+			if _, err := os.Stat(out); (err == nil) != (tc.code == 0) {
+				t.Errorf("exit %d but %s: %v", code, out, err)
 			}
 		})
 	}

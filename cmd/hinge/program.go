@@ -23,8 +23,9 @@ import (
 // programFlags are the flags that name a PSL program: rules and data.
 type programFlags struct {
 	model, data, config, partition string
-	db, dbSchema                   string // PostgreSQL URL (--db, else HINGE_DB) and schema
-	dbRead                         bool   // --db-read: atoms from the schema's tables, not --data's files
+	db                             setString // PostgreSQL URL (--db, else HINGE_DB)
+	dbSchema                       string
+	dbRead                         bool // --db-read: atoms from the schema's tables, not --data's files
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
 	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
@@ -44,7 +45,7 @@ func (f *programFlags) add(cmd *cobra.Command, partition string) {
 
 // addDB registers --db, --db-schema and --db-read.
 func (f *programFlags) addDB(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"): the atoms are copied into one table per predicate and the rules are joined there")
+	cmd.Flags().Var(&f.db, "db", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
 	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run unless --db-read)")
 	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
 }
@@ -73,10 +74,19 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	f.warn(prog)
+	return prog, nil
+}
+
+// warn prints the program's warnings, except under --db-read, where the
+// atoms are read from the database later (loadDB warns then).
+func (f *programFlags) warn(prog *pipeline.Program) {
+	if f.dbRead {
+		return
+	}
 	for _, w := range prog.Warnings {
 		fmt.Fprintln(f.stderr, "hinge: warning:", w)
 	}
-	return prog, nil
 }
 
 // loadData reads the data without rules (pipeline.LoadData); every failure
@@ -89,9 +99,7 @@ func (f *programFlags) loadData() (*pipeline.Program, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	for _, w := range prog.Warnings {
-		fmt.Fprintln(f.stderr, "hinge: warning:", w)
-	}
+	f.warn(prog)
 	return prog, nil
 }
 
@@ -148,13 +156,25 @@ func (f *programFlags) groundTo(prog *pipeline.Program, threads int, sink ground
 	return g, time.Since(start).Seconds(), nil
 }
 
-// dbURL is --db, else $HINGE_DB, else "" (ground in memory).
+// dbURL is --db when given (--db ” means in memory), else $HINGE_DB, else
+// "" (ground in memory).
 func (f *programFlags) dbURL() string {
-	if f.db != "" {
-		return f.db
+	if f.db.set {
+		return f.db.val
 	}
 	return os.Getenv(dbEnv)
 }
+
+// setString is a string flag that remembers whether it was given, so that
+// an explicit empty value can override an environment variable.
+type setString struct {
+	val string
+	set bool
+}
+
+func (s *setString) String() string     { return s.val }
+func (s *setString) Set(v string) error { s.val, s.set = v, true; return nil }
+func (s *setString) Type() string       { return "string" }
 
 // connectDB connects to PostgreSQL at dbURL. A URL that does not parse is
 // bad input; a server that cannot be reached fails the run (exit status 1).
@@ -164,7 +184,7 @@ func (f *programFlags) connectDB() (*pgstore.DB, error) {
 	}
 	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
 	if err != nil {
-		return nil, failed(err)
+		return nil, failed(fmt.Errorf("--db: %w", err))
 	}
 	return db, nil
 }
@@ -189,6 +209,10 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 			return nil, failed(err)
 		}
 		prog.Store = s
+		prog.Warnings = pipeline.StoreWarnings(s)
+		for _, w := range prog.Warnings {
+			fmt.Fprintln(f.stderr, "hinge: warning:", w)
+		}
 	} else if err := db.Load(prog.Store); err != nil {
 		db.Close()
 		return nil, failed(err)

@@ -84,7 +84,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, failed(fmt.Errorf("--cache: %w", err))
+		return nil, badInput(fmt.Errorf("--cache %s: %w", clipPath(dir), err))
 	}
 	path := filepath.Join(dir, "ground.cache")
 	removeStale(dir)
@@ -99,7 +99,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	if err != nil {
 		var ce *exitError
 		if errors.As(err, &ce) {
-			return nil, err
+			return nil, ce // grounding's own error, not the cache's
 		}
 		return nil, failed(fmt.Errorf("writing the cache: %w", err))
 	}
