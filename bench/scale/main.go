@@ -44,7 +44,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
-var namedSizes = map[string]int{"1M": 13000, "10M": 130000, "100M": 1300000}
+var namedSizes = map[string]int{"1M": 13000, "10M": 130000, "100M": 1300000, "1000M": 13000000}
 
 // report is the part of hinge infer's --report that the table shows.
 type report struct {
