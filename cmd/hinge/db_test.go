@@ -130,7 +130,7 @@ func TestGroundDBErrors(t *testing.T) {
 	}
 }
 
-// TestDBEmptyOverridesEnv checks that --db ” grounds in memory when
+// TestDBEmptyOverridesEnv checks that an empty --db grounds in memory when
 // HINGE_DB is set (here to a URL that would be refused), and that without
 // it HINGE_DB is used; --streaming reports the database's error as its own,
 // not as the cache's.

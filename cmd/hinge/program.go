@@ -156,7 +156,7 @@ func (f *programFlags) groundTo(prog *pipeline.Program, threads int, sink ground
 	return g, time.Since(start).Seconds(), nil
 }
 
-// dbURL is --db when given (--db ” means in memory), else $HINGE_DB, else
+// dbURL is --db when given (an empty --db means in memory), else $HINGE_DB, else
 // "" (ground in memory).
 func (f *programFlags) dbURL() string {
 	if f.db.set {
