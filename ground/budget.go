@@ -26,7 +26,7 @@ const (
 
 // groundCost is the conservative memory cost of one grounding with terms
 // terms.
-func groundCost(terms int) int64 { return bytesPerGround + bytesPerTerm*int64(terms) }
+func groundCost(terms int) int64 { return outCost(1, terms) }
 
 // outCost is the memory charged for pots potentials and constraints with
 // terms terms in all.

@@ -58,17 +58,8 @@ func BenchmarkValueGradient(b *testing.B) {
 
 // coraLearnSplit writes the Cora learn split (seed 2) and grounds it.
 func coraLearnSplit(b *testing.B) (*pipeline.Program, *ground.Result) {
-	dir := shareddata.Require(b, "cora")
-	ds, err := citations.Load(dir, "cora")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sp, err := citations.NewSplit(ds, 2, 0.5)
-	if err != nil {
-		b.Fatal(err)
-	}
 	out := b.TempDir()
-	if err := citations.WritePSL(sp, out); err != nil {
+	if _, err := citations.WriteSplitPSL(shareddata.Require(b, "cora"), "cora", 2, 0.5, out); err != nil {
 		b.Fatal(err)
 	}
 	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(out, "cora.psl"), Data: filepath.Join(out, "cora.data")})

@@ -22,7 +22,7 @@
 //
 // Usage:
 //
-//	go -C bench run ./scale [-sizes 1M,10M] [-modes memory,streaming] [-dir /tmp/hinge-scale] [-epochs 1000] [-out scale/results/scale.csv]
+//	go -C bench run ./scale [-sizes 1M,10M] [-modes memory,streaming] [-dir /tmp/hinge-scale] [-epochs 1000] [-memory-limit 16GiB] [-out scale/results/scale.csv]
 package main
 
 import (
@@ -73,14 +73,21 @@ func main() {
 	memLimit := flag.String("memory-limit", "", "hinge infer --memory-limit (empty: hinge's default, 80% of RAM)")
 	out := flag.String("out", "", "append the rows to this CSV file (written atomically)")
 	flag.Parse()
-	if err := run(*sizes, *modes, *dir, *db, *memLimit, *epochs, *maxIter, *out); err != nil {
+	if err := run(*sizes, *modes, *out, settings{dir: *dir, db: *db, memLimit: *memLimit, epochs: *epochs, maxIter: *maxIter}); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes, modes, dir, db, memLimit string, epochs, maxIter int, out string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// settings are what every hinge infer run of the benchmark shares.
+type settings struct {
+	dir, db, memLimit string // -dir, -db, -memory-limit
+	epochs, maxIter   int
+	bin               string // the hinge binary, built by run
+}
+
+func run(sizes, modes, out string, s settings) error {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return err
 	}
 	// The hinge module's directory (bench/go.mod replaces it by ..).
@@ -88,8 +95,8 @@ func run(sizes, modes, dir, db, memLimit string, epochs, maxIter int, out string
 	if err != nil {
 		return fmt.Errorf("finding the hinge module (run from the bench module: go -C bench run ./scale): %w", err)
 	}
-	bin := filepath.Join(dir, "hinge")
-	build := exec.Command("go", "-C", strings.TrimSpace(string(root)), "build", "-o", bin, "./cmd/hinge")
+	s.bin = filepath.Join(s.dir, "hinge")
+	build := exec.Command("go", "-C", strings.TrimSpace(string(root)), "build", "-o", s.bin, "./cmd/hinge")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building hinge: %w", err)
@@ -98,16 +105,16 @@ func run(sizes, modes, dir, db, memLimit string, epochs, maxIter int, out string
 	rows := [][]string{}
 	fmt.Println(strings.Join(header, "\t"))
 	for _, size := range strings.Split(sizes, ",") {
-		data, err := generate(dir, size)
+		data, err := generate(s.dir, size)
 		if err != nil {
 			return err
 		}
 		for _, mode := range strings.Split(modes, ",") {
-			if strings.HasPrefix(mode, "pg") && db == "" {
+			if strings.HasPrefix(mode, "pg") && s.db == "" {
 				fmt.Fprintf(os.Stderr, "scale: skipping %s at %s: no -db or $HINGE_DB\n", mode, size)
 				continue
 			}
-			row, err := measure(bin, dir, data, size, mode, db, memLimit, epochs, maxIter)
+			row, err := s.measure(data, size, mode)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", size, mode, err)
 			}
@@ -147,27 +154,27 @@ func generate(dir, size string) (string, error) {
 }
 
 // measure runs hinge infer once in a mode and returns its row.
-func measure(bin, dir, data, size, mode, db, memLimit string, epochs, maxIter int) ([]string, error) {
-	rep := filepath.Join(dir, fmt.Sprintf("%s-%s.json", size, mode))
-	outDir := filepath.Join(dir, fmt.Sprintf("%s-%s.out", size, mode))
+func (s settings) measure(data, size, mode string) ([]string, error) {
+	rep := filepath.Join(s.dir, fmt.Sprintf("%s-%s.json", size, mode))
+	outDir := filepath.Join(s.dir, fmt.Sprintf("%s-%s.out", size, mode))
 	os.RemoveAll(outDir)
 	args := []string{"infer", "--model", filepath.Join(data, "transitivity.psl"), "--data", filepath.Join(data, "transitivity.data"),
-		"--report", rep, "--output", outDir, "--quiet", "--max-iter", strconv.Itoa(maxIter), "--epochs", strconv.Itoa(epochs)}
-	if memLimit != "" {
-		args = append(args, "--memory-limit", memLimit)
+		"--report", rep, "--output", outDir, "--quiet", "--max-iter", strconv.Itoa(s.maxIter), "--epochs", strconv.Itoa(s.epochs)}
+	if s.memLimit != "" {
+		args = append(args, "--memory-limit", s.memLimit)
 	}
 	if strings.HasSuffix(mode, "streaming") {
-		args = append(args, "--streaming", "--cache", filepath.Join(dir, "cache-"+size))
+		args = append(args, "--streaming", "--cache", filepath.Join(s.dir, "cache-"+size))
 	}
 	switch mode {
 	case "memory", "streaming":
 		args = append(args, "--db", "") // in memory even when $HINGE_DB is set
 	case "pg", "pg-streaming":
-		args = append(args, "--db", db, "--db-schema", "hinge_scale")
+		args = append(args, "--db", s.db, "--db-schema", "hinge_scale")
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want memory, streaming, pg or pg-streaming)", mode)
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout = io.Discard
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

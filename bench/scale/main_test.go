@@ -19,7 +19,7 @@ func TestRunSmall(t *testing.T) {
 	if db != "" {
 		modes += ",pg-streaming"
 	}
-	if err := run("300", modes, dir, db, "", 1000, 25000, out); err != nil {
+	if err := run("300", modes, out, settings{dir: dir, db: db, epochs: 1000, maxIter: 25000}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(out)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
@@ -23,9 +24,9 @@ import (
 // programFlags are the flags that name a PSL program: rules and data.
 type programFlags struct {
 	model, data, config, partition string
-	db                             setString // PostgreSQL URL (--db, else HINGE_DB)
-	dbSchema                       string
-	dbRead                         bool // --db-read: atoms from the schema's tables, not --data's files
+	db, dbSchema                   string      // PostgreSQL URL (--db, else HINGE_DB) and schema
+	dbFlag                         *pflag.Flag // --db, to tell an empty --db from none
+	dbRead                         bool        // --db-read: atoms from the schema's tables, not --data's files
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
 	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
@@ -45,7 +46,8 @@ func (f *programFlags) add(cmd *cobra.Command, partition string) {
 
 // addDB registers --db, --db-schema and --db-read.
 func (f *programFlags) addDB(cmd *cobra.Command) {
-	cmd.Flags().Var(&f.db, "db", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
+	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
+	f.dbFlag = cmd.Flags().Lookup("db")
 	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run unless --db-read)")
 	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
 }
@@ -81,10 +83,14 @@ func (f *programFlags) load() (*pipeline.Program, error) {
 // warn prints the program's warnings, except under --db-read, where the
 // atoms are read from the database later (loadDB warns then).
 func (f *programFlags) warn(prog *pipeline.Program) {
-	if f.dbRead {
-		return
+	if !f.dbRead {
+		f.printWarnings(prog.Warnings)
 	}
-	for _, w := range prog.Warnings {
+}
+
+// printWarnings writes warnings to stderr, one a line.
+func (f *programFlags) printWarnings(warnings []string) {
+	for _, w := range warnings {
 		fmt.Fprintln(f.stderr, "hinge: warning:", w)
 	}
 }
@@ -159,22 +165,11 @@ func (f *programFlags) groundTo(prog *pipeline.Program, threads int, sink ground
 // dbURL is --db when given (an empty --db means in memory), else $HINGE_DB, else
 // "" (ground in memory).
 func (f *programFlags) dbURL() string {
-	if f.db.set {
-		return f.db.val
+	if f.dbFlag != nil && f.dbFlag.Changed {
+		return f.db
 	}
 	return os.Getenv(dbEnv)
 }
-
-// setString is a string flag that remembers whether it was given, so that
-// an explicit empty value can override an environment variable.
-type setString struct {
-	val string
-	set bool
-}
-
-func (s *setString) String() string     { return s.val }
-func (s *setString) Set(v string) error { s.val, s.set = v, true; return nil }
-func (s *setString) Type() string       { return "string" }
 
 // connectDB connects to PostgreSQL at dbURL. A URL that does not parse is
 // bad input; a server that cannot be reached fails the run (exit status 1).
@@ -210,9 +205,7 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 		}
 		prog.Store = s
 		prog.Warnings = pipeline.StoreWarnings(s)
-		for _, w := range prog.Warnings {
-			fmt.Fprintln(f.stderr, "hinge: warning:", w)
-		}
+		f.printWarnings(prog.Warnings)
 	} else if err := db.Load(prog.Store); err != nil {
 		db.Close()
 		return nil, failed(err)
