@@ -96,32 +96,44 @@ func TestGroundDBRead(t *testing.T) {
 }
 
 // TestGroundDBErrors checks the exit status and message when the database
-// is unusable: a URL that does not parse is bad input (2), a server that
-// cannot be reached fails the run (1), and neither writes an output.
+// is unusable: a URL that does not parse or is not PostgreSQL's, or a name
+// PostgreSQL would not keep as given, is bad input (2, found before
+// connecting), a server that cannot be reached fails the run (1), and none
+// writes an output.
 func TestGroundDBErrors(t *testing.T) {
 	t.Setenv(dbEnv, "")
 	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	const unreachable = "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5"
 	tests := []struct {
 		name, url string
+		extra     []string
 		code      int
 		msg       string
 	}{
-		{"unreachable", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5", 1, "--db: connecting to PostgreSQL"},
-		{"bad URL", "postgres://host:notaport/db", 2, "--db"},
-		{"read without db", "", 2, "--db-read needs --db"},
+		{"unreachable", unreachable, nil, 1, "--db: connecting to PostgreSQL"},
+		{"bad URL", "postgres://host:notaport/db", nil, 2, "--db"},
+		{"read without db", "", nil, 2, "--db-read needs --db"},
+		{"not PostgreSQL", "mysql://root:secret@dbhost/hinge", nil, 2, "--db: a mysql:// URL; hinge reads only PostgreSQL URLs"},
+		{"empty schema", unreachable, []string{"--db-schema", ""}, 2, "--db-schema: the schema name is empty (the default is hinge)"},
+		{"long schema", unreachable, []string{"--db-schema", strings.Repeat("s", 64)}, 2, "is 64 bytes long; PostgreSQL keeps 63"},
+		{"long output table", unreachable, []string{"--output-table", strings.Repeat("o", 64)}, 2, "--output-table: output table name"},
+		{"output table of hinge", unreachable, []string{"--output-table", "hinge_tables"}, 2, "would replace the list of hinge's tables"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "p.txt")
 			args := []string{"ground", "-m", model, "-d", data, "--export", out}
+			if slices.Contains(tc.extra, "--output-table") {
+				args = []string{"infer", "-m", model, "-d", data, "--output", out}
+			}
 			if tc.url != "" {
 				args = append(args, "--db", tc.url)
 			} else {
 				args = append(args, "--db-read")
 			}
-			code, _, errs := runCLI(t, args...)
-			if code != tc.code || !strings.Contains(errs, tc.msg) {
-				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, errs, tc.code, tc.msg)
+			code, _, errs := runCLI(t, append(args, tc.extra...)...)
+			if code != tc.code || !strings.Contains(errs, tc.msg) || strings.Contains(errs, "secret") {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q (and no password)", code, errs, tc.code, tc.msg)
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Errorf("%s written after a failed run (%v)", out, err)
@@ -204,9 +216,9 @@ func TestInferOutputTable(t *testing.T) {
 	if n != 18 {
 		t.Errorf("%d rows, want 18 (the targets)", n)
 	}
-	code, _, errs = runCLI(t, "infer", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "smokes")
-	if code != 1 || !strings.Contains(errs, "would replace the atoms of Smokes") {
-		t.Errorf("--output-table smokes: exit %d, %q; want exit 1", code, errs)
+	code, out, errs = runCLI(t, "infer", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "smokes")
+	if code != 2 || !strings.Contains(errs, "would replace the atoms of Smokes") || strings.Contains(out, "ADMM") {
+		t.Errorf("--output-table smokes: exit %d, stdout %q, stderr %q; want exit 2 before solving", code, out, errs)
 	}
 }
 
@@ -339,5 +351,146 @@ func TestStructureDB(t *testing.T) {
 	}
 	if models[0] != models[1] || !strings.Contains(models[1], "Parent(E1, E2) & Parent(E2, E3) -> Grandparent(E1, E3)") {
 		t.Errorf("in memory:\n%s\nwith --db:\n%s", models[0], models[1])
+	}
+}
+
+// TestDBLongPredicateNames: two predicates whose names share their first 63
+// bytes (PostgreSQL's identifier length) get tables of their own, so the
+// run under --db answers exactly as the in-memory run.
+func TestDBLongPredicateNames(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	long := strings.Repeat("Averyverylongpredicatename", 3) // 78 bytes
+	a, b := long+"Alpha", long+"Beta"
+	dir := writeFiles(t, map[string]string{
+		"m.psl":  fmt.Sprintf("1: %[1]s(X) -> %[2]s(X) ^2\n1: ~%[2]s(X) ^2\n3: %[1]s(X) -> Out(X) ^2\n", a, b),
+		"d.data": fmt.Sprintf("predicates:\n  %s/1: closed\n  %s/1: open\n  Out/1: open\nobservations:\n  %[1]s: a.tsv\ntargets:\n  %[2]s: b.tsv\n  Out: o.tsv\n", a, b),
+		"a.tsv":  "x\ny\n",
+		"b.tsv":  "x\n",
+		"o.tsv":  "x\ny\n",
+	})
+	args := []string{"infer", "-m", filepath.Join(dir, "m.psl"), "-d", filepath.Join(dir, "d.data"), "--quiet"}
+	code, mem, errs := runCLI(t, append(args, "--db", "")...)
+	if code != 0 {
+		t.Fatalf("in memory: exit %d: %s", code, errs)
+	}
+	code, pg, errs := runCLI(t, append(args, "--db", url, "--db-schema", schema)...)
+	if code != 0 {
+		t.Fatalf("--db: exit %d: %s", code, errs)
+	}
+	values := func(out string) []string {
+		var v []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, " = ") {
+				v = append(v, l)
+			} else if total, _, ok := strings.Cut(l, ", grounded in"); ok {
+				v = append(v, total)
+			}
+		}
+		return v
+	}
+	if got, want := values(pg), values(mem); !slices.Equal(got, want) || len(want) != 4 {
+		t.Errorf("--db answers differently from the in-memory run:\n--db %q\nmemory %q", got, want)
+	}
+}
+
+// TestDBKeepsForeignTables: --db replaces only the tables hinge created
+// (listed in the schema's hinge_tables). A user's table named like a
+// predicate's, or named by --output-table, is refused by name (exit 2,
+// before any grounding or solving, the table untouched) unless
+// --db-replace; tables hinge created are replaced on the next run without
+// it.
+func TestDBKeepsForeignTables(t *testing.T) {
+	url := pgtest.URL(t)
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// userTable creates schema.name holding one row the user cares about.
+	userTable := func(t *testing.T, schema, name string) {
+		t.Helper()
+		q := pgx.Identifier{schema, name}.Sanitize()
+		if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()+"; CREATE TABLE "+q+" (note text); INSERT INTO "+q+" VALUES ('mine')"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// intact reports whether the user's row is still there.
+	intact := func(t *testing.T, schema, name string) bool {
+		t.Helper()
+		var note string
+		err := conn.QueryRow(ctx, "SELECT note FROM "+pgx.Identifier{schema, name}.Sanitize()).Scan(&note)
+		return err == nil && note == "mine"
+	}
+	tests := []struct {
+		name   string
+		user   string   // the user's table
+		extra  []string // more flags
+		refuse string   // the table named in the refusal
+	}{
+		{"predicate table", "smokes", nil, "smokes"},
+		{"constants table", "hinge_constants", nil, "hinge_constants"},
+		{"output table", "inferred", []string{"--output-table", "inferred"}, "inferred"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := pgtest.Schema(t, url)
+			userTable(t, schema, tc.user)
+			args := append([]string{"infer", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--quiet"}, tc.extra...)
+			code, out, errs := runCLI(t, args...)
+			if code != 2 || !strings.Contains(errs, schema+"."+tc.refuse) || !strings.Contains(errs, "--db-replace") {
+				t.Fatalf("exit %d, stderr %q; want exit 2 naming %s.%s and --db-replace", code, errs, schema, tc.refuse)
+			}
+			if strings.Contains(out, "ADMM") {
+				t.Errorf("refused after solving:\n%s", out)
+			}
+			if !intact(t, schema, tc.user) {
+				t.Fatalf("the user's table %s.%s was replaced", schema, tc.user)
+			}
+			if code, _, errs := runCLI(t, append(args, "--db-replace")...); code != 0 {
+				t.Fatalf("--db-replace: exit %d: %s", code, errs)
+			}
+			if intact(t, schema, tc.user) {
+				t.Errorf("--db-replace kept the user's table %s.%s", schema, tc.user)
+			}
+			// Now hinge's own: replaced without --db-replace.
+			if code, _, errs := runCLI(t, args...); code != 0 {
+				t.Fatalf("second run over hinge's own tables: exit %d: %s", code, errs)
+			}
+		})
+	}
+}
+
+// TestDBUpgradeSchema: a schema written by a hinge that kept no
+// hinge_tables (its constants' and predicates' tables, no record of them)
+// is refused with a word on what to do, and one run with --db-replace takes
+// it over.
+func TestDBUpgradeSchema(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	args := []string{"ground", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--quiet"}
+	if code, _, errs := runCLI(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP TABLE "+pgx.Identifier{schema, "hinge_tables"}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, args...)
+	if code != 2 || !strings.Contains(errs, "no hinge_tables") || !strings.Contains(errs, "--db-replace") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 saying the schema has no hinge_tables and how to take it over", code, errs)
+	}
+	for _, extra := range [][]string{{"--db-replace"}, nil} {
+		if code, _, errs := runCLI(t, append(args, extra...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errs)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/store/pgstore"
 )
 
 type inferOptions struct {
@@ -157,6 +158,11 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := checkOutputs(programInputs(&o.programFlags, prog), outs...); err != nil {
 		return err
 	}
+	if o.outputTable != "" {
+		if err := o.checkOutputTable(prog); err != nil {
+			return err
+		}
+	}
 	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs}
 	if err := prog.CheckEvaluators(evalOptions); err != nil {
 		return badInput(err)
@@ -218,7 +224,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		err = db.WriteValues(o.outputTable, prog.Model, g, values)
 		db.Close()
 		if err != nil {
-			return failed(err)
+			return o.dbError(err)
 		}
 		fmt.Fprintf(stdout, "wrote %d values to table %s.%s\n", len(values), o.dbSchema, o.outputTable)
 	}
@@ -423,4 +429,22 @@ func hasSquared(m *model.Model) bool {
 		}
 	}
 	return false
+}
+
+// checkOutputTable refuses, before any work, an --output-table that cannot
+// be written: a name PostgreSQL would not keep, a table of hinge's or of the
+// model, or a table hinge did not create (unless --db-replace).
+func (o *inferOptions) checkOutputTable(prog *pipeline.Program) error {
+	if err := pgstore.CheckOutputName(o.outputTable, prog.Model); err != nil {
+		return badInput(fmt.Errorf("--output-table: %w", err))
+	}
+	db, err := o.connectDB()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.CheckOutput(o.outputTable, prog.Model); err != nil {
+		return o.dbError(err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,6 +17,7 @@ import (
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
 	"github.com/hinge-srl/hinge/store/pgstore"
@@ -27,6 +29,7 @@ type programFlags struct {
 	db, dbSchema                   string      // PostgreSQL URL (--db, else HINGE_DB) and schema
 	dbFlag                         *pflag.Flag // --db, to tell an empty --db from none
 	dbRead                         bool        // --db-read: atoms from the schema's tables, not --data's files
+	dbReplace                      bool        // --db-replace: replace tables hinge did not create
 	quiet                          bool
 	stderr                         io.Writer // progress display; the command's injected stderr
 	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
@@ -44,12 +47,48 @@ func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	f.addData(cmd, partition)
 }
 
-// addDB registers --db, --db-schema and --db-read.
+// addDB registers --db, --db-schema, --db-read and --db-replace.
 func (f *programFlags) addDB(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
 	f.dbFlag = cmd.Flags().Lookup("db")
-	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (replaced on every run unless --db-read)")
+	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (hinge's own tables there are replaced on every run unless --db-read)")
 	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
+	cmd.Flags().BoolVar(&f.dbReplace, "db-replace", false, "with --db: also replace tables of --db-schema that hinge did not create (not listed in its hinge_tables), such as those of an older hinge")
+}
+
+// checkDB checks the --db flags, when grounding in PostgreSQL, before any
+// work: a URL that is not a PostgreSQL one or does not parse, and a schema
+// name PostgreSQL would not keep as it is, are bad input.
+func (f *programFlags) checkDB() error {
+	url := f.dbURL()
+	if url == "" {
+		return nil
+	}
+	if scheme, _, ok := strings.Cut(url, "://"); ok && scheme != "postgres" && scheme != "postgresql" {
+		return badInput(fmt.Errorf("--db: a %s:// URL; hinge reads only PostgreSQL URLs (postgres://user@host:port/db or postgresql://...)", textfile.Clip(scheme)))
+	}
+	if _, err := pgx.ParseConfig(url); err != nil {
+		return badInput(fmt.Errorf("--db: %w", err))
+	}
+	if err := pgstore.CheckIdentifier("schema", f.dbSchema); err != nil {
+		return badInput(fmt.Errorf("--db-schema: %w (the default is %s)", err, pgstore.DefaultSchema))
+	}
+	return nil
+}
+
+// dbError types an error of pgstore: a table hinge would replace but did
+// not create is bad input (exit status 2), said with what to do; anything
+// else fails the run.
+func (f *programFlags) dbError(err error) error {
+	var fe *pgstore.ForeignError
+	if !errors.As(err, &fe) {
+		return failed(err)
+	}
+	what := "drop or rename it, give another --db-schema, or give --db-replace to let hinge replace it"
+	if fe.NoList {
+		what = "if an older hinge wrote the schema's tables, run once with --db-replace (hinge lists its tables from then on); else give another --db-schema"
+	}
+	return badInput(fmt.Errorf("--db: %w: %s", err, what))
 }
 
 // dbEnv names the environment variable that gives --db's default.
@@ -71,6 +110,9 @@ func (f *programFlags) addData(cmd *cobra.Command, partition string) {
 func (f *programFlags) load() (*pipeline.Program, error) {
 	if f.data == "" && f.config == "" {
 		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
+	}
+	if err := f.checkDB(); err != nil {
+		return nil, err
 	}
 	prog, err := pipeline.Load(pipeline.Inputs{Model: f.model, Data: f.data, Config: f.config, Partition: f.partition})
 	if err != nil {
@@ -100,6 +142,9 @@ func (f *programFlags) printWarnings(warnings []string) {
 func (f *programFlags) loadData() (*pipeline.Program, error) {
 	if f.data == "" && f.config == "" {
 		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
+	}
+	if err := f.checkDB(); err != nil {
+		return nil, err
 	}
 	prog, err := pipeline.LoadData(pipeline.Inputs{Data: f.data, Config: f.config, Partition: f.partition})
 	if err != nil {
@@ -174,13 +219,14 @@ func (f *programFlags) dbURL() string {
 // connectDB connects to PostgreSQL at dbURL. A URL that does not parse is
 // bad input; a server that cannot be reached fails the run (exit status 1).
 func (f *programFlags) connectDB() (*pgstore.DB, error) {
-	if _, err := pgx.ParseConfig(f.dbURL()); err != nil {
-		return nil, badInput(fmt.Errorf("--db: %w", err))
+	if err := f.checkDB(); err != nil {
+		return nil, err
 	}
 	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
 	if err != nil {
 		return nil, failed(fmt.Errorf("--db: %w", err))
 	}
+	db.Replace = f.dbReplace
 	return db, nil
 }
 
@@ -189,6 +235,14 @@ func (f *programFlags) connectDB() (*pgstore.DB, error) {
 // A database that fails fails the run (exit status 1).
 func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 	start := time.Now()
+	// What PostgreSQL cannot hold is bad input, found before connecting.
+	check := pgstore.CheckStore(prog.Store)
+	if f.dbRead {
+		check = pgstore.CheckModel(prog.Model)
+	}
+	if check != nil {
+		return nil, badInput(fmt.Errorf("--db: %w", check))
+	}
 	db, err := f.connectDB()
 	if err != nil {
 		return nil, err
@@ -208,7 +262,7 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 		f.printWarnings(prog.Warnings)
 	} else if err := db.Load(prog.Store); err != nil {
 		db.Close()
-		return nil, failed(err)
+		return nil, f.dbError(err)
 	}
 	if !f.quiet {
 		verb := "copied into"

@@ -14,7 +14,8 @@
 //
 //	hinge_constants(id integer PRIMARY KEY, name text NOT NULL UNIQUE)
 //
-// and each predicate P of arity n has a table named lower(P):
+// and each predicate P of arity n has a table named by TableName (lower(P),
+// shortened with a hash suffix when longer than PostgreSQL keeps):
 //
 //	p(atom integer NOT NULL,   -- the atom's row in hinge's store, per part
 //	  a0 integer NOT NULL, ..., a<n-1> integer NOT NULL,  -- hinge_constants ids
@@ -26,13 +27,27 @@
 // their own. A target's value is its initial value. Load creates these tables
 // from a store with COPY; a user with data already in PostgreSQL can fill
 // tables of this shape with SQL and read them with Read.
+//
+// # Tables hinge created
+//
+// The table hinge_tables(name text PRIMARY KEY, kind text NOT NULL,
+// predicate text) of the schema lists the tables hinge created there (kind
+// constants, atoms or values). Load and WriteValues replace only those: a
+// table (or view, sequence, ...) of the same name that hinge_tables does not
+// list, or any table of a schema without hinge_tables (one written by hand,
+// or by a hinge that kept no such list), is refused with a *ForeignError
+// before anything is changed, unless DB.Replace is set.
 package pgstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -47,6 +62,21 @@ const DefaultSchema = "hinge"
 // constantsTable holds the interned constants.
 const constantsTable = "hinge_constants"
 
+// metaTable lists the tables hinge created in the schema.
+const metaTable = "hinge_tables"
+
+// MaxIdentifier is the length in bytes of the longest identifier PostgreSQL
+// keeps (NAMEDATALEN - 1): it cuts longer ones short, so two names that
+// share their first MaxIdentifier bytes name the same table.
+const MaxIdentifier = 63
+
+// Kinds of table recorded in hinge_tables.
+const (
+	kindConstants = "constants"
+	kindAtoms     = "atoms"
+	kindValues    = "values"
+)
+
 // Part values of the part column.
 const (
 	partObserved = 0
@@ -60,6 +90,25 @@ type DB struct {
 	conn   *pgx.Conn
 	schema string
 	ctx    context.Context
+
+	// Replace lets Load and WriteValues replace tables that hinge did not
+	// create (not listed in hinge_tables); without it they refuse them.
+	Replace bool
+}
+
+// CheckIdentifier returns an error unless name (what names it, for the
+// message: "schema", "output table") can name a PostgreSQL object as it is:
+// not empty, at most MaxIdentifier bytes, valid UTF-8 without NUL bytes.
+func CheckIdentifier(what, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("the %s name is empty", what)
+	case len(name) > MaxIdentifier:
+		return fmt.Errorf("%s name %q is %d bytes long; PostgreSQL keeps %d and would cut it to %q", what, name, len(name), MaxIdentifier, clipName(name, MaxIdentifier))
+	case strings.IndexByte(name, 0) >= 0 || !utf8.ValidString(name):
+		return fmt.Errorf("%s name %q holds a NUL byte or invalid UTF-8", what, name)
+	}
+	return nil
 }
 
 // Connect opens a connection to the PostgreSQL server at url (for example
@@ -68,6 +117,9 @@ type DB struct {
 func Connect(ctx context.Context, url, schema string) (*DB, error) {
 	if schema == "" {
 		schema = DefaultSchema
+	}
+	if err := CheckIdentifier("schema", schema); err != nil {
+		return nil, err
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
@@ -99,18 +151,277 @@ func (db *DB) table(name string) string {
 	return pgx.Identifier{db.schema, name}.Sanitize()
 }
 
-// TableName is the name of predicate p's table in the schema.
-func TableName(p *model.Predicate) string { return strings.ToLower(p.Name) }
+// TableName is the name of predicate p's table in the schema: its name in
+// lower case, or, when that is longer than MaxIdentifier bytes (PostgreSQL
+// would cut it short, and two long names could meet in one table), its
+// first 54 bytes (fewer, to end on a whole character), '_' and the first 8
+// hex digits of the SHA-256 of the lower-case name, 63 bytes in all. In SQL:
+// left(lower(P), 54) || '_' || left(encode(sha256(convert_to(lower(P), 'UTF8')), 'hex'), 8)
+// for an ASCII name.
+func TableName(p *model.Predicate) string {
+	n := strings.ToLower(p.Name)
+	if len(n) <= MaxIdentifier {
+		return n
+	}
+	sum := sha256.Sum256([]byte(n))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	return clipName(n, MaxIdentifier-len(suffix)) + suffix
+}
 
-// checkNames refuses predicates whose tables would collide.
+// clipName cuts s to at most n bytes, on a character boundary.
+func clipName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// checkNames refuses predicates whose tables would collide (names equal but
+// for case), or would be one of hinge's own tables.
 func checkNames(m *model.Model) error {
-	seen := map[string]string{constantsTable: "the constants table"}
+	seen := map[string]string{constantsTable: "the constants table", metaTable: "the list of hinge's tables"}
 	for _, p := range m.Predicates {
 		n := TableName(p)
 		if other, ok := seen[n]; ok {
-			return fmt.Errorf("predicate %s would be stored in table %s, as %s is", p.Name, n, other)
+			return fmt.Errorf("predicate %s would be stored in table %s, as %s is (table names ignore case)", p.Name, n, other)
 		}
 		seen[n] = "predicate " + p.Name
+	}
+	return nil
+}
+
+// CheckModel returns an error when two predicates of m would share a table
+// (their names are equal but for case) or one would be a table of hinge's
+// own. Load and Read check this before they send anything.
+func CheckModel(m *model.Model) error { return checkNames(m) }
+
+// CheckStore returns CheckModel's error for s's model, else an error naming
+// the first constant of s that PostgreSQL's text cannot hold: one with a NUL
+// byte or invalid UTF-8. Load checks this before it sends anything.
+func CheckStore(s *store.Store) error {
+	if err := checkNames(s.Model); err != nil {
+		return err
+	}
+	for id := range s.Dict.Len() {
+		name := s.Dict.Name(int32(id))
+		if strings.IndexByte(name, 0) >= 0 {
+			return fmt.Errorf("constant %q holds a NUL byte, which PostgreSQL text cannot hold", clipName(name, 200))
+		}
+		if !utf8.ValidString(name) {
+			return fmt.Errorf("constant %q is not valid UTF-8, which PostgreSQL text must be", clipName(name, 200))
+		}
+	}
+	return nil
+}
+
+// ForeignError reports tables (or other relations) that hinge would replace
+// but did not create: they are not listed in the schema's hinge_tables, or
+// the schema has no hinge_tables at all.
+type ForeignError struct {
+	Schema string
+	Tables []string // the relations, with their kind when not a table ("v (a view)")
+	NoList bool     // the schema has no hinge_tables
+	Reason string   // when set, why hinge_tables itself is not hinge's list
+}
+
+func (e *ForeignError) Error() string {
+	qual := make([]string, len(e.Tables))
+	for i, t := range e.Tables {
+		qual[i] = e.Schema + "." + t
+	}
+	names := strings.Join(qual, ", ")
+	switch {
+	case e.Reason != "":
+		return fmt.Sprintf("%s %s, so hinge cannot tell which tables of schema %s it created", names, e.Reason, e.Schema)
+	case e.NoList:
+		return fmt.Sprintf("schema %s has no hinge_tables, the list of the tables hinge created there, so hinge did not create %s (or an older hinge did, which kept no list) and will not replace it", e.Schema, names)
+	}
+	return fmt.Sprintf("hinge did not create %s (%s.hinge_tables does not list it) and will not replace it", names, e.Schema)
+}
+
+// relKinds names the kinds of relation (pg_class.relkind) a table name may
+// already belong to, with the DROP statement's word for each.
+var relKinds = map[string]struct{ what, drop string }{
+	"r": {"", "TABLE"},
+	"p": {"a partitioned table", "TABLE"},
+	"v": {"a view", "VIEW"},
+	"m": {"a materialized view", "MATERIALIZED VIEW"},
+	"f": {"a foreign table", "FOREIGN TABLE"},
+	"S": {"a sequence", "SEQUENCE"},
+	"i": {"an index", "INDEX"},
+	"I": {"an index", "INDEX"},
+	"c": {"a composite type", "TYPE"},
+	"t": {"a TOAST table", "TABLE"},
+}
+
+// querier runs queries: a connection or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// relation is an existing relation of the schema.
+type relation struct {
+	kind string // pg_class.relkind
+	oid  uint32
+}
+
+// metaColumns are hinge_tables' columns: the table's name, what it holds,
+// the predicate whose atoms it holds (kind atoms) and its oid when hinge
+// created it (a table dropped and made again by someone else has another).
+const metaColumns = "name text PRIMARY KEY, kind text NOT NULL, predicate text, relid oid NOT NULL"
+
+// survey reads which of names exist in the schema and which of those hinge
+// created: listed in hinge_tables with the oid they have now. list says
+// whether hinge_tables exists and is hinge's list; bad, when not empty,
+// says why an existing hinge_tables is not.
+func (db *DB) survey(q querier, names []string) (exist map[string]relation, mine map[string]bool, list bool, bad string, err error) {
+	ctx := db.ctx
+	fail := func(what string, err error) (map[string]relation, map[string]bool, bool, string, error) {
+		return nil, nil, false, "", fmt.Errorf("PostgreSQL: %s: %w", what, err)
+	}
+	exist = map[string]relation{}
+	rows, err := q.Query(ctx, `SELECT c.relname::text, c.relkind::text, c.oid::int8 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relname = ANY($2)`, db.schema, append(slices.Clone(names), metaTable))
+	if err != nil {
+		return fail("looking for existing tables", err)
+	}
+	for rows.Next() {
+		var name, kind string
+		var oid int64
+		if err := rows.Scan(&name, &kind, &oid); err != nil {
+			rows.Close()
+			return fail("looking for existing tables", err)
+		}
+		exist[name] = relation{kind, uint32(oid)}
+	}
+	if err := rows.Err(); err != nil {
+		return fail("looking for existing tables", err)
+	}
+	mine = map[string]bool{}
+	meta, ok := exist[metaTable]
+	if !ok {
+		return exist, mine, false, "", nil
+	}
+	if meta.kind != "r" {
+		return exist, mine, false, "is " + relKinds[meta.kind].what + ", not hinge's list of its tables", nil
+	}
+	var cols []string
+	if err := q.QueryRow(ctx, `SELECT coalesce(array_agg(attname::text), '{}') FROM pg_attribute
+WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped`, int64(meta.oid)).Scan(&cols); err != nil {
+		return fail("reading the columns of "+db.schema+"."+metaTable, err)
+	}
+	for _, c := range []string{"name", "kind", "relid"} {
+		if !slices.Contains(cols, c) {
+			return exist, mine, false, "has no column " + c + ": it is not hinge's list of its tables", nil
+		}
+	}
+	listed, err := q.Query(ctx, "SELECT name, relid::int8 FROM "+db.table(metaTable))
+	if err != nil {
+		return fail("reading "+db.schema+"."+metaTable, err)
+	}
+	for listed.Next() {
+		var n string
+		var oid int64
+		if err := listed.Scan(&n, &oid); err != nil {
+			listed.Close()
+			return fail("reading "+db.schema+"."+metaTable, err)
+		}
+		if r, ok := exist[n]; ok && r.oid == uint32(oid) {
+			mine[n] = true
+		}
+	}
+	if err := listed.Err(); err != nil {
+		return fail("reading "+db.schema+"."+metaTable, err)
+	}
+	return exist, mine, true, "", nil
+}
+
+// check returns which of names exist, refusing with a *ForeignError those
+// hinge did not create (unless db.Replace); list says whether the schema
+// has hinge's hinge_tables.
+func (db *DB) check(q querier, names []string) (exist map[string]relation, list bool, err error) {
+	exist, mine, list, bad, err := db.survey(q, names)
+	if err != nil {
+		return nil, false, err
+	}
+	if bad != "" && !db.Replace {
+		return nil, false, &ForeignError{Schema: db.schema, Tables: []string{metaTable}, Reason: bad}
+	}
+	var foreign []string
+	for _, n := range names {
+		if r, ok := exist[n]; ok && !mine[n] {
+			if w := relKinds[r.kind].what; w != "" {
+				n += " (" + w + ")"
+			}
+			foreign = append(foreign, n)
+		}
+	}
+	if len(foreign) > 0 && !db.Replace {
+		return nil, false, &ForeignError{Schema: db.schema, Tables: foreign, NoList: !list}
+	}
+	return exist, list, nil
+}
+
+// claim makes ready to create the tables names in tx: it creates the schema
+// and hinge_tables when missing, refuses tables hinge did not create (check)
+// and drops those that exist.
+func (db *DB) claim(tx pgx.Tx, names []string) error {
+	exec := func(sql string) error {
+		if _, err := tx.Exec(db.ctx, sql); err != nil {
+			return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
+		}
+		return nil
+	}
+	if err := exec("CREATE SCHEMA IF NOT EXISTS " + db.Schema()); err != nil {
+		return err
+	}
+	exist, list, err := db.check(tx, names)
+	if err != nil {
+		return err
+	}
+	if !list {
+		if r, ok := exist[metaTable]; ok { // not hinge's list, and db.Replace
+			if err := exec("DROP " + dropWord(r.kind) + " " + db.table(metaTable)); err != nil {
+				return err
+			}
+		}
+		if err := exec("CREATE TABLE " + db.table(metaTable) + " (" + metaColumns + ")"); err != nil {
+			return err
+		}
+	}
+	for _, n := range names {
+		if r, ok := exist[n]; ok {
+			if err := exec("DROP " + dropWord(r.kind) + " " + db.table(n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropWord is the word of DROP for a relation of kind relkind.
+func dropWord(relkind string) string {
+	if k, ok := relKinds[relkind]; ok {
+		return k.drop
+	}
+	return "TABLE"
+}
+
+// record lists table name, just created in tx, in hinge_tables.
+func (db *DB) record(tx pgx.Tx, name, kind, predicate string) error {
+	var pred any
+	if predicate != "" {
+		pred = predicate
+	}
+	_, err := tx.Exec(db.ctx, "INSERT INTO "+db.table(metaTable)+" (name, kind, predicate, relid) VALUES ($1, $2, $3, $4::regclass) "+
+		"ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, predicate = EXCLUDED.predicate, relid = EXCLUDED.relid",
+		name, kind, pred, db.table(name))
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: recording %s.%s in %s: %w", db.schema, name, metaTable, err)
 	}
 	return nil
 }
@@ -118,9 +429,12 @@ func checkNames(m *model.Model) error {
 // Load replaces the schema's tables by the atoms and constants of s: it
 // creates the schema if needed, drops and recreates the constants table and
 // every predicate's table, copies the rows in with COPY, indexes them and
-// analyses them so that PostgreSQL plans joins on real statistics.
+// analyses them so that PostgreSQL plans joins on real statistics. It
+// replaces only tables it created (see the package documentation) unless
+// db.Replace, and records the tables it creates in hinge_tables. Everything
+// happens in one transaction: on an error the schema is as it was.
 func (db *DB) Load(s *store.Store) error {
-	if err := checkNames(s.Model); err != nil {
+	if err := CheckStore(s); err != nil {
 		return err
 	}
 	ctx := db.ctx
@@ -135,14 +449,18 @@ func (db *DB) Load(s *store.Store) error {
 		}
 		return nil
 	}
-	if err := exec("CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{db.schema}.Sanitize()); err != nil {
+	names := []string{constantsTable}
+	for _, p := range s.Model.Predicates {
+		names = append(names, TableName(p))
+	}
+	if err := db.claim(tx, names); err != nil {
 		return err
 	}
 	consts := db.table(constantsTable)
-	if err := exec("DROP TABLE IF EXISTS " + consts); err != nil {
+	if err := exec("CREATE UNLOGGED TABLE " + consts + " (id integer PRIMARY KEY, name text NOT NULL UNIQUE)"); err != nil {
 		return err
 	}
-	if err := exec("CREATE UNLOGGED TABLE " + consts + " (id integer PRIMARY KEY, name text NOT NULL UNIQUE)"); err != nil {
+	if err := db.record(tx, constantsTable, kindConstants, ""); err != nil {
 		return err
 	}
 	d := s.Dict
@@ -169,11 +487,11 @@ func (db *DB) Load(s *store.Store) error {
 			decl = append(decl, a+" integer NOT NULL")
 		}
 		cols = append(cols, "value", "part")
-		if err := exec("DROP TABLE IF EXISTS " + name); err != nil {
-			return err
-		}
 		if err := exec(fmt.Sprintf("CREATE UNLOGGED TABLE %s (atom integer NOT NULL, %s value double precision NOT NULL CHECK (value >= 0 AND value <= 1), part smallint NOT NULL CHECK (part IN (0, 1, 2)))",
 			name, strings.Join(append(decl, ""), ", "))); err != nil {
+			return err
+		}
+		if err := db.record(tx, TableName(p), kindAtoms, p.Name); err != nil {
 			return err
 		}
 		if err := db.copyTable(tx, p, cols, s.Table(p), false); err != nil {
@@ -438,22 +756,53 @@ func (db *DB) varsSQL(q *ground.ClauseQuery) string {
 // Schema returns the quoted name of the schema holding the tables.
 func (db *DB) Schema() string { return pgx.Identifier{db.schema}.Sanitize() }
 
-// WriteValues replaces table name in the schema by the inferred values of
-// the variables of g, a ground result of model m: one row (predicate text, atom integer, args
-// text[], value double precision) per target atom, atom being its number in
-// the predicate's table. The table is replaced in one transaction, so a
-// failure leaves the old one (or none), never part of the new.
-func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values []float64) error {
-	if len(values) != len(g.Vars) {
-		return fmt.Errorf("%d values for %d variables", len(values), len(g.Vars))
+// CheckOutputName returns an error when name cannot be WriteValues' output
+// table for model m: a name PostgreSQL would not keep as it is
+// (CheckIdentifier), or one of the tables of hinge or of m. It needs no
+// database.
+func CheckOutputName(name string, m *model.Model) error {
+	if err := CheckIdentifier("output table", name); err != nil {
+		return err
 	}
-	if name == constantsTable {
+	switch name {
+	case constantsTable:
 		return fmt.Errorf("output table %s would replace the constants table", name)
+	case metaTable:
+		return fmt.Errorf("output table %s would replace the list of hinge's tables", name)
 	}
 	for _, p := range m.Predicates {
 		if TableName(p) == name {
 			return fmt.Errorf("output table %s would replace the atoms of %s", name, p.Name)
 		}
+	}
+	return nil
+}
+
+// CheckOutput returns the error WriteValues would return for table name
+// before writing anything (CheckOutputName's, or a *ForeignError for a table
+// hinge did not create), so that a run can be refused before its work. It
+// changes nothing.
+func (db *DB) CheckOutput(name string, m *model.Model) error {
+	if err := CheckOutputName(name, m); err != nil {
+		return err
+	}
+	_, _, err := db.check(db.conn, []string{name})
+	return err
+}
+
+// WriteValues replaces table name in the schema by the inferred values of
+// the variables of g, a ground result of model m: one row (predicate text, atom integer, args
+// text[], value double precision) per target atom, atom being its number in
+// the predicate's table. Like Load it replaces only a table it created
+// (unless db.Replace) and records the one it creates in hinge_tables. The
+// table is replaced in one transaction, so a failure leaves the old one (or
+// none), never part of the new.
+func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values []float64) error {
+	if len(values) != len(g.Vars) {
+		return fmt.Errorf("%d values for %d variables", len(values), len(g.Vars))
+	}
+	if err := CheckOutputName(name, m); err != nil {
+		return err
 	}
 	ctx := db.ctx
 	tx, err := db.conn.Begin(ctx)
@@ -461,15 +810,16 @@ func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values 
 		return fmt.Errorf("PostgreSQL: %w", err)
 	}
 	defer tx.Rollback(ctx)
+	if err := db.claim(tx, []string{name}); err != nil {
+		return err
+	}
 	table := db.table(name)
-	for _, sql := range []string{
-		"CREATE SCHEMA IF NOT EXISTS " + db.Schema(),
-		"DROP TABLE IF EXISTS " + table,
-		"CREATE TABLE " + table + " (predicate text NOT NULL, atom integer NOT NULL, args text[] NOT NULL, value double precision NOT NULL)",
-	} {
-		if _, err := tx.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
-		}
+	sql := "CREATE TABLE " + table + " (predicate text NOT NULL, atom integer NOT NULL, args text[] NOT NULL, value double precision NOT NULL)"
+	if _, err := tx.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
+	}
+	if err := db.record(tx, name, kindValues, ""); err != nil {
+		return err
 	}
 	v := 0
 	_, err = tx.CopyFrom(ctx, pgx.Identifier{db.schema, name}, []string{"predicate", "atom", "args", "value"},

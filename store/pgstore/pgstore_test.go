@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
@@ -369,5 +370,229 @@ func TestRowOrder(t *testing.T) {
 	t.Logf("consecutive potentials sharing a variable: %d from PostgreSQL, %d in memory, of %d", sp, sm, c.p.NumPotentials())
 	if 10*sp < 9*sm {
 		t.Errorf("PostgreSQL's rows share variables %d times, the in-memory grounder's %d: out of order?", sp, sm)
+	}
+}
+
+// TestTableName: a table name is the predicate's name in lower case, or for
+// a name longer than PostgreSQL keeps, a 63-byte name ending in a hash, so
+// that names sharing their first 63 bytes get tables of their own; the
+// documented SQL gives the same name.
+func TestTableName(t *testing.T) {
+	long := strings.Repeat("LongPredicateName", 4) // 68 bytes
+	tests := []struct {
+		name, want string // want "" when hashed
+	}{
+		{"Smokes", "smokes"},
+		{strings.Repeat("a", 63), strings.Repeat("a", 63)},
+		{strings.Repeat("a", 64), ""},
+		{long + "One", ""},
+		{long + "Two", ""},
+		{strings.Repeat("é", 40), ""}, // 80 bytes: the cut falls inside a character
+	}
+	seen := map[string]string{}
+	for _, tc := range tests {
+		got := pgstore.TableName(&model.Predicate{Name: tc.name})
+		switch {
+		case tc.want != "" && got != tc.want:
+			t.Errorf("TableName(%s) = %s, want %s", tc.name, got, tc.want)
+		case len(got) > pgstore.MaxIdentifier || !utf8.ValidString(got):
+			t.Errorf("TableName(%s) = %q: %d bytes, valid UTF-8 %v", tc.name, got, len(got), utf8.ValidString(got))
+		case tc.want == "" && !strings.HasPrefix(strings.ToLower(tc.name), got[:len(got)-9]):
+			t.Errorf("TableName(%s) = %s does not begin with the name", tc.name, got)
+		}
+		if other, ok := seen[got]; ok {
+			t.Errorf("%s and %s share table %s", tc.name, other, got)
+		}
+		seen[got] = tc.name
+	}
+	// The README's SQL for an ASCII name, run by PostgreSQL.
+	url := pgtest.URL(t)
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	for _, name := range []string{long + "One", long + "Two", strings.Repeat("Z", 64)} {
+		var sql string
+		err := conn.QueryRow(t.Context(), "SELECT left(lower($1), 54) || '_' || left(encode(sha256(convert_to(lower($1), 'UTF8')), 'hex'), 8)", name).Scan(&sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pgstore.TableName(&model.Predicate{Name: name}); got != sql {
+			t.Errorf("TableName(%s) = %s, the documented SQL gives %s", name, got, sql)
+		}
+	}
+}
+
+// TestLongNames grounds, in PostgreSQL and in memory, a model whose two
+// predicates share their first 63 bytes (PostgreSQL's identifier length).
+func TestLongNames(t *testing.T) {
+	pgtest.URL(t)
+	long := strings.Repeat("Averyverylongpredicatename", 3)
+	m := model.New()
+	for _, d := range []struct {
+		name   string
+		closed bool
+	}{{long + "Alpha", true}, {long + "Beta", false}, {"Out", false}} {
+		if _, err := m.AddPredicate(d.name, 1, d.closed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addRules(t, m, "1: "+long+"Alpha(X) -> "+long+"Beta(X) ^2", "3: "+long+"Alpha(X) -> Out(X) ^2")
+	s := store.New(m)
+	for _, err := range []error{
+		s.AddObservation(m.Predicates[0], []string{"x"}, 1),
+		s.AddObservation(m.Predicates[0], []string{"y"}, 1),
+		s.AddTarget(m.Predicates[1], []string{"x"}),
+		s.AddTarget(m.Predicates[2], []string{"x"}),
+		s.AddTarget(m.Predicates[2], []string{"y"}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkSame(t, m, s)
+}
+
+// TestForeignTables: Load and WriteValues replace only the tables hinge
+// created and listed in hinge_tables; a user's table of the same name
+// (also one made again under a name hinge had used, or any table of a
+// schema without hinge_tables) is refused as a *ForeignError and left as it
+// was, unless Replace.
+func TestForeignTables(t *testing.T) {
+	url := pgtest.URL(t)
+	m := model.New()
+	smokes, _ := m.AddPredicate("Smokes", 1, false)
+	addRules(t, m, "1: ~Smokes(A)")
+	s := store.New(m)
+	if err := s.AddTarget(smokes, []string{"alice"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		setup   []string // SQL after a first Load (when load) into the schema, %s the schema
+		load    bool     // Load once first
+		refused string   // the table named, "" when accepted
+		noList  bool
+	}{
+		{"empty schema", nil, false, "", false},
+		{"hinge's own tables", nil, true, "", false},
+		{"user table", []string{"CREATE TABLE %s.smokes (note text)"}, false, "smokes", true},
+		{"user view", []string{"CREATE VIEW %s.smokes AS SELECT 1 AS one"}, false, "smokes (a view)", true},
+		{"made again by the user", []string{"DROP TABLE %s.smokes", "CREATE TABLE %s.smokes (note text)"}, true, "smokes", false},
+		{"older hinge", []string{"DROP TABLE %s.hinge_tables"}, true, "hinge_constants", true},
+		{"list that is not hinge's", []string{"CREATE TABLE %s.hinge_tables (x int)"}, false, "hinge_tables", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := pgtest.Schema(t, url)
+			db, err := pgstore.Connect(t.Context(), url, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Conn().Exec(t.Context(), "CREATE SCHEMA "+db.Schema()); err != nil {
+				t.Fatal(err)
+			}
+			if tc.load {
+				if err := db.Load(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, sql := range tc.setup {
+				if _, err := db.Conn().Exec(t.Context(), fmt.Sprintf(sql, db.Schema())); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var before int
+			db.Conn().QueryRow(t.Context(), "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1", schema).Scan(&before)
+			err = db.Load(s)
+			var fe *pgstore.ForeignError
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &fe) || !slices.Contains(fe.Tables, tc.refused) || fe.NoList != tc.noList || !strings.Contains(err.Error(), schema+"."+tc.refused) {
+				t.Fatalf("got %v (%+v), want a *ForeignError naming %s.%s, NoList %v", err, fe, schema, tc.refused, tc.noList)
+			}
+			var after int
+			db.Conn().QueryRow(t.Context(), "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1", schema).Scan(&after)
+			if after != before {
+				t.Errorf("the refused Load changed the schema: %d relations before, %d after", before, after)
+			}
+			db.Replace = true
+			if err := db.Load(s); err != nil {
+				t.Fatalf("with Replace: %v", err)
+			}
+			db.Replace = false
+			if err := db.Load(s); err != nil {
+				t.Fatalf("after Replace, hinge's own tables: %v", err)
+			}
+		})
+	}
+}
+
+// TestWriteValuesForeign: the output table is refused when it is a user's
+// table (CheckOutput says so before anything is written), a name PostgreSQL
+// would cut short, or one of hinge's tables.
+func TestWriteValuesForeign(t *testing.T) {
+	m := model.New()
+	smokes, _ := m.AddPredicate("Smokes", 1, false)
+	addRules(t, m, "1: ~Smokes(A)")
+	s := store.New(m)
+	if err := s.AddTarget(smokes, []string{"alice"}); err != nil {
+		t.Fatal(err)
+	}
+	db := connect(t)
+	if err := db.Load(s); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ground.Ground(m, s, ground.Options{Joiner: db.Joiner()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Conn().Exec(t.Context(), "CREATE TABLE "+db.Schema()+".mine (note text)"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ table, err string }{
+		{"out", ""},
+		{"out", ""}, // hinge's own now
+		{"mine", "hinge did not create"},
+		{"smokes", "would replace the atoms of Smokes"},
+		{"hinge_tables", "list of hinge's tables"},
+		{"hinge_constants", "constants table"},
+		{strings.Repeat("o", 64), "PostgreSQL keeps 63"},
+		{"", "empty"},
+	}
+	for _, tc := range tests {
+		check := db.CheckOutput(tc.table, m)
+		err := db.WriteValues(tc.table, m, g, []float64{0.5})
+		for _, e := range []error{check, err} {
+			if tc.err == "" && e != nil || tc.err != "" && (e == nil || !strings.Contains(e.Error(), tc.err)) {
+				t.Errorf("%q: CheckOutput %v, WriteValues %v; want %q", tc.table, check, err, tc.err)
+			}
+		}
+	}
+}
+
+// TestLoadRefusesBadConstants: a constant PostgreSQL text cannot hold is
+// refused before anything is sent.
+func TestLoadRefusesBadConstants(t *testing.T) {
+	for _, c := range []string{"a\x00b", "caf\xe9"} {
+		m := model.New()
+		p, _ := m.AddPredicate("P", 1, false)
+		s := store.New(m)
+		if err := s.AddTarget(p, []string{c}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pgstore.CheckStore(s); err == nil {
+			t.Errorf("%q: CheckStore accepted it", c)
+		}
+		db := connect(t)
+		if err := db.Load(s); err == nil || !strings.Contains(err.Error(), "constant") {
+			t.Errorf("%q: Load: %v", c, err)
+		}
 	}
 }

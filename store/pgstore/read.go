@@ -12,7 +12,8 @@ import (
 // already exist (filled by Load, or by a user with SQL), so that grounding
 // with Joiner uses them as they are. Constant ids must be 0, 1, ... without
 // gaps, and the observed and target atoms of each predicate numbered 0, 1,
-// ... (atom) without gaps, for example with row_number() over () - 1.
+// ... (atom) without gaps, for example with row_number() over () - 1, each
+// argument tuple once. Read changes nothing in the database.
 func (db *DB) Read(m *model.Model) (*store.Store, error) {
 	if err := checkNames(m); err != nil {
 		return nil, err
@@ -79,6 +80,12 @@ func (db *DB) readTable(s *store.Store, p *model.Predicate) error {
 				return fmt.Errorf("table %s: atom %d: argument a%d = %d is not an id in %s", name, atom, i, id, constantsTable)
 			}
 			args[i] = s.Dict.Name(id)
+		}
+		if part == partObserved || part == partTarget {
+			if first, ok := t.Find(ids); ok {
+				return fmt.Errorf("table %s: atoms %d and %d have the same arguments %s: each argument tuple may appear once among the observed and target atoms (part 0 and 1)",
+					name, first, atom, store.AtomString(p, args))
+			}
 		}
 		switch part {
 		case partObserved:

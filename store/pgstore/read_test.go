@@ -64,6 +64,9 @@ INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 1, 0.3, 1), (2, 2, 0, 1), (0, 2, 1, 
 		{"bad part", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 0, 1, 7);", "part 7"},
 		{"bad id", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 5, 1, 0);", "a0 = 5 is not an id"},
 		{"bad value", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 0, 1.5, 0);", "outside [0,1]"},
+		{"repeated tuple", "INSERT INTO hinge_constants VALUES (0, 'alice'), (1, 'bob'); INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 1, 0, 1), (2, 0, 1, 0);", "atoms 0 and 2 have the same arguments Smokes('alice')"},
+		{"repeated target", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 0, 0, 1), (1, 0, 0, 1);", "atoms 0 and 1 have the same arguments Smokes('alice')"},
+		{"observed and target", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 0, 0, 1);", "atoms 0 and 1 have the same arguments"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
