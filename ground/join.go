@@ -1,6 +1,8 @@
 package ground
 
 import (
+	"slices"
+
 	"github.com/hinge-srl/hinge/store"
 )
 
@@ -57,6 +59,10 @@ type joinPlan struct {
 	steps  []step
 	pre    checks // checks with no variables, before the first step
 	never  bool   // nothing can be grounded (a binding atom cannot match, a constant literal is true)
+	// byValue: binding atoms skip every row (target or observed) whose
+	// current value makes the literal true (delta joins), not only observed
+	// ones.
+	byValue bool
 
 	prefix []*headPrefix // by atom, for heads that use one
 
@@ -137,7 +143,11 @@ func matchesConst(a *patom) (rows []int32, all bool) {
 
 // planJoin orders the binding atoms greedily by selectivity and compiles the
 // steps. Index building happens here, before any worker starts.
-func (p *joinPlan) planJoin(binding []int) {
+func (p *joinPlan) planJoin(binding []int) { p.planJoinFrom(binding, -1) }
+
+// planJoinFrom is planJoin with atom first (one of binding) as the first
+// step, or the planner's choice when first is -1.
+func (p *joinPlan) planJoinFrom(binding []int, first int) {
 	bound := make([]bool, p.nslots)
 	remaining := append([]int(nil), binding...)
 	for _, ai := range remaining {
@@ -148,7 +158,9 @@ func (p *joinPlan) planJoin(binding []int) {
 	}
 	for len(remaining) > 0 {
 		best := -1
-		if len(p.steps) == 0 {
+		if len(p.steps) == 0 && first >= 0 {
+			best = slices.Index(remaining, first)
+		} else if len(p.steps) == 0 {
 			// The smallest relation after constant arguments.
 			bestSize := 0
 			for k, ai := range remaining {

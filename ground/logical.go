@@ -14,11 +14,19 @@ type clausePlan struct {
 // planClause compiles clause c of rule r (compileClause) and plans the
 // join of its binding atoms and where each check runs.
 func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
+	return g.planClauseFrom(r, c, -1, false)
+}
+
+// planClauseFrom is planClause with atom first (a binding atom) joined
+// first, or the planner's choice when first is -1; byValue sets
+// joinPlan.byValue.
+func (g *Grounder) planClauseFrom(r *model.Rule, c model.Clause, first int, byValue bool) *clausePlan {
 	p, binding, heads := g.compileClause(r, c)
+	p.byValue = byValue
 	if p.never {
 		return p
 	}
-	p.planJoin(binding)
+	p.planJoinFrom(binding, first)
 	if p.never {
 		return p
 	}
@@ -151,6 +159,7 @@ type joinWorker struct {
 	viol   int
 	emit   func()
 
+	err    error  // set by an emitter that failed (delta joins); stops the join
 	tuples []int32 // collected substitutions (arithmetic binding)
 	nkeep  int     // slots kept per collected substitution
 	found  int     // substitutions collected
@@ -247,6 +256,9 @@ func (w *joinWorker) descend(level int) {
 
 // try continues the join with row r for step level.
 func (w *joinWorker) try(level int, r int32) {
+	if w.err != nil {
+		return // an emitter failed (delta joins): stop
+	}
 	p := w.p
 	st := &p.steps[level]
 	a := &p.atoms[st.atom]
@@ -256,7 +268,7 @@ func (w *joinWorker) try(level int, r int32) {
 			return
 		}
 	}
-	if a.skipTrue && a.varOf[r] < 0 {
+	if a.skipTrue && (p.byValue || a.observed(r)) {
 		v := a.tab.Value(int(r))
 		if a.neg && v == 0 || !a.neg && v == 1 {
 			return // the literal is true: the ground clause is satisfied
@@ -303,7 +315,7 @@ func (w *joinWorker) check(c *checks) bool {
 			continue
 		}
 		// Non-binding atoms are positive literals: observed 1 satisfies.
-		if a.varOf[r] < 0 && a.tab.Value(r) == 1 {
+		if a.observed(int32(r)) && a.tab.Value(r) == 1 {
 			return false
 		}
 		w.row[hi] = int32(r)

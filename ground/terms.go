@@ -26,7 +26,7 @@ type arg struct {
 // patom is an atom of a rule compiled against the store.
 type patom struct {
 	tab     *store.Table
-	varOf   []int32 // row -> variable column, -1 when observed
+	varOf   []int32 // row -> variable column, -1 when observed; nil in delta joins (the table grows: Kind says)
 	args    []arg
 	neg     bool // logical: the clause negates it
 	missing bool // a constant argument is not in the dictionary: no rows match
@@ -34,6 +34,14 @@ type patom struct {
 	// skipTrue: logical binding atoms skip rows that make their literal true
 	// (observed 0 when negated, observed 1 when positive).
 	skipTrue bool
+}
+
+// observed reports whether row r of a's table is an observed atom.
+func (a *patom) observed(r int32) bool {
+	if a.varOf == nil {
+		return a.tab.Kind(int(r)) == store.Observed
+	}
+	return a.varOf[r] < 0
 }
 
 // slots assigns variable names to dense slots.

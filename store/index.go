@@ -82,14 +82,25 @@ func (h *hashIndex) grow(all []int32, arity int) {
 }
 
 // SubIndex groups a table's rows by the values at a subset of argument
-// positions: Lookup(values at those positions) returns the matching rows.
+// positions: Lookup(values at those positions) returns the matching rows, in
+// ascending row order.
+//
+// An index is kept up to date as rows are added to its table (lazy
+// inference adds atoms while it joins): a group that gains rows after the
+// index was built keeps its rows in a slice of its own (grown), and once
+// the rows added that way outnumber the rows the index was built with, it
+// is rebuilt in place; a row added costs amortised constant time.
 type SubIndex struct {
 	t     *Table
 	pos   []int   // indexed positions, ascending
-	rows  []int32 // rows grouped by key
-	start []int32 // group g is rows[start[g]:start[g+1]]
+	rows  []int32 // rows grouped by key (as built)
+	start []int32 // group g < len(start)-1 is rows[start[g]:start[g+1]] unless grown
 	rep   []int32 // a representative row of each group
 	slots []int32 // open addressing: group+1, 0 empty
+	// grown[g], when not nil, holds every row of group g: the built ones
+	// and those added since (groups made since the build have only this).
+	grown [][]int32
+	added int // rows added since the build
 }
 
 // Positions returns the indexed argument positions in ascending order; the
@@ -150,6 +161,85 @@ func buildSubIndex(t *Table, mask uint32) *SubIndex {
 	return ix
 }
 
+// insert adds row, just appended to the table, to the index (Table.add
+// calls it for every index the table has).
+func (ix *SubIndex) insert(row int) {
+	if ix.added >= max(len(ix.rows), 1024) {
+		*ix = *buildSubIndex(ix.t, ix.mask()) // the row is in the table already
+		return
+	}
+	ix.added++
+	key := make([]int32, len(ix.pos))
+	for k, p := range ix.pos {
+		key[k] = ix.t.args[row*ix.t.arity+p]
+	}
+	g, ok := ix.group(key)
+	if !ok {
+		if 2*(len(ix.rep)+1) > len(ix.slots) {
+			ix.rehash(2 * len(ix.slots))
+		}
+		g = int32(len(ix.rep))
+		ix.rep = append(ix.rep, int32(row))
+		m := uint64(len(ix.slots) - 1)
+		i := hashTuple(key) & m
+		for ix.slots[i] != 0 {
+			i = (i + 1) & m
+		}
+		ix.slots[i] = g + 1
+	}
+	for len(ix.grown) <= int(g) {
+		ix.grown = append(ix.grown, nil)
+	}
+	if ix.grown[g] == nil && int(g) < len(ix.start)-1 {
+		base := ix.rows[ix.start[g]:ix.start[g+1]]
+		ix.grown[g] = append(make([]int32, 0, len(base)+1), base...)
+	}
+	ix.grown[g] = append(ix.grown[g], int32(row))
+}
+
+// mask is the bit set of the indexed positions.
+func (ix *SubIndex) mask() uint32 {
+	var m uint32
+	for _, p := range ix.pos {
+		m |= 1 << p
+	}
+	return m
+}
+
+// rehash rebuilds the open-addressing slots with size entries.
+func (ix *SubIndex) rehash(size int) {
+	ix.slots = make([]int32, size)
+	m := uint64(size - 1)
+	key := make([]int32, len(ix.pos))
+	for g, row := range ix.rep {
+		for k, p := range ix.pos {
+			key[k] = ix.t.args[int(row)*ix.t.arity+p]
+		}
+		i := hashTuple(key) & m
+		for ix.slots[i] != 0 {
+			i = (i + 1) & m
+		}
+		ix.slots[i] = int32(g) + 1
+	}
+}
+
+// group finds the group of key.
+func (ix *SubIndex) group(vals []int32) (int32, bool) {
+	if len(ix.rep) == 0 {
+		return 0, false
+	}
+	m := uint64(len(ix.slots) - 1)
+	for i := hashTuple(vals) & m; ; i = (i + 1) & m {
+		s := ix.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if ix.matches(int(ix.rep[s-1]), vals) {
+			return s - 1, true
+		}
+	}
+}
+
 func (ix *SubIndex) matches(row int, vals []int32) bool {
 	base := row * ix.t.arity
 	for k, p := range ix.pos {
@@ -163,20 +253,14 @@ func (ix *SubIndex) matches(row int, vals []int32) bool {
 // Lookup returns the rows whose indexed positions hold vals (in the order of
 // Positions). The result is a view into the index: do not modify it.
 func (ix *SubIndex) Lookup(vals []int32) []int32 {
-	if len(ix.rep) == 0 {
+	g, ok := ix.group(vals)
+	switch {
+	case !ok:
 		return nil
+	case int(g) < len(ix.grown) && ix.grown[g] != nil:
+		return ix.grown[g]
 	}
-	m := uint64(len(ix.slots) - 1)
-	for i := hashTuple(vals) & m; ; i = (i + 1) & m {
-		s := ix.slots[i]
-		if s == 0 {
-			return nil
-		}
-		g := s - 1
-		if ix.matches(int(ix.rep[g]), vals) {
-			return ix.rows[ix.start[g]:ix.start[g+1]]
-		}
-	}
+	return ix.rows[ix.start[g]:ix.start[g+1]]
 }
 
 // Groups is the number of distinct keys in the index.
@@ -188,5 +272,5 @@ func (ix *SubIndex) MeanGroup() float64 {
 	if len(ix.rep) == 0 {
 		return 0
 	}
-	return float64(len(ix.rows)) / float64(len(ix.rep))
+	return float64(len(ix.rows)+ix.added) / float64(len(ix.rep))
 }

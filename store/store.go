@@ -317,13 +317,16 @@ func (t *Table) add(args []int32, v float64, k Kind) {
 	t.kind = append(t.kind, k)
 	t.full.insert(row, t.args, t.arity)
 	t.mu.Lock()
-	t.sub = nil // partial indexes are rebuilt on next use
+	for _, ix := range t.sub {
+		ix.insert(row)
+	}
 	t.mu.Unlock()
 }
 
 // Index returns an index of the table on the argument positions set in mask
-// (bit i for position i), built on first use. It is safe to call from
-// several goroutines; the table must not change while indexes are in use.
+// (bit i for position i), built on first use and kept up to date as atoms
+// are added. It is safe to call from several goroutines; the table must not
+// change while an index is being used.
 func (t *Table) Index(mask uint32) *SubIndex {
 	t.mu.Lock()
 	defer t.mu.Unlock()
