@@ -44,9 +44,9 @@ type ClauseJoin struct {
 	g      *Grounder
 	rule   *model.Rule
 	clause model.Clause
-	never  bool           // a constant comparison makes every grounding true, or a binding atom names an unknown constant
-	seeded []*clausePlan  // by atom: the join that starts from it (nil for non-binding atoms)
-	work   []*joinWorker  // by atom: the reused worker of seeded
+	never  bool          // a constant comparison makes every grounding true, or a binding atom names an unknown constant
+	seeded []*clausePlan // by atom: the join that starts from it (nil for non-binding atoms)
+	work   []*joinWorker // by atom: the reused worker of seeded
 	emit   func(vals, rows []int32) error
 }
 

@@ -159,7 +159,7 @@ type joinWorker struct {
 	viol   int
 	emit   func()
 
-	err    error  // set by an emitter that failed (delta joins); stops the join
+	err    error   // set by an emitter that failed (delta joins); stops the join
 	tuples []int32 // collected substitutions (arithmetic binding)
 	nkeep  int     // slots kept per collected substitution
 	found  int     // substitutions collected
