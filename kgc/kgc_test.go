@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 )
 
 func randomGraph(seed uint64, n, rels, m int) *Graph {
@@ -114,7 +116,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 	for seed := range uint64(20) {
 		g := randomGraph(seed, 7, 3, 25)
 		rng := rand.New(rand.NewPCG(seed, 2))
-		mark := make([]bool, g.NumEntities)
+		sc := newScratch(g.NumEntities)
 		for range 30 {
 			r := Rule{Kind: Kind(rng.IntN(4)), Head: int32(rng.IntN(3)), ConstTail: rng.IntN(2) == 0,
 				C: int32(rng.IntN(7)), D: int32(rng.IntN(7))}
@@ -127,7 +129,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 					r.Body = append(r.Body, Step{int32(rng.IntN(3)), rng.IntN(2) == 0})
 				}
 			}
-			r.Count(g, 5, mark)
+			r.Count(g, CountOptions{PC: 5}, sc)
 			s, b := bruteCount(g, &r)
 			if r.Support != s || r.BodySize != b {
 				t.Fatalf("seed %d %+v: support %d body %d, brute force %d %d", seed, r, r.Support, r.BodySize, s, b)
@@ -140,7 +142,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 			if r.Kind == Cyclic {
 				n := 0
 				for x := range int32(7) {
-					n += len(r.predict(g, x, true, mark, nil))
+					n += len(r.predict(g, x, true, sc, nil))
 				}
 				if n != b {
 					t.Fatalf("%+v: %d predictions, %d body groundings", r, n, b)
@@ -190,7 +192,7 @@ func TestPlantedRules(t *testing.T) {
 		}
 	}
 	v := NewVocab()
-	ts, err := ParseTriples("planted", strings.NewReader(b.String()), v)
+	ts, err := ParseTriples(context.Background(), "planted", strings.NewReader(b.String()), v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,9 +217,9 @@ func TestPlantedRules(t *testing.T) {
 func TestParseTriplesErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"a\tb\n", "t.txt:1:1: want head<TAB>relation<TAB>tail, found 2"},
-		{"a\tb\tc\n\na\t\tc\n", "t.txt:3:1: field 2 is empty"},
+		{"a\tb\tc\n\na\t\tc\n", "t.txt:3:3: field 2 is empty"},
 	} {
-		_, err := ParseTriples("t.txt", strings.NewReader(tc.in), NewVocab())
+		_, err := ParseTriples(context.Background(), "t.txt", strings.NewReader(tc.in), NewVocab())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
 		}
@@ -232,7 +234,7 @@ func FuzzParseTriples(f *testing.F) {
 	f.Add("a\tb\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		v := NewVocab()
-		ts, err := ParseTriples("f.txt", strings.NewReader(in), v)
+		ts, err := ParseTriples(context.Background(), "f.txt", strings.NewReader(in), v)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.txt:") {
 				t.Fatalf("error without position: %v", err)
@@ -310,7 +312,7 @@ func TestRankMatchesBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mark := make([]bool, g.NumEntities)
+	sc := newScratch(g.NumEntities)
 	for _, tc := range []struct {
 		s Scoring
 		k int
@@ -328,7 +330,7 @@ func TestRankMatchesBruteForce(t *testing.T) {
 						if rule.Head != r {
 							continue
 						}
-						for _, c := range rule.predict(g, e, tail, mark, nil) {
+						for _, c := range rule.predict(g, e, tail, sc, nil) {
 							confs[c] = append(confs[c], rule.Conf)
 						}
 					}
@@ -347,7 +349,7 @@ func TestRankMatchesBruteForce(t *testing.T) {
 						}
 						return v
 					}
-					got := rk.Rank(e, r, tail, mark)
+					got := rk.Rank(e, r, tail, 0)
 					if len(got) != len(confs) {
 						t.Fatalf("%s (%d,%d,%v): %d candidates, brute force %d", tc.s, e, r, tail, len(got), len(confs))
 					}
@@ -380,7 +382,7 @@ func TestPredictAcyclicConstBothWays(t *testing.T) {
 	for seed := range uint64(10) {
 		g := randomGraph(seed, 8, 2, 30)
 		rng := rand.New(rand.NewPCG(seed, 9))
-		mark := make([]bool, g.NumEntities)
+		sc := newScratch(g.NumEntities)
 		for range 20 {
 			r := Rule{Kind: AcyclicConst, Head: int32(rng.IntN(2)), ConstTail: rng.IntN(2) == 0, C: int32(rng.IntN(8)), D: int32(rng.IntN(8)),
 				Body: []Step{{int32(rng.IntN(2)), rng.IntN(2) == 0}}}
@@ -404,7 +406,7 @@ func TestPredictAcyclicConstBothWays(t *testing.T) {
 							}
 						}
 					}
-					got := slices.Sorted(slices.Values(r.predict(g, e, tail, mark, nil)))
+					got := slices.Sorted(slices.Values(r.predict(g, e, tail, sc, nil)))
 					if !slices.Equal(got, want) {
 						t.Fatalf("seed %d %+v, e %d tail %v: predicted %v, want %v", seed, r, e, tail, got, want)
 					}
@@ -415,8 +417,10 @@ func TestPredictAcyclicConstBothWays(t *testing.T) {
 }
 
 // PSL scoring's metrics against a direct computation: every query's full
-// maxplus ranking, its first n candidates re-scored with the values PSL
-// inferred (maxplus breaking exact ties) and ranked above the rest.
+// maxplus ranking without the other known answers, its first n candidates
+// re-scored with the values PSL inferred (maxplus breaking exact ties) and
+// ranked above the rest; the true answer counts when fewer than top-k
+// candidates rank above it (it is then in the list), else it is a miss.
 func TestEvaluatePSLMatchesDirect(t *testing.T) {
 	g := randomGraph(7, 15, 2, 90)
 	res, err := Learn(context.Background(), g, LearnOptions{Time: time.Second, Seed: 3, MinSupport: 1})
@@ -436,6 +440,7 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 		test = append(test, Triple{int32(rng.IntN(15)), int32(rng.IntN(2)), int32(rng.IntN(15))})
 	}
 	known := func(tr Triple) bool { return g.Has(tr) || slices.Contains(test, tr) }
+	const topK = 2
 	for _, n := range []int{1, 3, 100} {
 		rk := NewRanker(g, res.Rules, PSL)
 		p, err := rk.NewPSL(context.Background(), v, PSLOptions{Candidates: n, TrainQueries: 30, Seed: 1})
@@ -443,7 +448,7 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 			t.Fatal(err)
 		}
 		value := map[Triple]float64{}
-		got, err := rk.Evaluate(context.Background(), test, known, v, nil, EvalOptions{PSL: p, ADMM: admm.DefaultOptions(), TopK: 2,
+		ev, err := rk.Evaluate(context.Background(), test, known, EvalOptions{PSL: p, ADMM: admm.DefaultOptions(), TopK: topK,
 			PSLDump: func(atoms []Triple, values []float64) error {
 				for i, a := range atoms {
 					value[a] = values[i]
@@ -453,8 +458,8 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := ev.Metrics
 		mp := NewRanker(g, res.Rules, MaxPlus)
-		mark := make([]bool, g.NumEntities)
 		var want Metrics
 		for _, tr := range test {
 			for _, tail := range []bool{true, false} {
@@ -464,7 +469,7 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 					e, truth = tr.T, tr.H
 					atom = func(c int32) Triple { return Triple{c, tr.R, tr.T} }
 				}
-				cands := mp.Rank(e, tr.R, tail, mark)
+				cands := slices.DeleteFunc(mp.Rank(e, tr.R, tail, 0), func(c Candidate) bool { return c.Entity != truth && known(atom(c.Entity)) })
 				// order(a, b) < 0: a ranks above b; 0: a tie.
 				pos := func(c Candidate) int {
 					return slices.IndexFunc(cands, func(x Candidate) bool { return x.Entity == c.Entity })
@@ -486,19 +491,23 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 					want.add(0)
 					continue
 				}
-				rank := 1.0
+				better, tied := 0, 0
 				for _, c := range cands {
-					if c.Entity == truth || known(atom(c.Entity)) {
+					if c.Entity == truth {
 						continue
 					}
 					switch order(c, cands[ti]) {
 					case -1:
-						rank++
+						better++
 					case 0:
-						rank += 0.5
+						tied++
 					}
 				}
-				want.add(rank)
+				if better >= topK {
+					want.add(0)
+					continue
+				}
+				want.add(1 + float64(better) + float64(tied)/2)
 			}
 		}
 		want.finish()
@@ -506,4 +515,75 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 			t.Errorf("n %d: Evaluate %+v, direct %+v", n, got, want)
 		}
 	}
+}
+
+// The ranking that stops once a query's list is settled gives the same
+// list (candidates, order, scores) as applying every rule, for every
+// scoring and k, on generated graphs and on Kinship's validation queries.
+func TestEarlyStopSameTopK(t *testing.T) {
+	check := func(t *testing.T, g *Graph, rules []Rule, queries []Triple, ks []int) {
+		for _, s := range []Scoring{MaxPlus, Max, NoisyOr} {
+			for _, k := range ks {
+				rk := NewRanker(g, rules, s)
+				qs := rk.newQueryScratch()
+				for _, q := range queries {
+					for _, tail := range []bool{true, false} {
+						e := q.H
+						if !tail {
+							e = q.T
+						}
+						skip := func(y int32) bool { return y%7 == 3 }
+						all, _, _ := rk.rank(context.Background(), s, e, q.R, tail, 0, skip, qs)
+						want := cut(s, all, k)
+						got, _, _ := rk.rank(context.Background(), s, e, q.R, tail, k, skip, qs)
+						if len(got) != len(want) {
+							t.Fatalf("%s k %d query %v %v: %d candidates, exhaustive %d", s, k, q, tail, len(got), len(want))
+						}
+						for i := range got {
+							if got[i].Entity != want[i].Entity || got[i].Score != want[i].Score {
+								t.Fatalf("%s k %d query %v %v: #%d %d %g, exhaustive %d %g", s, k, q, tail, i, got[i].Entity, got[i].Score, want[i].Entity, want[i].Score)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprint("random ", seed), func(t *testing.T) {
+			g := randomGraph(seed, 25, 3, 200)
+			res, err := Learn(context.Background(), g, LearnOptions{Rounds: 2, SamplesPerRound: 1000, Seed: seed, MinSupport: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var qs []Triple
+			for e := range int32(25) {
+				for r := range int32(3) {
+					qs = append(qs, Triple{e, r, e})
+				}
+			}
+			check(t, g, res.Rules, qs, []int{1, 3, 10})
+		})
+	}
+	t.Run("kinship", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short")
+		}
+		dir := shareddata.Require(t, "kinship")
+		v := NewVocab()
+		train, err := ReadTriples(context.Background(), filepath.Join(dir, "train.txt"), v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		valid, err := ReadTriples(context.Background(), filepath.Join(dir, "valid.txt"), v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := NewGraph(train, len(v.Entities), len(v.Relations))
+		res, err := Learn(context.Background(), g, LearnOptions{Rounds: 1, SamplesPerRound: 4000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, g, res.Rules, valid[:40], []int{10})
+	})
 }

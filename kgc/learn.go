@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/hinge-srl/hinge/internal/par"
@@ -13,9 +14,15 @@ import (
 
 // LearnOptions configure Learn.
 type LearnOptions struct {
-	// Time is the learning budget (0: 10 s). Learning also stops earlier
-	// when a round of sampling finds no new rule.
+	// Time is the learning budget: sampling rounds run until it is spent,
+	// and the round running when it passes is dropped whole, so that the
+	// rules are those of the rounds done (LearnResult.Rounds), which
+	// Rounds reproduces. 0 means 10 s, or no limit when Rounds is set.
 	Time time.Duration
+	// Rounds, when > 0, is the number of sampling rounds (the amount of
+	// work, the same on any machine and load); Time, when also set, still
+	// bounds it.
+	Rounds int
 	// MaxLength is the longest cyclic body (1-3; 0: 3).
 	MaxLength int
 	// MinSupport and MinConf drop weak rules (0: 2 and 0.0001).
@@ -25,16 +32,28 @@ type LearnOptions struct {
 	PC float64
 	// SamplesPerRound is the number of paths sampled per round (0: 20,000).
 	SamplesPerRound int
-	// Threads (0: GOMAXPROCS) and Seed. Which rules are found depends on
-	// both and on the time budget (rounds are sampled in fixed seeded
-	// chunks, so with Time large enough to saturate, the rule set does not
-	// depend on timing).
+	// Sample is the most body starts a cyclic rule's count draws (0: 1,000;
+	// negative: count every start, exactly); SampleErr stops drawing once
+	// the confidence's 95% interval is that narrow (0: 0.01; negative:
+	// never early); Work bounds the edges one count may look at (0:
+	// 2,000,000; negative: no bound). See CountOptions.
+	Sample    int
+	SampleErr float64
+	Work      int64
+	// Threads (0: GOMAXPROCS) and Seed. The rules learned depend on Seed
+	// and the rounds done, not on Threads.
 	Threads int
 	Seed    uint64
+	// Progress, when set, is called after every round done.
+	Progress func(RoundStat)
 }
 
+// learnChunks is the number of seeded chunks a round's sampling is cut
+// into, whatever the number of threads.
+const learnChunks = 16
+
 func (o *LearnOptions) defaults() {
-	if o.Time == 0 {
+	if o.Time == 0 && o.Rounds <= 0 {
 		o.Time = 10 * time.Second
 	}
 	if o.MaxLength <= 0 || o.MaxLength > MaxPath {
@@ -52,18 +71,56 @@ func (o *LearnOptions) defaults() {
 	if o.SamplesPerRound == 0 {
 		o.SamplesPerRound = 20_000
 	}
+	switch {
+	case o.Sample == 0:
+		o.Sample = 1000
+	case o.Sample < 0:
+		o.Sample = 0
+	}
+	switch {
+	case o.SampleErr == 0:
+		o.SampleErr = 0.01
+	case o.SampleErr < 0:
+		o.SampleErr = 0
+	}
+	switch {
+	case o.Work == 0:
+		o.Work = 2_000_000
+	case o.Work < 0:
+		o.Work = 0
+	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
+}
+
+// RoundStat describes one sampling round done.
+type RoundStat struct {
+	// Round counts from 1; Candidates are the new rules it counted, Rules
+	// the rules kept after it (all rounds so far), Seconds the time since
+	// Learn started.
+	Round, Candidates, Rules int
+	Seconds                  float64
 }
 
 // LearnResult is the outcome of Learn.
 type LearnResult struct {
 	// Rules are the kept rules by decreasing confidence.
 	Rules []Rule
-	// Rounds of sampling, Candidates the distinct rules counted.
+	// Rounds of sampling done, Candidates the distinct rules counted.
 	Rounds, Candidates int
-	Seconds            float64
+	// Sampled is the number of kept rules whose statistics were
+	// estimated from sampled starts; MaxErr the largest half-width of
+	// their confidences' 95% intervals.
+	Sampled int
+	MaxErr  float64
+	// Stopped says why learning ended: "rounds" (Rounds done), "time"
+	// (the budget passed; the round running then was dropped) or
+	// "saturated" (a round found no new rule).
+	Stopped string
+	// Log has one entry per round done.
+	Log     []RoundStat
+	Seconds float64
 }
 
 // Learn learns rules bottom-up from the graph (AnyBURL's scheme): it
@@ -73,38 +130,54 @@ type LearnResult struct {
 // step reaches, or without it), and the same from b's side for rules with
 // the constant in the head's first position. Every relation also gets its
 // default rules r(X, c) for every c seen in the head. Each new rule's
-// support and confidence are counted exactly over the whole graph, in
-// parallel. Rounds continue until the time budget is spent (the round
-// running at the deadline keeps the rules it has counted by then) or a
-// round finds nothing new.
+// support and confidence are counted over the whole graph, in parallel:
+// exactly for acyclic and default rules and for cyclic rules with few
+// starts, else estimated from sampled starts with a stated error
+// (CountOptions). Rounds continue until Rounds are done, the time budget
+// passes (the unfinished round is dropped) or a round finds nothing new.
+// The rules depend on the seed and the number of rounds only.
 func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error) {
 	opt.defaults()
 	start := time.Now()
-	deadline := start.Add(opt.Time)
+	var deadline time.Time
+	if opt.Time > 0 {
+		deadline = start.Add(opt.Time)
+	}
+	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
 	res := &LearnResult{}
 	seen := map[key]bool{}
 	var kept []Rule
-	marks := make([][]bool, opt.Threads) // per worker, allocated on first use
-	// count counts cands and keeps the good ones; when timed, those not
-	// counted by the deadline are dropped.
-	count := func(cands []key, timed bool) {
+	scratches := make([]*scratch, opt.Threads) // per worker, allocated on first use
+	co := CountOptions{PC: opt.PC, Sample: opt.Sample, Err: opt.SampleErr, Work: opt.Work, Seed: opt.Seed}
+	// count counts cands; false when cancelled or (timed) late, and then
+	// nothing of cands is kept.
+	count := func(cands []key, timed bool) bool {
 		rules := make([]Rule, len(cands))
+		var stop atomic.Bool
 		par.For(len(cands), opt.Threads, func(w, i int) {
-			if ctx.Err() != nil || (timed && time.Now().After(deadline)) {
-				return // not counted (Support 0), so not kept
+			if stop.Load() {
+				return
 			}
-			if marks[w] == nil {
-				marks[w] = make([]bool, g.NumEntities)
+			if ctx.Err() != nil || (timed && late()) {
+				stop.Store(true)
+				return
+			}
+			if scratches[w] == nil {
+				scratches[w] = newScratch(g.NumEntities)
 			}
 			rules[i] = cands[i].rule()
-			rules[i].Count(g, opt.PC, marks[w])
+			rules[i].Count(g, co, scratches[w])
 		})
+		if stop.Load() {
+			return false
+		}
 		for _, r := range rules {
 			if r.Support >= opt.MinSupport && r.Conf >= opt.MinConf {
 				kept = append(kept, r)
 			}
 		}
 		res.Candidates += len(cands)
+		return true
 	}
 	// Default rules: every (relation, constant) seen in the head.
 	var defaults []key
@@ -117,22 +190,30 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		}
 	}
 	count(defaults, false) // O(1) each
-	for round := 0; len(g.Triples) > 0 && time.Now().Before(deadline) && ctx.Err() == nil; round++ {
-		res.Rounds++
-		chunks := opt.Threads * 4
-		per := (opt.SamplesPerRound + chunks - 1) / chunks
-		found := make([][]key, chunks)
-		par.For(chunks, opt.Threads, func(_, c int) {
-			rng := rand.New(rand.NewPCG(opt.Seed, uint64(round*chunks+c)))
+	res.Stopped = "saturated"
+	for round := 0; len(g.Triples) > 0 && ctx.Err() == nil; round++ {
+		if opt.Rounds > 0 && round >= opt.Rounds {
+			res.Stopped = "rounds"
+			break
+		}
+		if late() {
+			res.Stopped = "time"
+			break
+		}
+		per := (opt.SamplesPerRound + learnChunks - 1) / learnChunks
+		found := make([][]key, learnChunks)
+		par.For(learnChunks, opt.Threads, func(_, c int) {
+			rng := rand.New(rand.NewPCG(opt.Seed, uint64(round*learnChunks+c)))
 			for range per {
 				found[c] = sample(g, rng, opt.MaxLength, found[c])
 			}
 		})
 		var fresh []key
+		inRound := map[key]bool{}
 		for _, ks := range found {
 			for _, k := range ks {
-				if !seen[k] {
-					seen[k] = true
+				if !seen[k] && !inRound[k] {
+					inRound[k] = true
 					fresh = append(fresh, k)
 				}
 			}
@@ -140,7 +221,21 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		if len(fresh) == 0 {
 			break
 		}
-		count(fresh, true)
+		if !count(fresh, true) {
+			if ctx.Err() == nil {
+				res.Stopped = "time"
+			}
+			break
+		}
+		for _, k := range fresh {
+			seen[k] = true
+		}
+		res.Rounds++
+		st := RoundStat{Round: res.Rounds, Candidates: len(fresh), Rules: len(kept), Seconds: time.Since(start).Seconds()}
+		res.Log = append(res.Log, st)
+		if opt.Progress != nil {
+			opt.Progress(st)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -148,6 +243,12 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	slices.SortStableFunc(kept, func(a, b Rule) int {
 		return cmp.Or(cmp.Compare(b.Conf, a.Conf), cmp.Compare(b.Support, a.Support))
 	})
+	for _, r := range kept {
+		if r.Sampled > 0 {
+			res.Sampled++
+			res.MaxErr = max(res.MaxErr, r.Err)
+		}
+	}
 	res.Rules = kept
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
@@ -162,12 +263,12 @@ func sample(g *Graph, rng *rand.Rand, maxLen int, out []key) []key {
 		return e.R != t.R || !((from == t.H && !e.Inverse && e.To == t.T) || (from == t.T && e.Inverse && e.To == t.H))
 	}
 	pick := func(from int32) (Edge, bool) {
-		edges := g.Edges(from)
+		n := g.Degree(from)
 		for range 4 {
-			if len(edges) == 0 {
+			if n == 0 {
 				return Edge{}, false
 			}
-			e := edges[rng.IntN(len(edges))]
+			e := g.EdgeAt(from, rng.IntN(n))
 			if usable(from, e) {
 				return e, true
 			}
@@ -191,8 +292,8 @@ func sample(g *Graph, rng *rand.Rand, maxLen int, out []key) []key {
 	}
 	if ok {
 		var closing []Edge
-		for _, e := range g.Edges(cur) {
-			if e.To == t.T && usable(cur, e) {
+		for i := range g.Degree(cur) {
+			if e := g.EdgeAt(cur, i); e.To == t.T && usable(cur, e) {
 				closing = append(closing, e)
 			}
 		}

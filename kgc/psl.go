@@ -230,13 +230,13 @@ func (rk *Ranker) NewPSL(ctx context.Context, v *Vocab, opt PSLOptions) (*PSLMod
 // candidateAtoms returns the distinct atoms (as triples) of the best n
 // maxplus candidates of every query asked both ways, in a fixed order.
 func (rk *Ranker) candidateAtoms(ctx context.Context, queries []Triple, n, threads int) []Triple {
-	mp := *rk
-	mp.scoring = MaxPlus
 	per := make([][]Triple, len(queries))
-	forQueries(ctx, len(queries), threads, rk.g.NumEntities, func(i int, mark []bool) {
+	rk.forQueries(ctx, len(queries), threads, func(i int, qs *queryScratch) {
 		t := queries[i]
-		per[i] = appendAtoms(per[i], t, true, mp.Rank(t.H, t.R, true, mark), n)
-		per[i] = appendAtoms(per[i], t, false, mp.Rank(t.T, t.R, false, mark), n)
+		tails, _, _ := rk.rank(ctx, MaxPlus, t.H, t.R, true, n, nil, qs)
+		heads, _, _ := rk.rank(ctx, MaxPlus, t.T, t.R, false, n, nil, qs)
+		per[i] = appendAtoms(per[i], t, true, tails, n)
+		per[i] = appendAtoms(per[i], t, false, heads, n)
 	})
 	return distinct(per)
 }

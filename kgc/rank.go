@@ -10,6 +10,9 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/par"
@@ -73,6 +76,7 @@ type Candidate struct {
 	confs []float64 // decreasing; all scorings but Max
 	psl   bool      // re-scored by PSL
 	class int32     // PSL: the first maxplus position with equal confidences
+	tie   int32     // the first position of the list tied with it (setTies)
 }
 
 // compare orders a before b when a ranks higher (negative), equal scores
@@ -121,77 +125,340 @@ type Ranker struct {
 	scoring Scoring
 	// rules by head relation, in decreasing confidence.
 	byHead [][]*Rule
+	// idx[r][0] indexes byHead[r] for head queries (?, r, e), idx[r][1]
+	// for tail queries (e, r, ?).
+	idx [][2]ruleIndex
 }
 
-// NewRanker prepares rules (any order) for ranking over g.
+// ruleIndex finds the rules of one head relation and query direction that
+// can fire for a query entity e (positions in Ranker.byHead, increasing):
+// a rule whose body's first step from e is an edge kind (relation and
+// direction) of e, r(X, c) <= b(X, d) when e has a b edge to d, r(X, c) <=
+// b(X, d) asked from its constant (e = c), and default rules. No other rule
+// predicts anything for e.
+type ruleIndex struct {
+	byKey   map[int32][]int32 // the first step's edge key
+	byD     map[int32][]int32 // acyclic with a body constant, asked from the variable: by the constant d
+	byConst map[int32][]int32 // acyclic with a body constant, asked from the head constant c
+	always  []int32           // default rules
+}
+
+// NewRanker prepares rules (any order) for ranking over g. Rules naming a
+// relation or entity outside g are not used.
 func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
-	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations)}
+	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations)}
+	inGraph := func(r *Rule) bool {
+		ok := int(r.Head) < g.NumRelations && int(r.C) < g.NumEntities && int(r.D) < g.NumEntities
+		for _, st := range r.Body {
+			ok = ok && int(st.R) < g.NumRelations
+		}
+		return ok
+	}
 	for i := range rules {
 		r := &rules[i]
+		if !inGraph(r) {
+			continue
+		}
 		if r.Kind != Default {
 			r.rev = reverse(r.Body) // once, before the rules are shared by goroutines
 		}
-		if int(r.Head) < len(rk.byHead) {
-			rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
-		}
+		rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
 	}
-	for _, rs := range rk.byHead {
+	for h, rs := range rk.byHead {
 		slices.SortStableFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.Conf, a.Conf) })
+		for d := range 2 {
+			tail := d == 1
+			ix := ruleIndex{byKey: map[int32][]int32{}, byD: map[int32][]int32{}, byConst: map[int32][]int32{}}
+			for i, r := range rs {
+				pos := int32(i)
+				switch {
+				case r.Kind == Cyclic:
+					st := r.Body[0]
+					if !tail {
+						st = r.rev[0]
+					}
+					k := edgeKey(st.R, st.Inverse)
+					ix.byKey[k] = append(ix.byKey[k], pos)
+				case r.ConstTail != tail:
+					if r.Kind == AcyclicConst {
+						ix.byConst[r.C] = append(ix.byConst[r.C], pos)
+					}
+				case r.Kind == AcyclicConst:
+					ix.byD[r.D] = append(ix.byD[r.D], pos)
+				case r.Kind == AcyclicAny:
+					k := edgeKey(r.Body[0].R, r.Body[0].Inverse)
+					ix.byKey[k] = append(ix.byKey[k], pos)
+				default:
+					ix.always = append(ix.always, pos)
+				}
+			}
+			rk.idx[h][d] = ix
+		}
 	}
 	return rk
 }
 
-// Rank returns every candidate some rule predicts for the query (e, r, ?)
-// when tail, else (?, r, e), best first (ties in entity order).
-func (rk *Ranker) Rank(e, r int32, tail bool, mark []bool) []Candidate {
-	if int(r) >= len(rk.byHead) || int(e) >= rk.g.NumEntities {
-		return nil
+// queryScratch is one worker's working memory for ranking.
+type queryScratch struct {
+	sc      *scratch
+	pos     []int32 // by entity: 1 + the candidate's index, -1 left out, 0 unseen
+	touched []int32
+	order   []int32
+	buf     []int32
+}
+
+func (rk *Ranker) newQueryScratch() *queryScratch {
+	return &queryScratch{sc: newScratch(rk.g.NumEntities), pos: make([]int32, rk.g.NumEntities)}
+}
+
+// gather returns the positions in byHead[r] of the rules that can fire for
+// the query, increasing (decreasing confidence).
+func (rk *Ranker) gather(e, r int32, tail bool, qs *queryScratch) []int32 {
+	d := 0
+	if tail {
+		d = 1
 	}
-	idx := map[int32]int{}
-	var out []Candidate
-	var buf []int32
-	for _, rule := range rk.byHead[r] {
-		buf = rule.predict(rk.g, e, tail, mark, buf)
-		for _, c := range buf {
-			i, ok := idx[c]
-			if !ok {
-				i = len(out)
-				idx[c] = i
-				out = append(out, Candidate{Entity: c})
+	ix := &rk.idx[r][d]
+	out := append(qs.order[:0], ix.always...)
+	out = append(out, ix.byConst[e]...)
+	g := rk.g
+	lo, hi := g.start[e], g.start[e+1]
+	for i := lo; i < hi; i++ {
+		if i == lo || g.ekey[i] != g.ekey[i-1] {
+			out = append(out, ix.byKey[g.ekey[i]]...)
+		}
+		if len(ix.byD) > 0 && (i == lo || g.eto[i] != g.eto[i-1] || g.ekey[i] != g.ekey[i-1]) {
+			out = append(out, ix.byD[g.eto[i]]...)
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out) // a body constant reached by several edge kinds
+	qs.order = out
+	return out
+}
+
+// queryStats describe one ranked query.
+type queryStats struct {
+	rules, applied int // rules that could fire, rules applied before the stop
+}
+
+// rank answers the query (e, r, ?) when tail, else (?, r, e): the
+// candidates some rule predicts, best first under scoring s (ties in
+// entity order), without those for which skip is true. With k > 0 it
+// applies the rules in decreasing confidence and stops as soon as the
+// first k candidates, their order and scores, and the candidates tied with
+// the k-th can no longer change, and returns those (the first k, and every
+// candidate tied with the k-th); k == 0 applies every rule and returns
+// every candidate.
+func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k int, skip func(int32) bool, qs *queryScratch) ([]Candidate, queryStats, error) {
+	var st queryStats
+	if int(r) >= len(rk.byHead) || int(e) >= rk.g.NumEntities || e < 0 || r < 0 {
+		return nil, st, nil
+	}
+	if s == PSL {
+		s = MaxPlus // PSL re-scores the best of this order
+	}
+	order := rk.gather(e, r, tail, qs)
+	list := rk.byHead[r]
+	st.rules = len(order)
+	var cands []Candidate
+	closed := false
+	groups, nextCheck := 0, 1
+	defer func() {
+		for _, y := range qs.touched {
+			qs.pos[y] = 0
+		}
+		qs.touched = qs.touched[:0]
+	}()
+	for i := 0; i < len(order); {
+		c := list[order[i]].Conf
+		for ; i < len(order) && list[order[i]].Conf == c; i++ {
+			rule := list[order[i]]
+			qs.buf = rule.predict(rk.g, e, tail, qs.sc, qs.buf)
+			st.applied++
+			for _, y := range qs.buf {
+				p := qs.pos[y]
+				if p < 0 {
+					continue
+				}
+				if p == 0 {
+					if closed {
+						continue
+					}
+					qs.touched = append(qs.touched, y)
+					if skip != nil && skip(y) {
+						qs.pos[y] = -1
+						continue
+					}
+					cands = append(cands, Candidate{Entity: y})
+					p = int32(len(cands))
+					qs.pos[y] = p
+				}
+				cd := &cands[p-1]
+				if s != Max || len(cd.confs) == 0 {
+					cd.confs = append(cd.confs, c)
+				}
 			}
-			cd := &out[i]
-			if rk.scoring == Max {
-				cd.Score = max(cd.Score, rule.Conf)
-			} else {
-				// Rules come in decreasing confidence.
-				cd.confs = append(cd.confs, rule.Conf)
+		}
+		if k <= 0 {
+			continue
+		}
+		next := -1.0
+		if i < len(order) {
+			next = list[order[i]].Conf
+		}
+		groups++
+		if groups%64 == 0 && ctx.Err() != nil {
+			return nil, st, ctx.Err()
+		}
+		if !closed {
+			closed = rk.newcomersLose(s, cands, k, next)
+		}
+		if closed && next >= 0 && groups >= nextCheck {
+			nextCheck = groups + max(1, groups/4)
+			if rk.settled(s, cands, k, next) {
+				break
+			}
+			for j := range cands { // settled sorted them
+				qs.pos[cands[j].Entity] = int32(j + 1)
 			}
 		}
 	}
-	for i := range out {
-		cd := &out[i]
-		switch rk.scoring {
-		case MaxPlus, PSL:
+	for i := range cands {
+		cd := &cands[i]
+		switch s {
+		case MaxPlus, Max:
 			cd.Score = cd.confs[0]
 		case NoisyOr:
-			p := 1.0
-			for _, c := range cd.confs[:min(len(cd.confs), max(rk.NoisyOrK, 1))] {
-				p *= 1 - c
-			}
-			cd.Score = 1 - p
+			cd.Score = rk.noisyOr(cd.confs)
 		}
 	}
-	if rk.scoring == PSL {
-		sortBy(MaxPlus, out) // PSL re-scores the best of this order
-	} else {
-		sortBy(rk.scoring, out)
+	sortBy(s, cands)
+	if k > 0 {
+		cands = cut(s, cands, k)
 	}
-	return out
+	setTies(s, cands)
+	return cands, st, nil
+}
+
+// setTies sets each candidate's tie: the position of the first candidate
+// of the sorted list tied with it.
+func setTies(s Scoring, list []Candidate) {
+	for i := range list {
+		list[i].tie = int32(i)
+		if i > 0 && compare(s, &list[i-1], &list[i]) == 0 {
+			list[i].tie = list[i-1].tie
+		}
+	}
+}
+
+// noisyOr is 1 - prod(1 - c) over the first NoisyOrK confidences.
+func (rk *Ranker) noisyOr(confs []float64) float64 {
+	p := 1.0
+	for _, c := range confs[:min(len(confs), max(rk.NoisyOrK, 1))] {
+		p *= 1 - c
+	}
+	return 1 - p
+}
+
+// noisyOrUpper bounds the noisy-or a candidate with confs can reach when
+// every further confidence is at most next (next < 0: none comes).
+func (rk *Ranker) noisyOrUpper(confs []float64, next float64) float64 {
+	p := 1.0
+	K := max(rk.NoisyOrK, 1)
+	for _, c := range confs[:min(len(confs), K)] {
+		p *= 1 - c
+	}
+	for range max(0, K-len(confs)) {
+		if next <= 0 {
+			break
+		}
+		p *= 1 - next
+	}
+	return 1 - p
+}
+
+// newcomersLose reports whether at least k candidates rank above every
+// candidate not seen yet, whose confidences are at most next; then no new
+// candidate can enter the first k or tie with them (a newcomer's best
+// confidence is below every seen candidate's).
+func (rk *Ranker) newcomersLose(s Scoring, cands []Candidate, k int, next float64) bool {
+	if next < 0 {
+		return true
+	}
+	if s != NoisyOr {
+		return len(cands) >= k
+	}
+	u := rk.noisyOrUpper(nil, next)
+	n := 0
+	for i := range cands {
+		if rk.noisyOr(cands[i].confs) >= u {
+			n++
+		}
+	}
+	return n >= k
+}
+
+// settled reports whether the first k candidates, their order and scores
+// are final once every further confidence is at most next (seen
+// candidates only: newcomersLose holds). It sorts cands by what is known.
+func (rk *Ranker) settled(s Scoring, cands []Candidate, k int, next float64) bool {
+	if s == Max {
+		return true // scores are final (the first confidence) and newcomers lose
+	}
+	// A candidate's known confidence vector is final in every entry
+	// (further ones are below all of them), so two candidates whose
+	// vectors differ are ordered for good; identical ones are not.
+	differ := func(a, b *Candidate) bool { return !slices.Equal(a.confs, b.confs) }
+	if s == MaxPlus {
+		sortBy(MaxPlus, cands)
+		for i := 0; i < min(k, len(cands)-1); i++ {
+			if !differ(&cands[i], &cands[i+1]) {
+				return false
+			}
+		}
+		return true
+	}
+	// NoisyOr: a score is final once it has NoisyOrK confidences.
+	K := max(rk.NoisyOrK, 1)
+	for i := range cands {
+		cands[i].Score = rk.noisyOr(cands[i].confs)
+	}
+	sortBy(NoisyOr, cands)
+	final := func(a *Candidate) bool { return len(a.confs) >= K }
+	decided := func(a, b *Candidate) bool { // a above b for good
+		if final(a) && final(b) {
+			return a.Score > b.Score || (a.Score == b.Score && differ(a, b))
+		}
+		return a.Score > rk.noisyOrUpper(b.confs, next)
+	}
+	for i := range min(k, len(cands)) {
+		if !final(&cands[i]) {
+			return false
+		}
+		if i+1 < len(cands) && !decided(&cands[i], &cands[i+1]) {
+			return false
+		}
+	}
+	for j := k + 1; j < len(cands); j++ {
+		if !decided(&cands[k-1], &cands[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Rank returns the candidates some rule predicts for the query (e, r, ?)
+// when tail, else (?, r, e), best first (ties in entity order): every one
+// when k is 0, else the first k and those tied with the k-th.
+func (rk *Ranker) Rank(e, r int32, tail bool, k int) []Candidate {
+	cands, _, _ := rk.rank(context.Background(), rk.scoring, e, r, tail, k, nil, rk.newQueryScratch())
+	return cands
 }
 
 // sortBy sorts candidates best first under s, ties in entity order.
 func sortBy(s Scoring, cands []Candidate) {
-	slices.SortStableFunc(cands, func(a, b Candidate) int {
+	slices.SortFunc(cands, func(a, b Candidate) int {
 		return cmp.Or(compare(s, &a, &b), cmp.Compare(a.Entity, b.Entity))
 	})
 }
@@ -204,8 +471,8 @@ type Metrics struct {
 
 // rankOf is the filtered rank of the true entity among cands: 1 + the
 // candidates ranked above it + half of those tied with it, candidates in
-// known (other true answers) left out; 0 when the true entity is not
-// among the candidates (a miss).
+// known (other true answers; nil: none) left out; 0 when the true entity
+// is not among the candidates (a miss).
 func rankOf(s Scoring, cands []Candidate, truth int32, known func(int32) bool) float64 {
 	ti := -1
 	for i := range cands {
@@ -219,7 +486,7 @@ func rankOf(s Scoring, cands []Candidate, truth int32, known func(int32) bool) f
 	}
 	better, tied := 0, 0
 	for i := range cands {
-		if i == ti || known(cands[i].Entity) {
+		if i == ti || (known != nil && known(cands[i].Entity)) {
 			continue
 		}
 		switch c := compare(s, &cands[i], &cands[ti]); {
@@ -263,8 +530,12 @@ func (m *Metrics) finish() {
 
 // EvalOptions configure Evaluate.
 type EvalOptions struct {
-	// TopK candidates are written per query (0: 100).
+	// TopK is the length of a query's list (0: 100): its best candidates,
+	// and those tied with the k-th.
 	TopK int
+	// Exhaustive applies every rule to every query instead of stopping
+	// once the list is settled; the lists are the same.
+	Exhaustive bool
 	// Threads (0: GOMAXPROCS); results do not depend on it.
 	Threads int
 	// PSL is the model PSL scoring infers with (NewPSL), ADMM its
@@ -273,167 +544,266 @@ type EvalOptions struct {
 	PSL     *PSLModel
 	ADMM    admm.Options
 	PSLDump func(atoms []Triple, values []float64) error
+	// Progress, when set, is called from the ranking goroutines with the
+	// queries done so far (of 2 per test triple), at most every 1,000.
+	Progress func(done, total int)
 }
 
-// forQueries calls f(i, mark) for i in [0, n) on threads workers, mark
-// a per-worker scratch slice of entities falses; it stops early when ctx
-// is done.
-func forQueries(ctx context.Context, n, threads, entities int, f func(i int, mark []bool)) {
+// Answer is one query's ranked list: its candidates, known answers other
+// than the true one left out, best first, and the true answer's rank in it
+// (0: not in the list, a miss).
+type Answer struct {
+	List []Candidate
+	Rank float64
+	// Seconds is the time the query's ranking took; Rules the rules that
+	// could fire for it, Applied those applied before its list settled.
+	Seconds        float64
+	Rules, Applied int
+}
+
+// Evaluation is the outcome of Evaluate.
+type Evaluation struct {
+	Scoring Scoring
+	Metrics Metrics
+	// Heads[i] and Tails[i] answer test triple i's (?, r, t) and (h, r, ?).
+	Heads, Tails []Answer
+}
+
+// QueryTimes returns the median, 90th percentile and largest ranking time
+// of a query, in seconds.
+func (ev *Evaluation) QueryTimes() (median, p90, maxSec float64) {
+	var ts []float64
+	for _, as := range [][]Answer{ev.Heads, ev.Tails} {
+		for _, a := range as {
+			ts = append(ts, a.Seconds)
+		}
+	}
+	if len(ts) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2], ts[min(len(ts)-1, len(ts)*9/10)], ts[len(ts)-1]
+}
+
+// forQueries calls f(i, qs) for i in [0, n) on threads workers, qs a
+// per-worker scratch; it stops early when ctx is done.
+func (rk *Ranker) forQueries(ctx context.Context, n, threads int, f func(i int, qs *queryScratch)) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	marks := make([][]bool, threads) // per worker, allocated on first use
+	scratches := make([]*queryScratch, threads) // per worker, allocated on first use
 	par.For(n, threads, func(w, i int) {
 		if ctx.Err() != nil {
 			return
 		}
-		if marks[w] == nil {
-			marks[w] = make([]bool, entities)
+		if scratches[w] == nil {
+			scratches[w] = rk.newQueryScratch()
 		}
-		f(i, marks[w])
+		f(i, scratches[w])
 	})
 }
 
-// Evaluate asks every test triple both ways, (h, r, ?) and (?, r, t),
-// ranks the candidates and computes filtered metrics: known holds every
-// true triple (train, valid, test) and the other true answers of a query
-// are left out of its ranking. When w is not nil it writes AnyBURL's
-// predictions format: per test triple, in order, "h r t", "Heads: " and
-// "Tails: " lines with the top-k candidates and scores (tab-separated,
-// best first, not filtered).
-func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple) bool, v *Vocab, w io.Writer, opt EvalOptions) (Metrics, error) {
+// Evaluate asks every test triple both ways, (h, r, ?) and (?, r, t), and
+// ranks the candidates: each query's list holds its TopK best candidates
+// (and those tied with the k-th), leaving out the known answers other than
+// the test triple's own (known holds every true triple: train, valid,
+// test). The metrics are filtered MRR and Hits@k over those lists: the
+// rank of the true answer counts the candidates above it and half of
+// those tied with it; a true answer not in its list is a miss. Queries are
+// ranked in parallel, each stopping once its list is settled (see
+// EvalOptions.Exhaustive).
+func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple) bool, opt EvalOptions) (*Evaluation, error) {
 	if opt.TopK <= 0 {
 		opt.TopK = 100
 	}
 	if rk.scoring == PSL && opt.PSL == nil {
-		return Metrics{}, errors.New("kgc: psl scoring needs a PSL model (EvalOptions.PSL)")
+		return nil, errors.New("kgc: psl scoring needs a PSL model (EvalOptions.PSL)")
 	}
-	type answer struct {
-		heads, tails []Candidate
-		rh, rt       float64
-	}
-	answers := make([]answer, len(test))
-	n := 0 // candidates PSL re-scores
+	ev := &Evaluation{Scoring: rk.scoring, Heads: make([]Answer, len(test)), Tails: make([]Answer, len(test))}
+	k, n := opt.TopK, 0
 	if rk.scoring == PSL {
-		n = opt.PSL.opt.Candidates
+		n = opt.PSL.opt.Candidates // candidates PSL re-scores
+		k = max(k, n)
 	}
-	knownTail := func(t Triple) func(int32) bool { return func(e int32) bool { return known(Triple{t.H, t.R, e}) } }
-	knownHead := func(t Triple) func(int32) bool { return func(e int32) bool { return known(Triple{e, t.R, t.T}) } }
-	// Each query keeps only its top-k candidates (and PSL's n), ranked at
-	// once.
-	forQueries(ctx, len(test), opt.Threads, rk.g.NumEntities, func(i int, mark []bool) {
-		t, a := test[i], &answers[i]
-		tails, heads := rk.Rank(t.H, t.R, true, mark), rk.Rank(t.T, t.R, false, mark)
-		if rk.scoring == PSL {
-			a.tails, a.rt = forPSL(tails, t.T, knownTail(t), n, opt.TopK)
-			a.heads, a.rh = forPSL(heads, t.H, knownHead(t), n, opt.TopK)
+	if opt.Exhaustive {
+		k = 0
+	}
+	var done atomic.Int64
+	total := 2 * len(test)
+	var failed atomic.Value
+	rk.forQueries(ctx, total, opt.Threads, func(q int, qs *queryScratch) {
+		i, tail := q/2, q%2 == 1
+		t := test[i]
+		e, truth, a := t.T, t.H, &ev.Heads[i]
+		skip := func(y int32) bool { return y != truth && known(Triple{y, t.R, t.T}) }
+		if tail {
+			e, truth, a = t.H, t.T, &ev.Tails[i]
+			skip = func(y int32) bool { return y != truth && known(Triple{t.H, t.R, y}) }
+		}
+		start := time.Now()
+		list, st, err := rk.rank(ctx, rk.scoring, e, t.R, tail, k, skip, qs)
+		if err != nil {
+			failed.Store(err)
 			return
 		}
-		a.rt, a.rh = rankOf(rk.scoring, tails, t.T, knownTail(t)), rankOf(rk.scoring, heads, t.H, knownHead(t))
-		a.tails, a.heads = top(tails, opt.TopK), top(heads, opt.TopK)
+		if opt.Exhaustive {
+			s := rk.scoring
+			if s == PSL {
+				s = MaxPlus
+			}
+			list = cut(s, list, max(opt.TopK, n))
+			setTies(s, list)
+		}
+		if rk.scoring == PSL {
+			classes(list)
+		} else {
+			list = cut(rk.scoring, list, opt.TopK)
+			a.Rank = rankOf(rk.scoring, list, truth, nil)
+		}
+		for j := range list {
+			list[j].confs = nil
+		}
+		a.List, a.Seconds, a.Rules, a.Applied = list, time.Since(start).Seconds(), st.rules, st.applied
+		if d := done.Add(1); opt.Progress != nil && (d%1000 == 0 || int(d) == total) {
+			opt.Progress(int(d), total)
+		}
 	})
 	if err := ctx.Err(); err != nil {
-		return Metrics{}, err
+		return nil, err
+	}
+	if err, ok := failed.Load().(error); ok {
+		return nil, err
 	}
 	if rk.scoring == PSL {
-		per := make([][]Triple, len(test))
-		for i, t := range test {
-			per[i] = appendAtoms(appendAtoms(nil, t, true, answers[i].tails, n), t, false, answers[i].heads, n)
-		}
-		atoms := distinct(per)
-		values, _, err := opt.PSL.Infer(ctx, atoms, opt.ADMM)
-		if err != nil {
-			return Metrics{}, err
-		}
-		if opt.PSLDump != nil {
-			if err := opt.PSLDump(atoms, values); err != nil {
-				return Metrics{}, err
-			}
-		}
-		value := make(map[Triple]float64, len(atoms))
-		for i, a := range atoms {
-			value[a] = values[i]
-		}
-		rescore := func(cands []Candidate, atom func(int32) Triple, truth int32, known func(int32) bool, rank *float64) []Candidate {
-			m := min(n, len(cands))
-			for j := range cands[:m] {
-				cands[j].Score, cands[j].psl = value[atom(cands[j].Entity)], true
-			}
-			sortBy(PSL, cands[:m]) // the rest stays in maxplus order below
-			if *rank == 0 {        // the true answer is among the first n, or missing
-				*rank = rankOf(PSL, cands[:m], truth, known)
-			}
-			return cands[:min(len(cands), opt.TopK)]
-		}
-		for i, t := range test {
-			a := &answers[i]
-			a.tails = rescore(a.tails, func(e int32) Triple { return Triple{t.H, t.R, e} }, t.T, knownTail(t), &a.rt)
-			a.heads = rescore(a.heads, func(e int32) Triple { return Triple{e, t.R, t.T} }, t.H, knownHead(t), &a.rh)
+		if err := rk.rescore(ctx, ev, test, n, opt); err != nil {
+			return nil, err
 		}
 	}
 	var m Metrics
-	for _, a := range answers {
-		m.add(a.rh)
-		m.add(a.rt)
+	for i := range test {
+		m.add(ev.Heads[i].Rank)
+		m.add(ev.Tails[i].Rank)
 	}
 	m.finish()
-	if w == nil {
-		return m, nil
+	ev.Metrics = m
+	return ev, nil
+}
+
+// cut is the first k candidates of a sorted list and those tied with the
+// k-th.
+func cut(s Scoring, list []Candidate, k int) []Candidate {
+	if len(list) <= k {
+		return list
 	}
-	bw := bufio.NewWriter(w)
+	n := k
+	for n < len(list) && compare(s, &list[k-1], &list[n]) == 0 {
+		n++
+	}
+	return list[:n]
+}
+
+// classes sets each candidate's maxplus tie class (the position of the
+// first candidate with equal confidences), for PSL's tie-breaks.
+func classes(list []Candidate) {
+	for i := range list {
+		list[i].class = int32(i)
+		if i > 0 && compare(MaxPlus, &list[i-1], &list[i]) == 0 {
+			list[i].class = list[i-1].class
+		}
+		list[i].Score = list[i].confs[0]
+	}
+}
+
+// rescore infers the PSL values of every test query's first n maxplus
+// candidates and re-ranks: those n first, by value (ties by maxplus), the
+// others below in maxplus order.
+func (rk *Ranker) rescore(ctx context.Context, ev *Evaluation, test []Triple, n int, opt EvalOptions) error {
+	per := make([][]Triple, len(test))
+	for i, t := range test {
+		per[i] = appendAtoms(appendAtoms(nil, t, true, ev.Tails[i].List, n), t, false, ev.Heads[i].List, n)
+	}
+	atoms := distinct(per)
+	values, _, err := opt.PSL.Infer(ctx, atoms, opt.ADMM)
+	if err != nil {
+		return err
+	}
+	if opt.PSLDump != nil {
+		if err := opt.PSLDump(atoms, values); err != nil {
+			return err
+		}
+	}
+	value := make(map[Triple]float64, len(atoms))
+	for i, a := range atoms {
+		value[a] = values[i]
+	}
+	for i, t := range test {
+		for _, q := range []struct {
+			a     *Answer
+			atom  func(int32) Triple
+			truth int32
+		}{
+			{&ev.Tails[i], func(e int32) Triple { return Triple{t.H, t.R, e} }, t.T},
+			{&ev.Heads[i], func(e int32) Triple { return Triple{e, t.R, t.T} }, t.H},
+		} {
+			list := q.a.List
+			m := min(n, len(list))
+			for j := range list[:m] {
+				list[j].Score, list[j].psl = value[q.atom(list[j].Entity)], true
+			}
+			sortBy(PSL, list[:m]) // the rest stays in maxplus order below
+			q.a.List = cut(PSL, list, opt.TopK)
+			setTies(PSL, q.a.List)
+			q.a.Rank = rankOf(PSL, q.a.List, q.truth, nil)
+		}
+	}
+	return nil
+}
+
+// WrittenScores are the scores the predictions file gives a ranked list
+// (as Rank or Evaluate return it, best first): each
+// candidate's score, lowered by the fewest steps of the float64 grid
+// needed to make the written scores decrease strictly wherever the list's
+// order does (a tie-break, such as maxplus's later confidences, folded into
+// the score) and stay equal where candidates tie. Sorting by them, with
+// equal ones tied, is the list's order.
+func WrittenScores(list []Candidate) []float64 {
+	w := make([]float64, len(list))
+	for i := range list {
+		switch {
+		case i == 0:
+			w[i] = list[i].Score
+		case list[i].tie == list[i-1].tie:
+			w[i] = w[i-1]
+		case list[i].Score < w[i-1]:
+			w[i] = list[i].Score
+		default:
+			w[i] = math.Nextafter(w[i-1], math.Inf(-1))
+		}
+	}
+	return w
+}
+
+// WritePredictions writes AnyBURL's predictions format: per test triple,
+// in order, "h r t", then "Heads: " and "Tails: " lines with the
+// candidates of its lists and their written scores (WrittenScores; the
+// shortest decimal that reads back as the same float64), tab-separated,
+// best first.
+func (ev *Evaluation) WritePredictions(w io.Writer, test []Triple, v *Vocab) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
 	list := func(label string, cs []Candidate) {
 		bw.WriteString(label)
-		for _, c := range cs {
-			fmt.Fprintf(bw, "%s\t%s\t", v.Entities[c.Entity], formatScore(c.Score))
+		for i, s := range WrittenScores(cs) {
+			bw.WriteString(v.Entities[cs[i].Entity])
+			bw.WriteByte('\t')
+			bw.WriteString(strconv.FormatFloat(s, 'g', -1, 64))
+			bw.WriteByte('\t')
 		}
 		bw.WriteByte('\n')
 	}
 	for i, t := range test {
 		fmt.Fprintf(bw, "%s %s %s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
-		list("Heads: ", answers[i].heads)
-		list("Tails: ", answers[i].tails)
+		list("Heads: ", ev.Heads[i].List)
+		list("Tails: ", ev.Tails[i].List)
 	}
-	return m, bw.Flush()
-}
-
-// forPSL keeps what PSL scoring needs of a query's maxplus ranking: a copy
-// of its first max(n, k) candidates, each with its maxplus tie class in
-// place of its confidences, and, when the true answer is below the first
-// n, its final rank (the first n, re-scored, all rank above it); 0 when
-// the true answer is among the first n or missing.
-func forPSL(cands []Candidate, truth int32, known func(int32) bool, n, k int) ([]Candidate, float64) {
-	n = min(n, len(cands))
-	rank := rankOf(MaxPlus, cands[n:], truth, known)
-	if rank > 0 {
-		for _, c := range cands[:n] {
-			if !known(c.Entity) {
-				rank++
-			}
-		}
-	}
-	kept := cands[:min(len(cands), max(n, k))]
-	for i := range kept {
-		kept[i].class = int32(i)
-		if i > 0 && compare(MaxPlus, &kept[i-1], &kept[i]) == 0 {
-			kept[i].class = kept[i-1].class
-		}
-	}
-	return top(kept, len(kept)), rank
-}
-
-// top is a copy of the first k candidates without their confidence
-// vectors: what the predictions file needs, and all a query keeps.
-func top(cands []Candidate, k int) []Candidate {
-	out := slices.Clone(cands[:min(k, len(cands))])
-	for i := range out {
-		out[i].confs = nil
-	}
-	return out
-}
-
-func formatScore(s float64) string {
-	if math.IsNaN(s) {
-		return "0"
-	}
-	return fmt.Sprintf("%.6g", s)
+	return bw.Flush()
 }

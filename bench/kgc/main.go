@@ -118,7 +118,7 @@ func load(data, name string) (*dataset, error) {
 		if _, err := os.Stat(path); f == "facts" && errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		ts, err := kgc.ReadTriples(path, d.v)
+		ts, err := kgc.ReadTriples(context.Background(), path, d.v)
 		if err != nil {
 			return nil, err
 		}
@@ -147,8 +147,11 @@ func (d *dataset) rank(ctx context.Context, rules []kgc.Rule, s kgc.Scoring, see
 			return kgc.Metrics{}, 0, err
 		}
 	}
-	m, err := rk.Evaluate(ctx, d.test, func(t kgc.Triple) bool { return d.known[t] }, d.v, nil, opt)
-	return m, time.Since(start).Seconds(), err
+	ev, err := rk.Evaluate(ctx, d.test, func(t kgc.Triple) bool { return d.known[t] }, opt)
+	if err != nil {
+		return kgc.Metrics{}, 0, err
+	}
+	return ev.Metrics, time.Since(start).Seconds(), nil
 }
 
 func anytime(ctx context.Context, dir string, times []time.Duration, seed uint64) error {
@@ -336,7 +339,11 @@ func scale(ctx context.Context, dir string, n, nTest int, budget time.Duration, 
 	}
 	if err := phase("rank", func() (string, error) {
 		rk := kgc.NewRanker(g, lr.Rules, kgc.MaxPlus)
-		m, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, v, nil, kgc.EvalOptions{})
+		ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, kgc.EvalOptions{})
+		if err != nil {
+			return "", err
+		}
+		m := ev.Metrics
 		return fmt.Sprintf("maxplus: %d queries, MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f", m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10), err
 	}); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/kgc"
 )
 
@@ -27,7 +29,8 @@ type kgcOptions struct {
 	learn                      kgc.LearnOptions
 	psl                        kgc.PSLOptions
 	pslOut                     string
-	quiet                      bool
+	quiet, exhaustive          bool
+	timeSet                    bool
 }
 
 type kgcReport struct {
@@ -38,43 +41,68 @@ type kgcReport struct {
 	TestTriples  int         `json:"test_triples"`
 	Rules        int         `json:"rules"`
 	Candidates   int         `json:"candidate_rules"`
+	Seed         uint64      `json:"seed"`
 	Rounds       int         `json:"rounds"`
+	Stopped      string      `json:"stopped,omitempty"`
+	SampledRules int         `json:"sampled_rules"`
+	MaxConfErr   float64     `json:"max_confidence_error"`
+	TopK         int         `json:"top_k"`
 	Metrics      kgc.Metrics `json:"metrics"`
 	Seconds      struct {
 		Load, Learn, Rank, Total float64
 	} `json:"seconds"`
-	PeakMemoryMB float64 `json:"peak_rss_mb"`
+	// Per query (of 2 per test triple): ranking time in seconds.
+	QuerySeconds struct {
+		Median, P90, Max float64
+	} `json:"query_seconds"`
+	RoundLog     []kgc.RoundStat `json:"round_log,omitempty"`
+	PeakMemoryMB float64         `json:"peak_rss_mb"`
 }
 
 func newKGCCmd() *cobra.Command {
 	o := &kgcOptions{}
 	cmd := &cobra.Command{
-		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s] [--score noisy-or|maxplus|max|psl] --predictions P",
+		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score noisy-or|maxplus|max|psl] --predictions P",
 		Short: "Knowledge-graph completion with learned rules (cyclic, with constants, defaults), ranked and scored",
 		Long: `Learn rules from a knowledge graph and rank the answers of every test triple
 asked both ways, (h, r, ?) and (?, r, t).
 
 Triples are head<TAB>relation<TAB>tail lines. The graph is --train (plus
 --facts, background triples such as Family's facts.txt). Rules are learned
-bottom-up from sampled paths for --time: cyclic path rules of 1 to
+bottom-up from sampled paths in rounds: cyclic path rules of 1 to
 --max-length atoms, rules with a constant in the head (and in the body, or
-not), and default rules r(X, c); each rule's support and confidence
-(support / (body + --pc)) are counted exactly. A candidate's score combines
-the confidences of the rules predicting it (--score noisy-or over the
-candidate's --noisy-or-k best rules, the default; maxplus, max, or psl). With --score psl each
-relation's --psl-rules best rules become a PSL model whose weights PPLL learns
-from --psl-train sampled training triples; each query's --psl-candidates best
-maxplus candidates are then re-scored by MAP inference (ADMM), and --psl-out
-DIR writes that model, its data and the inferred values for hinge infer.
+not), and default rules r(X, c). A rule's confidence is support / (body +
+--pc): counted exactly for rules with constants and for cyclic rules with at
+most --sample body starts, else estimated from --sample starts drawn at
+random (fewer once the 95% interval is narrower than --sample-err), with its
+error stated. --rounds N does a fixed amount of work, the same rules on any
+machine; --time stops after the rounds that fit (the round running then is
+dropped) and the output says how many were done, so --rounds reproduces the
+run. A candidate's score combines the confidences of the rules predicting it
+(--score noisy-or over the candidate's --noisy-or-k best rules, the default;
+maxplus, max, or psl). With --score psl each relation's --psl-rules best
+rules become a PSL model whose weights PPLL learns from --psl-train sampled
+training triples; each query's --psl-candidates best maxplus candidates are
+then re-scored by MAP inference (ADMM), and --psl-out DIR writes that model,
+its data and the inferred values for hinge infer.
 
---predictions writes AnyBURL's format: per test triple "h r t", "Heads: " and
-"Tails: " lines with the --top-k candidates and scores, best first. The
-terminal and --report give filtered MRR and Hits@1/3/10 over head and tail
-queries together (a tie with the true entity counts half; a true entity no
-rule predicts is a miss). --rules writes the learned rules; --rules-in ranks
-with a rules file instead of learning.`,
+Each query's list holds its --top-k best candidates (and those tied with the
+k-th), known answers (train, facts, valid and test triples) other than the
+query's own left out; a query stops applying rules once its list can no
+longer change. --predictions writes the lists in AnyBURL's format: per test
+triple "h r t", "Heads: " and "Tails: " lines of candidates and scores, best
+first, the scores written so that sorting by them gives hinge's order (a
+tie-break folded in as the smallest steps below the score) and equal scores
+are ties. The terminal and --report give filtered MRR and Hits@1/3/10 over
+head and tail queries together: the true answer's rank in its list counts
+half of the candidates tied with it; a true answer not in its list is a
+miss. Any evaluator reading the file gets the same figures. --rules writes
+the learned rules (body groundings, support, confidence, rule); --rules-in
+ranks with a rules file instead of learning. A cancelled run (Ctrl-C,
+SIGTERM) writes nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.timeSet = cmd.Flags().Changed("time")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -94,14 +122,19 @@ with a rules file instead of learning.`,
 	f.StringVar(&o.pslOut, "psl-out", "", "psl: write the model (model.psl), its inference data (kgc.data) and the inferred values (values.tsv) to this directory")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
-	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget")
+	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
+	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine); without --time, no time limit")
+	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "paths sampled per round")
+	f.IntVar(&o.learn.Sample, "sample", 1000, "body starts drawn to estimate a cyclic rule's confidence (0: count every start, exactly)")
+	f.Float64Var(&o.learn.SampleErr, "sample-err", 0.01, "stop drawing starts once the confidence's 95% interval is this narrow (0: draw --sample)")
+	f.BoolVar(&o.exhaustive, "exhaustive", false, "apply every rule to every query (the same lists, slower; for checking)")
 	f.IntVar(&o.learn.MaxLength, "max-length", 3, "longest cyclic rule body (1-3)")
 	f.IntVar(&o.learn.MinSupport, "min-support", 2, "drop rules with less support")
 	f.Float64Var(&o.learn.MinConf, "min-conf", 0.0001, "drop rules with less confidence")
 	f.Float64Var(&o.learn.PC, "pc", 5, "confidence smoothing: support / (body + pc)")
 	f.Uint64Var(&o.learn.Seed, "seed", 1, "seed of the path sampling")
 	f.IntVar(&o.learn.Threads, "threads", 0, "threads (0: all cores)")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress: none on a terminal, and no line every few seconds elsewhere")
 	return cmd
 }
 
@@ -115,8 +148,16 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("--score: %w", err))
 	}
 	switch {
-	case o.learn.Time <= 0:
+	case o.learn.Time <= 0 && (o.timeSet || o.learn.Rounds == 0):
 		return badInput(fmt.Errorf("--time %v: must be > 0", o.learn.Time))
+	case o.learn.Rounds < 0:
+		return badInput(fmt.Errorf("--rounds %d: must be >= 0", o.learn.Rounds))
+	case o.learn.SamplesPerRound < 1:
+		return badInput(fmt.Errorf("--round-paths %d: must be >= 1", o.learn.SamplesPerRound))
+	case o.learn.Sample < 0:
+		return badInput(fmt.Errorf("--sample %d: must be >= 0", o.learn.Sample))
+	case !(o.learn.SampleErr >= 0 && o.learn.SampleErr <= 1):
+		return badInput(fmt.Errorf("--sample-err %v: must be between 0 and 1", o.learn.SampleErr))
 	case o.learn.MaxLength < 1 || o.learn.MaxLength > kgc.MaxPath:
 		return badInput(fmt.Errorf("--max-length %d: must be between 1 and %d", o.learn.MaxLength, kgc.MaxPath))
 	case o.learn.MinSupport < 1:
@@ -132,18 +173,40 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	case o.noisyOrK < 1:
 		return badInput(fmt.Errorf("--noisy-or-k %d: must be >= 1", o.noisyOrK))
 	}
+	if o.learn.Rounds > 0 && !o.timeSet {
+		o.learn.Time = 0 // the rounds are the budget
+	}
+	// The learner reads 0 as its default; the flags mean exact and never.
+	if o.learn.Sample == 0 {
+		o.learn.Sample = -1
+	}
+	if o.learn.SampleErr == 0 {
+		o.learn.SampleErr = -1
+	}
 	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
 	if err := checkOutputs(inputs, output{flag: "--predictions", path: o.predictions}, output{flag: "--rules", path: o.rules},
 		output{flag: "--report", path: o.report}); err != nil {
 		return err
+	}
+	prog := newKGCProgress(stderr, o.quiet)
+	defer prog.stop()
+	cancelled := func(err error) error {
+		if ctx.Err() != nil {
+			return failed(errors.New("the run was cancelled (interrupt or SIGTERM); nothing was written"))
+		}
+		return failed(err)
 	}
 	v := kgc.NewVocab()
 	read := func(path string) ([]kgc.Triple, error) {
 		if path == "" {
 			return nil, nil
 		}
-		ts, err := kgc.ReadTriples(path, v)
+		prog.set("reading %s", clipPath(path))
+		ts, err := kgc.ReadTriples(ctx, path, v)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, cancelled(err)
+			}
 			return nil, badInput(err)
 		}
 		return ts, nil
@@ -152,7 +215,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.rulesIn != "" {
 		// Read before the graph is built, so the rules' names are in the
 		// vocabulary it is sized for.
-		f, err := os.Open(o.rulesIn)
+		f, err := textfile.Open(o.rulesIn)
 		if err != nil {
 			return badInput(err)
 		}
@@ -193,73 +256,174 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 	lr := &kgc.LearnResult{Rules: rulesIn}
 	if o.rulesIn == "" {
-		rep := progress.ForTerminal(stderr, o.quiet)
-		rep.Status("learning rules for %v", o.learn.Time)
-		lr, err = kgc.Learn(ctx, g, o.learn)
-		rep.Done()
-		if err != nil {
-			return failed(err)
+		learnStart := time.Now()
+		budget := fmt.Sprintf("%v", o.learn.Time)
+		if o.learn.Rounds > 0 {
+			budget = fmt.Sprintf("%d rounds", o.learn.Rounds)
 		}
-		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted, %d rounds, %.2f s)\n",
-			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, lr.Seconds)
+		prog.set("learning rules (%s): round 1", budget)
+		o.learn.Progress = func(st kgc.RoundStat) {
+			prog.set("learning rules (%s): %d rounds done, %d rules, %.0f s", budget, st.Round, st.Rules, time.Since(learnStart).Seconds())
+		}
+		lr, err = kgc.Learn(ctx, g, o.learn)
+		if err != nil {
+			return cancelled(err)
+		}
+		stopped := map[string]string{"time": "the time budget passed", "rounds": "the rounds asked for", "saturated": "a round found no new rule"}[lr.Stopped]
+		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted, %d rounds, stopped by %s; %.2f s)\n",
+			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
+		if lr.Sampled > 0 {
+			fmt.Fprintf(stdout, "confidences: %d rules estimated from sampled starts, 95%% intervals within +-%.3g; the others counted exactly\n", lr.Sampled, lr.MaxErr)
+		}
 	} else {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; %d rules read from %s\n",
 			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), clipPath(o.rulesIn))
 	}
-	if o.rules != "" {
-		if err := atomicfile.Write(o.rules, func(w io.Writer) error { return kgc.WriteRules(w, lr.Rules, v) }); err != nil {
-			return failed(err)
-		}
-	}
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
 	rk.NoisyOrK = o.noisyOrK
-	evalOpt := kgc.EvalOptions{TopK: o.topK, Threads: o.learn.Threads, ADMM: admm.DefaultOptions()}
+	evalOpt := kgc.EvalOptions{TopK: o.topK, Exhaustive: o.exhaustive, Threads: o.learn.Threads, ADMM: admm.DefaultOptions(),
+		Progress: func(done, total int) {
+			prog.set("ranking: %d of %d queries, %.0f s", done, total, time.Since(rankStart).Seconds())
+		}}
+	var pslAtoms []kgc.Triple
+	var pslValues []float64
 	if scoring == kgc.PSL {
 		o.psl.Seed, o.psl.Threads = o.learn.Seed, o.learn.Threads
+		prog.set("psl: learning the weights")
 		if evalOpt.PSL, err = rk.NewPSL(ctx, v, o.psl); err != nil {
-			return failed(err)
+			return cancelled(err)
 		}
 		lr := evalOpt.PSL.Learn
 		fmt.Fprintf(stdout, "psl: %d rules, weights learned by PPLL in %d iterations (%.2f s)\n", len(evalOpt.PSL.Model.Rules), lr.Iterations, lr.Seconds)
 		if o.pslOut != "" {
 			evalOpt.PSLDump = func(atoms []kgc.Triple, values []float64) error {
-				if err := evalOpt.PSL.WriteFiles(o.pslOut, atoms); err != nil {
-					return err
-				}
-				return atomicfile.Write(filepath.Join(o.pslOut, "values.tsv"), func(w io.Writer) error { return evalOpt.PSL.WriteValues(w, atoms, values) })
+				pslAtoms, pslValues = atoms, values
+				return nil
 			}
 		}
 	}
-	var m kgc.Metrics
-	eval := func(w io.Writer) error {
-		var err error
-		m, err = rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, v, w, evalOpt)
-		return err
-	}
-	if o.predictions != "" {
-		err = atomicfile.Write(o.predictions, eval)
-	} else {
-		err = eval(nil)
-	}
+	prog.set("ranking: 0 of %d queries", 2*len(test))
+	ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, evalOpt)
 	if err != nil {
-		return failed(err)
+		return cancelled(err)
 	}
 	rankSec := time.Since(rankStart).Seconds()
-	fmt.Fprintf(stdout, "%s: %d queries: MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f (ranking %.2f s)\n",
-		scoring, m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10, rankSec)
+	prog.stop()
+	// Every output is written only now, after the work succeeded.
+	if o.rules != "" {
+		if err := atomicfile.Write(o.rules, func(w io.Writer) error { return kgc.WriteRules(w, lr.Rules, v) }); err != nil {
+			return failed(err)
+		}
+	}
+	if o.predictions != "" {
+		if err := atomicfile.Write(o.predictions, func(w io.Writer) error { return ev.WritePredictions(w, test, v) }); err != nil {
+			return failed(err)
+		}
+	}
+	if o.pslOut != "" {
+		if err := evalOpt.PSL.WriteFiles(o.pslOut, pslAtoms); err != nil {
+			return failed(err)
+		}
+		if err := atomicfile.Write(filepath.Join(o.pslOut, "values.tsv"), func(w io.Writer) error { return evalOpt.PSL.WriteValues(w, pslAtoms, pslValues) }); err != nil {
+			return failed(err)
+		}
+	}
+	m := ev.Metrics
+	med, p90, maxq := ev.QueryTimes()
+	fmt.Fprintf(stdout, "%s: %d queries: MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f (top %d; ranking %.2f s, per query median %.3g ms, 90%% %.3g ms, max %.3g ms)\n",
+		scoring, m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10, o.topK, rankSec, 1000*med, 1000*p90, 1000*maxq)
 	if o.predictions != "" {
 		fmt.Fprintf(stdout, "wrote %s\n", o.predictions)
 	}
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
-			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Rounds: lr.Rounds, Metrics: m, PeakMemoryMB: peakRSSMB()}
+			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
+			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: peakRSSMB()}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, rankSec, time.Since(start).Seconds()
+		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
 		}
 	}
 	return nil
+}
+
+// kgcProgress shows what a kgc run is doing: on a terminal a status line
+// redrawn a few times a second, elsewhere (a log, a pipe) one line every
+// kgcProgressEvery, with the time since the run began.
+type kgcProgress struct {
+	mu      sync.Mutex
+	status  string
+	term    *progress.Reporter
+	w       io.Writer
+	begin   time.Time
+	done    chan struct{}
+	stopped bool
+}
+
+// kgcProgressEvery is how often a kgc run not on a terminal prints its
+// status.
+var kgcProgressEvery = 5 * time.Second
+
+func newKGCProgress(stderr io.Writer, quiet bool) *kgcProgress {
+	p := &kgcProgress{begin: time.Now(), done: make(chan struct{})}
+	if quiet {
+		p.stopped = true
+		return p
+	}
+	p.term = progress.ForTerminal(stderr, false)
+	every := kgcProgressEvery
+	if p.term != nil {
+		every = 200 * time.Millisecond
+	} else {
+		p.w = stderr
+	}
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-tick.C:
+				p.show()
+			}
+		}
+	}()
+	return p
+}
+
+func (p *kgcProgress) set(format string, args ...any) {
+	p.mu.Lock()
+	p.status = fmt.Sprintf(format, args...)
+	p.mu.Unlock()
+}
+
+func (p *kgcProgress) show() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped || p.status == "" {
+		return
+	}
+	if p.term != nil {
+		p.term.Status("%s", p.status)
+		return
+	}
+	fmt.Fprintf(p.w, "kgc: %s (%.0f s since start)\n", p.status, time.Since(p.begin).Seconds())
+}
+
+// stop ends the display, clearing a terminal's status line; it may be
+// called more than once.
+func (p *kgcProgress) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	close(p.done)
+	p.term.Done()
 }
 
 // peakRSSMB reads the process's peak resident memory (VmHWM) in MB, 0

@@ -1,0 +1,315 @@
+package kgc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/textfile"
+	"github.com/hinge-srl/hinge/srcpos"
+)
+
+// scoreFile is an evaluator that knows nothing of hinge's ranking: it reads
+// a predictions file, checks its contract (a block per test triple in
+// order, lists sorted by the written score, no known answer but the test
+// triple's own) and scores it: the true answer's rank in its list is 1 +
+// the candidates with a higher score + half of those with the same score;
+// an answer not in its list is a miss.
+func scoreFile(t *testing.T, text string, test []Triple, v *Vocab, known func(Triple) bool) Metrics {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(nil, 1<<24)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) != 3*len(test) {
+		t.Fatalf("%d lines for %d test triples", len(lines), len(test))
+	}
+	ent := map[string]int32{}
+	for i, e := range v.Entities {
+		ent[e] = int32(i)
+	}
+	var m Metrics
+	for i, tr := range test {
+		if want := v.Entities[tr.H] + " " + v.Relations[tr.R] + " " + v.Entities[tr.T]; lines[3*i] != want {
+			t.Fatalf("block %d: %q, want %q", i, lines[3*i], want)
+		}
+		for j, label := range []string{"Heads: ", "Tails: "} {
+			line := lines[3*i+1+j]
+			if !strings.HasPrefix(line, label) {
+				t.Fatalf("block %d: %q does not start with %q", i, line, label)
+			}
+			f := strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, label), "\t"), "\t")
+			if len(f) == 1 && f[0] == "" {
+				f = nil
+			}
+			if len(f)%2 != 0 {
+				t.Fatalf("block %d: odd number of fields in %q", i, line)
+			}
+			truth := tr.H
+			if j == 1 {
+				truth = tr.T
+			}
+			found, ts := false, 0.0
+			var scores []float64
+			for c := 0; c < len(f); c += 2 {
+				e, ok := ent[f[c]]
+				s, err := strconv.ParseFloat(f[c+1], 64)
+				if !ok || err != nil {
+					t.Fatalf("block %d: bad candidate %q %q", i, f[c], f[c+1])
+				}
+				if len(scores) > 0 && s > scores[len(scores)-1] {
+					t.Fatalf("block %d %s: %q not sorted by score", i, label, line)
+				}
+				scores = append(scores, s)
+				atom := Triple{tr.H, tr.R, e}
+				if j == 0 {
+					atom = Triple{e, tr.R, tr.T}
+				}
+				if e == truth {
+					found, ts = true, s
+				} else if known(atom) {
+					t.Fatalf("block %d %s: known answer %s listed", i, label, f[c])
+				}
+			}
+			if !found {
+				m.add(0)
+				continue
+			}
+			rank := 1.0
+			for _, s := range scores {
+				switch {
+				case s > ts:
+					rank++
+				case s == ts:
+					rank += 0.5
+				}
+			}
+			m.add(rank - 0.5) // the true answer itself counted as tied
+		}
+	}
+	m.finish()
+	return m
+}
+
+// The predictions file, scored by scoreFile, gives the metrics hinge
+// prints, for every scoring, several top-k and with and without early
+// stopping.
+func TestPredictionsFileGivesPrintedMetrics(t *testing.T) {
+	for seed := range uint64(4) {
+		g := randomGraph(seed, 20, 3, 140)
+		v := NewVocab()
+		for e := range 20 {
+			v.Entity(fmt.Sprint("e", e))
+		}
+		for r := range 3 {
+			v.Relation(fmt.Sprint("r", r))
+		}
+		rng := rand.New(rand.NewPCG(seed, 5))
+		var test []Triple
+		for range 30 {
+			test = append(test, Triple{int32(rng.IntN(20)), int32(rng.IntN(3)), int32(rng.IntN(20))})
+		}
+		known := func(tr Triple) bool { return g.Has(tr) || containsTriple(test, tr) }
+		res, err := Learn(context.Background(), g, LearnOptions{Rounds: 2, SamplesPerRound: 2000, Seed: seed, MinSupport: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Scoring{MaxPlus, Max, NoisyOr, PSL} {
+			for _, k := range []int{1, 3, 100} {
+				for _, exhaustive := range []bool{false, true} {
+					rk := NewRanker(g, res.Rules, s)
+					opt := EvalOptions{TopK: k, Exhaustive: exhaustive, ADMM: admm.DefaultOptions()}
+					if s == PSL {
+						if opt.PSL, err = rk.NewPSL(context.Background(), v, PSLOptions{Candidates: 4, TrainQueries: 20, Seed: 1}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					ev, err := rk.Evaluate(context.Background(), test, known, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var b strings.Builder
+					if err := ev.WritePredictions(&b, test, v); err != nil {
+						t.Fatal(err)
+					}
+					got := scoreFile(t, b.String(), test, v, known)
+					want := ev.Metrics
+					if got.Queries != want.Queries || math.Abs(got.MRR-want.MRR) > 1e-12 || got.Hits1 != want.Hits1 || got.Hits3 != want.Hits3 || got.Hits10 != want.Hits10 {
+						t.Fatalf("seed %d %s k %d exhaustive %v: file %+v, printed %+v", seed, s, k, exhaustive, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func containsTriple(ts []Triple, t Triple) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Written scores fold the tie-breaks: maxplus candidates that share their
+// best confidence get strictly decreasing scores, ties stay equal.
+func TestWrittenScores(t *testing.T) {
+	c := func(e int32, confs ...float64) Candidate { return Candidate{Entity: e, Score: confs[0], confs: confs} }
+	list := []Candidate{c(1, 0.9), c(2, 0.5, 0.4), c(3, 0.5, 0.3), c(4, 0.5, 0.3), c(5, 0.5), c(6, 0.2)}
+	setTies(MaxPlus, list)
+	w := WrittenScores(list)
+	if !(w[0] == 0.9 && w[1] == 0.5 && w[2] < w[1] && w[2] == w[3] && w[4] < w[3] && w[5] == 0.2 && w[4] > 0.4999999) {
+		t.Errorf("written scores %v", w)
+	}
+	for i := range w {
+		if back, _ := strconv.ParseFloat(strconv.FormatFloat(w[i], 'g', -1, 64), 64); back != w[i] {
+			t.Errorf("%v does not read back", w[i])
+		}
+	}
+}
+
+// A sampled confidence lies within its stated error of the exact one in
+// at least 90% of rules (the interval is a 95% one), on generated graphs
+// with hubs over many seeds; with at least as many draws as starts the
+// count is the exact one, with no error.
+func TestSampledConfidence(t *testing.T) {
+	inside, total := 0, 0
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		const n = 600
+		var ts []Triple
+		// A few hubs (groups) that many entities belong to, a sparse
+		// friend relation, and likes mostly following friends' likes.
+		for x := range int32(n) {
+			ts = append(ts, Triple{x, 0, int32(n + r.IntN(4))})
+			for range 2 {
+				ts = append(ts, Triple{x, 1, int32(r.IntN(n))})
+			}
+			ts = append(ts, Triple{x, 2, int32(r.IntN(40))})
+		}
+		for _, t := range ts[:len(ts)] {
+			if t.R == 1 && r.IntN(2) == 0 {
+				ts = append(ts, Triple{t.H, 3, t.T})
+			}
+		}
+		g := NewGraph(ts, n+4, 4)
+		sc := newScratch(g.NumEntities)
+		for range 15 {
+			rule := Rule{Kind: Cyclic, Head: int32(1 + r.IntN(3))}
+			for range 1 + r.IntN(3) {
+				rule.Body = append(rule.Body, Step{int32(r.IntN(4)), r.IntN(2) == 0})
+			}
+			exact := rule
+			exact.Count(g, CountOptions{PC: 5}, sc)
+			s := rule
+			s.Count(g, CountOptions{PC: 5, Sample: 80, Seed: seed}, sc)
+			if exact.Sampled != 0 || exact.Err != 0 {
+				t.Fatalf("an exact count has Sampled %d Err %g", exact.Sampled, exact.Err)
+			}
+			starts := len(g.From(rule.Body[0].R, rule.Body[0].Inverse))
+			if starts <= 80 {
+				if s.Conf != exact.Conf || s.Err != 0 || s.Sampled != 0 {
+					t.Fatalf("%d starts, 80 draws: %+v, exact %+v", starts, s, exact)
+				}
+				continue
+			}
+			if s.Sampled != 80 || !(s.Err > 0) {
+				t.Fatalf("sampled count %+v", s)
+			}
+			total++
+			if math.Abs(s.Conf-exact.Conf) <= s.Err {
+				inside++
+			}
+			// As many draws as starts: exact.
+			all := rule
+			all.Count(g, CountOptions{PC: 5, Sample: starts, Seed: seed}, sc)
+			if all.Conf != exact.Conf || all.Support != exact.Support || all.BodySize != exact.BodySize || all.Err != 0 {
+				t.Fatalf("draws = starts: %+v, exact %+v", all, exact)
+			}
+		}
+	}
+	if total < 200 || float64(inside) < 0.9*float64(total) {
+		t.Errorf("exact confidence within the stated error for %d of %d sampled rules", inside, total)
+	}
+	t.Logf("exact confidence within the stated error for %d of %d sampled rules", inside, total)
+}
+
+// The rules learned depend on the seed and the rounds only: a timed run's
+// rounds, given as Rounds, give the same rules file byte for byte, with
+// any number of threads.
+func TestRoundsReproduceTimedRun(t *testing.T) {
+	g := randomGraph(9, 60, 4, 700)
+	v := NewVocab()
+	for e := range 60 {
+		v.Entity(fmt.Sprint("e", e))
+	}
+	for r := range 4 {
+		v.Relation(fmt.Sprint("r", r))
+	}
+	write := func(rules []Rule) string {
+		var b strings.Builder
+		if err := WriteRules(&b, rules, v); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	timed, err := Learn(context.Background(), g, LearnOptions{Time: 300 * time.Millisecond, SamplesPerRound: 300, Seed: 4, Sample: 20, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timed.Rounds == 0 || len(timed.Log) != timed.Rounds {
+		t.Fatalf("timed run: %d rounds, log %v", timed.Rounds, timed.Log)
+	}
+	for _, threads := range []int{1, 3} {
+		again, err := Learn(context.Background(), g, LearnOptions{Rounds: timed.Rounds, SamplesPerRound: 300, Seed: 4, Sample: 20, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Rounds != timed.Rounds || write(again.Rules) != write(timed.Rules) {
+			t.Errorf("threads %d: %d rounds, %d rules; timed run %d rounds (%s), %d rules", threads, again.Rounds, len(again.Rules), timed.Rounds, timed.Stopped, len(timed.Rules))
+		}
+	}
+}
+
+// Hostile input: a byte-order mark at the start is skipped, a NUL byte, an
+// over-long line and invalid UTF-8 are refused with their position, and a
+// cancelled read stops.
+func TestParseTriplesGuards(t *testing.T) {
+	defer memlimit.Restore(memlimit.Set(1 << 20)) // lines of at most 256 KiB
+	v := NewVocab()
+	ts, err := ParseTriples(context.Background(), "bom.txt", strings.NewReader("\uFEFFa\tr\tb\nb\tr\ta\n"), v)
+	if err != nil || len(ts) != 2 || v.Entities[0] != "a" {
+		t.Errorf("BOM: %v %v, entities %q", ts, err, v.Entities)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"a\tr\tb\nc\tr\td\x00\n", "n.txt:2:6: n.txt is not a text file: a NUL byte"},
+		{"a\tr\tb\nc\tr\t\xffd\n", "n.txt:2:5: invalid UTF-8"},
+		{"a\tr\t" + strings.Repeat("x", textfile.MaxLine()+10) + "\n", "n.txt:1: the line is longer than"},
+	} {
+		_, err := ParseTriples(context.Background(), "n.txt", strings.NewReader(tc.in), NewVocab())
+		msg := fmt.Sprint(err)
+		if pe := (*srcpos.Error)(nil); errors.As(err, &pe) {
+			msg = pe.Error()
+		}
+		if err == nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%.40q: error %v, want %q", tc.in, msg, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ParseTriples(ctx, "c.txt", strings.NewReader(strings.Repeat("a\tr\tb\n", 10000)), NewVocab()); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read: %v", err)
+	}
+}
