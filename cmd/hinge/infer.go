@@ -150,6 +150,11 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := o.streaming.checkCache(o.output); err != nil {
 		return err
 	}
+	// The outputs before loading too (a large data set takes a while);
+	// that none is an input is known once the program is read.
+	if err := checkOutputs(nil, output{flag: "--output", path: o.output, dir: true}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 	prog, err := o.load()
 	if err != nil {
 		return err

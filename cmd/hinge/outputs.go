@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/pipeline"
 )
@@ -18,8 +19,10 @@ type output struct {
 
 // checkOutputs runs before any long work: each output must be writable
 // where it is named (its parent directory exists; a file is not a
-// directory and a directory is not a file), and none may be one of the
-// inputs, which a run would otherwise overwrite silently.
+// directory and a directory is not a file), a directory must be one that
+// hinge may replace (atomicfile.CheckDir: nothing in it that hinge did not
+// write), and none may be one of the inputs, which a run would otherwise
+// overwrite silently.
 func checkOutputs(inputs []string, outs ...output) error {
 	type in struct {
 		path string
@@ -51,6 +54,10 @@ func checkOutputs(inputs []string, outs ...output) error {
 			return badInput(fmt.Errorf("%s %s is a directory; give a file name", o.flag, clipPath(o.path)))
 		case !st.IsDir() && o.dir:
 			return badInput(fmt.Errorf("%s %s is a file; give a directory", o.flag, clipPath(o.path)))
+		case o.dir:
+			if err := atomicfile.CheckDir(o.path); err != nil {
+				return badInput(fmt.Errorf("%s: %w", o.flag, err))
+			}
 		}
 		for _, i := range ins {
 			if os.SameFile(st, i.info) {

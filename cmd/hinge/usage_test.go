@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 const (
@@ -133,7 +135,10 @@ func TestOutputsCheckedFirst(t *testing.T) {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, out, "CANCER.txt", "a\n")
+	// (hinge wrote it: its marker lists CANCER.txt.)
+	if err := atomicfile.WriteDir(out, func(tmp string) error { writeFile(t, tmp, "CANCER.txt", "a\n"); return nil }); err != nil {
+		t.Fatal(err)
+	}
 	data2 := writeFile(t, dir, "d2.data", "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: out/CANCER.txt\n")
 	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data2, "--output", out); code != 2 || !strings.Contains(errs, "CANCER.txt is the input file") {
 		t.Errorf("output over an input: exit %d, %s", code, errs)

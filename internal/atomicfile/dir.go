@@ -1,28 +1,76 @@
 package atomicfile
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// Marker names the file WriteDir leaves in every directory it writes, so
-// that a later run knows the directory is its own to replace.
+// Marker names the file WriteDir leaves in every directory it writes. It
+// lists the files of the set WriteDir wrote there, so that a later run
+// knows which files are its own to replace and which are not.
 const Marker = ".hinge-output"
 
+// markerHeader is the first line of a Marker; the names of the files
+// follow, one a line, quoted as Go strings.
+const markerHeader = "hinge output directory: the next run replaces it only if it holds nothing but the files listed below"
+
+// ForeignError is the refusal of a directory that holds something hinge
+// did not write there: replacing it would lose that.
+type ForeignError struct {
+	Dir string
+	// Foreign names the entries that are not hinge's, sorted; at most a
+	// few are kept, Count says how many there are.
+	Foreign []string
+	Count   int
+	// NoMarker: the directory has no Marker at all. Legacy: its Marker
+	// was written by an earlier hinge, which did not list its files, so
+	// none of them can be told from a file someone else put there.
+	NoMarker, Legacy bool
+}
+
+// maxForeign is how many foreign names a ForeignError keeps.
+const maxForeign = 3
+
+func (e *ForeignError) Error() string {
+	names := make([]string, len(e.Foreign))
+	for i, n := range e.Foreign {
+		names[i] = strconv.Quote(n)
+	}
+	list := strings.Join(names, ", ")
+	if e.Count > len(e.Foreign) {
+		list += fmt.Sprintf(" and %d more", e.Count-len(e.Foreign))
+	}
+	switch {
+	case e.Legacy:
+		return fmt.Sprintf("output directory %s was written by an earlier version of hinge, whose %s marker does not list the files it wrote, so they cannot be told from files added since (%s): remove the directory or give a new one, so that replacing it loses nothing", e.Dir, Marker, list)
+	case e.NoMarker:
+		return fmt.Sprintf("output directory %s holds files hinge did not write (%s; it has no %s marker): give an empty or new directory, so that replacing it loses nothing", e.Dir, list, Marker)
+	}
+	return fmt.Sprintf("output directory %s holds files hinge did not write (%s, not listed in its %s marker): move them away or give another directory, so that replacing it loses nothing", e.Dir, list, Marker)
+}
+
 // WriteDir makes dir hold exactly the files fill writes into the directory
-// it is given, as one set: fill writes into a fresh sibling directory, which
-// is renamed over dir only when fill succeeded (the old dir is renamed
-// aside first and removed after), so a reader sees the old set or the new
-// one, never a mixture, and a file of the old set that the new run does not
+// it is given, as one set: fill writes regular files (no subdirectories)
+// into a fresh sibling directory, which gets a Marker listing them and is
+// renamed over dir only when fill succeeded (the old dir is renamed aside
+// first and removed after), so a reader sees the old set or the new one,
+// never a mixture, and a file of the old set that the new run does not
 // write does not survive. dir.lock keeps two runs from writing dir at once:
-// a second run fails with a message naming the first one's process. A
-// directory that exists, is not empty and was not written by WriteDir (it
-// has no Marker file) is refused rather than replaced.
+// a second run fails with a message naming the first one's process.
+//
+// Only what hinge wrote is ever replaced: dir must not exist, be empty, or
+// hold nothing but its Marker and the files that Marker lists (see
+// CheckDir, which a caller runs before long work; WriteDir runs it again
+// under the lock, as the directory may have changed since). Anything else
+// in dir refuses the run with a *ForeignError, and dir is left as it was.
 func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	dir = filepath.Clean(dir)
 	unlock, err := lock(dir + ".lock")
@@ -30,7 +78,7 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	defer unlock()
-	if err := replaceable(dir); err != nil {
+	if err := CheckDir(dir); err != nil {
 		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
@@ -48,13 +96,33 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	if err = fill(tmp); err != nil {
 		return err
 	}
-	if err = os.WriteFile(filepath.Join(tmp, Marker), []byte("written by hinge; the directory is replaced as a whole by the next run\n"), 0o644); err != nil {
+	written, err := os.ReadDir(tmp)
+	if err != nil {
 		return err
 	}
-	if _, statErr := os.Stat(dir); statErr == nil {
+	var list bytes.Buffer
+	list.WriteString(markerHeader + "\n")
+	for _, e := range written {
+		if e.Name() == Marker || !e.Type().IsRegular() {
+			return fmt.Errorf("output directory: %s is not a file hinge may write there", strconv.Quote(e.Name()))
+		}
+		list.WriteString(strconv.Quote(e.Name()) + "\n")
+	}
+	if err = os.WriteFile(filepath.Join(tmp, Marker), list.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if _, statErr := os.Lstat(dir); statErr == nil {
 		old := tmp + ".old"
 		if err = os.Rename(dir, old); err != nil {
 			return fmt.Errorf("output directory: %w", err)
+		}
+		// Checked again once the old set is aside, where nothing adds to
+		// it: a file put into dir while fill ran would be lost with it.
+		if err = checkDir(old, dir); err != nil {
+			if rerr := os.Rename(old, dir); rerr != nil {
+				return fmt.Errorf("%w; and putting it back failed, it is at %s: %v", err, old, rerr)
+			}
+			return err
 		}
 		if err = os.Rename(tmp, dir); err != nil {
 			os.Rename(old, dir) // put the old set back
@@ -68,9 +136,16 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	return nil
 }
 
-// replaceable reports whether dir may be replaced: it does not exist, is an
-// empty directory, or holds WriteDir's Marker.
-func replaceable(dir string) error {
+// CheckDir reports whether WriteDir may replace dir: it does not exist, is
+// an empty directory, or holds its Marker and only the regular files that
+// Marker lists. Otherwise the error is a *ForeignError naming what is not
+// hinge's (a directory whose Marker an earlier version of hinge wrote,
+// without a list, is refused too: its files cannot be told from others),
+// or says that dir is not a directory or cannot be read.
+func CheckDir(dir string) error { return checkDir(dir, dir) }
+
+// checkDir is CheckDir naming the directory name in its messages.
+func checkDir(dir, name string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -78,7 +153,7 @@ func replaceable(dir string) error {
 	case err != nil:
 		return fmt.Errorf("output directory: %w", err)
 	case !st.IsDir():
-		return fmt.Errorf("output directory %s is a file", dir)
+		return fmt.Errorf("output directory %s is a file", name)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -87,10 +162,60 @@ func replaceable(dir string) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, Marker)); err == nil {
-		return nil
+	listed, legacy, err := readMarker(filepath.Join(dir, Marker))
+	noMarker := errors.Is(err, os.ErrNotExist)
+	if err != nil && !noMarker {
+		return fmt.Errorf("output directory %s: %w", name, err)
 	}
-	return fmt.Errorf("output directory %s holds files hinge did not write (no %s): give an empty or new directory, so that replacing it loses nothing", dir, Marker)
+	fe := &ForeignError{Dir: name, NoMarker: noMarker, Legacy: legacy}
+	for _, e := range entries {
+		name := e.Name()
+		if name == Marker && e.Type().IsRegular() {
+			continue
+		}
+		if !legacy && !noMarker && e.Type().IsRegular() && slices.Contains(listed, name) {
+			continue
+		}
+		if fe.Count++; len(fe.Foreign) < maxForeign {
+			fe.Foreign = append(fe.Foreign, name)
+		}
+	}
+	if fe.Count > 0 {
+		return fe
+	}
+	return nil
+}
+
+// readMarker returns the names a Marker lists; legacy says it is an
+// earlier hinge's marker, which lists nothing.
+func readMarker(path string) (names []string, legacy bool, err error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("its %s marker is not a regular file", Marker)
+	}
+	if st.Size() > 1<<24 {
+		return nil, false, fmt.Errorf("its %s marker is %d bytes, more than hinge writes", Marker, st.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, len(b)+1)
+	if !sc.Scan() || sc.Text() != markerHeader {
+		return nil, true, nil
+	}
+	for line := 2; sc.Scan(); line++ {
+		name, err := strconv.Unquote(sc.Text())
+		if err != nil {
+			return nil, false, fmt.Errorf("%s:%d: not a quoted file name: %s", Marker, line, strconv.Quote(sc.Text()))
+		}
+		names = append(names, name)
+	}
+	return names, false, sc.Err()
 }
 
 // lock takes path as a lock file holding this process's id; a lock whose
