@@ -40,6 +40,8 @@ type ClauseJoin struct {
 	// Query describes the clause as a Joiner sees it: its atoms (an
 	// emitted row slice is indexed like Query.Atoms) and comparisons.
 	Query *ClauseQuery
+	// Names are the clause's variables by number (QueryTerm.Var).
+	Names []string
 
 	g      *Grounder
 	rule   *model.Rule
@@ -89,7 +91,7 @@ func ClauseJoins(m *model.Model, s *store.Store, r *model.Rule) ([]*ClauseJoin, 
 	out := make([]*ClauseJoin, 0, len(clauses))
 	for _, c := range clauses {
 		p, binding, _ := g.compileClause(r, c)
-		j := &ClauseJoin{Query: p.query(r), g: g, rule: r, clause: c, never: p.never}
+		j := &ClauseJoin{Query: p.query(r), Names: p.names, g: g, rule: r, clause: c, never: p.never}
 		j.seeded = make([]*clausePlan, len(p.atoms))
 		j.work = make([]*joinWorker, len(p.atoms))
 		for _, ai := range binding {

@@ -56,6 +56,7 @@ type joinPlan struct {
 	atoms  []patom
 	cmps   []pcmp
 	nslots int
+	names  []string // the variables' names by slot (logical clauses)
 	steps  []step
 	pre    checks // checks with no variables, before the first step
 	never  bool   // nothing can be grounded (a binding atom cannot match, a constant literal is true)

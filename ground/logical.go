@@ -86,6 +86,7 @@ func (g *Grounder) compileClause(r *model.Rule, c model.Clause) (p *clausePlan, 
 		p.atoms = append(p.atoms, a)
 	}
 	p.nslots = len(sl.names)
+	p.names = sl.names
 	for i := range p.cmps {
 		if cm := &p.cmps[i]; cm.constant() && cm.literalTrue(nil, g.s.Dict) {
 			p.never = true

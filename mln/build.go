@@ -28,6 +28,10 @@ type Options struct {
 	// network whose hard clauses cannot all hold then still has a most
 	// probable world.
 	HardWeight float64
+	// Lazy leaves the unknown atoms out of the store: only lazy inference
+	// (Network.LazyMAP) applies to the network, which adds them as they come
+	// into play; MaxAtoms then bounds nothing.
+	Lazy bool
 	// MaxAtoms bounds the unknown atoms of one predicate (its domain
 	// product): a bigger one is refused with the sizes that make it, before
 	// anything is allocated. 0 means 50 million.
@@ -51,6 +55,8 @@ type Network struct {
 	Formulas, Dropped int
 
 	hardWeight float64 // Options.HardWeight
+	lazy       bool     // Options.Lazy: the store has no unknown atoms
+	prog       *Program // the program built (lazy inference reads argument types)
 }
 
 // ClauseInfo says which formula a clause (a rule of the network's model)
@@ -109,7 +115,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 	}
 
-	net := &Network{Model: model.New(), Domains: map[string][]string{}}
+	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog}
 	if err := net.domains(prog, evidence, opt.QueryAtoms); err != nil {
 		return nil, err
 	}
@@ -155,7 +161,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		fixed[a.Pred][strings.Join(args, "\x00")] = true
 	}
 	for _, d := range prog.Preds {
-		if open[d.Name] {
+		if open[d.Name] && !opt.Lazy {
 			if err := net.targets(d, preds[d.Name], fixed[d.Name], opt.MaxAtoms); err != nil {
 				return nil, err
 			}

@@ -1,0 +1,325 @@
+package mln
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	gs "github.com/crillab/gophersat/maxsat"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/maxsat"
+)
+
+// randomNetwork writes a random Markov logic program over persons
+// (Tuffy's convention: Friends and Young closed, Smokes, Cancer and Likes
+// open) and random evidence: formulas of one to three literals with
+// comparisons, constants, existential quantifiers, hard formulas and
+// negative weights (multiples of 0.5, so that gophersat can solve the
+// network exactly after doubling them).
+func randomNetwork(rng *rand.Rand, persons int) (prog, evidence string) {
+	var b strings.Builder
+	names := []string{"A", "B", "C", "D", "E", "F"}[:persons]
+	fmt.Fprintf(&b, "person = {%s}\n*Friends(person, person)\n*Young(person)\nSmokes(person)\nCancer(person)\nLikes(person, person)\n", strings.Join(names, ", "))
+	used := map[string]bool{} // variables in the formula's atoms
+	atom := func() string {
+		v := func() string {
+			if rng.IntN(10) == 0 {
+				return names[rng.IntN(len(names))]
+			}
+			x := []string{"x", "y"}[rng.IntN(2)]
+			used[x] = true
+			return x
+		}
+		switch rng.IntN(5) {
+		case 0:
+			return "Friends(" + v() + ", " + v() + ")"
+		case 1:
+			return "Young(" + v() + ")"
+		case 2:
+			return "Smokes(" + v() + ")"
+		case 3:
+			return "Cancer(" + v() + ")"
+		}
+		return "Likes(" + v() + ", " + v() + ")"
+	}
+	weights := []string{"-1.5", "-0.5", "0.5", "1", "1.5", "2.5", "4"}
+	for range 2 + rng.IntN(5) {
+		clear(used)
+		var f string
+		switch rng.IntN(7) {
+		case 0:
+			f = "EXIST y Likes(x, y)"
+			if rng.IntN(2) == 0 {
+				f = "Smokes(x) => EXIST y Likes(x, y) ^ Friends(x, y)"
+			}
+		case 1:
+			f = atom() + " ^ " + atom() + " => " + atom()
+		case 2:
+			f = atom() + " => " + atom()
+			if rng.IntN(2) == 0 && used["x"] && used["y"] {
+				f += " v x = y"
+			}
+		default:
+			var lits []string
+			for range 1 + rng.IntN(3) {
+				l := atom()
+				if rng.IntN(2) == 0 {
+					l = "!" + l
+				}
+				lits = append(lits, l)
+			}
+			if rng.IntN(5) == 0 && used["x"] && used["y"] {
+				lits = append(lits, "x != y")
+			}
+			f = strings.Join(lits, " v ")
+		}
+		if rng.IntN(6) == 0 {
+			fmt.Fprintf(&b, "%s.\n", f)
+		} else {
+			fmt.Fprintf(&b, "%s %s\n", weights[rng.IntN(len(weights))], f)
+		}
+	}
+	var ev strings.Builder
+	for _, x := range names {
+		if rng.IntN(2) == 0 {
+			fmt.Fprintf(&ev, "Young(%s)\n", x)
+		}
+		for _, y := range names {
+			if rng.IntN(3) == 0 {
+				fmt.Fprintf(&ev, "Friends(%s, %s)\n", x, y)
+			}
+			if r := rng.IntN(10); r == 0 {
+				fmt.Fprintf(&ev, "Likes(%s, %s)\n", x, y)
+			} else if r == 1 {
+				fmt.Fprintf(&ev, "!Likes(%s, %s)\n", x, y)
+			}
+		}
+		for _, p := range []string{"Smokes", "Cancer"} {
+			if r := rng.IntN(8); r == 0 {
+				fmt.Fprintf(&ev, "%s(%s)\n", p, x)
+			} else if r == 1 {
+				fmt.Fprintf(&ev, "!%s(%s)\n", p, x)
+			}
+		}
+	}
+	return b.String(), ev.String()
+}
+
+// lazyAndFull builds the network of a program twice, lazily and fully,
+// runs LazyMAP on the first and grounds the second.
+func lazyAndFull(t *testing.T, prog, evidence string, opt LazyOptions) (*LazyResult, *Network, *ground.Result, *maxsat.Instance, error) {
+	t.Helper()
+	query := Options{Query: []string{"Smokes", "Cancer", "Likes"}}
+	lazyOpt := query
+	lazyOpt.Lazy = true
+	_, _, lazyNet := network(t, prog, evidence, lazyOpt)
+	_, _, full := network(t, prog, evidence, query)
+	g, in, err := full.GroundClauses(ground.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := lazyNet.LazyMAP(context.Background(), opt)
+	return res, lazyNet, g, in, err
+}
+
+// worldOf maps the lazy result's world onto the full network's variables:
+// an atom the lazy search never brought into play is false.
+func worldOf(res *LazyResult, lazyNet *Network, g *ground.Result) []bool {
+	val := map[string]bool{}
+	for i, a := range res.Atoms {
+		val[key(a.Pred.Name, res.Args(lazyNet.Store, i))] = res.Values[i] == 1
+	}
+	x := make([]bool, g.Problem.NumVars)
+	for v, a := range g.Vars {
+		x[v] = val[key(a.Pred.Name, g.Args(v))]
+	}
+	if len(val) > len(x) {
+		panic("the lazy search has atoms the full network lacks")
+	}
+	return x
+}
+
+// hardViolated counts the hard clauses of in that x violates.
+func hardViolated(in *maxsat.Instance, x []bool) int {
+	_, hv := in.Eval(x)
+	return hv
+}
+
+// TestLazyMatchesFullByEnumeration: on random networks of at most 16
+// unknown atoms, lazy MAP's world costs in the full ground network exactly
+// what LazyMAP reports, its cost is the optimum found by enumerating every
+// world of the full network, and when the optimum is unique the worlds are
+// the same.
+func TestLazyMatchesFullByEnumeration(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 80
+	}
+	unique, feasible := 0, 0
+	for seed := range uint64(n) {
+		rng := rand.New(rand.NewPCG(seed, 31))
+		prog, evidence := randomNetwork(rng, 3)
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			res, lazyNet, g, in, err := lazyAndFull(t, prog, evidence, LazyOptions{Flips: 20000, Seed: seed})
+			var inf *InfeasibleError
+			if errors.As(err, &inf) {
+				if in.HardConflict() == nil {
+					t.Fatalf("lazy: %v; the full network's hard clauses have no unit-propagation conflict", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, prog)
+			}
+			// Enumerate the atoms that occur in a ground clause; the others
+			// can take any value in an optimal world (the lazy search
+			// leaves them false).
+			var used []int
+			seen := make([]bool, in.NumVars)
+			for _, l := range in.Lits {
+				if !seen[l.Var()] {
+					seen[l.Var()] = true
+					used = append(used, l.Var())
+				}
+			}
+			if len(used) > 16 {
+				t.Fatalf("%d unknown atoms in clauses: too many to enumerate", len(used))
+			}
+			best, bestHard, count := math.Inf(1), math.MaxInt, 0
+			var arg []bool
+			x := make([]bool, in.NumVars)
+			for mask := range 1 << len(used) {
+				for k, v := range used {
+					x[v] = mask>>k&1 == 1
+				}
+				c, h := signedCost(in, x), hardViolated(in, x)
+				switch {
+				case h < bestHard || h == bestHard && c < best-1e-9:
+					best, bestHard, count, arg = c, h, 1, append([]bool(nil), x...)
+				case h == bestHard && math.Abs(c-best) <= 1e-9:
+					count++
+				}
+			}
+			lx := worldOf(res, lazyNet, g)
+			if c, h := signedCost(in, lx), hardViolated(in, lx); math.Abs(c-res.Cost) > 1e-9 || h != res.HardViolated {
+				t.Fatalf("lazy world costs (%v, %d hard) in the full network, LazyMAP says (%v, %d)\n%s", c, h, res.Cost, res.HardViolated, prog)
+			}
+			if res.HardViolated != bestHard || math.Abs(res.Cost-best) > 1e-9 {
+				t.Fatalf("lazy MAP (%v, %d hard violated), optimum (%v, %d)\n%s\n%s", res.Cost, res.HardViolated, best, bestHard, prog, evidence)
+			}
+			if bestHard == 0 {
+				feasible++
+			}
+			if count == 1 {
+				unique++
+				for v := range lx {
+					if lx[v] != arg[v] {
+						t.Fatalf("unique optimum: the lazy world differs at %s", key(g.Vars[v].Pred.Name, g.Args(v)))
+					}
+				}
+			}
+			if res.ActiveClauses > in.NumClauses() {
+				t.Fatalf("%d ground clauses built, the full network has %d", res.ActiveClauses, in.NumClauses())
+			}
+		})
+	}
+	t.Logf("%d networks with a unique optimum, %d feasible, of %d", unique, feasible, n)
+	if unique < n/4 || feasible < n/2 {
+		t.Fatalf("only %d networks with a unique optimum and %d feasible of %d: the generator tests too little", unique, feasible, n)
+	}
+}
+
+// exactCost solves in (signed weights, multiples of 0.5) exactly with
+// gophersat: the least cost of a world that satisfies the hard clauses, ok
+// false when none does.
+func exactCost(t *testing.T, in *maxsat.Instance) (float64, bool) {
+	pos, err := positiveForm(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var constrs []gs.Constr
+	lost := 0.0
+	for c := range pos.NumClauses() {
+		var lits []gs.Lit
+		for _, l := range pos.Clause(c) {
+			name := fmt.Sprint("x", l.Var())
+			if l.Neg() {
+				lits = append(lits, gs.Not(name))
+			} else {
+				lits = append(lits, gs.Var(name))
+			}
+		}
+		w := pos.Weight[c]
+		switch {
+		case pos.Hard[c]:
+			constrs = append(constrs, gs.HardClause(lits...))
+		case len(lits) == 0:
+			lost += w
+		case w > 0:
+			if scale*w != math.Trunc(scale*w) {
+				t.Fatalf("weight %v is not a multiple of 1/%d", w, scale)
+			}
+			constrs = append(constrs, gs.WeightedClause(lits, int(scale*w)))
+		}
+	}
+	if len(constrs) == 0 {
+		return lost, true
+	}
+	_, cost := gs.New(constrs...).Solve()
+	if cost < 0 {
+		return 0, false
+	}
+	return lost + float64(cost)/scale, true
+}
+
+// scale turns the weights of the test networks (multiples of 0.5, split
+// among a formula's clauses) into gophersat's integers.
+const scale = 1 << 12
+
+// TestLazyMatchesFullExactly: on random networks too big to enumerate (up
+// to 35 unknown atoms), lazy MAP's cost is gophersat's exact optimum of the
+// full ground network, and its world costs that there.
+func TestLazyMatchesFullExactly(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	solved := 0
+	for seed := range uint64(n) {
+		rng := rand.New(rand.NewPCG(seed, 47))
+		prog, evidence := randomNetwork(rng, 4+int(seed%2))
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			res, lazyNet, g, in, err := lazyAndFull(t, prog, evidence, LazyOptions{Flips: 30000, Seed: seed})
+			var inf *InfeasibleError
+			if errors.As(err, &inf) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt, ok := exactCost(t, in)
+			if !ok {
+				if res.HardViolated == 0 {
+					t.Fatal("gophersat: the hard clauses are unsatisfiable; the lazy world satisfies them")
+				}
+				return
+			}
+			lx := worldOf(res, lazyNet, g)
+			if c, h := signedCost(in, lx), hardViolated(in, lx); math.Abs(c-res.Cost) > 1e-9 || h != res.HardViolated {
+				t.Fatalf("lazy world costs (%v, %d hard) in the full network, LazyMAP says (%v, %d)", c, h, res.Cost, res.HardViolated)
+			}
+			if res.HardViolated != 0 || math.Abs(res.Cost-opt) > 1e-9 {
+				t.Fatalf("lazy MAP (%v, %d hard violated), exact optimum %v\n%s\n%s", res.Cost, res.HardViolated, opt, prog, evidence)
+			}
+			solved++
+		})
+	}
+	if solved < n/2 {
+		t.Fatalf("only %d of %d networks compared", solved, n)
+	}
+}
