@@ -57,6 +57,8 @@ type LazyWalker struct {
 	overflow      bool    // trail dropped: copy x on the next improvement
 	flips, bestAt int
 	scratch       []Lit
+
+	lookahead func(v int) (hard int32, soft float64)
 }
 
 // lazyScore is what flipping a variable would make (satisfy) and break, in
@@ -301,6 +303,14 @@ func (w *LazyWalker) keep() {
 	w.bestSoft, w.bestHard, w.bestAt = w.soft, w.hard, w.flips
 }
 
+// SetLookahead gives the walk what flipping a variable would break beyond
+// the clauses added so far: f(v) returns the hard clauses and the signed
+// soft weight that flipping v would make unsatisfied among clauses not yet
+// added (LazySAT computes this "from the knowledge base" for atoms whose
+// clauses are not all active). Greedy moves subtract it from v's gain. f
+// must not add variables or clauses.
+func (w *LazyWalker) SetLookahead(f func(v int) (hard int32, soft float64)) { w.lookahead = f }
+
 // ErrWalkCallback wraps an error returned by Run's callback.
 var ErrWalkCallback = errors.New("maxsat: the walk's callback failed")
 
@@ -343,6 +353,10 @@ func (w *LazyWalker) Run(ctx context.Context, steps int, after func(v int) error
 				u := l.Var()
 				s := &w.mb[u]
 				gh, gs := s.hmake-s.hbreak, s.smake-s.sbreak
+				if w.lookahead != nil {
+					eh, es := w.lookahead(u)
+					gh, gs = gh-eh, gs-es
+				}
 				switch {
 				case ties == 0 || gh > bh || gh == bh && gs > bs:
 					bh, bs, v, ties = gh, gs, u, 1

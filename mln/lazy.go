@@ -23,6 +23,13 @@ type LazyOptions struct {
 	Noise float64
 	// Seed seeds every random choice.
 	Seed uint64
+	// NoLookahead turns off LazySAT's look-ahead: by default a greedy move
+	// counts, for each false atom it considers making true, the ground
+	// clauses not yet built that the flip would violate (a delta join from
+	// the atom), as LazySAT computes an inactive atom's cost of flipping
+	// from the knowledge base. Without it the walk learns of them only
+	// after the flip, when they are built.
+	NoLookahead bool
 	// MemoryLimit, when positive, is the memory in bytes the process may
 	// use: lazy inference stops with an error when its active ground
 	// clauses would take more. 0 means Go's soft memory limit when one is
@@ -112,6 +119,9 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
+	if !opt.NoLookahead {
+		e.w.SetLookahead(e.lookahead)
+	}
 	var failed error // the callback's own error
 	err = e.w.Run(ctx, opt.Flips, func(v int) error {
 		failed = e.flipped(v)
@@ -178,6 +188,10 @@ type lazyEngine struct {
 	pending   []int32 // groundings found by a join, to build: clause, vals, rows
 	emitters  []func(vals, rows []int32) error
 	lits      []maxsat.Lit
+	look      *lazyClause // the clause lookahead's join is for
+	lookEmit  func(vals, rows []int32) error
+	lookHard  int32
+	lookSoft  float64
 	ids       []int32
 	occ       []int32 // fullGrounding's atoms' arguments, atom i from occAt[i]
 	occAt     []int
@@ -205,6 +219,7 @@ func (net *Network) newLazy(opt LazyOptions) (*lazyEngine, error) {
 		e.limit = memlimit.Current()
 	}
 	e.limit = max(e.limit, 0)
+	e.lookEmit = e.lookEmitter
 	e.memSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	for _, p := range net.Model.Predicates {
 		t := net.Store.Table(p)
@@ -347,6 +362,49 @@ func (e *lazyEngine) flipped(v int) error {
 		}
 	}
 	return e.build()
+}
+
+// lookahead returns what making false atom v true would violate among the
+// ground clauses not yet built: those that negate it, whose other negated
+// atoms are true and whose other literals are false. A true atom's flip
+// violates none that is not built (see LazyMAP).
+func (e *lazyEngine) lookahead(v int) (hard int32, soft float64) {
+	if e.w.Value(v) {
+		return 0, 0
+	}
+	a := e.atoms[v]
+	t := e.s.Table(a.Pred)
+	e.lookHard, e.lookSoft = 0, 0
+	t.SetValue(a.Row, 1) // as if flipped, for the joins
+	for _, sd := range e.seeds[a.Pred.Index] {
+		c := &e.cls[sd.clause]
+		e.look = c
+		if err := c.j.From(int(sd.atom), int32(a.Row), e.lookEmit); err != nil {
+			break // cannot happen: the emitter returns nil, the seed is valid
+		}
+	}
+	t.SetValue(a.Row, 0)
+	return e.lookHard, e.lookSoft
+}
+
+// lookEmitter counts a grounding found by lookahead's joins when it is not
+// built and would be violated: no positive literal true.
+func (e *lazyEngine) lookEmitter(vals, rows []int32) error {
+	c := e.look
+	if c.seen.contains(vals) {
+		return nil
+	}
+	for i, qa := range c.j.Query.Atoms {
+		if r := rows[i]; !qa.Neg && r >= 0 && e.s.Table(qa.Pred).Value(int(r)) != 0 {
+			return nil // a true positive literal (the flipped atom, or another)
+		}
+	}
+	if c.hard {
+		e.lookHard++
+	} else {
+		e.lookSoft += c.weight
+	}
+	return nil
 }
 
 // build turns the queued groundings into ground clauses of the walk,
@@ -638,6 +696,26 @@ type tupleSet struct {
 	data  []int32 // tuple i is data[i*width:(i+1)*width]
 	slots []int32 // open addressing: tuple+1, 0 empty
 	empty bool    // width 0: the empty tuple was added
+}
+
+// contains reports whether t is in the set.
+func (s *tupleSet) contains(t []int32) bool {
+	if s.width == 0 {
+		return s.empty
+	}
+	if s.n == 0 {
+		return false
+	}
+	m := uint64(len(s.slots) - 1)
+	for i := hashInts(t) & m; ; i = (i + 1) & m {
+		k := s.slots[i]
+		if k == 0 {
+			return false
+		}
+		if slices.Equal(s.data[int(k-1)*s.width:int(k)*s.width], t) {
+			return true
+		}
+	}
 }
 
 // add adds t and reports whether it was new.

@@ -323,3 +323,83 @@ func TestLazyMatchesFullExactly(t *testing.T) {
 		t.Fatalf("only %d of %d networks compared", solved, n)
 	}
 }
+
+// TestLazyLookaheadIsExact: at points along the walk, for every atom in
+// play, the change in the full network's cost that flipping it makes is
+// the change in the built clauses' cost plus, for a false atom, what the
+// look-ahead counts among the clauses not yet built (and nothing for a
+// true atom): the greedy moves see each flip's full cost.
+func TestLazyLookaheadIsExact(t *testing.T) {
+	checked := 0
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 53))
+		prog, evidence := randomNetwork(rng, 3+int(seed%2))
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			query := Options{Query: []string{"Smokes", "Cancer", "Likes"}}
+			_, _, full := network(t, prog, evidence, query)
+			g, in, err := full.GroundClauses(ground.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			query.Lazy = true
+			_, _, net := network(t, prog, evidence, query)
+			e, err := net.newLazy(LazyOptions{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inf *InfeasibleError
+			if err := e.initial(); errors.As(err, &inf) {
+				return
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			fullVar := map[string]int{}
+			for v, a := range g.Vars {
+				fullVar[key(a.Pred.Name, g.Args(v))] = v
+			}
+			world := func() []bool {
+				x := make([]bool, in.NumVars)
+				for v, a := range e.atoms {
+					x[fullVar[key(a.Pred.Name, e.s.Names(e.s.Table(a.Pred).Args(a.Row)))]] = e.w.Value(v)
+				}
+				return x
+			}
+			check := func() {
+				for v, a := range e.atoms {
+					x := world()
+					c0, h0 := signedCost(in, x), hardViolated(in, x)
+					fv := fullVar[key(a.Pred.Name, e.s.Names(e.s.Table(a.Pred).Args(a.Row)))]
+					x[fv] = !x[fv]
+					c1, h1 := signedCost(in, x), hardViolated(in, x)
+					eh, es := e.lookahead(v)
+					s0, w0 := e.w.Cost()
+					e.w.Flip(v)
+					s1, w1 := e.w.Cost()
+					e.w.Flip(v)
+					if h1-h0 != w1-w0+int(eh) || math.Abs((c1-c0)-(s1-s0+es)) > 1e-9 {
+						t.Fatalf("flipping %s (now %v): full network changes by (%v, %d hard), built clauses by (%v, %d), look-ahead (%v, %d)",
+							key(a.Pred.Name, e.s.Names(e.s.Table(a.Pred).Args(a.Row))), e.w.Value(v), c1-c0, h1-h0, s1-s0, w1-w0, es, eh)
+					}
+					checked++
+				}
+			}
+			check()
+			step := 0
+			err = e.w.Run(context.Background(), 300, func(v int) error {
+				if err := e.flipped(v); err != nil {
+					return err
+				}
+				if step++; step%25 == 0 {
+					check()
+				}
+				return nil
+			})
+			if err != nil && !errors.As(err, &inf) {
+				t.Fatal(err)
+			}
+		})
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d flips checked", checked)
+	}
+}
