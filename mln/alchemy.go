@@ -1,12 +1,6 @@
 package mln
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-
-	"github.com/hinge-srl/hinge/maxsat"
-)
+import "github.com/hinge-srl/hinge/maxsat"
 
 // AlchemyView is a ground network as Alchemy 2 counts it. Alchemy builds its
 // ground network (MRF) by merging identical ground clauses and summing their
@@ -32,42 +26,6 @@ type AlchemyView struct {
 // and returns the merged clause count and the cost offset between the two
 // conventions.
 func Alchemy(in *maxsat.Instance) AlchemyView {
-	type sums struct{ pos, neg float64 }
-	merged := make(map[string]*sums, in.NumClauses())
-	keys := []string{} // in first-seen order, so that Offset is summed in a fixed order
-	var b strings.Builder
-	lits := []maxsat.Lit{}
-	for c := range in.NumClauses() {
-		lits = append(lits[:0], in.Clause(c)...)
-		w := in.Weight[c]
-		if len(lits) == 1 && !in.Hard[c] && lits[0].Neg() {
-			lits[0], w = maxsat.Pos(lits[0].Var()), -w
-		}
-		slices.Sort(lits)
-		b.Reset()
-		for _, l := range lits {
-			b.WriteString(strconv.Itoa(int(l)))
-			b.WriteByte(' ')
-		}
-		k := b.String()
-		s := merged[k]
-		if s == nil {
-			s = &sums{}
-			merged[k] = s
-			keys = append(keys, k)
-		}
-		if in.Hard[c] {
-			continue
-		}
-		if w > 0 {
-			s.pos += w
-		} else {
-			s.neg -= w
-		}
-	}
-	var off float64
-	for _, k := range keys {
-		off += min(merged[k].pos, merged[k].neg)
-	}
-	return AlchemyView{Clauses: len(merged), Offset: off}
+	m := mergeClauses(in)
+	return AlchemyView{Clauses: m.in.NumClauses(), Offset: m.offset()}
 }

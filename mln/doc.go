@@ -103,7 +103,11 @@
 // MAP (Network.MAP) is weighted MAX-SAT over the ground clauses (package
 // maxsat: LP relaxation and rounding with a certified bound, MaxWalkSAT).
 // Marginals (Network.Marginals) are estimated by MC-SAT (Poon and Domingos
-// 2006) with SampleSAT, started from a MAP world, or by Gibbs sampling,
-// which needs every clause soft: a hard clause makes the chain unable to
-// move between the worlds it allows.
+// 2006) with SampleSAT from a fresh random world at every step, each step
+// followed by a Gibbs sweep, or by Gibbs sampling alone, which samples atoms
+// tied by hard or heavy clauses jointly in small blocks and refuses hard
+// clauses that tie more atoms than that. Both merge identical ground clauses
+// first (as Alchemy does), report Rao-Blackwellised estimates, run several
+// chains from random worlds and say whether they agree (Diagnostics: split
+// R-hat and the largest difference between chains).
 package mln

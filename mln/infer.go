@@ -321,23 +321,30 @@ func (net *Network) infeasible(g *ground.Result, in *maxsat.Instance, core []int
 
 // Marginal methods.
 const (
-	// MethodMCSAT is MC-SAT (Alchemy's default), started from a MAP world.
+	// MethodMCSAT is MC-SAT (Alchemy's default).
 	MethodMCSAT = "mcsat"
-	// MethodGibbs is Gibbs sampling (soft clauses only).
+	// MethodGibbs is Gibbs sampling, with atoms tied by hard or heavy
+	// clauses sampled jointly in small blocks.
 	MethodGibbs = "gibbs"
 )
 
 // MarginalResult holds the estimated probability that each unknown atom is
 // true.
 type MarginalResult struct {
-	Ground  *ground.Result
-	Probs   []float64 // per variable of Ground
+	Ground *ground.Result
+	Probs  []float64 // per variable of Ground
+	// Diagnostics say whether the chains agree (see Diagnostics).
+	Diagnostics Diagnostics
+	// Merged is the number of ground clauses the samplers saw, identical
+	// ones merged (AlchemyView.Clauses).
+	Merged  int
 	Seconds struct{ Ground, Sample float64 }
 }
 
 // Marginals grounds the network and estimates every unknown atom's
-// marginal probability by MC-SAT (from the MAP world that mapOpt finds, so
-// that the hard clauses hold) or Gibbs sampling (from all false).
+// marginal probability by MC-SAT or Gibbs sampling (see MCSAT and Gibbs);
+// mapOpt supplies the grounding options. Hard clauses that unit
+// propagation proves contradictory are reported as an InfeasibleError.
 func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOptions, so SampleOptions) (*MarginalResult, error) {
 	start := time.Now()
 	g, in, err := net.GroundClauses(mapOpt.Ground)
@@ -347,39 +354,22 @@ func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOpti
 	res := &MarginalResult{Ground: g}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
+	if core := in.HardConflict(); core != nil {
+		return nil, net.infeasible(g, in, core)
+	}
+	var s *Samples
 	switch method {
 	case MethodMCSAT, "":
-		init := make([]bool, in.NumVars)
-		if in.NumHard() > 0 {
-			mo := mapOpt.MaxSAT
-			if mo.LocalSearch == 0 {
-				mo.LocalSearch = 100_000
-			}
-			if core := in.HardConflict(); core != nil {
-				return nil, net.infeasible(g, in, core)
-			}
-			pos, err := positiveForm(in)
-			if err != nil {
-				return nil, err
-			}
-			sol, err := maxsat.Solve(ctx, pos, mo)
-			if err != nil {
-				return nil, err
-			}
-			if sol.Report.HardViolated > 0 {
-				return nil, fmt.Errorf("mln: MC-SAT needs a world that satisfies the hard clauses; the best found violates %d", sol.Report.HardViolated)
-			}
-			init = sol.X[:in.NumVars]
-		}
-		res.Probs, err = MCSAT(ctx, in, init, so)
+		s, err = MCSAT(ctx, in, so)
 	case MethodGibbs:
-		res.Probs, err = Gibbs(ctx, in, nil, so)
+		s, err = Gibbs(ctx, in, so)
 	default:
 		return nil, fmt.Errorf("mln: unknown marginal method %q (want %s or %s)", method, MethodMCSAT, MethodGibbs)
 	}
 	if err != nil {
 		return nil, err
 	}
+	res.Probs, res.Diagnostics, res.Merged = s.Probs, s.Diagnostics, s.Merged
 	res.Seconds.Sample = time.Since(start).Seconds()
 	return res, nil
 }

@@ -2,60 +2,361 @@ package mln
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/hinge-srl/hinge/maxsat"
 )
 
 // SampleOptions configure marginal inference by sampling.
 type SampleOptions struct {
-	// Samples is the number of samples kept; BurnIn the number discarded
-	// first.
+	// Samples is the number of samples kept, over all chains together;
+	// BurnIn the number of steps each chain discards first.
 	Samples, BurnIn int
+	// Chains is the number of independent chains (0: 1), each started
+	// from its own random world; their agreement is the convergence
+	// figure of the result (Diagnostics). Results depend on Chains and
+	// Seed, not on Threads.
+	Chains int
+	// Threads bounds the chains run at once (0: every core).
+	Threads int
 	// Seed seeds every random choice.
 	Seed uint64
-	// SampleSATSteps is the number of SampleSAT moves per MC-SAT step
-	// (0: one per variable, at least 100).
-	SampleSATSteps int
+	// SampleSATSteps is the number of simulated-annealing moves SampleSAT
+	// makes once it has reached a solution of the selected clauses, to
+	// spread its samples over the solutions (0: 5 per variable it walks,
+	// at least 100). MaxFlips bounds the moves that look for a solution
+	// first (0: 100,000 and 100 per variable); a step that finds none
+	// keeps the chain where it is and is counted in Diagnostics.Stuck.
+	SampleSATSteps, MaxFlips int
 	// SAProb is the probability of a simulated-annealing move (else a
-	// WalkSAT move) in SampleSAT, and SATemperature its temperature
-	// (Alchemy's defaults: 0.5 and 0.1 when zero).
+	// WalkSAT move) in SampleSAT before it reaches a solution, and
+	// SATemperature the annealing temperature (0: 0.5 and 0.5).
 	SAProb, SATemperature float64
+	// BlockWeight and MaxBlock configure Gibbs sampling: atoms tied
+	// together by hard clauses, or by clauses of at least two literals
+	// whose weight is BlockWeight or more in absolute value (0: 4), are
+	// sampled jointly from their exact conditional when the group has at
+	// most MaxBlock atoms (0: 12). A group of more atoms tied by hard
+	// clauses is refused (MC-SAT handles it); one tied only by heavy soft
+	// clauses is sampled atom by atom and may mix slowly.
+	BlockWeight float64
+	MaxBlock    int
+	// NoGibbsMoves leaves out the Gibbs sweep that follows every MC-SAT
+	// step (see MCSAT); for measuring MC-SAT alone.
+	NoGibbsMoves bool
+	// Progress, if set, is called about five times a second with the
+	// steps done and to do over all chains.
+	Progress func(done, total int)
 }
 
-// DefaultSampleOptions returns 1,000 samples after 100 burn-in steps.
+// DefaultSampleOptions returns 1,000 samples from 4 chains, each after 100
+// burn-in steps.
 func DefaultSampleOptions() SampleOptions {
-	return SampleOptions{Samples: 1000, BurnIn: 100, Seed: 1}
+	return SampleOptions{Samples: 1000, BurnIn: 100, Chains: 4, Seed: 1}
+}
+
+func (o *SampleOptions) check() error {
+	if o.Chains == 0 {
+		o.Chains = 1
+	}
+	if o.Samples <= 0 || o.BurnIn < 0 || o.Chains < 0 || o.Threads < 0 || o.SampleSATSteps < 0 || o.MaxFlips < 0 || o.MaxBlock < 0 {
+		return fmt.Errorf("mln: samples %d must be > 0; burn-in %d, chains %d, threads %d, SampleSAT steps %d, flips %d and block size %d >= 0",
+			o.Samples, o.BurnIn, o.Chains, o.Threads, o.SampleSATSteps, o.MaxFlips, o.MaxBlock)
+	}
+	if o.Samples < o.Chains {
+		return fmt.Errorf("mln: %d samples cannot be shared among %d chains", o.Samples, o.Chains)
+	}
+	if o.SAProb < 0 || o.SAProb > 1 || o.SATemperature < 0 || o.BlockWeight < 0 || math.IsNaN(o.SATemperature) || math.IsNaN(o.BlockWeight) {
+		return fmt.Errorf("mln: SampleSAT annealing probability %v must be in [0,1], its temperature %v and the block weight %v >= 0", o.SAProb, o.SATemperature, o.BlockWeight)
+	}
+	if o.SAProb == 0 {
+		o.SAProb = 0.5
+	}
+	if o.SATemperature == 0 {
+		o.SATemperature = 0.5
+	}
+	if o.BlockWeight == 0 {
+		o.BlockWeight = 4
+	}
+	if o.MaxBlock == 0 {
+		o.MaxBlock = 12
+	}
+	return nil
+}
+
+// Diagnostics say whether sampling chains have mixed. Each chain's kept
+// samples are split into halves and every half is one sequence; for each
+// atom the potential scale reduction factor (Gelman and Rubin 1992, split
+// as in Gelman et al., Bayesian Data Analysis, 3rd ed.) compares the
+// variance of the sequences' estimates with the variance within them. It is
+// near 1 when every sequence describes the same distribution and grows when
+// they disagree more than sampling noise explains. Each sequence counts
+// half a pseudo-sample at 0 and half at 1 (for 0/1 samples its estimate is
+// p = (true + 1/2)/(n + 1)), so that sequences that never move still give a
+// finite figure.
+type Diagnostics struct {
+	// Chains and SamplesPerChain say how the samples were drawn.
+	Chains, SamplesPerChain int
+	// RHat is the largest potential scale reduction over the atoms, at
+	// atom RHatAtom (-1 when there are no atoms).
+	RHat     float64
+	RHatAtom int
+	// Spread is the largest difference between two chains' estimates of
+	// one atom's probability, at atom SpreadAtom (0 with one chain).
+	Spread     float64
+	SpreadAtom int
+	// Mixed is RHat <= MixedRHat.
+	Mixed bool
+	// Stuck counts MC-SAT steps in which SampleSAT found no solution of the
+	// selected clauses within its flips, so the chain stayed where it was
+	// (correct, but slower mixing); 0 for Gibbs.
+	Stuck int
+	// Steps counts MC-SAT steps or Gibbs sweeps over all chains.
+	Steps int
+}
+
+// MixedRHat is the potential scale reduction below which Diagnostics.Mixed
+// holds (1.1, the usual threshold of Gelman and Rubin's diagnostic).
+const MixedRHat = 1.1
+
+// Samples is the result of a sampler: every variable's estimated
+// probability of being true and how far to trust it.
+type Samples struct {
+	Probs       []float64
+	Diagnostics Diagnostics
+	// Merged is the number of clauses sampled, identical ground clauses
+	// merged (mergeClauses).
+	Merged int
+}
+
+// sampler is one Markov chain.
+type sampler interface {
+	// step moves the chain one step (an MC-SAT step, a Gibbs sweep).
+	step() error
+	// estimate is the chain's current estimate of each atom's probability
+	// of being true: the atom's conditional probability given the others
+	// (Rao-Blackwellised), or its value in the current world.
+	estimate() []float64
+	// stuck counts the steps that left the chain where it was for want of
+	// a solution.
+	stuck() int
+}
+
+// runChains runs opt.Chains chains made by mk (chain k from its own seed),
+// each opt.BurnIn steps and then its share of opt.Samples, at most
+// opt.Threads at once, and returns the pooled marginals of n variables with
+// the chains' diagnostics.
+func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng *rand.Rand) (sampler, error)) (*Samples, error) {
+	chains := opt.Chains
+	per := make([]int, chains)
+	for k := range per {
+		per[k] = opt.Samples / chains
+		if k < opt.Samples%chains {
+			per[k]++
+		}
+	}
+	total := 0
+	for _, s := range per {
+		total += opt.BurnIn + s
+	}
+	// sums[k][h][v] and squares[k][h][v]: the sum of v's estimates and of
+	// their squares over half h of chain k's samples.
+	sums := make([][2][]float64, chains)
+	squares := make([][2][]float64, chains)
+	stuck := make([]int, chains)
+	errs := make([]error, chains)
+	var done atomic.Int64
+	threads := opt.Threads
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, max(1, threads))
+	var wg sync.WaitGroup
+	for k := range chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[k] = ctx.Err()
+				return
+			}
+			rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15*uint64(k+1)))
+			s, err := mk(k, rng)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			sums[k] = [2][]float64{make([]float64, n), make([]float64, n)}
+			squares[k] = [2][]float64{make([]float64, n), make([]float64, n)}
+			for it := 0; it < opt.BurnIn+per[k]; it++ {
+				if ctx.Err() != nil {
+					errs[k] = ctx.Err()
+					return
+				}
+				if err := s.step(); err != nil {
+					errs[k] = err
+					return
+				}
+				done.Add(1)
+				if kept := it - opt.BurnIn; kept >= 0 {
+					half := 0
+					if kept >= per[k]/2 {
+						half = 1
+					}
+					add(sums[k][half], squares[k][half], s.estimate())
+				}
+			}
+			stuck[k] = s.stuck()
+		}()
+	}
+	if opt.Progress != nil {
+		finished := make(chan struct{})
+		go func() { wg.Wait(); close(finished) }()
+		tick := time.NewTicker(200 * time.Millisecond)
+	wait:
+		for {
+			select {
+			case <-finished:
+				break wait
+			case <-tick.C:
+				opt.Progress(int(done.Load()), total)
+			}
+		}
+		tick.Stop()
+		opt.Progress(int(done.Load()), total)
+	} else {
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	res := &Samples{Probs: make([]float64, n)}
+	for k := range sums {
+		for h := range 2 {
+			for v, c := range sums[k][h] {
+				res.Probs[v] += c
+			}
+		}
+	}
+	for v := range res.Probs {
+		res.Probs[v] /= float64(opt.Samples)
+	}
+	d := &res.Diagnostics
+	d.Chains, d.SamplesPerChain = chains, per[chains-1]
+	d.RHat, d.RHatAtom, d.Spread, d.SpreadAtom = 1, -1, 0, -1
+	for k := range stuck {
+		d.Stuck += stuck[k]
+	}
+	d.Steps = total
+	for v := range n {
+		if r := splitRHat(sums, squares, per, v); r > d.RHat || d.RHatAtom < 0 {
+			d.RHat, d.RHatAtom = r, v
+		}
+		lo, hi := 1.0, 0.0
+		for k := range sums {
+			p := (sums[k][0][v] + sums[k][1][v]) / float64(per[k])
+			lo, hi = min(lo, p), max(hi, p)
+		}
+		if s := hi - lo; s > d.Spread && chains > 1 {
+			d.Spread, d.SpreadAtom = s, v
+		}
+	}
+	d.Mixed = d.RHat <= MixedRHat
+	return res, nil
+}
+
+// splitRHat is variable v's split potential scale reduction over the chains'
+// half sequences (see Diagnostics).
+func splitRHat(sums, squares [][2][]float64, per []int, v int) float64 {
+	var means, vars []float64
+	minLen := math.MaxInt
+	for k := range sums {
+		half := per[k] / 2
+		for h, n := range [2]int{half, per[k] - half} {
+			if n == 0 {
+				continue
+			}
+			// With half a pseudo-sample at 0 and half at 1.
+			p := (sums[k][h][v] + 0.5) / float64(n+1)
+			m2 := (squares[k][h][v] + 0.5) / float64(n+1)
+			means = append(means, p)
+			vars = append(vars, max(0, m2-p*p)*float64(n+1)/float64(n))
+			minLen = min(minLen, n)
+		}
+	}
+	m := float64(len(means))
+	if m < 2 || minLen < 2 {
+		return 1
+	}
+	n := float64(minLen)
+	mean, w := 0.0, 0.0
+	for i := range means {
+		mean += means[i]
+		w += vars[i]
+	}
+	mean /= m
+	w /= m
+	b := 0.0
+	for _, p := range means {
+		b += (p - mean) * (p - mean)
+	}
+	b *= n / (m - 1)
+	return math.Sqrt(((n-1)/n*w + b/n) / w)
+}
+
+// add adds one sample's estimates to the sums and their squares.
+func add(sum, square, p []float64) {
+	for v, q := range p {
+		sum[v] += q
+		square[v] += q * q
+	}
+}
+
+// tally adds one sample to the counts of true values.
+func tally(count []float64, x []bool) {
+	for v, b := range x {
+		if b {
+			count[v]++
+		}
+	}
 }
 
 // clauseIndex lists, for every variable, the clauses it occurs in.
 type clauseIndex struct {
 	in  *maxsat.Instance
 	occ [][]int32 // variable -> clauses
-	// sign[v][k] is the number of positive minus negative literals of v in
-	// clause occ[v][k]: flipping v from false to true changes the clause's
-	// count of true literals by sign, from true to false by -sign.
-	sign [][]int8
+	// pos[v][k] and neg[v][k] say whether clause occ[v][k] has v as a
+	// positive and as a negative literal (both in x v !x).
+	pos, neg [][]bool
 }
 
 func newClauseIndex(in *maxsat.Instance) *clauseIndex {
-	ix := &clauseIndex{in: in, occ: make([][]int32, in.NumVars), sign: make([][]int8, in.NumVars)}
+	ix := &clauseIndex{in: in, occ: make([][]int32, in.NumVars), pos: make([][]bool, in.NumVars), neg: make([][]bool, in.NumVars)}
 	for c := range in.NumClauses() {
 		for _, l := range in.Clause(c) {
 			v := l.Var()
 			k := len(ix.occ[v])
 			if k == 0 || ix.occ[v][k-1] != int32(c) {
 				ix.occ[v] = append(ix.occ[v], int32(c))
-				ix.sign[v] = append(ix.sign[v], 0)
+				ix.pos[v] = append(ix.pos[v], false)
+				ix.neg[v] = append(ix.neg[v], false)
 				k++
 			}
 			if l.Neg() {
-				ix.sign[v][k-1]--
+				ix.neg[v][k-1] = true
 			} else {
-				ix.sign[v][k-1]++
+				ix.pos[v][k-1] = true
 			}
 		}
 	}
@@ -65,11 +366,18 @@ func newClauseIndex(in *maxsat.Instance) *clauseIndex {
 // gain is the change in clause occ[v][k]'s count of true literals when v
 // flips from its value in x.
 func (ix *clauseIndex) gain(x []bool, v, k int) int {
-	g := int(ix.sign[v][k])
+	g := b2i(ix.pos[v][k]) - b2i(ix.neg[v][k])
 	if x[v] {
 		return -g
 	}
 	return g
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // trueLits counts the literals of clause c that x makes true.
@@ -83,312 +391,787 @@ func (ix *clauseIndex) trueLits(c int, x []bool) int {
 	return n
 }
 
-func (o *SampleOptions) check() error {
-	if o.Samples <= 0 || o.BurnIn < 0 || o.SampleSATSteps < 0 {
-		return fmt.Errorf("mln: samples %d must be > 0, burn-in %d and SampleSAT steps %d >= 0", o.Samples, o.BurnIn, o.SampleSATSteps)
-	}
-	if o.SAProb < 0 || o.SAProb > 1 || o.SATemperature < 0 {
-		return fmt.Errorf("mln: SampleSAT annealing probability %v must be in [0,1] and temperature %v >= 0", o.SAProb, o.SATemperature)
-	}
-	if o.SAProb == 0 {
-		o.SAProb = 0.5
-	}
-	if o.SATemperature == 0 {
-		o.SATemperature = 0.1
-	}
-	return nil
-}
-
-// Gibbs estimates the marginal probability that each variable is true by
-// Gibbs sampling, from start (nil: all false): each sweep resamples every
-// variable from its conditional given the others,
-// P(x_v = 1 | rest) = 1 / (1 + exp(-(W1 - W0))), W1 and W0 the weights of
-// the soft clauses satisfied with x_v true and false. Hard clauses must be
-// made soft first (Options.HardWeight): with deterministic dependencies the
-// chain cannot move between the worlds they allow (use MCSAT).
-func Gibbs(ctx context.Context, in *maxsat.Instance, start []bool, opt SampleOptions) ([]float64, error) {
+// MCSAT estimates marginals by MC-SAT (Poon and Domingos, "Sound and
+// Efficient Inference with Probabilistic and Deterministic Dependencies",
+// AAAI 2006). Identical ground clauses are merged first (mergeClauses), so
+// that the sampler sees the network Alchemy and the cost see. Each chain
+// starts from a random world; its first step samples the worlds that satisfy
+// the hard clauses. Every later step selects each hard clause, each soft
+// clause of weight w > 0 that the current world satisfies with probability
+// 1 - exp(-w), and each soft clause of weight w < 0 that it violates with
+// probability 1 - exp(w) (as the constraint that it stays violated), then
+// moves to a near-uniform sample of the worlds that satisfy every selected
+// clause, drawn by SampleSAT (Wei, Erenrich and Selman, "Towards Efficient
+// Sampling: Exploiting Random Walk Strategies", AAAI 2004) from a fresh
+// random world: unit propagation fixes what the selection forces, WalkSAT
+// moves mixed with simulated-annealing moves reach a solution, and then
+// annealing moves among the solutions spread the sample over them.
+//
+// Each step is followed by a Gibbs sweep (blocked as in Gibbs; not with
+// opt.NoGibbsMoves). Both kernels leave the distribution unchanged, so their
+// composition does too, and the sweep frees atoms that MC-SAT alone holds
+// still: a violated negative-weight clause of several literals is selected,
+// with probability 1 - exp(-|w|), as the constraint that all its atoms keep
+// their values, so a heavy one (|w| of 10 or more) holds its mode for about
+// exp(|w|) steps. The estimates are the atoms' conditional probabilities in
+// the sweep, averaged over the samples (Rao-Blackwellised); without the
+// sweep, the worlds' values.
+func MCSAT(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Samples, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	if in.NumHard() > 0 {
-		return nil, errors.New("mln: Gibbs sampling cannot handle hard clauses (it would not mix); soften them with a hard weight, or use MC-SAT")
-	}
-	ix := newClauseIndex(in)
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x6a09e667f3bcc909))
-	x := make([]bool, in.NumVars)
-	if start != nil {
-		copy(x, start)
-	}
-	count := make([]float64, in.NumVars)
-	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
-		if it%16 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		for v := range x {
-			var w0, w1 float64
-			for _, c := range ix.occ[v] {
-				x[v] = false
-				if in.Satisfied(int(c), x) {
-					w0 += in.Weight[c]
-				}
-				x[v] = true
-				if in.Satisfied(int(c), x) {
-					w1 += in.Weight[c]
-				}
-			}
-			x[v] = rng.Float64() < 1/(1+math.Exp(w0-w1))
-		}
-		if it >= opt.BurnIn {
-			tally(count, x)
-		}
-	}
-	return normalize(count, opt.Samples), nil
-}
-
-// MCSAT estimates marginals by MC-SAT (Poon and Domingos 2006): from a
-// state that satisfies the hard clauses (start), each step selects every
-// satisfied soft clause with probability 1 - exp(-w) (every hard clause
-// always) and moves to a near-uniform sample of the states that satisfy
-// all selected clauses, found by SampleSAT (WalkSAT moves mixed with
-// simulated annealing). start must satisfy the hard clauses: a MAP world
-// does.
-func MCSAT(ctx context.Context, in *maxsat.Instance, start []bool, opt SampleOptions) ([]float64, error) {
-	if err := opt.check(); err != nil {
+	net := mergeClauses(in)
+	ix := newClauseIndex(net.in)
+	sw, err := newSweep(net.in, ix, opt, false)
+	if err != nil {
 		return nil, err
 	}
-	if len(start) != in.NumVars {
-		return nil, fmt.Errorf("mln: MC-SAT start has %d values for %d variables", len(start), in.NumVars)
+	s, err := runChains(ctx, in.NumVars, opt, func(_ int, rng *rand.Rand) (sampler, error) {
+		return newMCSATChain(net, ix, sw, nil, opt, rng), nil
+	})
+	if err == nil {
+		s.Merged = net.in.NumClauses()
 	}
-	if _, hv := in.Eval(start); hv > 0 {
-		return nil, fmt.Errorf("mln: MC-SAT must start from a state that satisfies the hard clauses; this one violates %d", hv)
-	}
-	ch := newChain(in, start, opt)
-	count := make([]float64, in.NumVars)
-	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		ch.step()
-		if it >= opt.BurnIn {
-			tally(count, ch.x)
-		}
-	}
-	return normalize(count, opt.Samples), nil
+	return s, err
 }
 
-// chain is an MC-SAT Markov chain: its state x moves one MC-SAT step at a
-// time. The instance's weights are read at every step, so a learner may
-// change them between steps (the chain then continues from its state, a
-// persistent chain). Weights may be negative: a clause of weight w < 0 that
-// x violates is selected with probability 1 - exp(w) as the constraint that
-// it stays violated (its negation, a conjunction), as Alchemy does.
-type chain struct {
-	ss    *sampleSAT
-	x     []bool
-	steps int
-}
+// mcsatChain is an MC-SAT Markov chain over a merged network. When learn is
+// set the source network's weights are re-read at every step, so a learner
+// may change them between steps (the chain continues from its state: a
+// persistent chain).
+type mcsatChain struct {
+	// chainState holds the chain's world and every clause's count in it
+	// between steps; during SampleSAT only the active clauses' counts are
+	// kept.
+	*chainState
+	net        *mergedNet
+	sw         *sweep
+	learn      bool
+	opt        SampleOptions
+	prev       []bool
+	stuckSteps int
+	hardOK     bool // x satisfies the hard clauses
 
-func newChain(in *maxsat.Instance, start []bool, opt SampleOptions) *chain {
-	steps := opt.SampleSATSteps
-	if steps == 0 {
-		steps = max(100, in.NumVars)
-	}
-	return &chain{ss: newSampleSAT(in, opt, rand.New(rand.NewPCG(opt.Seed, 0xbb67ae8584caa73b))),
-		x: append([]bool(nil), start...), steps: steps}
-}
-
-// step makes one MC-SAT step.
-func (ch *chain) step() {
-	ch.ss.selectClauses(ch.x)
-	ch.ss.run(ch.x, ch.steps)
-}
-
-// tally adds one sample to the counts of true values.
-func tally(count []float64, x []bool) {
-	for v, b := range x {
-		if b {
-			count[v]++
-		}
-	}
-}
-
-// normalize turns counts over n samples into frequencies.
-func normalize(count []float64, n int) []float64 {
-	for v := range count {
-		count[v] /= float64(n)
-	}
-	return count
-}
-
-// sampleSAT holds SampleSAT's state over the selected clauses.
-type sampleSAT struct {
-	*clauseIndex
-	opt      SampleOptions
-	rng      *rand.Rand
-	selected []bool  // clause -> in M
-	ntrue    []int32 // clause -> true literals (selected clauses only)
-	unsat    []int32 // selected clauses with no true literal
+	stamp    uint32
+	selected []uint32 // clause -> stamp when selected as a clause
+	sat      []uint32 // clause -> stamp when satisfied by the fixed atoms
+	fixed    []uint32 // var -> stamp when fixed (to x's value)
+	walking  []uint32 // var -> stamp when one of the walk's atoms
+	active   []int32  // selected clauses that the fixed atoms do not satisfy
+	walk     []int32  // unfixed atoms of the active clauses
+	queue    []int32
+	unsat    []int32 // active clauses with no true literal
 	pos      []int32 // clause -> index in unsat, or -1
-	cands    []int   // scratch for fixVar
-	// prob caches each clause's selection probability 1 - exp(-|w|) for
-	// the weight probW it was computed from (-1: not yet).
-	prob, probW []float64
+	undo     []int32
+	cands    []int32
+	prob     []float64 // clause -> selection probability for weight probW
+	probW    []float64
 }
 
-func newSampleSAT(in *maxsat.Instance, opt SampleOptions, rng *rand.Rand) *sampleSAT {
-	m := in.NumClauses()
-	s := &sampleSAT{clauseIndex: newClauseIndex(in), opt: opt, rng: rng,
-		selected: make([]bool, m), ntrue: make([]int32, m), pos: make([]int32, m),
-		prob: make([]float64, m), probW: make([]float64, m)}
-	for c := range s.prob {
-		s.prob[c] = -1
+// chain is the MC-SAT chain the discriminative learner keeps.
+type chain = mcsatChain
+
+// newChain starts a persistent MC-SAT chain at start (nil: a random world)
+// over in, whose weights it re-reads at every step.
+func newChain(in *maxsat.Instance, start []bool, opt SampleOptions) *chain {
+	if err := opt.check(); err != nil {
+		panic(err) // the learner checked its options
 	}
-	return s
+	net := mergeClauses(in)
+	ix := newClauseIndex(net.in)
+	sw, err := newSweep(net.in, ix, opt, false)
+	if err != nil {
+		panic(err) // not strict: no error
+	}
+	ch := newMCSATChain(net, ix, sw, start, opt, rand.New(rand.NewPCG(opt.Seed, 0xbb67ae8584caa73b)))
+	ch.learn = true
+	return ch
 }
 
-// selectClauses picks M for the next step: the hard clauses, each soft
-// clause of weight w > 0 that x satisfies with probability 1 - exp(-w), and
-// each soft clause of weight w < 0 that x violates with probability
-// 1 - exp(w) (it must then stay violated).
-func (s *sampleSAT) selectClauses(x []bool) {
-	s.unsat = s.unsat[:0]
-	for c := range s.selected {
-		s.pos[c] = -1
-		n := s.trueLits(c, x)
-		s.ntrue[c] = int32(n)
-		w := s.in.Weight[c]
-		if w != s.probW[c] || s.prob[c] < 0 {
-			// The weight changed (or is new): 1 - exp(-|w|).
-			s.probW[c], s.prob[c] = w, -math.Expm1(-math.Abs(w))
+func newMCSATChain(net *mergedNet, ix *clauseIndex, sw *sweep, start []bool, opt SampleOptions, rng *rand.Rand) *mcsatChain {
+	n, m := net.in.NumVars, net.in.NumClauses()
+	ch := &mcsatChain{chainState: newChainState(ix, rng), net: net, sw: sw, opt: opt, prev: make([]bool, n),
+		selected: make([]uint32, m), sat: make([]uint32, m), pos: make([]int32, m),
+		fixed: make([]uint32, n), walking: make([]uint32, n),
+		prob: make([]float64, m), probW: make([]float64, m)}
+	if start != nil {
+		copy(ch.x, start)
+	} else {
+		for v := range ch.x {
+			ch.x[v] = rng.IntN(2) == 1
 		}
+	}
+	for c := range ch.prob {
+		ch.prob[c] = -1
+	}
+	_, hv := net.in.Eval(ch.x)
+	ch.hardOK = hv == 0
+	ch.recount()
+	return ch
+}
+
+func (ch *mcsatChain) stuck() int { return ch.stuckSteps }
+
+// step makes one MC-SAT step. While the chain's world violates hard clauses
+// (only before its first step), the step selects the hard clauses alone.
+func (ch *mcsatChain) step() error {
+	if ch.learn {
+		ch.net.refresh()
+	}
+	ch.stamp++
+	if ch.stamp == 0 { // wrapped: clear the stamps
+		clear(ch.selected)
+		clear(ch.sat)
+		clear(ch.fixed)
+		clear(ch.walking)
+		ch.stamp = 1
+	}
+	copy(ch.prev, ch.x)
+	if !ch.sampleSAT() {
+		if !ch.hardOK {
+			return fmt.Errorf("mln: MC-SAT found no world that satisfies the hard clauses in %d flips (they may be unsatisfiable)", ch.maxFlips())
+		}
+		copy(ch.x, ch.prev)
+		ch.stuckSteps++
+	}
+	ch.hardOK = true
+	ch.recount()
+	if ch.opt.NoGibbsMoves {
+		ch.condFromWorld()
+		return nil
+	}
+	return ch.sweep(ch.sw)
+}
+
+// selectClauses marks the clauses of this step's constraint set M (see
+// MCSAT) and fixes the atoms that unit clauses and negated clauses force;
+// it returns false on a contradiction (possible only before the chain's
+// world satisfies the hard clauses).
+func (ch *mcsatChain) selectClauses() bool {
+	in := ch.net.in
+	ch.queue = ch.queue[:0]
+	x := ch.x
+	for c := range in.NumClauses() {
+		w, hard := in.Weight[c], in.Hard[c]
 		var sel bool
 		switch {
-		case s.in.Hard[c]:
+		case hard:
 			sel = true
-		case w > 0:
-			sel = n > 0 && s.rng.Float64() < s.prob[c]
-		case w < 0:
-			sel = n == 0 && s.rng.Float64() < s.prob[c]
+		case !ch.hardOK || w == 0:
+		default:
+			if w != ch.probW[c] || ch.prob[c] < 0 {
+				ch.probW[c], ch.prob[c] = w, -math.Expm1(-math.Abs(w))
+			}
+			n := ch.ntrue[c]
+			if (w > 0) != (n > 0) || ch.rng.Float64() >= ch.prob[c] {
+				continue
+			}
+			if w < 0 {
+				// The clause stays violated: every literal false, as x has it.
+				for _, l := range in.Clause(c) {
+					if !ch.fix(l.Var(), x[l.Var()]) {
+						return false
+					}
+				}
+				continue
+			}
+			sel = true
 		}
-		s.selected[c] = sel
-		if sel && s.violated(c, n) {
-			s.pos[c] = int32(len(s.unsat))
-			s.unsat = append(s.unsat, int32(c))
+		if !sel {
+			continue
+		}
+		ch.selected[c] = ch.stamp
+		if lits := in.Clause(c); len(lits) == 1 {
+			if !ch.fix(lits[0].Var(), !lits[0].Neg()) {
+				return false
+			}
 		}
 	}
+	return true
 }
 
-// violated says whether selected clause c with n true literals is violated:
-// no true literal, or for a negative-weight soft clause (selected as its
-// negation) any true literal.
-func (s *sampleSAT) violated(c, n int) bool {
-	if s.in.Weight[c] < 0 && !s.in.Hard[c] {
-		return n > 0
+// fix fixes v to val for this step; false when it is fixed to the other
+// value already. The value is stored in x.
+func (ch *mcsatChain) fix(v int, val bool) bool {
+	if ch.fixed[v] == ch.stamp {
+		return ch.x[v] == val
 	}
-	return n == 0
+	ch.fixed[v] = ch.stamp
+	ch.x[v] = val
+	ch.queue = append(ch.queue, int32(v))
+	return true
 }
 
-// fixVar picks a variable of violated clause c whose flip repairs it in
-// part: any of its variables for an ordinary clause, one whose literal is
-// true for a negated one; greedy picks the smallest delta.
-func (s *sampleSAT) fixVar(x []bool, c int, greedy bool) int {
-	lits := s.in.Clause(c)
-	anti := s.in.Weight[c] < 0 && !s.in.Hard[c]
-	cands := s.cands[:0]
-	for _, l := range lits {
-		if !anti || x[l.Var()] != l.Neg() {
-			cands = append(cands, l.Var())
+// propagate runs unit propagation over the selected clauses from the atoms
+// queued by fix; false on a contradiction.
+func (ch *mcsatChain) propagate() bool {
+	in := ch.net.in
+	for len(ch.queue) > 0 {
+		v := ch.queue[len(ch.queue)-1]
+		ch.queue = ch.queue[:len(ch.queue)-1]
+		for _, c32 := range ch.occ[v] {
+			c := int(c32)
+			if ch.selected[c] != ch.stamp || ch.sat[c] == ch.stamp {
+				continue
+			}
+			open, openLit := 0, maxsat.Lit(0)
+			for _, l := range in.Clause(c) {
+				u := l.Var()
+				switch {
+				case ch.fixed[u] != ch.stamp:
+					open, openLit = open+1, l
+				case ch.x[u] != l.Neg():
+					ch.sat[c] = ch.stamp
+				}
+			}
+			if ch.sat[c] == ch.stamp {
+				continue
+			}
+			switch open {
+			case 0:
+				return false
+			case 1:
+				if !ch.fix(openLit.Var(), !openLit.Neg()) {
+					return false
+				}
+				ch.sat[c] = ch.stamp
+			}
 		}
 	}
-	s.cands = cands
+	return true
+}
+
+func (ch *mcsatChain) maxFlips() int {
+	if ch.opt.MaxFlips > 0 {
+		return ch.opt.MaxFlips
+	}
+	return max(100_000, 100*ch.net.in.NumVars)
+}
+
+// sampleSAT replaces x by a near-uniform sample of the worlds that satisfy
+// this step's selected clauses, or returns false (x then holds garbage)
+// when it finds none within the flip budget.
+func (ch *mcsatChain) sampleSAT() bool {
+	in := ch.net.in
+	if !ch.selectClauses() || !ch.propagate() {
+		return false
+	}
+	// The selected clauses the fixed atoms do not satisfy, and their
+	// unfixed atoms; a clause the fixed atoms satisfy was marked by
+	// propagate only when one of its atoms was dequeued, so look again.
+	ch.active, ch.walk = ch.active[:0], ch.walk[:0]
+	for c := range in.NumClauses() {
+		if ch.selected[c] != ch.stamp || ch.sat[c] == ch.stamp {
+			continue
+		}
+		satisfied := false
+		for _, l := range in.Clause(c) {
+			if u := l.Var(); ch.fixed[u] == ch.stamp && ch.x[u] != l.Neg() {
+				satisfied = true
+				break
+			}
+		}
+		if satisfied {
+			ch.sat[c] = ch.stamp
+			continue
+		}
+		ch.active = append(ch.active, int32(c))
+		for _, l := range in.Clause(c) {
+			if u := l.Var(); ch.fixed[u] != ch.stamp && ch.walking[u] != ch.stamp {
+				ch.walking[u] = ch.stamp
+				ch.walk = append(ch.walk, int32(u))
+			}
+		}
+	}
+	// A fresh random world for every atom the selection leaves free: the
+	// ones in no active clause are then exactly uniform.
+	for v := range ch.x {
+		if ch.fixed[v] != ch.stamp {
+			ch.x[v] = ch.rng.IntN(2) == 1
+		}
+	}
+	ch.unsat = ch.unsat[:0]
+	for _, c := range ch.active {
+		n := ch.trueLits(int(c), ch.x)
+		ch.ntrue[c] = int32(n)
+		ch.pos[c] = -1
+		if n == 0 {
+			ch.pos[c] = int32(len(ch.unsat))
+			ch.unsat = append(ch.unsat, c)
+		}
+	}
+	if len(ch.walk) == 0 {
+		return len(ch.unsat) == 0
+	}
+	// Find a solution: WalkSAT moves (a variable of a random violated
+	// clause, the one breaking fewest clauses or a random one) mixed with
+	// annealing moves.
+	temp := ch.opt.SATemperature
+	budget := ch.maxFlips()
+	for f := 0; len(ch.unsat) > 0; f++ {
+		if f >= budget {
+			return false
+		}
+		if ch.rng.Float64() >= ch.opt.SAProb {
+			c := int(ch.unsat[ch.rng.IntN(len(ch.unsat))])
+			ch.flip(ch.fixVar(c, ch.rng.IntN(2) == 1))
+			continue
+		}
+		ch.anneal(temp)
+	}
+	// Spread over the solutions: annealing moves (a random walk atom,
+	// flipped with probability min(1, exp(-delta/T)), delta the change in
+	// violated clauses) have stationary distribution proportional to
+	// exp(-violated/T), uniform on the solutions; the sample is the last
+	// solution visited (the flips since are undone).
+	moves := ch.opt.SampleSATSteps
+	if moves == 0 {
+		moves = max(100, 5*len(ch.walk))
+	}
+	ch.undo = ch.undo[:0]
+	for range moves {
+		if v := ch.anneal(temp); v >= 0 {
+			if len(ch.unsat) == 0 {
+				ch.undo = ch.undo[:0]
+			} else {
+				ch.undo = append(ch.undo, int32(v))
+			}
+		}
+	}
+	for i := len(ch.undo) - 1; i >= 0; i-- {
+		v := ch.undo[i]
+		ch.x[v] = !ch.x[v] // the counts are rebuilt by the next step
+	}
+	return true
+}
+
+// anneal makes one simulated-annealing move at temperature temp and returns
+// the atom it flipped, or -1.
+func (ch *mcsatChain) anneal(temp float64) int {
+	v := int(ch.walk[ch.rng.IntN(len(ch.walk))])
+	d := ch.delta(v)
+	if d <= 0 || (temp > 0 && ch.rng.Float64() < math.Exp(-float64(d)/temp)) {
+		ch.flip(v)
+		return v
+	}
+	return -1
+}
+
+// fixVar picks an unfixed atom of violated active clause c: one whose flip
+// leaves the fewest active clauses violated when greedy, else a random one.
+func (ch *mcsatChain) fixVar(c int, greedy bool) int {
+	cands := ch.cands[:0]
+	for _, l := range ch.net.in.Clause(c) {
+		if u := l.Var(); ch.fixed[u] != ch.stamp {
+			cands = append(cands, int32(u))
+		}
+	}
+	ch.cands = cands
 	if !greedy {
-		return cands[s.rng.IntN(len(cands))]
+		return int(cands[ch.rng.IntN(len(cands))])
 	}
-	v, best := cands[0], math.MaxInt
+	// The fewest breaks, ties broken at random (reservoir sampling): a
+	// fixed tie-break would favour one side of every symmetric choice.
+	v, best, ties := int(cands[0]), math.MaxInt, 0
 	for _, u := range cands {
-		if d := s.delta(x, u); d < best {
-			best, v = d, u
+		switch d := ch.delta(int(u)); {
+		case d < best:
+			best, v, ties = d, int(u), 1
+		case d == best:
+			ties++
+			if ch.rng.IntN(ties) == 0 {
+				v = int(u)
+			}
 		}
 	}
 	return v
 }
 
-// flip flips v and updates the counts of the selected clauses.
-func (s *sampleSAT) flip(x []bool, v int) {
-	for k, c32 := range s.occ[v] {
-		c := int(c32)
-		if !s.selected[c] {
-			continue
-		}
-		was := s.ntrue[c]
-		n := was + int32(s.gain(x, v, k))
-		s.ntrue[c] = n
-		switch vWas, vNow := s.violated(c, int(was)), s.violated(c, int(n)); {
-		case vWas && !vNow:
-			i := s.pos[c]
-			last := s.unsat[len(s.unsat)-1]
-			s.unsat[i] = last
-			s.pos[last] = i
-			s.unsat = s.unsat[:len(s.unsat)-1]
-			s.pos[c] = -1
-		case !vWas && vNow:
-			s.pos[c] = int32(len(s.unsat))
-			s.unsat = append(s.unsat, int32(c))
-		}
-	}
-	x[v] = !x[v]
+// isActive says whether clause c is one of this step's active clauses.
+func (ch *mcsatChain) isActive(c int) bool {
+	return ch.selected[c] == ch.stamp && ch.sat[c] != ch.stamp
 }
 
-// delta is the change in the number of violated selected clauses if v
-// were flipped.
-func (s *sampleSAT) delta(x []bool, v int) int {
-	d := 0
-	for k, c32 := range s.occ[v] {
+// flip flips v and updates the active clauses' counts.
+func (ch *mcsatChain) flip(v int) {
+	for k, c32 := range ch.occ[v] {
 		c := int(c32)
-		if !s.selected[c] {
+		if !ch.isActive(c) {
 			continue
 		}
-		n := int(s.ntrue[c])
-		switch vWas, vNow := s.violated(c, n), s.violated(c, n+s.gain(x, v, k)); {
-		case vWas && !vNow:
+		was := ch.ntrue[c]
+		n := was + int32(ch.gain(ch.x, v, k))
+		ch.ntrue[c] = n
+		switch {
+		case was == 0 && n > 0:
+			i := ch.pos[c]
+			last := ch.unsat[len(ch.unsat)-1]
+			ch.unsat[i] = last
+			ch.pos[last] = i
+			ch.unsat = ch.unsat[:len(ch.unsat)-1]
+			ch.pos[c] = -1
+		case was > 0 && n == 0:
+			ch.pos[c] = int32(len(ch.unsat))
+			ch.unsat = append(ch.unsat, int32(c))
+		}
+	}
+	ch.x[v] = !ch.x[v]
+}
+
+// delta is the change in the number of violated active clauses if v were
+// flipped.
+func (ch *mcsatChain) delta(v int) int {
+	d := 0
+	for k, c32 := range ch.occ[v] {
+		c := int(c32)
+		if !ch.isActive(c) {
+			continue
+		}
+		n := int(ch.ntrue[c])
+		switch m := n + ch.gain(ch.x, v, k); {
+		case n == 0 && m > 0:
 			d--
-		case !vWas && vNow:
+		case n > 0 && m == 0:
 			d++
 		}
 	}
 	return d
 }
 
-// run makes steps SampleSAT moves from x. While selected clauses are
-// unsatisfied, a WalkSAT move (with probability 1 - SAProb) flips a
-// variable of a random one of them (greedily or at random); a simulated
-// annealing move flips a random variable with probability
-// min(1, exp(-delta/T)). Once all are satisfied, only annealing moves that
-// keep them satisfied are made, which samples among the solutions.
-func (s *sampleSAT) run(x []bool, steps int) {
-	n := len(x)
-	if n == 0 {
-		return
+// Gibbs estimates the marginal probability that each variable is true by
+// Gibbs sampling. Identical clauses are merged first, as for MC-SAT. Each
+// chain starts from a random world, and each sweep resamples every atom
+// from its conditional given the others,
+// P(x_v = 1 | rest) = 1 / (1 + exp(-(W1 - W0))), W1 and W0 the weights of
+// the clauses satisfied with x_v true and false. Atoms tied together by hard
+// clauses, or by clauses of two or more literals whose weight is at least
+// opt.BlockWeight in absolute value, are resampled jointly, as one block,
+// from their exact conditional (every assignment of the block enumerated;
+// one that violates a hard clause has probability 0), as Alchemy blocks
+// mutually exclusive atoms: single-atom moves cannot cross between the
+// worlds that such clauses allow. A block of more than opt.MaxBlock atoms
+// tied by hard clauses is refused (MC-SAT samples those networks);
+// heavy soft clauses that would make too large a block are left to
+// single-atom moves, and the diagnostics show whether the chains mixed.
+func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Samples, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
 	}
-	for range steps {
-		if len(s.unsat) > 0 && s.rng.Float64() >= s.opt.SAProb {
-			c := int(s.unsat[s.rng.IntN(len(s.unsat))])
-			s.flip(x, s.fixVar(x, c, s.rng.IntN(2) == 1))
+	net := mergeClauses(in)
+	ix := newClauseIndex(net.in)
+	sw, err := newSweep(net.in, ix, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := runChains(ctx, in.NumVars, opt, func(_ int, rng *rand.Rand) (sampler, error) {
+		ch := &gibbsChain{chainState: newChainState(ix, rng), sw: sw}
+		for v := range ch.x {
+			ch.x[v] = rng.IntN(2) == 1
+		}
+		ch.recount()
+		return ch, nil
+	})
+	if err == nil {
+		s.Merged = net.in.NumClauses()
+	}
+	return s, err
+}
+
+// gibbsBlock is a group of atoms Gibbs resamples jointly: its atoms, the
+// clauses they occur in, and for each of those clauses its literals on the
+// block's atoms as (position in the block, negated).
+type gibbsBlock struct {
+	vars    []int32
+	clauses []int32
+	lits    [][]blockLit
+}
+
+type blockLit struct {
+	at  int8
+	neg bool
+}
+
+// sweep is the order of a Gibbs sweep: the blocks, then the atoms in no
+// block.
+type sweep struct {
+	blocks  []gibbsBlock
+	singles []int32
+}
+
+// newSweep groups the atoms that hard or heavy clauses tie together
+// (union-find over their clauses) into blocks of up to opt.MaxBlock atoms.
+// A larger group tied by hard clauses is an error when strict (Gibbs
+// sampling alone could not leave the worlds they allow) and otherwise left
+// to single-atom moves (MC-SAT's steps cross between those worlds).
+func newSweep(in *maxsat.Instance, ix *clauseIndex, opt SampleOptions, strict bool) (*sweep, error) {
+	parent := make([]int32, in.NumVars)
+	for v := range parent {
+		parent[v] = int32(v)
+	}
+	var find func(v int32) int32
+	find = func(v int32) int32 {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	hardIn := make([]bool, in.NumVars) // root -> tied by a hard clause
+	for c := range in.NumClauses() {
+		lits := in.Clause(c)
+		if len(lits) < 2 || !(in.Hard[c] || math.Abs(in.Weight[c]) >= opt.BlockWeight) {
 			continue
 		}
-		v := s.rng.IntN(n)
-		d := s.delta(x, v)
-		if len(s.unsat) == 0 && d > 0 {
-			continue // stay among the solutions
+		r := find(int32(lits[0].Var()))
+		for _, l := range lits[1:] {
+			if s := find(int32(l.Var())); s != r {
+				parent[s] = r
+				hardIn[r] = hardIn[r] || hardIn[s]
+			}
 		}
-		if d <= 0 || s.rng.Float64() < math.Exp(-float64(d)/s.opt.SATemperature) {
-			s.flip(x, v)
+		if in.Hard[c] {
+			hardIn[r] = true
 		}
 	}
-	// SampleSAT stops at a solution; if the walk ended outside one, keep
-	// walking (bounded) until all selected clauses hold again.
-	for extra := 0; len(s.unsat) > 0 && extra < 100*steps; extra++ {
-		c := int(s.unsat[s.rng.IntN(len(s.unsat))])
-		s.flip(x, s.fixVar(x, c, false))
+	members := map[int32][]int32{}
+	var roots []int32
+	for v := range parent {
+		r := find(int32(v))
+		if _, ok := members[r]; !ok {
+			roots = append(roots, r)
+		}
+		members[r] = append(members[r], int32(v))
 	}
+	sw := &sweep{}
+	for _, r := range roots {
+		vs := members[r]
+		if len(vs) < 2 || len(vs) > opt.MaxBlock {
+			if len(vs) > opt.MaxBlock && hardIn[r] && strict {
+				return nil, fmt.Errorf("mln: Gibbs sampling: hard clauses tie %d atoms together, more than the %d it samples jointly (single-atom moves could not leave the worlds they allow); use --method mcsat", len(vs), opt.MaxBlock)
+			}
+			sw.singles = append(sw.singles, vs...) // atom by atom
+			continue
+		}
+		b := gibbsBlock{vars: vs}
+		at := map[int32]int8{}
+		for i, v := range vs {
+			at[v] = int8(i)
+		}
+		seen := map[int32]bool{}
+		for _, v := range vs {
+			for _, c := range ix.occ[v] {
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
+				var bl []blockLit
+				for _, l := range in.Clause(int(c)) {
+					if i, ok := at[int32(l.Var())]; ok {
+						bl = append(bl, blockLit{i, l.Neg()})
+					}
+				}
+				b.clauses = append(b.clauses, c)
+				b.lits = append(b.lits, bl)
+			}
+		}
+		sw.blocks = append(sw.blocks, b)
+	}
+	slices.Sort(sw.singles)
+	return sw, nil
+}
+
+// chainState is a chain's state: a world, every clause's count of true
+// literals in it, and the chain's random source.
+type chainState struct {
+	*clauseIndex
+	rng   *rand.Rand
+	x     []bool
+	ntrue []int32
+	// cond holds, for each atom, its conditional probability of being
+	// true given the others when it was last resampled.
+	cond  []float64
+	score []float64 // scratch: log-weight of each block assignment
+}
+
+func newChainState(ix *clauseIndex, rng *rand.Rand) *chainState {
+	n := ix.in.NumVars
+	return &chainState{clauseIndex: ix, rng: rng, x: make([]bool, n), ntrue: make([]int32, ix.in.NumClauses()), cond: make([]float64, n)}
+}
+
+func (w *chainState) estimate() []float64 { return w.cond }
+
+// condFromWorld sets every atom's estimate to its value in the world.
+func (w *chainState) condFromWorld() {
+	for v, b := range w.x {
+		w.cond[v] = float64(b2i(b))
+	}
+}
+
+// recount sets every clause's count from x.
+func (w *chainState) recount() {
+	for c := range w.ntrue {
+		w.ntrue[c] = int32(w.trueLits(c, w.x))
+	}
+}
+
+// set gives v the value val and updates the clause counts.
+func (w *chainState) set(v int, val bool) {
+	if w.x[v] == val {
+		return
+	}
+	for k, c := range w.occ[v] {
+		w.ntrue[c] += int32(w.gain(w.x, v, k))
+	}
+	w.x[v] = val
+}
+
+// resample draws atom v from its conditional given the other atoms,
+// P(x_v = 1 | rest) = 1 / (1 + exp(-(W1 - W0))), W1 and W0 the weights of
+// the soft clauses satisfied with x_v true and false; a value that violates
+// a hard clause has probability 0.
+func (w *chainState) resample(v int) error {
+	in := w.in
+	var w0, w1 float64
+	hard0, hard1 := false, false
+	for k, c32 := range w.occ[v] {
+		c := int(c32)
+		// The clause's true literals other than v's.
+		rest := int(w.ntrue[c])
+		if w.x[v] {
+			rest -= b2i(w.pos[v][k])
+		} else {
+			rest -= b2i(w.neg[v][k])
+		}
+		sat0, sat1 := rest+b2i(w.neg[v][k]) > 0, rest+b2i(w.pos[v][k]) > 0
+		if in.Hard[c] {
+			hard0, hard1 = hard0 || !sat0, hard1 || !sat1
+			continue
+		}
+		if sat0 {
+			w0 += in.Weight[c]
+		}
+		if sat1 {
+			w1 += in.Weight[c]
+		}
+	}
+	var p float64
+	switch {
+	case hard0 && hard1:
+		return fmt.Errorf("mln: Gibbs sampling: the hard clauses on atom %d cannot both hold", v)
+	case hard0:
+		p = 1
+	case hard1:
+		p = 0
+	default:
+		p = 1 / (1 + math.Exp(w0-w1))
+	}
+	w.cond[v] = p
+	w.set(v, w.rng.Float64() < p)
+	return nil
+}
+
+// gibbsChain is a Gibbs sampling chain.
+type gibbsChain struct {
+	*chainState
+	sw *sweep
+}
+
+func (ch *gibbsChain) stuck() int  { return 0 }
+func (ch *gibbsChain) step() error { return ch.sweep(ch.sw) }
+
+// sweep resamples every block and every other atom once.
+func (w *chainState) sweep(sw *sweep) error {
+	for i := range sw.blocks {
+		if err := w.sampleBlock(&sw.blocks[i]); err != nil {
+			return err
+		}
+	}
+	for _, v := range sw.singles {
+		if err := w.resample(int(v)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sampleBlock resamples block b from its exact conditional given the other
+// atoms.
+func (ch *chainState) sampleBlock(b *gibbsBlock) error {
+	in := ch.in
+	size := len(b.vars)
+	states := 1 << size
+	if cap(ch.score) < states {
+		ch.score = make([]float64, states)
+	}
+	score := ch.score[:states]
+	clear(score)
+	cur := 0
+	for i, v := range b.vars {
+		if ch.x[v] {
+			cur |= 1 << i
+		}
+	}
+	for j, c32 := range b.clauses {
+		c := int(c32)
+		// True literals outside the block.
+		rest := int(ch.ntrue[c])
+		for _, bl := range b.lits[j] {
+			if (cur>>bl.at&1 == 1) != bl.neg {
+				rest--
+			}
+		}
+		w, hard := in.Weight[c], in.Hard[c]
+		for s := range states {
+			if math.IsInf(score[s], -1) {
+				continue
+			}
+			sat := rest > 0
+			for _, bl := range b.lits[j] {
+				if sat {
+					break
+				}
+				sat = (s>>bl.at&1 == 1) != bl.neg
+			}
+			switch {
+			case hard && !sat:
+				score[s] = math.Inf(-1)
+			case !hard && sat:
+				score[s] += w
+			}
+		}
+	}
+	top := math.Inf(-1)
+	for _, s := range score {
+		top = max(top, s)
+	}
+	if math.IsInf(top, -1) {
+		return fmt.Errorf("mln: Gibbs sampling: no assignment of %d atoms tied by hard clauses satisfies them", size)
+	}
+	sum := 0.0
+	for s := range score {
+		score[s] = math.Exp(score[s] - top)
+		sum += score[s]
+	}
+	for i, v := range b.vars {
+		p := 0.0
+		for st, q := range score {
+			if st>>i&1 == 1 {
+				p += q
+			}
+		}
+		ch.cond[v] = p / sum
+	}
+	r := ch.rng.Float64() * sum
+	pick := states - 1
+	for s, p := range score {
+		if r < p {
+			pick = s
+			break
+		}
+		r -= p
+	}
+	for i, v := range b.vars {
+		ch.set(int(v), pick>>i&1 == 1)
+	}
+	return nil
 }

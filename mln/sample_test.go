@@ -2,33 +2,48 @@ package mln
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/maxsat"
 )
 
 // exactMarginals enumerates every world: P(x) is proportional to
-// exp(weight of satisfied soft clauses) on worlds that satisfy the hard ones.
+// exp(weight of satisfied soft clauses) on worlds that satisfy the hard ones
+// (a negative weight lowers the probability of the worlds satisfying it).
 func exactMarginals(in *maxsat.Instance) []float64 {
 	n := in.NumVars
 	p := make([]float64, n)
 	z := 0.0
 	x := make([]bool, n)
-	for mask := 0; mask < 1<<n; mask++ {
-		for v := range x {
-			x[v] = mask>>v&1 == 1
-		}
-		sat, hv := in.Eval(x)
-		if hv > 0 {
-			continue
-		}
-		w := math.Exp(sat)
-		z += w
-		for v, b := range x {
-			if b {
-				p[v] += w
+	// Weights relative to the best world, so that exp does not overflow.
+	best := math.Inf(-1)
+	for pass := range 2 {
+		for mask := 0; mask < 1<<n; mask++ {
+			for v := range x {
+				x[v] = mask>>v&1 == 1
+			}
+			sat, hv := in.Eval(x)
+			if hv > 0 {
+				continue
+			}
+			if pass == 0 {
+				best = max(best, sat)
+				continue
+			}
+			w := math.Exp(sat - best)
+			z += w
+			for v, b := range x {
+				if b {
+					p[v] += w
+				}
 			}
 		}
 	}
@@ -38,8 +53,362 @@ func exactMarginals(in *maxsat.Instance) []float64 {
 	return p
 }
 
+// clauses builds an instance from clauses written as "w: 1 -2 3" (DIMACS
+// literals, 1-based) or "hard: 1 -2".
+func clauses(t testing.TB, n int, text ...string) *maxsat.Instance {
+	t.Helper()
+	in := &maxsat.Instance{NumVars: n}
+	for _, c := range text {
+		head, body, _ := strings.Cut(c, ":")
+		var lits []maxsat.Lit
+		for _, f := range strings.Fields(body) {
+			var l int
+			if _, err := fmt.Sscan(f, &l); err != nil {
+				t.Fatalf("%q: %v", c, err)
+			}
+			lits = append(lits, maxsat.Lit(l))
+		}
+		hard := head == "hard"
+		w := 0.0
+		if !hard {
+			if _, err := fmt.Sscan(head, &w); err != nil {
+				t.Fatalf("%q: %v", c, err)
+			}
+		}
+		// AddClause takes nonnegative soft weights; set the sign after.
+		if err := in.AddClause(math.Abs(w), hard, lits...); err != nil {
+			t.Fatal(err)
+		}
+		in.Weight[len(in.Weight)-1] = w
+	}
+	return in
+}
+
+// samplerCases are networks of up to 16 atoms on which single-site and
+// local-search samplers go wrong: hard clauses (equivalences, symmetry,
+// functional constraints), near-deterministic soft clauses, opposite unit
+// clauses on one atom, negative weights.
+func samplerCases(t testing.TB) map[string]*maxsat.Instance {
+	cases := map[string]*maxsat.Instance{}
+	// 0.5 P(x), -1 Q(x), P(x) <=> Q(x). over three constants: P(P(A)) =
+	// e^-0.5 / (1 + e^-0.5) = 0.3775 (atoms 1-3 are P, 4-6 Q).
+	var pq []string
+	for i := 1; i <= 3; i++ {
+		pq = append(pq, "0.5: "+itoa(i), "-1: "+itoa(i+3), "hard: -"+itoa(i)+" "+itoa(i+3), "hard: "+itoa(i)+" -"+itoa(i+3))
+	}
+	cases["equivalence"] = clauses(t, 6, pq...)
+	// The same as near-deterministic soft clauses of weight 15.
+	var pqs []string
+	for i := 1; i <= 3; i++ {
+		pqs = append(pqs, "0.5: "+itoa(i), "-1: "+itoa(i+3), "15: -"+itoa(i)+" "+itoa(i+3), "15: "+itoa(i)+" -"+itoa(i+3))
+	}
+	cases["near-deterministic equivalence"] = clauses(t, 6, pqs...)
+	// Friends(x, y) <=> Friends(y, x) over 4 people (12 atoms: pairs
+	// x != y), with Friends & Smokes -> Smokes-like soft clauses.
+	var sym []string
+	id := map[[2]int]int{}
+	for x := range 4 {
+		for y := range 4 {
+			if x != y {
+				id[[2]int{x, y}] = len(id) + 1
+			}
+		}
+	}
+	for x := range 4 {
+		for y := range 4 {
+			if x < y {
+				a, b := itoa(id[[2]int{x, y}]), itoa(id[[2]int{y, x}])
+				sym = append(sym, "hard: -"+a+" "+b, "hard: "+a+" -"+b)
+			}
+		}
+	}
+	for k, w := range []string{"1.2", "-0.7", "0.3", "2", "-1.5", "0.8", "1", "-0.2", "0.4", "1.1", "-2", "0.6"} {
+		sym = append(sym, w+": "+itoa(k+1))
+	}
+	sym = append(sym, "1.5: -1 -5 9", "0.9: 2 3", "-1: 4 -6 10")
+	cases["symmetry"] = clauses(t, 12, sym...)
+	// Exactly one of 5 values for each of 2 entities (functional
+	// constraint), with soft preferences and a soft tie between them.
+	var fn []string
+	for e := range 2 {
+		all := "hard:"
+		for v := range 5 {
+			all += " " + itoa(e*5+v+1)
+			for u := range v {
+				fn = append(fn, "hard: -"+itoa(e*5+u+1)+" -"+itoa(e*5+v+1))
+			}
+		}
+		fn = append(fn, all)
+	}
+	fn = append(fn, "1: 1", "2: 3", "-0.5: 7", "1.5: 9", "0.7: -1 6", "12: -2 7", "0.4: 4 5 10")
+	cases["functional"] = clauses(t, 10, fn...)
+	// Opposite unit clauses on one atom, kept as separate clauses (UW-CSE's
+	// advisedBy(Person13, Person240): 22 for, 12 against), and a pair of
+	// near-deterministic units.
+	cases["opposite units"] = clauses(t, 4, "22: 1", "12: -1", "0.5: -1 2", "18: 3", "18.5: -3", "10: 4", "-9: 4", "1: -2 -4")
+	// Near-deterministic chains: a weight-20 implication chain over 8
+	// atoms with weak evidence at one end.
+	var chain []string
+	for v := 1; v < 8; v++ {
+		chain = append(chain, "20: -"+itoa(v)+" "+itoa(v+1), "10: "+itoa(v)+" -"+itoa(v+1))
+	}
+	chain = append(chain, "0.3: 1", "-0.8: 8")
+	cases["near-deterministic chain"] = clauses(t, 8, chain...)
+	// Random networks of 14-16 atoms with hard clauses and weights of both
+	// signs, some large.
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := range 3 {
+		n := 14 + trial
+		in := &maxsat.Instance{NumVars: n}
+		for c := range 3 * n {
+			k := 1 + rng.IntN(3)
+			lits := make([]maxsat.Lit, k)
+			for i := range lits {
+				lits[i] = maxsat.Lit(1 + rng.IntN(n))
+				if rng.IntN(2) == 0 {
+					lits[i] = -lits[i]
+				}
+			}
+			w := 2 * rng.Float64()
+			if c%7 == 0 {
+				w = 10 + 10*rng.Float64()
+			}
+			hard := c < 5 && k > 1
+			if err := in.AddClause(w, hard, lits...); err != nil {
+				t.Fatal(err)
+			}
+			if rng.IntN(3) == 0 {
+				in.Weight[len(in.Weight)-1] = -w
+			}
+		}
+		cases["random "+itoa(trial)] = in
+	}
+	return cases
+}
+
+// worstError is the largest difference between estimated and exact
+// marginals, and its atom.
+func worstError(got, exact []float64) (float64, int) {
+	worst, at := 0.0, 0
+	for v := range got {
+		if d := math.Abs(got[v] - exact[v]); d > worst {
+			worst, at = d, v
+		}
+	}
+	return worst, at
+}
+
+// TestSamplersAgainstEnumeration checks MC-SAT and Gibbs marginals against
+// exact ones on networks with hard clauses, near-deterministic clauses,
+// opposite unit clauses and negative weights: within 0.02 at 10^4 samples,
+// for several seeds. These networks are small enough for Gibbs' blocks to
+// hold every tied group of atoms; the tests below take the blocks away.
+func TestSamplersAgainstEnumeration(t *testing.T) {
+	samplers := map[string]func(context.Context, *maxsat.Instance, SampleOptions) (*Samples, error){
+		"MC-SAT": MCSAT, "Gibbs": Gibbs,
+	}
+	for name, in := range samplerCases(t) {
+		exact := exactMarginals(in)
+		for sname, run := range samplers {
+			for seed := uint64(1); seed <= 3; seed++ {
+				got, err := run(context.Background(), in, SampleOptions{Samples: 10000, BurnIn: 100, Chains: 4, Seed: seed})
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, sname, err)
+				}
+				if worst, at := worstError(got.Probs, exact); worst > 0.02 {
+					t.Errorf("%s, %s, seed %d: atom %d has %.4f, exact %.4f\nexact %.3f\ngot   %.3f", name, sname, seed, at+1, got.Probs[at], exact[at], exact, got.Probs)
+				}
+				if !got.Diagnostics.Mixed {
+					t.Errorf("%s, %s, seed %d: chains reported unmixed (R-hat %.3f at atom %d)", name, sname, seed, got.Diagnostics.RHat, got.Diagnostics.RHatAtom+1)
+				}
+			}
+		}
+	}
+}
+
+// MC-SAT on networks whose tied groups are too large to block (MaxBlock 1
+// here): SampleSAT's jumps and single-atom Gibbs moves must still give the
+// exact marginals. Pure MC-SAT (no Gibbs moves) must too, except where a
+// heavy negative-weight clause of several literals is violated: MC-SAT
+// then selects it, with probability 1 - exp(-|w|), as the constraint that
+// all its atoms keep their values, so the chain stays in that mode for
+// about exp(|w|) steps (the random networks have weights of -10 to -20).
+// Where pure MC-SAT is then wrong by more than 0.05, the diagnostics must
+// say that the chains have not mixed.
+func TestMCSATWithoutBlocks(t *testing.T) {
+	for name, in := range samplerCases(t) {
+		exact := exactMarginals(in)
+		frozen := strings.HasPrefix(name, "random")
+		for _, pure := range []bool{false, true} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				opt := SampleOptions{Samples: 30000, BurnIn: 100, Chains: 4, Seed: seed, MaxBlock: 1, NoGibbsMoves: pure}
+				got, err := MCSAT(context.Background(), in, opt)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				worst, at := worstError(got.Probs, exact)
+				switch {
+				case pure && frozen:
+					if worst > 0.05 && got.Diagnostics.Mixed {
+						t.Errorf("%s, pure MC-SAT, seed %d: error %.3f at atom %d, yet the chains are reported mixed (R-hat %.3f)", name, seed, worst, at+1, got.Diagnostics.RHat)
+					}
+				case worst > 0.02:
+					t.Errorf("%s, pure %v, seed %d: atom %d has %.4f, exact %.4f\nexact %.3f\ngot   %.3f", name, pure, seed, at+1, got.Probs[at], exact[at], exact, got.Probs)
+				}
+			}
+		}
+	}
+}
+
+// The example: P(P(A)) = 0.3775 exactly.
+func TestMCSATEquivalenceValue(t *testing.T) {
+	in := samplerCases(t)["equivalence"]
+	want := math.Exp(-0.5) / (1 + math.Exp(-0.5))
+	if e := exactMarginals(in)[0]; math.Abs(e-want) > 1e-12 {
+		t.Fatalf("enumeration gives %v, closed form %v", e, want)
+	}
+	got, err := MCSAT(context.Background(), in, SampleOptions{Samples: 20000, BurnIn: 100, Chains: 2, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range 3 {
+		if math.Abs(got.Probs[v]-want) > 0.02 || math.Abs(got.Probs[v+3]-want) > 0.02 {
+			t.Errorf("P(P(%d)) = %.4f, P(Q(%d)) = %.4f; exact %.4f", v, got.Probs[v], v, got.Probs[v+3], want)
+		}
+	}
+}
+
+// Diagnostics must flag chains that disagree: Gibbs on a near-deterministic
+// equivalence too large to block (MaxBlock 1) cannot cross between its two
+// modes, and its chains start in different ones.
+func TestDiagnosticsFlagUnmixedChains(t *testing.T) {
+	var cs []string
+	for v := 1; v < 10; v++ {
+		cs = append(cs, "25: -"+itoa(v)+" "+itoa(v+1), "25: "+itoa(v)+" -"+itoa(v+1))
+	}
+	in := clauses(t, 10, cs...)
+	got, err := Gibbs(context.Background(), in, SampleOptions{Samples: 2000, BurnIn: 10, Chains: 8, Seed: 1, MaxBlock: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := got.Diagnostics
+	if d.Mixed || d.RHat <= 2 || d.Spread < 0.9 {
+		t.Errorf("stuck chains reported as mixed: %+v", d)
+	}
+	// MC-SAT crosses: its chains agree, and with the exact 0.5.
+	mc, err := MCSAT(context.Background(), in, SampleOptions{Samples: 4000, BurnIn: 10, Chains: 4, Seed: 1, MaxBlock: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mc.Diagnostics.Mixed || math.Abs(mc.Probs[0]-0.5) > 0.05 {
+		t.Errorf("MC-SAT: P = %.3f (exact 0.5), %+v", mc.Probs[0], mc.Diagnostics)
+	}
+}
+
+// Gibbs refuses hard clauses that tie more atoms than it samples jointly,
+// naming MC-SAT; a contradiction among them is an error, not a sample.
+func TestGibbsHardLimits(t *testing.T) {
+	var cs []string
+	for v := 1; v < 20; v++ {
+		cs = append(cs, "hard: -"+itoa(v)+" "+itoa(v+1))
+	}
+	_, err := Gibbs(context.Background(), clauses(t, 20, cs...), SampleOptions{Samples: 10})
+	if err == nil || !strings.Contains(err.Error(), "--method mcsat") {
+		t.Errorf("20 atoms tied by hard clauses: err %v, want a refusal naming --method mcsat", err)
+	}
+	_, err = Gibbs(context.Background(), clauses(t, 2, "hard: 1 2", "hard: -1", "hard: -2"), SampleOptions{Samples: 10})
+	if err == nil {
+		t.Error("contradictory hard clauses sampled")
+	}
+	_, err = MCSAT(context.Background(), clauses(t, 3, "hard: 1 2", "hard: -1 3", "hard: -2 3", "hard: -3", "1: 1"), SampleOptions{Samples: 10, MaxFlips: 1000})
+	if err == nil {
+		t.Error("MC-SAT sampled contradictory hard clauses")
+	}
+}
+
+// Results depend on Seed and Chains, not on Threads; cancellation stops
+// sampling with the context's error.
+func TestSamplerReproducibleAndCancellable(t *testing.T) {
+	in := samplerCases(t)["symmetry"]
+	for _, run := range []func(context.Context, *maxsat.Instance, SampleOptions) (*Samples, error){MCSAT, Gibbs} {
+		a, err := run(context.Background(), in, SampleOptions{Samples: 400, BurnIn: 10, Chains: 4, Threads: 1, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := run(context.Background(), in, SampleOptions{Samples: 400, BurnIn: 10, Chains: 4, Threads: 4, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range a.Probs {
+			if a.Probs[v] != b.Probs[v] {
+				t.Fatalf("atom %d: %v with 1 thread, %v with 4", v, a.Probs[v], b.Probs[v])
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := run(ctx, in, SampleOptions{Samples: 400, Chains: 2}); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled run: err %v", err)
+		}
+	}
+}
+
+// The persistent chain of the discriminative learner re-reads the weights
+// at every step; after a change it samples the new distribution.
+func TestPersistentChainFollowsWeights(t *testing.T) {
+	in := clauses(t, 3, "1: 1", "1: -1 2", "hard: -2 3 1")
+	ch := newChain(in, []bool{false, false, true}, SampleOptions{Samples: 1, Seed: 3})
+	for _, w := range []float64{-2, 3} {
+		in.Weight[0] = w
+		exact := exactMarginals(in)
+		count := make([]float64, 3)
+		const n = 20000
+		for range n {
+			if err := ch.step(); err != nil {
+				t.Fatal(err)
+			}
+			tally(count, ch.x)
+		}
+		for v := range count {
+			if d := math.Abs(count[v]/n - exact[v]); d > 0.02 {
+				t.Errorf("weight %v: atom %d has %.4f, exact %.4f", w, v, count[v]/n, exact[v])
+			}
+		}
+	}
+}
+
+// Merging: identical clauses sum, a soft unit !a folds into a with the
+// opposite sign, hard clauses stay hard; the probability of every world is
+// unchanged (up to the constant the offset accounts for).
+func TestMergeClauses(t *testing.T) {
+	in := clauses(t, 3, "2: 1", "1.5: -1", "1: 2 -3", "0.5: -3 2", "hard: 1 2", "3: 2 1", "-1: 3")
+	m := mergeClauses(in)
+	if got := m.in.NumClauses(); got != 4 {
+		t.Fatalf("%d merged clauses, want 4 (1; 2 v -3; 1 v 2 hard; 3)", got)
+	}
+	x := make([]bool, 3)
+	for mask := range 8 {
+		for v := range x {
+			x[v] = mask>>v&1 == 1
+		}
+		a, ah := in.Eval(x)
+		b, bh := m.in.Eval(x)
+		// Eval sums satisfied soft weights: on the worlds the hard clause
+		// allows, the source's exceeds the merged one by a constant, the
+		// 1.5 that 2 [x1] + 1.5 [!x1] costs either way plus the soft 2 v 1
+		// of weight 3 merged into the hard clause.
+		if (ah > 0) != (bh > 0) || (ah == 0 && math.Abs((a-b)-4.5) > 1e-12) {
+			t.Errorf("world %03b: source %v (hard %d), merged %v (hard %d)", mask, a, ah, b, bh)
+		}
+	}
+	if off := m.offset(); math.Abs(off-1.5) > 1e-12 {
+		t.Errorf("offset %v, want min(2, 1.5) = 1.5", off)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
 // randomMLN is a random instance of k-literal clauses over n variables with
-// weights in [0, 2), some hard.
+// weights in [0, 2), the first hard ones of more than one literal hard.
 func randomMLN(rng *rand.Rand, n, m int, hard int) *maxsat.Instance {
 	in := &maxsat.Instance{NumVars: n}
 	for c := range m {
@@ -60,102 +429,54 @@ func randomMLN(rng *rand.Rand, n, m int, hard int) *maxsat.Instance {
 	return in
 }
 
-// TestSamplersAgainstEnumeration compares MC-SAT and Gibbs marginals with
-// exact ones on networks of 10-12 atoms. At 20,000 samples the sampling
-// error of a marginal is about 0.01 for independent samples; the chains'
-// autocorrelation makes it larger, so the bound is 0.04.
-func TestSamplersAgainstEnumeration(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	for trial := range 4 {
-		hard := 0
-		if trial%2 == 1 {
-			hard = 4
+// BenchmarkMCSATUWCSE measures MC-SAT steps on UW-CSE's ai fold (4,624
+// unknown atoms, 161,875 merged ground clauses); ns/op is one step.
+func BenchmarkMCSATUWCSE(b *testing.B) {
+	in := uwcseInstance(b)
+	for _, pure := range []bool{false, true} {
+		name := "hybrid"
+		if pure {
+			name = "pure"
 		}
-		in := randomMLN(rng, 10+trial/2*2, 24, hard)
-		exact := exactMarginals(in)
-		opt := SampleOptions{Samples: 20000, BurnIn: 500, Seed: uint64(trial + 1)}
-		start := make([]bool, in.NumVars)
-		if hard > 0 {
-			wr, err := maxsat.WalkSAT(context.Background(), in, nil, maxsat.WalkOptions{Steps: 100000, Seed: 1})
-			if err != nil || wr.HardViolated > 0 {
-				t.Fatalf("trial %d: no world satisfies the hard clauses (%v)", trial, err)
+		b.Run(name, func(b *testing.B) {
+			net := mergeClauses(in)
+			ix := newClauseIndex(net.in)
+			opt := SampleOptions{Samples: 1, NoGibbsMoves: pure}
+			if err := opt.check(); err != nil {
+				b.Fatal(err)
 			}
-			start = wr.X
-		}
-		mc, err := MCSAT(context.Background(), in, start, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check := func(name string, got []float64) {
-			worst := 0.0
-			for v := range got {
-				worst = max(worst, math.Abs(got[v]-exact[v]))
-			}
-			if worst > 0.04 {
-				t.Errorf("trial %d %s: largest error %.3f\nexact %.3f\ngot   %.3f", trial, name, worst, exact, got)
-			}
-			t.Logf("trial %d %s: largest error %.4f", trial, name, worst)
-		}
-		check("MC-SAT", mc)
-		if hard == 0 {
-			gb, err := Gibbs(context.Background(), in, nil, opt)
+			sw, err := newSweep(net.in, ix, opt, false)
 			if err != nil {
-				t.Fatal(err)
+				b.Fatal(err)
 			}
-			check("Gibbs", gb)
-		} else if _, err := Gibbs(context.Background(), in, nil, opt); err == nil {
-			t.Errorf("trial %d: Gibbs accepted hard clauses", trial)
-		}
+			ch := newMCSATChain(net, ix, sw, nil, opt, rand.New(rand.NewPCG(1, 2)))
+			for b.Loop() {
+				if err := ch.step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
-// Clauses of negative weight (a learner's weights may go below zero): MC-SAT
-// selects a violated one as the constraint that it stays violated, and
-// Gibbs reads the weight as it is; both must match enumeration.
-func TestSamplersNegativeWeights(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	for trial := range 3 {
-		hard := 0
-		if trial == 2 {
-			hard = 3
-		}
-		in := randomMLN(rng, 10, 24, hard)
-		for c := range in.NumClauses() {
-			if !in.Hard[c] && rng.IntN(2) == 0 {
-				in.Weight[c] = -in.Weight[c]
-			}
-		}
-		exact := exactMarginals(in)
-		opt := SampleOptions{Samples: 20000, BurnIn: 500, Seed: uint64(trial + 1)}
-		start := make([]bool, in.NumVars)
-		if hard > 0 {
-			for mask := 0; ; mask++ { // a world satisfying the hard clauses
-				for v := range start {
-					start[v] = mask>>v&1 == 1
-				}
-				if _, hv := in.Eval(start); hv == 0 {
-					break
-				}
-			}
-		}
-		samplers := map[string]func() ([]float64, error){
-			"MC-SAT": func() ([]float64, error) { return MCSAT(context.Background(), in, start, opt) },
-		}
-		if hard == 0 {
-			samplers["Gibbs"] = func() ([]float64, error) { return Gibbs(context.Background(), in, nil, opt) }
-		}
-		for name, run := range samplers {
-			got, err := run()
-			if err != nil {
-				t.Fatal(err)
-			}
-			worst := 0.0
-			for v := range got {
-				worst = max(worst, math.Abs(got[v]-exact[v]))
-			}
-			if worst > 0.04 {
-				t.Errorf("trial %d %s: largest error %.3f\nexact %.3f\ngot   %.3f", trial, name, worst, exact, got)
-			}
-		}
+// uwcseInstance grounds UW-CSE's ai fold with every formula of weight 1.
+func uwcseInstance(tb testing.TB) *maxsat.Instance {
+	dir := shareddata.Require(tb, "uw-cse", "ai")
+	fo, err := ReadFolder(dir)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	opt := Options{}
+	for _, q := range fo.Queries {
+		opt.Query = append(opt.Query, q.Pred)
+	}
+	net, err := Build(fo.Program, fo.Evidence, opt)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, in, err := net.GroundClauses(ground.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in
 }

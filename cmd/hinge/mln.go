@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,7 +32,10 @@ weighted MAX-SAT with a certified bound.`,
 		Args: rootArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newMLNInferCmd(), newMLNLearnCmd())
+	infer, learn := newMLNInferCmd(), newMLNLearnCmd()
+	addAlchemyHelp(infer, inferArgs)
+	addAlchemyHelp(learn, learnwtsArgs)
+	cmd.AddCommand(infer, learn)
 	return cmd
 }
 
@@ -48,7 +52,7 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 	f.StringSliceVarP(&in.evidence, "evidence", "e", nil, "evidence file(s) (.db; repeatable or comma-separated)")
 	f.StringSliceVarP(&in.query, "query", "q", nil, "query predicate(s) (repeatable or comma-separated)")
 	f.StringVar(&in.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant")
-	f.StringSliceVarP(&in.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -o; ignored when the program marks closed ones with '*')")
+	f.StringSliceVarP(&in.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -ow; ignored when the program marks closed ones with '*')")
 	f.StringVar(&in.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
 }
 
@@ -88,6 +92,9 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		var err error
 		if prog, err = mln.ReadProgram(in.input); err != nil {
 			return nil, nil, badInput(err)
+		}
+		if err := checkProgram(in.input, prog); err != nil {
+			return nil, nil, err
 		}
 		if evidence, err = readDBs(in.evidence, prog); err != nil {
 			return nil, nil, err
@@ -163,8 +170,10 @@ type mlnInferOptions struct {
 	mlnInputs
 	result, report, method string
 	flips, samples, burnIn int
+	chains                 int
 	hardWeight             float64
 	marginal, mapFlag      bool
+	trueOnly               bool
 	asRRF                  bool
 	seed                   uint64
 	quiet                  bool
@@ -219,7 +228,9 @@ query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'. With --folder the query
 atoms come with their truth and the accuracy of the MAP world on them is
 printed. Predicates marked '*' are closed-world (Tuffy); with no '*' in the
 program the query predicates and --open ones are open and all others closed
-(Alchemy).`,
+(Alchemy). -o means --open, as the open-world option of Alchemy's first
+infer did (Alchemy 2 calls it -ow, accepted too); the result file is -r, as
+in Alchemy.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -231,9 +242,11 @@ program the query predicates and --open ones are open and all others closed
 	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: mcsat (default) or gibbs")
 	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
+	f.BoolVar(&o.trueOnly, "true-only", false, "MAP: write only the query atoms that are true, one per line without a value (Alchemy's -m)")
 	sd := mln.DefaultSampleOptions()
-	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept")
-	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: samples discarded first")
+	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept, over all chains together")
+	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
+	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, from random worlds, that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
@@ -285,14 +298,17 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			o.method = mln.MethodMCSAT
 		}
 	}
+	if o.marginal && o.trueOnly {
+		return badInput(errors.New("--true-only (Alchemy's -m) writes a MAP world: it excludes --marginal and the sampling methods"))
+	}
 	if o.marginal && o.mapFlag {
 		return badInput(errors.New("--map and --marginal exclude each other"))
 	}
 	if o.marginal && o.method != mln.MethodMCSAT && o.method != mln.MethodGibbs {
 		return badInput(fmt.Errorf("--method %s is a MAP method; marginals take mcsat or gibbs", o.method))
 	}
-	if o.marginal && (o.samples <= 0 || o.burnIn < 0) {
-		return badInput(fmt.Errorf("--samples %d must be > 0 and --burn-in %d >= 0", o.samples, o.burnIn))
+	if o.marginal && (o.samples <= 0 || o.burnIn < 0 || o.chains <= 0 || o.samples < o.chains) {
+		return badInput(fmt.Errorf("--samples %d must be > 0 and at least --chains %d (> 0), --burn-in %d >= 0", o.samples, o.chains, o.burnIn))
 	}
 	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}, output{flag: "--report", path: o.report}); err != nil {
 		return err
@@ -334,6 +350,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 
 	// The query atoms' values, and the accuracy on atoms with a known truth.
 	lines := queryLines(g, net, res.Values, "%s %g")
+	if o.trueOnly {
+		lines = trueAtoms(lines)
+	}
 	if acc, ok := queryAccuracy(queries, g, net, res.Values); ok {
 		rep.Accuracy, rep.Queries = &acc, len(queries)
 	}
@@ -374,10 +393,13 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 }
 
 // marginals runs MC-SAT or Gibbs and writes 'Pred(A, B) p' lines, as
-// Alchemy's result files do.
+// Alchemy's result files do, then says whether the chains have mixed.
 func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo mln.MAPOptions, load float64, start time.Time, queries []mln.GroundAtom, stdout, stderr io.Writer) error {
-	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed}
+	bar := progress.ForTerminal(stderr, o.quiet)
+	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Chains: o.chains, Seed: o.seed,
+		Progress: func(done, total int) { bar.Status("%s: step %d of %d (%d chains)", o.method, done, total, o.chains) }}
 	res, err := net.Marginals(ctx, o.method, mo, so)
+	bar.Done()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return failed(err)
@@ -386,20 +408,53 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 	}
 	g := res.Ground
 	lines := queryLines(g, net, res.Probs, "%s %.4f")
-	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s; %s: %d samples after %d burn-in in %.3f s\n",
-		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Seconds.Ground,
-		o.method, o.samples, o.burnIn, res.Seconds.Sample)
+	d := res.Diagnostics
+	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard; %d once identical ones are merged), grounded in %.3f s; %s: %d chains x %d samples after %d burn-in in %.3f s\n",
+		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Merged, res.Seconds.Ground,
+		o.method, d.Chains, d.SamplesPerChain, o.burnIn, res.Seconds.Sample)
+	atom := func(v int) string {
+		if v < 0 {
+			return "-"
+		}
+		return g.Vars[v].Pred.Name + "(" + strings.Join(g.Args(v), ", ") + ")"
+	}
+	fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
+	if !d.Mixed {
+		also := ""
+		if o.method == mln.MethodGibbs {
+			also = ", or use --method mcsat"
+		}
+		fmt.Fprintf(stderr, "warning: the chains have not mixed (R-hat %.3g > %.1f at %s): the marginals are not yet to be trusted; take more samples (--samples, --burn-in)%s\n",
+			d.RHat, mln.MixedRHat, atom(d.RHatAtom), also)
+	}
+	if d.Stuck > 0 {
+		fmt.Fprintf(stderr, "note: in %d of %d MC-SAT steps SampleSAT found no world satisfying the selected clauses, and the chain stayed where it was\n", d.Stuck, d.Steps)
+	}
 	if err := writeResult(o.result, stdout, lines); err != nil {
 		return err
 	}
 	if o.report != "" {
 		rep := map[string]any{"method": o.method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
-			"samples": o.samples, "burn_in": o.burnIn, "seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
+			"merged_clauses": res.Merged, "samples": o.samples, "burn_in": o.burnIn,
+			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
+				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
+			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
 		if err := writeJSON(o.report, rep); err != nil {
 			return failed(err)
 		}
 	}
 	return nil
+}
+
+// trueAtoms keeps the lines 'Pred(A) 1' of a MAP result, without the value.
+func trueAtoms(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if atom, ok := strings.CutSuffix(l, " 1"); ok {
+			out = append(out, atom)
+		}
+	}
+	return out
 }
 
 // writeResult writes the result lines to the file path (atomically), or
@@ -433,6 +488,7 @@ type mlnLearnOptions struct {
 	training, query               []string
 	prior                         float64
 	maxIter                       int
+	atomWeights                   bool
 	force                         bool
 	disc                          mln.DiscOptions
 }
@@ -440,42 +496,53 @@ type mlnLearnOptions struct {
 func newMLNLearnCmd() *cobra.Command {
 	o := &mlnLearnOptions{}
 	cmd := &cobra.Command{
-		Use:   "learn -i PROG.mln -t TRAIN.db -q PRED[,PRED] [-o LEARNED.mln]",
+		Use:   "learn -i PROG.mln -t TRAIN.db [-q PRED[,PRED]] [-o LEARNED.mln]",
 		Short: "Learn formula weights: pseudo-log-likelihood or discriminative diagonal Newton (Alchemy's learnwts -g / -d)",
 		Long: `Learn the weights of a Markov logic program's soft formulas from a training
 world.
 
 --method pll (default; Alchemy's learnwts -g) maximises the pseudo-log-
-likelihood of the query predicates' atoms (L-BFGS, Gaussian prior with
---prior-stddev, default 100).
+likelihood of the query predicates' atoms, or of every predicate's atoms
+when -q is not given (as learnwts -g without -ne), by L-BFGS with a Gaussian
+prior (--prior-stddev, default 100) centred on the program's weights. Each
+predicate's atoms weigh one over its number of groundings, so every
+predicate counts the same, as in Alchemy (--atom-weights: every atom 1).
+It says whether L-BFGS converged; at its iteration limit (--max-iter) the
+weights are not the optimum.
 
 --method dn (Alchemy's learnwts -d) maximises the conditional log-likelihood
-of the query atoms given the evidence by diagonal Newton (Lowd and Domingos
-2007): expected counts and their variances from MC-SAT samples of persistent
-chains (--samples per iteration and chain, --chains, --seed), --iterations
-steps, Gaussian prior with --prior-stddev (default 1 for dn). Slower than pll,
-usually better for prediction.
+of the query atoms (-q is required) given the evidence by diagonal Newton
+(Lowd and Domingos 2007): expected counts and their variances from MC-SAT
+samples of persistent chains (--samples per iteration and chain, --chains,
+--seed), --iterations steps, Gaussian prior with --prior-stddev (default 1
+for dn). Slower than pll, usually better for prediction.
 
 The training database lists the true atoms (and may list false ones with !);
 an atom of a query predicate that it does not list is false, and every
-other predicate is closed-world. Hard formulas and fixed weights (@w) are
-kept. The program is written back with the learned weights, comments and
-layout kept (-o, default PROG-learned.mln; an existing file is replaced only
-with --force).`,
+other predicate is closed-world. The types' domains are the program's
+constants and those of the whole training database, whichever predicates
+are queried. A formula with +x learns one weight per constant of x, and is
+written back, as Alchemy writes it, as one formula per constant. Hard
+formulas and fixed weights (@w) are kept; a formula with no ground clause
+in the training world keeps its weight. The program is written back with
+the learned weights, comments and layout kept (-o, default
+PROG-learned.mln; an existing file is replaced only with --force), and
+the weights are printed, initial then learned, as hinge learn prints them.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context(), cmd.ErrOrStderr())
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.input, "input", "i", "", "Markov logic program (.mln)")
 	f.StringSliceVarP(&o.training, "train", "t", nil, "training database(s) (.db; repeatable or comma-separated)")
-	f.StringSliceVarP(&o.query, "query", "q", nil, "query (non-evidence) predicate(s) whose atoms the pseudo-likelihood sums over")
+	f.StringSliceVarP(&o.query, "query", "q", nil, "query (non-evidence) predicate(s) whose atoms the pseudo-likelihood sums over (default: every predicate; Alchemy's -ne)")
 	f.StringVarP(&o.output, "output", "o", "", "learned program (default: PROG-learned.mln)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.StringVar(&o.method, "method", "pll", "pll (pseudo-log-likelihood) or dn (discriminative, diagonal Newton)")
-	f.Float64Var(&o.prior, "prior-stddev", 0, "standard deviation of the Gaussian prior on each weight (Alchemy's -priorStdDev; default 100 for pll, 1 for dn); < 0: none")
+	f.Float64Var(&o.prior, "prior-stddev", 0, "standard deviation of the Gaussian prior on each weight, centred on the program's weight (Alchemy's -priorStdDev; default 100 for pll, 1 for dn); < 0: none")
 	f.IntVar(&o.maxIter, "max-iter", 1000, "L-BFGS iteration limit (pll)")
+	f.BoolVar(&o.atomWeights, "atom-weights", false, "pll: weigh every atom 1 in the pseudo-log-likelihood instead of one over its predicate's number of groundings")
 	f.IntVar(&o.disc.Iterations, "iterations", 100, "diagonal Newton iterations (dn)")
 	f.IntVar(&o.disc.Samples, "samples", 50, "MC-SAT samples per iteration and chain (dn)")
 	f.IntVar(&o.disc.Chains, "chains", 2, "MC-SAT chains run in parallel (dn); results depend on it, not on the cores")
@@ -484,9 +551,9 @@ with --force).`,
 	return cmd
 }
 
-func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
-	if o.input == "" || len(o.training) == 0 || len(o.query) == 0 {
-		return badInput(errors.New("give the program (-i), the training database (-t) and the query predicates (-q)"))
+func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if o.input == "" || len(o.training) == 0 {
+		return badInput(errors.New("give the program (-i) and the training database (-t)"))
 	}
 	if o.maxIter <= 0 {
 		return badInput(fmt.Errorf("--max-iter %d: must be > 0", o.maxIter))
@@ -495,6 +562,9 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	case "pll", "dn":
 	default:
 		return badInput(fmt.Errorf("--method %q: want pll or dn", clipPath(o.method)))
+	}
+	if o.method == "dn" && len(o.query) == 0 {
+		return badInput(errors.New("--method dn needs the query predicates (-q, Alchemy's -ne): it learns their conditional likelihood given the other predicates"))
 	}
 	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
 		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
@@ -514,6 +584,9 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkProgram(o.input, prog); err != nil {
+		return err
+	}
 	training, err := readDBs(o.training, prog)
 	if err != nil {
 		return err
@@ -532,7 +605,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 		res, err = mln.LearnDiscriminative(ctx, prog, training, o.query, o.disc)
 		rep.Done()
 	} else {
-		res, err = mln.LearnPLL(ctx, prog, training, o.query, mln.LearnOptions{PriorStdDev: prior, MaxIter: o.maxIter})
+		res, err = mln.LearnPLL(ctx, prog, training, o.query, mln.LearnOptions{PriorStdDev: prior, MaxIter: o.maxIter, AtomWeights: o.atomWeights})
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -540,30 +613,52 @@ func (o *mlnLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 		}
 		return badInput(err)
 	}
-	text, err := mln.WithWeights(o.input, src, prog, res.Weights, res.Learned)
+	text, err := mln.WithWeights(o.input, src, prog, res)
 	if err != nil {
 		return failed(err)
 	}
 	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
 		return failed(err)
 	}
+	fmt.Fprintf(stderr, "mln learn: %d atoms of %d predicate(s), %d ground clauses (grounded in %.3f s)\n",
+		res.Atoms, len(res.Predicates), res.Clauses, res.Seconds.Ground)
 	if o.method == "dn" {
-		fmt.Fprintf(stderr, "mln learn: %d atoms, %d ground clauses (grounded in %.3f s); %s; %.3f s\n",
-			res.Atoms, res.Clauses, res.Seconds.Ground, res.Status, res.Seconds.Learn)
+		fmt.Fprintf(stderr, "mln learn (dn): %s; %.3f s\n", res.Status, res.Seconds.Learn)
 	} else {
-		fmt.Fprintf(stderr, "mln learn: %d atoms, %d ground clauses (grounded in %.3f s); L-BFGS %d iterations (%s), pseudo-log-likelihood %.6g; %.3f s\n",
-			res.Atoms, res.Clauses, res.Seconds.Ground, res.Iter, res.Status, res.PLL, res.Seconds.Learn)
-	}
-	for i, f := range prog.Formulas {
-		if res.Learned[i] {
-			fmt.Fprintf(stderr, "%12.6g  %s\n", res.Weights[i], f.Text)
+		conv := "converged"
+		if !res.Converged {
+			conv = "did not converge"
+		}
+		fmt.Fprintf(stderr, "mln learn (pll): L-BFGS %s after %d iterations (%s, largest gradient component %.3g), pseudo-log-likelihood %.6g; %.3f s\n",
+			conv, res.Iter, res.Status, res.GradNorm, res.PLL, res.Seconds.Learn)
+		if !res.Converged {
+			why := "it stopped at the iteration limit: raise --max-iter"
+			if res.Iter < o.maxIter {
+				why = "its line search made no more progress, so the objective is flat there to machine precision but the gradient is not below 1e-6"
+			}
+			fmt.Fprintf(stderr, "warning: L-BFGS did not converge (%s); the weights may be far from the optimum along directions the data barely constrain\n", why)
 		}
 	}
-	fmt.Fprintf(stderr, "wrote %s\n", out)
+	printLearnedWeights(stdout, prog, res)
+	fmt.Fprintf(stdout, "wrote %s\n", out)
 	if o.report != "" {
 		if err := writeJSON(o.report, res); err != nil {
 			return failed(err)
 		}
 	}
 	return nil
+}
+
+// printLearnedWeights prints the learned weights in hinge learn's layout:
+// a header, then initial and learned weight and the formula (one row per
+// constant of a +x formula).
+func printLearnedWeights(w io.Writer, prog *mln.Program, res *mln.LearnResult) {
+	fmt.Fprintf(w, "%12s %12s  %s\n", "initial", "learned", "formula")
+	for _, p := range res.Params {
+		note := ""
+		if p.Clauses == 0 {
+			note = "  (no groundings: unchanged)"
+		}
+		fmt.Fprintf(w, "%12.6g %12.6g  %s%s\n", p.Initial, p.Weight, prog.Formulas[p.Formula].Instance(p.Constants), note)
+	}
 }

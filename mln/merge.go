@@ -1,0 +1,106 @@
+package mln
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/hinge-srl/hinge/maxsat"
+)
+
+// mergedNet is a ground network with identical ground clauses merged, as
+// Alchemy 2 builds its ground network: a soft unit clause !a of weight w is
+// first rewritten as a of weight -w (w*[!a] = w - w*[a]: the same
+// distribution), then clauses with the same literals become one whose weight
+// is the sum of theirs (hard when any of them is). Opposite unit clauses on
+// one atom (a of weight 22, !a of weight 12) thus cancel into one clause a of
+// weight 10, and the samplers see each atom's net pull instead of two
+// near-deterministic clauses that freeze it. The probability of every world
+// is unchanged; the cost of a world changes by a constant (AlchemyView).
+type mergedNet struct {
+	// in holds the merged clauses; its soft weights are kept equal to the
+	// sums of the source's by refresh.
+	in  *maxsat.Instance
+	src *maxsat.Instance
+	// into[c] is the merged clause source clause c went into, and flip[c]
+	// says that it went in as its negation (a soft unit !a folded into a):
+	// its weight counts with the opposite sign.
+	into []int32
+	flip []bool
+}
+
+// mergeClauses merges the clauses of src (soft weights may be negative).
+func mergeClauses(src *maxsat.Instance) *mergedNet {
+	m := &mergedNet{in: &maxsat.Instance{NumVars: src.NumVars, Start: []int32{0}}, src: src,
+		into: make([]int32, src.NumClauses()), flip: make([]bool, src.NumClauses())}
+	index := make(map[string]int32, src.NumClauses())
+	var lits []maxsat.Lit
+	var key []byte
+	for c := range src.NumClauses() {
+		lits = append(lits[:0], src.Clause(c)...)
+		if len(lits) == 1 && !src.Hard[c] && lits[0].Neg() {
+			lits[0], m.flip[c] = maxsat.Pos(lits[0].Var()), true
+		}
+		slices.Sort(lits)
+		key = key[:0]
+		for _, l := range lits {
+			key = binary.LittleEndian.AppendUint32(key, uint32(l))
+		}
+		k, ok := index[string(key)]
+		if !ok {
+			k = int32(m.in.NumClauses())
+			index[string(key)] = k
+			m.in.Lits = append(m.in.Lits, lits...)
+			m.in.Start = append(m.in.Start, int32(len(m.in.Lits)))
+			m.in.Weight = append(m.in.Weight, 0)
+			m.in.Hard = append(m.in.Hard, false)
+		}
+		m.into[c] = k
+		m.in.Hard[k] = m.in.Hard[k] || src.Hard[c]
+	}
+	m.refresh()
+	return m
+}
+
+// refresh sets the merged soft weights from the source's current ones (a
+// learner changes them between sampling steps).
+func (m *mergedNet) refresh() {
+	w := m.in.Weight
+	clear(w)
+	for c, k := range m.into {
+		if m.in.Hard[k] {
+			continue
+		}
+		if m.flip[c] {
+			w[k] -= m.src.Weight[c]
+		} else {
+			w[k] += m.src.Weight[c]
+		}
+	}
+}
+
+// offset is what the source network's cost of any world exceeds the merged
+// network's by: for each merged clause, the smaller of the weights that
+// pull it each way (they cost that much together in every world).
+func (m *mergedNet) offset() float64 {
+	pos := make([]float64, m.in.NumClauses())
+	neg := make([]float64, m.in.NumClauses())
+	for c, k := range m.into {
+		if m.in.Hard[k] {
+			continue
+		}
+		w := m.src.Weight[c]
+		if m.flip[c] {
+			w = -w
+		}
+		if w > 0 {
+			pos[k] += w
+		} else {
+			neg[k] -= w
+		}
+	}
+	off := 0.0
+	for k := range pos {
+		off += min(pos[k], neg[k])
+	}
+	return off
+}
