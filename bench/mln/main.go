@@ -62,13 +62,20 @@ type config struct {
 	flips, samples int
 	learnIter      int
 	dnIter         int
-	stdout, stderr io.Writer
+	// Side by side with Alchemy 2 (exact.go, peers.go).
+	alchemyBin, hingeBin    string
+	runs                    int
+	randomNets, exactSeeds  int
+	exactSamples            int
+	peerSamples, peerDNIter int
+	engines                 map[string]bool // MC-SAT engines to run: "alchemy", "hinge"
+	stdout, stderr          io.Writer
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mln", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots")
+	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots, exact, peer-map, peer-mcsat, peer-learn")
 	data := fs.String("data", "", "shared data directory (default: $HINGE_DATA or ../shared/data)")
 	out := fs.String("out", "", "directory for the CSV files (default: hinge-bench-mln in the temporary directory)")
 	update := fs.Bool("update-results", false, "write the CSV files into the committed results/ beside this program")
@@ -76,10 +83,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	samples := fs.Int("samples", 500, "MC-SAT samples (uwcse)")
 	learnIter := fs.Int("learn-iter", 200, "L-BFGS iterations of weight learning (uwcse)")
 	dnIter := fs.Int("dn-iter", 10, "diagonal Newton iterations of discriminative learning (uwcse; 0: skip it)")
+	alchemyBin := fs.String("alchemy", os.Getenv("ALCHEMY_BIN"), "directory of Alchemy 2's infer and learnwts binaries (exact, peer-*; default $ALCHEMY_BIN)")
+	hingeBin := fs.String("hinge", "", "hinge binary to run (exact, peer-*; default: built from this checkout into -out)")
+	runs := fs.Int("runs", 3, "runs of each system, taking turns (peer-map, peer-mcsat)")
+	randomNets := fs.Int("random-nets", 5, "randomly generated networks besides the five written ones (exact)")
+	exactSeeds := fs.Int("exact-seeds", 3, "seeds of each engine on each network (exact)")
+	exactSamples := fs.Int("exact-samples", 10_000, "MC-SAT samples on each network (exact)")
+	peerSamples := fs.Int("peer-samples", 1000, "MC-SAT samples (peer-mcsat, peer-learn's test inference)")
+	peerDNIter := fs.Int("peer-dn-iter", 10, "iterations of learnwts -d and hinge mln learn --method dn (peer-learn)")
+	engines := fs.String("engines", "alchemy,hinge", "MC-SAT engines to run (exact, peer-mcsat, peer-learn's test inference): alchemy, hinge or both")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c := &config{data: *data, out: *out, flips: *flips, samples: *samples, learnIter: *learnIter, dnIter: *dnIter, stdout: stdout, stderr: stderr}
+	c := &config{data: *data, out: *out, flips: *flips, samples: *samples, learnIter: *learnIter, dnIter: *dnIter,
+		alchemyBin: *alchemyBin, hingeBin: *hingeBin, runs: *runs, randomNets: *randomNets, exactSeeds: *exactSeeds,
+		exactSamples: *exactSamples, peerSamples: *peerSamples, peerDNIter: *peerDNIter, engines: map[string]bool{},
+		stdout: stdout, stderr: stderr}
+	if c.runs < 1 || c.exactSeeds < 1 || c.exactSamples < 1 || c.peerSamples < 1 || c.peerDNIter < 1 || c.randomNets < 0 {
+		return errors.New("-runs, -exact-seeds, -exact-samples, -peer-samples and -peer-dn-iter must be positive, -random-nets >= 0")
+	}
+	for _, e := range strings.Split(*engines, ",") {
+		if e = strings.TrimSpace(e); e != "alchemy" && e != "hinge" {
+			return fmt.Errorf("-engines: unknown engine %q (want alchemy, hinge)", e)
+		}
+		c.engines[strings.TrimSpace(e)] = true
+	}
 	if c.data == "" {
 		d, err := shareddata.Dir()
 		if err != nil {
@@ -101,6 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "mln benchmark: %s; all three take about 90 minutes on 2 cores (10 with -dn-iter 0); CSV files to %s\n", *experiments, c.out)
 	for _, e := range strings.Split(*experiments, ",") {
+		fmt.Fprintf(stdout, "%s: load average %s on %d cores at the start\n\n", e, loadAvg(), runtime.NumCPU())
 		var err error
 		switch strings.TrimSpace(e) {
 		case "tuffy":
@@ -113,12 +142,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = c.plots()
 		case "uwcse":
 			err = c.uwcse(ctx)
+		case "exact":
+			err = c.exact(ctx)
+		case "peer-map":
+			err = c.peerMAP(ctx)
+		case "peer-mcsat":
+			err = c.peerMCSAT(ctx)
+		case "peer-learn":
+			err = c.peerLearn(ctx)
 		default:
-			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots)", e)
+			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots, exact, peer-map, peer-mcsat, peer-learn)", e)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e, err)
 		}
+		fmt.Fprintf(stdout, "%s: load average %s at the end\n\n", e, loadAvg())
 	}
 	return nil
 }
