@@ -21,6 +21,9 @@ import (
 //   - numbers with a leading '+' or leading zeros.
 //
 // A leading UTF-8 byte order mark is skipped. Columns count bytes from 1.
+// A string holding a NUL character (\u0000), half a surrogate pair or
+// bytes that are not UTF-8 is an error: no name or value hinge reads can
+// hold one (PostgreSQL's text cannot either).
 // Duplicate object keys are an error (Jackson silently keeps the last one).
 //
 // The .data reader uses yaml.v3's Node for its positions; JSON does not,
@@ -311,6 +314,9 @@ func (p *jsonParser) str() (string, error) {
 	for i := p.off; i < len(p.src); i++ {
 		c := p.src[i]
 		if c == q {
+			if !utf8.Valid(p.src[p.off:i]) {
+				break // the slow path says where
+			}
 			s := string(p.src[p.off:i])
 			p.advance(i + 1 - p.off)
 			return s, nil
@@ -333,6 +339,14 @@ func (p *jsonParser) str() (string, error) {
 			return "", srcpos.Errorf(start, "unterminated string (a string cannot span lines)")
 		case c < 0x20:
 			return "", srcpos.Errorf(p.pos(), "control character %q in string (write it as an escape)", c)
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(p.src[p.off:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", srcpos.Errorf(p.pos(), "invalid UTF-8 (byte 0x%02X) in string: hinge reads text as UTF-8", c)
+			}
+			buf = append(buf, p.src[p.off:p.off+size]...)
+			p.advance(size)
+			continue
 		case c != '\\':
 			buf = append(buf, c)
 			p.advance(1)
@@ -362,16 +376,19 @@ func (p *jsonParser) str() (string, error) {
 				return "", srcpos.Errorf(epos, "invalid \\u escape: want 4 hex digits")
 			}
 			n := 6
+			if r == 0 {
+				return "", srcpos.Errorf(epos, "\\u0000 (a NUL character) in string: no name or value hinge reads may hold one")
+			}
 			if utf16.IsSurrogate(r) {
 				r2, ok2 := rune(-1), false
 				if p.off+7 < len(p.src) && p.src[p.off+6] == '\\' && p.src[p.off+7] == 'u' {
 					r2, ok2 = p.hex4(p.off + 8)
 				}
-				if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
-					r, n = d, 12
-				} else {
-					r = utf8.RuneError
+				d := utf16.DecodeRune(r, r2)
+				if !ok2 || d == utf8.RuneError {
+					return "", srcpos.Errorf(epos, "\\u%04X is half of a UTF-16 surrogate pair, without its other half: not a character", r)
 				}
+				r, n = d, 12
 			}
 			buf = utf8.AppendRune(buf, r)
 			p.advance(n)

@@ -10,6 +10,7 @@ package field
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Quote returns s as a field.
@@ -22,11 +23,13 @@ func Quote(s string) string {
 }
 
 // Unquote returns the constant a field holds; ok is false for a field that
-// starts and ends with a double quote but is not a valid quoted string.
+// starts and ends with a double quote but is not a valid quoted string, or
+// whose escapes make a NUL character or bytes that are not UTF-8 (\x00,
+// \xff), which no constant hinge reads may hold.
 func Unquote(f string) (s string, ok bool) {
 	if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' {
 		u, err := strconv.Unquote(f)
-		return u, err == nil
+		return u, err == nil && utf8.ValidString(u) && !strings.Contains(u, "\x00")
 	}
 	return f, true
 }

@@ -11,7 +11,7 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !utf8.ValidString(s) {
+		if !utf8.ValidString(s) || strings.Contains(s, "\x00") { // no constant holds these
 			return
 		}
 		q := Quote(s)
@@ -32,5 +32,18 @@ func TestVerbatim(t *testing.T) {
 	}
 	if _, ok := Unquote(`"bad\q"`); ok {
 		t.Error("a bad escape was accepted")
+	}
+}
+
+// TestUnquoteRefuses: escapes that make a NUL character or bytes that are
+// not UTF-8 are refused, as the text readers refuse the raw bytes.
+func TestUnquoteRefuses(t *testing.T) {
+	for _, f := range []string{`"a\x00b"`, `"\u0000"`, `"\000"`, `"caf\xe9"`, `"\xff"`} {
+		if got, ok := Unquote(f); ok {
+			t.Errorf("Unquote(%s) = %q, accepted", f, got)
+		}
+	}
+	if got, ok := Unquote(`"caf\u00e9\t"`); !ok || got != "café\t" {
+		t.Errorf("Unquote of a valid escape: %q, %v", got, ok)
 	}
 }

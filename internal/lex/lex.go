@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -169,6 +170,9 @@ func Lex(s string, pos srcpos.Position, puncts []string) ([]Token, error) {
 			v, err := strconv.Unquote(s[i : j+1])
 			if err != nil {
 				return nil, srcpos.Errorf(at(i), "bad string %s: %v", textfile.Clip(s[i:j+1]), err)
+			}
+			if strings.Contains(v, "\x00") || !utf8.ValidString(v) {
+				return nil, srcpos.Errorf(at(i), "bad string %s: its escapes make a NUL character or bytes that are not UTF-8, which no constant may hold", textfile.Clip(s[i:j+1]))
 			}
 			out = append(out, Token{String, v, at(i)})
 			i = j + 1

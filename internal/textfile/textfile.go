@@ -3,7 +3,9 @@
 // error instead of a runaway read: a directory or a symlink loop is named as
 // such, binary data (a NUL byte: /dev/zero, an image, UTF-16) is refused at
 // the first block, and a whole-file read stops before it outgrows the
-// process's memory limit (memlimit.Current).
+// process's memory limit (memlimit.Current). A UTF-8 byte-order mark at the
+// start of a file is skipped here, once for every reader: what follows it
+// is line 1, column 1.
 package textfile
 
 import (
@@ -16,6 +18,7 @@ import (
 	"os"
 	"runtime/metrics"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -106,27 +109,47 @@ func ReadFile(path string) ([]byte, error) {
 	}
 }
 
-// NewReader wraps r so that a read fails with an error naming name at the
-// first NUL byte: no text format hinge reads contains one, and refusing it
-// at once stops an endless binary stream such as /dev/zero. It also stops an
-// endless (or merely too large) stream of valid text whose parsed content
-// outgrows the memory limit: every heapCheckEvery bytes it compares the
-// live heap with memlimit.Current and fails with a *FullError at the line it
-// reached once the heap holds more than nine tenths of it.
-func NewReader(r io.Reader, name string) io.Reader { return &nulReader{r: r, name: name} }
+// BOM is the UTF-8 byte-order mark (U+FEFF), which some editors put at the
+// start of a text file.
+const BOM = "\uFEFF"
+
+// NewReader wraps r as the reader of a text file named name: a UTF-8
+// byte-order mark at its start is skipped, and a read fails, after the text
+// before it, with a *BinaryError at the first NUL byte (no text format
+// hinge reads contains one, and refusing it at once stops an endless binary
+// stream such as /dev/zero) or an *EncodingError at the first byte that is
+// not UTF-8 (hinge's texts are UTF-8: a Latin-1 file would otherwise give
+// constants that print wrongly and that PostgreSQL refuses). It also stops
+// an endless (or merely too large) stream of valid text whose parsed
+// content outgrows the memory limit: every heapCheckEvery bytes it compares
+// the live heap with memlimit.Current and fails with a *FullError at the
+// line it reached once the heap holds more than nine tenths of it.
+func NewReader(r io.Reader, name string) io.Reader { return &textReader{r: r, name: name} }
 
 // heapCheckEvery is how many bytes a NewReader reader passes between heap
 // checks.
 const heapCheckEvery = 4 << 20
 
-type nulReader struct {
-	r         io.Reader
-	name      string
-	off       int64
-	line, col int   // of the next byte, from 1
-	checked   int64 // off at the last heap check
-	err       error
+// textReader is NewReader's reader. It reads r into buf and hands out the
+// bytes it has checked: buf[lo:ok] checked and not yet delivered, buf[ok:hi]
+// read but not yet checked (the start of a character the last read cut).
+type textReader struct {
+	r          io.Reader
+	name       string
+	buf        []byte
+	lo, ok, hi int
+	off        int64 // of buf[lo] in the file, from 0
+	line, col  int   // of buf[lo], from 1
+	checked    int64 // off at the last heap check
+	started    bool  // the start was looked at for a byte-order mark
+	eof        bool  // r is at its end
+	rerr       error // r's error, returned after buf[lo:ok]
+	bad        byte  // 0, or what stops the text at buf[ok]: 0xFF invalid UTF-8, 1 a NUL byte
+	err        error // once set, every read returns it
 }
+
+// readBuf is the size of a textReader's buffer.
+const readBuf = 64 << 10
 
 // FullError reports a text input whose content, as parsed so far, fills the
 // memory limit.
@@ -153,6 +176,31 @@ func (e *FullError) As(target any) bool {
 	return ok
 }
 
+// EncodingError reports a byte that is not UTF-8 in a file read as text.
+type EncodingError struct {
+	Name      string
+	Offset    int64 // of the byte, from 0
+	Line, Col int   // of the byte, from 1
+	Byte      byte
+}
+
+func (e *EncodingError) msg() string {
+	return fmt.Sprintf("invalid UTF-8 (byte 0x%02X): hinge reads text as UTF-8; convert the file (for example with iconv -f latin1 -t utf-8)", e.Byte)
+}
+
+func (e *EncodingError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", Clip(e.Name), e.Line, e.Col, e.msg())
+}
+
+// As lets errors.As read an EncodingError as a *srcpos.Error at the byte.
+func (e *EncodingError) As(target any) bool {
+	t, ok := target.(**srcpos.Error)
+	if ok {
+		*t = &srcpos.Error{Pos: srcpos.Position{File: e.Name, Line: e.Line, Col: e.Col}, Msg: e.msg()}
+	}
+	return ok
+}
+
 // heapFull reports whether the live heap holds more than nine tenths of
 // limit (false without a limit).
 func heapFull(limit int64) bool {
@@ -165,7 +213,7 @@ func heapFull(limit int64) bool {
 }
 
 // advance moves the position past b.
-func (n *nulReader) advance(b []byte) {
+func (n *textReader) advance(b []byte) {
 	n.off += int64(len(b))
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		n.line += bytes.Count(b, []byte{'\n'})
@@ -175,26 +223,45 @@ func (n *nulReader) advance(b []byte) {
 	n.col += len(b)
 }
 
-func (n *nulReader) Read(p []byte) (int, error) {
+func (n *textReader) Read(p []byte) (int, error) {
 	if n.err != nil {
 		return 0, n.err
 	}
-	if n.line == 0 {
-		n.line, n.col = 1, 1
+	if len(p) == 0 {
+		return 0, nil
 	}
-	k, err := n.r.Read(p)
-	if i := bytes.IndexByte(p[:k], 0); i >= 0 {
-		n.advance(p[:i])
-		n.err = &BinaryError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col}
-		// The text before the NUL byte is still delivered (when there is
-		// any), so that a parser reports a problem before it first; the
-		// next read fails.
-		if i == 0 {
+	for n.lo == n.ok {
+		switch {
+		case n.bad == 1:
+			n.err = &BinaryError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col}
+		case n.bad != 0:
+			n.err = &EncodingError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col, Byte: n.buf[n.ok]}
+		case n.rerr != nil:
+			n.err = n.rerr
+		case n.eof:
+			return 0, io.EOF
+		}
+		if n.err != nil {
 			return 0, n.err
 		}
-		return i, nil
+		if n.started && n.hi == n.ok && len(p) >= readBuf/4 {
+			// Nothing held back: read straight into p.
+			if k := n.direct(p); k > 0 {
+				return n.deliver(p[:k])
+			}
+			continue
+		}
+		n.fill()
 	}
-	n.advance(p[:k])
+	k := copy(p, n.buf[n.lo:n.ok])
+	n.lo += k
+	return n.deliver(p[:k])
+}
+
+// deliver moves the position past b, the bytes a read returns, and checks
+// the heap every heapCheckEvery bytes.
+func (n *textReader) deliver(b []byte) (int, error) {
+	n.advance(b)
 	if n.off-n.checked >= heapCheckEvery {
 		n.checked = n.off
 		if limit := memlimit.Current(); heapFull(limit) {
@@ -202,7 +269,103 @@ func (n *nulReader) Read(p []byte) (int, error) {
 			return 0, n.err
 		}
 	}
-	return k, err
+	return len(b), nil
+}
+
+// read reads r into b, noting its end or error.
+func (n *textReader) read(b []byte) int {
+	k, err := n.r.Read(b)
+	switch {
+	case err == io.EOF:
+		n.eof = true
+	case err != nil:
+		n.rerr = err
+	}
+	return k
+}
+
+// direct reads r into p and returns how many of its bytes are checked text;
+// what follows them (the start of a cut character, or the bad byte) is
+// kept in buf.
+func (n *textReader) direct(p []byte) int {
+	k := n.read(p)
+	good, wait := n.check(p[:k])
+	if wait || n.bad != 0 {
+		n.lo, n.ok = 0, 0
+		n.hi = copy(n.bufAt(), p[good:min(k, good+utf8.UTFMax)])
+	}
+	return good
+}
+
+// bufAt returns buf, made when first needed.
+func (n *textReader) bufAt() []byte {
+	if n.buf == nil {
+		n.buf = make([]byte, readBuf)
+	}
+	return n.buf
+}
+
+// fill reads more of r behind the unchecked bytes and checks what it can.
+func (n *textReader) fill() {
+	buf := n.bufAt()
+	m := copy(buf, buf[n.ok:n.hi])
+	n.lo, n.ok, n.hi = 0, 0, m
+	n.hi += n.read(buf[n.hi:])
+	if !n.started {
+		if n.hi < len(BOM) && !n.eof && n.rerr == nil {
+			return // too little to tell yet
+		}
+		n.started = true
+		n.line, n.col = 1, 1
+		if bytes.HasPrefix(buf[:n.hi], []byte(BOM)) {
+			n.lo, n.ok = len(BOM), len(BOM)
+			n.off = int64(len(BOM)) // offsets count the mark; columns do not
+		}
+	}
+	good, _ := n.check(buf[n.ok:n.hi])
+	n.ok += good
+}
+
+// check returns the length of the text at the start of b: valid UTF-8
+// without NUL bytes. When it stops before the end of b it sets bad (what
+// stops it), or says to wait for the rest of a character that b ends in
+// the middle of (when r may give more).
+func (n *textReader) check(b []byte) (good int, wait bool) {
+	nul := bytes.IndexByte(b, 0)
+	if nul >= 0 {
+		b = b[:nul]
+	}
+	j := validPrefix(b)
+	switch {
+	case j < len(b) && (utf8.FullRune(b[j:]) || n.eof || n.rerr != nil || nul >= 0):
+		n.bad = 0xFF // not UTF-8, or a character cut by the end or a NUL byte
+	case j < len(b):
+		wait = true
+	case nul >= 0:
+		n.bad = 1
+	}
+	return j, wait
+}
+
+// validPrefix returns the length of the longest prefix of b that is valid
+// UTF-8 (a character cut at the end of b is not counted).
+func validPrefix(b []byte) int {
+	if utf8.Valid(b) {
+		return len(b)
+	}
+	i := 0
+	for i < len(b) {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return i
 }
 
 // BinaryError reports a NUL byte in a file read as text.
@@ -252,22 +415,34 @@ func MaxLine() int {
 }
 
 // NewScanner returns a line scanner over r for a reader of a line-based
-// format: a NUL byte is refused (see NewReader) and a line may hold up to
-// MaxLine bytes. Report its error with ScanError.
+// format: a byte-order mark is skipped, a NUL byte and invalid UTF-8 are
+// refused (see NewReader) and a line may hold up to MaxLine bytes. The
+// lines before such a byte are scanned; the line it cuts is not (the
+// scanner stops with the error instead of handing out a truncated line).
+// Report its error with ScanError.
 func NewScanner(r io.Reader, name string) *bufio.Scanner {
-	sc := bufio.NewScanner(NewReader(r, name))
+	tr := &textReader{r: r, name: name}
+	sc := bufio.NewScanner(tr)
 	sc.Buffer(make([]byte, 64<<10), MaxLine())
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if atEOF && tr.err != nil && bytes.IndexByte(data, '\n') < 0 {
+			return 0, nil, tr.err
+		}
+		return bufio.ScanLines(data, atEOF)
+	})
 	return sc
 }
 
 // ScanError describes the error of a NewScanner scanner that had read lines
-// lines when it stopped: binary data as BinaryError says, an over-long line
+// lines when it stopped: binary data and invalid UTF-8 as BinaryError and
+// EncodingError say, an over-long line
 // with its number, anything else prefixed with name.
 func ScanError(err error, name string, lines int) error {
 	var be *BinaryError
 	var fe *FullError
+	var ee *EncodingError
 	switch {
-	case errors.As(err, &be), errors.As(err, &fe):
+	case errors.As(err, &be), errors.As(err, &fe), errors.As(err, &ee):
 		return err
 	case errors.Is(err, bufio.ErrTooLong):
 		return fmt.Errorf("%s:%d: the line is longer than %s (is this a text file of the right kind?)", Clip(name), lines+1, memlimit.Format(int64(MaxLine())))
