@@ -28,6 +28,12 @@ type Options struct {
 	// network whose hard clauses cannot all hold then still has a most
 	// probable world.
 	HardWeight float64
+	// DomainAtoms are atoms whose constants join the domains, as the
+	// evidence's do, but which are neither evidence nor queries: weight
+	// learning passes the whole training world, so that the domains do not
+	// depend on which predicates are queried. Their constants come first,
+	// in order, after the declared ones.
+	DomainAtoms []GroundAtom
 	// Lazy leaves the unknown atoms out of the store: only lazy inference
 	// (Network.LazyMAP) applies to the network, which adds them as they come
 	// into play; MaxAtoms then bounds nothing.
@@ -54,7 +60,7 @@ type Network struct {
 	// clauses of weight 0 (they cannot change the answer).
 	Formulas, Dropped int
 
-	hardWeight float64 // Options.HardWeight
+	hardWeight float64  // Options.HardWeight
 	lazy       bool     // Options.Lazy: the store has no unknown atoms
 	prog       *Program // the program built (lazy inference reads argument types)
 }
@@ -66,6 +72,10 @@ type ClauseInfo struct {
 	Formula *Formula
 	Weight  float64
 	Hard    bool
+	// Plus holds the constants that the formula's +variables (in the order
+	// PlusVars gives) take in this clause's instance of the formula; nil
+	// for a formula without +variables.
+	Plus []string
 }
 
 // domainPred names the closed unary predicate holding a type's constants;
@@ -79,6 +89,11 @@ func domainPred(typ string) string { return "dom$" + typ }
 func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) {
 	if opt.MaxAtoms <= 0 {
 		opt.MaxAtoms = 50_000_000
+	}
+	for _, f := range prog.Formulas {
+		if err := CheckNesting(f.F); err != nil {
+			return nil, err
+		}
 	}
 	query := map[string]bool{}
 	for _, q := range opt.Query {
@@ -116,7 +131,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	}
 
 	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog}
-	if err := net.domains(prog, evidence, opt.QueryAtoms); err != nil {
+	if err := net.domains(prog, opt.DomainAtoms, evidence, opt.QueryAtoms); err != nil {
 		return nil, err
 	}
 	preds := map[string]*model.Predicate{}
@@ -193,9 +208,9 @@ func constants(ts []Term) []string {
 }
 
 // domains collects each type's constants: declared ones, then those at
-// arguments of the type in the evidence, the query atoms and the formulas,
-// in order of first appearance.
-func (net *Network) domains(prog *Program, evidence, queries []GroundAtom) error {
+// arguments of the type in the domain atoms, the evidence, the query atoms
+// and the formulas, in order of first appearance.
+func (net *Network) domains(prog *Program, extra, evidence, queries []GroundAtom) error {
 	seen := map[string]map[string]bool{}
 	add := func(typ, c string) {
 		if seen[typ] == nil {
@@ -225,6 +240,9 @@ func (net *Network) domains(prog *Program, evidence, queries []GroundAtom) error
 				add(d.Types[i], t.Name)
 			}
 		}
+	}
+	for _, a := range extra {
+		atom(a.Pred, a.Args)
 	}
 	for _, a := range evidence {
 		atom(a.Pred, a.Args)
@@ -275,12 +293,10 @@ func (net *Network) targets(d *PredDecl, p *model.Predicate, fixed map[string]bo
 	return rec(0)
 }
 
-// addFormula expands f's +variables, then turns each instance into clauses.
-func (net *Network) addFormula(prog *Program, f *Formula) error {
-	vt, err := varTypes(prog, f.F)
-	if err != nil {
-		return err
-	}
+// PlusVars lists the +variables of a formula (Alchemy's per-constant
+// weights: P(+x) stands for one formula per constant of x's type, each
+// with its own weight), in order of first appearance.
+func PlusVars(f *Formula) []string {
 	var plus []string
 	walk(f.F, func(n Node) {
 		if a, ok := n.(*Atom); ok {
@@ -291,9 +307,19 @@ func (net *Network) addFormula(prog *Program, f *Formula) error {
 			}
 		}
 	})
+	return plus
+}
+
+// addFormula expands f's +variables, then turns each instance into clauses.
+func (net *Network) addFormula(prog *Program, f *Formula) error {
+	vt, err := varTypes(prog, f.F)
+	if err != nil {
+		return err
+	}
+	plus := PlusVars(f)
 	if len(plus) == 0 {
 		net.Formulas++
-		return net.addClauses(prog, f, f.F, vt)
+		return net.addClauses(prog, f, f.F, vt, nil)
 	}
 	// One formula per combination of the +variables' constants.
 	sub := map[string]string{}
@@ -301,7 +327,11 @@ func (net *Network) addFormula(prog *Program, f *Formula) error {
 	rec = func(i int) error {
 		if i == len(plus) {
 			net.Formulas++
-			return net.addClauses(prog, f, substitute(f.F, sub), vt)
+			consts := make([]string, len(plus))
+			for k, v := range plus {
+				consts[k] = sub[v]
+			}
+			return net.addClauses(prog, f, substitute(f.F, sub), vt, consts)
 		}
 		for _, c := range net.Domains[vt[plus[i]]] {
 			sub[plus[i]] = c
@@ -509,7 +539,7 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 // addClauses converts one formula instance to CNF and adds its clauses,
 // splitting the weight equally (Alchemy's convention). A clause of negative
 // weight is kept as written (see addClause).
-func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string) error {
+func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string, plus []string) error {
 	softened := f.Hard && net.hardWeight > 0
 	if softened {
 		soft := *f
@@ -536,7 +566,7 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 		return nil
 	}
 	for _, c := range cs {
-		if err := net.addClause(prog, f, c, w, vt); err != nil {
+		if err := net.addClause(prog, f, c, w, vt, plus); err != nil {
 			return err
 		}
 	}
@@ -547,7 +577,7 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 // negative literal gets a negative domain literal !dom$T(v), which is always
 // false and so leaves the clause's value unchanged but lets the grounder
 // enumerate v over its type.
-func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float64, vt map[string]string) error {
+func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float64, vt map[string]string, plus []string) error {
 	bound := map[string]bool{}
 	for _, l := range c {
 		if l.Atom != nil && l.Neg {
@@ -607,7 +637,7 @@ func (net *Network) addClause(prog *Program, f *Formula, c model.Clause, w float
 	if err := net.Model.AddRule(r); err != nil {
 		return srcpos.Errorf(f.Pos, "%v (in %s)", err, textfile.Clip(f.Text))
 	}
-	net.Clauses = append(net.Clauses, ClauseInfo{Formula: f, Weight: w, Hard: f.Hard})
+	net.Clauses = append(net.Clauses, ClauseInfo{Formula: f, Weight: w, Hard: f.Hard, Plus: plus})
 	return nil
 }
 
@@ -673,7 +703,7 @@ func (net *Network) addFunctional(prog *Program, d *PredDecl) error {
 			if err != nil {
 				return err
 			}
-			if err := net.addClauses(prog, f, f.F, vt); err != nil {
+			if err := net.addClauses(prog, f, f.F, vt, nil); err != nil {
 				return err
 			}
 		}

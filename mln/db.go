@@ -42,7 +42,7 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 		if err != nil {
 			return nil, err
 		}
-		ps := &parser{lex.Parser{Toks: toks}}
+		ps := &parser{Parser: lex.Parser{Toks: toks}}
 		ga := GroundAtom{Value: 1, Pos: st.Pos}
 		if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) && ps.Toks[1].Kind == lex.Ident {
 			v, err := strconv.ParseFloat(t.Text, 64)
@@ -66,6 +66,9 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 			return nil, srcpos.Errorf(t.Pos, "unexpected %s after the atom", lex.Describe(t))
 		}
 		a := n.(*Atom)
+		if prog.Pred(a.Pred) == nil {
+			return nil, srcpos.Errorf(a.P, "unknown predicate %s: the program does not declare it", a.Pred)
+		}
 		if err := prog.checkFormula(a); err != nil {
 			return nil, err
 		}

@@ -23,8 +23,9 @@ type DiscOptions struct {
 	// Chains run in parallel, each with its own seed; results depend on
 	// Chains and Seed, not on the number of cores (0: 2).
 	Chains int
-	// PriorStdDev is the standard deviation of the zero-mean Gaussian
-	// prior on every weight (0: 1; negative: no prior).
+	// PriorStdDev is the standard deviation of the Gaussian prior on every
+	// weight, centred on the formula's weight in the program as in
+	// LearnPLL (0: 1; negative: no prior).
 	PriorStdDev float64
 	// Lambda is the initial trust-region damping (0: 1).
 	Lambda float64
@@ -52,8 +53,13 @@ type DiscOptions struct {
 // trust-region rule (halved when the estimated improvement, from the
 // gradients at both ends of the step, is at least 3/4 of the predicted
 // one, quadrupled when it is below 1/4). Weights may become negative.
-// Training data, query predicates and +x formulas are as for LearnPLL.
+// Training data and +x formulas are as for LearnPLL; the query predicates
+// must be given (Alchemy's learnwts -d needs -ne too), as the likelihood is
+// conditioned on the other predicates.
 func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAtom, query []string, opt DiscOptions) (*LearnResult, error) {
+	if len(query) == 0 {
+		return nil, errors.New("mln: discriminative learning needs the query predicates (Alchemy's -ne): the conditional likelihood is of their atoms given the others")
+	}
 	if opt.Iterations == 0 {
 		opt.Iterations = 100
 	}
@@ -114,6 +120,7 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 		chains[k] = newChain(in, x0, so)
 	}
 	truthCounts := l.counts(l.x, make([]float64, nw))
+	priorMean := l.priorMeans()
 	sigma2 := opt.PriorStdDev * opt.PriorStdDev
 	prior := opt.PriorStdDev > 0
 
@@ -157,7 +164,7 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 			mean[i] /= float64(len(samples))
 			g[i] = truthCounts[i] - mean[i]
 			if prior {
-				g[i] -= w[i] / sigma2
+				g[i] -= (w[i] - priorMean[i]) / sigma2
 			}
 		}
 		return g, mean

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/hinge-srl/hinge/ground"
@@ -22,46 +24,100 @@ import (
 
 // LearnOptions configure generative weight learning.
 type LearnOptions struct {
-	// PriorStdDev is the standard deviation of the zero-mean Gaussian prior
-	// on every weight (Alchemy's -priorStdDev); 0 means 100 (Alchemy's
-	// default for generative learning), a negative value no prior.
+	// PriorStdDev is the standard deviation of the Gaussian prior on every
+	// weight (Alchemy's -priorStdDev), centred on the formula's weight in
+	// the program (0 for a formula written without one), as in Alchemy;
+	// 0 means 100 (Alchemy's default for generative learning), a negative
+	// value no prior.
 	PriorStdDev float64
 	// MaxIter bounds L-BFGS iterations (0: 1000).
 	MaxIter int
 	// Threads computes the pseudo-likelihood in parallel (0: all cores).
 	Threads int
+	// AtomWeights sums log P(x_a | rest) over the atoms with weight 1 each.
+	// By default every atom of a predicate p weighs 1/N_p, N_p the number
+	// of groundings of p (the product of its argument types' domain sizes),
+	// so that each predicate counts the same whatever its arity: Alchemy's
+	// default (its -gNoEqualPredWt gives atom weights).
+	AtomWeights bool
 	// Ground configures the grounder.
 	Ground ground.Options
+}
+
+// maxParams bounds the learned weights (a +x formula has one per constant).
+const maxParams = 1_000_000
+
+// LearnedWeight is one learned weight: a formula's, or for a formula with
+// +variables, the weight of one combination of their constants.
+type LearnedWeight struct {
+	// Formula is the formula's index in the program.
+	Formula int `json:"formula"`
+	// Constants are the constants of the formula's +variables (in the
+	// order PlusVars gives); nil for a formula without +variables.
+	Constants []string `json:"constants,omitempty"`
+	// Initial is the formula's weight in the program, Weight the learned
+	// one.
+	Initial float64 `json:"initial"`
+	Weight  float64 `json:"learned"`
+	// Clauses counts its ground clauses in the training world; with none,
+	// nothing is learned and Weight is Initial.
+	Clauses int `json:"ground_clauses"`
 }
 
 // LearnResult holds learned formula weights.
 type LearnResult struct {
 	// Weights has one weight per formula of the program (in order); a hard
 	// formula has weight 0 and a fixed one (@w) its own, both with Learned
-	// false.
-	Weights []float64
-	Learned []bool
-	// PLL is the weighted pseudo-log-likelihood at the weights (without the
-	// prior), Atoms the number of atoms it sums over.
-	PLL       float64
-	Atoms     int
-	Clauses   int // ground clauses
-	Iter      int
-	Status    string
-	Converged bool
-	Seconds   struct{ Ground, Learn float64 }
+	// false. A formula with no ground clause in the training world keeps
+	// its weight, Learned false. A formula with +variables keeps its own
+	// weight here, with Learned set: its learned weights, one per
+	// combination of constants, are in Params.
+	Weights []float64 `json:"weights"`
+	Learned []bool    `json:"learned"`
+	// Params lists every learned weight, in program order (the instances
+	// of a +x formula in the order of the domains' constants).
+	Params []LearnedWeight `json:"params"`
+	// Predicates are those whose atoms the pseudo-likelihood sums over
+	// (the query predicates; every predicate when none is given).
+	Predicates []string `json:"predicates"`
+	// PLL is the (weighted, see LearnOptions.AtomWeights) pseudo-log-
+	// likelihood at the learned weights, without the prior; Atoms the
+	// number of unknown atoms it sums over.
+	PLL     float64 `json:"pseudo_log_likelihood"`
+	Atoms   int     `json:"atoms"`
+	Clauses int     `json:"ground_clauses"`
+	Iter    int     `json:"iterations"`
+	// Status says why the optimiser stopped; Converged is false when it
+	// stopped at its iteration limit (or for a reason other than a small
+	// gradient or no more progress), in which case the weights are not
+	// the optimum.
+	Status    string `json:"status"`
+	Converged bool   `json:"converged"`
+	// GradNorm is the largest component of the objective's gradient (the
+	// negated pseudo-log-likelihood plus the prior) at the weights
+	// returned.
+	GradNorm float64 `json:"gradient_norm"`
+	Seconds  struct {
+		Ground float64 `json:"ground"`
+		Learn  float64 `json:"learn"`
+	} `json:"seconds"`
 }
 
 // LearnPLL learns the weights of prog's soft formulas from a training
 // world by maximising the pseudo-log-likelihood (Besag; Richardson and
 // Domingos 2006): the sum over the atoms of the query predicates of log
-// P(x_a | its Markov blanket), with a Gaussian prior, by L-BFGS. The
-// training world is the evidence: for the query predicates an atom it does
-// not list is false (closed world), as in Alchemy's generative learning.
-// A formula's weight is shared by its clauses (each counts w/n, as in
-// inference) and may be negative; +x formulas are not supported (their
-// expansion would give each constant its own weight). Fixed weights (@w)
-// are kept.
+// P(x_a | its Markov blanket), each predicate's atoms weighted by one over
+// its number of groundings unless opt.AtomWeights, with a Gaussian prior,
+// by L-BFGS. With no query predicate every predicate is one, as in
+// Alchemy's learnwts -g without -ne. The training world is the evidence:
+// an atom of a query predicate that it does not list is false (closed
+// world), and the atoms of the other predicates are given; the domains
+// are the program's constants and those of the whole training world,
+// whichever predicates are queried. A formula's weight is shared by its
+// clauses (each counts w/n, as in inference) and may be negative; a +x
+// formula learns one weight per constant (per combination of constants
+// for several +variables), as Alchemy does. Fixed weights (@w) are kept.
+// A training world in which no formula has a ground clause is an error.
 func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query []string, opt LearnOptions) (*LearnResult, error) {
 	if opt.PriorStdDev == 0 {
 		opt.PriorStdDev = 100
@@ -76,17 +132,24 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	in, param, share, x, nw := l.in, l.param, l.share, l.x, len(l.learned)
-	pl := newPseudoLikelihood(in, param, share, x, nw, opt.Threads)
+	var scale []float64
+	if !opt.AtomWeights {
+		scale = l.scale
+	}
+	pl := newPseudoLikelihood(l.in, l.param, l.share, l.x, scale, len(l.learned), opt.Threads)
 
 	sigma2 := opt.PriorStdDev * opt.PriorStdDev
+	mean := l.priorMeans()
 	problem := optimize.Problem{
 		Func: func(w []float64) float64 {
 			f := -pl.eval(w, nil)
 			if opt.PriorStdDev > 0 {
-				for _, wi := range w {
-					f += wi * wi / (2 * sigma2)
+				for i, wi := range w {
+					f += (wi - mean[i]) * (wi - mean[i]) / (2 * sigma2)
 				}
 			}
 			return f
@@ -96,59 +159,109 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 			for i := range grad {
 				grad[i] = -grad[i]
 				if opt.PriorStdDev > 0 {
-					grad[i] += w[i] / sigma2
+					grad[i] += (w[i] - mean[i]) / sigma2
 				}
 			}
 		},
 	}
-	settings := &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6}
-	w0 := make([]float64, nw)
+	settings := &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6,
+		Converger: ctxConverger{ctx, &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 100}}}
+	w0 := make([]float64, len(l.learned))
 	r, err := optimize.Minimize(problem, w0, settings, &optimize.LBFGS{})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err != nil && r == nil {
 		return nil, fmt.Errorf("mln: L-BFGS: %w", err)
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
 	res.Iter, res.Status = r.Stats.MajorIterations, r.Status.String()
+	if r.Gradient != nil {
+		res.GradNorm = floats.Norm(r.Gradient, math.Inf(1))
+	}
 	res.Converged = err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence)
+	if err != nil {
+		res.Status += ": " + err.Error()
+	}
+	for _, v := range r.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, errors.New("mln: L-BFGS diverged (a weight is not a number); try a prior (--prior-stddev)")
+		}
+	}
 	l.finish(res, r.X)
 	res.PLL = pl.eval(r.X, nil)
 	res.Seconds.Learn = time.Since(start).Seconds()
 	return res, nil
 }
 
+// ctxConverger stops L-BFGS when ctx is cancelled, and otherwise asks the
+// wrapped converger.
+type ctxConverger struct {
+	ctx context.Context
+	optimize.Converger
+}
+
+func (c ctxConverger) Converged(loc *optimize.Location) optimize.Status {
+	if c.ctx.Err() != nil {
+		return optimize.RuntimeLimit
+	}
+	return c.Converger.Converged(loc)
+}
+
+// param is one learned weight: a formula of the learning shape and, for a
+// +x formula, the constants of one instance.
+type param struct {
+	f      *Formula
+	consts []string
+}
+
 // learning is a training world grounded for weight learning: the ground
 // clauses, which learned weight each carries (param, -1 for none) and its
-// share of it, and the training value of every query atom.
+// share of it, the training value of every unknown atom and its weight in
+// the pseudo-likelihood (1/N_p for an atom of predicate p).
 type learning struct {
+	prog    *Program
 	shape   *Program
 	index   map[*Formula]int // shape formula -> place in the program
-	learned []*Formula       // the learned weights' formulas
+	learned []param          // the learned weights
+	clauses []int            // ground clauses of each learned weight
 	in      *maxsat.Instance
 	param   []int32
 	share   []float64
 	x       []bool
+	scale   []float64
 }
 
-// prepareLearning grounds the training world: the query predicates are
-// open (an atom the training data does not list is false), every other
-// predicate is evidence.
+// prepareLearning grounds the training world: the query predicates (every
+// predicate when there are none) are open (an atom the training data does
+// not list is false), every other predicate is evidence.
 func prepareLearning(prog *Program, training []GroundAtom, query []string, groundOpt ground.Options) (*learning, *LearnResult, error) {
 	start := time.Now()
+	if len(prog.Formulas) == 0 {
+		return nil, nil, errors.New("mln: the program has no formulas: nothing to learn")
+	}
 	isQuery := map[string]bool{}
+	var preds []string
 	for _, q := range query {
 		if prog.Pred(q) == nil {
 			return nil, nil, fmt.Errorf("query predicate %s is not declared in the program", textfile.Clip(q))
 		}
-		isQuery[q] = true
+		if !isQuery[q] {
+			isQuery[q] = true
+			preds = append(preds, q)
+		}
+	}
+	if len(preds) == 0 {
+		for _, d := range prog.Preds {
+			isQuery[d.Name] = true
+			preds = append(preds, d.Name)
+		}
 	}
 	shape, index, err := learningShape(prog, isQuery)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(shape.Formulas) == 0 {
-		return nil, nil, errors.New("mln: no soft formula to learn")
+		return nil, nil, errors.New("mln: no soft formula to learn (every formula is hard)")
 	}
 	var evidence []GroundAtom
 	truth := map[string]bool{}
@@ -162,32 +275,73 @@ func prepareLearning(prog *Program, training []GroundAtom, query []string, groun
 		}
 		evidence = append(evidence, a)
 	}
-	net, err := Build(shape, evidence, Options{Query: query})
+	net, err := Build(shape, evidence, Options{Query: preds, DomainAtoms: training})
 	if err != nil {
 		return nil, nil, err
 	}
+
+	// The learned weights: one per soft formula that is not fixed, one per
+	// combination of constants for a +x formula (in the order Build
+	// expands it).
+	var learned []param
+	slot := map[*Formula]map[string]int{}
+	for _, f := range shape.Formulas {
+		if f.Fixed {
+			continue
+		}
+		slot[f] = map[string]int{}
+		plus := PlusVars(f)
+		if len(plus) == 0 {
+			slot[f][""] = len(learned)
+			learned = append(learned, param{f: f})
+			continue
+		}
+		vt, err := varTypes(shape, f.F)
+		if err != nil {
+			return nil, nil, err
+		}
+		consts := make([]string, len(plus))
+		var rec func(i int) error
+		rec = func(i int) error {
+			if i == len(plus) {
+				if len(learned) >= maxParams {
+					return srcpos.Errorf(f.Pos, "more than %d weights to learn (the +variables' constants)", maxParams)
+				}
+				slot[f][strings.Join(consts, "\x00")] = len(learned)
+				learned = append(learned, param{f: f, consts: append([]string(nil), consts...)})
+				return nil
+			}
+			for _, c := range net.Domains[vt[plus[i]]] {
+				consts[i] = c
+				if err := rec(i + 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := rec(0); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(learned) == 0 {
+		return nil, nil, errors.New("mln: every soft formula has a fixed weight (@w): nothing to learn")
+	}
+
 	g, in, err := net.GroundClauses(groundOpt)
 	if err != nil {
 		return nil, nil, err
+	}
+	if in.NumClauses() == 0 {
+		return nil, nil, fmt.Errorf("mln: the formulas have no ground clauses over the training world (%d unknown atoms of %s): nothing to learn; check that the training database holds the constants and atoms the formulas need",
+			in.NumVars, strings.Join(preds, ", "))
 	}
 
 	// Which learned weight each ground clause carries and its share (1/n
 	// of its formula's weight), from the rule it was grounded from; a
 	// clause of a fixed (@w) formula keeps its weight as a constant.
-	var learned []*Formula
-	slot := map[*Formula]int{}
-	for _, f := range shape.Formulas {
-		if !f.Fixed {
-			slot[f] = len(learned)
-			learned = append(learned, f)
-		}
-	}
-	nw := len(learned)
-	if nw == 0 {
-		return nil, nil, errors.New("mln: every soft formula has a fixed weight (@w): nothing to learn")
-	}
 	param := make([]int32, in.NumClauses())
 	share := make([]float64, in.NumClauses())
+	clauses := make([]int, len(learned))
 	for c := range in.NumClauses() {
 		param[c] = -1
 		if c >= g.Problem.NumPotentials() {
@@ -196,29 +350,71 @@ func prepareLearning(prog *Program, training []GroundAtom, query []string, groun
 		info := net.Clauses[g.Problem.Group[c]]
 		share[c] = info.Weight // learned: 1/n; fixed: the clause's weight
 		if !info.Formula.Fixed {
-			param[c] = int32(slot[info.Formula])
+			s := slot[info.Formula][strings.Join(info.Plus, "\x00")]
+			param[c] = int32(s)
+			clauses[s]++
 		}
+	}
+	if slicesAllZero(clauses) {
+		return nil, nil, fmt.Errorf("mln: no ground clause over the training world carries a weight to learn (%d ground clauses, all hard or fixed)", in.NumClauses())
 	}
 	x := make([]bool, in.NumVars)
+	scale := make([]float64, in.NumVars)
 	for v := range x {
-		x[v] = truth[AtomString(g.Vars[v].Pred.Name, g.Args(v))]
+		ref := g.Vars[v]
+		x[v] = truth[AtomString(ref.Pred.Name, g.Args(v))]
+		n := 1.0
+		for _, t := range prog.Pred(ref.Pred.Name).Types {
+			n *= float64(len(net.Domains[t]))
+		}
+		scale[v] = 1 / n
 	}
-	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)), Clauses: in.NumClauses(), Atoms: in.NumVars}
+	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)),
+		Predicates: preds, Clauses: in.NumClauses(), Atoms: in.NumVars}
 	res.Seconds.Ground = time.Since(start).Seconds()
-	return &learning{shape: shape, index: index, learned: learned, in: in, param: param, share: share, x: x}, res, nil
+	return &learning{prog: prog, shape: shape, index: index, learned: learned, clauses: clauses, in: in,
+		param: param, share: share, x: x, scale: scale}, res, nil
 }
 
-// finish records the learned weights (one per learned formula) and the
+// priorMeans are the prior's means: each learned weight's formula's weight
+// in the program.
+func (l *learning) priorMeans() []float64 {
+	m := make([]float64, len(l.learned))
+	for i, p := range l.learned {
+		m[i] = l.prog.Formulas[l.index[p.f]].Weight
+	}
+	return m
+}
+
+func slicesAllZero(s []int) bool {
+	for _, v := range s {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// finish records the learned weights (one per learned param) and the
 // fixed ones in res.
 func (l *learning) finish(res *LearnResult, w []float64) {
-	for i, f := range l.learned {
-		k := l.index[f]
-		res.Weights[k], res.Learned[k] = w[i], true
-	}
-	for _, f := range l.shape.Formulas {
-		if f.Fixed {
-			res.Weights[l.index[f]] = f.Weight
+	for i := range l.prog.Formulas {
+		res.Weights[i] = l.prog.Formulas[i].Weight
+		if l.prog.Formulas[i].Hard {
+			res.Weights[i] = 0
 		}
+	}
+	for i, p := range l.learned {
+		k := l.index[p.f]
+		lw := LearnedWeight{Formula: k, Constants: p.consts, Initial: l.prog.Formulas[k].Weight, Weight: l.prog.Formulas[k].Weight, Clauses: l.clauses[i]}
+		if lw.Clauses > 0 {
+			lw.Weight = w[i]
+			res.Learned[k] = true
+			if p.consts == nil {
+				res.Weights[k] = w[i]
+			}
+		}
+		res.Params = append(res.Params, lw)
 	}
 }
 
@@ -239,17 +435,6 @@ func learningShape(prog *Program, isQuery map[string]bool) (*Program, map[*Formu
 		if f.Hard {
 			continue
 		}
-		plus := false
-		walk(f.F, func(n Node) {
-			if a, ok := n.(*Atom); ok {
-				for _, t := range a.Args {
-					plus = plus || t.Plus
-				}
-			}
-		})
-		if plus {
-			return nil, nil, srcpos.Errorf(f.Pos, "weight learning does not support +x formulas yet")
-		}
 		g := *f
 		if !f.Fixed {
 			g.Weight = 1
@@ -260,55 +445,144 @@ func learningShape(prog *Program, isQuery map[string]bool) (*Program, map[*Formu
 	return shape, index, nil
 }
 
-// pseudoLikelihood evaluates sum_v log P(x_v | x_-v) and its gradient for
-// tied clause weights w[param[c]]*share[c].
+// pseudoLikelihood evaluates sum_v scale_v log P(x_v | x_-v) and its
+// gradient for tied clause weights w[param[c]]*share[c]. Flipping atom v
+// changes its energy difference s_v = sum_p a_vp w_p + b_v, linear in the
+// weights: only clauses with at most one true literal in the training world
+// take part (a clause with two true literals on different atoms holds
+// whichever atom flips), and each atom keeps one coefficient per weight
+// (a) and a constant for the fixed weights (b), so an evaluation costs one
+// pass over those coefficients.
 type pseudoLikelihood struct {
-	in      *maxsat.Instance
-	ix      *clauseIndex
+	start   []int32 // CSR over atoms: coefficients start[v] to start[v+1]
 	param   []int32
-	share   []float64
-	x       []bool
+	coef    []float64
+	bias    []float64
+	scale   []float64 // weight of each atom's term; nil: 1
+	fixed   []bool    // flipping v violates a hard clause: P(x_v | rest) = 1
 	nw      int
 	threads int
-	// diffs[v][k] says how flipping v changes the satisfaction of v's k-th
-	// clause: +1 when the clause holds only with v's training value, -1
-	// when it holds only with the flipped value, 0 when neither changes it.
-	diffs [][]int8
-	// fixed[v] is set when flipping v would violate a hard clause: then
-	// P(x_v | rest) = 1 and v adds nothing.
-	fixed []bool
 }
 
-func newPseudoLikelihood(in *maxsat.Instance, param []int32, share []float64, x []bool, nw, threads int) *pseudoLikelihood {
-	pl := &pseudoLikelihood{in: in, ix: newClauseIndex(in), param: param, share: share, x: x, nw: nw, threads: threads}
-	pl.diffs = make([][]int8, in.NumVars)
-	pl.fixed = make([]bool, in.NumVars)
-	y := append([]bool(nil), x...)
-	for v := range y {
-		d := make([]int8, len(pl.ix.occ[v]))
-		for k, c32 := range pl.ix.occ[v] {
-			c := int(c32)
-			now := in.Satisfied(c, y)
-			y[v] = !y[v]
-			flipped := in.Satisfied(c, y)
-			y[v] = !y[v]
-			switch {
-			case now && !flipped:
-				d[k] = 1
-				pl.fixed[v] = pl.fixed[v] || in.Hard[c]
-			case !now && flipped:
-				d[k] = -1
+// newPseudoLikelihood indexes in for the pseudo-likelihood of world x.
+// scale weighs each atom's term (nil: every atom 1).
+func newPseudoLikelihood(in *maxsat.Instance, param []int32, share []float64, x []bool, scale []float64, nw, threads int) *pseudoLikelihood {
+	n := in.NumVars
+	pl := &pseudoLikelihood{start: make([]int32, n+1), bias: make([]float64, n), scale: scale, fixed: make([]bool, n), nw: nw, threads: max(1, threads)}
+	// d[v] accumulates, for the clause at hand, how flipping v changes its
+	// satisfaction (+1: holds only with v's training value, -1: only with
+	// the flipped value).
+	type entry struct {
+		v int32
+		p int32
+		c float64
+	}
+	var entries []entry
+	var vars []int32
+	for c := range in.NumClauses() {
+		lits := in.Clause(c)
+		// The atoms of the clause's true literals; a clause with true
+		// literals on two atoms cannot change when one atom flips.
+		trueVar, many := int32(-1), false
+		for _, l := range lits {
+			if x[l.Var()] != l.Neg() {
+				if trueVar >= 0 && trueVar != int32(l.Var()) {
+					many = true
+					break
+				}
+				trueVar = int32(l.Var())
 			}
 		}
-		pl.diffs[v] = d
+		if many {
+			continue
+		}
+		vars = vars[:0]
+		if trueVar >= 0 {
+			vars = append(vars, trueVar)
+		} else {
+			for _, l := range lits {
+				vars = append(vars, int32(l.Var()))
+			}
+		}
+		for k, v := range vars {
+			seen := false
+			for _, u := range vars[:k] {
+				seen = seen || u == v
+			}
+			if seen {
+				continue
+			}
+			now := in.Satisfied(c, x)
+			x[v] = !x[v]
+			flipped := in.Satisfied(c, x)
+			x[v] = !x[v]
+			d := 0.0
+			switch {
+			case now && !flipped:
+				d = 1
+			case !now && flipped:
+				d = -1
+			}
+			if d == 0 {
+				continue
+			}
+			switch {
+			case in.Hard[c]:
+				if d > 0 {
+					pl.fixed[v] = true
+				}
+			case param[c] >= 0:
+				entries = append(entries, entry{v, param[c], d * share[c]})
+			default:
+				pl.bias[v] += d * share[c] // a fixed weight
+			}
+		}
 	}
+	// Merge the entries per atom and weight.
+	count := make([]int32, n+1)
+	for _, e := range entries {
+		count[e.v+1]++
+	}
+	for v := range n {
+		count[v+1] += count[v]
+	}
+	ps := make([]int32, len(entries))
+	cs := make([]float64, len(entries))
+	next := append([]int32(nil), count[:n]...)
+	for _, e := range entries {
+		ps[next[e.v]], cs[next[e.v]] = e.p, e.c
+		next[e.v]++
+	}
+	acc := make([]float64, nw)
+	used := make([]bool, nw)
+	var touched []int32
+	for v := range n {
+		pl.start[v] = int32(len(pl.param))
+		for k := count[v]; k < count[v+1]; k++ {
+			p := ps[k]
+			if !used[p] {
+				used[p] = true
+				touched = append(touched, p)
+			}
+			acc[p] += cs[k]
+		}
+		for _, p := range touched {
+			if acc[p] != 0 {
+				pl.param = append(pl.param, p)
+				pl.coef = append(pl.coef, acc[p])
+			}
+			acc[p], used[p] = 0, false
+		}
+		touched = touched[:0]
+	}
+	pl.start[n] = int32(len(pl.param))
 	return pl
 }
 
 // eval returns the pseudo-log-likelihood at w and, if grad is not nil,
 // stores its gradient there.
 func (pl *pseudoLikelihood) eval(w []float64, grad []float64) float64 {
-	n := pl.in.NumVars
+	n := len(pl.bias)
 	chunk := (n + pl.threads - 1) / pl.threads
 	sums := make([]float64, pl.threads)
 	grads := make([][]float64, pl.threads)
@@ -331,26 +605,21 @@ func (pl *pseudoLikelihood) eval(w []float64, grad []float64) float64 {
 				}
 				// s = (energy with x_v as observed) - (energy with x_v
 				// flipped): log P(x_v | rest) = -log(1 + exp(-s)).
-				s := 0.0
-				for k, c := range pl.ix.occ[v] {
-					if d := pl.diffs[v][k]; d != 0 {
-						if p := pl.param[c]; p >= 0 {
-							s += float64(d) * w[p] * pl.share[c]
-						} else if !pl.in.Hard[c] {
-							s += float64(d) * pl.share[c] // a fixed weight
-						}
-					}
+				s := pl.bias[v]
+				a, b := pl.start[v], pl.start[v+1]
+				for k := a; k < b; k++ {
+					s += pl.coef[k] * w[pl.param[k]]
 				}
-				sums[t] -= logistic.Softplus(-s)
+				sc := 1.0
+				if pl.scale != nil {
+					sc = pl.scale[v]
+				}
+				sums[t] -= sc * logistic.Softplus(-s)
 				if g != nil {
 					// d/dw log sigma(s) = (1 - sigma(s)) ds/dw.
-					q := 1 - logistic.Sigmoid(s)
-					for k, c := range pl.ix.occ[v] {
-						if d := pl.diffs[v][k]; d != 0 {
-							if p := pl.param[c]; p >= 0 {
-								g[p] += q * float64(d) * pl.share[c]
-							}
-						}
+					q := sc * (1 - logistic.Sigmoid(s))
+					for k := a; k < b; k++ {
+						g[pl.param[k]] += q * pl.coef[k]
 					}
 				}
 			}
@@ -372,15 +641,70 @@ func (pl *pseudoLikelihood) eval(w []float64, grad []float64) float64 {
 	return total
 }
 
+// Instance returns the formula as written, without its weight (or '@' and
+// weight), with its +variables replaced by constants when constants is
+// not nil (one per variable of PlusVars, in that order): the text of one
+// of the formulas a +x formula stands for, as Alchemy writes them.
+func (f *Formula) Instance(constants []string) string {
+	toks, err := lex.Lex(f.Text, srcpos.Position{Line: 1, Col: 1}, puncts)
+	if err != nil || len(toks) == 0 {
+		return f.Text
+	}
+	i := 0
+	if toks[i].Kind == lex.Punct && toks[i].Text == "@" {
+		i++
+	}
+	if toks[i].Kind == lex.Number && isWeight(toks[i].Text) && toks[i+1].Kind != lex.EOF {
+		i++
+	}
+	from := toks[i].Pos.Col - 1
+	if constants == nil {
+		return f.Text[from:]
+	}
+	sub := map[string]string{}
+	for k, v := range PlusVars(f) {
+		if k < len(constants) {
+			sub[v] = Term{Name: constants[k]}.String()
+		}
+	}
+	var b strings.Builder
+	at := from
+	for ; i+1 < len(toks); i++ {
+		t, u := toks[i], toks[i+1]
+		if t.Kind == lex.Punct && t.Text == "+" && u.Kind == lex.Ident {
+			if c, ok := sub[u.Text]; ok {
+				b.WriteString(f.Text[at : t.Pos.Col-1])
+				b.WriteString(c)
+				at = u.Pos.Col - 1 + len(u.Text)
+				i++
+			}
+		}
+	}
+	b.WriteString(f.Text[at:])
+	return b.String()
+}
+
 // WithWeights returns the program file text src (read from path) with the
-// weights of the formulas defined in that file replaced by weights (one per
-// formula of prog, for those with learned set); comments, declarations and
-// layout are kept. A formula that had no weight gets one in front. Formulas
-// from #include files are not in src and are left to their files.
-func WithWeights(path string, src []byte, prog *Program, weights []float64, learned []bool) ([]byte, error) {
+// learned weights of res (from LearnPLL or LearnDiscriminative on prog)
+// for the formulas defined in that file; comments, declarations and layout
+// are kept. A formula that had no weight gets one in front. A formula with
+// +variables is replaced, as Alchemy writes it, by one formula per
+// combination of constants, each with its learned weight, after a comment
+// that keeps the formula as written. Formulas from #include files are not
+// in src and are left to their files.
+func WithWeights(path string, src []byte, prog *Program, res *LearnResult) ([]byte, error) {
+	if len(res.Weights) != len(prog.Formulas) || len(res.Learned) != len(prog.Formulas) {
+		return nil, fmt.Errorf("mln: %d learned weights for a program of %d formulas", len(res.Weights), len(prog.Formulas))
+	}
+	instances := map[int][]LearnedWeight{}
+	for _, p := range res.Params {
+		if p.Constants != nil {
+			instances[p.Formula] = append(instances[p.Formula], p)
+		}
+	}
 	lines := strings.SplitAfter(string(src), "\n")
 	for i, f := range prog.Formulas {
-		if !learned[i] || f.Pos.File != path {
+		if !res.Learned[i] || f.Pos.File != path {
 			continue
 		}
 		if f.Pos.Line < 1 || f.Pos.Line > len(lines) {
@@ -391,8 +715,30 @@ func WithWeights(path string, src []byte, prog *Program, weights []float64, lear
 		if f.Pos.Col > 0 && f.Pos.Col-1 <= len(line) {
 			at = f.Pos.Col - 1
 		}
+		if ps := instances[i]; ps != nil {
+			body := strings.TrimRight(line, "\r\n")
+			end := at + len(f.Text)
+			if end > len(body) {
+				return nil, srcpos.Errorf(f.Pos, "a formula with +variables that spans lines (a block comment inside it) cannot be written back with its per-constant weights")
+			}
+			eol := line[len(body):]
+			if eol == "" {
+				eol = "\n"
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s// %s: one weight per constant of %s, learned%s", line[:at], f.Instance(nil), strings.Join(plusTerms(f), ", "), eol)
+			for k, p := range ps {
+				fmt.Fprintf(&b, "%s  %s", strconv.FormatFloat(p.Weight, 'g', 6, 64), f.Instance(p.Constants))
+				if k < len(ps)-1 {
+					b.WriteString(eol)
+				}
+			}
+			b.WriteString(line[end:])
+			lines[f.Pos.Line-1] = b.String()
+			continue
+		}
 		rest := line[at:]
-		w := strconv.FormatFloat(weights[i], 'g', 6, 64)
+		w := strconv.FormatFloat(res.Weights[i], 'g', 6, 64)
 		// The first token, read with comments removed, is the weight if any.
 		var first lex.Token
 		if sts, err := lex.Statements(path, []byte(rest)); err == nil && len(sts) > 0 {
@@ -408,4 +754,13 @@ func WithWeights(path string, src []byte, prog *Program, weights []float64, lear
 		lines[f.Pos.Line-1] = line[:at] + rest
 	}
 	return []byte(strings.Join(lines, "")), nil
+}
+
+// plusTerms writes a formula's +variables as +x.
+func plusTerms(f *Formula) []string {
+	vs := PlusVars(f)
+	for k, v := range vs {
+		vs[k] = "+" + v
+	}
+	return vs
 }

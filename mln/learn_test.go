@@ -27,7 +27,7 @@ func TestPLLGradient(t *testing.T) {
 	for v := range x {
 		x[v] = rng.IntN(2) == 0
 	}
-	pl := newPseudoLikelihood(in, param, share, x, nw, 2)
+	pl := newPseudoLikelihood(in, param, share, x, nil, nw, 2)
 	w := []float64{0.3, -1.2, 2.1, 0.05}
 	grad := make([]float64, nw)
 	pl.eval(w, grad)
@@ -140,6 +140,7 @@ func TestLearnRecoversWeights(t *testing.T) {
 func exactCLL(l *learning, sigma float64) []float64 {
 	nw := len(l.learned)
 	w := make([]float64, nw)
+	prior := l.priorMeans()
 	truth := l.counts(l.x, make([]float64, nw))
 	n := l.in.NumVars
 	x := make([]bool, n)
@@ -177,7 +178,7 @@ func exactCLL(l *learning, sigma float64) []float64 {
 		g := make([]float64, nw)
 		h := make([][]float64, nw)
 		for i := range g {
-			g[i] = truth[i] - mean[i] - w[i]/(sigma*sigma)
+			g[i] = truth[i] - mean[i] - (w[i]-prior[i])/(sigma*sigma)
 			h[i] = make([]float64, nw+1)
 			for j := range nw {
 				h[i][j] = second[i][j] - mean[i]*mean[j]

@@ -11,7 +11,75 @@ import (
 )
 
 // parser reads one statement's tokens with the Markov logic grammar.
-type parser struct{ lex.Parser }
+type parser struct {
+	lex.Parser
+	depth int // nesting of the recursive rules being parsed
+}
+
+// MaxNesting bounds how deeply a formula may nest: the height of its syntax
+// tree (connectives, negations and quantifiers, one level each) and the
+// nesting of parentheses. The parser refuses deeper formulas and Build
+// checks formulas built in Go, so that hostile input cannot exhaust the
+// stack of the parser or of any walk over a formula.
+const MaxNesting = 1000
+
+// enter counts one level of recursion; a formula nested more deeply than
+// MaxNesting is an error at the token reached.
+func (ps *parser) enter() error {
+	ps.depth++
+	// The statement's own formula is the first level; a tree of height
+	// MaxNesting takes one more.
+	if ps.depth > MaxNesting+1 {
+		return srcpos.Errorf(ps.Peek().Pos, "formula nested too deeply (more than %d levels of parentheses, negations, quantifiers or connectives)", MaxNesting)
+	}
+	return nil
+}
+
+func (ps *parser) leave() { ps.depth-- }
+
+// CheckNesting reports an error, at the position of the node found too
+// deep, when n's syntax tree is higher than MaxNesting; it walks the tree
+// without recursion, so it is safe on any tree.
+func CheckNesting(n Node) error {
+	type item struct {
+		n Node
+		d int
+	}
+	stack := []item{{n, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.d > MaxNesting {
+			return srcpos.Errorf(nodePos(it.n), "formula nested too deeply (more than %d levels of negations, quantifiers or connectives)", MaxNesting)
+		}
+		switch x := it.n.(type) {
+		case *Not:
+			stack = append(stack, item{x.X, it.d + 1})
+		case *Binary:
+			stack = append(stack, item{x.X, it.d + 1}, item{x.Y, it.d + 1})
+		case *Quant:
+			stack = append(stack, item{x.Body, it.d + 1})
+		}
+	}
+	return nil
+}
+
+// nodePos is where a node starts.
+func nodePos(n Node) srcpos.Position {
+	switch x := n.(type) {
+	case *Atom:
+		return x.P
+	case *Eq:
+		return x.P
+	case *Not:
+		return x.P
+	case *Binary:
+		return x.P
+	case *Quant:
+		return x.P
+	}
+	return srcpos.Position{}
+}
 
 // puncts is the punctuation of Markov logic, longest first.
 var puncts = []string{"<=>", "...", "=>", "!=", "(", ")", ",", "!", "^", "=", "{", "}", ".", "+", "*", "@"}
@@ -85,7 +153,7 @@ func (p *Program) parse(name string, text []byte, depth int) error {
 
 // statement parses a type declaration, a predicate declaration or a formula.
 func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
-	ps := &parser{lex.Parser{Toks: toks}}
+	ps := &parser{Parser: lex.Parser{Toks: toks}}
 	// Type declaration: name = { ... }
 	if len(toks) > 2 && toks[0].Kind == lex.Ident && toks[1].Kind == lex.Punct && toks[1].Text == "=" && toks[2].Kind == lex.Punct && toks[2].Text == "{" {
 		return p.typeDecl(ps)
@@ -134,6 +202,9 @@ func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
 		return srcpos.Errorf(t.Pos, "unexpected %s after the formula", lex.Describe(t))
 	}
 	f.F = n
+	if err := CheckNesting(n); err != nil {
+		return err
+	}
 	if err := p.checkFormula(n); err != nil {
 		return err
 	}
@@ -222,9 +293,12 @@ func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
 	j := i + 2
 	for {
 		t := toks[j]
-		if t.Kind != lex.Ident || t.Text == "v" {
+		// A type name starts like a variable; Pred(Anna, Bob) is a ground
+		// atom (of an evidence file given as the program, say), which
+		// checkFormula then reports.
+		if t.Kind != lex.Ident || t.Text == "v" || t.Text[0] >= 'A' && t.Text[0] <= 'Z' {
 			if closed {
-				return nil, true, srcpos.Errorf(t.Pos, "predicate declaration: expected a type name, found %s", lex.Describe(t))
+				return nil, true, srcpos.Errorf(t.Pos, "predicate declaration: expected a type name (lower-case), found %s", lex.Describe(t))
 			}
 			return nil, false, nil
 		}
@@ -254,6 +328,10 @@ func (p *Program) predDecl(ps *parser) (*PredDecl, bool, error) {
 
 // formula = quant | equiv
 func (ps *parser) formula() (Node, error) {
+	if err := ps.enter(); err != nil {
+		return nil, err
+	}
+	defer ps.leave()
 	if t := ps.Peek(); t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL" || t.Text == "EXISTS") {
 		return ps.quant()
 	}
@@ -310,6 +388,10 @@ func (ps *parser) implies() (Node, error) {
 // formulaNoEquiv is the right side of =>: a quantifier or another
 // implication (right associative), not a <=> (which binds more loosely).
 func (ps *parser) formulaNoEquiv() (Node, error) {
+	if err := ps.enter(); err != nil {
+		return nil, err
+	}
+	defer ps.leave()
 	if t := ps.Peek(); t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL" || t.Text == "EXISTS") {
 		return ps.quant()
 	}
@@ -354,6 +436,10 @@ func (ps *parser) and() (Node, error) {
 }
 
 func (ps *parser) unary() (Node, error) {
+	if err := ps.enter(); err != nil {
+		return nil, err
+	}
+	defer ps.leave()
 	t := ps.Peek()
 	switch {
 	case ps.Accept("!"):
@@ -452,6 +538,8 @@ func (p *Program) checkFormula(n Node) error {
 		}
 		d := p.byName[a.Pred]
 		switch {
+		case d == nil && groundAtom(a):
+			err = srcpos.Errorf(a.P, "unknown predicate %s: %s is a ground atom, which belongs in an evidence file (.db); a program declares %s(type, ...) first", a.Pred, a, a.Pred)
 		case d == nil:
 			err = srcpos.Errorf(a.P, "unknown predicate %s (declare it first, e.g. %s(type, ...))", a.Pred, a.Pred)
 		case len(d.Types) != len(a.Args):
@@ -459,6 +547,16 @@ func (p *Program) checkFormula(n Node) error {
 		}
 	})
 	return err
+}
+
+// groundAtom reports whether every argument of a is a constant.
+func groundAtom(a *Atom) bool {
+	for _, t := range a.Args {
+		if t.IsVar || t.Plus {
+			return false
+		}
+	}
+	return true
 }
 
 // walk calls f on n and every node below it.

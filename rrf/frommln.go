@@ -41,6 +41,9 @@ func FromMLN(kb *mln.Program, lambda, hardWeight float64) (*Program, error) {
 	p.Features = append(p.Features, root)
 	rootType := map[string]string{} // a root variable's type, by name
 	for i, f := range kb.Formulas {
+		if err := mln.CheckNesting(f.F); err != nil {
+			return nil, err
+		}
 		mf, err := toModelFormula(f.F)
 		if err != nil {
 			return nil, err

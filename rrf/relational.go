@@ -279,7 +279,7 @@ func (p *Program) check() error {
 			}
 		}
 	}
-	if err := p.noCycle(root, map[string]int{}); err != nil {
+	if _, err := p.noCycle(root, map[string]int{}, map[string]int{}, 1); err != nil {
 		return err
 	}
 	// Type inference to a fixpoint.
@@ -345,25 +345,42 @@ func (p *Program) check() error {
 	return nil
 }
 
+// MaxDepth bounds how deeply parfeatures may refer to one another: the
+// longest chain of references from root, root included. Deeper programs
+// are refused when read, so that hostile input cannot exhaust the stack of
+// the reader, the grounder or any walk over the features.
+const MaxDepth = 1000
+
 // noCycle fails when a parfeature refers back to itself (state: 1 on the
-// current path, 2 done).
-func (p *Program) noCycle(f *ParFeature, state map[string]int) error {
+// current path, 2 done), or when a chain of references from root is longer
+// than MaxDepth; it returns the height of f (the longest chain from f,
+// memoised in height). depth is f's place on the current path.
+func (p *Program) noCycle(f *ParFeature, state, height map[string]int, depth int) (int, error) {
 	switch state[f.Name] {
 	case 1:
-		return srcpos.Errorf(f.Pos, "parfeature %s refers to itself (through its children): an RRF is acyclic", f.Name)
+		return 0, srcpos.Errorf(f.Pos, "parfeature %s refers to itself (through its children): an RRF is acyclic", f.Name)
 	case 2:
-		return nil
+		return height[f.Name], nil
+	}
+	if depth > MaxDepth {
+		return 0, srcpos.Errorf(f.Pos, "parfeatures nested too deeply: a chain of references from root reaches %s more than %d levels down", f.Name, MaxDepth)
 	}
 	state[f.Name] = 1
+	h := 1
 	for _, t := range f.Terms {
 		if t.Feature != "" {
-			if err := p.noCycle(p.byName[t.Feature], state); err != nil {
-				return err
+			ch, err := p.noCycle(p.byName[t.Feature], state, height, depth+1)
+			if err != nil {
+				return 0, err
 			}
+			h = max(h, ch+1)
 		}
 	}
-	state[f.Name] = 2
-	return nil
+	if depth-1+h > MaxDepth {
+		return 0, srcpos.Errorf(f.Pos, "parfeatures nested too deeply: a chain of references from root through %s is longer than %d levels", f.Name, MaxDepth)
+	}
+	state[f.Name], height[f.Name] = 2, h
+	return h, nil
 }
 
 // Grounded is a relational RRF grounded over a network's atoms.

@@ -244,3 +244,50 @@ func TestSoftExistentialGroundsLinearly(t *testing.T) {
 		}
 	}
 }
+
+// Parfeatures that refer to one another more than MaxDepth deep are
+// refused when read (a long chain used to recurse without bound through
+// the reader, the grounder and the feature numbering), and a Markov logic
+// formula nested too deeply is refused by FromMLN.
+func TestParfeatureDepthLimit(t *testing.T) {
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString("Smokes(person)\nroot = 1 * sum(x) F1(x)\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "F%d(x) = 1 * F%d(x)\n", i, i+1)
+		}
+		fmt.Fprintf(&b, "F%d(x) = 1 * Smokes(x)\n", n)
+		return b.String()
+	}
+	if _, err := ParseProgram("c.rrf", []byte(chain(MaxDepth-1))); err != nil {
+		t.Errorf("a chain of %d: %v", MaxDepth, err)
+	}
+	_, err := ParseProgram("c.rrf", []byte(chain(20_000)))
+	if err == nil || !strings.Contains(err.Error(), "parfeatures nested too deeply") || !strings.HasPrefix(err.Error(), "c.rrf:") {
+		t.Errorf("a chain of 20,000: %v", err)
+	}
+	// A diamond whose longest path (root, D1, D2, G1 ... G998: 1001
+	// levels) is too deep although the depth-first walk first reaches the
+	// G chain by the short path (root, G1 ...: 999 levels).
+	var b strings.Builder
+	b.WriteString("Smokes(person)\nroot = 1 * sum(x) G1(x) + 1 * sum(x) D1(x)\nD1(x) = 1 * D2(x)\nD2(x) = 1 * G1(x)\n")
+	for i := 1; i < MaxDepth-2; i++ {
+		fmt.Fprintf(&b, "G%d(x) = 1 * G%d(x)\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "G%d(x) = 1 * Smokes(x)\n", MaxDepth-2)
+	if _, err := ParseProgram("d.rrf", []byte(b.String())); err == nil || !strings.Contains(err.Error(), "d.rrf:4:1: parfeatures nested too deeply") {
+		t.Errorf("a deep diamond: %v", err)
+	}
+	kb, err := mln.ParseProgram("k.mln", []byte("P(t)\n1 P(A)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n mln.Node = &mln.Atom{Pred: "P", Args: []mln.Term{{Name: "A"}}}
+	for range 5000 {
+		n = &mln.Not{X: n}
+	}
+	kb.Formulas[0].F = n
+	if _, err := FromMLN(kb, 10, 20); err == nil || !strings.Contains(err.Error(), "nested too deeply") {
+		t.Errorf("FromMLN: %v", err)
+	}
+}

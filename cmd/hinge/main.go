@@ -163,6 +163,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 // SIGTERM in main).
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
+	args, err := alchemyArgs(root, args)
+	if err != nil {
+		fmt.Fprintln(stderr, "hinge:", err)
+		return exitCode(err)
+	}
 	args = longFlagsWithOneDash(root, args)
 	if err := pslModeFlag(args); err != nil {
 		fmt.Fprintln(stderr, "hinge:", err)

@@ -340,6 +340,9 @@ func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if len(kb.Formulas) == 0 {
+			return nil, nil, errors.New(noFormulas(o.input, len(kb.Preds)))
+		}
 		prog, err := rrf.FromMLN(kb, o.lambda, o.hardWeight)
 		if err != nil {
 			return nil, nil, err

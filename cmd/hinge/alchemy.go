@@ -1,0 +1,279 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hinge-srl/hinge/mln"
+)
+
+// alchemyOption is one of Alchemy's command-line options (its infer and
+// learnwts programs, Alchemy 2) and what hinge makes of it. Alchemy's
+// options are words after one dash (-ms, -mwsMaxSteps), which Go's flag
+// parser would read as a bundle of one-letter flags (-m -s), so they are
+// translated before the flags are read.
+type alchemyOption struct {
+	name string // without the dash
+	// value: the option takes a value (-maxSteps 500); optional: a
+	// true/false value may follow (-lazy, -lazy true).
+	value, optional bool
+	// to are the hinge arguments it becomes, the value appended; the first
+	// names the flag, which must exist on the command.
+	to []string
+	// why, when set, says that hinge has no counterpart, and what to do.
+	why string
+}
+
+// inferArgs are Alchemy's infer options (Alchemy 2, infer.cpp) that
+// differ from hinge mln infer's flags; -i, -e, -r and -q mean the same in
+// both.
+var inferArgs = []alchemyOption{
+	{name: "m", to: []string{"--map", "--true-only"}},
+	{name: "a", to: []string{"--map"}},
+	{name: "ms", to: []string{"--method", "mcsat"}},
+	{name: "p", to: []string{"--method", "gibbs"}},
+	{name: "f", value: true, to: []string{"--query-file"}},
+	{name: "ow", value: true, to: []string{"--open"}},
+	{name: "mwsMaxSteps", value: true, to: []string{"--flips"}},
+	{name: "maxSteps", value: true, to: []string{"--samples"}},
+	{name: "burnMaxSteps", value: true, to: []string{"--burn-in"}},
+	{name: "numChains", value: true, to: []string{"--chains"}},
+	{name: "seed", value: true, to: []string{"--seed"}},
+	{name: "lazy", optional: true, to: []string{"--lazy"}},
+	{name: "cw", value: true, why: "predicates that are neither queried nor --open are closed-world already"},
+	{name: "burnMinSteps", value: true, why: "the burn-in is a fixed number of samples: use -burnMaxSteps or --burn-in"},
+	{name: "minSteps", value: true, why: "the number of samples is fixed: use -maxSteps or --samples"},
+	{name: "maxSeconds", value: true, why: "sampling runs a fixed number of samples: use -maxSteps or --samples"},
+	{name: "tries", value: true, why: "MaxWalkSAT makes one try of --flips flips"},
+	{name: "memLimit", value: true, why: "use --memory-limit"},
+	{name: "bp", why: "belief propagation is not implemented: use -ms (MC-SAT) or -p (Gibbs)"},
+	{name: "simtp", why: "simulated tempering is not implemented: use -ms (MC-SAT) or -p (Gibbs)"},
+	{name: "lifted", why: "lifted belief propagation is not implemented"},
+	{name: "queryEvidence", why: "not implemented"},
+	{name: "outputNetwork", why: "not implemented"},
+	{name: "counts", why: "not implemented"},
+}
+
+// learnwtsArgs are Alchemy's learnwts options that differ from hinge mln
+// learn's flags; -i, -o and -t mean the same in both.
+var learnwtsArgs = []alchemyOption{
+	{name: "g", to: []string{"--method", "pll"}},
+	{name: "d", to: []string{"--method", "dn"}},
+	{name: "ne", value: true, to: []string{"--query"}},
+	{name: "priorStdDev", value: true, to: []string{"--prior-stddev"}},
+	{name: "noPrior", to: []string{"--prior-stddev", "-1"}},
+	{name: "gMaxIter", value: true, to: []string{"--max-iter"}},
+	{name: "dNumIter", value: true, to: []string{"--iterations"}},
+	{name: "gNoEqualPredWt", optional: true, to: []string{"--atom-weights"}},
+	{name: "seed", value: true, to: []string{"--seed"}},
+	{name: "noAddUnitClauses", to: []string{}}, // hinge never adds unit clauses
+	{name: "multipleDatabases", why: "the training databases form one world"},
+	{name: "withEM", why: "atoms the training database does not list are false"},
+	{name: "infer", value: true, why: "dn samples with MC-SAT: use --samples and --chains"},
+	{name: "gConvThresh", value: true, why: "L-BFGS stops when the gradient or the progress vanishes, or at --max-iter"},
+	{name: "priorMean", value: true, why: "the prior is centred on the program's weights"},
+	{name: "queryEvidence", why: "atoms of the query predicates that the database does not list are false already"},
+	{name: "dLearningRate", value: true, why: "dn is diagonal Newton, which sets its own steps"},
+	{name: "dMomentum", value: true, why: "dn is diagonal Newton, which sets its own steps"},
+	{name: "dRescale", why: "not implemented"},
+	{name: "dZeroInit", why: "dn starts from 0"},
+	{name: "cw", value: true, why: "predicates other than the query predicates are closed-world already"},
+	{name: "ow", value: true, why: "the training world is complete: every predicate is closed-world"},
+}
+
+// addAlchemyHelp appends to cmd's help the translations of its Alchemy
+// options (after every flag is registered: a translation whose flag the
+// command lacks is listed among the refused options).
+func addAlchemyHelp(cmd *cobra.Command, opts []alchemyOption) {
+	var b strings.Builder
+	b.WriteString("\n\nAlchemy's options are accepted as Alchemy users type them (translated before\nthe flags are read):\n")
+	var none []string
+	for _, o := range opts {
+		name := "-" + o.name
+		if o.value {
+			name += " V"
+		}
+		switch {
+		case o.why != "" || len(o.to) > 0 && cmd.Flags().Lookup(strings.TrimPrefix(o.to[0], "--")) == nil:
+			none = append(none, "-"+o.name)
+		case len(o.to) == 0:
+			fmt.Fprintf(&b, "  %-18s accepted (hinge never adds unit clauses)\n", name)
+		default:
+			to := strings.Join(o.to, " ")
+			if o.value {
+				to = o.to[0] + " V " + strings.Join(o.to[1:], " ")
+			}
+			fmt.Fprintf(&b, "  %-18s %s\n", name, strings.TrimSpace(to))
+		}
+	}
+	if len(none) == 0 {
+		cmd.Long += strings.TrimSuffix(b.String(), "\n")
+		return
+	}
+	// The refused ones, wrapped at 78 columns.
+	line := "Alchemy's"
+	for k, n := range none {
+		word := " " + n
+		if k < len(none)-1 {
+			word += ","
+		}
+		if len(line)+len(word) > 78 {
+			b.WriteString(line + "\n")
+			line = strings.TrimPrefix(word, " ")
+		} else {
+			line += word
+		}
+	}
+	b.WriteString(line + " have no counterpart here and are refused with the reason.")
+	cmd.Long += b.String()
+}
+
+// alchemyTables maps a command path to its Alchemy options.
+var alchemyTables = map[string][]alchemyOption{
+	"hinge mln infer": inferArgs,
+	"hinge mln learn": learnwtsArgs,
+}
+
+// alchemyArgs prepares a command line typed as Alchemy users type it.
+// hinge learnwts ..., and hinge infer or hinge learn given a Markov logic
+// program (.mln) or Alchemy's options, are answered with the hinge mln
+// command that does it; the Alchemy options of hinge mln infer and hinge
+// mln learn are translated into their flags. Arguments after "--" are never
+// touched.
+func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
+	if len(args) == 0 {
+		return args, nil
+	}
+	if err := alchemyProgram(args); err != nil {
+		return nil, err
+	}
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		return args, nil
+	}
+	table := alchemyTables[cmd.CommandPath()]
+	if table == nil {
+		return args, nil
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+			out = append(out, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a[1:], "=")
+		k := slices.IndexFunc(table, func(o alchemyOption) bool { return o.name == name })
+		if k < 0 {
+			out = append(out, a)
+			continue
+		}
+		o := table[k]
+		if o.why != "" {
+			return nil, badInput(fmt.Errorf("Alchemy's option -%s has no counterpart in %s: %s", o.name, cmd.CommandPath(), o.why))
+		}
+		if len(o.to) > 0 && cmd.Flags().Lookup(strings.TrimPrefix(o.to[0], "--")) == nil {
+			return nil, badInput(fmt.Errorf("Alchemy's option -%s (%s) is not available in %s", o.name, o.to[0], cmd.CommandPath()))
+		}
+		switch {
+		case o.value && !hasVal:
+			if i+1 >= len(args) {
+				return nil, badInput(fmt.Errorf("Alchemy's option -%s needs a value", o.name))
+			}
+			i++
+			val, hasVal = args[i], true
+		case o.optional && !hasVal && i+1 < len(args) && isBoolWord(args[i+1]):
+			i++
+			val, hasVal = args[i], true
+		case !o.value && !o.optional && hasVal:
+			return nil, badInput(fmt.Errorf("Alchemy's option -%s takes no value", o.name))
+		}
+		switch {
+		case o.optional && hasVal:
+			out = append(out, o.to[0]+"="+val)
+		case o.value:
+			out = append(out, o.to[0]+"="+val)
+			out = append(out, o.to[1:]...)
+		default:
+			out = append(out, o.to...)
+		}
+	}
+	return out, nil
+}
+
+func isBoolWord(s string) bool {
+	switch strings.ToLower(s) {
+	case "true", "false", "1", "0":
+		return true
+	}
+	return false
+}
+
+// alchemyProgram answers a command line of Alchemy's programs (learnwts,
+// or infer / learn given a .mln program or Alchemy's options) with the
+// hinge mln command that runs it.
+func alchemyProgram(args []string) error {
+	rest := args[1:]
+	if k := slices.Index(rest, "--"); k >= 0 {
+		rest = rest[:k]
+	}
+	has := func(words ...string) bool {
+		for _, a := range rest {
+			if slices.Contains(words, a) || strings.EqualFold(filepath.Ext(a), ".mln") {
+				return true
+			}
+		}
+		return false
+	}
+	var to string
+	switch {
+	case args[0] == "learnwts":
+		to = "hinge mln learn"
+	case args[0] == "infer" && has("-i", "-e", "-r", "-q", "-f", "-ms", "-mwsMaxSteps", "-maxSteps"):
+		to = "hinge mln infer"
+	case args[0] == "learn" && has("-i", "-t", "-ne", "-g"):
+		to = "hinge mln learn"
+	default:
+		return nil
+	}
+	cmdline := to + " " + strings.Join(quoteArgs(args[1:]), " ")
+	if args[0] == "learnwts" {
+		return badInput(fmt.Errorf("Alchemy's learnwts is `hinge mln learn` (it takes Alchemy's options): did you mean `%s`?", cmdline))
+	}
+	return badInput(fmt.Errorf("hinge %s is for PSL models; a Markov logic network (.mln) runs with `%s` (it takes Alchemy's options): did you mean `%s`?", args[0], to, cmdline))
+}
+
+// quoteArgs quotes the arguments that a shell would split.
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?[]{}()<>|&;#~") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return out
+}
+
+// checkProgram refuses a program with no formulas: nothing to infer or
+// learn, and most likely an evidence file given as the program.
+func checkProgram(path string, prog *mln.Program) error {
+	if len(prog.Formulas) > 0 {
+		return nil
+	}
+	return badInput(errors.New(noFormulas(path, len(prog.Preds))))
+}
+
+// noFormulas says that the file at path holds no formulas.
+func noFormulas(path string, preds int) string {
+	return fmt.Sprintf("%s: the program has no formulas (it declares %d predicate(s)): nothing to infer or learn; is it an evidence file given as the program (-i)?", clipPath(path), preds)
+}

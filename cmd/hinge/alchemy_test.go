@@ -1,0 +1,206 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Alchemy's options are translated before the flags are read, so that
+// -ms is not read as -m -s; each translation runs as the hinge flags do.
+func TestAlchemyArgs(t *testing.T) {
+	root := newRoot()
+	for _, tc := range []struct {
+		args, want []string
+		err        string
+	}{
+		{[]string{"mln", "infer", "-i", "p.mln", "-e", "e.db", "-q", "Q", "-ms", "-maxSteps", "500", "-burnMaxSteps=20", "-seed", "7", "-r", "out"},
+			[]string{"mln", "infer", "-i", "p.mln", "-e", "e.db", "-q", "Q", "--method", "mcsat", "--samples=500", "--burn-in=20", "--seed=7", "-r", "out"}, ""},
+		{[]string{"mln", "infer", "-m", "-mwsMaxSteps", "1000", "-f", "q.db", "-ow", "A,B"},
+			[]string{"mln", "infer", "--map", "--true-only", "--flips=1000", "--query-file=q.db", "--open=A,B"}, ""},
+		{[]string{"mln", "infer", "-a", "-p", "--", "-ms"}, []string{"mln", "infer", "--map", "--method", "gibbs", "--", "-ms"}, ""},
+		{[]string{"mln", "learn", "-i", "p.mln", "-o", "out.mln", "-t", "t.db", "-ne", "Q,R", "-g", "-noPrior", "-gMaxIter", "50", "-noAddUnitClauses"},
+			[]string{"mln", "learn", "-i", "p.mln", "-o", "out.mln", "-t", "t.db", "--query=Q,R", "--method", "pll", "--prior-stddev", "-1", "--max-iter=50"}, ""},
+		{[]string{"mln", "learn", "-d", "-dNumIter", "5", "-priorStdDev", "2", "-gNoEqualPredWt"},
+			[]string{"mln", "learn", "--method", "dn", "--iterations=5", "--prior-stddev=2", "--atom-weights"}, ""},
+		{[]string{"mln", "learn", "-gNoEqualPredWt", "false"}, []string{"mln", "learn", "--atom-weights=false"}, ""},
+		// Other commands are left alone: PSL's -m is --model.
+		{[]string{"infer", "-m", "x.psl", "-d", "x.data"}, []string{"infer", "-m", "x.psl", "-d", "x.data"}, ""},
+		{[]string{"mln", "infer", "-bp"}, nil, "Alchemy's option -bp has no counterpart in hinge mln infer: belief propagation is not implemented"},
+		{[]string{"mln", "learn", "-multipleDatabases"}, nil, "Alchemy's option -multipleDatabases has no counterpart"},
+		{[]string{"mln", "infer", "-maxSteps"}, nil, "Alchemy's option -maxSteps needs a value"},
+		{[]string{"mln", "infer", "-ms=1"}, nil, "Alchemy's option -ms takes no value"},
+		{[]string{"learnwts", "-i", "p.mln", "-o", "o.mln", "-t", "t.db", "-ne", "Q", "-g"}, nil,
+			"Alchemy's learnwts is `hinge mln learn` (it takes Alchemy's options): did you mean `hinge mln learn -i p.mln -o o.mln -t t.db -ne Q -g`?"},
+		{[]string{"infer", "-i", "my prog.mln", "-e", "e.db", "-r", "out", "-q", "Q", "-ms"}, nil,
+			"hinge infer is for PSL models; a Markov logic network (.mln) runs with `hinge mln infer` (it takes Alchemy's options): did you mean `hinge mln infer -i 'my prog.mln' -e e.db -r out -q Q -ms`?"},
+		{[]string{"learn", "-i", "p.mln", "-t", "t.db", "-o", "o.mln"}, nil, "did you mean `hinge mln learn -i p.mln -t t.db -o o.mln`?"},
+	} {
+		got, err := alchemyArgs(root, tc.args)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) || exitCode(err) != 2 {
+				t.Errorf("%v: error %v, want %q (exit 2)", tc.args, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case !slices.Equal(got, tc.want):
+			t.Errorf("%v:\n got %q\nwant %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// The translated command lines run: Alchemy's MC-SAT options give what
+// hinge's flags give, -m writes the true query atoms without values (as
+// Alchemy's -m does), learnwts -g learns over every predicate, and the
+// help lists the translations.
+func TestAlchemyArgsRun(t *testing.T) {
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	run := func(args ...string) string {
+		t.Helper()
+		code, stdout, errs := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return stdout
+	}
+	alchemy := run("mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "-ms", "-maxSteps", "400", "-burnMaxSteps", "10", "-seed", "5")
+	hinge := run("mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "--method", "mcsat", "--samples", "400", "--burn-in", "10", "--seed", "5")
+	if alchemy != hinge || !strings.HasPrefix(alchemy, "Cancer(Anna) 0.") {
+		t.Errorf("-ms:\n%s\n--method mcsat:\n%s", alchemy, hinge)
+	}
+	all := run("mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "-a")
+	pos := run("mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "-m")
+	var want []string
+	for _, l := range strings.Split(strings.TrimSpace(all), "\n") {
+		if a, ok := strings.CutSuffix(l, " 1"); ok {
+			want = append(want, a)
+		}
+	}
+	if len(want) == 0 || pos != strings.Join(want, "\n")+"\n" {
+		t.Errorf("-m:\n%s\n-a:\n%s", pos, all)
+	}
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "-m", "--marginal"); code != 2 || !strings.Contains(errs, "--true-only (Alchemy's -m) writes a MAP world") {
+		t.Errorf("-m --marginal: exit %d, %s", code, errs)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "learned.mln")
+	code, stdout, errs := runCLI(t, "mln", "learn", "-i", prog, "-o", out, "-t", ev, "-g")
+	if code != 0 || !strings.Contains(errs, "of 3 predicate(s)") || !strings.HasPrefix(stdout, "     initial      learned  formula\n") {
+		t.Errorf("-g: exit %d\n%s%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Error(err)
+	}
+	for _, c := range [][]string{{"mln", "infer", "--help"}, {"mln", "learn", "--help"}} {
+		_, help, _ := runCLI(t, c...)
+		for _, w := range []string{"Alchemy's options are accepted", "have no counterpart here"} {
+			if !strings.Contains(help, w) {
+				t.Errorf("%v: no %q in\n%s", c, w, help)
+			}
+		}
+	}
+	if _, help, _ := runCLI(t, "mln", "infer", "--help"); !strings.Contains(help, "  -ms                --method mcsat\n") {
+		t.Errorf("mln infer --help:\n%s", help)
+	}
+	if _, help, _ := runCLI(t, "mln", "learn", "--help"); !strings.Contains(help, "  -ne V              --query V\n") {
+		t.Errorf("mln learn --help:\n%s", help)
+	}
+}
+
+// A program and an evidence file given in each other's place, a program
+// with no formulas and an undeclared query predicate are bad input (exit
+// 2) naming the file and what is wrong, for mln infer, rrf infer and rrf
+// learn (they used to exit 0 with an empty result).
+func TestSwappedProgramAndEvidence(t *testing.T) {
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	dir := t.TempDir()
+	empty := writeFile(t, dir, "decls.mln", "Smokes(person)\nCancer(person)\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mln", "infer", "-i", ev, "-e", ev, "-q", "Cancer"}, "smokers.db:1:1: unknown predicate Friends: Friends(Anna, Bob) is a ground atom, which belongs in an evidence file (.db)"},
+		{[]string{"mln", "infer", "-i", ev, "-e", prog, "-q", "Cancer"}, "smokers.db:1:1: unknown predicate Friends"},
+		{[]string{"mln", "infer", "-i", prog, "-e", prog, "-q", "Cancer"}, "smokers.mln:4:1: expected a ground atom"},
+		{[]string{"rrf", "infer", "-i", ev, "-e", ev, "-q", "Cancer"}, "smokers.db:1:1: unknown predicate Friends"},
+		{[]string{"rrf", "learn", "-i", ev, "-t", ev, "-q", "Cancer", "-o", filepath.Join(dir, "x.rrf")}, "smokers.db:1:1: unknown predicate Friends"},
+		{[]string{"mln", "learn", "-i", ev, "-t", ev, "-o", filepath.Join(dir, "x.mln")}, "smokers.db:1:1: unknown predicate Friends"},
+		{[]string{"mln", "infer", "-i", empty, "-e", ev, "-q", "Cancer"}, "decls.mln: the program has no formulas (it declares 2 predicate(s))"},
+		{[]string{"rrf", "infer", "-i", empty, "-e", ev, "-q", "Cancer"}, "decls.mln: the program has no formulas"},
+		{[]string{"rrf", "learn", "-i", empty, "-t", ev, "-q", "Cancer", "-o", filepath.Join(dir, "y.rrf")}, "decls.mln: the program has no formulas"},
+		{[]string{"mln", "learn", "-i", empty, "-t", ev, "-o", filepath.Join(dir, "y.mln")}, "decls.mln: the program has no formulas"},
+		{[]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Drinks"}, "query predicate Drinks is not declared in the program"},
+		{[]string{"rrf", "infer", "-i", prog, "-e", ev, "-q", "Drinks"}, "query predicate Drinks is not declared in the program"},
+		{[]string{"rrf", "infer", "-i", "../../examples/rrf/smokers.rrf", "-e", ev, "-q", "Drinks"}, "query predicate Drinks is not declared in the program"},
+		{[]string{"rrf", "learn", "-i", prog, "-t", ev, "-q", "Drinks", "-o", filepath.Join(dir, "z.rrf")}, "query predicate Drinks is not declared in the program"},
+		{[]string{"mln", "learn", "-i", prog, "-t", ev, "-q", "Drinks", "-o", filepath.Join(dir, "z.mln")}, "query predicate Drinks is not declared in the program"},
+	} {
+		code, stdout, errs := runCLI(t, tc.args...)
+		if code != 2 || stdout != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, errs, tc.want)
+		}
+	}
+}
+
+// hinge mln learn without -q learns over every predicate (Alchemy's
+// learnwts -g without -ne), prints the weights in hinge learn's layout
+// (a header, initial then learned), says whether L-BFGS converged, writes a
+// +x formula back as one formula per constant, and refuses a training
+// world that grounds no clause (it used to write a program of zero
+// weights, exit 0).
+func TestMLNLearnAllPredicates(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.mln", "Owns(person, pet)\nHappy(person)\n// per pet\n1 Owns(x, +p) => Happy(x)\n0.5 Happy(x)\n")
+	train := writeFile(t, dir, "t.db", "Owns(A, Cat)\nOwns(B, Dog)\nOwns(C, Dog)\nHappy(A)\nHappy(B)\n!Happy(D)\n")
+	out, rep := filepath.Join(dir, "learned.mln"), filepath.Join(dir, "r.json")
+	code, stdout, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train, "-o", out, "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(stdout, "\n")
+	if lines[0] != "     initial      learned  formula" || !strings.HasSuffix(lines[1], "  Owns(x, Cat) => Happy(x)") || !strings.HasPrefix(lines[1], "           1 ") ||
+		!strings.HasSuffix(lines[2], "  Owns(x, Dog) => Happy(x)") || !strings.HasSuffix(lines[3], "  Happy(x)") || !strings.HasPrefix(lines[3], "         0.5 ") {
+		t.Errorf("weights:\n%s", stdout)
+	}
+	if !strings.Contains(errs, "mln learn: 12 atoms of 2 predicate(s)") || !strings.Contains(errs, "L-BFGS converged after") {
+		t.Errorf("stderr: %s", errs)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(string(text), "\n")
+	if got[3] != "// Owns(x, +p) => Happy(x): one weight per constant of +p, learned" || !strings.HasSuffix(got[4], "  Owns(x, Cat) => Happy(x)") || !strings.HasSuffix(got[5], "  Owns(x, Dog) => Happy(x)") {
+		t.Errorf("learned program:\n%s", text)
+	}
+	var r struct {
+		Converged bool
+		Params    []struct {
+			Constants []string
+			Learned   float64
+		}
+	}
+	readJSON(t, rep, &r)
+	if !r.Converged || len(r.Params) != 3 || r.Params[1].Constants[0] != "Dog" {
+		t.Errorf("report %+v", r)
+	}
+	// The learned program reads back and infers.
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", out, "-e", train, "-q", "Happy"); code != 0 {
+		t.Errorf("infer with the learned program: exit %d, %s", code, errs)
+	}
+	// No pets: the +x formula has no groundings, and Happy is evidence.
+	noneTrain := writeFile(t, dir, "none.db", "!Happy(A)\n")
+	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", noneTrain, "-q", "Owns", "-o", filepath.Join(dir, "none.mln")); code != 2 || !strings.Contains(errs, "no ground clauses over the training world") {
+		t.Errorf("no ground clauses: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train, "--method", "dn", "-o", filepath.Join(dir, "dn.mln")); code != 2 || !strings.Contains(errs, "--method dn needs the query predicates") {
+		t.Errorf("dn without -q: exit %d, %s", code, errs)
+	}
+	code, _, errs = runCLI(t, "mln", "learn", "-i", prog, "-t", train, "--max-iter", "1", "-o", filepath.Join(dir, "one.mln"))
+	if code != 0 || !strings.Contains(errs, "L-BFGS did not converge after 1 iterations (IterationLimit") || !strings.Contains(errs, "warning: L-BFGS did not converge (it stopped at the iteration limit: raise --max-iter)") {
+		t.Errorf("--max-iter 1: exit %d, %s", code, errs)
+	}
+}

@@ -1,0 +1,470 @@
+package mln
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/hinge-srl/hinge/ground"
+)
+
+// parseLearning parses a program and a training database.
+func parseLearning(t *testing.T, prog, db string) (*Program, []GroundAtom) {
+	t.Helper()
+	p, err := ParseProgram("l.mln", []byte(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms, err := ParseAtoms("l.db", []byte(db), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, atoms
+}
+
+// The domains of learning come from the whole training world, whichever
+// predicates are queried: a constant that only a query predicate's atom
+// mentions is in its type's domain (it used to be missing, and the atoms
+// counted depended on -q).
+func TestLearnDomainsIndependentOfQuery(t *testing.T) {
+	prog := "Smokes(person)\nFriends(person, person)\n1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n1 Smokes(x)\n"
+	p, atoms := parseLearning(t, prog, "Friends(A, B)\nFriends(B, A)\nSmokes(C)\n")
+	for _, tc := range []struct {
+		query []string
+		atoms int
+		preds []string
+	}{
+		{[]string{"Smokes"}, 3, []string{"Smokes"}},
+		{[]string{"Friends"}, 9, []string{"Friends"}},
+		{[]string{"Smokes", "Friends"}, 12, []string{"Smokes", "Friends"}},
+		{nil, 12, []string{"Smokes", "Friends"}}, // every predicate, as learnwts -g without -ne
+	} {
+		res, err := LearnPLL(context.Background(), p, atoms, tc.query, LearnOptions{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.query, err)
+		}
+		if res.Atoms != tc.atoms || !slices.Equal(res.Predicates, tc.preds) {
+			t.Errorf("-q %v: %d atoms of %v, want %d of %v", tc.query, res.Atoms, res.Predicates, tc.atoms, tc.preds)
+		}
+	}
+}
+
+// Learning that cannot learn anything is an error, not a program of zero
+// weights.
+func TestLearnNothingToLearn(t *testing.T) {
+	for _, tc := range []struct {
+		prog, db string
+		query    []string
+		want     string
+	}{
+		// No constants of type t anywhere: no groundings at all.
+		{"P(t)\nQ(t)\n1 P(x) => Q(x)\n", "", nil, "no ground clauses over the training world"},
+		// Every grounding is fixed by the evidence (Q is not queried).
+		{"P(t)\nQ(t)\n1 Q(x)\n", "Q(A)\nP(A)\n", []string{"P"}, "no ground clauses over the training world"},
+		{"P(t)\n", "P(A)\n", nil, "the program has no formulas"},
+		{"P(t)\nP(x).\n", "P(A)\n", nil, "no soft formula to learn"},
+		{"P(t)\n@1 P(x)\n", "P(A)\n", nil, "every soft formula has a fixed weight"},
+		{"P(t)\n1 P(x)\n", "P(A)\n", []string{"Q"}, "query predicate Q is not declared"},
+	} {
+		p, atoms := parseLearning(t, tc.prog, tc.db)
+		_, err := LearnPLL(context.Background(), p, atoms, tc.query, LearnOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.prog, err, tc.want)
+		}
+	}
+	p, atoms := parseLearning(t, "P(t)\nQ(t)\n1 P(x) => Q(x)\n", "P(A)\n")
+	if _, err := LearnDiscriminative(context.Background(), p, atoms, nil, DiscOptions{}); err == nil || !strings.Contains(err.Error(), "needs the query predicates") {
+		t.Errorf("dn without query predicates: %v", err)
+	}
+}
+
+// The pseudo-likelihood's optimum in closed form: with the one formula
+// Smokes(x) => Cancer(x) of weight w, a person with Cancer or without
+// Smokes gives log(1/2) for the atom whose flip cannot change the clause,
+// and n00 + n11 atoms are observed in the state where the clause holds and
+// 2 n10 (both atoms of each person with Smokes and not Cancer) where it
+// fails: PLL(w) = (n00 + n11) log sigma(w) + 2 n10 log sigma(-w) + const,
+// maximal at w = log((n00 + n11) / (2 n10)). Both predicates have n atoms,
+// so weighing each predicate by 1/n moves nothing.
+func TestLearnPLLClosedForm(t *testing.T) {
+	counts := map[string]int{"00": 7, "01": 5, "10": 3, "11": 9} // Smokes, Cancer
+	var db strings.Builder
+	i := 0
+	for _, s := range []string{"00", "01", "10", "11"} {
+		for range counts[s] {
+			if s[0] == '1' {
+				fmt.Fprintf(&db, "Smokes(P%d)\n", i)
+			} else {
+				fmt.Fprintf(&db, "!Smokes(P%d)\n", i)
+			}
+			if s[1] == '1' {
+				fmt.Fprintf(&db, "Cancer(P%d)\n", i)
+			}
+			i++
+		}
+	}
+	p, atoms := parseLearning(t, "Smokes(person)\nCancer(person)\nSmokes(x) => Cancer(x)\n", db.String())
+	want := math.Log(float64(counts["00"]+counts["11"]) / float64(2*counts["10"]))
+	for _, atomWeights := range []bool{false, true} {
+		res, err := LearnPLL(context.Background(), p, atoms, nil, LearnOptions{PriorStdDev: -1, AtomWeights: atomWeights})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged || math.Abs(res.Weights[0]-want) > 1e-5 {
+			t.Errorf("atom weights %v: learned %.7f (%s), closed form %.7f", atomWeights, res.Weights[0], res.Status, want)
+		}
+	}
+}
+
+// TestPLLMatchesDefinition checks the (weighted) pseudo-log-likelihood
+// against its definition evaluated on the formulas (score, by grounding
+// every formula over the domains), on a random world of a small relational
+// program over every predicate: log P(x_a | rest) from the scores of the
+// world and of the world with a flipped, each predicate's atoms weighted
+// by one over its number of groundings. Then the learned weights are a
+// stationary point of that definition (finite differences).
+func TestPLLMatchesDefinition(t *testing.T) {
+	prog := `person = {A, B, C}
+food = {F1, F2}
+Smokes(person)
+Cancer(person)
+Friends(person, person)
+Likes(person, food)
+0 Smokes(x) => Cancer(x)
+0 Friends(x, y) ^ Smokes(x) => Smokes(y)
+0 Likes(x, f) v !Smokes(x)
+0 Friends(x, y)
+0 !Cancer(x) v Likes(x, f) v Friends(x, x)
+`
+	persons, foods := []string{"A", "B", "C"}, []string{"F1", "F2"}
+	dom := map[string][]string{"person": persons, "food": foods}
+	rng := rand.New(rand.NewPCG(3, 4))
+	w := world{}
+	var db strings.Builder
+	var names []string
+	add := func(pred string, args ...string) {
+		k := key(pred, args)
+		names = append(names, k)
+		if rng.IntN(2) == 0 {
+			w[k] = true
+			fmt.Fprintf(&db, "%s(%s)\n", pred, strings.Join(args, ", "))
+		}
+	}
+	for _, a := range persons {
+		add("Smokes", a)
+		add("Cancer", a)
+		for _, b := range persons {
+			add("Friends", a, b)
+		}
+		for _, f := range foods {
+			add("Likes", a, f)
+		}
+	}
+	p, atoms := parseLearning(t, prog, db.String())
+	groundings := map[string]float64{"Smokes": 3, "Cancer": 3, "Friends": 9, "Likes": 6}
+	// pll evaluates the definition at weights ws.
+	pll := func(ws []float64, atomWeights bool) float64 {
+		for i, f := range p.Formulas {
+			f.Weight = ws[i]
+		}
+		total := 0.0
+		for _, k := range names {
+			s1, _ := score(t, p, w, dom)
+			w[k] = !w[k]
+			s0, _ := score(t, p, w, dom)
+			w[k] = !w[k]
+			c := 1.0
+			if !atomWeights {
+				c = 1 / groundings[k[:strings.Index(k, "(")]]
+			}
+			total += c * (s1 - math.Log(math.Exp(s1)+math.Exp(s0)))
+		}
+		for _, f := range p.Formulas {
+			f.Weight = 0
+		}
+		return total
+	}
+	for _, atomWeights := range []bool{false, true} {
+		l, _, err := prepareLearning(p, atoms, nil, ground.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := l.scale
+		if atomWeights {
+			scale = nil
+		}
+		pl := newPseudoLikelihood(l.in, l.param, l.share, l.x, scale, len(l.learned), 2)
+		for trial := range 3 {
+			ws := make([]float64, len(p.Formulas))
+			for i := range ws {
+				ws[i] = rng.NormFloat64()
+			}
+			// The network drops the groundings the training world fixes
+			// and atoms in no clause, which add a constant: compare
+			// differences from the weights 0.
+			got := pl.eval(ws, nil) - pl.eval(make([]float64, len(ws)), nil)
+			want := pll(ws, atomWeights) - pll(make([]float64, len(ws)), atomWeights)
+			if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+				t.Errorf("atom weights %v, trial %d: pseudo-log-likelihood change %.12g, definition %.12g", atomWeights, trial, got, want)
+			}
+		}
+		res, err := LearnPLL(context.Background(), p, atoms, nil, LearnOptions{PriorStdDev: 10, AtomWeights: atomWeights})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged {
+			t.Errorf("atom weights %v: L-BFGS %s", atomWeights, res.Status)
+		}
+		// The objective by definition, with the prior, is stationary there.
+		obj := func(ws []float64) float64 {
+			f := pll(ws, atomWeights)
+			for _, v := range ws {
+				f -= v * v / (2 * 100)
+			}
+			return f
+		}
+		for i := range res.Weights {
+			h := 1e-5
+			wp, wm := slices.Clone(res.Weights), slices.Clone(res.Weights)
+			wp[i] += h
+			wm[i] -= h
+			if d := (obj(wp) - obj(wm)) / (2 * h); math.Abs(d) > 1e-4 {
+				t.Errorf("atom weights %v: derivative %.3g in weight %d at the learned weights %.4f", atomWeights, d, i, res.Weights)
+			}
+		}
+	}
+}
+
+// block is a small Markov logic network whose ground atoms split into
+// independent blocks of the same shape, one per person, so that a
+// training world can be sampled exactly (each block by enumeration of its
+// states) and the pseudo-likelihood estimator's sampling distribution is
+// known: its asymptotic covariance is H^-1 J H^-1 / n for the expected
+// Hessian H and score covariance J of one block (the sandwich), computed
+// by enumeration.
+type block struct {
+	prog  string
+	atoms []string  // a block's atoms, written with %[1]s for the person
+	scale []float64 // each atom's weight in the pseudo-likelihood (1/N_p, times n)
+	// phi are the sufficient statistics of a block state (bit i: atom i):
+	// one per learned weight, in the order of LearnResult.Params.
+	phi    func(s int) []float64
+	truth  []float64
+	params []string // how the params are named in a failure
+}
+
+// sample writes a training database of n independent blocks drawn from
+// the block's distribution under weights truth.
+func (b *block) sample(rng *rand.Rand, n int) string {
+	k := len(b.atoms)
+	probs := make([]float64, 1<<k)
+	z := 0.0
+	for s := range probs {
+		e := 0.0
+		for i, f := range b.phi(s) {
+			e += b.truth[i] * f
+		}
+		probs[s] = math.Exp(e)
+		z += probs[s]
+	}
+	var db strings.Builder
+	for i := range n {
+		u, s := rng.Float64()*z, 0
+		for s < len(probs)-1 && u > probs[s] {
+			u -= probs[s]
+			s++
+		}
+		for a, atom := range b.atoms {
+			// False atoms are written too, so that every person is in the
+			// domain.
+			if s>>a&1 == 0 {
+				db.WriteByte('!')
+			}
+			fmt.Fprintf(&db, atom+"\n", fmt.Sprintf("P%d", i))
+		}
+	}
+	return db.String()
+}
+
+// sd is the asymptotic standard deviation of each weight's estimate from n
+// blocks.
+func (b *block) sd(n int) []float64 {
+	k, m := len(b.atoms), len(b.truth)
+	probs := make([]float64, 1<<k)
+	z := 0.0
+	for s := range probs {
+		e := 0.0
+		for i, f := range b.phi(s) {
+			e += b.truth[i] * f
+		}
+		probs[s] = math.Exp(e)
+		z += probs[s]
+	}
+	H, J := mat.NewSymDense(m, nil), mat.NewSymDense(m, nil)
+	for s, p := range probs {
+		p /= z
+		phi := b.phi(s)
+		grad := make([]float64, m)
+		for a := range b.atoms {
+			flip := b.phi(s ^ 1<<a)
+			d := make([]float64, m)
+			e := 0.0
+			for i := range d {
+				d[i] = phi[i] - flip[i]
+				e += b.truth[i] * d[i]
+			}
+			sig := 1 / (1 + math.Exp(-e))
+			for i := range d {
+				grad[i] += b.scale[a] * (1 - sig) * d[i]
+				for j := i; j < m; j++ {
+					H.SetSym(i, j, H.At(i, j)+p*b.scale[a]*sig*(1-sig)*d[i]*d[j])
+				}
+			}
+		}
+		for i := range grad {
+			for j := i; j < m; j++ {
+				J.SetSym(i, j, J.At(i, j)+p*grad[i]*grad[j])
+			}
+		}
+	}
+	var hi mat.Dense
+	if err := hi.Inverse(H); err != nil {
+		panic(err)
+	}
+	var cov mat.Dense
+	cov.Product(&hi, J, &hi)
+	out := make([]float64, m)
+	for i := range out {
+		out[i] = math.Sqrt(cov.At(i, i) / float64(n))
+	}
+	return out
+}
+
+// bit is 1 when atom a is true in block state s.
+func bit(s, a int) float64 { return float64(s >> a & 1) }
+
+// TestLearnRecoversGeneratingWeights draws training worlds exactly from
+// known networks with unary and binary predicates, learns over every
+// predicate (no query predicates, as learnwts -g) without a prior, and
+// checks each weight within 4 asymptotic standard deviations of the
+// generating one (the sandwich covariance of the pseudo-likelihood
+// estimator, computed by enumeration: a correct learner fails with
+// probability below 1e-4 per weight, and a wrong objective, weighting or
+// tying of weights moves the estimate by many of them at this size). The
+// second network has per-constant weights (Owns(x, +p)): one is recovered
+// per pet.
+func TestLearnRecoversGeneratingWeights(t *testing.T) {
+	const n = 3000
+	pets := []string{"P1", "P2", "P3"}
+	// A block: Happy(x), Walks(x), Owns(x, P1..P3); Owns has 3n atoms,
+	// the others n, so its atoms weigh 1/3 as much in the pseudo-likelihood.
+	atoms := []string{"Happy(%[1]s)", "Walks(%[1]s)", "Owns(%[1]s, P1)", "Owns(%[1]s, P2)", "Owns(%[1]s, P3)"}
+	decls := "pet = {P1, P2, P3}\nHappy(person)\nWalks(person)\nOwns(person, pet)\n"
+	for _, tc := range []struct {
+		name string
+		b    block
+	}{
+		{"shared", block{
+			prog:  decls + "0 Owns(x, p) => Happy(x)\n0 Happy(x) => Walks(x)\n0 Owns(x, p)\n0 Walks(x)\n",
+			atoms: atoms, scale: []float64{1, 1, 1.0 / 3, 1.0 / 3, 1.0 / 3},
+			phi: func(s int) []float64 {
+				owns, happy, walks := 0.0, bit(s, 0), bit(s, 1)
+				implied := 0.0
+				for p := range 3 {
+					owns += bit(s, 2+p)
+					implied += 1 - bit(s, 2+p)*(1-happy)
+				}
+				return []float64{implied, 1 - happy*(1-walks), owns, walks}
+			},
+			truth:  []float64{0.7, 1.1, -1.0, -0.4},
+			params: []string{"Owns => Happy", "Happy => Walks", "Owns", "Walks"},
+		}},
+		{"per pet", block{
+			prog:  decls + "0 Owns(x, +p) => Happy(x)\n0 Happy(x) => Walks(x)\n0 Owns(x, p)\n",
+			atoms: atoms, scale: []float64{1, 1, 1.0 / 3, 1.0 / 3, 1.0 / 3},
+			phi: func(s int) []float64 {
+				happy, walks := bit(s, 0), bit(s, 1)
+				out := make([]float64, 0, 5)
+				owns := 0.0
+				for p := range 3 {
+					out = append(out, 1-bit(s, 2+p)*(1-happy))
+					owns += bit(s, 2+p)
+				}
+				return append(out, 1-happy*(1-walks), owns)
+			},
+			truth:  []float64{1.5, -0.6, 0.3, 1.1, -0.5},
+			params: []string{"Owns(x, P1) => Happy", "Owns(x, P2) => Happy", "Owns(x, P3) => Happy", "Happy => Walks", "Owns"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := tc.b.sample(rand.New(rand.NewPCG(17, 29)), n)
+			p, train := parseLearning(t, tc.b.prog, db)
+			res, err := LearnPLL(context.Background(), p, train, nil, LearnOptions{PriorStdDev: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Converged || res.Atoms != 5*n || len(res.Params) != len(tc.b.truth) {
+				t.Fatalf("converged %v (%s), %d atoms, %d params", res.Converged, res.Status, res.Atoms, len(res.Params))
+			}
+			sd := tc.b.sd(n)
+			for i, want := range tc.b.truth {
+				got := res.Params[i]
+				if i < 3 && tc.name == "per pet" && !slices.Equal(got.Constants, pets[i:i+1]) {
+					t.Errorf("param %d: constants %v, want %v", i, got.Constants, pets[i:i+1])
+				}
+				if math.Abs(got.Weight-want) > 4*sd[i] {
+					t.Errorf("%s: learned %.4f, generating %.4f (4 sd = %.4f)", tc.b.params[i], got.Weight, want, 4*sd[i])
+				}
+			}
+			t.Logf("learned %v; sd %.3f", res.Params, sd)
+		})
+	}
+}
+
+// A +x formula is written back as Alchemy writes it: one formula per
+// constant with its weight, after a comment keeping the formula; the file
+// reads back and its formulas carry the learned weights.
+func TestWithWeightsPerConstant(t *testing.T) {
+	src := "// pets\npet = {Cat, \"Big dog\"}\nHappy(person)\nOwns(person, pet)\n  1.5 Owns(x, +p) => Happy(x)  // per pet\n0.2 Happy(x)\n"
+	p, err := ParseProgram("w.mln", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &LearnResult{Weights: []float64{1.5, 0.7}, Learned: []bool{true, true}, Params: []LearnedWeight{
+		{Formula: 0, Constants: []string{"Cat"}, Initial: 1.5, Weight: -0.25, Clauses: 3},
+		{Formula: 0, Constants: []string{"Big dog"}, Initial: 1.5, Weight: 2, Clauses: 3},
+		{Formula: 1, Initial: 0.2, Weight: 0.7, Clauses: 3},
+	}}
+	out, err := WithWeights("w.mln", []byte(src), p, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// pets\npet = {Cat, \"Big dog\"}\nHappy(person)\nOwns(person, pet)\n" +
+		"  // Owns(x, +p) => Happy(x): one weight per constant of +p, learned\n" +
+		"-0.25  Owns(x, Cat) => Happy(x)\n" +
+		"2  Owns(x, \"Big dog\") => Happy(x)  // per pet\n" +
+		"0.7 Happy(x)\n"
+	if string(out) != want {
+		t.Fatalf("written:\n%s\nwant:\n%s", out, want)
+	}
+	q, err := ParseProgram("w.mln", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []float64
+	for _, f := range q.Formulas {
+		ws = append(ws, f.Weight)
+	}
+	if !slices.Equal(ws, []float64{-0.25, 2, 0.7}) {
+		t.Errorf("weights read back %v", ws)
+	}
+	if got := p.Formulas[0].Instance([]string{"Big dog"}); got != `Owns(x, "Big dog") => Happy(x)` {
+		t.Errorf("Instance: %s", got)
+	}
+}
