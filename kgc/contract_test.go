@@ -15,6 +15,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/textfile"
+	"github.com/hinge-srl/hinge/pathrule"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -72,9 +73,9 @@ func scoreFile(t *testing.T, text string, test []Triple, v *Vocab, known func(Tr
 					t.Fatalf("block %d %s: %q not sorted by score", i, label, line)
 				}
 				scores = append(scores, s)
-				atom := Triple{tr.H, tr.R, e}
+				atom := Triple{H: tr.H, R: tr.R, T: e}
 				if j == 0 {
-					atom = Triple{e, tr.R, tr.T}
+					atom = Triple{H: e, R: tr.R, T: tr.T}
 				}
 				if e == truth {
 					found, ts = true, s
@@ -118,7 +119,7 @@ func TestPredictionsFileGivesPrintedMetrics(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 5))
 		var test []Triple
 		for range 30 {
-			test = append(test, Triple{int32(rng.IntN(20)), int32(rng.IntN(3)), int32(rng.IntN(20))})
+			test = append(test, Triple{H: int32(rng.IntN(20)), R: int32(rng.IntN(3)), T: int32(rng.IntN(20))})
 		}
 		known := func(tr Triple) bool { return g.Has(tr) || containsTriple(test, tr) }
 		res, err := Learn(context.Background(), g, LearnOptions{Rounds: 2, SamplesPerRound: 2000, Seed: seed, MinSupport: 1})
@@ -193,23 +194,23 @@ func TestSampledConfidence(t *testing.T) {
 		// A few hubs (groups) that many entities belong to, a sparse
 		// friend relation, and likes mostly following friends' likes.
 		for x := range int32(n) {
-			ts = append(ts, Triple{x, 0, int32(n + r.IntN(4))})
+			ts = append(ts, Triple{H: x, R: 0, T: int32(n + r.IntN(4))})
 			for range 2 {
-				ts = append(ts, Triple{x, 1, int32(r.IntN(n))})
+				ts = append(ts, Triple{H: x, R: 1, T: int32(r.IntN(n))})
 			}
-			ts = append(ts, Triple{x, 2, int32(r.IntN(40))})
+			ts = append(ts, Triple{H: x, R: 2, T: int32(r.IntN(40))})
 		}
 		for _, t := range ts[:len(ts)] {
 			if t.R == 1 && r.IntN(2) == 0 {
-				ts = append(ts, Triple{t.H, 3, t.T})
+				ts = append(ts, Triple{H: t.H, R: 3, T: t.T})
 			}
 		}
 		g := NewGraph(ts, n+4, 4)
-		sc := newScratch(g.NumEntities)
+		sc := pathrule.NewWalker(g)
 		for range 15 {
 			rule := Rule{Kind: Cyclic, Head: int32(1 + r.IntN(3))}
 			for range 1 + r.IntN(3) {
-				rule.Body = append(rule.Body, Step{int32(r.IntN(4)), r.IntN(2) == 0})
+				rule.Body = append(rule.Body, Step{R: int32(r.IntN(4)), Inverse: r.IntN(2) == 0})
 			}
 			exact := rule
 			exact.Count(g, CountOptions{PC: 5}, sc)
@@ -295,7 +296,8 @@ func TestParseTriplesGuards(t *testing.T) {
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"a\tr\tb\nc\tr\td\x00\n", "n.txt:2:6: n.txt is not a text file: a NUL byte"},
-		{"a\tr\tb\nc\tr\t\xffd\n", "n.txt:2:5: invalid UTF-8"},
+		{"a\tr\tb\nc\tr\t\xffd\n", "n.txt:2:5"},
+		{"a\tr\tb\nc\tr\t\xffd\n", "invalid UTF-8"},
 		{"a\tr\t" + strings.Repeat("x", textfile.MaxLine()+10) + "\n", "n.txt:1: the line is longer than"},
 	} {
 		_, err := ParseTriples(context.Background(), "n.txt", strings.NewReader(tc.in), NewVocab())

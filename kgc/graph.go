@@ -3,17 +3,16 @@ package kgc
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/hinge-srl/hinge/internal/textfile"
+	"github.com/hinge-srl/hinge/pathrule"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
 // Triple is a fact head -relation-> tail, by ids.
-type Triple struct{ H, R, T int32 }
+type Triple = pathrule.Triple
 
 // Vocab interns entity and relation names.
 type Vocab struct {
@@ -62,6 +61,15 @@ func ParseTriples(ctx context.Context, name string, r io.Reader, v *Vocab) ([]Tr
 	sc := textfile.NewScanner(r, name)
 	var out []Triple
 	line := 0
+	// bad reports a line's problem, unless the reader stopped in that
+	// line (a NUL byte, invalid UTF-8): then the reader's error, which
+	// says why the line was cut.
+	bad := func(err error) ([]Triple, error) {
+		if !sc.Scan() && sc.Err() != nil {
+			return nil, textfile.ScanError(sc.Err(), name, line)
+		}
+		return nil, err
+	}
 	for sc.Scan() {
 		line++
 		if line%4096 == 0 && ctx.Err() != nil {
@@ -73,27 +81,27 @@ func ParseTriples(ctx context.Context, name string, r io.Reader, v *Vocab) ([]Tr
 			continue
 		}
 		if !utf8.Valid(text) {
-			bad := 0
-			for bad < len(text) {
-				r, size := utf8.DecodeRune(text[bad:])
+			i := 0
+			for i < len(text) {
+				r, size := utf8.DecodeRune(text[i:])
 				if r == utf8.RuneError && size <= 1 {
 					break
 				}
-				bad += size
+				i += size
 			}
-			return nil, srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: col + bad}, "invalid UTF-8 (byte 0x%02X): entity and relation names are UTF-8 text", text[bad])
+			return bad(srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: col + i}, "invalid UTF-8 (byte 0x%02X): entity and relation names are UTF-8 text", text[i]))
 		}
 		fields := bytes.Split(text, []byte{'\t'})
 		if len(fields) != 3 {
-			return nil, srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: col},
-				"want head<TAB>relation<TAB>tail, found %d tab-separated field(s)", len(fields))
+			return bad(srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: col},
+				"want head<TAB>relation<TAB>tail, found %d tab-separated field(s)", len(fields)))
 		}
 		at := col
 		var ids [3]int32
 		for i, fl := range fields {
 			s := bytes.TrimSpace(fl)
 			if len(s) == 0 {
-				return nil, srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: at}, "field %d is empty", i+1)
+				return bad(srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: at}, "field %d is empty", i+1))
 			}
 			if i == 1 {
 				ids[i] = v.Relation(string(s))
@@ -102,7 +110,7 @@ func ParseTriples(ctx context.Context, name string, r io.Reader, v *Vocab) ([]Tr
 			}
 			at += len(fl) + 1
 		}
-		out = append(out, Triple{ids[0], ids[1], ids[2]})
+		out = append(out, Triple{H: ids[0], R: ids[1], T: ids[2]})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textfile.ScanError(err, name, line)
@@ -110,165 +118,15 @@ func ParseTriples(ctx context.Context, name string, r io.Reader, v *Vocab) ([]Tr
 	return out, nil
 }
 
-// Graph indexes a set of triples for walking: every entity's edges in
-// both directions, sorted by (relation, direction, neighbour), in one flat
-// array (CSR), and for every relation and direction the sorted entities
-// that have such an edge.
-type Graph struct {
-	NumEntities, NumRelations int
-	// Triples are the distinct triples, in first-seen order.
-	Triples []Triple
-	start   []int64 // by entity: its edges are [start[e], start[e+1])
-	ekey    []int32 // edge key: relation*2 + 1 when walked backwards
-	eto     []int32 // the neighbour
-	// from[key]: the sorted entities with an edge of key; selfOnly[key]
-	// those of them whose edges of key are all self-loops.
-	from, selfOnly [][]int32
-}
+// Graph is the relational graph rules are learned from and applied to
+// (package pathrule, shared with structure learning).
+type Graph = pathrule.Graph
 
-// Edge is one step from an entity: relation R walked forwards (Inverse
-// false: from head to tail) or backwards, reaching To.
-type Edge struct {
-	R       int32
-	Inverse bool
-	To      int32
-}
-
-func edgeKey(r int32, inverse bool) int32 {
-	if inverse {
-		return r*2 + 1
-	}
-	return r * 2
-}
+// Edge is one step from an entity (pathrule.Edge).
+type Edge = pathrule.Edge
 
 // NewGraph indexes the triples (duplicates are kept once) over
 // numEntities entities and numRelations relations.
 func NewGraph(triples []Triple, numEntities, numRelations int) *Graph {
-	g := &Graph{NumEntities: numEntities, NumRelations: numRelations}
-	deg := make([]int64, numEntities+1)
-	for _, t := range triples {
-		deg[t.H+1]++
-		deg[t.T+1]++
-	}
-	for e := range numEntities {
-		deg[e+1] += deg[e]
-	}
-	packed := make([]uint64, deg[numEntities])
-	fill := slices.Clone(deg[:numEntities])
-	pack := func(key, to int32) uint64 { return uint64(key)<<32 | uint64(uint32(to)) }
-	for _, t := range triples {
-		packed[fill[t.H]] = pack(edgeKey(t.R, false), t.T)
-		fill[t.H]++
-		packed[fill[t.T]] = pack(edgeKey(t.R, true), t.H)
-		fill[t.T]++
-	}
-	g.start = make([]int64, numEntities+1)
-	g.ekey = make([]int32, 0, len(packed))
-	g.eto = make([]int32, 0, len(packed))
-	for e := range numEntities {
-		es := packed[deg[e]:deg[e+1]]
-		slices.Sort(es)
-		es = slices.Compact(es)
-		for _, p := range es {
-			g.ekey = append(g.ekey, int32(p>>32))
-			g.eto = append(g.eto, int32(uint32(p)))
-		}
-		g.start[e+1] = int64(len(g.ekey))
-	}
-	// Distinct triples in first-seen order: a triple is new when its
-	// forward edge has not been claimed yet.
-	claimed := make([]bool, len(g.ekey))
-	for _, t := range triples {
-		i := g.find(t.H, edgeKey(t.R, false), t.T)
-		if !claimed[i] {
-			claimed[i] = true
-			g.Triples = append(g.Triples, t)
-		}
-	}
-	nk := 2 * numRelations
-	g.from, g.selfOnly = make([][]int32, nk), make([][]int32, nk)
-	for e := range int32(numEntities) {
-		lo, hi := g.start[e], g.start[e+1]
-		for i := lo; i < hi; {
-			j, self := i, true
-			for ; j < hi && g.ekey[j] == g.ekey[i]; j++ {
-				self = self && g.eto[j] == e
-			}
-			g.from[g.ekey[i]] = append(g.from[g.ekey[i]], e)
-			if self {
-				g.selfOnly[g.ekey[i]] = append(g.selfOnly[g.ekey[i]], e)
-			}
-			i = j
-		}
-	}
-	return g
-}
-
-// find is the index of edge (key, to) of e, which must exist.
-func (g *Graph) find(e, key, to int32) int64 {
-	lo, hi := g.keyRange(e, key)
-	j, _ := slices.BinarySearch(g.eto[lo:hi], to)
-	return lo + int64(j)
-}
-
-// keyRange is the range of e's edges of key.
-func (g *Graph) keyRange(e, key int32) (int64, int64) {
-	lo, hi := g.start[e], g.start[e+1]
-	ks := g.ekey[lo:hi]
-	i, found := slices.BinarySearch(ks, key)
-	if !found {
-		return 0, 0
-	}
-	j := i + 1
-	for j < len(ks) && ks[j] == key {
-		j++
-	}
-	return lo + int64(i), lo + int64(j)
-}
-
-// Has reports whether the graph holds the triple.
-func (g *Graph) Has(t Triple) bool {
-	if int(t.H) >= g.NumEntities || int(t.R) >= g.NumRelations || t.H < 0 || t.R < 0 {
-		return false
-	}
-	_, found := slices.BinarySearch(g.Step(t.H, t.R, false), t.T)
-	return found
-}
-
-// Step returns the sorted entities reached from e by one step of relation
-// r (forwards: e's tails; inverse: e's heads). The slice is shared.
-func (g *Graph) Step(e, r int32, inverse bool) []int32 {
-	lo, hi := g.keyRange(e, edgeKey(r, inverse))
-	return g.eto[lo:hi]
-}
-
-// Degree is the number of e's edges, both directions.
-func (g *Graph) Degree(e int32) int { return int(g.start[e+1] - g.start[e]) }
-
-// EdgeAt returns e's i-th edge, 0 <= i < Degree(e), in (relation,
-// direction, neighbour) order.
-func (g *Graph) EdgeAt(e int32, i int) Edge {
-	j := g.start[e] + int64(i)
-	k := g.ekey[j]
-	return Edge{R: k >> 1, Inverse: k&1 == 1, To: g.eto[j]}
-}
-
-// Edges returns e's edges, in (relation, direction, neighbour) order (a
-// new slice).
-func (g *Graph) Edges(e int32) []Edge {
-	out := make([]Edge, g.Degree(e))
-	for i := range out {
-		out[i] = g.EdgeAt(e, i)
-	}
-	return out
-}
-
-// From returns the sorted entities with at least one edge of relation r in
-// the given direction (the heads of r forwards, its tails backwards). The
-// slice is shared.
-func (g *Graph) From(r int32, inverse bool) []int32 { return g.from[edgeKey(r, inverse)] }
-
-// String summarises the graph.
-func (g *Graph) String() string {
-	return fmt.Sprintf("%d entities, %d relations, %d triples", g.NumEntities, g.NumRelations, len(g.Triples))
+	return pathrule.NewGraph(triples, numEntities, numRelations)
 }

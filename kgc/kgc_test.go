@@ -14,13 +14,14 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/pathrule"
 )
 
 func randomGraph(seed uint64, n, rels, m int) *Graph {
 	r := rand.New(rand.NewPCG(seed, 1))
 	var ts []Triple
 	for range m {
-		ts = append(ts, Triple{int32(r.IntN(n)), int32(r.IntN(rels)), int32(r.IntN(n))})
+		ts = append(ts, Triple{H: int32(r.IntN(n)), R: int32(r.IntN(rels)), T: int32(r.IntN(n))})
 	}
 	return NewGraph(ts, n, rels)
 }
@@ -31,9 +32,9 @@ func bruteCount(g *Graph, r *Rule) (support, body int) {
 	n := int32(g.NumEntities)
 	holds := func(st Step, a, b int32) bool {
 		if st.Inverse {
-			return g.Has(Triple{b, st.R, a})
+			return g.Has(Triple{H: b, R: st.R, T: a})
 		}
-		return g.Has(Triple{a, st.R, b})
+		return g.Has(Triple{H: a, R: st.R, T: b})
 	}
 	distinct := func(es ...int32) bool {
 		for i := range es {
@@ -72,7 +73,7 @@ func bruteCount(g *Graph, r *Rule) (support, body int) {
 				rec(0, []int32{x})
 				if found {
 					body++
-					if g.Has(Triple{x, r.Head, y}) {
+					if g.Has(Triple{H: x, R: r.Head, T: y}) {
 						support++
 					}
 				}
@@ -95,9 +96,9 @@ func bruteCount(g *Graph, r *Rule) (support, body int) {
 		case Default:
 			for a := range n {
 				if r.ConstTail {
-					ok = ok || g.Has(Triple{v, r.Head, a})
+					ok = ok || g.Has(Triple{H: v, R: r.Head, T: a})
 				} else {
-					ok = ok || g.Has(Triple{a, r.Head, v})
+					ok = ok || g.Has(Triple{H: a, R: r.Head, T: v})
 				}
 			}
 		}
@@ -116,7 +117,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 	for seed := range uint64(20) {
 		g := randomGraph(seed, 7, 3, 25)
 		rng := rand.New(rand.NewPCG(seed, 2))
-		sc := newScratch(g.NumEntities)
+		sc := pathrule.NewWalker(g)
 		for range 30 {
 			r := Rule{Kind: Kind(rng.IntN(4)), Head: int32(rng.IntN(3)), ConstTail: rng.IntN(2) == 0,
 				C: int32(rng.IntN(7)), D: int32(rng.IntN(7))}
@@ -126,7 +127,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 			}
 			if r.Kind != Default {
 				for range L {
-					r.Body = append(r.Body, Step{int32(rng.IntN(3)), rng.IntN(2) == 0})
+					r.Body = append(r.Body, Step{R: int32(rng.IntN(3)), Inverse: rng.IntN(2) == 0})
 				}
 			}
 			r.Count(g, CountOptions{PC: 5}, sc)
@@ -312,7 +313,7 @@ func TestRankMatchesBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := newScratch(g.NumEntities)
+	sc := pathrule.NewWalker(g)
 	for _, tc := range []struct {
 		s Scoring
 		k int
@@ -382,16 +383,16 @@ func TestPredictAcyclicConstBothWays(t *testing.T) {
 	for seed := range uint64(10) {
 		g := randomGraph(seed, 8, 2, 30)
 		rng := rand.New(rand.NewPCG(seed, 9))
-		sc := newScratch(g.NumEntities)
+		sc := pathrule.NewWalker(g)
 		for range 20 {
 			r := Rule{Kind: AcyclicConst, Head: int32(rng.IntN(2)), ConstTail: rng.IntN(2) == 0, C: int32(rng.IntN(8)), D: int32(rng.IntN(8)),
-				Body: []Step{{int32(rng.IntN(2)), rng.IntN(2) == 0}}}
+				Body: []Step{{R: int32(rng.IntN(2)), Inverse: rng.IntN(2) == 0}}}
 			body := func(x int32) bool {
 				st := r.Body[0]
 				if st.Inverse {
-					return g.Has(Triple{r.D, st.R, x})
+					return g.Has(Triple{H: r.D, R: st.R, T: x})
 				}
-				return g.Has(Triple{x, st.R, r.D})
+				return g.Has(Triple{H: x, R: st.R, T: r.D})
 			}
 			for e := range int32(8) {
 				for _, tail := range []bool{true, false} {
@@ -437,7 +438,7 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	var test []Triple
 	for range 25 {
-		test = append(test, Triple{int32(rng.IntN(15)), int32(rng.IntN(2)), int32(rng.IntN(15))})
+		test = append(test, Triple{H: int32(rng.IntN(15)), R: int32(rng.IntN(2)), T: int32(rng.IntN(15))})
 	}
 	known := func(tr Triple) bool { return g.Has(tr) || slices.Contains(test, tr) }
 	const topK = 2
@@ -464,10 +465,10 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 		for _, tr := range test {
 			for _, tail := range []bool{true, false} {
 				e, truth := tr.H, tr.T
-				atom := func(c int32) Triple { return Triple{tr.H, tr.R, c} }
+				atom := func(c int32) Triple { return Triple{H: tr.H, R: tr.R, T: c} }
 				if !tail {
 					e, truth = tr.T, tr.H
-					atom = func(c int32) Triple { return Triple{c, tr.R, tr.T} }
+					atom = func(c int32) Triple { return Triple{H: c, R: tr.R, T: tr.T} }
 				}
 				cands := slices.DeleteFunc(mp.Rank(e, tr.R, tail, 0), func(c Candidate) bool { return c.Entity != truth && known(atom(c.Entity)) })
 				// order(a, b) < 0: a ranks above b; 0: a tie.
@@ -559,7 +560,7 @@ func TestEarlyStopSameTopK(t *testing.T) {
 			var qs []Triple
 			for e := range int32(25) {
 				for r := range int32(3) {
-					qs = append(qs, Triple{e, r, e})
+					qs = append(qs, Triple{H: e, R: r, T: e})
 				}
 			}
 			check(t, g, res.Rules, qs, []int{1, 3, 10})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hinge-srl/hinge/internal/par"
+	"github.com/hinge-srl/hinge/pathrule"
 )
 
 // LearnOptions configure Learn.
@@ -99,8 +100,10 @@ type RoundStat struct {
 	// Round counts from 1; Candidates are the new rules it counted, Rules
 	// the rules kept after it (all rounds so far), Seconds the time since
 	// Learn started.
-	Round, Candidates, Rules int
-	Seconds                  float64
+	Round      int     `json:"round"`
+	Candidates int     `json:"candidates"`
+	Rules      int     `json:"rules"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // LearnResult is the outcome of Learn.
@@ -147,11 +150,11 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	res := &LearnResult{}
 	seen := map[key]bool{}
 	var kept []Rule
-	scratches := make([]*scratch, opt.Threads) // per worker, allocated on first use
+	walkers := make([]*pathrule.Walker, opt.Threads) // per worker, allocated on first use
 	co := CountOptions{PC: opt.PC, Sample: opt.Sample, Err: opt.SampleErr, Work: opt.Work, Seed: opt.Seed}
 	// count counts cands; false when cancelled or (timed) late, and then
 	// nothing of cands is kept.
-	count := func(cands []key, timed bool) bool {
+	count := func(cands []key, round int, timed bool) bool {
 		rules := make([]Rule, len(cands))
 		var stop atomic.Bool
 		par.For(len(cands), opt.Threads, func(w, i int) {
@@ -162,11 +165,12 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 				stop.Store(true)
 				return
 			}
-			if scratches[w] == nil {
-				scratches[w] = newScratch(g.NumEntities)
+			if walkers[w] == nil {
+				walkers[w] = pathrule.NewWalker(g)
 			}
 			rules[i] = cands[i].rule()
-			rules[i].Count(g, co, scratches[w])
+			rules[i].Count(g, co, walkers[w])
+			rules[i].Round = round
 		})
 		if stop.Load() {
 			return false
@@ -189,7 +193,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 			}
 		}
 	}
-	count(defaults, false) // O(1) each
+	count(defaults, 0, false) // O(1) each
 	res.Stopped = "saturated"
 	for round := 0; len(g.Triples) > 0 && ctx.Err() == nil; round++ {
 		if opt.Rounds > 0 && round >= opt.Rounds {
@@ -221,7 +225,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		if len(fresh) == 0 {
 			break
 		}
-		if !count(fresh, true) {
+		if !count(fresh, res.Rounds+1, true) {
 			if ctx.Err() == nil {
 				res.Stopped = "time"
 			}
@@ -287,7 +291,7 @@ func sample(g *Graph, rng *rand.Rand, maxLen int, out []key) []key {
 			ok = false
 			break
 		}
-		k.steps[i] = Step{e.R, e.Inverse}
+		k.steps[i] = Step{R: e.R, Inverse: e.Inverse}
 		cur = e.To
 	}
 	if ok {
@@ -299,7 +303,7 @@ func sample(g *Graph, rng *rand.Rand, maxLen int, out []key) []key {
 		}
 		if len(closing) > 0 {
 			e := closing[rng.IntN(len(closing))]
-			k.steps[L-1] = Step{e.R, e.Inverse}
+			k.steps[L-1] = Step{R: e.R, Inverse: e.Inverse}
 			out = append(out, k)
 		}
 	}
@@ -314,7 +318,7 @@ func sample(g *Graph, rng *rand.Rand, maxLen int, out []key) []key {
 		if !found {
 			continue
 		}
-		st := Step{e.R, e.Inverse}
+		st := Step{R: e.R, Inverse: e.Inverse}
 		out = append(out,
 			key{kind: AcyclicConst, head: t.R, constTail: constTail, c: c, d: e.To, n: 1, steps: [MaxPath]Step{st}},
 			key{kind: AcyclicAny, head: t.R, constTail: constTail, c: c, n: 1, steps: [MaxPath]Step{st}})

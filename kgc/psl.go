@@ -246,9 +246,9 @@ func (rk *Ranker) candidateAtoms(ctx context.Context, queries []Triple, n, threa
 func appendAtoms(out []Triple, t Triple, tail bool, cands []Candidate, n int) []Triple {
 	for _, c := range cands[:min(n, len(cands))] {
 		if tail {
-			out = append(out, Triple{t.H, t.R, c.Entity})
+			out = append(out, Triple{H: t.H, R: t.R, T: c.Entity})
 		} else {
-			out = append(out, Triple{c.Entity, t.R, t.T})
+			out = append(out, Triple{H: c.Entity, R: t.R, T: t.T})
 		}
 	}
 	return out
@@ -314,7 +314,7 @@ func (p *PSLModel) Infer(ctx context.Context, atoms []Triple, opt admm.Options) 
 	values := make([]float64, len(atoms))
 	for x, ref := range gr.Vars {
 		args := s.Table(ref.Pred).Args(ref.Row)
-		values[idx[Triple{ent(args[0]), rel[ref.Pred], ent(args[1])}]] = res.Values[x]
+		values[idx[Triple{H: ent(args[0]), R: rel[ref.Pred], T: ent(args[1])}]] = res.Values[x]
 	}
 	return values, res, nil
 }

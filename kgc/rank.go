@@ -16,6 +16,7 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/par"
+	"github.com/hinge-srl/hinge/pathrule"
 )
 
 // Scoring says how the confidences of the rules predicting a candidate
@@ -160,7 +161,7 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 			continue
 		}
 		if r.Kind != Default {
-			r.rev = reverse(r.Body) // once, before the rules are shared by goroutines
+			r.rev = pathrule.Reverse(r.Body) // once, before the rules are shared by goroutines
 		}
 		rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
 	}
@@ -177,7 +178,7 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 					if !tail {
 						st = r.rev[0]
 					}
-					k := edgeKey(st.R, st.Inverse)
+					k := st.Key()
 					ix.byKey[k] = append(ix.byKey[k], pos)
 				case r.ConstTail != tail:
 					if r.Kind == AcyclicConst {
@@ -186,7 +187,7 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 				case r.Kind == AcyclicConst:
 					ix.byD[r.D] = append(ix.byD[r.D], pos)
 				case r.Kind == AcyclicAny:
-					k := edgeKey(r.Body[0].R, r.Body[0].Inverse)
+					k := r.Body[0].Key()
 					ix.byKey[k] = append(ix.byKey[k], pos)
 				default:
 					ix.always = append(ix.always, pos)
@@ -200,7 +201,7 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 
 // queryScratch is one worker's working memory for ranking.
 type queryScratch struct {
-	sc      *scratch
+	w       *pathrule.Walker
 	pos     []int32 // by entity: 1 + the candidate's index, -1 left out, 0 unseen
 	touched []int32
 	order   []int32
@@ -208,7 +209,7 @@ type queryScratch struct {
 }
 
 func (rk *Ranker) newQueryScratch() *queryScratch {
-	return &queryScratch{sc: newScratch(rk.g.NumEntities), pos: make([]int32, rk.g.NumEntities)}
+	return &queryScratch{w: pathrule.NewWalker(rk.g), pos: make([]int32, rk.g.NumEntities)}
 }
 
 // gather returns the positions in byHead[r] of the rules that can fire for
@@ -222,14 +223,17 @@ func (rk *Ranker) gather(e, r int32, tail bool, qs *queryScratch) []int32 {
 	out := append(qs.order[:0], ix.always...)
 	out = append(out, ix.byConst[e]...)
 	g := rk.g
-	lo, hi := g.start[e], g.start[e+1]
-	for i := lo; i < hi; i++ {
-		if i == lo || g.ekey[i] != g.ekey[i-1] {
-			out = append(out, ix.byKey[g.ekey[i]]...)
+	var prev Edge
+	for i := range g.Degree(e) {
+		ed := g.EdgeAt(e, i)
+		newKey := i == 0 || ed.R != prev.R || ed.Inverse != prev.Inverse
+		if newKey {
+			out = append(out, ix.byKey[Step{R: ed.R, Inverse: ed.Inverse}.Key()]...)
 		}
-		if len(ix.byD) > 0 && (i == lo || g.eto[i] != g.eto[i-1] || g.ekey[i] != g.ekey[i-1]) {
-			out = append(out, ix.byD[g.eto[i]]...)
+		if len(ix.byD) > 0 && (newKey || ed.To != prev.To) {
+			out = append(out, ix.byD[ed.To]...)
 		}
+		prev = ed
 	}
 	slices.Sort(out)
 	out = slices.Compact(out) // a body constant reached by several edge kinds
@@ -274,7 +278,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 		c := list[order[i]].Conf
 		for ; i < len(order) && list[order[i]].Conf == c; i++ {
 			rule := list[order[i]]
-			qs.buf = rule.predict(rk.g, e, tail, qs.sc, qs.buf)
+			qs.buf = rule.predict(rk.g, e, tail, qs.w, qs.buf)
 			st.applied++
 			for _, y := range qs.buf {
 				p := qs.pos[y]
@@ -635,10 +639,10 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		i, tail := q/2, q%2 == 1
 		t := test[i]
 		e, truth, a := t.T, t.H, &ev.Heads[i]
-		skip := func(y int32) bool { return y != truth && known(Triple{y, t.R, t.T}) }
+		skip := func(y int32) bool { return y != truth && known(Triple{H: y, R: t.R, T: t.T}) }
 		if tail {
 			e, truth, a = t.H, t.T, &ev.Tails[i]
-			skip = func(y int32) bool { return y != truth && known(Triple{t.H, t.R, y}) }
+			skip = func(y int32) bool { return y != truth && known(Triple{H: t.H, R: t.R, T: y}) }
 		}
 		start := time.Now()
 		list, st, err := rk.rank(ctx, rk.scoring, e, t.R, tail, k, skip, qs)
@@ -742,8 +746,8 @@ func (rk *Ranker) rescore(ctx context.Context, ev *Evaluation, test []Triple, n 
 			atom  func(int32) Triple
 			truth int32
 		}{
-			{&ev.Tails[i], func(e int32) Triple { return Triple{t.H, t.R, e} }, t.T},
-			{&ev.Heads[i], func(e int32) Triple { return Triple{e, t.R, t.T} }, t.H},
+			{&ev.Tails[i], func(e int32) Triple { return Triple{H: t.H, R: t.R, T: e} }, t.T},
+			{&ev.Heads[i], func(e int32) Triple { return Triple{H: e, R: t.R, T: t.T} }, t.H},
 		} {
 			list := q.a.List
 			m := min(n, len(list))

@@ -114,10 +114,10 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 		for _, a := range atoms {
 			switch cur {
 			case a.a:
-				r.Body = append(r.Body, Step{v.Relation(a.rel), false})
+				r.Body = append(r.Body, Step{R: v.Relation(a.rel), Inverse: false})
 				cur = a.b
 			case a.b:
-				r.Body = append(r.Body, Step{v.Relation(a.rel), true})
+				r.Body = append(r.Body, Step{R: v.Relation(a.rel), Inverse: true})
 				cur = a.a
 			default:
 				return Rule{}, fmt.Errorf("rule %q: %s(%s,%s) does not continue the path from %s", s, a.rel, a.a, a.b, cur)
@@ -148,9 +148,9 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 	var other string
 	switch vname {
 	case a.a:
-		r.Body, other = []Step{{v.Relation(a.rel), false}}, a.b
+		r.Body, other = []Step{{R: v.Relation(a.rel)}}, a.b
 	case a.b:
-		r.Body, other = []Step{{v.Relation(a.rel), true}}, a.a
+		r.Body, other = []Step{{R: v.Relation(a.rel), Inverse: true}}, a.a
 	default:
 		return Rule{}, fmt.Errorf("rule %q: the body atom does not contain the head's variable %s", s, vname)
 	}

@@ -32,6 +32,10 @@
 // through several atoms of p counts that many times in the clause's
 // potentials.
 //
+// The graph is package pathrule's, the one knowledge-graph completion
+// (package kgc) learns its rules on: every pair of argument positions of a
+// predicate is a relation of it, walked forwards or backwards.
+//
 // The search is parallel across target atoms; per atom it holds only the
 // current path and the set of distinct step sequences found (at most
 // (number of step kinds)^MaxLength, in practice a few hundred), never the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hinge-srl/hinge/internal/par"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/pathrule"
 	"github.com/hinge-srl/hinge/store"
 )
 
@@ -175,73 +176,76 @@ type GenResult struct {
 // truth atom to generate paths from.
 var ErrNoExamples = errors.New("no true target atoms")
 
-// graph is the observed data as a directed multigraph over constants, with
-// both directions of every walk: CSR adjacency sorted by (neighbour, step).
+// graph is the observed data as a pathrule.Graph over constants: every
+// unordered pair of argument positions (i < j) of a predicate of arity >= 2
+// is a relation, an observed atom (value >= 0.5) its triple (arg_i, arg_j),
+// so that a step from position i to j walks it forwards and from j to i
+// backwards. A symmetric binary relation keeps one triple per pair and is
+// walked forwards only: both directions read as the forward step.
 type graph struct {
-	steps []Step
-	inv   []int32 // inv[s]: the step walking s backwards
-	canon []int32 // canon[s]: s, or the forward step when s walks a symmetric relation backwards
-	id    map[Step]int32
-	start []int32 // by constant id
-	nbr   []int32
-	step  []int32
+	pg    *pathrule.Graph
+	rels  []relPair         // by relation
+	relOf map[relPair]int32 // (pred, i, j), i < j
+	sym   []bool            // by relation: symmetric binary, walked forwards only
+	steps map[int32]Step    // by step key: the Step it walks
+	keyOf map[Step]int32    // the step key of a Step (canonical)
 }
 
-// stepIndex numbers the ordered position pairs of every predicate of arity
-// >= 2.
+// relPair is a predicate's pair of argument positions, I < J.
+type relPair struct {
+	pred *model.Predicate
+	i, j int
+}
+
 func newGraph(s *store.Store, exclude []*model.Predicate) *graph {
-	g := &graph{id: map[Step]int32{}}
-	id := g.id
+	g := &graph{relOf: map[relPair]int32{}, steps: map[int32]Step{}, keyOf: map[Step]int32{}}
 	for _, p := range s.Model.Predicates {
 		if p.Arity < 2 || slices.Contains(exclude, p) {
 			continue
 		}
-		for from := range p.Arity {
-			for to := range p.Arity {
-				if from != to {
-					id[Step{p, from, to}] = int32(len(g.steps))
-					g.steps = append(g.steps, Step{p, from, to})
+		sym := p.Arity == 2 && symmetric(s.Table(p))
+		for i := range p.Arity {
+			for j := i + 1; j < p.Arity; j++ {
+				rp := relPair{p, i, j}
+				r := int32(len(g.rels))
+				g.relOf[rp] = r
+				g.rels = append(g.rels, rp)
+				g.sym = append(g.sym, sym)
+				fwd, inv := pathrule.Step{R: r}.Key(), pathrule.Step{R: r, Inverse: true}.Key()
+				g.steps[fwd], g.keyOf[Step{p, i, j}] = Step{p, i, j}, fwd
+				if sym {
+					g.keyOf[Step{p, j, i}] = fwd
+				} else {
+					g.steps[inv], g.keyOf[Step{p, j, i}] = Step{p, j, i}, inv
 				}
 			}
 		}
 	}
-	g.inv = make([]int32, len(g.steps))
-	g.canon = make([]int32, len(g.steps))
-	for i, st := range g.steps {
-		g.inv[i] = id[Step{st.Pred, st.To, st.From}]
-		g.canon[i] = int32(i)
-		if st.Pred.Arity == 2 && st.From == 1 && symmetric(s.Table(st.Pred)) {
-			g.canon[i] = g.inv[i]
-		}
-	}
-	n := s.Dict.Len()
-	type edge struct{ from, to, step int32 }
-	var edges []edge
-	for si, st := range g.steps {
-		t := s.Table(st.Pred)
+	var ts []pathrule.Triple
+	for r, rp := range g.rels {
+		t := s.Table(rp.pred)
 		for row := range t.Len() {
 			if t.Kind(row) != store.Observed || t.Value(row) < 0.5 {
 				continue
 			}
-			a, b := t.Arg(row, st.From), t.Arg(row, st.To)
-			edges = append(edges, edge{a, b, g.canon[si]})
+			a, b := t.Arg(row, rp.i), t.Arg(row, rp.j)
+			if g.sym[r] && a > b {
+				continue // its reverse is there: one triple per pair
+			}
+			ts = append(ts, pathrule.Triple{H: a, R: int32(r), T: b})
 		}
 	}
-	slices.SortFunc(edges, func(x, y edge) int {
-		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to), cmp.Compare(x.step, y.step))
-	})
-	edges = slices.Compact(edges)
-	g.start = make([]int32, n+1)
-	g.nbr = make([]int32, len(edges))
-	g.step = make([]int32, len(edges))
-	for i, e := range edges {
-		g.start[e.from+1]++
-		g.nbr[i], g.step[i] = e.to, e.step
-	}
-	for v := range n {
-		g.start[v+1] += g.start[v]
-	}
+	g.pg = pathrule.NewGraph(ts, s.Dict.Len(), len(g.rels))
 	return g
+}
+
+// canon is the step key of walking edge key k: a symmetric relation's
+// backward step reads as its forward step.
+func (g *graph) canon(k int32) int32 {
+	if k&1 == 1 && g.sym[k>>1] {
+		return k - 1
+	}
+	return k
 }
 
 // symmetric reports whether a binary relation reads the same both ways in
@@ -266,11 +270,11 @@ func symmetric(t *store.Table) bool {
 	return n > 0
 }
 
-// headStep is the step that walks target t forwards (the head itself as
-// a path), or -1 when t is not walked (excluded).
+// headStep is the step key that walks target t forwards (the head itself
+// as a path), or -1 when t is not walked (excluded).
 func (g *graph) headStep(t *model.Predicate) int32 {
-	if st, ok := g.id[Step{t, 0, 1}]; ok {
-		return st
+	if k, ok := g.keyOf[Step{t, 0, 1}]; ok {
+		return k
 	}
 	return -1
 }
@@ -291,20 +295,28 @@ type searcher struct {
 	seen     map[sig]struct{}
 	onPath   []bool
 	cur      sig
-	b        int32
-	bAdj     []int32 // adjacency range of b: neighbours
-	bStep    []int32
+	ends     []end // the last steps into b, by entity
 	expanded int
 	capped   bool
 }
+
+// end is a last step of a path: from X into the target's second constant.
+type end struct{ x, step int32 }
 
 // search records in s.seen every distinct path of length 1..maxLen from a
 // to b through distinct constants.
 func (s *searcher) search(a, b int32) {
 	clear(s.seen)
-	s.b = b
-	lo, hi := s.g.start[b], s.g.start[b+1]
-	s.bAdj, s.bStep = s.g.nbr[lo:hi], s.g.step[lo:hi]
+	pg := s.g.pg
+	s.ends = s.ends[:0]
+	for i := range pg.Degree(b) {
+		e := pg.EdgeAt(b, i)
+		// b -> x by this edge: x -> b walks it the other way.
+		back := pathrule.Step{R: e.R, Inverse: !e.Inverse}.Key()
+		s.ends = append(s.ends, end{e.To, s.g.canon(back)})
+	}
+	slices.SortFunc(s.ends, func(p, q end) int { return cmp.Or(cmp.Compare(p.x, q.x), cmp.Compare(p.step, q.step)) })
+	s.ends = slices.Compact(s.ends)
 	s.expanded, s.capped = 0, false
 	s.onPath[a], s.onPath[b] = true, true
 	s.cur.n = 0
@@ -314,10 +326,10 @@ func (s *searcher) search(a, b int32) {
 
 func (s *searcher) walk(x int32) {
 	d := int(s.cur.n)
-	// Paths ending here: x -> b, the inverse of b's entries with neighbour x.
-	i, _ := slices.BinarySearch(s.bAdj, x)
-	for ; i < len(s.bAdj) && s.bAdj[i] == x; i++ {
-		st := s.g.canon[s.g.inv[s.bStep[i]]]
+	// Paths ending here: x -> b.
+	i, _ := slices.BinarySearchFunc(s.ends, x, func(e end, x int32) int { return cmp.Compare(e.x, x) })
+	for ; i < len(s.ends) && s.ends[i].x == x; i++ {
+		st := s.ends[i].step
 		if d == 0 && st == s.headStep {
 			continue
 		}
@@ -330,8 +342,10 @@ func (s *searcher) walk(x int32) {
 	if d+1 >= s.maxLen {
 		return
 	}
-	for e := s.g.start[x]; e < s.g.start[x+1]; e++ {
-		y := s.g.nbr[e]
+	pg := s.g.pg
+	for j := range pg.Degree(x) {
+		e := pg.EdgeAt(x, j)
+		y := e.To
 		if s.onPath[y] {
 			continue
 		}
@@ -341,7 +355,7 @@ func (s *searcher) walk(x int32) {
 		}
 		s.expanded++
 		s.onPath[y] = true
-		s.cur.st[d] = s.g.step[e]
+		s.cur.st[d] = s.g.canon(pathrule.Step{R: e.R, Inverse: e.Inverse}.Key())
 		s.cur.n = uint8(d + 1)
 		s.walk(y)
 		s.cur.n = uint8(d)
@@ -374,7 +388,7 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 		return nil, errors.New("no target predicates")
 	}
 	g := newGraph(s, opt.Exclude)
-	res := &GenResult{Edges: len(g.nbr) / 2}
+	res := &GenResult{Edges: len(g.pg.Triples)}
 	type example struct {
 		target int
 		a, b   int32
