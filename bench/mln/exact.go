@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hinge-srl/hinge/bench/internal/results"
@@ -656,8 +657,45 @@ func (c *config) exact(ctx context.Context) error {
 			}
 		}
 	}
-	results.Markdown(c.stdout, rows)
+	results.Markdown(c.stdout, exactSummary(rows))
 	return c.writeCSV("exact", rows)
+}
+
+// exactSummary folds exact's rows (one per network, engine and seed) into
+// one per network and engine: the largest error over the seeds and the
+// mean of the seeds' mean errors and seconds.
+func exactSummary(rows [][]string) [][]string {
+	out := [][]string{{"network", "unknown atoms", "ground clauses", "engine", "samples", "seeds", "largest error (worst seed)", "mean error", "seconds a run"}}
+	type acc struct {
+		row                 []string
+		n                   int
+		worst, mean, second float64
+	}
+	var order []string
+	by := map[string]*acc{}
+	for _, r := range rows[1:] {
+		k := r[0] + "\x00" + r[3]
+		a, ok := by[k]
+		if !ok {
+			a = &acc{row: r}
+			by[k] = a
+			order = append(order, k)
+		}
+		w, _ := strconv.ParseFloat(r[6], 64)
+		m, _ := strconv.ParseFloat(r[7], 64)
+		s, _ := strconv.ParseFloat(r[8], 64)
+		a.n++
+		a.worst = max(a.worst, w)
+		a.mean += m
+		a.second += s
+	}
+	for _, k := range order {
+		a := by[k]
+		n := float64(a.n)
+		out = append(out, []string{a.row[0], a.row[1], a.row[2], a.row[3], a.row[4], fmt.Sprint(a.n),
+			fmt.Sprintf("%.4f", a.worst), fmt.Sprintf("%.4f", a.mean/n), fmt.Sprintf("%.2f", a.second/n)})
+	}
+	return out
 }
 
 // largestDiff is the largest difference between two marginal maps over the

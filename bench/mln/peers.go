@@ -563,9 +563,10 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 
 // peerLearn learns UW-CSE's weights on four areas and scores advisedBy on
 // the fifth (ai), with Alchemy 2's learnwts -g (every predicate, its
-// default; and -ne advisedBy) and -d (scaled conjugate gradient, its
-// default, -peer-dn-iter iterations) and hinge mln learn --method pll
-// (advisedBy; and every predicate) and --method dn (-peer-dn-iter
+// default, with and without the unit clauses it adds by default; and -ne
+// advisedBy) and -d (scaled conjugate gradient, its default, -peer-dn-iter
+// iterations) and hinge mln learn --method pll (every predicate, its
+// default with no -q; and -q advisedBy) and --method dn (-peer-dn-iter
 // iterations). Every learned program is scored with the MC-SAT marginals
 // of each engine in -engines (-peer-samples samples): AUC-PR and CLL.
 func (c *config) peerLearn(ctx context.Context) error {
@@ -581,14 +582,6 @@ func (c *config) peerLearn(ctx context.Context) error {
 		return err
 	}
 	dir := filepath.Dir(s.mln)
-	prog, err := mln.ReadProgram(s.mln)
-	if err != nil {
-		return err
-	}
-	var allPreds []string
-	for _, p := range prog.Preds {
-		allPreds = append(allPreds, p.Name)
-	}
 	lw := filepath.Join(c.alchemyBin, "learnwts")
 	it := fmt.Sprint(c.peerDNIter)
 	learners := []struct {
@@ -597,11 +590,12 @@ func (c *config) peerLearn(ctx context.Context) error {
 		args []string
 	}{
 		{"file weights (all 1)", "", nil},
-		{"Alchemy 2 learnwts -g (every predicate)", lw, []string{"-g", "-i", s.mln, "-t", s.train}},
+		{"Alchemy 2 learnwts -g", lw, []string{"-g", "-i", s.mln, "-t", s.train}},
+		{"Alchemy 2 learnwts -g -noAddUnitClauses", lw, []string{"-g", "-noAddUnitClauses", "-i", s.mln, "-t", s.train}},
 		{"Alchemy 2 learnwts -g -ne advisedBy", lw, []string{"-g", "-i", s.mln, "-t", s.train, "-ne", "advisedBy"}},
 		{"Alchemy 2 learnwts -d -ne advisedBy -dNumIter " + it, lw, []string{"-d", "-i", s.mln, "-t", s.train, "-ne", "advisedBy", "-dNumIter", it}},
+		{"hinge mln learn --method pll", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "--force"}},
 		{"hinge mln learn --method pll -q advisedBy", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "-q", "advisedBy", "--force"}},
-		{"hinge mln learn --method pll -q (every predicate)", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "-q", strings.Join(allPreds, ","), "--force"}},
 		{"hinge mln learn --method dn -q advisedBy --iterations " + it, hinge, []string{"mln", "learn", "--method", "dn", "-i", s.mln, "-t", s.train, "-q", "advisedBy", "--iterations", it, "--force"}},
 	}
 	rows := [][]string{{"learner", "learn wall s", "learn CPU s", "learn peak RSS MB", "test inference", "AUC-PR", "CLL", "infer wall s", "note"}}
