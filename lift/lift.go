@@ -118,6 +118,29 @@ func Lift(p *hlmrf.Problem) (*Lifted, error) {
 		return nil, err
 	}
 	g, col := color(p)
+	return build(p, g, col)
+}
+
+// LiftIfSymmetric is Lift for a caller that solves the original problem when
+// lifting would not shrink it: when the coloring has no symmetry
+// (Coloring.Symmetric is false) it returns a nil *Lifted with the coloring,
+// without building the lifted problem, which would be a copy of p. Otherwise
+// it returns what Lift returns, the coloring being l.Coloring.
+func LiftIfSymmetric(p *hlmrf.Problem) (*Lifted, *Coloring, error) {
+	if err := check(p); err != nil {
+		return nil, nil, err
+	}
+	g, col := color(p)
+	if !col.Symmetric() {
+		return nil, col, nil
+	}
+	l, err := build(p, g, col)
+	return l, col, err
+}
+
+// build makes the lifted problem of p from its graph and coarsest stable
+// coloring.
+func build(p *hlmrf.Problem, g *graph, col *Coloring) (*Lifted, error) {
 	l := &Lifted{
 		Problem:  &hlmrf.Problem{NumVars: col.NumVar, Start: []int32{0}, CStart: []int32{0}},
 		VarClass: col.Var,

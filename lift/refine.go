@@ -27,6 +27,14 @@ type Coloring struct {
 	NumVar, NumPot, NumCon int
 }
 
+// Symmetric reports whether the coloring has a class of two or more
+// variables, potentials or constraints: whether the lifted problem is
+// smaller than the original. A coloring without symmetry is the identity
+// (classes are numbered in order of first occurrence).
+func (c *Coloring) Symmetric() bool {
+	return c.NumVar < len(c.Var) || c.NumPot < len(c.Pot) || c.NumCon < len(c.Con)
+}
+
 // Refine computes the coarsest stable coloring of p's factor graph. It
 // returns an error if p's arrays are inconsistent (see Lift).
 //

@@ -202,14 +202,30 @@ type derandomized struct {
 // result (counting hard clauses with that weight) is never below the
 // expectation under p. hw is the weight of a hard clause (hardWeight).
 func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized {
+	return derandomizeMult(in, ix, p, hw, nil)
+}
+
+// derandomizeMult is derandomize for an instance whose clause c stands for
+// mult[c] identical clauses (a class of symmetric ground clauses, see
+// roundClasses): its objective weight, satisfied weight, expected values
+// and violated hard count are mult[c] times a single clause's. mult nil
+// means 1 for every clause.
+func derandomizeMult(in *Instance, ix *index, p []float64, hw float64, mult []float64) derandomized {
 	m := in.NumClauses()
 	st := make([]clauseState, m)
 	var d derandomized
+	times := func(c int) float64 {
+		if mult == nil {
+			return 1
+		}
+		return mult[c]
+	}
 	for c := 0; c < m; c++ {
 		w := in.Weight[c]
 		if in.Hard[c] {
 			w = hw
 		}
+		w *= times(c)
 		s := scaled{m: 1}
 		if ix.taut[c] {
 			s.z = 1 // always satisfied
@@ -226,7 +242,7 @@ func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized 
 		}
 		st[c] = clauseState{s, w}
 		if in.Hard[c] {
-			d.expHard += s.value()
+			d.expHard += times(c) * s.value()
 		} else {
 			d.expSoft += w * (1 - s.value())
 		}
@@ -262,9 +278,9 @@ func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized 
 	for c := range st {
 		switch sat := st[c].z > 0; {
 		case in.Hard[c] && !sat:
-			d.hardViolated++
+			d.hardViolated += int(times(c))
 		case !in.Hard[c] && sat:
-			d.satisfied += in.Weight[c]
+			d.satisfied += in.Weight[c] * times(c)
 		}
 	}
 	d.x = x
@@ -298,15 +314,20 @@ type rounded struct {
 // an instance without hard clauses the result's weight is at least
 // max(ExpectedGW, ExpectedPlain) >= 3/4 * relaxedWeight(y).
 func round(in *Instance, ix *index, y []float64) *rounded {
-	hw := hardWeight(in)
+	return roundMult(in, ix, y, hardWeight(in), nil)
+}
+
+// roundMult is round with derandomizeMult's clause multiplicities, and the
+// weight hw of one hard clause given.
+func roundMult(in *Instance, ix *index, y []float64, hw float64, mult []float64) *rounded {
 	// The two passes are independent: run them side by side.
 	var g, pl derandomized
 	done := make(chan struct{})
 	go func() {
-		g = derandomize(in, ix, gwProb(y), hw)
+		g = derandomizeMult(in, ix, gwProb(y), hw, mult)
 		close(done)
 	}()
-	pl = derandomize(in, ix, plainProb(y), hw)
+	pl = derandomizeMult(in, ix, plainProb(y), hw, mult)
 	<-done
 	r := &rounded{ExpectedGW: g.expSoft, ExpectedPlain: pl.expSoft, ExpectedHardGW: g.expHard, ExpectedHardPlain: pl.expHard}
 	if pl.hardViolated < g.hardViolated || (pl.hardViolated == g.hardViolated && pl.satisfied > g.satisfied) {

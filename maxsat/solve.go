@@ -9,6 +9,7 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/lift"
 )
 
 // Options configures Solve.
@@ -28,6 +29,15 @@ type Options struct {
 	// DualSweeps bounds the coordinate-ascent passes that improve the
 	// certificate's multipliers.
 	DualSweeps int
+	// Lift solves the LP relaxation lifted: color refinement finds its
+	// symmetric atoms and clauses, the smaller lifted LP is solved and
+	// certified (same optimum, same guarantee; see lifted.go), and the
+	// rounding uses one representative per class of symmetric atoms where
+	// that keeps the 3/4 guarantee. Report.Lifted says what was found.
+	Lift bool
+	// AtomRounding, with Lift, rounds every atom on its own even where one
+	// representative per class would do (for comparing the two).
+	AtomRounding bool
 }
 
 // DefaultOptions returns the options of `hinge maxsat`: the ADMM defaults
@@ -87,6 +97,9 @@ type Report struct {
 	Optimal bool `json:"optimal"`
 	// Infeasible is true when the hard clauses are proven unsatisfiable.
 	Infeasible bool `json:"infeasible"`
+
+	// Lifted describes the lifting (Options.Lift), nil without it.
+	Lifted *LiftReport `json:"lifted,omitempty"`
 
 	Rounding    RoundingReport    `json:"rounding"`
 	LocalSearch LocalSearchReport `json:"local_search"`
@@ -158,31 +171,68 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	// Relax.
 	rel := toProblem(in, ix)
 	p := rel.Problem
+	var lr *liftedRelax
+	if opt.Lift {
+		t0 := time.Now()
+		l, col, err := lift.LiftIfSymmetric(p)
+		if err != nil {
+			return nil, fmt.Errorf("lifting the relaxation: %w", err)
+		}
+		lrep := &LiftReport{Symmetry: col.Symmetric(), Ground: sizesOf(p), Lifted: sizesOf(p), Rounding: RoundAtoms}
+		lrep.Seconds.Lift = time.Since(t0).Seconds()
+		rep.Lifted = lrep
+		if l != nil {
+			lr = &liftedRelax{l: l, rel: rel}
+			lrep.Lifted = sizesOf(l.Problem)
+		}
+	}
 	y := make([]float64, in.NumVars)
 	for i := range y {
 		y[i] = 0.5
 	}
 	var pot, con []float64
 	rep.ADMM.Status, rep.ADMM.Converged = admm.Converged, true // nothing to relax unless there are terms
-	if p.NumPotentials()+p.NumConstraints() > 0 {
-		s, err := admm.New(p, opt.ADMM)
+	emptySoft, emptyHard := emptyClauses(in)
+	hw := hardWeight(in)
+	constant := emptySoft + float64(len(emptyHard))*hw // what the clauses outside the relaxation add to a dual value
+	var g float64
+	var source string
+	if lr != nil {
+		t0 := time.Now()
+		res, err := lr.solve(ctx, opt.ADMM)
 		if err != nil {
 			return nil, err
 		}
-		res, err := s.Solve(ctx, nil)
-		if err != nil {
-			return nil, err
+		if res != nil {
+			rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
 		}
-		// Variables in no clause keep ADMM's start value 0; any value will do.
-		copy(y, res.Values)
-		pot, con = s.Duals()
-		rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
+		copy(y, lr.l.Expand(lr.y))
+		t1 := time.Now()
+		rep.Lifted.Seconds.Solve = t1.Sub(t0).Seconds()
+		rw, hres := lr.primal(in, emptySoft)
+		rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
+		g, source = lr.certify(constant, opt.DualSweeps)
+		rep.Lifted.Seconds.Certify = time.Since(t1).Seconds()
+	} else {
+		if p.NumPotentials()+p.NumConstraints() > 0 {
+			s, err := admm.New(p, opt.ADMM)
+			if err != nil {
+				return nil, err
+			}
+			res, err := s.Solve(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			// Variables in no clause keep ADMM's start value 0; any value will do.
+			copy(y, res.Values)
+			pot, con = s.Duals()
+			rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
+		}
+		rw, hres := relaxedWeight(in, y)
+		rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
+		// Certify: the best of several dual-feasible points.
+		g, source = certify(in, ix, rel, y, pot, con, opt.DualSweeps)
 	}
-	rw, hres := relaxedWeight(in, y)
-	rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
-
-	// Certify: the best of several dual-feasible points.
-	g, source := certify(in, ix, rel, y, pot, con, opt.DualSweeps)
 	ub := W - g
 	if in.IntegerWeights() {
 		ub = math.Floor(ub + 1e-9*(1+W))
@@ -192,7 +242,26 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	rep.Seconds.Relax = tRelax.Sub(start).Seconds()
 
 	// Round.
-	r := round(in, ix, y)
+	var r *rounded
+	if lr != nil {
+		if opt.AtomRounding {
+			rep.Lifted.RoundingNote = "atoms rounded one by one as asked (Options.AtomRounding)"
+		} else {
+			cr, _, ci, why := lr.roundClasses(in, ix, hw)
+			switch {
+			case cr == nil:
+				rep.Lifted.RoundingNote = why
+			case cr.HardViolated > 0:
+				rep.Lifted.RoundingNote = fmt.Sprintf("the world rounded on the classes violates %d hard clause(s); rounded atom by atom instead", cr.HardViolated)
+			default:
+				r = cr
+				rep.Lifted.Rounding, rep.Lifted.ClassClauses = RoundClasses, ci.NumClauses()
+			}
+		}
+	}
+	if r == nil {
+		r = round(in, ix, y)
+	}
 	rep.Rounding = RoundingReport{r.Method, r.Satisfied, r.HardViolated, r.ExpectedGW, r.ExpectedPlain}
 	x, sat, hv := r.X, r.Satisfied, r.HardViolated
 	tRound := time.Now()
@@ -235,22 +304,8 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 // certify returns the best lower bound g on the LP optimum over the
 // dual-feasible points it tries, and which one gave it.
 func certify(in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sweeps int) (float64, string) {
-	// Clauses left out of the relaxation: empty soft clauses are always
-	// unsatisfied (they add their weight to the LP optimum); an empty hard
-	// clause makes the LP infeasible, and any multiplier, here W+1, is
-	// dual-feasible and proves it.
 	hw := hardWeight(in)
-	var constant float64
-	emptyHard := make([]int, 0)
-	for c := range in.Weight {
-		if in.Start[c] == in.Start[c+1] {
-			if in.Hard[c] {
-				emptyHard = append(emptyHard, c)
-			} else {
-				constant += in.Weight[c]
-			}
-		}
-	}
+	constant, emptyHard := emptyClauses(in)
 	best, source := 0.0, "trivial"
 	try := func(g float64, s string) {
 		if !math.IsNaN(g) && !math.IsInf(g, 0) && g > best {
@@ -281,6 +336,25 @@ func certify(in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sw
 	d.ascend(sweeps, 1e-9)
 	try(d.value(), "slackness")
 	return best, source
+}
+
+// emptyClauses returns the weight of the empty soft clauses and the empty
+// hard clauses, which the relaxation leaves out: empty soft clauses are
+// always unsatisfied (they add their weight to the LP optimum); an empty
+// hard clause makes the LP infeasible, and any multiplier, here
+// hardWeight, is dual-feasible and proves it.
+func emptyClauses(in *Instance) (soft float64, hard []int) {
+	hard = make([]int, 0)
+	for c := range in.Weight {
+		if in.Start[c] == in.Start[c+1] {
+			if in.Hard[c] {
+				hard = append(hard, c)
+			} else {
+				soft += in.Weight[c]
+			}
+		}
+	}
+	return soft, hard
 }
 
 // SolveProblem solves a clause-shaped HL-MRF as MAX-SAT: it is FromProblem
