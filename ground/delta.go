@@ -10,8 +10,8 @@ import (
 
 // A ClauseJoin enumerates the groundings of one CNF clause of a logical rule
 // over a store that may grow between calls: all of them (All), or only those
-// in which one given atom takes the place of one of the clause's binding
-// atoms (From, a delta join). Lazy inference grounds this way (Markov
+// in which one given atom takes the place of one of the clause's atoms
+// (From, a delta join). Lazy inference grounds this way (Markov
 // logic's LazySAT, package mln): it keeps the values of a world in the
 // store's target rows, adds atoms to the store as they come into play, and,
 // when an atom becomes true, asks which ground clauses that atom completes,
@@ -47,7 +47,7 @@ type ClauseJoin struct {
 	rule   *model.Rule
 	clause model.Clause
 	never  bool          // a constant comparison makes every grounding true, or a binding atom names an unknown constant
-	seeded []*clausePlan // by atom: the join that starts from it (nil for non-binding atoms)
+	seeded []*clausePlan // by atom: the join that starts from it
 	work   []*joinWorker // by atom: the reused worker of seeded
 	emit   func(vals, rows []int32) error
 }
@@ -100,7 +100,7 @@ func ClauseJoins(m *model.Model, s *store.Store, r *model.Rule) ([]*ClauseJoin, 
 			}
 		}
 		if !j.never {
-			for _, ai := range binding {
+			for ai := range p.atoms {
 				sp := g.planClauseFrom(r, c, ai, true)
 				j.seeded[ai] = sp
 				w := newJoinWorker(&sp.joinPlan)
@@ -146,13 +146,15 @@ func (j *ClauseJoin) All(emit func(vals, rows []int32) error) error {
 }
 
 // From calls emit (as All does) once per grounding of the clause in which
-// binding atom atom (an index into Query.Atoms) is row row of its
-// predicate's table: the delta join of that atom. Set the row's value first
-// (a negated atom at 0 completes nothing). It is an error for atom not to be
-// a binding atom or row not to be a row of its table.
+// atom atom (an index into Query.Atoms) is row row of its predicate's
+// table: the delta join of that atom. For a binding atom, set the row's
+// value first (a negated atom at 0 completes nothing); a non-binding atom
+// (a positive literal) may have any value unless observed at 1. It is an
+// error for atom not to be an atom of the clause or row not to be a row of
+// its table.
 func (j *ClauseJoin) From(atom int, row int32, emit func(vals, rows []int32) error) error {
-	if atom < 0 || atom >= len(j.Query.Atoms) || !j.Query.Atoms[atom].Binding {
-		return fmt.Errorf("ground: atom %d of the clause is not a binding atom", atom)
+	if atom < 0 || atom >= len(j.Query.Atoms) {
+		return fmt.Errorf("ground: the clause has no atom %d", atom)
 	}
 	if j.never {
 		return nil
@@ -162,8 +164,8 @@ func (j *ClauseJoin) From(atom int, row int32, emit func(vals, rows []int32) err
 	if row < 0 || int(row) >= a.tab.Len() {
 		return fmt.Errorf("ground: row %d of %s, which has %d", row, a.tab.Pred.Name, a.tab.Len())
 	}
-	if p.never {
-		return nil
+	if p.never || !j.Query.Atoms[atom].Binding && a.observed(row) && a.tab.Value(int(row)) == 1 {
+		return nil // a positive literal observed true satisfies every grounding
 	}
 	for k, x := range a.args {
 		if x.kind == argConst && a.tab.Arg(int(row), k) != x.v {

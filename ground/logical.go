@@ -1,6 +1,8 @@
 package ground
 
 import (
+	"slices"
+
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/model"
 )
@@ -20,9 +22,18 @@ func (g *Grounder) planClause(r *model.Rule, c model.Clause) *clausePlan {
 // planClauseFrom is planClause with atom first (a binding atom) joined
 // first, or the planner's choice when first is -1; byValue sets
 // joinPlan.byValue.
+//
+// A first that is not a binding atom (a positive literal, for delta joins)
+// is joined first all the same, by presence: its rows are not skipped for
+// their values.
 func (g *Grounder) planClauseFrom(r *model.Rule, c model.Clause, first int, byValue bool) *clausePlan {
 	p, binding, heads := g.compileClause(r, c)
 	p.byValue = byValue
+	if first >= 0 && !slices.Contains(binding, first) {
+		heads = slices.DeleteFunc(heads, func(h int) bool { return h == first })
+		binding = append(binding, first)
+		p.atoms[first].skipTrue = false
+	}
 	if p.never {
 		return p
 	}

@@ -108,8 +108,28 @@ func (w *LazyWalker) Flips() int { return w.flips }
 
 // Best returns the best world so far (a copy), its SoftCost and violated
 // hard clauses, and the flip after which it was current (0: before any).
+// The cost is summed afresh over the clauses (the running sums drift by
+// rounding).
 func (w *LazyWalker) Best() (x []bool, soft float64, hard int, at int) {
-	return append([]bool(nil), w.bestX...), w.bestSoft, w.bestHard, w.bestAt
+	x = append([]bool(nil), w.bestX...)
+	for c := range w.cl {
+		k := &w.cl[c]
+		sat := false
+		for _, l := range w.lits[w.start[c]:w.start[c+1]] {
+			if x[l.Var()] != l.Neg() {
+				sat = true
+				break
+			}
+		}
+		switch {
+		case sat:
+		case k.hard:
+			hard++
+		default:
+			soft += k.w
+		}
+	}
+	return x, soft, hard, w.bestAt
 }
 
 // AddVar adds a variable with the given value (in the current world and in

@@ -2,6 +2,7 @@ package mln
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -72,6 +73,9 @@ type MAPResult struct {
 // formula has its negative weight w: it costs |w| when satisfied. The
 // samplers take such weights; maxsat.Solve does not (see positiveForm).
 func (net *Network) GroundClauses(opt ground.Options) (*ground.Result, *maxsat.Instance, error) {
+	if net.lazy {
+		return nil, nil, errors.New("mln: the network was built with Options.Lazy: its store has no unknown atoms to ground (Materialize adds them; LazyMAP grounds lazily)")
+	}
 	g, err := ground.Ground(net.Model, net.Store, opt)
 	if err != nil {
 		return nil, nil, err

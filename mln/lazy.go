@@ -3,9 +3,11 @@ package mln
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/metrics"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hinge-srl/hinge/ground"
@@ -14,6 +16,64 @@ import (
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
 )
+
+// UnknownAtoms is the number of unknown atoms of the network: over its
+// open predicates, the domain products less the atoms in the evidence. A
+// network built with Options.Lazy does not hold them (Materialize adds
+// them); this is what they would be.
+func (net *Network) UnknownAtoms() float64 {
+	n := 0.0
+	for _, d := range net.prog.Preds {
+		p := net.Model.Predicate(d.Name)
+		if p == nil || p.Closed {
+			continue
+		}
+		size := 1.0
+		for _, t := range d.Types {
+			size *= float64(len(net.Domains[t]))
+		}
+		t := net.Store.Table(p)
+		for row := range t.Len() {
+			if t.Kind(row) == store.Observed {
+				size--
+			}
+		}
+		n += size
+	}
+	return n
+}
+
+// Materialize adds every unknown atom to the store of a network built with
+// Options.Lazy, in the order Build adds them, so that it becomes the
+// network Build makes without Lazy (call it before any LazyMAP). An open
+// predicate with more than maxAtoms atoms (0: 50 million) is refused. A
+// network built without Lazy is left as it is.
+func (net *Network) Materialize(maxAtoms int) error {
+	if !net.lazy {
+		return nil
+	}
+	if maxAtoms <= 0 {
+		maxAtoms = 50_000_000
+	}
+	for _, d := range net.prog.Preds {
+		p := net.Model.Predicate(d.Name)
+		if p == nil || p.Closed {
+			continue
+		}
+		fixed := map[string]bool{}
+		t := net.Store.Table(p)
+		for row := range t.Len() {
+			if t.Kind(row) == store.Observed {
+				fixed[strings.Join(net.Store.Names(t.Args(row)), "\x00")] = true
+			}
+		}
+		if err := net.targets(d, p, fixed, maxAtoms); err != nil {
+			return err
+		}
+	}
+	net.lazy = false
+	return nil
+}
 
 // LazyOptions configure lazy MAP inference (Network.LazyMAP).
 type LazyOptions struct {
@@ -30,6 +90,9 @@ type LazyOptions struct {
 	// from the knowledge base. Without it the walk learns of them only
 	// after the flip, when they are built.
 	NoLookahead bool
+	// Progress, when set, is called now and then (every 65,536 flips) with
+	// the flips made and the ground clauses built so far.
+	Progress func(flips, clauses int)
 	// MemoryLimit, when positive, is the memory in bytes the process may
 	// use: lazy inference stops with an error when its active ground
 	// clauses would take more. 0 means Go's soft memory limit when one is
@@ -91,6 +154,14 @@ func (r *LazyResult) Args(s *store.Store, i int) []string {
 // every world the walk visits is its cost in the full ground network, and
 // the memory taken grows with the clauses built, not with the groundings.
 //
+// A clause of negative weight w costs |w| while it is satisfied. One that
+// negates no atom of an open predicate costs nothing while its positive
+// literals are false: its ground clauses are built when one of them
+// becomes true (delta joins from the clause's positive atoms). One that
+// negates an atom of an open predicate is satisfied, and costs, in nearly
+// every grounding of the all-false world, and the walk must see them all:
+// it is grounded in full at the start, as Network.MAP grounds it.
+//
 // The walk starts from the world where every unknown atom is false. There
 // is no certified bound: the LP relaxation needs the full ground network.
 //
@@ -123,8 +194,14 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 		e.w.SetLookahead(e.lookahead)
 	}
 	var failed error // the callback's own error
+	if opt.Progress != nil {
+		opt.Progress(0, e.w.NumClauses())
+	}
 	err = e.w.Run(ctx, opt.Flips, func(v int) error {
 		failed = e.flipped(v)
+		if n := e.w.Flips(); opt.Progress != nil && n&0xffff == 0 {
+			opt.Progress(n, e.w.NumClauses())
+		}
 		return failed
 	})
 	if failed != nil {
@@ -173,6 +250,12 @@ type lazyClause struct {
 	// of an open predicate: its ground clauses are all built at the start
 	// (groundInFull), since in the all-false world they nearly all cost.
 	full bool
+	// byHeads says that it is soft with a negative weight and negates no
+	// atom of an open predicate: a ground clause costs once one of its
+	// positive literals is true, and is built then (none at the start).
+	byHeads bool
+	// seedAtoms are the atoms from which delta joins start (e.seeds).
+	seedAtoms []int32
 }
 
 // lazyEngine is the state of one lazy MAP search.
@@ -189,6 +272,8 @@ type lazyEngine struct {
 	emitters  []func(vals, rows []int32) error
 	lits      []maxsat.Lit
 	look      *lazyClause // the clause lookahead's join is for
+	lookAtom  int32       // the atom it starts from
+	lookRow   int32       // the row it starts from
 	lookEmit  func(vals, rows []int32) error
 	lookHard  int32
 	lookSoft  float64
@@ -245,30 +330,41 @@ func (net *Network) newLazy(opt LazyOptions) (*lazyEngine, error) {
 				c.weight = 0
 			}
 			c.seen.width = j.Query.Vars
+			// Which atoms' becoming true may make a ground clause of it cost
+			// (see LazyMAP): for a clause of positive weight or a hard one,
+			// its negated atoms of open predicates; for one of negative
+			// weight, its positive atoms of open predicates, unless it
+			// negates one (then it is built in full at the start).
+			negative := !c.hard && c.weight < 0
+			var negOpen, posOpen []int32
 			for i, qa := range j.Query.Atoms {
-				if !qa.Binding {
-					continue
-				}
-				if !qa.Neg {
+				switch {
+				case qa.Binding && !qa.Neg:
 					// A prior (a clause of one positive literal): its atom
-					// must be in the store for the joins to see it.
+					// must be in the store for the joins to see it, and its
+					// one ground clause is built at the start.
 					if err := e.addPriorAtom(r, qa); err != nil {
 						return nil, err
 					}
-					continue
-				}
-				if !qa.Pred.Closed {
-					c.full = !c.hard && c.weight < 0
-					if !c.full {
-						e.seeds[qa.Pred.Index] = append(e.seeds[qa.Pred.Index], seedRef{k, int32(i)})
-					}
+				case qa.Pred.Closed:
+				case qa.Neg:
+					negOpen = append(negOpen, int32(i))
+				default:
+					posOpen = append(posOpen, int32(i))
 				}
 			}
-			if c.full { // no delta joins: every ground clause is built at the start
-				for p, sd := range e.seeds {
-					e.seeds[p] = slices.DeleteFunc(sd, func(r seedRef) bool { return r.clause == k })
-				}
+			seeds := negOpen
+			switch {
+			case negative && len(negOpen) > 0:
+				c.full, seeds = true, nil
+			case negative && len(j.Query.Atoms) > 1:
+				c.byHeads, seeds = true, posOpen
 			}
+			for _, i := range seeds {
+				p := j.Query.Atoms[i].Pred.Index
+				e.seeds[p] = append(e.seeds[p], seedRef{k, i})
+			}
+			c.seedAtoms = seeds
 			e.cls = append(e.cls, c)
 			e.emitters = append(e.emitters, e.collector(k))
 		}
@@ -329,6 +425,9 @@ func (e *lazyEngine) collector(k int32) func(vals, rows []int32) error {
 func (e *lazyEngine) initial() error {
 	for k := range e.cls {
 		var err error
+		if e.cls[k].byHeads {
+			continue
+		}
 		if e.cls[k].full {
 			err = e.groundInFull(k)
 		} else {
@@ -378,7 +477,7 @@ func (e *lazyEngine) lookahead(v int) (hard int32, soft float64) {
 	t.SetValue(a.Row, 1) // as if flipped, for the joins
 	for _, sd := range e.seeds[a.Pred.Index] {
 		c := &e.cls[sd.clause]
-		e.look = c
+		e.look, e.lookAtom, e.lookRow = c, sd.atom, int32(a.Row)
 		if err := c.j.From(int(sd.atom), int32(a.Row), e.lookEmit); err != nil {
 			break // cannot happen: the emitter returns nil, the seed is valid
 		}
@@ -388,21 +487,32 @@ func (e *lazyEngine) lookahead(v int) (hard int32, soft float64) {
 }
 
 // lookEmitter counts a grounding found by lookahead's joins when it is not
-// built and would be violated: no positive literal true.
+// built and would cost: for a clause of positive weight (or hard) when no
+// other positive literal is true; for one of negative weight (the flipped
+// atom is a positive literal of it), always, as a ground clause not built
+// has no true positive literal.
 func (e *lazyEngine) lookEmitter(vals, rows []int32) error {
 	c := e.look
+	for _, i := range c.seedAtoms {
+		if i == e.lookAtom {
+			break
+		}
+		if rows[i] == e.lookRow && c.j.Query.Atoms[i].Pred == c.j.Query.Atoms[e.lookAtom].Pred {
+			return nil // found from an earlier atom of the clause already
+		}
+	}
 	if c.seen.contains(vals) {
 		return nil
 	}
 	for i, qa := range c.j.Query.Atoms {
-		if r := rows[i]; !qa.Neg && r >= 0 && e.s.Table(qa.Pred).Value(int(r)) != 0 {
+		if r := rows[i]; !c.byHeads && !qa.Neg && r >= 0 && e.s.Table(qa.Pred).Value(int(r)) != 0 {
 			return nil // a true positive literal (the flipped atom, or another)
 		}
 	}
 	if c.hard {
 		e.lookHard++
 	} else {
-		e.lookSoft += c.weight
+		e.lookSoft += math.Abs(c.weight) // violated, or for a negative weight satisfied
 	}
 	return nil
 }

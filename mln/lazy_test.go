@@ -176,35 +176,7 @@ func TestLazyMatchesFullByEnumeration(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, prog)
 			}
-			// Enumerate the atoms that occur in a ground clause; the others
-			// can take any value in an optimal world (the lazy search
-			// leaves them false).
-			var used []int
-			seen := make([]bool, in.NumVars)
-			for _, l := range in.Lits {
-				if !seen[l.Var()] {
-					seen[l.Var()] = true
-					used = append(used, l.Var())
-				}
-			}
-			if len(used) > 16 {
-				t.Fatalf("%d unknown atoms in clauses: too many to enumerate", len(used))
-			}
-			best, bestHard, count := math.Inf(1), math.MaxInt, 0
-			var arg []bool
-			x := make([]bool, in.NumVars)
-			for mask := range 1 << len(used) {
-				for k, v := range used {
-					x[v] = mask>>k&1 == 1
-				}
-				c, h := signedCost(in, x), hardViolated(in, x)
-				switch {
-				case h < bestHard || h == bestHard && c < best-1e-9:
-					best, bestHard, count, arg = c, h, 1, append([]bool(nil), x...)
-				case h == bestHard && math.Abs(c-best) <= 1e-9:
-					count++
-				}
-			}
+			best, bestHard, count, arg := optimum(t, in)
 			lx := worldOf(res, lazyNet, g)
 			if c, h := signedCost(in, lx), hardViolated(in, lx); math.Abs(c-res.Cost) > 1e-9 || h != res.HardViolated {
 				t.Fatalf("lazy world costs (%v, %d hard) in the full network, LazyMAP says (%v, %d)\n%s", c, h, res.Cost, res.HardViolated, prog)
@@ -232,6 +204,40 @@ func TestLazyMatchesFullByEnumeration(t *testing.T) {
 	if unique < n/4 || feasible < n/2 {
 		t.Fatalf("only %d networks with a unique optimum and %d feasible of %d: the generator tests too little", unique, feasible, n)
 	}
+}
+
+// optimum enumerates the worlds of in over the atoms that occur in its
+// clauses (the others can take any value in an optimal world; the lazy
+// search leaves them false, and so does arg): the least number of violated
+// hard clauses, the least cost with it, how many worlds have both, and one
+// of them.
+func optimum(t *testing.T, in *maxsat.Instance) (best float64, bestHard, count int, arg []bool) {
+	var used []int
+	seen := make([]bool, in.NumVars)
+	for _, l := range in.Lits {
+		if !seen[l.Var()] {
+			seen[l.Var()] = true
+			used = append(used, l.Var())
+		}
+	}
+	if len(used) > 18 {
+		t.Fatalf("%d unknown atoms in clauses: too many to enumerate", len(used))
+	}
+	best, bestHard = math.Inf(1), math.MaxInt
+	x := make([]bool, in.NumVars)
+	for mask := range 1 << len(used) {
+		for k, v := range used {
+			x[v] = mask>>k&1 == 1
+		}
+		c, h := signedCost(in, x), hardViolated(in, x)
+		switch {
+		case h < bestHard || h == bestHard && c < best-1e-9:
+			best, bestHard, count, arg = c, h, 1, append([]bool(nil), x...)
+		case h == bestHard && math.Abs(c-best) <= 1e-9:
+			count++
+		}
+	}
+	return best, bestHard, count, arg
 }
 
 // exactCost solves in (signed weights, multiples of 0.5) exactly with
@@ -401,5 +407,115 @@ func TestLazyLookaheadIsExact(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Fatalf("only %d flips checked", checked)
+	}
+}
+
+// TestMaterialize: a network built lazily and then materialized grounds to
+// the same clauses over the same variables as one built in full, and
+// UnknownAtoms counts them beforehand; a lazy network refuses to ground in
+// full.
+func TestMaterialize(t *testing.T) {
+	for seed := range uint64(20) {
+		prog, evidence := randomNetwork(rand.New(rand.NewPCG(seed, 61)), 3+int(seed%3))
+		query := Options{Query: []string{"Smokes", "Cancer", "Likes"}}
+		_, _, full := network(t, prog, evidence, query)
+		query.Lazy = true
+		_, _, lazy := network(t, prog, evidence, query)
+		if _, _, err := lazy.GroundClauses(ground.Options{}); err == nil {
+			t.Fatal("a lazy network grounded in full without an error")
+		}
+		want := lazy.UnknownAtoms()
+		if err := lazy.Materialize(0); err != nil {
+			t.Fatal(err)
+		}
+		g1, in1, err := full.GroundClauses(ground.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g2, in2, err := lazy.GroundClauses(ground.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if float64(g1.Problem.NumVars) != want || g2.Problem.NumVars != g1.Problem.NumVars {
+			t.Fatalf("seed %d: UnknownAtoms %v, full network %d, materialized %d", seed, want, g1.Problem.NumVars, g2.Problem.NumVars)
+		}
+		for v := range g1.Vars {
+			if a, b := key(g1.Vars[v].Pred.Name, g1.Args(v)), key(g2.Vars[v].Pred.Name, g2.Args(v)); a != b {
+				t.Fatalf("seed %d: variable %d is %s in full, %s materialized", seed, v, a, b)
+			}
+		}
+		if fmt.Sprint(in1) != fmt.Sprint(in2) {
+			t.Fatalf("seed %d: the ground clauses differ", seed)
+		}
+	}
+}
+
+// TestLazyDefaultViolated: the ground clauses that cost in the world where
+// every unknown atom is false are built before the walk starts (clauses of
+// only positive literals of open predicates, existentials, ground priors,
+// functional arguments, hard ones, negative weights both ways), so that
+// world's cost over the built clauses is its cost in the full network; and
+// the MAP world is the enumerated optimum.
+func TestLazyDefaultViolated(t *testing.T) {
+	for _, tc := range []struct{ name, prog, evidence string }{
+		{"positive literals only", "1 Smokes(x) v Cancer(x)\n", ""},
+		{"existential", "2 EXIST y Likes(x, y)\n", "!Likes(A, B)\n"},
+		{"ground prior and hard ground atom", "1 Smokes(A)\nCancer(B).\n-0.5 Cancer(C)\n", ""},
+		{"closed body", "1.5 !Friends(x, y) v Likes(x, y)\n0.5 !Smokes(x) v Cancer(x)\n", "Friends(A, B)\nFriends(C, C)\n"},
+		{"hard with a closed negated atom", "Smokes(x) v !Young(x).\n1 !Smokes(x) v !Cancer(x)\n", "Young(A)\nYoung(C)\n"},
+		{"negative weight, negated open atom", "-1 !Smokes(x)\n-0.5 !Likes(x, y) v Smokes(y)\n", "Likes(A, B)\n"},
+		{"negative weight, positive open atom", "-1 Likes(x, y)\n-2 !Friends(x, y) v Smokes(x) v Cancer(y)\n3 !Young(x) v Smokes(x)\n", "Friends(A, B)\nYoung(A)\n"},
+		{"functional argument", "HasPos(person, pos!)\n1 HasPos(x, Chief) => Smokes(x)\n-1 Smokes(x)\n", "pos = {Chief, Clerk}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := "person = {A, B, C}\n*Friends(person, person)\n*Young(person)\nSmokes(person)\nCancer(person)\nLikes(person, person)\n" + tc.prog
+			evidence := tc.evidence
+			if strings.HasPrefix(evidence, "pos = ") { // a type declaration belongs to the program
+				prog = evidence + prog
+				evidence = ""
+			}
+			query := Options{Query: []string{"Smokes", "Cancer", "Likes"}}
+			if strings.Contains(prog, "HasPos") {
+				query.Query = append(query.Query, "HasPos")
+			}
+			_, _, full := network(t, prog, evidence, query)
+			g, in, err := full.GroundClauses(ground.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			query.Lazy = true
+			_, _, net := network(t, prog, evidence, query)
+			e, err := net.newLazy(LazyOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.initial(); err != nil {
+				t.Fatal(err)
+			}
+			x0 := make([]bool, in.NumVars)
+			soft, hard := e.w.Cost()
+			for _, c := range e.cls {
+				if !c.hard && c.weight < 0 {
+					soft -= c.weight * float64(c.built)
+				}
+			}
+			if c, h := signedCost(in, x0), hardViolated(in, x0); math.Abs(c-soft) > 1e-9 || h != hard {
+				t.Fatalf("all-false world: full network cost (%v, %d hard), built clauses (%v, %d) from %d of %d ground clauses", c, h, soft, hard, e.w.NumClauses(), in.NumClauses())
+			}
+			// The MAP world against enumeration.
+			_, _, net2 := network(t, prog, evidence, query)
+			res, err := net2.LazyMAP(context.Background(), LazyOptions{Flips: 20000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, bestHard, _, _ := optimum(t, in)
+			lx := worldOf(res, net2, g)
+			if c, h := signedCost(in, lx), hardViolated(in, lx); math.Abs(c-res.Cost) > 1e-9 || h != res.HardViolated {
+				t.Fatalf("lazy world costs (%v, %d) in the full network, LazyMAP says (%v, %d)", c, h, res.Cost, res.HardViolated)
+			}
+			if res.HardViolated != bestHard || math.Abs(res.Cost-best) > 1e-9 {
+				t.Fatalf("lazy MAP (%v, %d hard), optimum (%v, %d)", res.Cost, res.HardViolated, best, bestHard)
+			}
+		})
 	}
 }

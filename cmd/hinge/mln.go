@@ -174,6 +174,7 @@ type mlnInferOptions struct {
 	hardWeight             float64
 	marginal, mapFlag      bool
 	trueOnly               bool
+	lazy                   bool
 	asRRF                  bool
 	seed                   uint64
 	quiet                  bool
@@ -223,8 +224,18 @@ Methods (--method):
 Every method also reports a certified lower bound on the cost (the weight of
 violated ground clauses) of any world that satisfies the hard clauses.
 
+--lazy grounds lazily (LazySAT, Singla and Domingos, "Memory-Efficient
+Inference in Relational Domains", AAAI 2006): every unknown atom starts
+false and a ground clause is built only once every atom it negates is true,
+so memory grows with the clauses that can be violated, not with the
+groundings; MaxWalkSAT (--flips, --seed) searches over them and builds more
+as it makes atoms true. There is no certified bound then (the relaxation
+needs the full grounding). MAP grounds lazily by itself when the unknown
+atoms or the full grounding would not fit in --memory-limit.
+
 The result (-r FILE, else standard output) lists every unknown atom of the
-query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'. With --folder the query
+query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'; after lazy grounding,
+only the true ones ('Pred(A, B) 1'): every other atom is false. With --folder the query
 atoms come with their truth and the accuracy of the MAP world on them is
 printed. Predicates marked '*' are closed-world (Tuffy); with no '*' in the
 program the query predicates and --open ones are open and all others closed
@@ -243,6 +254,7 @@ in Alchemy.`,
 	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
 	f.BoolVar(&o.trueOnly, "true-only", false, "MAP: write only the query atoms that are true, one per line without a value (Alchemy's -m)")
+	f.BoolVar(&o.lazy, "lazy", false, "MAP: ground lazily (LazySAT) and search by MaxWalkSAT; chosen by itself when the full grounding would not fit in --memory-limit")
 	sd := mln.DefaultSampleOptions()
 	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept, over all chains together")
 	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
@@ -286,6 +298,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.flips < 0 {
 		return badInput(fmt.Errorf("--flips %d: must be >= 0", o.flips))
 	}
+	explicitMethod := o.method
 	switch o.method {
 	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT:
 	case mln.MethodMCSAT, mln.MethodGibbs:
@@ -310,14 +323,35 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.marginal && (o.samples <= 0 || o.burnIn < 0 || o.chains <= 0 || o.samples < o.chains) {
 		return badInput(fmt.Errorf("--samples %d must be > 0 and at least --chains %d (> 0), --burn-in %d >= 0", o.samples, o.chains, o.burnIn))
 	}
+	if o.lazy && o.marginal {
+		return badInput(errors.New("--lazy grounds for MAP inference; marginals (--marginal, mcsat, gibbs) need the full grounding"))
+	}
+	if o.lazy && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT {
+		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat); --method %s needs the full grounding", explicitMethod))
+	}
 	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	net, queries, err := o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight})
+	// Built without its unknown atoms; they are added (Materialize) unless
+	// the grounding is lazy.
+	net, queries, err := o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true})
 	if err != nil {
 		return err
 	}
 	load := time.Since(start).Seconds()
+	if !o.lazy {
+		n, limit := net.UnknownAtoms(), memlimit.Current()
+		if !o.marginal && limit > 0 && n*bytesPerUnknownAtom > float64(limit) {
+			fmt.Fprintf(stderr, "hinge mln infer: note: %.3g unknown atoms would take about %s, more than the memory limit of %s; grounding lazily instead (--lazy)\n",
+				n, memlimit.Format(int64(n*bytesPerUnknownAtom)), memlimit.Format(limit))
+			o.lazy = true
+		} else if err := net.Materialize(0); err != nil {
+			return badInput(err)
+		}
+	}
+	if o.lazy {
+		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+	}
 
 	bar := progress.ForTerminal(stderr, o.quiet)
 	mo := mln.DefaultMAPOptions()
@@ -335,6 +369,16 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	res, err := net.MAP(ctx, mo)
 	bar.Done()
+	var me *ground.MemoryError
+	if errors.As(err, &me) {
+		// The unknown atoms fit, their full grounding does not: a network
+		// without them (the joins then pass over fewer rows).
+		fmt.Fprintf(stderr, "hinge mln infer: note: %v; grounding lazily instead (--lazy)\n", err)
+		if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
+			return err
+		}
+		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+	}
 	if err != nil {
 		return failed(err)
 	}
@@ -388,6 +432,108 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			why = ": the hard clauses are proven unsatisfiable (the relaxation's certified bound is negative); --hard-weight W treats them as soft, as Alchemy and Tuffy do"
 		}
 		return failed(fmt.Errorf("the MAP world violates %d hard clause(s)%s", res.Report.HardViolated, why))
+	}
+	return nil
+}
+
+// bytesPerUnknownAtom is the memory an unknown atom takes when it is
+// grounded in full (its row in the store, its variable in the grounder and
+// the solver: bytesPerVar), with a margin.
+const bytesPerUnknownAtom = 200
+
+// lazyReport is the --report JSON of hinge mln infer after lazy grounding.
+type lazyReport struct {
+	Formulas      int  `json:"formulas"`
+	Clauses       int  `json:"clauses"`
+	Lazy          bool `json:"lazy"`
+	GroundClauses int  `json:"ground_clauses"`
+	HardClauses   int  `json:"ground_hard_clauses"`
+	Unknowns      int  `json:"unknown_atoms"`
+	// AllUnknowns are the unknown atoms of the network, of which the
+	// search brought Unknowns into play; CrossProduct the substitutions of
+	// every clause's variables over their types' domains.
+	AllUnknowns  float64 `json:"all_unknown_atoms"`
+	CrossProduct float64 `json:"cross_product"`
+	Method       string  `json:"method"`
+	Cost         float64 `json:"cost"`
+	// LowerBound is null: there is no certified bound without the full
+	// grounding.
+	LowerBound   *float64 `json:"cost_lower_bound"`
+	HardViolated int      `json:"hard_violated"`
+	Flips        int      `json:"flips"`
+	BestFlip     int      `json:"best_flip"`
+	TrueQuery    int      `json:"true_query_atoms"`
+	Accuracy     *float64 `json:"accuracy,omitempty"`
+	Queries      int      `json:"queries,omitempty"`
+	Seconds      struct {
+		Load, Ground, Solve, Total float64
+	} `json:"seconds"`
+}
+
+// lazyMAP finds a MAP world by lazy grounding (mln.Network.LazyMAP) and
+// writes the true query atoms.
+func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
+	bar := progress.ForTerminal(stderr, o.quiet)
+	res, err := net.LazyMAP(ctx, mln.LazyOptions{Flips: o.flips, Seed: o.seed, MemoryLimit: memlimit.Current(),
+		Progress: func(flips, clauses int) {
+			bar.Status("lazy MaxWalkSAT: %d flips, %d ground clauses built", flips, clauses)
+		}})
+	bar.Done()
+	if err != nil {
+		return failed(err)
+	}
+	rep := lazyReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true,
+		GroundClauses: res.ActiveClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
+		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct,
+		Method: mln.MethodWalkSAT, Cost: res.Cost, HardViolated: res.HardViolated, Flips: res.Flips, BestFlip: res.BestFlip}
+	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Search
+	format := "%s 1"
+	if o.trueOnly {
+		format = "%s"
+	}
+	var lines []string
+	truth := map[string]bool{}
+	for i, a := range res.Atoms {
+		if net.Query[a.Pred.Index] && res.Values[i] == 1 {
+			s := mln.AtomString(a.Pred.Name, res.Args(net.Store, i))
+			truth[s] = true
+			lines = append(lines, fmt.Sprintf(format, s))
+		}
+	}
+	sort.Strings(lines)
+	rep.TrueQuery = len(lines)
+	if len(queries) > 0 {
+		right := 0
+		for _, q := range queries {
+			args := make([]string, len(q.Args))
+			for i, t := range q.Args {
+				args[i] = t.Name
+			}
+			if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
+				right++
+			}
+		}
+		acc := float64(right) / float64(len(queries))
+		rep.Accuracy, rep.Queries = &acc, len(queries)
+	}
+	if err := writeResult(o.result, stdout, lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms in %.3f s (the clauses' variables range over %.3g substitutions)\n",
+		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.Seconds.Ground, rep.CrossProduct)
+	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the relaxation needs the full grounding); %d query atoms true, every other one false\n",
+		res.Cost, res.HardViolated, res.Flips, res.BestFlip, res.Seconds.Search, rep.TrueQuery)
+	if rep.Accuracy != nil {
+		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
+	}
+	rep.Seconds.Total = time.Since(start).Seconds()
+	if o.report != "" {
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
+	}
+	if res.HardViolated > 0 {
+		return failed(fmt.Errorf("the MAP world violates %d hard clause(s); --hard-weight W treats them as soft, as Alchemy and Tuffy do", res.HardViolated))
 	}
 	return nil
 }
