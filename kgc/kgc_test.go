@@ -292,6 +292,14 @@ func TestRulesFileRoundTrip(t *testing.T) {
 			t.Fatalf("rule %d: %+v read back as %+v", i, w, g)
 		}
 	}
+	// AnyBURL's files name the path's variables A, B, C and the head's
+	// variable Y when the constant comes first.
+	anyburl := "10\t4\t0.4\tr0(X,Y) <= r1(A,X), r2(A,B), r0(Y,B)\n5\t2\t0.4\tr1(e3,Y) <= r2(Y,A)\n"
+	ab, err := ReadRules("anyburl.txt", strings.NewReader(anyburl), v)
+	if err != nil || len(ab) != 2 || ab[0].Kind != Cyclic || ab[1].Kind != AcyclicAny || ab[1].ConstTail ||
+		ab[0].Format(v) != "r0(X,Y) <= r1(A1,X), r2(A1,A2), r0(Y,A2)" {
+		t.Errorf("AnyBURL's rules: %+v, %v", ab, err)
+	}
 	for _, tc := range []struct{ in, want string }{
 		{"3\t2\t0.5\tr0(X,Y) <= r1(X,A1), r2(A2,Y)\n", "r.txt:1:9: rule \"r0(X,Y) <= r1(X,A1), r2(A2,Y)\": r2(A2,Y) does not continue the path from A1"},
 		{"3\t2\t1.5\tr0(X,Y) <= r1(X,Y)\n", "r.txt:1:1: bad statistics"},

@@ -31,7 +31,8 @@ type LearnOptions struct {
 	MinConf    float64
 	// PC smooths confidences: support / (body + PC) (0: 5).
 	PC float64
-	// SamplesPerRound is the number of paths sampled per round (0: 20,000).
+	// SamplesPerRound is the most paths a round samples (0: 20,000): the
+	// first round samples 1,000 and each next one twice as many, up to it.
 	SamplesPerRound int
 	// Sample is the most body starts a cyclic rule's count draws (0: 1,000;
 	// negative: count every start, exactly); SampleErr stops drawing once
@@ -52,6 +53,11 @@ type LearnOptions struct {
 // learnChunks is the number of seeded chunks a round's sampling is cut
 // into, whatever the number of threads.
 const learnChunks = 16
+
+// firstRoundPaths is the number of paths the first round samples; each
+// round doubles it, up to LearnOptions.SamplesPerRound, so that a short
+// budget still completes rounds (a timed run drops its unfinished one).
+const firstRoundPaths = 1000
 
 func (o *LearnOptions) defaults() {
 	if o.Time == 0 && o.Rounds <= 0 {
@@ -204,7 +210,8 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 			res.Stopped = "time"
 			break
 		}
-		per := (opt.SamplesPerRound + learnChunks - 1) / learnChunks
+		paths := min(opt.SamplesPerRound, firstRoundPaths<<min(round, 20))
+		per := (paths + learnChunks - 1) / learnChunks
 		found := make([][]key, learnChunks)
 		par.For(learnChunks, opt.Threads, func(_, c int) {
 			rng := rand.New(rand.NewPCG(opt.Seed, uint64(round*learnChunks+c)))

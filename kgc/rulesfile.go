@@ -22,11 +22,12 @@ func WriteRules(w io.Writer, rules []Rule, v *Vocab) error {
 	return bw.Flush()
 }
 
-// variable matches the variable names Rule.Format writes; every other
-// argument is an entity, so an entity named X, Y, A or A1... cannot be
-// read back (ReadRules refuses such a rule as malformed or reads it as a
-// variable).
-var variable = regexp.MustCompile(`^(X|Y|A[0-9]*)$`)
+// variable matches the variable names Rule.Format writes (X, Y, A1, A2)
+// and AnyBURL's (X, Y, A, B, C, ...: one capital letter); every other
+// argument is an entity, so an entity named by one capital letter or A1,
+// A2, ... cannot be read back (ReadRules refuses such a rule as malformed
+// or reads it as a variable).
+var variable = regexp.MustCompile(`^([A-Z]|A[0-9]+)$`)
 
 var atomRE = regexp.MustCompile(`^([^(),\s][^(),]*)\(([^(),]+),([^(),]+)\)$`)
 

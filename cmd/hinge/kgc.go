@@ -124,7 +124,7 @@ SIGTERM) writes nothing.`,
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
 	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine); without --time, no time limit")
-	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "paths sampled per round")
+	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "most paths sampled per round (the first samples 1,000, each next one twice as many)")
 	f.IntVar(&o.learn.Sample, "sample", 1000, "body starts drawn to estimate a cyclic rule's confidence (0: count every start, exactly)")
 	f.Float64Var(&o.learn.SampleErr, "sample-err", 0.01, "stop drawing starts once the confidence's 95% interval is this narrow (0: draw --sample)")
 	f.BoolVar(&o.exhaustive, "exhaustive", false, "apply every rule to every query (the same lists, slower; for checking)")
@@ -269,8 +269,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cancelled(err)
 		}
-		stopped := map[string]string{"time": "the time budget passed", "rounds": "the rounds asked for", "saturated": "a round found no new rule"}[lr.Stopped]
-		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted, %d rounds, stopped by %s; %.2f s)\n",
+		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
+			"saturated": "a round found no new rule"}[lr.Stopped]
+		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if lr.Sampled > 0 {
 			fmt.Fprintf(stdout, "confidences: %d rules estimated from sampled starts, 95%% intervals within +-%.3g; the others counted exactly\n", lr.Sampled, lr.MaxErr)
