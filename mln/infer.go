@@ -172,12 +172,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		flips = 1_000_000
 	}
 	switch opt.Method {
-	case "", MethodLPRound:
-		mo.LocalSearch = 0 // the rounded world as it is
-	case MethodLPWalkSAT:
-		mo.LocalSearch = flips
-	case MethodWalkSAT:
-		mo.LocalSearch = 0
+	case "", MethodLPRound, MethodLPWalkSAT, MethodWalkSAT:
 	default:
 		return nil, fmt.Errorf("mln: unknown MAP method %q (want %s, %s or %s)", opt.Method, MethodLPRound, MethodLPWalkSAT, MethodWalkSAT)
 	}
@@ -189,10 +184,13 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		return nil, err
 	}
 	signed := pos != in // negative-weight clauses: pos has auxiliary atoms
-	walkOn := in        // MaxWalkSAT takes signed weights: it walks the network itself
-	if signed && opt.Method == MethodLPWalkSAT {
-		mo.LocalSearch = 0 // done below on in
-	}
+	// MaxWalkSAT takes signed weights: it walks the network itself, with
+	// identical clauses merged as Alchemy walks it. Unmerged, an atom with
+	// opposite unit clauses (UW-CSE: 4,442 of the ai fold's cost) keeps one
+	// of them violated in every world, and most of the walk's picks land on
+	// such a clause only to swap which of the two is violated.
+	walkOn := walkable(in)
+	mo.LocalSearch = 0 // MaxWalkSAT runs below, on walkOn
 	sol, err := maxsat.Solve(ctx, pos, mo)
 	if err != nil {
 		return nil, err
@@ -226,7 +224,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	case opt.Method == MethodWalkSAT:
 		// The relaxation was solved only for its certified bound; the
 		// answer is MaxWalkSAT's from a random start.
-	case signed && opt.Method == MethodLPWalkSAT:
+	case opt.Method == MethodLPWalkSAT:
 		walkStart = x
 	default:
 		walkOn = nil
@@ -237,7 +235,8 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 			return nil, err
 		}
 		x = wr.X
-		rep.LocalSearch = maxsat.LocalSearchReport{Steps: flips, Flips: wr.Flips, Weight: wr.Satisfied}
+		sat, _ := in.Eval(x)
+		rep.LocalSearch = maxsat.LocalSearchReport{Steps: flips, Flips: wr.Flips, Weight: sat}
 	}
 	if walkOn != nil || signed {
 		// The report's weights are pos's: a world's weight there is pos's

@@ -104,3 +104,29 @@ func (m *mergedNet) offset() float64 {
 	}
 	return off
 }
+
+// walkable returns in with identical clauses merged, for MaxWalkSAT: the
+// soft clauses whose weights cancel to 0 are left out, and a unit clause of
+// negative weight -w on a literal becomes the unit clause of weight w on its
+// negation (the same worlds are best). The walk picks clauses to repair
+// among those that cost: a negative-weight unit clause costs in the worlds
+// that satisfy it, the optimum among them, and a walk kept picking it.
+func walkable(in *maxsat.Instance) *maxsat.Instance {
+	m := mergeClauses(in).in
+	out := &maxsat.Instance{NumVars: m.NumVars, Start: []int32{0}}
+	for c := range m.NumClauses() {
+		w, lits := m.Weight[c], m.Clause(c)
+		switch {
+		case m.Hard[c]:
+		case w == 0:
+			continue
+		case w < 0 && len(lits) == 1:
+			lits, w = []maxsat.Lit{-lits[0]}, -w
+		}
+		out.Lits = append(out.Lits, lits...)
+		out.Start = append(out.Start, int32(len(out.Lits)))
+		out.Weight = append(out.Weight, w)
+		out.Hard = append(out.Hard, m.Hard[c])
+	}
+	return out
+}
