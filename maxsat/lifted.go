@@ -36,21 +36,22 @@ import (
 //  3. Round: the ground rounding reads only the LP values, which the lifted
 //     solution gives for every atom, so the derandomised rounding of the
 //     ground instance from the expanded values keeps its guarantee as it
-//     is. Rounding can itself use the colors (roundClasses): if every atom
-//     of a class takes one shared coin instead of its own, a clause with at
-//     most one literal of each sign per class keeps its probability of being
-//     satisfied when its literals lie in distinct classes, and is always
-//     satisfied when it has a literal and its negation's sign on one class
-//     (x_a v !x_b with a, b symmetric). Its expected weight is then at least
-//     the independent rounding's, so at least 3/4 of the LP value, and
-//     derandomising over the classes (one representative per class, one
-//     clause per clause class weighted by its members) keeps that. A clause
-//     with two literals of one sign in one class (x_a v x_b, the at-most-one
+//     is. Rounding can itself use the colors (roundClasses): let every atom
+//     of a class take one shared coin instead of its own. A clause whose
+//     literals lie in distinct classes keeps its probability of being
+//     satisfied, and one with literals of both signs on one class
+//     (x_a v !x_b with a, b symmetric, whatever its other literals) is
+//     satisfied by every such world. If every clause is one or the other,
+//     the expected weight is at least the independent rounding's, so at
+//     least 3/4 of the LP value, and derandomising over the classes (one
+//     representative per class, one clause per clause class weighted by its
+//     members) keeps that. A clause with two literals of one sign in one
+//     class and none of the other sign there (x_a v x_b, or the at-most-one
 //     pair !x_a v !x_b of symmetric values) would lose it: x_a v x_b at
-//     y = 1/2 is satisfied with probability 3/4 independently, 1/2 with a
-//     shared coin. Such an instance is rounded atom by atom, as is one whose
-//     class-rounded world violates a hard clause (a world constant on the
-//     classes need not exist where an asymmetric one does).
+//     y = 1/2 holds with probability 3/4 with two coins, 1/2 with one. Such
+//     an instance is rounded atom by atom, as is one whose class-rounded
+//     world violates a hard clause (a world constant on the classes need
+//     not exist where an asymmetric one does).
 
 // Rounding modes of LiftReport.Rounding.
 const (
@@ -452,8 +453,9 @@ func lpMultipliersFromPrimal(p *hlmrf.Problem, y []float64, delta float64) []flo
 
 // roundClasses rounds with one shared coin per variable class, when that
 // keeps the guarantee (see the comment at the top): it returns nil and the
-// reason when some ground clause has two literals of one sign in one class,
-// or when lifting and the clauses disagree (which would be a bug, and is
+// reason when some ground clause has two literals of one sign in one class
+// and no class with literals of both signs (which would make it hold in
+// every world constant on the classes), or when lifting and the clauses disagree (which would be a bug, and is
 // answered by rounding the atoms). hw is the weight of a ground hard clause
 // (hardWeight of the ground instance). The result's figures are the ground
 // instance's: satisfied soft weight and violated hard clauses of the
@@ -481,6 +483,7 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 	}
 	check := func(c int32, stamp int32, class int32, rowLen int) (taut bool, err string) {
 		lits := in.Clause(int(c))
+		dup := int32(-1)
 		for _, lit := range lits {
 			k := l.VarClass[lit.Var()]
 			same, other := posMark, negMark
@@ -488,17 +491,22 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 				same, other = negMark, posMark
 			}
 			if same[k] == stamp {
-				return false, fmt.Sprintf("clause %d has two literals of one sign on symmetric atoms (class %d): one coin for the class would lose the 3/4 guarantee", c, k)
+				dup = k
 			}
 			same[k] = stamp
 			if other[k] == stamp {
 				taut = true
 			}
 		}
-		if !taut && (class < 0 || len(lits) != rowLen) {
+		switch {
+		case taut:
+			return true, ""
+		case dup >= 0:
+			return false, fmt.Sprintf("clause %d has two literals of one sign on symmetric atoms (class %d) and none of the other sign there: one coin for the class would lose the 3/4 guarantee", c, dup)
+		case class < 0 || len(lits) != rowLen:
 			return false, fmt.Sprintf("clause %d: its literals do not match its lifted clause", c)
 		}
-		return taut, ""
+		return false, ""
 	}
 	stamp := int32(0)
 	for i, c := range rel.PotClause {
@@ -584,7 +592,10 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 	r := roundMult(ci, buildIndex(ci), lr.y, hw, mult)
 	// Ground figures: the clauses outside the relaxation (tautologies are
 	// satisfied, empty clauses never) and the class-tautological members.
-	var extra float64
+	// The satisfied weight is the total less the violated weight, summed
+	// over the violated classes, so that a world that violates nothing
+	// costs exactly 0.
+	var extra, violated float64
 	emptyHard := 0
 	for c := range in.Weight {
 		switch {
@@ -592,10 +603,17 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 			extra += in.Weight[c]
 		case in.Start[c] == in.Start[c+1] && in.Hard[c]:
 			emptyHard++
+		case in.Start[c] == in.Start[c+1]:
+			violated += in.Weight[c]
+		}
+	}
+	for k := range ci.NumClauses() {
+		if !ci.Hard[k] && !ci.Satisfied(k, r.X) {
+			violated += ci.Weight[k] * mult[k]
 		}
 	}
 	extra += constSat
-	r.Satisfied += extra
+	r.Satisfied = in.SoftWeight() - violated
 	r.ExpectedGW += extra
 	r.ExpectedPlain += extra
 	r.HardViolated += emptyHard

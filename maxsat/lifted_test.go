@@ -153,6 +153,18 @@ func TestLiftedMatchesGround(t *testing.T) {
 		if in.NumHard() == 0 && l.Rounding.Weight < 0.75*l.LPPrimalValue-1e-9*(1+W) {
 			t.Errorf("%d %s: rounded weight %v below 3/4 of the relaxed value %v (rounding %s)", trial, c.name, l.Rounding.Weight, l.LPPrimalValue, lr.Rounding)
 		}
+		if lr.Rounding == RoundClasses && in.NumHard() == 0 {
+			// Shared coins per class: at least the independent rounding's
+			// expectation, exactly computed on the ground instance.
+			eGW, _ := expectedWeight(in, gwProb(lifted.Relaxed))
+			ePlain, _ := expectedWeight(in, plainProb(lifted.Relaxed))
+			if l.Rounding.ExpectedGW < eGW-1e-9*(1+W) || l.Rounding.ExpectedPlain < ePlain-1e-9*(1+W) {
+				t.Errorf("%d %s: class expectations (%v, %v) below the independent ones (%v, %v)", trial, c.name, l.Rounding.ExpectedGW, l.Rounding.ExpectedPlain, eGW, ePlain)
+			}
+			if l.Rounding.Weight < math.Max(eGW, ePlain)-1e-9*(1+W) {
+				t.Errorf("%d %s: class-rounded weight %v below the independent expectation %v", trial, c.name, l.Rounding.Weight, math.Max(eGW, ePlain))
+			}
+		}
 		if in.NumVars > 20 {
 			continue
 		}
@@ -281,6 +293,11 @@ func TestClassRounding(t *testing.T) {
 		pairs.AddClause(1, false, Pos(i), Pos((i+1)%4))
 		pairs.AddClause(0.5, false, Not(i))
 	}
+	transitive := &Instance{Start: []int32{0}}
+	for i := range 5 { // !a_i v !a_{i+1} v a_{i+2}: two negated literals in one class, and a positive one
+		transitive.AddClause(2, false, Not(i), Not((i+1)%5), Pos((i+2)%5))
+		transitive.AddClause(1, false, Not(i))
+	}
 	for _, c := range []struct {
 		name     string
 		in       *Instance
@@ -288,6 +305,7 @@ func TestClassRounding(t *testing.T) {
 		note     string
 	}{
 		{"implications", implications, RoundClasses, ""},
+		{"two negated literals and a positive one in one class", transitive, RoundClasses, ""},
 		{"two positive literals in one class", pairs, RoundAtoms, "two literals of one sign"},
 		{"class world infeasible", xorCycle, RoundAtoms, "violates"},
 	} {

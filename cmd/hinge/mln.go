@@ -176,6 +176,7 @@ type mlnInferOptions struct {
 	trueOnly               bool
 	lazy                   bool
 	asRRF                  bool
+	lifted                 bool
 	seed                   uint64
 	quiet                  bool
 	admm                   admm.Options
@@ -223,6 +224,10 @@ Methods (--method):
   maxwalksat  MaxWalkSAT alone from a random world (Alchemy's and Tuffy's MAP)
 Every method also reports a certified lower bound on the cost (the weight of
 violated ground clauses) of any world that satisfies the hard clauses.
+--lifted solves the LP relaxation lifted by color refinement (Srinivasan et
+al., "Lifted Hinge-Loss Markov Random Fields"): same optimum and certified
+bound from a smaller problem when atoms are interchangeable, and rounding of
+one atom per class of symmetric atoms where that keeps the 3/4 guarantee.
 
 --lazy grounds lazily (LazySAT, Singla and Domingos, "Memory-Efficient
 Inference in Relational Domains", AAAI 2006): every unknown atom starts
@@ -264,6 +269,7 @@ in Alchemy.`,
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.Float64Var(&o.hardWeight, "hard-weight", 0, "treat every hard clause as soft with this weight (as Alchemy and Tuffy do), so that unsatisfiable hard clauses still give a world; 0: hard clauses are constraints")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	f.BoolVar(&o.lifted, "lifted", false, "MAP: solve the LP relaxation lifted by its symmetries (same optimum and certified bound), round one atom per class of symmetric atoms where the guarantee allows")
 	f.BoolVar(&o.asRRF, "as-rrf", false, "run the network through the recursive-random-field engine (hinge rrf infer): ICM for the MAP world, Gibbs from the ICM mode for --marginal")
 	addADMMFlags(cmd, &o.admm)
 	return cmd
@@ -288,6 +294,9 @@ func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer
 }
 
 func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if o.asRRF && o.lifted {
+		return badInput(errors.New("--lifted lifts the MAX-SAT relaxation; the RRF engine (--as-rrf) has none"))
+	}
 	if o.asRRF {
 		return o.runAsRRF(ctx, stdout, stderr)
 	}
@@ -313,6 +322,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.marginal && o.trueOnly {
 		return badInput(errors.New("--true-only (Alchemy's -m) writes a MAP world: it excludes --marginal and the sampling methods"))
+	}
+	if o.marginal && o.lifted {
+		return badInput(errors.New("--lifted is for MAP inference (lp-round, lp-walksat, maxwalksat); the samplers of --marginal do not lift"))
 	}
 	if o.marginal && o.mapFlag {
 		return badInput(errors.New("--map and --marginal exclude each other"))
@@ -362,6 +374,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	mo.MaxSAT.Seed = o.seed
 	mo.MaxSAT.LocalSearch = o.flips
+	mo.MaxSAT.Lift = o.lifted
 	mo.Ground.MemoryLimit = memlimit.Current()
 	if o.marginal {
 		bar.Done()
@@ -408,6 +421,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s\n",
 		rep.Formulas, rep.Clauses, rep.Unknowns, rep.GroundClauses, rep.HardClauses, rep.Seconds.Ground)
+	if l := res.Report.Lifted; l != nil {
+		printLiftedDiscrete(stderr, l, res.Report.Seconds.Round)
+	}
 	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g, %d hard clause(s) violated%s; %.3f s\n",
 		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal), res.Seconds.Solve)
 	fmt.Fprintf(stderr, "as Alchemy counts it (identical ground clauses merged, opposite unit clauses cancelled): %d ground clauses, cost %.6g, lower bound %.6g\n",
