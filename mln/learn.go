@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/logistic"
 	"github.com/hinge-srl/hinge/internal/textfile"
@@ -128,7 +130,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if opt.Threads <= 0 {
 		opt.Threads = runtime.GOMAXPROCS(0)
 	}
-	l, res, err := prepareLearning(prog, training, query, opt.Ground)
+	l, res, err := prepareLearning(prog, training, query, opt.Ground, true)
 	if err != nil {
 		return nil, err
 	}
@@ -136,37 +138,73 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 		return nil, err
 	}
 	start := time.Now()
-	var scale []float64
-	if !opt.AtomWeights {
-		scale = l.scale
+	pl := l.pl
+	pl.threads = opt.Threads
+	if opt.AtomWeights {
+		pl.scale = nil
 	}
-	pl := newPseudoLikelihood(l.in, l.param, l.share, l.x, scale, len(l.learned), opt.Threads)
 
 	sigma2 := opt.PriorStdDev * opt.PriorStdDev
 	mean := l.priorMeans()
-	problem := optimize.Problem{
-		Func: func(w []float64) float64 {
-			f := -pl.eval(w, nil)
+	nw := len(l.learned)
+	// objective is the negated pseudo-log-likelihood plus the prior, and
+	// its gradient, at w.
+	objective := func(w, grad []float64) float64 {
+		f := -pl.eval(w, grad)
+		for i := range w {
+			grad[i] = -grad[i]
 			if opt.PriorStdDev > 0 {
-				for i, wi := range w {
-					f += (wi - mean[i]) * (wi - mean[i]) / (2 * sigma2)
-				}
+				f += (w[i] - mean[i]) * (w[i] - mean[i]) / (2 * sigma2)
+				grad[i] += (w[i] - mean[i]) / sigma2
 			}
-			return f
+		}
+		return f
+	}
+	// Jacobi preconditioning: L-BFGS runs on u = w / d, d_i one over the
+	// square root of the objective's curvature in weight i at the start.
+	// Weighing each predicate's atoms by one over its number of groundings
+	// makes these curvatures differ by orders of magnitude (a predicate of
+	// 9 groundings against one of 10^5), which slows L-BFGS down by as much.
+	w0 := make([]float64, nw)
+	d := pl.curvature(w0)
+	for i := range d {
+		if opt.PriorStdDev > 0 {
+			d[i] += 1 / sigma2
+		}
+		d[i] = 1 / math.Sqrt(d[i])
+		if math.IsInf(d[i], 0) || d[i] == 0 {
+			d[i] = 1 // a weight nothing depends on
+		}
+	}
+	// Func and Grad share one evaluation.
+	last, lastF, lastG := make([]float64, nw), 0.0, make([]float64, nw)
+	evaluated := false
+	at := func(u []float64) {
+		w := make([]float64, nw)
+		for i := range u {
+			w[i] = u[i] * d[i]
+		}
+		if evaluated && slices.Equal(w, last) {
+			return
+		}
+		copy(last, w)
+		lastF = objective(w, lastG)
+		evaluated = true
+	}
+	problem := optimize.Problem{
+		Func: func(u []float64) float64 {
+			at(u)
+			return lastF
 		},
-		Grad: func(grad, w []float64) {
-			pl.eval(w, grad)
+		Grad: func(grad, u []float64) {
+			at(u)
 			for i := range grad {
-				grad[i] = -grad[i]
-				if opt.PriorStdDev > 0 {
-					grad[i] += (w[i] - mean[i]) / sigma2
-				}
+				grad[i] = lastG[i] * d[i]
 			}
 		},
 	}
 	settings := &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6,
 		Converger: ctxConverger{ctx, &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 100}}}
-	w0 := make([]float64, len(l.learned))
 	r, err := optimize.Minimize(problem, w0, settings, &optimize.LBFGS{})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -175,18 +213,19 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 		return nil, fmt.Errorf("mln: L-BFGS: %w", err)
 	}
 	res.Iter, res.Status = r.Stats.MajorIterations, r.Status.String()
-	if r.Gradient != nil {
-		res.GradNorm = floats.Norm(r.Gradient, math.Inf(1))
-	}
 	res.Converged = err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence)
 	if err != nil {
 		res.Status += ": " + err.Error()
 	}
-	for _, v := range r.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+	for i := range r.X {
+		r.X[i] *= d[i]
+		if math.IsNaN(r.X[i]) || math.IsInf(r.X[i], 0) {
 			return nil, errors.New("mln: L-BFGS diverged (a weight is not a number); try a prior (--prior-stddev)")
 		}
 	}
+	grad := make([]float64, nw)
+	objective(r.X, grad)
+	res.GradNorm = floats.Norm(grad, math.Inf(1))
 	l.finish(res, r.X)
 	res.PLL = pl.eval(r.X, nil)
 	res.Seconds.Learn = time.Since(start).Seconds()
@@ -224,17 +263,21 @@ type learning struct {
 	index   map[*Formula]int // shape formula -> place in the program
 	learned []param          // the learned weights
 	clauses []int            // ground clauses of each learned weight
-	in      *maxsat.Instance
+	in      *maxsat.Instance // the ground clauses, unless streamed
 	param   []int32
 	share   []float64
+	pl      *pseudoLikelihood // streamed: the pseudo-likelihood
 	x       []bool
 	scale   []float64
 }
 
 // prepareLearning grounds the training world: the query predicates (every
 // predicate when there are none) are open (an atom the training data does
-// not list is false), every other predicate is evidence.
-func prepareLearning(prog *Program, training []GroundAtom, query []string, groundOpt ground.Options) (*learning, *LearnResult, error) {
+// not list is false), every other predicate is evidence. streamed builds
+// the pseudo-likelihood (learning.pl) from the ground clauses as they are
+// grounded, without keeping them; otherwise the ground clauses are kept
+// (learning.in, with param and share).
+func prepareLearning(prog *Program, training []GroundAtom, query []string, groundOpt ground.Options, streamed bool) (*learning, *LearnResult, error) {
 	start := time.Now()
 	if len(prog.Formulas) == 0 {
 		return nil, nil, errors.New("mln: the program has no formulas: nothing to learn")
@@ -327,53 +370,112 @@ func prepareLearning(prog *Program, training []GroundAtom, query []string, groun
 		return nil, nil, errors.New("mln: every soft formula has a fixed weight (@w): nothing to learn")
 	}
 
-	g, in, err := net.GroundClauses(groundOpt)
+	// The unknown atoms (the grounder numbers the store's targets, before
+	// and whatever it grounds), their training values and their weights
+	// in the pseudo-likelihood.
+	gr, err := ground.NewGrounder(net.Model, net.Store, groundOpt)
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.NumClauses() == 0 {
-		return nil, nil, fmt.Errorf("mln: the formulas have no ground clauses over the training world (%d unknown atoms of %s): nothing to learn; check that the training database holds the constants and atoms the formulas need",
-			in.NumVars, strings.Join(preds, ", "))
-	}
-
-	// Which learned weight each ground clause carries and its share (1/n
-	// of its formula's weight), from the rule it was grounded from; a
-	// clause of a fixed (@w) formula keeps its weight as a constant.
-	param := make([]int32, in.NumClauses())
-	share := make([]float64, in.NumClauses())
-	clauses := make([]int, len(learned))
-	for c := range in.NumClauses() {
-		param[c] = -1
-		if c >= g.Problem.NumPotentials() {
-			continue // hard clauses come from functional arguments
-		}
-		info := net.Clauses[g.Problem.Group[c]]
-		share[c] = info.Weight // learned: 1/n; fixed: the clause's weight
-		if !info.Formula.Fixed {
-			s := slot[info.Formula][strings.Join(info.Plus, "\x00")]
-			param[c] = int32(s)
-			clauses[s]++
-		}
-	}
-	if slicesAllZero(clauses) {
-		return nil, nil, fmt.Errorf("mln: no ground clause over the training world carries a weight to learn (%d ground clauses, all hard or fixed)", in.NumClauses())
-	}
-	x := make([]bool, in.NumVars)
-	scale := make([]float64, in.NumVars)
-	for v := range x {
-		ref := g.Vars[v]
-		x[v] = truth[AtomString(ref.Pred.Name, g.Args(v))]
+	vars := gr.Vars()
+	x := make([]bool, len(vars))
+	scale := make([]float64, len(vars))
+	for v, ref := range vars {
+		x[v] = truth[AtomString(ref.Pred.Name, gr.Args(v))]
 		n := 1.0
 		for _, t := range prog.Pred(ref.Pred.Name).Types {
 			n *= float64(len(net.Domains[t]))
 		}
 		scale[v] = 1 / n
 	}
+	// paramOf says which learned weight a ground clause of rule r carries
+	// (-1: none) and its share (1/n of its formula's weight; for a fixed
+	// (@w) formula the clause's weight, a constant).
+	clauses := make([]int, len(learned))
+	paramOf := func(r int32) (int32, float64) {
+		info := net.Clauses[r]
+		if info.Formula.Fixed {
+			return -1, info.Weight
+		}
+		s := slot[info.Formula][strings.Join(info.Plus, "\x00")]
+		clauses[s]++
+		return int32(s), info.Weight
+	}
+	l := &learning{prog: prog, shape: shape, index: index, learned: learned, clauses: clauses, x: x, scale: scale}
+	var numClauses int
+	if streamed {
+		// The ground clauses pass through the pseudo-likelihood's builder
+		// as the grounder makes them, and are not kept.
+		b := newPLBuilder(x, len(learned))
+		sink := &pllSink{b: b, paramOf: paramOf}
+		opt := groundOpt
+		opt.Sink = sink
+		g, err := ground.Ground(net.Model, net.Store, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(g.Vars) != len(vars) {
+			return nil, nil, fmt.Errorf("mln: internal error: the grounder numbered %d atoms, then %d", len(vars), len(g.Vars))
+		}
+		numClauses = sink.clauses
+		l.pl = b.finish(scale)
+	} else {
+		g, in, err := net.GroundClauses(groundOpt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if in.NumVars != len(vars) {
+			return nil, nil, fmt.Errorf("mln: internal error: the grounder numbered %d atoms, then %d", len(vars), in.NumVars)
+		}
+		l.in, l.param, l.share = in, make([]int32, in.NumClauses()), make([]float64, in.NumClauses())
+		for c := range in.NumClauses() {
+			l.param[c] = -1
+			if c < g.Problem.NumPotentials() { // the others are hard: functional arguments
+				l.param[c], l.share[c] = paramOf(g.Problem.Group[c])
+			}
+		}
+		numClauses = in.NumClauses()
+	}
+	if numClauses == 0 {
+		return nil, nil, fmt.Errorf("mln: the formulas have no ground clauses over the training world (%d unknown atoms of %s): nothing to learn; check that the training database holds the constants and atoms the formulas need",
+			len(vars), strings.Join(preds, ", "))
+	}
+	if slicesAllZero(clauses) {
+		return nil, nil, fmt.Errorf("mln: no ground clause over the training world carries a weight to learn (%d ground clauses, all hard or fixed)", numClauses)
+	}
 	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)),
-		Predicates: preds, Clauses: in.NumClauses(), Atoms: in.NumVars}
+		Predicates: preds, Clauses: numClauses, Atoms: len(vars)}
 	res.Seconds.Ground = time.Since(start).Seconds()
-	return &learning{prog: prog, shape: shape, index: index, learned: learned, clauses: clauses, in: in,
-		param: param, share: share, x: x, scale: scale}, res, nil
+	return l, res, nil
+}
+
+// pllSink passes the pieces of a grounding to a pseudo-likelihood builder.
+type pllSink struct {
+	mu      sync.Mutex
+	b       *plBuilder
+	paramOf func(rule int32) (int32, float64)
+	clauses int
+}
+
+// Add takes one piece of the grounding: its potentials are soft clauses,
+// its constraints hard ones.
+func (s *pllSink) Add(piece *hlmrf.Problem) error {
+	in, err := maxsat.FromProblem(piece)
+	if err != nil {
+		return fmt.Errorf("mln: the ground network is not a set of clauses: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range in.NumClauses() {
+		if c < piece.NumPotentials() {
+			p, share := s.paramOf(piece.Group[c])
+			s.b.add(in.Clause(c), false, p, share)
+		} else {
+			s.b.add(in.Clause(c), true, -1, 0)
+		}
+	}
+	s.clauses += in.NumClauses()
+	return nil
 }
 
 // priorMeans are the prior's means: each learned weight's formula's weight
@@ -464,119 +566,177 @@ type pseudoLikelihood struct {
 	threads int
 }
 
-// newPseudoLikelihood indexes in for the pseudo-likelihood of world x.
-// scale weighs each atom's term (nil: every atom 1).
+// newPseudoLikelihood indexes in for the pseudo-likelihood of world x:
+// clause c carries learned weight param[c] (-1: none, then share[c] is a
+// fixed weight, or nothing for a hard clause) times share[c]. scale weighs
+// each atom's term (nil: every atom 1).
 func newPseudoLikelihood(in *maxsat.Instance, param []int32, share []float64, x []bool, scale []float64, nw, threads int) *pseudoLikelihood {
-	n := in.NumVars
-	pl := &pseudoLikelihood{start: make([]int32, n+1), bias: make([]float64, n), scale: scale, fixed: make([]bool, n), nw: nw, threads: max(1, threads)}
-	// d[v] accumulates, for the clause at hand, how flipping v changes its
-	// satisfaction (+1: holds only with v's training value, -1: only with
-	// the flipped value).
-	type entry struct {
-		v int32
-		p int32
-		c float64
-	}
-	var entries []entry
-	var vars []int32
+	b := newPLBuilder(x, nw)
 	for c := range in.NumClauses() {
-		lits := in.Clause(c)
-		// The atoms of the clause's true literals; a clause with true
-		// literals on two atoms cannot change when one atom flips.
-		trueVar, many := int32(-1), false
-		for _, l := range lits {
-			if x[l.Var()] != l.Neg() {
-				if trueVar >= 0 && trueVar != int32(l.Var()) {
-					many = true
-					break
-				}
-				trueVar = int32(l.Var())
-			}
+		b.add(in.Clause(c), in.Hard[c], param[c], share[c])
+	}
+	pl := b.finish(scale)
+	pl.threads = max(1, threads)
+	return pl
+}
+
+// plBuilder gathers the pseudo-likelihood's coefficients clause by clause:
+// for every atom and learned weight the sum of d * share over the clauses
+// that carry the weight and whose satisfaction flipping the atom changes
+// (d = +1 when the clause holds only with the atom's training value, -1
+// when only with the flipped value), densely when atoms x weights is small
+// enough and in a map otherwise.
+type plBuilder struct {
+	x     []bool
+	nw    int
+	dense []float64 // atom*nw + weight
+	// sparse replaces dense for big problems: key atom*nw + weight.
+	sparse map[int64]float64
+	bias   []float64
+	fixed  []bool
+	vars   []int32
+}
+
+// maxDense bounds the atoms x weights of a dense builder (512 MB); a
+// variable so that tests can take the sparse path.
+var maxDense int64 = 1 << 26
+
+func newPLBuilder(x []bool, nw int) *plBuilder {
+	b := &plBuilder{x: x, nw: nw, bias: make([]float64, len(x)), fixed: make([]bool, len(x))}
+	if int64(len(x))*int64(nw) <= maxDense {
+		b.dense = make([]float64, len(x)*nw)
+	} else {
+		b.sparse = map[int64]float64{}
+	}
+	return b
+}
+
+// clauseHolds reports whether a clause is satisfied by x.
+func clauseHolds(lits []maxsat.Lit, x []bool) bool {
+	for _, l := range lits {
+		if x[l.Var()] != l.Neg() {
+			return true
 		}
-		if many {
+	}
+	return false
+}
+
+// add takes one ground clause: hard, or carrying learned weight p (-1:
+// none, then share is a fixed weight) times share.
+func (b *plBuilder) add(lits []maxsat.Lit, hard bool, p int32, share float64) {
+	x := b.x
+	// The atoms of the clause's true literals; a clause with true literals
+	// on two atoms holds whichever atom flips.
+	trueVar := int32(-1)
+	for _, l := range lits {
+		if x[l.Var()] != l.Neg() {
+			if trueVar >= 0 && trueVar != int32(l.Var()) {
+				return
+			}
+			trueVar = int32(l.Var())
+		}
+	}
+	b.vars = b.vars[:0]
+	if trueVar >= 0 {
+		b.vars = append(b.vars, trueVar)
+	} else {
+		for _, l := range lits {
+			b.vars = append(b.vars, int32(l.Var()))
+		}
+	}
+	now := clauseHolds(lits, x)
+	for k, v := range b.vars {
+		if slices.Contains(b.vars[:k], v) {
 			continue
 		}
-		vars = vars[:0]
-		if trueVar >= 0 {
-			vars = append(vars, trueVar)
-		} else {
-			for _, l := range lits {
-				vars = append(vars, int32(l.Var()))
-			}
+		x[v] = !x[v]
+		flipped := clauseHolds(lits, x)
+		x[v] = !x[v]
+		d := 0.0
+		switch {
+		case now && !flipped:
+			d = 1
+		case !now && flipped:
+			d = -1
 		}
-		for k, v := range vars {
-			seen := false
-			for _, u := range vars[:k] {
-				seen = seen || u == v
+		switch {
+		case d == 0:
+		case hard:
+			if d > 0 {
+				b.fixed[v] = true
 			}
-			if seen {
-				continue
+		case p >= 0:
+			if b.dense != nil {
+				b.dense[int(v)*b.nw+int(p)] += d * share
+			} else {
+				b.sparse[int64(v)*int64(b.nw)+int64(p)] += d * share
 			}
-			now := in.Satisfied(c, x)
-			x[v] = !x[v]
-			flipped := in.Satisfied(c, x)
-			x[v] = !x[v]
-			d := 0.0
-			switch {
-			case now && !flipped:
-				d = 1
-			case !now && flipped:
-				d = -1
-			}
-			if d == 0 {
-				continue
-			}
-			switch {
-			case in.Hard[c]:
-				if d > 0 {
-					pl.fixed[v] = true
+		default:
+			b.bias[v] += d * share // a fixed weight
+		}
+	}
+}
+
+// finish returns the pseudo-likelihood (one thread; scale as for
+// newPseudoLikelihood) and lets the builder go.
+func (b *plBuilder) finish(scale []float64) *pseudoLikelihood {
+	n := len(b.x)
+	pl := &pseudoLikelihood{start: make([]int32, n+1), bias: b.bias, scale: scale, fixed: b.fixed, nw: b.nw, threads: 1}
+	if b.dense != nil {
+		for v := range n {
+			pl.start[v] = int32(len(pl.param))
+			for p, c := range b.dense[v*b.nw : (v+1)*b.nw] {
+				if c != 0 {
+					pl.param = append(pl.param, int32(p))
+					pl.coef = append(pl.coef, c)
 				}
-			case param[c] >= 0:
-				entries = append(entries, entry{v, param[c], d * share[c]})
-			default:
-				pl.bias[v] += d * share[c] // a fixed weight
 			}
 		}
-	}
-	// Merge the entries per atom and weight.
-	count := make([]int32, n+1)
-	for _, e := range entries {
-		count[e.v+1]++
-	}
-	for v := range n {
-		count[v+1] += count[v]
-	}
-	ps := make([]int32, len(entries))
-	cs := make([]float64, len(entries))
-	next := append([]int32(nil), count[:n]...)
-	for _, e := range entries {
-		ps[next[e.v]], cs[next[e.v]] = e.p, e.c
-		next[e.v]++
-	}
-	acc := make([]float64, nw)
-	used := make([]bool, nw)
-	var touched []int32
-	for v := range n {
-		pl.start[v] = int32(len(pl.param))
-		for k := count[v]; k < count[v+1]; k++ {
-			p := ps[k]
-			if !used[p] {
-				used[p] = true
-				touched = append(touched, p)
+	} else {
+		keys := make([]int64, 0, len(b.sparse))
+		for k, c := range b.sparse {
+			if c != 0 {
+				keys = append(keys, k)
 			}
-			acc[p] += cs[k]
 		}
-		for _, p := range touched {
-			if acc[p] != 0 {
-				pl.param = append(pl.param, p)
-				pl.coef = append(pl.coef, acc[p])
+		slices.Sort(keys)
+		k := 0
+		for v := range n {
+			pl.start[v] = int32(len(pl.param))
+			for ; k < len(keys) && keys[k]/int64(b.nw) == int64(v); k++ {
+				pl.param = append(pl.param, int32(keys[k]%int64(b.nw)))
+				pl.coef = append(pl.coef, b.sparse[keys[k]])
 			}
-			acc[p], used[p] = 0, false
 		}
-		touched = touched[:0]
 	}
 	pl.start[n] = int32(len(pl.param))
+	*b = plBuilder{}
 	return pl
+}
+
+// curvature returns the diagonal of the negated pseudo-log-likelihood's
+// Hessian at w: sum_v scale_v p_v (1 - p_v) a_vi^2.
+func (pl *pseudoLikelihood) curvature(w []float64) []float64 {
+	h := make([]float64, pl.nw)
+	for v := range pl.bias {
+		if pl.fixed[v] {
+			continue
+		}
+		s := pl.bias[v]
+		a, b := pl.start[v], pl.start[v+1]
+		for k := a; k < b; k++ {
+			s += pl.coef[k] * w[pl.param[k]]
+		}
+		sc := 1.0
+		if pl.scale != nil {
+			sc = pl.scale[v]
+		}
+		p := logistic.Sigmoid(s)
+		for k := a; k < b; k++ {
+			h[pl.param[k]] += sc * p * (1 - p) * pl.coef[k] * pl.coef[k]
+		}
+	}
+	return h
 }
 
 // eval returns the pseudo-log-likelihood at w and, if grad is not nil,

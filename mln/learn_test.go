@@ -231,7 +231,7 @@ Friends(person, person)
 		t.Fatal(err)
 	}
 	query := []string{"Smokes", "Cancer"}
-	l, _, err := prepareLearning(prog, atoms, query, ground.Options{})
+	l, _, err := prepareLearning(prog, atoms, query, ground.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
