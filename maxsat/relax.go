@@ -48,33 +48,64 @@ type relaxation struct {
 	ConClause []int32
 }
 
-// toProblem builds the LP relaxation of in as an HL-MRF.
+// toProblem builds the LP relaxation of in as an HL-MRF. The rows are
+// written straight into the CSR arrays: a validated instance has no
+// repeated literal and toProblem leaves out tautologies, so no row repeats
+// a variable (what hlmrf's Add methods would merge).
 func toProblem(in *Instance, ix *index) *relaxation {
-	p := &hlmrf.Problem{NumVars: in.NumVars, Start: []int32{0}, CStart: []int32{0}}
-	r := &relaxation{Problem: p}
-	var vars []int32
-	var coefs []float64
+	np, nc, tp, tc := 0, 0, 0, 0
+	keep := func(c int) bool {
+		return !ix.taut[c] && in.Start[c] < in.Start[c+1] && (in.Hard[c] || in.Weight[c] != 0)
+	}
 	for c := range in.Weight {
-		lits := in.Clause(c)
-		if ix.taut[c] || len(lits) == 0 || (!in.Hard[c] && in.Weight[c] == 0) {
+		if !keep(c) {
 			continue
 		}
-		vars, coefs = vars[:0], coefs[:0]
+		k := int(in.Start[c+1] - in.Start[c])
+		if in.Hard[c] {
+			nc, tc = nc+1, tc+k
+		} else {
+			np, tp = np+1, tp+k
+		}
+	}
+	p := &hlmrf.Problem{
+		NumVars: in.NumVars,
+		Weight:  make([]float64, 0, np), Const: make([]float64, 0, np), Power: make([]uint8, 0, np), Group: make([]int32, 0, np),
+		Start: make([]int32, 1, np+1), Var: make([]int32, 0, tp), Coef: make([]float64, 0, tp),
+		CKind: make([]hlmrf.ConstraintKind, 0, nc), CConst: make([]float64, 0, nc), CGroup: make([]int32, 0, nc),
+		CStart: make([]int32, 1, nc+1), CVar: make([]int32, 0, tc), CCoef: make([]float64, 0, tc),
+	}
+	r := &relaxation{Problem: p, PotClause: make([]int32, 0, np), ConClause: make([]int32, 0, nc)}
+	for c := range in.Weight {
+		if !keep(c) {
+			continue
+		}
+		vars, coefs := &p.Var, &p.Coef
+		if in.Hard[c] {
+			vars, coefs = &p.CVar, &p.CCoef
+		}
 		nneg := 0
-		for _, l := range lits {
-			vars = append(vars, int32(l.Var()))
+		for _, l := range in.Clause(c) {
+			*vars = append(*vars, int32(l.Var()))
 			if l.Neg() {
-				coefs = append(coefs, 1)
+				*coefs = append(*coefs, 1)
 				nneg++
 			} else {
-				coefs = append(coefs, -1)
+				*coefs = append(*coefs, -1)
 			}
 		}
 		if in.Hard[c] {
-			p.AddConstraint(hlmrf.LessEq, float64(nneg-1), -1, vars, coefs)
+			p.CKind = append(p.CKind, hlmrf.LessEq)
+			p.CConst = append(p.CConst, float64(nneg-1))
+			p.CGroup = append(p.CGroup, -1)
+			p.CStart = append(p.CStart, int32(len(p.CVar)))
 			r.ConClause = append(r.ConClause, int32(c))
 		} else {
-			p.AddPotential(in.Weight[c], float64(nneg-1), 1, -1, vars, coefs)
+			p.Weight = append(p.Weight, in.Weight[c])
+			p.Const = append(p.Const, float64(nneg-1))
+			p.Power = append(p.Power, 1)
+			p.Group = append(p.Group, -1)
+			p.Start = append(p.Start, int32(len(p.Var)))
 			r.PotClause = append(r.PotClause, int32(c))
 		}
 	}

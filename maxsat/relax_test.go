@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/hlmrf"
 )
@@ -290,4 +293,52 @@ func dualBound(in *Instance, lambda []float64, sweeps int) (g float64, improved 
 	d := newDual(in, buildIndex(in), lambda)
 	d.ascend(sweeps, 0)
 	return d.value(), d.lambda, nil
+}
+
+// TestToProblemRows: toProblem's directly written rows are those that
+// hlmrf's Add methods build (merging, dropping zeros), on random instances
+// with tautologies, empty and zero-weight clauses.
+func TestToProblemRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 6))
+	for trial := range 50 {
+		in := randomInstance(rng, 2+rng.IntN(6), 1+rng.IntN(20), 4, trial%2 == 0, 0.2)
+		in.AddClause(0, false, Pos(0))                // zero weight
+		in.AddClause(2, false)                        // empty
+		in.AddClause(1, trial%3 == 0, Pos(0), Not(0)) // tautology
+		ix := buildIndex(in)
+		got := toProblem(in, ix)
+		want := &hlmrf.Problem{NumVars: in.NumVars, Start: []int32{0}, CStart: []int32{0}}
+		var pots, cons []int32
+		for c := range in.Weight {
+			lits := in.Clause(c)
+			if ix.taut[c] || len(lits) == 0 || (!in.Hard[c] && in.Weight[c] == 0) {
+				continue
+			}
+			var vars []int32
+			var coefs []float64
+			nneg := 0
+			for _, l := range lits {
+				vars = append(vars, int32(l.Var()))
+				if l.Neg() {
+					coefs = append(coefs, 1)
+					nneg++
+				} else {
+					coefs = append(coefs, -1)
+				}
+			}
+			if in.Hard[c] {
+				want.AddConstraint(hlmrf.LessEq, float64(nneg-1), -1, vars, coefs)
+				cons = append(cons, int32(c))
+			} else {
+				want.AddPotential(in.Weight[c], float64(nneg-1), 1, -1, vars, coefs)
+				pots = append(pots, int32(c))
+			}
+		}
+		if diff := cmp.Diff(want, got.Problem, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("trial %d: toProblem differs (-Add methods +direct):\n%s", trial, diff)
+		}
+		if !cmp.Equal(pots, got.PotClause, cmpopts.EquateEmpty()) || !cmp.Equal(cons, got.ConClause, cmpopts.EquateEmpty()) {
+			t.Fatalf("trial %d: clause maps %v %v, want %v %v", trial, got.PotClause, got.ConClause, pots, cons)
+		}
+	}
 }

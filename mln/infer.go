@@ -189,7 +189,10 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	// opposite unit clauses (UW-CSE: 4,442 of the ai fold's cost) keeps one
 	// of them violated in every world, and most of the walk's picks land on
 	// such a clause only to swap which of the two is violated.
-	walkOn := walkable(in)
+	var walkOn *maxsat.Instance
+	if opt.Method == MethodLPWalkSAT || opt.Method == MethodWalkSAT {
+		walkOn = walkable(in) // merging costs a hash per ground clause: only when a walk follows
+	}
 	mo.LocalSearch = 0 // MaxWalkSAT runs below, on walkOn
 	sol, err := maxsat.Solve(ctx, pos, mo)
 	if err != nil {
