@@ -549,7 +549,8 @@ type EvalOptions struct {
 	ADMM    admm.Options
 	PSLDump func(atoms []Triple, values []float64) error
 	// Progress, when set, is called from the ranking goroutines with the
-	// queries done so far (of 2 per test triple), at most every 1,000.
+	// queries done so far (of 2 per test triple), every 1% of them (at
+	// most every 1,000).
 	Progress func(done, total int)
 }
 
@@ -668,7 +669,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			list[j].confs = nil
 		}
 		a.List, a.Seconds, a.Rules, a.Applied = list, time.Since(start).Seconds(), st.rules, st.applied
-		if d := done.Add(1); opt.Progress != nil && (d%1000 == 0 || int(d) == total) {
+		if d := done.Add(1); opt.Progress != nil && (d%int64(max(1, min(1000, total/100))) == 0 || int(d) == total) {
 			opt.Progress(int(d), total)
 		}
 	})

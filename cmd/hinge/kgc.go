@@ -269,6 +269,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cancelled(err)
 		}
+		prog.clear()
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
 			"saturated": "a round found no new rule"}[lr.Stopped]
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
@@ -295,6 +296,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if evalOpt.PSL, err = rk.NewPSL(ctx, v, o.psl); err != nil {
 			return cancelled(err)
 		}
+		prog.clear()
 		lr := evalOpt.PSL.Learn
 		fmt.Fprintf(stdout, "psl: %d rules, weights learned by PPLL in %d iterations (%.2f s)\n", len(evalOpt.PSL.Model.Rules), lr.Iterations, lr.Seconds)
 		if o.pslOut != "" {
@@ -412,6 +414,17 @@ func (p *kgcProgress) show() {
 		return
 	}
 	fmt.Fprintf(p.w, "kgc: %s (%.0f s since start)\n", p.status, time.Since(p.begin).Seconds())
+}
+
+// clear takes the status line off a terminal before the run prints a
+// line of its own; the next set shows a status again.
+func (p *kgcProgress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.status = ""
+	if !p.stopped {
+		p.term.Done()
+	}
 }
 
 // stop ends the display, clearing a terminal's status line; it may be
