@@ -96,6 +96,11 @@ func LoadTSV(s *Store, p *model.Predicate, what Section, r io.Reader, name strin
 				full.Line = lineNo
 				return full
 			}
+			var be *textfile.BinaryError
+			var ee *textfile.EncodingError
+			if errors.As(err, &be) || errors.As(err, &ee) { // they name the file, line and column
+				return err
+			}
 			return fmt.Errorf("%s:%d: reading: %w", name, lineNo, err)
 		}
 		if lineNo == 1 {

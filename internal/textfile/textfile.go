@@ -380,13 +380,17 @@ type BinaryError struct {
 func (e *BinaryError) As(target any) bool {
 	t, ok := target.(**srcpos.Error)
 	if ok {
-		*t = &srcpos.Error{Pos: srcpos.Position{File: e.Name, Line: e.Line, Col: e.Col}, Msg: e.Error()}
+		*t = &srcpos.Error{Pos: srcpos.Position{File: e.Name, Line: e.Line, Col: e.Col}, Msg: e.msg()}
 	}
 	return ok
 }
 
-func (e *BinaryError) Error() string {
+func (e *BinaryError) msg() string {
 	return fmt.Sprintf("%s is not a text file: a NUL byte at byte %d (binary data, UTF-16 or a device such as /dev/zero)", Clip(e.Name), e.Offset+1)
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", Clip(e.Name), e.Line, e.Col, e.msg())
 }
 
 // Describe rewords an error opening or statting path: a symlink loop is named as such

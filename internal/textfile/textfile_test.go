@@ -113,8 +113,11 @@ func TestBinaryErrorPosition(t *testing.T) {
 		t.Fatalf("error %v (%+v), want line 2, column 3, offset 5", err, be)
 	}
 	var se *srcpos.Error
-	if !errors.As(err, &se) || se.Pos.String() != "f.txt:2:3" {
+	if !errors.As(err, &se) || se.Error() != "f.txt:2:3: f.txt is not a text file: a NUL byte at byte 6 (binary data, UTF-16 or a device such as /dev/zero)" {
 		t.Fatalf("as srcpos.Error: %v", se)
+	}
+	if err.Error() != se.Error() {
+		t.Fatalf("Error() %q, as srcpos.Error %q: want the same file:line:col message", err, se)
 	}
 }
 
