@@ -363,7 +363,7 @@ func (c *config) peerMAP(ctx context.Context) error {
 			h.bound = append(h.bound, r.AlchemyLowerBound)
 		}
 	}
-	rows := [][]string{{"system", "ground clauses (Alchemy's count)", "cost as Alchemy counts", "certified lower bound", "Alchemy's world recounted by hinge", "wall s", "CPU s", "grounding s", "peak RSS MB", "runs"}}
+	rows := [][]string{{"system", "ground clauses (Alchemy's count)", "cost as Alchemy counts", "certified lower bound", "Alchemy's world recounted by hinge", "wall s", "CPU s", "grounding s (Alchemy: its CPU timer; hinge: wall)", "peak RSS MB", "runs"}}
 	for _, x := range sys {
 		bound, recount := "", ""
 		if len(x.bound) > 0 {
@@ -431,18 +431,24 @@ func recountAlchemyWorld(s *uwSet, result string) (float64, error) {
 }
 
 // mcsatRun is one engine's MC-SAT on a program and evidence: the
-// marginals, the sampling seconds and what the whole run cost.
+// marginals, the CPU seconds of sampling alone and the MC-SAT steps they
+// took (burn-in included), and what the whole run cost.
 type mcsatRun struct {
 	probs     map[string]float64
-	sampleSec float64
+	sampleCPU float64
+	steps     int
 	st        *runStats
 }
 
-var (
-	reAlchemyMCSAT = regexp.MustCompile(`Time taken for MC-SAT sampling = (\S+) secs`)
-)
+// hingeChains is the number of chains hinge's MC-SAT runs here (its
+// default); each discards its own burn-in.
+const hingeChains = 4
 
-// alchemyMCSAT runs Alchemy's infer -ms (burn-in 100) on advisedBy.
+var reAlchemyMCSAT = regexp.MustCompile(`Time taken for MC-SAT sampling = (\S+) secs`)
+
+// alchemyMCSAT runs Alchemy's infer -ms (burn-in 100) on advisedBy. Its
+// sampling time is its own timer's, which counts the process's user CPU
+// time.
 func (c *config) alchemyMCSAT(ctx context.Context, prog, evidence, result string, samples, seed int) (*mcsatRun, error) {
 	st, err := runCmd(ctx, filepath.Join(c.alchemyBin, "infer"), "-i", prog, "-e", evidence, "-r", result, "-q", "advisedBy", "-ms",
 		"-maxSteps", fmt.Sprint(samples), "-burnMinSteps", "100", "-burnMaxSteps", "100", "-seed", fmt.Sprint(seed))
@@ -457,41 +463,45 @@ func (c *config) alchemyMCSAT(ctx context.Context, prog, evidence, result string
 	if err != nil {
 		return nil, err
 	}
-	return &mcsatRun{probs: p, sampleSec: secs, st: st}, nil
+	return &mcsatRun{probs: p, sampleCPU: secs, steps: samples + 100, st: st}, nil
 }
 
-// hingeMCSAT runs hinge mln infer --marginal (MC-SAT, burn-in 100) on
-// advisedBy.
-func (c *config) hingeMCSAT(ctx context.Context, hinge, prog, evidence, result string, samples, seed int) (*mcsatRun, error) {
-	rep := result + ".json"
-	os.Remove(rep)
-	st, err := runCmd(ctx, hinge, "mln", "infer", "-i", prog, "-e", evidence, "-q", "advisedBy", "--marginal", "--samples", fmt.Sprint(samples),
-		"--burn-in", "100", "--seed", fmt.Sprint(seed), "-r", result, "--report", rep, "--quiet")
+// hingeMCSAT runs hinge mln infer --marginal (MC-SAT, hingeChains chains,
+// burn-in 100 each) on advisedBy. With base, the sampling CPU time is the
+// run's CPU time less that of a run that keeps one sample a chain and
+// discards none (reading, grounding, merging); without it, it is 0.
+func (c *config) hingeMCSAT(ctx context.Context, hinge, prog, evidence, result string, samples, seed int, base bool) (*mcsatRun, error) {
+	args := func(samples, burnIn int, res string) []string {
+		return []string{"mln", "infer", "-i", prog, "-e", evidence, "-q", "advisedBy", "--marginal", "--samples", fmt.Sprint(samples),
+			"--burn-in", fmt.Sprint(burnIn), "--chains", fmt.Sprint(hingeChains), "--seed", fmt.Sprint(seed), "-r", res, "--quiet"}
+	}
+	st, err := runCmd(ctx, hinge, args(samples, 100, result)...)
 	if err != nil {
 		return nil, err
-	}
-	var r struct {
-		Seconds struct{ Sample float64 } `json:"seconds"`
-	}
-	b, err := os.ReadFile(rep)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", rep, err)
 	}
 	p, err := readMarginals(result)
 	if err != nil {
 		return nil, err
 	}
-	return &mcsatRun{probs: p, sampleSec: r.Seconds.Sample, st: st}, nil
+	r := &mcsatRun{probs: p, steps: samples + hingeChains*100, st: st}
+	if base {
+		b, err := runCmd(ctx, hinge, args(hingeChains, 0, result+".base")...)
+		if err != nil {
+			return nil, err
+		}
+		r.sampleCPU = st.cpu - b.cpu
+	}
+	return r, nil
 }
 
 // peerMCSAT runs each engine's MC-SAT on UW-CSE ai with the file's weights
-// (all 1), -peer-samples samples after 100 burn-in, -runs times taking
-// turns: sampling seconds (Alchemy's "Time taken for MC-SAT sampling",
-// hinge's report's sampling time; burn-in included) per sample, the whole run, and the
-// marginals' AUC-PR and CLL on the query atoms.
+// (all 1), -peer-samples samples (Alchemy: one chain after 100 burn-in
+// steps; hinge: hingeChains chains sharing them, 100 burn-in steps each),
+// -runs times taking turns: the CPU time of sampling per MC-SAT step (both
+// engines' steps are one slice-sampling step over the whole network), the
+// whole run's wall and CPU time and memory, and the marginals' AUC-PR and
+// CLL on the query atoms. CPU time is the figure that stays comparable
+// when the machine is shared.
 func (c *config) peerMCSAT(ctx context.Context) error {
 	s, err := c.uwFiles("ai")
 	if err != nil {
@@ -510,10 +520,11 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 	}
 	dir := filepath.Dir(s.mln)
 	type series struct {
-		name                      string
-		perSample, wall, cpu, rss []float64
-		auc, cll                  []float64
-		last                      map[string]float64
+		name                    string
+		perStep, wall, cpu, rss []float64
+		auc, cll                []float64
+		steps                   int
+		last                    map[string]float64
 	}
 	var sys []*series
 	for _, e := range []string{"alchemy", "hinge"} {
@@ -529,7 +540,7 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 			if x.name == "alchemy" {
 				r, err = c.alchemyMCSAT(ctx, s.mln, s.test, res, c.peerSamples, run)
 			} else {
-				r, err = c.hingeMCSAT(ctx, hinge, s.mln, s.test, res, c.peerSamples, run)
+				r, err = c.hingeMCSAT(ctx, hinge, s.mln, s.test, res, c.peerSamples, run, true)
 			}
 			if err != nil {
 				return err
@@ -538,19 +549,19 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", x.name, err)
 			}
-			x.perSample = append(x.perSample, 1000*r.sampleSec/float64(c.peerSamples+100))
+			x.perStep = append(x.perStep, 1000*r.sampleCPU/float64(r.steps))
 			x.wall, x.cpu, x.rss = append(x.wall, r.st.wall), append(x.cpu, r.st.cpu), append(x.rss, r.st.rssMB)
-			x.auc, x.cll, x.last = append(x.auc, auc), append(x.cll, cll), r.probs
+			x.auc, x.cll, x.last, x.steps = append(x.auc, auc), append(x.cll, cll), r.probs, r.steps
 		}
 	}
-	rows := [][]string{{"engine", "samples", "ms a sample", "samples a second", "wall s", "CPU s", "peak RSS MB", "AUC-PR", "CLL", "runs"}}
+	rows := [][]string{{"engine", "samples", "MC-SAT steps", "CPU ms a step", "steps a CPU second", "wall s", "CPU s", "peak RSS MB", "AUC-PR", "CLL", "runs"}}
 	for _, x := range sys {
-		name := "Alchemy 2 infer -ms"
+		name, samples := "Alchemy 2 infer -ms", fmt.Sprintf("%d after 100 burn-in", c.peerSamples)
 		if x.name == "hinge" {
-			name = "hinge mln infer --marginal"
+			name, samples = "hinge mln infer --marginal", fmt.Sprintf("%d over %d chains, 100 burn-in each", c.peerSamples, hingeChains)
 		}
-		ms := median(slices.Clone(x.perSample))
-		rows = append(rows, []string{name, fmt.Sprintf("%d + 100", c.peerSamples), spread(x.perSample, "%.2f"), fmt.Sprintf("%.0f", 1000/ms),
+		ms := median(slices.Clone(x.perStep))
+		rows = append(rows, []string{name, samples, fmt.Sprint(x.steps), spread(x.perStep, "%.2f"), fmt.Sprintf("%.0f", 1000/ms),
 			spread(x.wall, "%.2f"), spread(x.cpu, "%.2f"), spread(x.rss, "%.0f"), spread(x.auc, "%.4f"), spread(x.cll, "%.4f"), fmt.Sprint(c.runs)})
 	}
 	results.Markdown(c.stdout, rows)
@@ -628,7 +639,7 @@ func (c *config) peerLearn(ctx context.Context) error {
 			if e == "alchemy" {
 				r, err = c.alchemyMCSAT(ctx, learned, s.test, res, c.peerSamples, 1)
 			} else {
-				r, err = c.hingeMCSAT(ctx, hinge, learned, s.test, res, c.peerSamples, 1)
+				r, err = c.hingeMCSAT(ctx, hinge, learned, s.test, res, c.peerSamples, 1, false)
 			}
 			name := map[string]string{"alchemy": "Alchemy 2 MC-SAT", "hinge": "hinge MC-SAT"}[e]
 			if err != nil {
