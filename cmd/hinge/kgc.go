@@ -397,10 +397,17 @@ func newKGCProgress(stderr io.Writer, quiet bool) *kgcProgress {
 	return p
 }
 
+// kgcPhaseHook, when set (by tests), sees every status a kgc run sets.
+var kgcPhaseHook func(status string)
+
 func (p *kgcProgress) set(format string, args ...any) {
 	p.mu.Lock()
 	p.status = fmt.Sprintf(format, args...)
+	status := p.status
 	p.mu.Unlock()
+	if kgcPhaseHook != nil {
+		kgcPhaseHook(status)
+	}
 }
 
 func (p *kgcProgress) show() {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -144,38 +143,23 @@ func kgcFiles(t *testing.T, n int) []string {
 	return []string{"--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"), "--test", filepath.Join(dir, "test.txt")}
 }
 
-// cancelOn is a stderr that cancels the run when the progress shows word.
-type cancelOn struct {
-	mu     sync.Mutex
-	b      bytes.Buffer
-	word   string
-	cancel func()
-}
-
-func (c *cancelOn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.b.Write(p)
-	if strings.Contains(c.b.String(), c.word) {
-		c.cancel()
-	}
-	return len(p), nil
-}
-
 // A run cancelled while ranking (Ctrl-C, SIGTERM) says so, exits 1 and
 // writes nothing: no rules, predictions or report.
 func TestKGCCancelledWritesNothing(t *testing.T) {
-	defer func(d time.Duration) { kgcProgressEvery = d }(kgcProgressEvery)
-	kgcProgressEvery = time.Millisecond
-	args := kgcFiles(t, 3000)
+	args := kgcFiles(t, 300)
 	dir := t.TempDir()
 	outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stderr := &cancelOn{word: "kgc: ranking", cancel: cancel}
-	var stdout bytes.Buffer
-	code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--exhaustive", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, args...), &stdout, stderr)
-	msg := stderr.b.String()
+	defer func() { kgcPhaseHook = nil }()
+	kgcPhaseHook = func(status string) {
+		if strings.HasPrefix(status, "ranking") {
+			cancel()
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, args...), &stdout, &stderr)
+	msg := stderr.String()
 	if code != 1 || !strings.Contains(msg, "the run was cancelled") || strings.Contains(msg, "context canceled") {
 		t.Errorf("exit %d\n%s", code, msg)
 	}
