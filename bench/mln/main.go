@@ -69,6 +69,7 @@ type config struct {
 	exactSamples            int
 	peerSamples, peerDNIter int
 	engines                 map[string]bool // MC-SAT engines to run: "alchemy", "hinge"
+	peerLearners            string
 	stdout, stderr          io.Writer
 }
 
@@ -91,13 +92,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exactSamples := fs.Int("exact-samples", 10_000, "MC-SAT samples on each network (exact)")
 	peerSamples := fs.Int("peer-samples", 1000, "MC-SAT samples (peer-mcsat, peer-learn's test inference)")
 	peerDNIter := fs.Int("peer-dn-iter", 10, "iterations of learnwts -d and hinge mln learn --method dn (peer-learn)")
+	peerLearners := fs.String("peer-learners", "", "peer-learn: comma-separated learners to run (file, alchemy-g, hinge-pll, alchemy-d, hinge-dn, alchemy-g-ne, hinge-pll-q, alchemy-g-nounit; default all)")
 	engines := fs.String("engines", "alchemy,hinge", "MC-SAT engines to run (exact, peer-mcsat, peer-learn's test inference): alchemy, hinge or both")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	c := &config{data: *data, out: *out, flips: *flips, samples: *samples, learnIter: *learnIter, dnIter: *dnIter,
 		alchemyBin: *alchemyBin, hingeBin: *hingeBin, runs: *runs, randomNets: *randomNets, exactSeeds: *exactSeeds,
-		exactSamples: *exactSamples, peerSamples: *peerSamples, peerDNIter: *peerDNIter, engines: map[string]bool{},
+		exactSamples: *exactSamples, peerSamples: *peerSamples, peerDNIter: *peerDNIter, engines: map[string]bool{}, peerLearners: *peerLearners,
 		stdout: stdout, stderr: stderr}
 	if c.runs < 1 || c.exactSeeds < 1 || c.exactSamples < 1 || c.peerSamples < 1 || c.peerDNIter < 1 || c.randomNets < 0 {
 		return errors.New("-runs, -exact-seeds, -exact-samples, -peer-samples and -peer-dn-iter must be positive, -random-nets >= 0")

@@ -596,21 +596,39 @@ func (c *config) peerLearn(ctx context.Context) error {
 	lw := filepath.Join(c.alchemyBin, "learnwts")
 	it := fmt.Sprint(c.peerDNIter)
 	learners := []struct {
-		name string
-		bin  string
-		args []string
+		key, name string
+		bin       string
+		args      []string
 	}{
-		{"file weights (all 1)", "", nil},
-		{"Alchemy 2 learnwts -g", lw, []string{"-g", "-i", s.mln, "-t", s.train}},
-		{"Alchemy 2 learnwts -g -noAddUnitClauses", lw, []string{"-g", "-noAddUnitClauses", "-i", s.mln, "-t", s.train}},
-		{"Alchemy 2 learnwts -g -ne advisedBy", lw, []string{"-g", "-i", s.mln, "-t", s.train, "-ne", "advisedBy"}},
-		{"Alchemy 2 learnwts -d -ne advisedBy -dNumIter " + it, lw, []string{"-d", "-i", s.mln, "-t", s.train, "-ne", "advisedBy", "-dNumIter", it}},
-		{"hinge mln learn --method pll", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "--force"}},
-		{"hinge mln learn --method pll -q advisedBy", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "-q", "advisedBy", "--force"}},
-		{"hinge mln learn --method dn -q advisedBy --iterations " + it, hinge, []string{"mln", "learn", "--method", "dn", "-i", s.mln, "-t", s.train, "-q", "advisedBy", "--iterations", it, "--force"}},
+		{"file", "file weights (all 1)", "", nil},
+		{"alchemy-g", "Alchemy 2 learnwts -g", lw, []string{"-g", "-i", s.mln, "-t", s.train}},
+		{"hinge-pll", "hinge mln learn --method pll", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "--force"}},
+		{"alchemy-d", "Alchemy 2 learnwts -d -ne advisedBy -dNumIter " + it, lw, []string{"-d", "-i", s.mln, "-t", s.train, "-ne", "advisedBy", "-dNumIter", it}},
+		{"hinge-dn", "hinge mln learn --method dn -q advisedBy --iterations " + it, hinge, []string{"mln", "learn", "--method", "dn", "-i", s.mln, "-t", s.train, "-q", "advisedBy", "--iterations", it, "--force"}},
+		{"alchemy-g-ne", "Alchemy 2 learnwts -g -ne advisedBy", lw, []string{"-g", "-i", s.mln, "-t", s.train, "-ne", "advisedBy"}},
+		{"hinge-pll-q", "hinge mln learn --method pll -q advisedBy", hinge, []string{"mln", "learn", "--method", "pll", "-i", s.mln, "-t", s.train, "-q", "advisedBy", "--force"}},
+		{"alchemy-g-nounit", "Alchemy 2 learnwts -g -noAddUnitClauses", lw, []string{"-g", "-noAddUnitClauses", "-i", s.mln, "-t", s.train}},
+	}
+	keep := map[string]bool{}
+	for _, k := range strings.Split(c.peerLearners, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keep[k] = true
+		}
+	}
+	known := map[string]bool{}
+	for _, l := range learners {
+		known[l.key] = true
+	}
+	for k := range keep {
+		if !known[k] {
+			return fmt.Errorf("-peer-learners: unknown learner %q", k)
+		}
 	}
 	rows := [][]string{{"learner", "learn wall s", "learn CPU s", "learn peak RSS MB", "test inference", "AUC-PR", "CLL", "infer wall s", "note"}}
 	for i, l := range learners {
+		if len(keep) > 0 && !keep[l.key] {
+			continue
+		}
 		fmt.Fprintf(c.stderr, "  peer-learn %s ...\n", l.name)
 		learned := s.mln
 		wall, cpu, rss, note := "", "", "", ""
@@ -651,6 +669,11 @@ func (c *config) peerLearn(ctx context.Context) error {
 				return fmt.Errorf("%s, %s: %w", l.name, name, err)
 			}
 			rows = append(rows, []string{l.name, wall, cpu, rss, name, fmt.Sprintf("%.4f", auc), fmt.Sprintf("%.4f", cll), f3(r.st.wall), note})
+		}
+		// The file is rewritten after every learner, so that a long run
+		// stopped early keeps what it measured.
+		if err := c.writeCSV("peer-learn", rows); err != nil {
+			return err
 		}
 	}
 	results.Markdown(c.stdout, rows)
