@@ -1,5 +1,5 @@
 // Package structure learns the rules of a PSL model from relational data
-// (paper 002: Embar, Sridhar, Farnadi, Getoor, "Scalable Structure Learning
+// (Embar, Sridhar, Farnadi, Getoor, "Scalable Structure Learning
 // for Probabilistic Soft Logic").
 //
 // # Path-constrained clause generation

@@ -28,9 +28,9 @@ type Method int
 const (
 	// PPLL learns the weights of all candidates at once under the piecewise
 	// pseudo-likelihood and keeps the clauses whose weight is not zero
-	// (paper 002, algorithm 2 and theorem 1).
+	// (Embar et al., algorithm 2 and theorem 1).
 	PPLL Method = iota
-	// GLS is greedy local search (paper 002, algorithm 1): add, one at a
+	// GLS is greedy local search (Embar et al., algorithm 1): add, one at a
 	// time, the candidate that most improves the pseudo-likelihood after
 	// learning the weights.
 	GLS

@@ -366,7 +366,7 @@ func (s *searcher) walk(x int32) {
 	}
 }
 
-// Generate finds the path-constrained clauses (paper 002, definitions 1-3)
+// Generate finds the path-constrained clauses (Embar et al., definitions 1-3)
 // of each target predicate in the store's data: for every true target atom
 // t(a, b) (truth value >= 0.5) every path of observed atoms (value >= 0.5)
 // of length 1..MaxLength from a to b through distinct constants, each atom

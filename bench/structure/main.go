@@ -1,6 +1,6 @@
-// Command structure runs the structure-learning experiments of paper 002
-// (Embar et al., "Scalable Structure Learning for Probabilistic Soft
-// Logic") with hinge's structure package:
+// Command structure runs the structure-learning experiments of Embar,
+// Sridhar, Farnadi and Getoor, "Scalable Structure Learning for Probabilistic Soft
+// Logic", with hinge's structure package:
 //
 //   - ddi: PSL's drug-interaction example; rules for interacts learned on
 //     the learn split by PPLL and by greedy local search (GLS), inferred on
