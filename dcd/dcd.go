@@ -41,6 +41,17 @@
 // within ConstraintTol*max(1, ||a||), as admm's test; constraints with no
 // variable that the constants violate are left out of the test and end the
 // solve as Infeasible.
+//
+// # Cancellation
+//
+// A cancelled context stops the solve between two blocks of any pass (a
+// sweep, a check, or the first pass that counts each variable's terms), so
+// within one block's work (about 1 MB of a cache) however large the
+// problem. Solve then returns at once, with the context's error and the
+// result so far: Status Cancelled and the point reached, whose figures are
+// those of the last check (the last of Trajectory, from an earlier epoch,
+// or none): evaluating the point again would take another pass over every
+// block.
 package dcd
 
 import (
@@ -136,7 +147,7 @@ func (c Check) RelativeGap() float64 {
 type Result struct {
 	Values       []float64 // y, one per variable, in [0,1]
 	Epochs       int
-	Status       admm.Status // Converged, Infeasible, IterationLimit, Cancelled or NumericalFailure
+	Status       admm.Status // Converged, Infeasible, IterationLimit, Cancelled (returned with the context's error) or NumericalFailure
 	Objective    float64
 	LowerBound   float64
 	MaxViolation float64
@@ -147,7 +158,9 @@ type Result struct {
 	Tau          float64 // the step at the end (Options.Tau as the solve adapted it)
 }
 
-// Solve minimises the problem src streams, starting from y = 0.
+// Solve minimises the problem src streams, starting from y = 0. A
+// cancelled ctx ends it within a block, with ctx's error and the result so
+// far (see Cancellation in the package doc).
 func Solve(ctx context.Context, src Source, opt Options) (*Result, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -178,7 +191,10 @@ func Solve(ctx context.Context, src Source, opt Options) (*Result, error) {
 	for i := range s.order {
 		s.order[i] = i
 	}
-	if err := s.scale(); err != nil {
+	if err := s.scale(ctx); err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return &Result{Status: admm.Cancelled, Values: s.y, Tau: s.tauNow, Worst: -1}, err
+		}
 		return nil, err
 	}
 	return s.run(ctx)
@@ -203,10 +219,16 @@ type solver struct {
 func (s *solver) run(ctx context.Context) (*Result, error) {
 	res := &Result{Worst: -1}
 	s.rng = s.opt.Seed*0x9e3779b97f4a7c15 + 1
+	// cancelled ends the solve as Cancelled with the point reached and the
+	// figures of the last check (see the package doc).
+	cancelled := func(err error) (*Result, error) {
+		res.Status = admm.Cancelled
+		res.Values, res.Tau = s.y, s.tauNow
+		return res, err
+	}
 	for epoch := 1; ; epoch++ {
 		if err := ctx.Err(); err != nil {
-			res.Status = admm.Cancelled
-			break
+			return cancelled(err)
 		}
 		if s.opt.Shuffle {
 			s.shuffle()
@@ -214,9 +236,8 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if err := s.sweep(ctx); err != nil {
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 				// Stopped mid-sweep: the duals swept so far are stored
-				// and g matches them; the point is evaluated below.
-				res.Status = admm.Cancelled
-				break
+				// and g matches them.
+				return cancelled(err)
 			}
 			return nil, err
 		}
@@ -226,8 +247,11 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if epoch%s.opt.CheckEvery != 0 && !last {
 			continue
 		}
-		c, ev, err := s.check(epoch)
+		c, ev, err := s.check(ctx, epoch)
 		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return cancelled(err) // g is left as the sweeps made it
+			}
 			return nil, err
 		}
 		res.record(c, ev)
@@ -251,14 +275,6 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			break
 		}
 		s.adapt(c)
-	}
-	if res.Status == admm.Cancelled && (len(res.Trajectory) == 0 || res.Trajectory[len(res.Trajectory)-1].Epoch != res.Epochs) {
-		// Report the point reached, evaluated.
-		c, ev, err := s.check(res.Epochs)
-		if err != nil {
-			return nil, err
-		}
-		res.record(c, ev)
 	}
 	res.Values = s.y
 	res.Tau = s.tauNow
@@ -291,9 +307,9 @@ func (s *solver) points() {
 // scale sets each variable's proximal step to Options.Tau over the number
 // of terms it occurs in (one pass over the blocks), so that a variable
 // shared by many terms moves as much per sweep as one in few.
-func (s *solver) scale() error {
+func (s *solver) scale(ctx context.Context) error {
 	deg := make([]float64, len(s.y))
-	err := s.blocks(nil, func(_ int, p *hlmrf.Problem, _, _ []float32) {
+	err := s.blocks(ctx, false, func(_ int, p *hlmrf.Problem, _, _ []float32) {
 		if len(p.Weight) > 0 {
 			for _, v := range p.Var[p.Start[0]:p.Start[len(p.Weight)]] {
 				deg[v]++
@@ -403,7 +419,7 @@ func (s *solver) sweep(ctx context.Context) error {
 		}
 		return na
 	}
-	return s.blocks(ctx, func(b int, p *hlmrf.Problem, pa, ca []float32) {
+	return s.blocks(ctx, true, func(b int, p *hlmrf.Problem, pa, ca []float32) {
 		for j := range p.Weight {
 			vs, cs := p.Terms(j)
 			lo, hi, q := admm.DualRange(p.Weight[j], p.Power[j])
@@ -442,8 +458,9 @@ type evaluation struct {
 
 // check evaluates F(y), the violations at y (admm.Check's test) and
 // D(alpha) in one pass, replacing g by A^T alpha recomputed from the stored
-// duals.
-func (s *solver) check(epoch int) (Check, evaluation, error) {
+// duals. It stops between blocks when ctx is cancelled, returning
+// ctx.Err().
+func (s *solver) check(ctx context.Context, epoch int) (Check, evaluation, error) {
 	y := s.y
 	g := make([]float64, len(y))
 	obj, dual := 0.0, 0.0
@@ -455,7 +472,7 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 			g[v] += cs[k] * a
 		}
 	}
-	err := s.blocks(nil, func(b int, p *hlmrf.Problem, pa, ca []float32) {
+	err := s.blocks(ctx, false, func(b int, p *hlmrf.Problem, pa, ca []float32) {
 		for j := range p.Weight {
 			obj += p.Weight[j] * p.Incompatibility(j, y) // term by term: the same sum for any blocks
 			vs, cs := p.Terms(j)
@@ -494,11 +511,9 @@ func (s *solver) check(epoch int) (Check, evaluation, error) {
 
 // blocks calls f on every block in s.order with its duals, decoding the
 // next block on another goroutine while f works on the current one. With
-// a context (a sweep), the duals f changed are stored back, and a
-// cancelled context stops it between blocks with ctx.Err(); a nil context
-// (a read-only pass) runs to the end.
-func (s *solver) blocks(ctx context.Context, f func(b int, p *hlmrf.Problem, pa, ca []float32)) error {
-	write := ctx != nil
+// write (a sweep), the duals f changed are stored back. A cancelled context
+// stops it between blocks with ctx.Err().
+func (s *solver) blocks(ctx context.Context, write bool, f func(b int, p *hlmrf.Problem, pa, ca []float32)) error {
 	nb := s.src.NumBlocks()
 	if nb == 0 {
 		return nil
@@ -539,8 +554,8 @@ func (s *solver) blocks(ctx context.Context, f func(b int, p *hlmrf.Problem, pa,
 		if d.err != nil {
 			return d.err
 		}
-		if write && ctx.Err() != nil {
-			return ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		b, p := d.b, d.p
 		np := s.src.PotStart(b+1) - s.src.PotStart(b)

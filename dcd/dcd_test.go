@@ -172,17 +172,18 @@ func TestShuffle(t *testing.T) {
 	}
 }
 
-// TestCancel: a cancelled solve returns the evaluated point at once.
+// TestCancel: a solve whose context is done before it starts returns at
+// once with the context's error, Cancelled, the starting point and no check.
 func TestCancel(t *testing.T) {
 	p := admmtest.Clauses(2000, 500, 3, 1, 5)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, err := Solve(ctx, FromProblem(p, 0), DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
+	if err != context.Canceled || r == nil {
+		t.Fatalf("error %v, result %v: want context.Canceled and the result so far", err, r != nil)
 	}
-	if r.Status != admm.Cancelled || len(r.Trajectory) != 1 || r.Objective != p.Objective(r.Values) {
-		t.Errorf("status %v, %d checks, objective %g vs %g", r.Status, len(r.Trajectory), r.Objective, p.Objective(r.Values))
+	if r.Status != admm.Cancelled || len(r.Trajectory) != 0 || len(r.Values) != p.NumVars {
+		t.Errorf("status %v, %d checks, %d values", r.Status, len(r.Trajectory), len(r.Values))
 	}
 }
 
@@ -218,8 +219,9 @@ func TestConstantTerms(t *testing.T) {
 	}
 }
 
-// TestCancelMidSolve: a solve cancelled while it runs reports the point it
-// returns, evaluated.
+// TestCancelMidSolve: a solve cancelled after a check returns at the next
+// epoch with the context's error, the point reached and that check's figures,
+// which are the point's.
 func TestCancelMidSolve(t *testing.T) {
 	p := admmtest.Clauses(20000, 4000, 3, 1, 6)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -232,11 +234,70 @@ func TestCancelMidSolve(t *testing.T) {
 		}
 	}
 	r, err := Solve(ctx, FromProblem(p, 1000), o)
-	if err != nil {
-		t.Fatal(err)
+	if err != context.Canceled {
+		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	last := r.Trajectory[len(r.Trajectory)-1]
-	if r.Status != admm.Cancelled || last.Epoch != r.Epochs || r.Objective != p.Objective(r.Values) {
+	if r.Status != admm.Cancelled || last.Epoch != r.Epochs || r.Epochs != 6 || r.Objective != p.Objective(r.Values) {
 		t.Errorf("status %v, last check at epoch %d of %d, objective %.10g vs %.10g at the values", r.Status, last.Epoch, r.Epochs, r.Objective, p.Objective(r.Values))
+	}
+}
+
+// cancelAt is a Source that cancels a context when block number at (in the
+// order they are asked for, from 1) is asked for, and counts the blocks
+// asked for.
+type cancelAt struct {
+	Source
+	at, asked int
+	cancel    func()
+}
+
+func (c *cancelAt) Block(b int, scratch *hlmrf.Problem) (*hlmrf.Problem, error) {
+	if c.asked++; c.asked == c.at {
+		c.cancel()
+	}
+	return c.Source.Block(b, scratch)
+}
+
+// TestCancelInAnyPass: a context cancelled in the middle of any pass over
+// the blocks (the first, which counts each variable's terms; a sweep; a
+// check) stops the solve within a block or two, without finishing the
+// pass: a cancelled solve of a problem of any size returns within about one
+// block's work.
+func TestCancelInAnyPass(t *testing.T) {
+	p := admmtest.Clauses(20000, 4000, 3, 1, 7)
+	const blocks = 20
+	o := tight()
+	o.CheckEvery = 2
+	for _, tc := range []struct {
+		name   string
+		at     int // the block asked for when the context is cancelled
+		checks int // checks finished by then
+	}{
+		{"counting terms", blocks / 2, 0},
+		{"first sweep", blocks + blocks/2, 0},
+		{"first check", blocks + 2*blocks + blocks/2, 0},
+		{"third sweep", blocks + 3*blocks + blocks/2, 1},
+		{"second check", blocks + 3*blocks + 2*blocks + blocks/2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			src := &cancelAt{Source: FromProblem(p, (p.NumPotentials()+blocks-1)/blocks), at: tc.at, cancel: cancel}
+			if n := src.NumBlocks(); n != blocks {
+				t.Fatalf("%d blocks, want %d", n, blocks)
+			}
+			r, err := Solve(ctx, src, o)
+			if err != context.Canceled || r == nil || r.Status != admm.Cancelled {
+				t.Fatalf("error %v, result %v: want context.Canceled and a Cancelled result", err, r != nil && r.Status == admm.Cancelled)
+			}
+			// The decoder reads at most two blocks ahead of the one in use.
+			if src.asked > tc.at+2 {
+				t.Errorf("%d blocks asked for, cancelled at %d", src.asked, tc.at)
+			}
+			if len(r.Trajectory) != tc.checks || len(r.Values) != p.NumVars {
+				t.Errorf("%d checks (want %d), %d values", len(r.Trajectory), tc.checks, len(r.Values))
+			}
+		})
 	}
 }

@@ -311,6 +311,11 @@ func (w *arithWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 	p := w.p
 	return w.m.guard(p.bud, func() (int, int) { return outSize(out) }, func() error {
 		for i := lo; i < hi; i++ {
+			if (i-lo)%arithCancelEvery == arithCancelEvery-1 {
+				if err := p.g.cancelled(); err != nil {
+					return err
+				}
+			}
 			copy(w.val, p.subs[i*p.nplain:(i+1)*p.nplain])
 			if err := w.groundOne(out); err != nil {
 				return err

@@ -87,6 +87,7 @@
 package ground
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -132,6 +133,11 @@ type Options struct {
 	// MemoryLimit is not checked for the joins a Joiner runs. An error of
 	// the Joiner is returned as a *JoinError.
 	Joiner Joiner
+	// Context, when set, cancels grounding: once it is done, Ground and
+	// GroundRule stop within a few thousand join steps (between chunks,
+	// and inside a chunk's join) and return its error (context.Canceled),
+	// wrapped with the rule. A Joiner's rows are checked as they come.
+	Context context.Context
 	// Sink, when set, receives the ground potentials and constraints as
 	// they are grounded, in the order the Result's Problem would hold them
 	// (for example a cache.Writer writing them to disk), and the Result's
@@ -224,6 +230,9 @@ func Ground(m *model.Model, s *store.Store, opt Options) (*Result, error) {
 	}
 	res := &Result{Problem: g.newProblem(), Vars: g.vars, Grounder: g}
 	for _, r := range m.Rules {
+		if err := g.cancelled(); err != nil {
+			return nil, ruleError(r, err)
+		}
 		st, err := g.groundInto(r, res.Problem)
 		if err != nil {
 			return nil, err
@@ -243,7 +252,8 @@ type Grounder struct {
 	limit   int64
 	onEst   func(*model.Rule, Estimate)
 	joiner  Joiner
-	sink    *countingSink // Options.Sink, or nil
+	sink    *countingSink   // Options.Sink, or nil
+	ctx     context.Context // Options.Context, or nil
 
 	tables  []*store.Table // by predicate index
 	varOf   [][]int32      // by predicate index: row -> variable column or -1
@@ -260,7 +270,7 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	if s.Model != m {
 		return nil, errors.New("ground: the store was built for a different model")
 	}
-	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate, joiner: opt.Joiner}
+	g := &Grounder{m: m, s: s, threads: opt.Threads, prog: opt.Progress, limit: opt.MemoryLimit, onEst: opt.Estimate, joiner: opt.Joiner, ctx: opt.Context}
 	if opt.Sink != nil {
 		g.sink = &countingSink{Sink: opt.Sink}
 	}
@@ -309,6 +319,22 @@ func NewGrounder(m *model.Model, s *store.Store, opt Options) (*Grounder, error)
 	}
 	return g, nil
 }
+
+// cancelled is the error of Options.Context once it is done, else nil.
+func (g *Grounder) cancelled() error {
+	if g.ctx == nil {
+		return nil
+	}
+	return g.ctx.Err()
+}
+
+// cancelEvery is how many join steps (or a Joiner's rows) pass between two
+// looks at Options.Context; arithCancelEvery how many substitutions of an
+// arithmetic rule, each of which may expand many rows.
+const (
+	cancelEvery      = 1 << 10
+	arithCancelEvery = 1 << 8
+)
 
 // NumVars is the number of variables (target atoms).
 func (g *Grounder) NumVars() int { return len(g.vars) }

@@ -206,6 +206,11 @@ func (e *badRows) Error() string { return "ground: the joiner returned " + e.msg
 // its ground clause (emitClause, the in-memory join's emitter).
 func (w *joinWorker) emitRows(rows []int32) error {
 	p := w.cp
+	if w.steps++; w.steps%cancelEvery == 0 {
+		if err := p.g.cancelled(); err != nil {
+			return err
+		}
+	}
 	if len(rows) != len(p.atoms) {
 		return &badRows{fmt.Sprintf("%d rows for a clause of %d atoms", len(rows), len(p.atoms))}
 	}

@@ -176,7 +176,8 @@ type joinWorker struct {
 	nkeep  int     // slots kept per collected substitution
 	found  int     // substitutions collected
 
-	m meter // spends p.bud
+	m     meter  // spends p.bud
+	steps uint32 // join steps taken, for a look at Options.Context every cancelEvery
 }
 
 // size is what the worker has emitted, for its meter: ground potentials and
@@ -206,7 +207,11 @@ func (w *joinWorker) violated() int { return w.viol }
 
 func (w *joinWorker) ground(lo, hi int, out *hlmrf.Problem) error {
 	w.out = out
-	return w.m.guard(w.p.bud, w.size, func() error { return w.join(lo, hi) })
+	err := w.m.guard(w.p.bud, w.size, func() error { return w.join(lo, hi) })
+	if err == nil && w.err != nil {
+		err = w.err // cancelled (see try)
+	}
+	return err
 }
 
 // join runs the join over first-step candidates [lo, hi).
@@ -269,9 +274,14 @@ func (w *joinWorker) descend(level int) {
 // try continues the join with row r for step level.
 func (w *joinWorker) try(level int, r int32) {
 	if w.err != nil {
-		return // an emitter failed (delta joins): stop
+		return // an emitter failed (delta joins), or cancelled: stop
 	}
 	p := w.p
+	if w.steps++; w.steps%cancelEvery == 0 {
+		if w.err = p.g.cancelled(); w.err != nil {
+			return
+		}
+	}
 	st := &p.steps[level]
 	a := &p.atoms[st.atom]
 	args := a.tab.Args(int(r))

@@ -79,6 +79,9 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem, bud *budget) (i
 		if nc == 0 {
 			continue
 		}
+		if err := g.cancelled(); err != nil {
+			return 0, err
+		}
 		if nc == 1 {
 			w := j.newWorker()
 			if err := w.ground(0, n, dst); err != nil {
@@ -158,6 +161,11 @@ func (g *Grounder) run(rule int, jobs []job, dst *hlmrf.Problem, bud *budget) (i
 							moved.Wait()
 						}
 						flushMu.Unlock()
+					}
+					if err := g.cancelled(); err != nil {
+						errs[c] = err
+						halt()
+						return
 					}
 					lo, hi := chunkBounds(c, nc, n)
 					scratch.Reset()

@@ -47,7 +47,8 @@ const MaxVars = 1<<28 - 1
 func Read(r io.Reader, name string) (*Problem, error) {
 	p := &Problem{Start: []int32{0}, CStart: []int32{0}}
 	sc := textfile.NewScanner(r, name)
-	declared := -1
+	declared, declLine := -1, 0
+	maxLine, maxCol := 0, 0 // where the largest column was first used
 	var vars []int32
 	var coefs []float64
 	line := 0
@@ -63,7 +64,7 @@ func Read(r io.Reader, name string) (*Problem, error) {
 			if n, ok, err := parseVarsDecl(string(comment)); err != nil {
 				return nil, synErr(name, line, bytes.IndexByte(text, '#')+2, err.Error())
 			} else if ok {
-				declared = n
+				declared, declLine = n, line
 			}
 			continue
 		}
@@ -98,13 +99,16 @@ func Read(r io.Reader, name string) (*Problem, error) {
 			if col > MaxVars {
 				return nil, synErr(name, line, tcol, fmt.Sprintf("column %d is too large (at most %d variables)", col, MaxVars))
 			}
+			if declared >= 0 && col > declared {
+				return nil, synErr(name, line, tcol, outOfRange(col, declared, declLine))
+			}
 			if val == 0 {
 				continue
 			}
 			vars = append(vars, int32(col-1))
 			coefs = append(coefs, val)
 			if col > p.NumVars {
-				p.NumVars = col
+				p.NumVars, maxLine, maxCol = col, line, tcol
 			}
 		}
 		switch string(head) { // no allocation: the conversion is only compared
@@ -144,11 +148,17 @@ func Read(r io.Reader, name string) (*Problem, error) {
 	}
 	if declared >= 0 {
 		if declared < p.NumVars {
-			return nil, synErr(name, 1, 1, fmt.Sprintf("'# variables: %d' but column %d is used", declared, p.NumVars))
+			// Declared after the column's first use.
+			return nil, synErr(name, maxLine, maxCol, outOfRange(p.NumVars, declared, declLine))
 		}
 		p.NumVars = declared
 	}
 	return p, nil
+}
+
+// outOfRange says that column col is beyond the declared variable count.
+func outOfRange(col, declared, declLine int) string {
+	return fmt.Sprintf("column %d is out of range: '# variables: %d' (line %d) declares %d variable columns", col, declared, declLine, declared)
 }
 
 // parseVarsDecl recognises the comment "variables: N".

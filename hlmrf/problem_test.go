@@ -136,7 +136,9 @@ func TestReadErrors(t *testing.T) {
 		{"nan value", "1 0:1 2:NaN\n", "in:1:9: bad value"},
 		{"bad power", "1 0:1 2:1 #^3\n", "in:1:12: expected ^1 or ^2"},
 		{"power on constraint", "= 0:1 2:1 #^2\n", "in:1:11: a constraint line takes no"},
-		{"declared too few", "# variables: 1\n1 0:1 2:1\n", "in:1:1: '# variables: 1' but column 2 is used"},
+		{"declared too few", "# variables: 1\n1 0:1 2:1\n", "in:2:7: column 2 is out of range: '# variables: 1' (line 1) declares 1 variable columns"},
+		{"declared too few, later", "1 0:1 1:1\n1 0:1 1:1 3:1 2:1\n<= 0:1 3:1\n# variables: 2\n", "in:2:11: column 3 is out of range: '# variables: 2' (line 4)"},
+		{"out of range in a constraint", "# variables: 2\n1 0:1 1:1\n>= 0:1 1:1 7:2\n", "in:3:12: column 7 is out of range"},
 		{"bad declaration", "# variables: many\n", "in:1:2: bad variable count"},
 	}
 	for _, tt := range tests {

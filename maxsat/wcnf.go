@@ -201,14 +201,12 @@ func Read(r io.Reader, name string) (*Instance, error) {
 				}
 				continue
 			}
-			a := v
-			if a < 0 {
-				a = -a
-			}
-			if classic && a > int64(declVars) {
+			// Compared on both sides, not through |v|: -v overflows for
+			// the most negative int64.
+			if classic && (v > int64(declVars) || v < -int64(declVars)) {
 				return nil, errAt(line, t.col, "literal %d is out of range: the header (line %d) declares %d variables", v, headerLine, declVars)
 			}
-			if a > maxVars {
+			if v > maxVars || v < -maxVars {
 				return nil, errAt(line, t.col, "literal %d is out of range (at most %d variables)", v, maxVars)
 			}
 			lits = append(lits, Lit(v))

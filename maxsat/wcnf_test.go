@@ -74,6 +74,9 @@ func TestReadErrors(t *testing.T) {
 		{"header after clause", "1 1 0\np wcnf 2 1\n", "x:2:1: \"p\" header after the first clause"},
 		{"text after 0 in 2022 form", "1 1 0 2 0\n", "x:1:7: text after the clause's terminating 0"},
 		{"huge literal", "1 99999999999 0\n", "x:1:3: literal 99999999999 is out of range"},
+		{"most negative literal", "1 2 -9223372036854775808 0\n", "x:1:5: literal -9223372036854775808 is out of range"},
+		{"most negative literal, classic", "p wcnf 2 1 10\n1 -9223372036854775808 0\n", "x:2:3: literal -9223372036854775808 is out of range: the header (line 1) declares 2 variables"},
+		{"most positive literal", "1 9223372036854775807 0\n", "x:1:3: literal 9223372036854775807 is out of range"},
 		{"short header", "p wcnf 2\n", "x:1:1: bad header"},
 	}
 	for _, c := range cases {

@@ -48,7 +48,9 @@ type ICMOptions struct {
 // ICM finds a mode: from a random assignment, set each unknown variable in
 // turn to its more probable value given the others, until no single change
 // raises the score; the best of Restarts runs is returned with its log
-// score s_0.
+// score s_0. A cancelled ctx stops it before the next variable, with ctx's
+// error (a variable under many features can take a while, a sweep over
+// many such much longer).
 func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, float64, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return nil, 0, err
@@ -65,13 +67,13 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 			return nil, 0, err
 		}
 		for sweep := 0; sweep < opt.MaxSweeps; sweep++ {
-			if ctx.Err() != nil {
-				return nil, 0, ctx.Err()
-			}
 			changed := false
 			for v := range s.X {
 				if ev.fixed(v) {
 					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return nil, 0, err
 				}
 				g := s.flipGain(v)
 				if want := g > 0; want != s.X[v] && g != 0 {
@@ -101,7 +103,8 @@ type GibbsOptions struct {
 // from init (nil: a random assignment; an ICM mode shortens the burn-in):
 // each sweep resamples every unknown variable from
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(s_0(x_v=1) - s_0(x_v=0)))), computed
-// from the cached feature sums of v's ancestors only.
+// from the cached feature sums of v's ancestors only. A cancelled ctx stops
+// it before the next variable, with ctx's error.
 func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOptions) ([]float64, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return nil, err
@@ -120,10 +123,9 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 	}
 	count := make([]float64, net.NumVars)
 	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := s.gibbsSweep(ctx, ev, rng); err != nil {
+			return nil, err
 		}
-		s.gibbsSweep(ev, rng)
 		if it >= opt.BurnIn {
 			for v, b := range s.X {
 				if b {
@@ -140,14 +142,20 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 
 // gibbsSweep resamples every unknown variable once, in order, from
 // P(x_v = 1 | rest), then recomputes the cached sums from scratch (which
-// drops the rounding of the incremental updates).
-func (s *State) gibbsSweep(ev *Evidence, rng *rand.Rand) {
+// drops the rounding of the incremental updates). A cancelled ctx stops it
+// before the next variable, with ctx's error, leaving the state consistent
+// (every variable resampled or not, the sums up to date).
+func (s *State) gibbsSweep(ctx context.Context, ev *Evidence, rng *rand.Rand) error {
 	for v := range s.X {
 		if ev.fixed(v) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		g := s.flipGain(v)
 		s.Set(v, rng.Float64() < 1/(1+math.Exp(-g)))
 	}
 	s.Recompute()
+	return nil
 }

@@ -103,10 +103,9 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 		ch.s.Recompute() // the weights changed
 		ch.samples = ch.samples[:0]
 		for range l.sweeps {
-			if ctx.Err() != nil {
-				return
+			if ch.s.gibbsSweep(ctx, l.ev, ch.rng) != nil {
+				return // cancelled: the error is ctx's, returned below
 			}
-			ch.s.gibbsSweep(l.ev, ch.rng)
 			n := make([]float64, nw)
 			ch.s.grad(1, ch.d, n)
 			ch.samples = append(ch.samples, n)
