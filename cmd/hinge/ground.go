@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -43,7 +44,7 @@ FILE.atoms, the atom of each variable column, one 'PRED<TAB>arg1<TAB>...' line
 per column, so the problem can be solved (hinge solve) or lifted (hinge lift)
 outside the rule language.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.OutOrStdout()) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd.OutOrStdout()) },
 	}
 	o.add(cmd, "infer")
 	cmd.Flags().StringVar(&o.export, "export", "", "write the ground problem (exchange format) to FILE and its atoms to FILE.atoms")
@@ -52,7 +53,10 @@ outside the rule language.`,
 	return cmd
 }
 
-func (o *groundOptions) run(stdout io.Writer) error {
+func (o *groundOptions) run(ctx context.Context, stdout io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	start := time.Now()
 	if o.threads < 0 {
 		return badInput(fmt.Errorf("--threads %d: must be >= 0", o.threads))
@@ -67,11 +71,14 @@ func (o *groundOptions) run(stdout io.Writer) error {
 		return err
 	}
 	o.estimates = stdout
-	g, groundSec, err := o.ground(prog, o.threads)
+	g, groundSec, err := o.ground(ctx, prog, o.threads)
 	if err != nil {
 		return err
 	}
 	printGroundSummary(stdout, prog, g, groundSec)
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	if o.export != "" {
 		if err := atomicfile.Write(o.export, func(w io.Writer) error { return hlmrf.Write(w, g.Problem) }); err != nil {
 			return failed(err)

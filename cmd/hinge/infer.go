@@ -183,7 +183,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	var values []float64
 	var sol *solveSummary
 	if !o.streaming.on {
-		g, groundSec, err = o.ground(prog, o.admm.Threads)
+		g, groundSec, err = o.ground(ctx, prog, o.admm.Threads)
 		var me *ground.MemoryError
 		if errors.As(err, &me) && !me.Counted && !me.CrossProduct && !o.lifted && !o.discrete {
 			// What the estimate says does not fit in memory goes to disk
@@ -203,6 +203,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		g, groundSec, values, sol = s.g, s.groundSec, s.values, s.sum
 	} else {
 		printGroundSummary(stdout, prog, g, groundSec)
+		if testHookBeforeSolve != nil {
+			testHookBeforeSolve()
+		}
 		if values, sol, err = o.solve(ctx, g.Problem, prog.Model.Rules, &rep, stdout); err != nil {
 			return err
 		}
@@ -210,6 +213,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	rep.problemSizes, rep.Rules = groundSizes(g), ruleReports(g)
 	rep.Seconds.Load, rep.Seconds.Ground = prog.Seconds, groundSec
 
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	// Outputs first: they are written even when constraints are violated.
 	if o.output != "" {
 		files, err := pipeline.WriteOutputs(o.output, g, values)
@@ -283,6 +289,10 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	return nil
 }
+
+// testHookBeforeSolve, when set (by tests), is called by hinge infer once
+// grounding is done, just before the solve starts.
+var testHookBeforeSolve func()
 
 // solveSummary is what the caller needs to know about a continuous solve.
 type solveSummary struct {

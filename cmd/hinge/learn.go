@@ -167,14 +167,19 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out, err := learnedOutput(o.output, prog.RulesFrom, ".psl", "--output", o.force)
-	if err != nil {
-		return err
+	out := o.output
+	if out == "" {
+		out = learnedPath(prog.RulesFrom, ".psl")
 	}
+	// An output that is an input is refused before one that exists: --force
+	// would not help there.
 	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	g, groundSec, err := o.ground(prog, threads)
+	if err := refuseExisting(out, "--output", o.force); err != nil {
+		return err
+	}
+	g, groundSec, err := o.ground(ctx, prog, threads)
 	if err != nil {
 		return err
 	}
@@ -200,6 +205,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		return failed(err)
 	}
 
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	// The model with learned weights.
 	for r, rule := range prog.Model.Rules {
 		if res.Learned[r] {

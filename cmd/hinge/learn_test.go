@@ -168,3 +168,22 @@ func TestLearnJSONConfigPartition(t *testing.T) {
 		t.Errorf("infer split without truth: exit %d, %s", code, errs)
 	}
 }
+
+// TestExamplesHoldNoLearnedModel: no example directory holds what a
+// learning command writes by default beside its model (M-learned.psl,
+// P-learned.mln, M-learned.rrf), so that learning from an example as the
+// README shows, without --output, works on a fresh clone instead of being
+// refused because the output exists.
+func TestExamplesHoldNoLearnedModel(t *testing.T) {
+	for _, ext := range []string{".psl", ".mln", ".rrf"} {
+		models, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "*"+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range models {
+			if strings.HasSuffix(m, "-learned"+ext) {
+				t.Errorf("%s is committed: it is the default output of learning from %s", m, strings.TrimSuffix(m, "-learned"+ext)+ext)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ them as JSON. Exit status 1 if the hard constraints are found infeasible (a
 constraint that cancels to a false constant statement), 2 for bad input.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(args[0], cmd.OutOrStdout())
+			return o.run(cmd.Context(), args[0], cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -72,9 +73,9 @@ constraint that cancels to a false constant statement), 2 for bad input.`,
 	return cmd
 }
 
-func (o *liftOptions) run(path string, stdout io.Writer) error {
+func (o *liftOptions) run(ctx context.Context, path string, stdout io.Writer) error {
 	if o.export == "" {
-		return badInput(errors.New("lift: --export OUT is required"))
+		return badInput(errors.New("--export OUT is required"))
 	}
 	if err := checkOutputs([]string{path}, output{flag: "--export", path: o.export}, output{flag: "--export", path: o.export + ".map"},
 		output{flag: "--report", path: o.report}); err != nil {
@@ -100,6 +101,9 @@ func (o *liftOptions) run(path string, stdout io.Writer) error {
 		return failed(fmt.Errorf("%s: %w", path, err))
 	}
 	rep.Seconds.Lift = time.Since(t).Seconds()
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 
 	rep.File, rep.Export, rep.Map = path, o.export, o.export+".map"
 	rep.problemSizes = sizesOf(p)

@@ -198,7 +198,7 @@ func TestLiftCommandErrors(t *testing.T) {
 	}{
 		{"missing file", []string{filepath.Join(dir, "none.hlmrf"), "--export", filepath.Join(dir, "o1")}, 2, "no such file"},
 		{"syntax", []string{writeFile(t, dir, "bad.hlmrf", "1 0:0 1:1\n2 0:0 x:1\n"), "--export", filepath.Join(dir, "o2")}, 2, "bad.hlmrf:2:7: bad column"},
-		{"no export", []string{good}, 2, "--export"},
+		{"no export", []string{good}, 2, "hinge lift: --export OUT is required\n"},
 		{"two files", []string{good, good, "--export", filepath.Join(dir, "o3")}, 2, "exactly one input file"},
 		{"unknown flag", []string{good, "--exprt", "x"}, 2, "unknown flag"},
 		{"infeasible", []string{writeFile(t, dir, "inf.hlmrf", "1 0:0 3:1\n<= 0:-0.5 1:1 2:-1\n<= 0:-0.5 1:-1 2:1\n"), "--export", filepath.Join(dir, "o4")}, 1, "constraint #1 (counting constraint lines from 1) and the 1 constraints symmetric to it cancel to 0 <= -0.5"},

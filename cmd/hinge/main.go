@@ -182,10 +182,39 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if cmd == nil {
 			cmd = root
 		}
+		if ctx.Err() != nil && isCancel(err) {
+			fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), cancelMessage(ctx))
+			return 1
+		}
 		// One prefix: the command that failed ("hinge infer: ...").
 		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), clipMessage(describeError(err)))
 	}
 	return exitCode(err)
+}
+
+// interrupted is the error of a cancelled run once ctx is done, else nil.
+// Commands look before writing anything, so that a cancelled run writes
+// nothing even when the step it interrupted had come to its end.
+func interrupted(ctx context.Context) error {
+	if ctx != nil && ctx.Err() != nil {
+		return failed(ctx.Err())
+	}
+	return nil
+}
+
+// isCancel reports whether err comes from a cancelled context.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// cancelMessage says that a run stopped because ctx was cancelled, and by
+// what when the context knows (a signal: "interrupt signal received").
+func cancelMessage(ctx context.Context) string {
+	why := ""
+	if c := context.Cause(ctx); c != nil && c != context.Canceled && c != context.DeadlineExceeded {
+		why = " (" + c.Error() + ")"
+	}
+	return "the run was cancelled" + why + "; no output was written"
 }
 
 // clipMessage caps the user input a message echoes: every word (a run of
@@ -223,6 +252,12 @@ func describeError(err error) string {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, which cancels the run, the signals'
+		// default action comes back: a second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -107,6 +107,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if err != nil {
 		return failed(err)
 	}
+	if err := interrupted(ctx); err != nil {
+		return err // the local search stops early on cancellation, with its best so far
+	}
 	rep := res.Report
 	rep.Seconds.Load = load
 	rep.Seconds.Total += load

@@ -108,17 +108,23 @@ func learnedPath(input, ext string) string {
 }
 
 // learnedOutput is the file a learning command writes: given, else
-// learnedPath(input, ext), refused when it exists (see refuseExisting).
+// learnedPath(input, ext), refused when it is the input model itself
+// (--force or not) and when it exists (see refuseExisting).
 func learnedOutput(given, input, ext, flag string, force bool) (string, error) {
 	out := given
 	if out == "" {
 		out = learnedPath(input, ext)
 	}
+	if err := checkOutputs([]string{input}, output{flag: flag, path: out}); err != nil {
+		return out, err
+	}
 	return out, refuseExisting(out, flag, force)
 }
 
 // refuseExisting refuses to replace an existing learned model unless
-// force, naming the output flag.
+// force, naming the output flag. Callers refuse an output that is one of
+// the inputs first (checkOutputs), which --force does not change, so that
+// the suggestion to give --force is only made where it helps.
 func refuseExisting(path, flag string, force bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
 		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another %s, or --force to overwrite it", clipPath(path), flag))

@@ -62,3 +62,52 @@ func TestInferOutputCheckedFirst(t *testing.T) {
 		t.Errorf("the user's file is %q, %v", b, err)
 	}
 }
+
+// TestLearnOutputIsInput: a learning command whose output names one of its
+// inputs (the model itself, or a data file) is refused as such, without
+// suggesting --force, which would not help; with --force it is refused the
+// same way, and the input is left as it was.
+func TestLearnOutputIsInput(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"m.psl":    "1: Smokes(A) -> Cancer(A)\n",
+		"d.data":   "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: c.txt\ntruth:\n  Cancer: t.txt\n",
+		"s.txt":    "a\n",
+		"c.txt":    "a\n",
+		"t.txt":    "a\t1\n",
+		"k.data":   "predicates:\n  Friends/2: closed\n  Knows/2: open\nobservations:\n  Friends: f.txt\ntargets:\n  Knows: k.txt\ntruth:\n  Knows: kt.txt\n",
+		"f.txt":    "a\tb\n",
+		"k.txt":    "a\tb\n",
+		"kt.txt":   "a\tb\t1\n",
+		"p.mln":    "Smokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n",
+		"train.db": "Smokes(A)\nCancer(A)\n",
+	})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		input string
+	}{
+		{"learn, the model", []string{"learn", "-m", in("m.psl"), "-d", in("d.data"), "--output", in("m.psl")}, "m.psl"},
+		{"learn, a data file", []string{"learn", "-m", in("m.psl"), "-d", in("d.data"), "--output", in("s.txt")}, "s.txt"},
+		{"structure, the data", []string{"structure", "-d", in("k.data"), "--target", "Knows", "--output", in("k.data")}, "k.data"},
+		{"mln learn, the program", []string{"mln", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("p.mln")}, "p.mln"},
+	} {
+		before, err := os.ReadFile(in(tc.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, force := range []bool{false, true} {
+			args := tc.args
+			if force {
+				args = append(args, "--force")
+			}
+			code, _, errs := runCLI(t, args...)
+			if code != 2 || !strings.Contains(errs, "is the input file") || strings.Contains(errs, "--force") {
+				t.Errorf("%s (force %v): exit %d, stderr %q: want exit 2, 'is the input file' and no --force suggestion", tc.name, force, code, errs)
+			}
+		}
+		if after, _ := os.ReadFile(in(tc.input)); string(after) != string(before) {
+			t.Errorf("%s: the input changed", tc.name)
+		}
+	}
+}

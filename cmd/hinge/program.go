@@ -155,14 +155,14 @@ func (f *programFlags) loadData() (*pipeline.Program, error) {
 }
 
 // ground grounds the program on threads workers (0: all cores), with a
-// progress bar on a terminal.
-func (f *programFlags) ground(prog *pipeline.Program, threads int) (*ground.Result, float64, error) {
-	return f.groundTo(prog, threads, nil)
+// progress bar on a terminal; a cancelled ctx stops it.
+func (f *programFlags) ground(ctx context.Context, prog *pipeline.Program, threads int) (*ground.Result, float64, error) {
+	return f.groundTo(ctx, prog, threads, nil)
 }
 
 // groundTo is ground with the ground problem passed to sink as it is
 // grounded (ground.Options.Sink) when sink is not nil.
-func (f *programFlags) groundTo(prog *pipeline.Program, threads int, sink ground.Sink) (*ground.Result, float64, error) {
+func (f *programFlags) groundTo(ctx context.Context, prog *pipeline.Program, threads int, sink ground.Sink) (*ground.Result, float64, error) {
 	rep := progress.ForTerminal(f.stderr, f.quiet)
 	defer rep.Done()
 	rules := len(prog.Model.Rules)
@@ -177,6 +177,7 @@ func (f *programFlags) groundTo(prog *pipeline.Program, threads int, sink ground
 		},
 		MemoryLimit: memlimit.Current(),
 		Sink:        sink,
+		Context:     ctx,
 	}
 	if f.estimates != nil {
 		opt.Estimate = func(r *model.Rule, e ground.Estimate) {
@@ -278,6 +279,9 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 // in the memory limit fails the run (exit status 1); anything else is bad
 // input.
 func groundError(err error) error {
+	if isCancel(err) {
+		return failed(err) // the run was cancelled, not the input bad
+	}
 	var me *ground.MemoryError
 	if errors.As(err, &me) {
 		return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))

@@ -89,11 +89,19 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return o.runRelational(ctx, stdout, stderr)
 	}
 	start := time.Now()
-	net, queries, err := o.mlnInputs.network(mln.Options{})
+	type built struct {
+		net     *mln.Network
+		queries []mln.GroundAtom
+	}
+	b, err := whileRunning(ctx, func() (built, error) {
+		net, queries, err := o.mlnInputs.network(mln.Options{})
+		return built{net, queries}, err
+	})
 	if err != nil {
 		return err
 	}
-	g, in, err := net.GroundClauses(ground.Options{MemoryLimit: memlimit.Current()})
+	net, queries := b.net, b.queries
+	g, in, err := net.GroundClauses(ground.Options{MemoryLimit: memlimit.Current(), Context: ctx})
 	if err != nil {
 		return failed(err)
 	}
@@ -131,6 +139,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if acc, ok := queryAccuracy(queries, g, net, values); ok {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth (values >= 0.5 count as true): %.4f\n", len(queries), acc)
 	}
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	return writeResult(o.result, stdout, lines)
 }
 
@@ -166,7 +177,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 	if err != nil {
 		return badInput(err)
 	}
-	evidence, err := readDBs(o.evidence, prog.Decls)
+	evidence, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.evidence, prog.Decls) })
 	if err != nil {
 		return err
 	}
@@ -176,14 +187,25 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 			return badInput(err)
 		}
 	}
-	net, err := mln.Build(prog.Decls, evidence, opt)
-	if err != nil {
-		return badInput(err)
+	type grounded struct {
+		net *mln.Network
+		gr  *rrf.Grounded
 	}
-	gr, err := prog.Ground(net, 0)
+	g, err := whileRunning(ctx, func() (grounded, error) {
+		net, err := mln.Build(prog.Decls, evidence, opt)
+		if err != nil {
+			return grounded{}, badInput(err)
+		}
+		gr, err := prog.Ground(net, 0)
+		if err != nil {
+			return grounded{}, badInput(err)
+		}
+		return grounded{net, gr}, nil
+	})
 	if err != nil {
-		return badInput(err)
+		return err
 	}
+	net, gr := g.net, g.gr
 	built := time.Since(start).Seconds()
 	t0 := time.Now()
 	values, format, score, err := o.infer(ctx, gr.Net, gr.Evidence)
@@ -199,6 +221,9 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 	sort.Strings(lines)
 	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts); %s in %.3f s\n",
 		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, time.Since(t0).Seconds())
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	return writeResult(o.result, stdout, lines)
 }
 
@@ -299,7 +324,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "rrf learn: --revise added %d dependencies of weight %g\n", n, o.revise)
 	}
-	training, err := readDBs(o.training, prog.Decls)
+	training, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.training, prog.Decls) })
 	if err != nil {
 		return err
 	}

@@ -258,6 +258,9 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		solveSec -= *liftSec
 	}
 
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	if o.output != "" {
 		if err := atomicfile.Write(o.output, func(w io.Writer) error { return writeValues(w, res.Values) }); err != nil {
 			return failed(err)

@@ -93,7 +93,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	_, targets, _ := prog.Store.Counts() // the ground problem's variables
 	st, err := cache.Write(path, targets, func(w *cache.Writer) error {
 		var err error
-		g, groundSec, err = o.groundTo(prog, o.admm.Threads, w)
+		g, groundSec, err = o.groundTo(ctx, prog, o.admm.Threads, w)
 		return err
 	})
 	if err != nil {
@@ -132,10 +132,13 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	opt.Progress = func(c dcd.Check) {
 		bar.Status("epoch %d  objective %.6g  lower bound %.6g  gap %.2e  max violation %.2e", c.Epoch, c.Objective, c.LowerBound, c.RelativeGap(), c.MaxViolation)
 	}
+	if testHookBeforeSolve != nil {
+		testHookBeforeSolve()
+	}
 	t0 := time.Now()
 	res, err := dcd.Solve(ctx, r, opt)
 	if err != nil {
-		return nil, failed(err)
+		return nil, failed(err) // a cancelled solve too: its values are not written
 	}
 	rep.Seconds.Solve = time.Since(t0).Seconds()
 	rep.Method = "dcd-streaming"

@@ -226,10 +226,10 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		}
 		o.gen.Exclude = append(o.gen.Exclude, p)
 	}
-	if err := refuseExisting(o.output, "--output", o.force); err != nil {
+	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
+	if err := refuseExisting(o.output, "--output", o.force); err != nil {
 		return err
 	}
 

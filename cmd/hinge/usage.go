@@ -68,6 +68,16 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 // flagError types a flag parsing error as bad input and, for an unknown
 // flag, suggests the command's nearest flag.
 func flagError(cmd *cobra.Command, err error) error {
+	// A command with subcommands takes no flags of its own but the shared
+	// ones: 'hinge infr -m x' mistyped the command, and the flag only
+	// failed because the command was not found. Say that.
+	if cmd.HasSubCommands() {
+		if words := cmd.Flags().Args(); len(words) > 0 {
+			if err := rootArgs(cmd, words); err != nil {
+				return err
+			}
+		}
+	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" {
 		if near := nearestFlag(cmd, ne.GetSpecifiedName()); near != "" {
