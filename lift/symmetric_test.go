@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // TestLiftIfSymmetric: a problem without symmetry gives no lifted problem
@@ -46,5 +48,57 @@ func TestLiftIfSymmetric(t *testing.T) {
 	}
 	if _, _, err := LiftIfSymmetric(nil); err == nil {
 		t.Fatal("nil problem accepted")
+	}
+}
+
+// TestClassBound: the hashed rounds never count more classes than the
+// coarsest stable coloring has, whatever the coefficients (exact sums,
+// cancelling pairs, parallel edges) or the number of rounds; with enough
+// rounds they find every class of these problems; and a problem without
+// symmetry is seen to have none.
+func TestClassBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 7))
+	for _, tc := range refineCases {
+		for seed := range 8 {
+			base, y0 := randomProblem(rng, tc.spec)
+			p := base
+			if seed%2 == 1 {
+				p, _ = planted(rng, base, y0, 2+seed%3)
+			}
+			col, err := Refine(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rounds := range []int{0, 1, 2, 50} {
+				v, m, c, err := ClassBound(p, rounds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v > col.NumVar || m > col.NumPot || c > col.NumCon {
+					t.Fatalf("%s seed %d, %d rounds: bound %d/%d/%d above the coloring's %d/%d/%d", tc.name, seed, rounds, v, m, c, col.NumVar, col.NumPot, col.NumCon)
+				}
+				if rounds == 50 && (v != col.NumVar || m != col.NumPot || c != col.NumCon) {
+					t.Errorf("%s seed %d: 50 rounds find %d/%d/%d classes, the coloring has %d/%d/%d", tc.name, seed, v, m, c, col.NumVar, col.NumPot, col.NumCon)
+				}
+			}
+		}
+	}
+	p := noSymmetry(rng, 30, 90)
+	if v, m, _, _ := ClassBound(p, 3); v != 30 || m != 90 {
+		t.Errorf("no symmetry: bound %d variables, %d potentials after 3 rounds, want 30 and 90", v, m)
+	}
+	// Sums, not multisets: 2*y0 and y1 + y1 (a variable repeated within a
+	// row) are alike.
+	q := &hlmrf.Problem{NumVars: 2, Weight: []float64{1, 1}, Const: []float64{0, 0}, Power: []uint8{1, 1}, Group: []int32{-1, -1},
+		Start: []int32{0, 1, 3}, Var: []int32{0, 1, 1}, Coef: []float64{2, 1, 1}, CStart: []int32{0}}
+	col, err := Refine(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, m, _, _ := ClassBound(q, 5); v > col.NumVar || m > col.NumPot || col.NumPot != 1 || col.NumVar != 1 {
+		t.Errorf("parallel terms: bound %d/%d classes, coloring %d/%d", v, m, col.NumVar, col.NumPot)
+	}
+	if _, _, _, err := ClassBound(nil, 1); err == nil {
+		t.Error("nil problem accepted")
 	}
 }

@@ -76,15 +76,19 @@ func sizesOf(p *hlmrf.Problem) Sizes {
 
 // LiftReport describes the lifting of a Solve with Options.Lift.
 type LiftReport struct {
-	// Symmetry is false when color refinement found no two symmetric
-	// variables, clauses or hard clauses: the relaxation was then solved,
-	// certified and rounded as without lifting, and only the refinement
-	// time was spent.
-	Symmetry bool `json:"symmetry"`
+	// Symmetry is true when the relaxation was solved lifted. It is false
+	// when refinement found no symmetric atoms or clauses, or too few for
+	// lifting to pay (the lifted relaxation would keep more than LiftWorth
+	// of the terms); Note then says which, and the relaxation was solved,
+	// certified and rounded as without lifting, at the cost of the
+	// refinement (Seconds.Lift).
+	Symmetry bool   `json:"symmetry"`
+	Note     string `json:"note,omitempty"`
 	// Ground is the size of the LP relaxation (one potential per soft
 	// clause of positive weight, one constraint per hard clause; clauses
 	// that do not depend on the variables left out), Lifted that of the
-	// lifted relaxation that was solved (equal to Ground without symmetry).
+	// lifted relaxation (equal to Ground when refinement was not run or
+	// found no symmetry).
 	Ground Sizes `json:"ground"`
 	Lifted Sizes `json:"lifted"`
 	// Rounding is RoundClasses or RoundAtoms; RoundingNote says why the
@@ -94,9 +98,9 @@ type LiftReport struct {
 	// ClassClauses is the number of clauses of the class-level instance
 	// that was rounded (RoundClasses).
 	ClassClauses int `json:"class_clauses,omitempty"`
-	// Seconds: color refinement and building the lifted problem, the
-	// lifted ADMM solve, and the certificate on the lifted problem. They
-	// are part of Report.Seconds.Relax.
+	// Seconds: deciding, color refinement and building the lifted problem;
+	// the lifted ADMM solve; the certificate on the lifted problem. They are
+	// part of Report.Seconds.Relax.
 	Seconds LiftSeconds `json:"seconds"`
 }
 
@@ -105,6 +109,68 @@ type LiftSeconds struct {
 	Lift    float64 `json:"lift"`
 	Solve   float64 `json:"solve"`
 	Certify float64 `json:"certify"`
+}
+
+// LiftWorth is the largest share of the relaxation's terms (clause
+// literals) that a lifted relaxation may keep for the lifted path to be
+// taken: a lifted term costs ADMM about 1.4 times a ground one (copy
+// weights), and the lifted certificate and rounding have costs of their
+// own, so a problem that lifting shrinks by less than this is solved as it
+// is (bench/liftedmap measures both sides).
+const LiftWorth = 0.6
+
+// boundRounds bounds the rounds of hashed refinement (lift.Bounder) run
+// before refinement proper: on a problem without much symmetry the bound
+// passes LiftWorth within a few rounds (each a pass over the terms), and the
+// refinement is never run.
+const boundRounds = 8
+
+// liftRelaxation decides whether the relaxation is worth lifting and lifts
+// it: first a lower bound on the lifted sizes from a few cheap rounds of
+// hashed refinement (a problem that cannot shrink to LiftWorth of its
+// clauses is not refined at all), then the coarsest stable coloring and the
+// lifted problem, kept if its terms are at most LiftWorth of the ground
+// relaxation's. It returns nil (with the report saying why) when the
+// relaxation is to be solved as it is.
+func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
+	p := rel.Problem
+	lrep := &LiftReport{Ground: sizesOf(p), Lifted: sizesOf(p), Rounding: RoundAtoms}
+	rows := p.NumPotentials() + p.NumConstraints()
+	if rows == 0 {
+		lrep.Note = "the relaxation is empty"
+		return nil, lrep, nil
+	}
+	b, err := lift.NewBounder(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lifting the relaxation: %w", err)
+	}
+	for r := 1; r <= boundRounds && b.Round(); r++ {
+		_, bp, bc := b.Counts()
+		if bp+bc == rows {
+			lrep.Note = fmt.Sprintf("no symmetry: %d rounds of refinement tell every clause of the relaxation apart", r)
+			return nil, lrep, nil
+		}
+		if float64(bp+bc) > LiftWorth*float64(rows) {
+			lrep.Note = fmt.Sprintf("too little symmetry to pay: %d rounds of refinement leave at least %d of the %d clauses apart (lifting pays below %.0f%%)", r, bp+bc, rows, 100*LiftWorth)
+			return nil, lrep, nil
+		}
+	}
+	l, col, err := lift.LiftIfSymmetric(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lifting the relaxation: %w", err)
+	}
+	if l == nil || !col.Symmetric() {
+		lrep.Note = "no symmetry: refinement tells every atom and clause of the relaxation apart"
+		return nil, lrep, nil
+	}
+	lrep.Lifted = sizesOf(l.Problem)
+	terms, liftedTerms := len(p.Var)+len(p.CVar), len(l.Problem.Var)+len(l.Problem.CVar)
+	if float64(liftedTerms) > LiftWorth*float64(terms) {
+		lrep.Note = fmt.Sprintf("too little symmetry to pay: the lifted relaxation keeps %d of %d terms (lifting pays below %.0f%%); solved as it is", liftedTerms, terms, 100*LiftWorth)
+		return nil, lrep, nil
+	}
+	lrep.Symmetry = true
+	return &liftedRelax{l: l, rel: rel}, lrep, nil
 }
 
 // liftedRelax is a lifted LP relaxation and what its solve left.
@@ -502,7 +568,7 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 		case taut:
 			return true, ""
 		case dup >= 0:
-			return false, fmt.Sprintf("clause %d has two literals of one sign on symmetric atoms (class %d) and none of the other sign there: one coin for the class would lose the 3/4 guarantee", c, dup)
+			return false, fmt.Sprintf("ground clause %d has two literals of one sign on symmetric atoms and none of the other sign on them (as an at-most-one pair !a v !b of interchangeable atoms has): one coin for their class (%d) would lose the 3/4 guarantee", c, dup)
 		case class < 0 || len(lits) != rowLen:
 			return false, fmt.Sprintf("clause %d: its literals do not match its lifted clause", c)
 		}

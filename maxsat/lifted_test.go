@@ -451,3 +451,25 @@ func randomRow(rng *rand.Rand, n int) ([]int32, []float64) {
 	}
 	return vars, coefs
 }
+
+// TestLiftedTooLittleSymmetry: a problem that lifting would shrink by a
+// few clauses only is solved as it is, and the report says why.
+func TestLiftedTooLittleSymmetry(t *testing.T) {
+	in := &Instance{Start: []int32{0}}
+	for c := range 40 {
+		in.AddClause(1+float64(c)/7, false, Pos(c%12), Not((c+5)%12))
+	}
+	// Two interchangeable atoms 12 and 13, alike in everything.
+	in.AddClause(0.5, false, Pos(12))
+	in.AddClause(0.5, false, Pos(13))
+	opt := DefaultOptions()
+	opt.Lift = true
+	res, err := Solve(context.Background(), in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := res.Report.Lifted
+	if lr.Symmetry || !contains(lr.Note, "too little symmetry") || lr.Rounding != RoundAtoms {
+		t.Errorf("lift report %+v, want too little symmetry", lr)
+	}
+}

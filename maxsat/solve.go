@@ -9,7 +9,6 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/hlmrf"
-	"github.com/hinge-srl/hinge/lift"
 )
 
 // Options configures Solve.
@@ -174,17 +173,12 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	var lr *liftedRelax
 	if opt.Lift {
 		t0 := time.Now()
-		l, col, err := lift.LiftIfSymmetric(p)
+		var err error
+		lr, rep.Lifted, err = liftRelaxation(rel)
 		if err != nil {
-			return nil, fmt.Errorf("lifting the relaxation: %w", err)
+			return nil, err
 		}
-		lrep := &LiftReport{Symmetry: col.Symmetric(), Ground: sizesOf(p), Lifted: sizesOf(p), Rounding: RoundAtoms}
-		lrep.Seconds.Lift = time.Since(t0).Seconds()
-		rep.Lifted = lrep
-		if l != nil {
-			lr = &liftedRelax{l: l, rel: rel}
-			lrep.Lifted = sizesOf(l.Problem)
-		}
+		rep.Lifted.Seconds.Lift = time.Since(t0).Seconds()
 	}
 	y := make([]float64, in.NumVars)
 	for i := range y {

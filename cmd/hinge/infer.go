@@ -424,17 +424,20 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 // MAP run found and what each lifted stage took.
 func printLiftedDiscrete(w io.Writer, l *maxsat.LiftReport, roundSec float64) {
 	if !l.Symmetry {
-		fmt.Fprintf(w, "lifted: no symmetry in the relaxation (%d variables, %d clauses, %d hard): solved as it is; refinement took %.3f s\n",
-			l.Ground.Variables, l.Ground.Potentials, l.Ground.Constraints, l.Seconds.Lift)
+		fmt.Fprintf(w, "lifted: the relaxation (%d variables, %d clauses, %d hard) was solved without lifting: %s; looking took %.3f s\n",
+			l.Ground.Variables, l.Ground.Potentials, l.Ground.Constraints, l.Note, l.Seconds.Lift)
 		return
 	}
 	how := "one atom per class of symmetric atoms"
 	if l.Rounding != maxsat.RoundClasses {
-		how = "atom by atom: " + l.RoundingNote
+		how = "atom by atom"
 	}
 	fmt.Fprintf(w, "lifted relaxation: %d variables, %d potentials, %d constraints (from %d, %d, %d); lifting %.3f s, lifted solve %.3f s, certificate %.3f s; rounded %s in %.3f s\n",
 		l.Lifted.Variables, l.Lifted.Potentials, l.Lifted.Constraints, l.Ground.Variables, l.Ground.Potentials, l.Ground.Constraints,
 		l.Seconds.Lift, l.Seconds.Solve, l.Seconds.Certify, how, roundSec)
+	if l.Rounding != maxsat.RoundClasses {
+		fmt.Fprintf(w, "lifted: rounded atom by atom: %s\n", l.RoundingNote)
+	}
 }
 
 // printValues prints PRED('a', 'b') = value for every variable, in

@@ -1,0 +1,169 @@
+package lift
+
+import (
+	"math/bits"
+
+	"github.com/hinge-srl/hinge/hlmrf"
+)
+
+// Lower bounds on the lifted sizes.
+//
+// Refinement costs O(m log n) touches, and on a problem without useful
+// symmetry all of it buys nothing. ClassBound looks ahead cheaply: it runs a
+// few rounds of color refinement in which a color is a 64-bit hash instead
+// of a class, every node updated at once from its neighbours' previous
+// colors. A node's new hash is a function of its old hash and of
+//
+//	sum over its edges e of w_e * R(hash of e's other end)   (mod 2^64)
+//
+// with w_e the edge's exact coefficient as a fixed-point integer (its low
+// 64 bits, fixed.go) and R a 64-bit mixing function. Two nodes with equal
+// exact sums of coefficients into every color class get equal values, so the
+// coloring after r rounds is never finer than r rounds of the sum criterion
+// refinement uses, and that is never finer than the coarsest stable coloring
+// (refinement only ever splits). Hash collisions can only merge classes. The
+// number of distinct hashes of each kind is therefore a lower bound on the
+// number of classes of the coarsest stable coloring, however the hashes
+// fall: a proof that the lifted problem is at least that large.
+
+// ClassBound returns lower bounds on the numbers of variable, potential and
+// constraint classes of p's coarsest stable coloring (the sizes of its
+// lifted problem, before constant classes are dropped), from at most rounds
+// rounds of hashed refinement (it stops early when a round adds no class).
+// See Bounder for doing the rounds one at a time. p must be well formed (see
+// Lift).
+func ClassBound(p *hlmrf.Problem, rounds int) (vars, pots, cons int, err error) {
+	b, err := NewBounder(p)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	vars, pots, cons = b.Counts()
+	for range rounds {
+		if !b.Round() {
+			break
+		}
+		vars, pots, cons = b.Counts()
+	}
+	return vars, pots, cons, nil
+}
+
+// Bounder runs hashed refinement one round at a time (see ClassBound). Each
+// round is one pass over the problem's terms and a count of the distinct
+// hashes, a small part of Refine's cost, so a caller can stop as soon as
+// the bound shows that a problem has too little symmetry to be worth
+// lifting.
+type Bounder struct {
+	p       *hlmrf.Problem
+	g       *graph
+	w       []uint64 // exact coefficient of every edge, low word
+	h, next []uint64 // colors: variables, then potentials, then constraints
+	acc     []uint64
+	set     *countSet
+	counts  [3]int
+}
+
+// NewBounder sets up hashed refinement of p from its initial coloring
+// (variables alike, factors by weight, constant and power or kind). p must
+// be well formed (see Lift).
+func NewBounder(p *hlmrf.Problem) (*Bounder, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
+	n, m, c := p.NumVars, len(p.Weight), len(p.CKind)
+	g := newGraph(p)
+	b := &Bounder{p: p, g: g, w: make([]uint64, len(g.fVar)), h: make([]uint64, n+m+c), next: make([]uint64, n+m+c), acc: make([]uint64, n), set: newCountSet(max(n, m+c))}
+	// Exact coefficients, low word (see fixed.go): sums of low words are the
+	// low words of exact sums.
+	tmp := make([]uint64, g.scale.words)
+	last, have := 0.0, false
+	for e := range b.w {
+		x := g.coef(int32(e))
+		if !have || x != last {
+			g.scale.put(tmp, x)
+			last, have = x, true
+		}
+		b.w[e] = tmp[0]
+	}
+	for v := range n {
+		b.h[v] = 0x9e3779b97f4a7c15
+	}
+	for f := range m + c {
+		b.h[n+f] = factorKey(p, f).hash()
+	}
+	b.count()
+	return b, nil
+}
+
+// Counts returns the current lower bounds on the numbers of variable,
+// potential and constraint classes.
+func (b *Bounder) Counts() (vars, pots, cons int) { return b.counts[0], b.counts[1], b.counts[2] }
+
+// count counts the distinct colors of each kind.
+func (b *Bounder) count() {
+	n, m := b.p.NumVars, len(b.p.Weight)
+	b.counts = [3]int{b.set.distinct(b.h[:n]), b.set.distinct(b.h[n : n+m]), b.set.distinct(b.h[n+m:])}
+}
+
+// Round runs one round and reports whether it added a class (when it did
+// not, the hashed coloring is stable and, barring hash collisions, no later
+// round will).
+func (b *Bounder) Round() bool {
+	n, m, c := b.p.NumVars, len(b.p.Weight), len(b.p.CKind)
+	g, h, next, w, acc := b.g, b.h, b.next, b.w, b.acc
+	// R(color) of every variable, once per round, kept in next's variable
+	// part until the factors have read it.
+	rv := next[:n]
+	for v := range n {
+		rv[v] = mix(h[v] + 0x2545f4914f6cdd1d)
+	}
+	clear(acc)
+	for f := range m + c {
+		hf := mix(h[n+f] ^ 0x51afd7ed558ccd)
+		var s uint64
+		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+			v := g.fVar[e]
+			s += w[e] * rv[v]
+			acc[v] += w[e] * hf
+		}
+		next[n+f] = mix(h[n+f] ^ bits.RotateLeft64(s, 17) ^ 0x5851f42d4c957f2d)
+	}
+	for v := range n {
+		next[v] = mix(h[v] ^ bits.RotateLeft64(acc[v], 29) ^ 0x14057b7ef767814f)
+	}
+	b.h, b.next = next, h
+	old := b.counts
+	b.count()
+	return b.counts != old
+}
+
+// countSet counts distinct 64-bit values with an open-addressing table.
+type countSet struct {
+	slots []uint64
+	used  []bool
+}
+
+func newCountSet(n int) *countSet {
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	return &countSet{slots: make([]uint64, size), used: make([]bool, size)}
+}
+
+// distinct returns the number of distinct values in hs.
+func (s *countSet) distinct(hs []uint64) int {
+	clear(s.used)
+	mask := uint64(len(s.slots) - 1)
+	k := 0
+	for _, x := range hs {
+		i := mix(x) & mask
+		for s.used[i] && s.slots[i] != x {
+			i = (i + 1) & mask
+		}
+		if !s.used[i] {
+			s.used[i], s.slots[i] = true, x
+			k++
+		}
+	}
+	return k
+}
