@@ -136,10 +136,13 @@ func (b *Bounder) Round() bool {
 	return b.counts != old
 }
 
-// countSet counts distinct 64-bit values with an open-addressing table.
+// countSet counts distinct 64-bit values with an open-addressing table
+// whose slots are marked used by a stamp, so that a count needs no
+// clearing.
 type countSet struct {
 	slots []uint64
-	used  []bool
+	stamp []uint32
+	now   uint32
 }
 
 func newCountSet(n int) *countSet {
@@ -147,21 +150,26 @@ func newCountSet(n int) *countSet {
 	for size < 2*n {
 		size <<= 1
 	}
-	return &countSet{slots: make([]uint64, size), used: make([]bool, size)}
+	return &countSet{slots: make([]uint64, size), stamp: make([]uint32, size)}
 }
 
-// distinct returns the number of distinct values in hs.
+// distinct returns the number of distinct values in hs (at most half the
+// table's size).
 func (s *countSet) distinct(hs []uint64) int {
-	clear(s.used)
+	s.now++
+	if s.now == 0 { // wrapped: every old stamp could look current
+		clear(s.stamp)
+		s.now = 1
+	}
 	mask := uint64(len(s.slots) - 1)
 	k := 0
 	for _, x := range hs {
 		i := mix(x) & mask
-		for s.used[i] && s.slots[i] != x {
+		for s.stamp[i] == s.now && s.slots[i] != x {
 			i = (i + 1) & mask
 		}
-		if !s.used[i] {
-			s.used[i], s.slots[i] = true, x
+		if s.stamp[i] != s.now {
+			s.stamp[i], s.slots[i] = s.now, x
 			k++
 		}
 	}
