@@ -346,10 +346,20 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.
-	net, queries, err := o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true})
+	// Read and built on a goroutine left behind if the run is cancelled
+	// (the .db parser does not look at a context).
+	type built struct {
+		net     *mln.Network
+		queries []mln.GroundAtom
+	}
+	b, err := whileRunning(ctx, func() (built, error) {
+		net, queries, err := o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true})
+		return built{net, queries}, err
+	})
 	if err != nil {
 		return err
 	}
+	net, queries := b.net, b.queries
 	load := time.Since(start).Seconds()
 	if !o.lazy {
 		n, limit := net.UnknownAtoms(), memlimit.Current()
@@ -376,6 +386,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	mo.MaxSAT.LocalSearch = o.flips
 	mo.MaxSAT.Lift = o.lifted
 	mo.Ground.MemoryLimit = memlimit.Current()
+	mo.Ground.Context = ctx
 	if o.marginal {
 		bar.Done()
 		return o.marginals(ctx, net, mo, load, start, queries, stdout, stderr)
@@ -749,7 +760,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkProgram(o.input, prog); err != nil {
 		return err
 	}
-	training, err := readDBs(o.training, prog)
+	training, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.training, prog) })
 	if err != nil {
 		return err
 	}
