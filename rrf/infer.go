@@ -58,11 +58,15 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 	if opt.MaxSweeps <= 0 {
 		opt.MaxSweeps = 1000
 	}
+	if err := net.Validate(); err != nil {
+		return nil, 0, err
+	}
+	tp := newTopology(net)
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x3c6ef372fe94f82b))
 	var best []bool
 	bestScore := math.Inf(-1)
 	for r := 0; r < max(1, opt.Restarts); r++ {
-		s, err := NewState(net, start(net.NumVars, ev, rng))
+		s, err := newState(net, tp, start(net.NumVars, ev, rng))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -81,7 +85,7 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 					changed = true
 				}
 			}
-			s.Recompute() // drop the rounding of the incremental updates
+			s.refresh() // drop the rounding of the incremental updates
 			if !changed {
 				break
 			}
@@ -141,10 +145,11 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 }
 
 // gibbsSweep resamples every unknown variable once, in order, from
-// P(x_v = 1 | rest), then recomputes the cached sums from scratch (which
-// drops the rounding of the incremental updates). A cancelled ctx stops it
-// before the next variable, with ctx's error, leaving the state consistent
-// (every variable resampled or not, the sums up to date).
+// P(x_v = 1 | rest), and every refreshEvery sweeps recomputes the cached
+// sums from scratch (which drops the rounding of the incremental updates:
+// about 1e-16 of a sum per update). A cancelled ctx stops it before the
+// next variable, with ctx's error, leaving the state consistent (every
+// variable resampled or not, the sums up to date).
 func (s *State) gibbsSweep(ctx context.Context, ev *Evidence, rng *rand.Rand) error {
 	for v := range s.X {
 		if ev.fixed(v) {
@@ -156,6 +161,13 @@ func (s *State) gibbsSweep(ctx context.Context, ev *Evidence, rng *rand.Rand) er
 		g := s.flipGain(v)
 		s.Set(v, rng.Float64() < 1/(1+math.Exp(-g)))
 	}
-	s.Recompute()
+	if s.sweeps++; s.sweeps%refreshEvery == 0 {
+		s.refresh()
+	}
 	return nil
 }
+
+// refreshEvery is how many Gibbs sweeps run between two recomputations of
+// the cached sums: one costs as much as a sweep over a large network whose
+// atoms have few ancestors.
+const refreshEvery = 16

@@ -16,9 +16,9 @@ import (
 
 // grad adds c * d s_0 / d w (at the state's current values) to g, by
 // back-propagation (backprop gives d_i = d s_0 / d s_i). For the root
-// d s_0 / d w_0j = v_j; for an inner feature the normalisation M_i moves
-// with its weights, and d s_0 / d w_ij = d_i * (v_j - [w_ij > 0]). d is
-// scratch of one entry per feature.
+// d s_0 / d w_0j = n_0j v_j; for an inner feature the normalisation M_i
+// moves with its weights, and d s_0 / d w_ij = d_i n_ij (v_j - m'(w_ij))
+// (m the net's Norm). d is scratch of one entry per feature.
 func (s *State) grad(c float64, d, g []float64) {
 	n := s.net
 	s.backprop(d)
@@ -27,23 +27,19 @@ func (s *State) grad(c float64, d, g []float64) {
 		if di == 0 {
 			continue
 		}
-		for _, ch := range cs {
-			var v float64
-			if ch.Var >= 0 {
-				v = s.leaf(ch.Var, ch.Neg)
-			} else {
-				v = s.val[ch.Feature]
+		for k := range cs {
+			ch := &cs[k]
+			v := s.childValue(ch)
+			if i > 0 {
+				v -= n.Norm.dnorm(n.Weights[ch.Weight])
 			}
-			if i > 0 && n.Weights[ch.Weight] > 0 {
-				v--
-			}
-			g[ch.Weight] += c * di * v
+			g[ch.Weight] += c * di * ch.mult() * v
 		}
 	}
 }
 
 // backprop fills d with d s_0 / d s_i at the state's current values: d_0 is
-// 1 and d_j += d_i * w_ij * f_j down every edge to a feature child j
+// 1 and d_j += d_i * n_ij * w_ij * f_j down every edge to a feature child j
 // (parents come before children, so one pass in index order suffices).
 func (s *State) backprop(d []float64) {
 	n := s.net
@@ -53,9 +49,9 @@ func (s *State) backprop(d []float64) {
 		if d[i] == 0 {
 			continue
 		}
-		for _, ch := range cs {
-			if ch.Feature >= 0 {
-				d[ch.Feature] += d[i] * n.Weights[ch.Weight] * s.val[ch.Feature]
+		for k := range cs {
+			if ch := &cs[k]; ch.Feature >= 0 {
+				d[ch.Feature] += d[i] * n.Weights[ch.Weight] * ch.mult() * s.val[ch.Feature]
 			}
 		}
 	}
@@ -83,6 +79,7 @@ func newFlipScratch(nf int) *flipScratch {
 // root sums over every grounding.
 func (s *State) flipDiff(v int, c float64, d []float64, sc *flipScratch, g []float64) {
 	n := s.net
+	tp := s.tp
 	sc.list = sc.list[:0]
 	add := func(i int32) {
 		if i != 0 && !sc.in[i] {
@@ -92,13 +89,13 @@ func (s *State) flipDiff(v int, c float64, d []float64, sc *flipScratch, g []flo
 		}
 	}
 	// Ancestors of v below the root.
-	for _, p := range s.varPar[v] {
+	for _, p := range tp.varParents(v) {
 		add(p.feature)
 	}
 	for len(sc.stack) > 0 {
 		i := sc.stack[len(sc.stack)-1]
 		sc.stack = sc.stack[:len(sc.stack)-1]
-		for _, p := range s.parents[i] {
+		for _, p := range tp.parents(i) {
 			add(p.feature)
 		}
 	}
@@ -109,63 +106,58 @@ func (s *State) flipDiff(v int, c float64, d []float64, sc *flipScratch, g []flo
 	for len(sc.stack) > 0 {
 		i := sc.stack[len(sc.stack)-1]
 		sc.stack = sc.stack[:len(sc.stack)-1]
-		for _, ch := range n.Features[i] {
-			if ch.Feature >= 0 {
+		for k := range n.Features[i] {
+			if ch := &n.Features[i][k]; ch.Feature >= 0 {
 				add(ch.Feature)
 			}
 		}
 	}
-	slices.Sort(sc.list) // parents before children
+	if len(sc.list) > 1 {
+		slices.Sort(sc.list) // parents before children
+	}
 	// contrib adds sign * c * (the region's edge terms) with derivatives dd.
-	contrib := func(sign float64, dd func(int32) float64) {
+	contrib := func(sign float64, dd []float64) {
 		for _, i := range sc.list {
-			di := dd(i)
+			di := dd[i]
 			if di == 0 {
 				continue
 			}
-			for _, ch := range n.Features[i] {
-				var u float64
-				if ch.Var >= 0 {
-					u = s.leaf(ch.Var, ch.Neg)
-				} else {
-					u = s.val[ch.Feature]
-				}
-				if n.Weights[ch.Weight] > 0 {
-					u--
-				}
-				g[ch.Weight] += sign * c * di * u
+			for k := range n.Features[i] {
+				ch := &n.Features[i][k]
+				u := s.childValue(ch) - n.Norm.dnorm(n.Weights[ch.Weight])
+				g[ch.Weight] += sign * c * di * ch.mult() * u
 			}
 		}
 		// The root's edges to changed children (d_0 = 1, no normalisation).
-		for _, p := range s.varPar[v] {
+		for _, p := range tp.varParents(v) {
 			if p.feature == 0 {
-				g[p.weight] += sign * c * s.leaf(int32(v), p.neg)
+				g[p.weight] += sign * c * p.count * s.leaf(int32(v), p.neg)
 			}
 		}
 		for _, i := range sc.list {
-			for _, p := range s.parents[i] {
+			for _, p := range tp.parents(i) {
 				if p.feature == 0 {
-					g[p.weight] += sign * c * s.val[i]
+					g[p.weight] += sign * c * p.count * s.val[i]
 				}
 			}
 		}
 	}
-	contrib(1, func(i int32) float64 { return d[i] })
+	contrib(1, d)
 	old := s.X[v]
-	s.Set(v, !old)
+	s.try(v, !old)
 	for _, j := range sc.list {
 		t := 0.0
-		for _, p := range s.parents[j] {
+		for _, p := range tp.parents(j) {
 			dp := d[p.feature]
 			if sc.in[p.feature] {
 				dp = sc.d2[p.feature]
 			}
-			t += dp * n.Weights[p.weight]
+			t += dp * n.Weights[p.weight] * p.count
 		}
 		sc.d2[j] = t * s.val[j]
 	}
-	contrib(-1, func(i int32) float64 { return sc.d2[i] })
-	s.Set(v, old)
+	contrib(-1, sc.d2)
+	s.rollback(v, old)
 	for _, i := range sc.list {
 		sc.in[i] = false
 	}
@@ -189,9 +181,18 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 	if err := net.Validate(); err != nil {
 		return 0, err
 	}
+	return pseudoLogLikelihood(net, newTopology(net), x, ev, g)
+}
+
+// pseudoLogLikelihood is PseudoLogLikelihood for a validated net and its
+// topology.
+func pseudoLogLikelihood(net *Net, tp *topology, x []bool, ev *Evidence, g []float64) (float64, error) {
+	if len(x) != net.NumVars {
+		return 0, fmt.Errorf("rrf: %d values for %d variables", len(x), net.NumVars)
+	}
 	var d []float64 // d s_0 / d s_i at the data, shared read-only
 	if g != nil {
-		s, err := NewState(net, x)
+		s, err := newState(net, tp, x)
 		if err != nil {
 			return 0, err
 		}
@@ -211,7 +212,7 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 		go func() {
 			defer wg.Done()
 			pt := &parts[w]
-			s, err := NewState(net, x)
+			s, err := newState(net, tp, x)
 			if err != nil {
 				pt.err = err
 				return
@@ -225,15 +226,16 @@ func PseudoLogLikelihood(net *Net, x []bool, ev *Evidence, g []float64) (float64
 				if ev.fixed(v) {
 					continue
 				}
-				s0 := s.LogScore()
-				s.Set(v, !x[v])
-				s1 := s.LogScore() // score with v flipped
-				s.Set(v, x[v])
+				// s1 - s0: the score with v flipped minus the score now.
+				diff := s.flipGain(v)
+				if x[v] {
+					diff = -diff
+				}
 				// log P(x_v | rest) = -log(1 + exp(s1 - s0)).
-				pt.total -= logistic.Softplus(s1 - s0)
+				pt.total -= logistic.Softplus(diff)
 				if g != nil {
 					// P(not x_v | rest) times the gradient difference.
-					s.flipDiff(v, logistic.Sigmoid(s1-s0), d, sc, pt.flipGrad)
+					s.flipDiff(v, logistic.Sigmoid(diff), d, sc, pt.flipGrad)
 				}
 			}
 		}()
@@ -272,6 +274,9 @@ type LearnOptions struct {
 	// Seed seeds the chains (ll); results do not depend on the number of
 	// cores.
 	Seed uint64
+	// Ground bounds the grounding of Program.LearnRelational (its Context
+	// defaults to the learning's).
+	Ground GroundOptions
 }
 
 // LearnResult reports a learning run.
@@ -369,6 +374,7 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 		opt.MaxIter = 500
 	}
 	nw := len(net.Weights)
+	tp := newTopology(net)
 	init := slices.Clone(net.Weights)
 	best, bestW, bestG := math.Inf(1), slices.Clone(init), make([]float64, nw)
 	// gonum asks for the value and the gradient at each point in two calls;
@@ -394,7 +400,7 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 		clear(lastG)
 		total := 0.0
 		for _, x := range worlds {
-			pl, err := PseudoLogLikelihood(net, x, ev, lastG)
+			pl, err := pseudoLogLikelihood(net, tp, x, ev, lastG)
 			if err != nil {
 				evalErr = err
 				lastF = math.NaN()
@@ -436,8 +442,9 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 // totalPLL is the pseudo-log-likelihood of the worlds.
 func totalPLL(net *Net, worlds [][]bool, ev *Evidence) (float64, error) {
 	total := 0.0
+	tp := newTopology(net)
 	for _, x := range worlds {
-		pl, err := PseudoLogLikelihood(net, x, ev, nil)
+		pl, err := pseudoLogLikelihood(net, tp, x, ev, nil)
 		if err != nil {
 			return 0, err
 		}

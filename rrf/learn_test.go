@@ -14,12 +14,15 @@ import (
 
 func TestPseudoLikelihoodGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for trial := range 12 {
+	for trial := range 24 {
 		nv, nf := 7, 5
-		if trial >= 10 {
+		if trial%12 >= 10 {
 			nv, nf = 300, 60 // several workers share the flips
 		}
 		n := randomNet(rng, nv, nf)
+		if trial >= 12 { // counts, constants, both normalisations
+			n = randomFoldedNet(rng, nv, nf, Norm(trial%2))
+		}
 		x := make([]bool, n.NumVars)
 		for v := range x {
 			x[v] = rng.IntN(2) == 0
@@ -115,7 +118,7 @@ func TestLearnFromSamples(t *testing.T) {
 	if math.Abs(got-pll()) > 1e-9*math.Abs(got) || got < atTruth-1e-6 || got <= start {
 		t.Errorf("pseudo-log-likelihood: perturbed start %.6g, learned %.6g (recomputed %.6g), generating weights %.6g", start, got, pll(), atTruth)
 	}
-	t.Logf("pseudo-log-likelihood: start %.4f, learned %.4f, generating weights %.4f", start, got, atTruth)
+	t.Logf("pseudo-log-likelihood: start %.4f, learned %.4f, generating weights %.4f; weights %v", start, got, atTruth, n.Weights)
 }
 
 // TestFlipDiffMatchesDense checks the pseudo-likelihood gradient, whose
@@ -125,9 +128,12 @@ func TestLearnFromSamples(t *testing.T) {
 // with some variables fixed.
 func TestFlipDiffMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	for trial := range 20 {
+	for trial := range 40 {
 		nv, nf := 10+rng.IntN(40), 3+rng.IntN(30)
 		n := randomNet(rng, nv, nf)
+		if trial >= 20 {
+			n = randomFoldedNet(rng, nv, nf, Norm(trial%2))
+		}
 		x := make([]bool, nv)
 		ev := &Evidence{Fixed: make([]bool, nv), X: x}
 		for v := range x {

@@ -40,6 +40,7 @@ type llLearner struct {
 // (seed, k).
 func newLLLearner(net *Net, worlds [][]bool, ev *Evidence, chains, sweeps int, seed uint64) (*llLearner, error) {
 	l := &llLearner{net: net, ev: ev, sweeps: sweeps, d: make([]float64, len(net.Features))}
+	tp := newTopology(net)
 	byKey := map[string]*llGroup{}
 	for _, x := range worlds {
 		key := evidenceKey(x, ev)
@@ -54,7 +55,7 @@ func newLLLearner(net *Net, worlds [][]bool, ev *Evidence, chains, sweeps int, s
 	k := uint64(0)
 	for _, g := range l.groups {
 		for c := range chains {
-			s, err := NewState(net, g.worlds[c%len(g.worlds)])
+			s, err := newState(net, tp, g.worlds[c%len(g.worlds)])
 			if err != nil {
 				return nil, err
 			}
@@ -63,7 +64,7 @@ func newLLLearner(net *Net, worlds [][]bool, ev *Evidence, chains, sweeps int, s
 		}
 	}
 	var err error
-	l.data, err = NewState(net, worlds[0])
+	l.data, err = newState(net, tp, worlds[0])
 	return l, err
 }
 

@@ -59,29 +59,110 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/hinge-srl/hinge/internal/logistic"
 )
 
-// Child is one weighted child of a feature: a variable (Feature < 0), or a
-// feature (Var < 0). Weight indexes Net.Weights, so weights can be tied.
+// Norm names a feature normalisation: M_i = sum_j n_ij m(w_ij) over the
+// feature's children (n_ij copies of a child of weight w_ij), with m the
+// function the Norm names. Any choice gives the same family of
+// distributions (see the package documentation); they differ in what a
+// given weight means and in the smoothness of the learning objective.
+type Norm uint8
+
+const (
+	// NormMax is m(w) = max(w, 0), the sum of the positive weights: every
+	// feature value lies in (0, 1], and 1 is reached by the children's best
+	// configuration. The pseudo-likelihood has a kink where an inner
+	// weight crosses 0.
+	NormMax Norm = iota
+	// NormSoftplus is m(w) = log(1 + exp(w)), the feature's own partition
+	// function when its children are independent coins: smooth, and
+	// below 1 by a factor prod_j (1 + exp(-|w_ij|))^(-n_ij), which grows
+	// with the number of children.
+	NormSoftplus
+)
+
+// String names the normalisation as the command line does: max or softplus.
+func (m Norm) String() string {
+	switch m {
+	case NormMax:
+		return "max"
+	case NormSoftplus:
+		return "softplus"
+	}
+	return fmt.Sprintf("Norm(%d)", uint8(m))
+}
+
+// ParseNorm reads a normalisation's name (max or softplus).
+func ParseNorm(s string) (Norm, error) {
+	switch s {
+	case "max":
+		return NormMax, nil
+	case "softplus":
+		return NormSoftplus, nil
+	}
+	return 0, fmt.Errorf("normalisation %q: want max or softplus", s)
+}
+
+// norm is m(w) and dnorm its derivative.
+func (m Norm) norm(w float64) float64 {
+	if m == NormSoftplus {
+		return logistic.Softplus(w)
+	}
+	return max(w, 0)
+}
+
+func (m Norm) dnorm(w float64) float64 {
+	if m == NormSoftplus {
+		return logistic.Sigmoid(w)
+	}
+	if w > 0 {
+		return 1
+	}
+	return 0
+}
+
+// Child is one weighted child of a feature: a variable (Feature < 0), a
+// feature (Var < 0), or, when both are negative, a constant: an atom the
+// evidence fixes, worth 1 (0 when Neg). Weight indexes Net.Weights, so
+// weights can be tied. Count is the number of identical children the entry
+// stands for (0 means 1): the grounder merges identical groundings of a
+// parfeature and the evidence atoms of equal value into one entry each.
 type Child struct {
 	Var     int32
 	Feature int32
-	Neg     bool // a variable child counts as 1 - x
+	Neg     bool // a variable child counts as 1 - x; a constant as 0
 	Weight  int32
+	Count   int64
+}
+
+// mult is the child's multiplicity as a float.
+func (c *Child) mult() float64 {
+	if c.Count <= 1 {
+		return 1
+	}
+	return float64(c.Count)
 }
 
 // Net is a propositional RRF. Features[0] is the root; every feature's
 // feature children have larger indexes than it (a topological order).
+// Norm is the normalisation of every feature but the root.
 type Net struct {
 	NumVars  int
 	Features [][]Child
 	Weights  []float64
+	Norm     Norm
 }
 
-// Validate checks indexes, the topological order and finite weights.
+// Validate checks indexes, the topological order, counts and finite
+// weights.
 func (n *Net) Validate() error {
 	if len(n.Features) == 0 {
 		return errors.New("rrf: no root feature")
+	}
+	if n.Norm > NormSoftplus {
+		return fmt.Errorf("rrf: unknown normalisation %v", n.Norm)
 	}
 	for i, w := range n.Weights {
 		if math.IsNaN(w) || math.IsInf(w, 0) {
@@ -93,38 +174,162 @@ func (n *Net) Validate() error {
 			switch {
 			case c.Weight < 0 || int(c.Weight) >= len(n.Weights):
 				return fmt.Errorf("rrf: feature %d child %d: weight index %d out of range", i, k, c.Weight)
-			case (c.Var < 0) == (c.Feature < 0):
-				return fmt.Errorf("rrf: feature %d child %d: exactly one of variable and feature must be set", i, k)
+			case c.Var >= 0 && c.Feature >= 0:
+				return fmt.Errorf("rrf: feature %d child %d: a child is a variable or a feature, not both", i, k)
 			case c.Var >= 0 && int(c.Var) >= n.NumVars:
 				return fmt.Errorf("rrf: feature %d child %d: variable %d out of range", i, k, c.Var)
 			case c.Feature >= 0 && (int(c.Feature) >= len(n.Features) || int(c.Feature) <= i):
 				return fmt.Errorf("rrf: feature %d child %d: feature %d must come after its parent", i, k, c.Feature)
+			case c.Count < 0:
+				return fmt.Errorf("rrf: feature %d child %d: count %d is negative", i, k, c.Count)
+			case c.Feature >= 0 && c.Neg:
+				return fmt.Errorf("rrf: feature %d child %d: a feature child cannot be negated", i, k)
 			}
 		}
 	}
 	return nil
 }
 
-// State is an assignment with every feature's cached sum s_i and value f_i;
-// changing one variable updates only its ancestors.
-type State struct {
-	net     *Net
-	X       []bool
-	sum     []float64 // s_i
-	norm    []float64 // M_i
-	val     []float64 // f_i (the root's is unused)
-	parents [][]parentRef
-	varPar  [][]parentRef // variable -> features it is a child of
-	dirty   []bool
-	queue   []int32 // dirty features, processed from the largest index down
-}
-
-// parentRef is an edge to a parent: the parent's index and the child's
-// weight index and negation.
+// parentRef is an edge to a parent: the parent's index, the child's weight
+// index, negation and multiplicity.
 type parentRef struct {
 	feature int32
 	weight  int32
 	neg     bool
+	count   float64
+}
+
+// topology is the net's edges seen from the children, in CSR form: the
+// parents of feature i are par[parOff[i]:parOff[i+1]], those of variable v
+// vpar[varOff[v]:varOff[v+1]] (sorted by parent, so that a variable's
+// entries under one parent are adjacent). It depends on the structure only,
+// so the states of one net (the workers of the pseudo-likelihood, the
+// chains of likelihood learning) share it.
+type topology struct {
+	parOff, varOff []int32
+	par, vpar      []parentRef
+	// shallow marks the variables whose every parent is the root or a child
+	// of the root only (rootOnly): flipping one changes s_0 by a sum over
+	// its parents, without the propagation queue (see State.flipGain).
+	shallow  []bool
+	rootOnly []bool
+}
+
+func newTopology(n *Net) *topology {
+	nf := len(n.Features)
+	t := &topology{parOff: make([]int32, nf+1), varOff: make([]int32, n.NumVars+1)}
+	for _, cs := range n.Features {
+		for _, c := range cs {
+			switch {
+			case c.Var >= 0:
+				t.varOff[c.Var+1]++
+			case c.Feature >= 0:
+				t.parOff[c.Feature+1]++
+			}
+		}
+	}
+	for i := range nf {
+		t.parOff[i+1] += t.parOff[i]
+	}
+	for v := range n.NumVars {
+		t.varOff[v+1] += t.varOff[v]
+	}
+	t.par = make([]parentRef, t.parOff[nf])
+	t.vpar = make([]parentRef, t.varOff[n.NumVars])
+	pfill := append([]int32(nil), t.parOff[:nf]...)
+	vfill := append([]int32(nil), t.varOff[:n.NumVars]...)
+	// Features in index order: each child's parents come out sorted.
+	for i, cs := range n.Features {
+		for _, c := range cs {
+			ref := parentRef{feature: int32(i), weight: c.Weight, neg: c.Neg, count: c.mult()}
+			switch {
+			case c.Var >= 0:
+				t.vpar[vfill[c.Var]] = ref
+				vfill[c.Var]++
+			case c.Feature >= 0:
+				t.par[pfill[c.Feature]] = ref
+				pfill[c.Feature]++
+			}
+		}
+	}
+	t.rootOnly = make([]bool, nf)
+	for i := 1; i < nf; i++ {
+		ok := true
+		for _, q := range t.parents(int32(i)) {
+			ok = ok && q.feature == 0
+		}
+		t.rootOnly[i] = ok
+	}
+	t.shallow = make([]bool, n.NumVars)
+	for v := range n.NumVars {
+		ok := true
+		for _, p := range t.varParents(v) {
+			ok = ok && (p.feature == 0 || t.rootOnly[p.feature])
+		}
+		t.shallow[v] = ok
+	}
+	return t
+}
+
+func (t *topology) parents(i int32) []parentRef { return t.par[t.parOff[i]:t.parOff[i+1]] }
+
+func (t *topology) varParents(v int) []parentRef { return t.vpar[t.varOff[v]:t.varOff[v+1]] }
+
+// State is an assignment with every feature's cached sum s_i and value f_i;
+// changing one variable updates only its ancestors.
+type State struct {
+	net   *Net
+	tp    *topology
+	X     []bool
+	sum   []float64 // s_i
+	norm  []float64 // M_i
+	val   []float64 // f_i (the root's is unused)
+	dirty []bool
+	queue []int32 // dirty features, processed from the largest index down
+	// At the weights of the last Recompute: exp(w_k) for each weight, and
+	// for a feature whose parents are all the root, the sum of its root
+	// edges' weights times their counts (flipGain's direct path).
+	expW  []float64
+	rootW []float64
+	// sweeps counts Gibbs sweeps, for the periodic refresh.
+	sweeps int
+	// While recording, every cached sum and value is saved in journal
+	// before it changes, so that rollback restores them exactly (a trial
+	// flip leaves no rounding behind).
+	recording bool
+	journal   []undo
+}
+
+// undo is a feature's cached sum and value before a change.
+type undo struct {
+	i        int32
+	sum, val float64
+}
+
+// save journals feature i's sum and value when recording.
+func (s *State) save(i int32) {
+	if s.recording {
+		s.journal = append(s.journal, undo{i, s.sum[i], s.val[i]})
+	}
+}
+
+// try sets variable v to b, journaled: rollback undoes it exactly.
+func (s *State) try(v int, b bool) {
+	s.recording = true
+	s.journal = s.journal[:0]
+	s.Set(v, b)
+	s.recording = false
+}
+
+// rollback restores the sums and values try changed and sets X[v] back to
+// old.
+func (s *State) rollback(v int, old bool) {
+	for k := len(s.journal) - 1; k >= 0; k-- {
+		u := s.journal[k]
+		s.sum[u.i], s.val[u.i] = u.sum, u.val
+	}
+	s.journal = s.journal[:0]
+	s.X[v] = old
 }
 
 // NewState evaluates net at x (copied).
@@ -132,22 +337,17 @@ func NewState(net *Net, x []bool) (*State, error) {
 	if err := net.Validate(); err != nil {
 		return nil, err
 	}
+	return newState(net, newTopology(net), x)
+}
+
+// newState is NewState for a validated net and its topology.
+func newState(net *Net, tp *topology, x []bool) (*State, error) {
 	if len(x) != net.NumVars {
 		return nil, fmt.Errorf("rrf: %d values for %d variables", len(x), net.NumVars)
 	}
 	nf := len(net.Features)
-	s := &State{net: net, X: append([]bool(nil), x...), sum: make([]float64, nf), norm: make([]float64, nf), val: make([]float64, nf),
-		parents: make([][]parentRef, nf), varPar: make([][]parentRef, net.NumVars), dirty: make([]bool, nf)}
-	for i, cs := range net.Features {
-		for _, c := range cs {
-			ref := parentRef{feature: int32(i), weight: c.Weight, neg: c.Neg}
-			if c.Var >= 0 {
-				s.varPar[c.Var] = append(s.varPar[c.Var], ref)
-			} else {
-				s.parents[c.Feature] = append(s.parents[c.Feature], ref)
-			}
-		}
-	}
+	s := &State{net: net, tp: tp, X: append([]bool(nil), x...), sum: make([]float64, nf), norm: make([]float64, nf), val: make([]float64, nf),
+		dirty: make([]bool, nf), expW: make([]float64, len(net.Weights)), rootW: make([]float64, nf)}
 	s.Recompute()
 	return s, nil
 }
@@ -156,19 +356,56 @@ func NewState(net *Net, x []bool) (*State, error) {
 func (s *State) Recompute() {
 	n := s.net
 	for i := len(n.Features) - 1; i >= 0; i-- {
-		sum, m := 0.0, 0.0
-		for _, c := range n.Features[i] {
-			w := n.Weights[c.Weight]
-			m += max(w, 0)
-			if c.Var >= 0 {
-				sum += w * s.leaf(c.Var, c.Neg)
-			} else {
-				sum += w * s.val[c.Feature]
-			}
+		m := 0.0
+		for k := range n.Features[i] {
+			c := &n.Features[i][k]
+			m += c.mult() * n.Norm.norm(n.Weights[c.Weight])
 		}
-		s.sum[i], s.norm[i] = sum, m
-		s.val[i] = math.Exp(sum - m)
+		s.norm[i] = m
 	}
+	for k, w := range n.Weights {
+		s.expW[k] = math.Exp(w)
+	}
+	for i := range s.rootW {
+		if !s.tp.rootOnly[i] {
+			continue
+		}
+		r := 0.0
+		for _, q := range s.tp.parents(int32(i)) {
+			r += n.Weights[q.weight] * q.count
+		}
+		s.rootW[i] = r
+	}
+	s.refresh()
+}
+
+// refresh recomputes every feature's sum and value from its children at
+// the current weights (the normalisations unchanged), dropping the
+// rounding that incremental updates accumulate.
+func (s *State) refresh() {
+	n := s.net
+	for i := len(n.Features) - 1; i >= 0; i-- {
+		sum := 0.0
+		for k := range n.Features[i] {
+			c := &n.Features[i][k]
+			sum += n.Weights[c.Weight] * c.mult() * s.childValue(c)
+		}
+		s.sum[i] = sum
+		s.val[i] = math.Exp(sum - s.norm[i])
+	}
+}
+
+// childValue is the value of one child (one copy of it) in the state.
+func (s *State) childValue(c *Child) float64 {
+	switch {
+	case c.Var >= 0:
+		return s.leaf(c.Var, c.Neg)
+	case c.Feature >= 0:
+		return s.val[c.Feature]
+	case c.Neg:
+		return 0
+	}
+	return 1
 }
 
 func (s *State) leaf(v int32, neg bool) float64 {
@@ -190,15 +427,49 @@ func (s *State) Set(v int, b bool) {
 		return
 	}
 	s.X[v] = b
-	for _, p := range s.varPar[v] {
-		d := 1.0
+	refs := s.tp.varParents(v)
+	if s.tp.shallow[v] {
+		s.setShallow(refs, b)
+		return
+	}
+	for _, p := range refs {
+		d := p.count
 		if b == p.neg { // the leaf went from 1 to 0
-			d = -1
+			d = -d
 		}
+		s.save(p.feature)
 		s.sum[p.feature] += s.net.Weights[p.weight] * d
 		s.mark(p.feature)
 	}
 	s.propagate()
+}
+
+// setShallow is Set for a variable whose parents are the root or children
+// of the root only: each parent's value is updated and its change passed to
+// the root directly.
+func (s *State) setShallow(refs []parentRef, b bool) {
+	w := s.net.Weights
+	for k := 0; k < len(refs); {
+		f := refs[k].feature
+		s.save(f)
+		for ; k < len(refs) && refs[k].feature == f; k++ {
+			d := refs[k].count
+			if b == refs[k].neg {
+				d = -d
+			}
+			s.sum[f] += w[refs[k].weight] * d
+		}
+		if f == 0 {
+			continue
+		}
+		nv := math.Exp(s.sum[f] - s.norm[f])
+		dv := nv - s.val[f]
+		s.val[f] = nv
+		s.save(0)
+		for _, q := range s.tp.parents(f) {
+			s.sum[0] += w[q.weight] * q.count * dv
+		}
+	}
 }
 
 // mark queues feature i for recomputation. The queue is a binary max-heap
@@ -254,9 +525,11 @@ func (s *State) propagate() {
 		s.dirty[i] = false
 		nv := math.Exp(s.sum[i] - s.norm[i])
 		if d := nv - s.val[i]; d != 0 {
+			s.save(i)
 			s.val[i] = nv
-			for _, p := range s.parents[i] {
-				s.sum[p.feature] += s.net.Weights[p.weight] * d
+			for _, p := range s.tp.parents(i) {
+				s.save(p.feature)
+				s.sum[p.feature] += s.net.Weights[p.weight] * p.count * d
 				s.mark(p.feature)
 			}
 		}
@@ -264,13 +537,78 @@ func (s *State) propagate() {
 }
 
 // flipGain returns s_0 with v true minus s_0 with v false, leaving the
-// state as it was.
+// state as it was. For a shallow variable it is a sum over v's parents of
+// the change of each parent's value (nothing is written): a parent with v
+// as one child of count 1 changes by val * (exp(+-w) - 1), from the cached
+// exp(w); otherwise v is set both ways and back.
 func (s *State) flipGain(v int) float64 {
-	old := s.X[v]
-	s.Set(v, true)
-	a := s.sum[0]
-	s.Set(v, false)
-	b := s.sum[0]
-	s.Set(v, old)
-	return a - b
+	if !s.tp.shallow[v] {
+		old := s.X[v]
+		s.try(v, !old)
+		d := s.sum[0]
+		s.rollback(v, old)
+		d -= s.sum[0] // s_0 flipped minus s_0 now
+		if old {
+			return -d
+		}
+		return d
+	}
+	w := s.net.Weights
+	refs := s.tp.varParents(v)
+	cur := s.X[v]
+	gain := 0.0
+	for k := 0; k < len(refs); {
+		f := refs[k].feature
+		if r := &refs[k]; f != 0 && r.count == 1 && (k+1 == len(refs) || refs[k+1].feature != f) {
+			// One child of count 1: v's leaf is 1 when X[v] != neg, so one of
+			// the two values is the current one and the other is it times
+			// exp(w) or exp(-w).
+			e, val := s.expW[r.weight], s.val[f]
+			if val > 1e-250 && e > 1e-250 && e < 1e250 {
+				k++
+				v1, v0 := val*e, val // the values with the leaf at 1 and at 0
+				if cur != r.neg {    // the leaf is 1 now
+					v1, v0 = val, val/e
+				}
+				diff := v1 - v0
+				if r.neg { // the leaf is 1 when v is false
+					diff = -diff
+				}
+				gain += s.rootW[f] * diff
+				continue
+			}
+		}
+		// The parent's sum with v true (dt) and false (df), relative to now.
+		dt, df := 0.0, 0.0
+		for ; k < len(refs) && refs[k].feature == f; k++ {
+			d := w[refs[k].weight] * refs[k].count
+			// The leaf is 1 when X[v] != neg.
+			lt, lf := !refs[k].neg, refs[k].neg
+			now := cur != refs[k].neg
+			if lt != now {
+				if lt {
+					dt += d
+				} else {
+					dt -= d
+				}
+			}
+			if lf != now {
+				if lf {
+					df += d
+				} else {
+					df -= d
+				}
+			}
+		}
+		if f == 0 {
+			gain += dt - df
+			continue
+		}
+		ft := math.Exp(s.sum[f] + dt - s.norm[f])
+		ff := math.Exp(s.sum[f] + df - s.norm[f])
+		for _, q := range s.tp.parents(f) {
+			gain += w[q.weight] * q.count * (ft - ff)
+		}
+	}
+	return gain
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hinge-srl/hinge/maxsat"
@@ -33,6 +34,25 @@ func randomNet(rng *rand.Rand, nv, nf int) *Net {
 	return n
 }
 
+// randomFoldedNet is randomNet with what the relational grounder makes as
+// well: children standing for several copies (Count), constant children
+// (evidence folded in) and the given normalisation.
+func randomFoldedNet(rng *rand.Rand, nv, nf int, norm Norm) *Net {
+	n := randomNet(rng, nv, nf)
+	n.Norm = norm
+	for i := range n.Features {
+		for k := range n.Features[i] {
+			if rng.IntN(3) == 0 {
+				n.Features[i][k].Count = int64(2 + rng.IntN(3))
+			}
+		}
+		if rng.IntN(2) == 0 {
+			n.Features[i] = append(n.Features[i], Child{Var: -1, Feature: -1, Neg: rng.IntN(2) == 0, Weight: int32(rng.IntN(len(n.Weights))), Count: int64(rng.IntN(4))})
+		}
+	}
+	return n
+}
+
 // score evaluates s_0 directly from the definition, recursively.
 func score(n *Net, x []bool) float64 {
 	var val func(i int) (sum, value float64)
@@ -40,16 +60,27 @@ func score(n *Net, x []bool) float64 {
 		s, m := 0.0, 0.0
 		for _, c := range n.Features[i] {
 			w := n.Weights[c.Weight]
-			m += max(w, 0)
+			cnt := 1.0
+			if c.Count > 1 {
+				cnt = float64(c.Count)
+			}
+			if n.Norm == NormSoftplus {
+				m += cnt * math.Log1p(math.Exp(w))
+			} else {
+				m += cnt * max(w, 0)
+			}
 			var v float64
-			if c.Var >= 0 {
+			switch {
+			case c.Var >= 0:
 				if x[c.Var] != c.Neg {
 					v = 1
 				}
-			} else {
+			case c.Feature >= 0:
 				_, v = val(int(c.Feature))
+			case !c.Neg:
+				v = 1
 			}
-			s += w * v
+			s += w * cnt * v
 		}
 		return s, math.Exp(s - m)
 	}
@@ -83,11 +114,22 @@ func exact(n *Net) ([]float64, float64) {
 }
 
 // TestIncrementalScore: after any sequence of single-variable changes the
-// cached root sum equals the direct evaluation.
+// cached root sum equals the direct evaluation, and flipGain equals the
+// difference of two direct evaluations; on plain random nets and on nets
+// with counts, constants and either normalisation (where many variables
+// are shallow and take the direct path).
 func TestIncrementalScore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for trial := range 20 {
-		n := randomNet(rng, 8, 6)
+	for trial := range 60 {
+		var n *Net
+		switch trial % 3 {
+		case 0:
+			n = randomNet(rng, 8, 6)
+		case 1:
+			n = randomFoldedNet(rng, 8, 6, NormMax)
+		default:
+			n = randomFoldedNet(rng, 8, 2+rng.IntN(6), NormSoftplus)
+		}
 		x := make([]bool, n.NumVars)
 		s, err := NewState(n, x)
 		if err != nil {
@@ -95,6 +137,19 @@ func TestIncrementalScore(t *testing.T) {
 		}
 		for step := range 200 {
 			v := rng.IntN(n.NumVars)
+			y := append([]bool(nil), s.X...)
+			y[v] = true
+			a := score(n, y)
+			y[v] = false
+			b := score(n, y)
+			sums, vals := slices.Clone(s.sum), slices.Clone(s.val)
+			if got := s.flipGain(v); math.Abs(got-(a-b)) > 1e-9*max(1, math.Abs(a)) {
+				t.Fatalf("trial %d step %d: flip gain of %d (shallow %v) %.12g, direct %.12g", trial, step, v, s.tp.shallow[v], got, a-b)
+			}
+			// A trial flip leaves the cached sums exactly as they were.
+			if !slices.Equal(sums, s.sum) || !slices.Equal(vals, s.val) {
+				t.Fatalf("trial %d step %d: flipGain changed the cached sums", trial, step)
+			}
 			s.Set(v, !s.X[v])
 			if got, want := s.LogScore(), score(n, s.X); math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
 				t.Fatalf("trial %d step %d: cached score %.12g, direct %.12g", trial, step, got, want)
@@ -192,6 +247,9 @@ func TestValidate(t *testing.T) {
 		{NumVars: 1, Features: [][]Child{{{Var: -1, Feature: 0}}}, Weights: []float64{1}},
 		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: 1}}, {}}, Weights: []float64{1}},
 		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: -1}}}, Weights: []float64{math.NaN()}},
+		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: -1, Count: -1}}}, Weights: []float64{1}},
+		{NumVars: 1, Features: [][]Child{{{Var: -1, Feature: 1, Neg: true}}, {}}, Weights: []float64{1}},
+		{NumVars: 1, Features: [][]Child{{{Var: 0, Feature: -1}}}, Weights: []float64{1}, Norm: 7},
 	} {
 		if err := n.Validate(); err == nil {
 			t.Errorf("%+v: accepted", n)
