@@ -300,6 +300,9 @@ func TestRulesFileRoundTrip(t *testing.T) {
 		ab[0].Format(v) != "r0(X,Y) <= r1(A1,X), r2(A1,A2), r0(Y,A2)" {
 		t.Errorf("AnyBURL's rules: %+v, %v", ab, err)
 	}
+	if bom, err := ReadRules("bom.txt", strings.NewReader("\uFEFF"+anyburl), v); err != nil || len(bom) != 2 {
+		t.Errorf("a byte-order mark: %v, %v", bom, err)
+	}
 	for _, tc := range []struct{ in, want string }{
 		{"3\t2\t0.5\tr0(X,Y) <= r1(X,A1), r2(A2,Y)\n", "r.txt:1:9: rule \"r0(X,Y) <= r1(X,A1), r2(A2,Y)\": r2(A2,Y) does not continue the path from A1"},
 		{"3\t2\t1.5\tr0(X,Y) <= r1(X,Y)\n", "r.txt:1:1: bad statistics"},
@@ -594,5 +597,31 @@ func TestEarlyStopSameTopK(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(t, g, res.Rules, valid[:40], []int{10})
+	})
+}
+
+// FuzzReadRules: any input gives rules or an error naming the file, never
+// a panic; every rule read is one the ranker can apply.
+func FuzzReadRules(f *testing.F) {
+	f.Add("3\t2\t0.5\tr0(X,Y) <= r1(X,A1), r2(A1,Y)\n")
+	f.Add("10\t4\t0.4\tr0(X,Y) <= r1(A,X), r2(A,B), r0(Y,B)\n5\t2\t0.4\tr1(e3,Y) <= r2(Y,A)\n")
+	f.Add("5\t2\t0.4\tr1(X,e3) <=\n1\t1\t1\tr1(X,e3) <= r2(X,e4)\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		v := NewVocab()
+		rules, err := ReadRules("r.txt", strings.NewReader(in), v)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "r.txt") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		g := NewGraph(nil, len(v.Entities), len(v.Relations))
+		rk := NewRanker(g, rules, MaxPlus)
+		for e := range int32(len(v.Entities)) {
+			for r := range int32(len(v.Relations)) {
+				rk.Rank(e, r, true, 3)
+				rk.Rank(e, r, false, 3)
+			}
+		}
 	})
 }

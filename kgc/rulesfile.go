@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -32,11 +33,11 @@ var variable = regexp.MustCompile(`^([A-Z]|A[0-9]+)$`)
 var atomRE = regexp.MustCompile(`^([^(),\s][^(),]*)\(([^(),]+),([^(),]+)\)$`)
 
 // ReadRules reads a rules file written by WriteRules (or AnyBURL's, for
-// the rule kinds hinge learns), interning names in v. Errors name
-// name:line:col.
+// the rule kinds hinge learns), interning names in v, through the shared
+// text reader (a byte-order mark skipped; NUL bytes, invalid UTF-8 and
+// over-long lines refused). Errors name name:line:col.
 func ReadRules(name string, r io.Reader, v *Vocab) ([]Rule, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc := textfile.NewScanner(r, name)
 	var out []Rule
 	line := 0
 	for sc.Scan() {
@@ -64,7 +65,7 @@ func ReadRules(name string, r io.Reader, v *Vocab) ([]Rule, error) {
 		out = append(out, rule)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil, textfile.ScanError(err, name, line)
 	}
 	return out, nil
 }

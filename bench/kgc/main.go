@@ -7,11 +7,20 @@
 //     test split, learning and ranking seconds. One PNG per data set plots
 //     MRR against the learning time, one line per scoring.
 //
+//   - wn18rr: WN18RR with one learning run of the longest of -wn-times
+//     (10, 60, 300 and 1,000 s); the rules of the rounds done by each
+//     budget (what --rounds would learn) ranked with noisy-or and maxplus.
+//     MRR against learning time is plotted beside AnyBURL's rules ranked
+//     by hinge, read from results/wn18rr-anyburl.csv when present
+//     (AnyBURL is run by hand, see README.md); wn18rr-plot redraws the
+//     plot from the CSV files.
+//
 //   - scale: a generated graph of -triples triples (10^6 by default) with
 //     planted rules; seconds and peak resident memory of loading,
-//     learning (-scale-time) and ranking -scale-test held-out triples.
+//     learning (-scale-time) and ranking -scale-test held-out triples
+//     with the rules of rounds 1, 2, 5, 10 and all.
 //
-//     go -C bench run ./kgc [-experiments anytime,scale] [-times 2s,5s,10s,30s] [-seed 1] [-update-results]
+//     go -C bench run ./kgc [-experiments anytime,wn18rr,scale] [-times 2s,5s,10s,30s] [-seed 1] [-update-results]
 //
 // CSV and PNG files go to -out (a temporary directory by default), or with
 // -update-results into results/ beside this program.
@@ -19,15 +28,18 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,23 +58,28 @@ import (
 var scorings = []kgc.Scoring{kgc.MaxPlus, kgc.Max, kgc.NoisyOr, kgc.PSL}
 
 func main() {
-	exps := flag.String("experiments", "anytime,scale", "comma-separated: anytime, scale")
+	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, wn18rr, scale, wn18rr-plot (the plot again from the CSV files)")
+	wnTimes := flag.String("wn-times", "10s,60s,300s,1000s", "learning budgets of the wn18rr experiment")
 	out := flag.String("out", "", "directory for the CSV and PNG files (default: a temporary directory)")
 	update := flag.Bool("update-results", false, "write the results into results/ beside this program")
 	seed := flag.Uint64("seed", 1, "seed of rule learning and of the generated graph")
 	timesFlag := flag.String("times", "2s,5s,10s,30s", "learning budgets of the anytime experiment")
 	triples := flag.Int("triples", 1_000_000, "triples of the generated graph (scale)")
-	scaleTime := flag.Duration("scale-time", 10*time.Second, "learning budget on the generated graph")
-	scaleTest := flag.Int("scale-test", 1000, "held-out triples ranked on the generated graph")
+	scaleTime := flag.Duration("scale-time", 600*time.Second, "learning budget on the generated graph")
+	scaleTest := flag.Int("scale-test", 2500, "held-out triples ranked on the generated graph (each asked both ways)")
 	flag.Parse()
-	var times []time.Duration
-	for _, s := range strings.Split(*timesFlag, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil || d <= 0 {
-			fail(fmt.Errorf("-times: %q is not a positive duration", s))
+	durations := func(name, list string) []time.Duration {
+		var ds []time.Duration
+		for _, s := range strings.Split(list, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(s))
+			if err != nil || d <= 0 {
+				fail(fmt.Errorf("%s: %q is not a positive duration", name, s))
+			}
+			ds = append(ds, d)
 		}
-		times = append(times, d)
+		return ds
 	}
+	times, wn := durations("-times", *timesFlag), durations("-wn-times", *wnTimes)
 	dir := *out
 	switch {
 	case *update:
@@ -83,6 +100,10 @@ func main() {
 		switch strings.TrimSpace(e) {
 		case "anytime":
 			err = anytime(ctx, dir, times, *seed)
+		case "wn18rr":
+			err = wn18rr(ctx, dir, wn, *seed)
+		case "wn18rr-plot":
+			err = plotWN18RR(dir)
 		case "scale":
 			err = scale(ctx, dir, *triples, *scaleTest, *scaleTime, *seed)
 		default:
@@ -138,20 +159,29 @@ func load(data, name string) (*dataset, error) {
 
 // rank ranks d's test triples with rules under scoring s.
 func (d *dataset) rank(ctx context.Context, rules []kgc.Rule, s kgc.Scoring, seed uint64) (kgc.Metrics, float64, error) {
+	ev, sec, err := d.evaluate(ctx, rules, s, seed)
+	if err != nil {
+		return kgc.Metrics{}, 0, err
+	}
+	return ev.Metrics, sec, nil
+}
+
+// evaluate ranks d's test triples with rules under scoring s.
+func (d *dataset) evaluate(ctx context.Context, rules []kgc.Rule, s kgc.Scoring, seed uint64) (*kgc.Evaluation, float64, error) {
 	start := time.Now()
 	rk := kgc.NewRanker(d.g, rules, s)
 	opt := kgc.EvalOptions{ADMM: admm.DefaultOptions()}
 	if s == kgc.PSL {
 		var err error
 		if opt.PSL, err = rk.NewPSL(ctx, d.v, kgc.PSLOptions{Seed: seed}); err != nil {
-			return kgc.Metrics{}, 0, err
+			return nil, 0, err
 		}
 	}
 	ev, err := rk.Evaluate(ctx, d.test, func(t kgc.Triple) bool { return d.known[t] }, opt)
 	if err != nil {
-		return kgc.Metrics{}, 0, err
+		return nil, 0, err
 	}
-	return ev.Metrics, time.Since(start).Seconds(), nil
+	return ev, time.Since(start).Seconds(), nil
 }
 
 func anytime(ctx context.Context, dir string, times []time.Duration, seed uint64) error {
@@ -329,24 +359,31 @@ func scale(ctx context.Context, dir string, n, nTest int, budget time.Duration, 
 	}
 	if err := phase("learn", func() (string, error) {
 		var err error
-		lr, err = kgc.Learn(ctx, g, kgc.LearnOptions{Time: budget, Seed: seed})
+		lr, err = kgc.Learn(ctx, g, kgc.LearnOptions{Time: budget, Seed: seed, Progress: func(st kgc.RoundStat) {
+			fmt.Printf("    round %d: %d new rules counted, %d kept, %.1f s\n", st.Round, st.Candidates, st.Rules, st.Seconds)
+		}})
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("budget %v: %d rules of %d counted, %d rounds", budget, len(lr.Rules), lr.Candidates, lr.Rounds), nil
+		return fmt.Sprintf("budget %v: %d rules of %d counted, %d rounds (%d sampled, 95%% error within %.3g)", budget, len(lr.Rules), lr.Candidates, lr.Rounds, lr.Sampled, lr.MaxErr), nil
 	}); err != nil {
 		return err
 	}
-	if err := phase("rank", func() (string, error) {
-		rk := kgc.NewRanker(g, lr.Rules, kgc.MaxPlus)
-		ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, kgc.EvalOptions{})
-		if err != nil {
-			return "", err
+	for _, upTo := range snapshots(lr.Rounds) {
+		if err := phase(fmt.Sprintf("rank, rules of rounds 1-%d", upTo), func() (string, error) {
+			rules := upToRound(lr.Rules, upTo)
+			rk := kgc.NewRanker(g, rules, kgc.MaxPlus)
+			ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, kgc.EvalOptions{})
+			if err != nil {
+				return "", err
+			}
+			m := ev.Metrics
+			med, p90, mx := ev.QueryTimes()
+			return fmt.Sprintf("%d rules (learned in %.0f s); maxplus: %d queries, MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f; per query median %.2g ms, 90%% %.2g ms, max %.2g ms",
+				len(rules), lr.Log[upTo-1].Seconds, m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10, 1000*med, 1000*p90, 1000*mx), err
+		}); err != nil {
+			return err
 		}
-		m := ev.Metrics
-		return fmt.Sprintf("maxplus: %d queries, MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f", m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10), err
-	}); err != nil {
-		return err
 	}
 	for _, r := range rows {
 		r[1] = fmt.Sprint(len(v.Entities))
@@ -363,4 +400,183 @@ func writeCSV(path string, header []string, rows [][]string) error {
 	table := append([][]string{header}, rows...)
 	results.Markdown(os.Stdout, table)
 	return results.WriteCSV(path, table)
+}
+
+// snapshots are the rounds whose rules are ranked: 1, 2, 5, 10, 20, ... up
+// to n, and n.
+func snapshots(n int) []int {
+	var out []int
+	for _, r := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500} {
+		if r < n {
+			out = append(out, r)
+		}
+	}
+	if n > 0 {
+		out = append(out, n)
+	}
+	return out
+}
+
+// upToRound is the rules found by rounds 1..n (and the default rules):
+// what a run of n rounds learns, in the same order.
+func upToRound(rules []kgc.Rule, n int) []kgc.Rule {
+	var out []kgc.Rule
+	for _, r := range rules {
+		if r.Round <= n {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// wn18rr learns once for the longest budget and ranks the rules of the
+// rounds done by each budget with noisy-or and maxplus.
+func wn18rr(ctx context.Context, dir string, budgets []time.Duration, seed uint64) error {
+	data, err := shareddata.Dir()
+	if err != nil {
+		return err
+	}
+	d, err := load(data, "wn18rr")
+	if err != nil {
+		return err
+	}
+	longest := slices.Max(budgets)
+	fmt.Printf("  wn18rr: learning for %v ...\n", longest)
+	peak := peakMB()
+	lr, err := kgc.Learn(ctx, d.g, kgc.LearnOptions{Time: longest, Seed: seed, Progress: func(st kgc.RoundStat) {
+		if st.Round%20 == 0 {
+			fmt.Printf("    round %d: %d rules, %.0f s\n", st.Round, st.Rules, st.Seconds)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	learnPeak := peak()
+	header := []string{"learn_budget_s", "rounds", "rules", "sampled_rules", "learn_s", "scoring", "mrr", "hits1", "hits3", "hits10", "rank_s", "query_median_ms", "query_p90_ms", "query_max_ms", "peak_rss_mb"}
+	var rows [][]string
+	series := map[string]plotter.XYs{}
+	for _, b := range budgets {
+		rounds := 0
+		learnSec := 0.0
+		for _, st := range lr.Log {
+			if st.Seconds <= b.Seconds() {
+				rounds, learnSec = st.Round, st.Seconds
+			}
+		}
+		rules := upToRound(lr.Rules, rounds)
+		sampled := 0
+		for _, r := range rules {
+			if r.Sampled > 0 {
+				sampled++
+			}
+		}
+		for _, s := range []kgc.Scoring{kgc.NoisyOr, kgc.MaxPlus} {
+			fmt.Printf("  wn18rr %v (%d rounds, %d rules) %s ...\n", b, rounds, len(rules), s)
+			peak := peakMB()
+			ev, sec, err := d.evaluate(ctx, rules, s, seed)
+			if err != nil {
+				return err
+			}
+			m := ev.Metrics
+			med, p90, mx := ev.QueryTimes()
+			rows = append(rows, []string{fmt.Sprint(b.Seconds()), fmt.Sprint(rounds), fmt.Sprint(len(rules)), fmt.Sprint(sampled), f2(learnSec), s.String(),
+				f4(m.MRR), f4(m.Hits1), f4(m.Hits3), f4(m.Hits10), f2(sec), f2(1000 * med), f2(1000 * p90), f2(1000 * mx), fmt.Sprintf("%.0f", max(learnPeak, peak()))})
+			series["hinge "+s.String()] = append(series["hinge "+s.String()], plotter.XY{X: b.Seconds(), Y: m.MRR})
+		}
+	}
+	if err := writeCSV(filepath.Join(dir, "wn18rr.csv"), header, rows); err != nil {
+		return err
+	}
+	return plotWN18RR(dir)
+}
+
+// plotWN18RR plots hinge's MRR against learning time (dir/wn18rr.csv)
+// beside AnyBURL's rules ranked by hinge (results/wn18rr-anyburl.csv,
+// measured by hand, see README.md) and the published AnyBURL + SAFRAN
+// figure.
+func plotWN18RR(dir string) error {
+	series := map[string]plotter.XYs{}
+	add := func(table [][]string, prefix string, budget, scoring, mrr int) {
+		if len(table) == 0 {
+			return
+		}
+		for _, row := range table[1:] {
+			var x, y float64
+			fmt.Sscan(row[budget], &x)
+			fmt.Sscan(row[mrr], &y)
+			series[prefix+row[scoring]] = append(series[prefix+row[scoring]], plotter.XY{X: x, Y: y})
+		}
+	}
+	own, err := readCSVAt(filepath.Join(dir, "wn18rr.csv"))
+	if err != nil {
+		return err
+	}
+	add(own, "hinge, ", 0, 5, 6)
+	if ab, err := readCSV("wn18rr-anyburl.csv"); err == nil {
+		add(ab, "AnyBURL-23-1 rules, hinge's ", 0, 2, 3)
+	}
+	return plotSeries(filepath.Join(dir, "wn18rr.png"), "WN18RR: filtered MRR by learning time (2 shared cores)", series)
+}
+
+// plotSeries plots MRR against learning time (log scale), one line per
+// series, in name order.
+func plotSeries(path, title string, series map[string]plotter.XYs) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "learning time (s, log scale)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Label.Text = "MRR"
+	p.Add(plotter.NewGrid())
+	names := slices.Sorted(maps.Keys(series))
+	for i, name := range names {
+		l, pts, err := plotter.NewLinePoints(series[name])
+		if err != nil {
+			return err
+		}
+		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+		pts.Shape = plotutil.Shape(i)
+		p.Add(l, pts)
+		p.Legend.Add(name, l, pts)
+	}
+	if strings.HasPrefix(title, "WN18RR") {
+		// The published AnyBURL + SAFRAN figure (1,000 s of learning on
+		// many cores, another machine).
+		pub, err := plotter.NewLine(plotter.XYs{{X: 10, Y: 0.498}, {X: 1000, Y: 0.498}})
+		if err != nil {
+			return err
+		}
+		pub.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(pub)
+		p.Legend.Add("AnyBURL + SAFRAN, published (0.494-0.502)", pub)
+		p.Y.Max = max(p.Y.Max, 0.505)
+	}
+	p.Legend.Top = false
+	p.Legend.Left = false
+	return atomicfile.Write(path, func(w io.Writer) error {
+		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
+		if err != nil {
+			return err
+		}
+		_, err = wt.WriteTo(w)
+		return err
+	})
+}
+
+// readCSV reads a CSV file of results/ (run from bench/ or bench/kgc/).
+func readCSV(name string) ([][]string, error) {
+	t, err := readCSVAt(filepath.Join("kgc", "results", name))
+	if err != nil {
+		return readCSVAt(filepath.Join("results", name))
+	}
+	return t, nil
+}
+
+func readCSVAt(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return csv.NewReader(f).ReadAll()
 }
