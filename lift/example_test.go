@@ -65,3 +65,18 @@ func ExampleRefine() {
 	fmt.Println(col.Var, col.Pot, col.NumVar, col.NumPot)
 	// Output: [0 1 0 1] [0 0] 2 1
 }
+
+// ExampleClassBound bounds the lifted size of two copies of a potential
+// pair from below, without refining.
+func ExampleClassBound() {
+	p := &hlmrf.Problem{}
+	p.AddVars(4)
+	p.AddPotential(1, 0, 1, -1, []int32{0, 1}, []float64{1, -1})
+	p.AddPotential(1, 0, 1, -1, []int32{2, 3}, []float64{1, -1})
+	vars, pots, cons, err := lift.ClassBound(p, 5)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(vars, pots, cons)
+	// Output: 2 1 0
+}

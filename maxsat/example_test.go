@@ -79,3 +79,37 @@ func ExampleSolveProblem() {
 	// Output:
 	// [true true true] 4 true
 }
+
+// Solve lifted: ten interchangeable communities of three people, each with
+// the clauses "a smoker's friend smokes" both ways and a prior against
+// smoking. The relaxation lifts to one community's classes; the bound holds
+// for the whole instance and the world is rounded one atom per class.
+func ExampleSolve_lifted() {
+	in := &maxsat.Instance{}
+	for c := range 10 {
+		a, b, d := 3*c, 3*c+1, 3*c+2
+		in.AddClause(2, false, maxsat.Pos(a)) // a smokes, most likely
+		for _, e := range [][2]int{{a, b}, {b, d}} {
+			in.AddClause(1, false, maxsat.Not(e[0]), maxsat.Pos(e[1]))
+			in.AddClause(1, false, maxsat.Not(e[1]), maxsat.Pos(e[0]))
+		}
+		for _, v := range []int{a, b, d} {
+			in.AddClause(0.5, false, maxsat.Not(v))
+		}
+	}
+	opt := maxsat.DefaultOptions()
+	opt.ADMM.Threads = 1
+	opt.Lift = true
+	res, err := maxsat.Solve(context.Background(), in, opt)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := res.Report
+	l := r.Lifted
+	fmt.Printf("lifted %v: %d atoms, %d clauses (from %d, %d); rounded on the %s\n", l.Symmetry, l.Lifted.Variables, l.Lifted.Potentials, l.Ground.Variables, l.Ground.Potentials, l.Rounding)
+	fmt.Printf("violated weight %.6g, certified lower bound %.6g, optimal %v\n", r.WeightTotal-r.WeightSatisfied, r.WeightTotal-r.LPUpperBound, r.Optimal)
+	// Output:
+	// lifted true: 3 atoms, 8 clauses (from 30, 80); rounded on the classes
+	// violated weight 15, certified lower bound 15, optimal true
+}

@@ -20,6 +20,14 @@
 //  4. Optionally improve with MaxWalkSAT ([WalkSAT]), which is also usable on
 //     its own.
 //
+// With Options.Lift the relaxation is lifted first (Srinivasan et al.,
+// "Lifted Hinge-Loss Markov Random Fields"; package lift): solved, and its
+// bound certified, on the smaller problem of the classes of interchangeable
+// atoms and clauses, with the same optimum and a bound that holds for the
+// ground instance; the rounding keeps its guarantee and uses one
+// representative per class of atoms where that keeps it too (lifted.go).
+// Report.Lifted says what lifting found and what each stage took.
+//
 // Hard clauses are constraints of the relaxation (1 - l_c(y) <= 0). In the
 // conditional expectations and in MaxWalkSAT they weigh more than all soft
 // clauses together, so no soft gain can pay for a hard violation; if the

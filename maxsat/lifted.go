@@ -166,7 +166,7 @@ func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
 	lrep.Lifted = sizesOf(l.Problem)
 	terms, liftedTerms := len(p.Var)+len(p.CVar), len(l.Problem.Var)+len(l.Problem.CVar)
 	if float64(liftedTerms) > LiftWorth*float64(terms) {
-		lrep.Note = fmt.Sprintf("too little symmetry to pay: the lifted relaxation keeps %d of %d terms (lifting pays below %.0f%%); solved as it is", liftedTerms, terms, 100*LiftWorth)
+		lrep.Note = fmt.Sprintf("too little symmetry to pay: the lifted relaxation keeps %d of %d terms (lifting pays below %.0f%%)", liftedTerms, terms, 100*LiftWorth)
 		return nil, lrep, nil
 	}
 	lrep.Symmetry = true
