@@ -322,7 +322,7 @@ func worstRule(p *hlmrf.Problem, w int) int {
 // solve runs ADMM (optionally lifted) or the discrete MAX-SAT pipeline and
 // fills the report. It returns values for every variable of p.
 func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*model.Rule, rep *inferReport, stdout io.Writer) ([]float64, *solveSummary, error) {
-	bar := progress.ForTerminal(o.stderr, o.quiet)
+	bar := progress.New(o.stderr, o.quiet, "hinge infer")
 	defer bar.Done()
 	opt := o.admm
 	opt.Progress = admmProgress(bar)
@@ -342,6 +342,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 		mo.Lift = o.lifted
 		t0 := time.Now()
 		res, err := maxsat.SolveProblem(ctx, q, mo)
+		bar.Done() // the status line is cleared before anything is printed
 		var nc *maxsat.NotClauseError
 		if errors.As(err, &nc) {
 			// Name the rule the offending ground rule came from.
@@ -389,6 +390,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 	if o.lifted {
 		rep.Method = "admm-lifted"
 		lr, err := lift.Solve(ctx, p, opt)
+		bar.Done()
 		if err != nil {
 			return nil, nil, failed(err)
 		}
@@ -405,6 +407,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 			return nil, nil, failed(err)
 		}
 	}
+	bar.Done()
 	rep.Seconds.Solve = time.Since(t0).Seconds()
 	if rep.Seconds.Lift != nil {
 		rep.Seconds.Solve -= *rep.Seconds.Lift

@@ -184,7 +184,7 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 
-	rep := progress.ForTerminal(o.stderr, o.quiet)
+	rep := progress.New(o.stderr, o.quiet, "hinge learn")
 	o.opt.Progress = func(s learn.Step) {
 		if method == learn.MLE {
 			rep.Status("%s step %d/%d: energy gap %.6g, gradient %.3g, ADMM %d iterations (%.1f s)",

@@ -96,7 +96,7 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 		return err
 	}
 	load := time.Since(start).Seconds()
-	prog := progress.ForTerminal(stderr, o.quiet)
+	prog := progress.New(stderr, o.quiet, "hinge maxsat")
 	opt := o.opt
 	opt.ADMM.Progress = func(pr admm.Progress) {
 		prog.Status("relaxation: ADMM iteration %d  objective %.6g  primal %.2e (tol %.2e)  dual %.2e (tol %.2e)",

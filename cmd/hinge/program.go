@@ -163,7 +163,7 @@ func (f *programFlags) ground(ctx context.Context, prog *pipeline.Program, threa
 // groundTo is ground with the ground problem passed to sink as it is
 // grounded (ground.Options.Sink) when sink is not nil.
 func (f *programFlags) groundTo(ctx context.Context, prog *pipeline.Program, threads int, sink ground.Sink) (*ground.Result, float64, error) {
-	rep := progress.ForTerminal(f.stderr, f.quiet)
+	rep := progress.New(f.stderr, f.quiet, "hinge")
 	defer rep.Done()
 	rules := len(prog.Model.Rules)
 	rep.Stage("grounding", rules)
@@ -173,6 +173,8 @@ func (f *programFlags) groundTo(ctx context.Context, prog *pipeline.Program, thr
 		Progress: func(rule, done, total int) {
 			if done == total {
 				rep.Set(rule + 1)
+			} else {
+				rep.Set(rule) // rules done so far (a line where stderr is not a terminal)
 			}
 		},
 		MemoryLimit: memlimit.Current(),

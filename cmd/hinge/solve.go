@@ -222,7 +222,7 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if err := checkProblemFits(path, p); err != nil {
 		return err
 	}
-	rep := progress.ForTerminal(stderr, o.quiet)
+	rep := progress.New(stderr, o.quiet, "hinge solve")
 	opt := o.admm
 	opt.Progress = admmProgress(rep)
 	var res *admm.Result

@@ -112,7 +112,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 		return nil, failed(err)
 	}
 	defer r.Close()
-	bar := progress.ForTerminal(o.stderr, o.quiet)
+	bar := progress.New(o.stderr, o.quiet, "hinge infer")
 	defer bar.Done()
 	opt := dcd.DefaultOptions()
 	opt.Tau, opt.MaxEpochs = o.streaming.tau, o.streaming.epochs
@@ -137,6 +137,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	}
 	t0 := time.Now()
 	res, err := dcd.Solve(ctx, r, opt)
+	bar.Done() // the status line is cleared before the summary is printed
 	if err != nil {
 		return nil, failed(err) // a cancelled solve too: its values are not written
 	}
