@@ -159,3 +159,22 @@ func TestMedianSpread(t *testing.T) {
 		t.Errorf("spread = %q", s)
 	}
 }
+
+func TestAlchemyDuration(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{{"7.38 secs", 7.38}, {"1 mins, 7.38 secs", 67.38}, {"2 hrs, 1 mins, 0.5 secs", 7260.5}, {"0 secs", 0}} {
+		got, err := alchemyDuration(c.in)
+		if err != nil || math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("alchemyDuration(%q) = %g, %v; want %g", c.in, got, err, c.want)
+		}
+	}
+	if _, err := alchemyDuration("7 fortnights"); err == nil {
+		t.Error("an unknown unit was read")
+	}
+	out := "Time taken for MC-SAT sampling = 1 mins, 7.38 secs\nTime taken for SampleSat = 16.44 secs\n"
+	if d, ok := findDuration(out, reAlchemyMCSAT); !ok || math.Abs(d-67.38) > 1e-9 {
+		t.Errorf("findDuration = %g, %v; want 67.38", d, ok)
+	}
+}

@@ -249,7 +249,7 @@ func findFloat(s string, re *regexp.Regexp) (float64, bool) {
 
 var (
 	reAlchemyCost    = regexp.MustCompile(`Lowest cost of false clauses: (\S+)`)
-	reAlchemyMRF     = regexp.MustCompile(`Time taken to construct MRF = (\S+) secs`)
+	reAlchemyMRF     = regexp.MustCompile(`Time taken to construct MRF = (` + alchemyDurationRE + `)`)
 	reAlchemyClauses = regexp.MustCompile(`number of grounded clauses = (\d+)`)
 )
 
@@ -334,7 +334,7 @@ func (c *config) peerMAP(ctx context.Context) error {
 			return err
 		}
 		cost, ok1 := findFloat(st.out, reAlchemyCost)
-		mrf, ok2 := findFloat(st.out, reAlchemyMRF)
+		mrf, ok2 := findDuration(st.out, reAlchemyMRF)
 		ncl, ok3 := findFloat(st.out, reAlchemyClauses)
 		if !ok1 || !ok2 || !ok3 {
 			return fmt.Errorf("Alchemy's output lacks the cost, MRF time or clause count:\n%s", st.out)
@@ -444,7 +444,47 @@ type mcsatRun struct {
 // default); each discards its own burn-in.
 const hingeChains = 4
 
-var reAlchemyMCSAT = regexp.MustCompile(`Time taken for MC-SAT sampling = (\S+) secs`)
+// alchemyDurationRE matches a duration as Alchemy prints it.
+const alchemyDurationRE = `(?:\d+ hrs?, )?(?:\d+ mins?, )?[\d.e+-]+ secs?`
+
+var reAlchemyMCSAT = regexp.MustCompile(`Time taken for MC-SAT sampling = (` + alchemyDurationRE + `)`)
+
+// findDuration reads the duration in group 1 of re's last match in s.
+func findDuration(s string, re *regexp.Regexp) (float64, bool) {
+	m := re.FindAllStringSubmatch(s, -1)
+	if len(m) == 0 {
+		return 0, false
+	}
+	d, err := alchemyDuration(m[len(m)-1][1])
+	return d, err == nil
+}
+
+// alchemyDuration reads a duration as Alchemy's Timer::printTime writes
+// it: "7.38 secs", "1 mins, 7.38 secs", "2 hrs, 1 mins, 7.38 secs".
+func alchemyDuration(s string) (float64, error) {
+	total := 0.0
+	for _, part := range strings.Split(s, ",") {
+		f := strings.Fields(part)
+		if len(f) != 2 {
+			return 0, fmt.Errorf("Alchemy duration %q: want NUMBER UNIT parts", s)
+		}
+		x, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return 0, fmt.Errorf("Alchemy duration %q: %w", s, err)
+		}
+		switch strings.TrimSuffix(f[1], "s") {
+		case "hr":
+			x *= 3600
+		case "min":
+			x *= 60
+		case "sec":
+		default:
+			return 0, fmt.Errorf("Alchemy duration %q: unknown unit %q", s, f[1])
+		}
+		total += x
+	}
+	return total, nil
+}
 
 // alchemyMCSAT runs Alchemy's infer -ms (burn-in 100) on advisedBy. Its
 // sampling time is its own timer's, which counts the process's user CPU
@@ -455,7 +495,7 @@ func (c *config) alchemyMCSAT(ctx context.Context, prog, evidence, result string
 	if err != nil {
 		return nil, err
 	}
-	secs, ok := findFloat(st.out, reAlchemyMCSAT)
+	secs, ok := findDuration(st.out, reAlchemyMCSAT)
 	if !ok {
 		return nil, fmt.Errorf("Alchemy's output lacks the MC-SAT sampling time:\n%s", st.out)
 	}
