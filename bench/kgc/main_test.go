@@ -91,3 +91,34 @@ func TestLoadAndRank(t *testing.T) {
 		}
 	}
 }
+
+// The rules of rounds 1..n of a longer run are the rules a run of n rounds
+// learns, in the same order: what the wn18rr and scale experiments rank as
+// the snapshot of a learning time.
+func TestUpToRoundIsRounds(t *testing.T) {
+	v, ts := generate(3000, 1)
+	g := kgc.NewGraph(ts, len(v.Entities), len(v.Relations))
+	long, err := kgc.Learn(context.Background(), g, kgc.LearnOptions{Rounds: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 3} {
+		short, err := kgc.Learn(context.Background(), g, kgc.LearnOptions{Rounds: n, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b strings.Builder
+		if err := kgc.WriteRules(&a, upToRound(long.Rules, n), v); err != nil {
+			t.Fatal(err)
+		}
+		if err := kgc.WriteRules(&b, short.Rules, v); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() || len(short.Rules) == 0 {
+			t.Errorf("rounds 1-%d of 4: %d rules, a run of %d rounds: %d", n, len(upToRound(long.Rules, n)), n, len(short.Rules))
+		}
+	}
+	if got := snapshots(67); !slices.Equal(got, []int{1, 2, 5, 10, 20, 50, 67}) {
+		t.Errorf("snapshots(67) = %v", got)
+	}
+}
