@@ -5,8 +5,9 @@
 // user would need lives in the library packages, not here.
 //
 // Exit status: 0 success; 1 the run failed (for example infeasible hard
-// constraints or an I/O error while writing); 2 bad input or usage (unknown
-// flag, malformed model or data, missing file).
+// constraints or an I/O error while writing) or was cancelled (SIGINT,
+// SIGTERM: nothing is written); 2 bad input or usage (unknown flag,
+// malformed model or data, missing file).
 package main
 
 import (
