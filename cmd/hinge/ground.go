@@ -61,7 +61,7 @@ func (o *groundOptions) run(ctx context.Context, stdout io.Writer) error {
 	if o.threads < 0 {
 		return badInput(fmt.Errorf("--threads %d: must be >= 0", o.threads))
 	}
-	prog, err := o.load()
+	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := checkOutputs(nil, output{flag: "--output", path: o.output, dir: true}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	prog, err := o.load()
+	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err
 	}

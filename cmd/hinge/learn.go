@@ -163,7 +163,7 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		return badInput(err)
 	}
 
-	prog, err := o.load()
+	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err
 	}
