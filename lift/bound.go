@@ -1,7 +1,9 @@
 package lift
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 
 	"github.com/hinge-srl/hinge/hlmrf"
 )
@@ -174,4 +176,189 @@ func (s *countSet) distinct(hs []uint64) int {
 		}
 	}
 	return k
+}
+
+// Lift goes on with the rounds until the hashed coloring is stable (at most
+// maxRounds rounds in all), checks exactly that it is stable in the sense
+// of Refine (every member of a class has the same exact sum of coefficients
+// into every class, and the factors of a class the same weight, constant
+// and power or kind), and builds the lifted problem from it. ok is false,
+// with a nil *Lifted, when the rounds did not settle or the check failed
+// (a hash collision merged two classes); the caller then lifts by
+// refinement (Lift). Problems whose coefficients need more than one 64-bit
+// word of fixed point (see fixed.go) are left to refinement too.
+//
+// A coloring that passes is the coarsest stable coloring, the one Refine
+// computes, numbered the same way: the hashed coloring is never finer than
+// it (the comment at the top), and a stable coloring is never coarser.
+// Hashing costs one pass over the terms per round whatever the symmetry,
+// where refinement touches every copy of a repeated structure at every
+// split, so on problems of many copies it is several times faster.
+func (b *Bounder) Lift(maxRounds int) (l *Lifted, ok bool, err error) {
+	if b.g.scale.words != 1 {
+		return nil, false, nil
+	}
+	for r := 0; ; r++ {
+		if r >= maxRounds {
+			return nil, false, nil
+		}
+		if !b.Round() {
+			break
+		}
+	}
+	col := b.coloring()
+	if !b.stable(col) {
+		return nil, false, nil
+	}
+	l, err = build(b.p, b.g, col)
+	return l, err == nil, err
+}
+
+// coloring numbers the hash classes of each kind in order of first
+// occurrence.
+func (b *Bounder) coloring() *Coloring {
+	n, m := b.p.NumVars, len(b.p.Weight)
+	number := func(hs []uint64) ([]int32, int) {
+		ids := make(map[uint64]int32, len(hs)/4+1)
+		out := make([]int32, len(hs))
+		for i, h := range hs {
+			id, seen := ids[h]
+			if !seen {
+				id = int32(len(ids))
+				ids[h] = id
+			}
+			out[i] = id
+		}
+		return out, len(ids)
+	}
+	col := &Coloring{}
+	col.Var, col.NumVar = number(b.h[:n])
+	col.Pot, col.NumPot = number(b.h[n : n+m])
+	col.Con, col.NumCon = number(b.h[n+m:])
+	return col
+}
+
+// classSum is one entry of a node's exact sums into the classes of the
+// other side: the class and the sum (one-word fixed point).
+type classSum struct {
+	class int32
+	sum   uint64
+}
+
+// stable reports whether col is stable: factors of a class share their
+// initial color and, like variables of a class, their exact sums into every
+// class of the other side (one-word fixed point; zero sums left out).
+func (b *Bounder) stable(col *Coloring) bool {
+	p, g, w := b.p, b.g, b.w
+	n, m, c := p.NumVars, len(p.Weight), len(p.CKind)
+	fclass := func(f int) int32 { // potentials and constraints in one numbering
+		if f < m {
+			return col.Pot[f]
+		}
+		return int32(col.NumPot) + col.Con[f-m]
+	}
+	nf := col.NumPot + col.NumCon
+	// The first member of every class: its key and sums are the class's.
+	fRep := make([]int32, nf)
+	for i := range fRep {
+		fRep[i] = -1
+	}
+	var fSums [][]classSum // per factor class, its representative's sums
+	fSums = make([][]classSum, nf)
+	var buf []classSum
+	// sums collects (class, weight) pairs, sorts them by class, adds equal
+	// classes and drops zero sums.
+	sums := func(entries []classSum) []classSum {
+		slicesSortClassSum(entries)
+		out := entries[:0]
+		for _, e := range entries {
+			if k := len(out); k > 0 && out[k-1].class == e.class {
+				out[k-1].sum += e.sum
+				continue
+			}
+			out = append(out, e)
+		}
+		keep := out[:0]
+		for _, e := range out {
+			if e.sum != 0 {
+				keep = append(keep, e)
+			}
+		}
+		return keep
+	}
+	for f := range m + c {
+		k := fclass(f)
+		buf = buf[:0]
+		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+			buf = append(buf, classSum{col.Var[g.fVar[e]], w[e]})
+		}
+		s := sums(buf)
+		if fRep[k] < 0 {
+			fRep[k] = int32(f)
+			fSums[k] = append([]classSum(nil), s...)
+			continue
+		}
+		if factorKey(p, f) != factorKey(p, int(fRep[k])) || !equalSums(s, fSums[k]) {
+			return false
+		}
+	}
+	// Variables: their incidences, grouped by variable.
+	start := make([]int32, n+1)
+	for _, v := range g.fVar {
+		start[v+1]++
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	inc := make([]classSum, len(g.fVar))
+	fill := append([]int32(nil), start[:n]...)
+	for f := range m + c {
+		k := fclass(f)
+		for e := g.fStart[f]; e < g.fStart[f+1]; e++ {
+			v := g.fVar[e]
+			inc[fill[v]] = classSum{k, w[e]}
+			fill[v]++
+		}
+	}
+	vSums := make([][]classSum, col.NumVar)
+	vSeen := make([]bool, col.NumVar)
+	for v := range n {
+		s := sums(inc[start[v]:start[v+1]])
+		k := col.Var[v]
+		if !vSeen[k] {
+			vSeen[k] = true
+			vSums[k] = s
+			continue
+		}
+		if !equalSums(s, vSums[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalSums(a, b []classSum) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// slicesSortClassSum sorts entries by class (insertion sort for the short
+// rows of most factors).
+func slicesSortClassSum(s []classSum) {
+	if len(s) > 12 {
+		slices.SortFunc(s, func(x, y classSum) int { return cmp.Compare(x.class, y.class) })
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].class < s[j-1].class; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }

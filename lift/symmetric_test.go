@@ -2,6 +2,7 @@ package lift
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -100,5 +101,81 @@ func TestClassBound(t *testing.T) {
 	}
 	if _, _, _, err := ClassBound(nil, 1); err == nil {
 		t.Error("nil problem accepted")
+	}
+}
+
+// TestBounderLift: lifting from the hashed coloring gives exactly what
+// Lift gives (problem, maps, offset, copy weights) whenever it succeeds,
+// and it succeeds on these problems with one-word coefficients; a coloring
+// that merges two classes fails the stability check.
+func TestBounderLift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 8))
+	succeeded := 0
+	for _, tc := range refineCases {
+		for seed := range 8 {
+			base, y0 := randomProblem(rng, tc.spec)
+			p := base
+			if seed%2 == 1 {
+				p, _ = planted(rng, base, y0, 2+seed%3)
+			}
+			want, err := Lift(p)
+			if err != nil {
+				continue // infeasible constant classes: Lift's error, tested elsewhere
+			}
+			b, err := NewBounder(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := b.Lift(100)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", tc.name, seed, err)
+			}
+			if !ok {
+				if b.g.scale.words == 1 {
+					t.Errorf("%s seed %d: hashed lifting failed on one-word coefficients", tc.name, seed)
+				}
+				continue
+			}
+			succeeded++
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Lifted{}, "Coloring")); diff != "" {
+				t.Fatalf("%s seed %d: hashed lifting differs from Lift (-Lift +hashed):\n%s", tc.name, seed, diff)
+			}
+			if diff := cmp.Diff(want.Coloring, got.Coloring); diff != "" {
+				t.Fatalf("%s seed %d: colorings differ:\n%s", tc.name, seed, diff)
+			}
+			// Merge two variable classes (or two potential classes): no
+			// longer stable, unless the merge is itself stable, which the
+			// coarsest stable coloring rules out.
+			col := got.Coloring
+			bad := &Coloring{Var: slices.Clone(col.Var), Pot: slices.Clone(col.Pot), Con: slices.Clone(col.Con), NumVar: col.NumVar, NumPot: col.NumPot, NumCon: col.NumCon}
+			switch {
+			case col.NumVar >= 2:
+				for i, k := range bad.Var {
+					if k == 1 {
+						bad.Var[i] = 0
+					}
+				}
+			case col.NumPot >= 2:
+				for i, k := range bad.Pot {
+					if k == 1 {
+						bad.Pot[i] = 0
+					}
+				}
+			default:
+				continue
+			}
+			if b.stable(bad) {
+				t.Fatalf("%s seed %d: a coloring with two classes merged passes as stable", tc.name, seed)
+			}
+		}
+	}
+	if succeeded < 20 {
+		t.Errorf("hashed lifting succeeded on %d problems only", succeeded)
+	}
+	// Rounds that do not settle in time: refused, not wrong.
+	p := noSymmetry(rng, 30, 90)
+	b, _ := NewBounder(p)
+	if l, ok, _ := b.Lift(1); ok || l != nil {
+		t.Error("one round accepted as settled")
 	}
 }

@@ -104,6 +104,10 @@ func TestLiftedMatchesGround(t *testing.T) {
 		base := randomInstance(rng, n, 1+rng.IntN(3*n), 1+rng.IntN(3), trial%2 == 0, pHard)
 		cases = append(cases, instance{"copies", copies(rng, base, 2+rng.IntN(3))})
 	}
+	for range 4 { // many copies: the coloring comes from hashing (LiftReport.Hashed)
+		base := randomInstance(rng, 4, 8, 3, true, 0.1)
+		cases = append(cases, instance{"many-copies", copies(rng, base, 40)})
+	}
 	cases = append(cases,
 		instance{"interchangeable", interchangeable(3, 1, false, false)},
 		instance{"interchangeable-hard", interchangeable(3, 0.5, false, true)},
@@ -131,6 +135,9 @@ func TestLiftedMatchesGround(t *testing.T) {
 		}
 		if lr.Rounding == RoundClasses {
 			classRounded++
+		}
+		if c.name == "many-copies" && !lr.Hashed {
+			t.Errorf("%d %s: forty copies not lifted by hashing", trial, c.name)
 		}
 		W := in.SoftWeight()
 		if d := math.Abs(g.LPPrimalValue - l.LPPrimalValue); d > 2e-3*(1+W) {
