@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hinge-srl/hinge/hlmrf"
 )
@@ -107,6 +108,20 @@ func FuzzLift(f *testing.F) {
 		}
 		if diff := cmp.Diff(naiveRefine(p), l.Coloring); diff != "" {
 			t.Fatalf("not the coarsest stable coloring (-naive +Refine):\n%s", diff)
+		}
+		// Hashed lifting, when it succeeds, is the same lifting; its bound
+		// never exceeds the coloring.
+		b, err := NewBounder(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hl, ok, err := b.Lift(64); err == nil && ok {
+			if diff := cmp.Diff(l, hl, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("hashed lifting differs (-Lift +hashed):\n%s", diff)
+			}
+		}
+		if v, m, c := b.Counts(); v > l.Coloring.NumVar || m > l.Coloring.NumPot || c > l.Coloring.NumCon {
+			t.Fatalf("bound %d/%d/%d above the coloring %d/%d/%d", v, m, c, l.Coloring.NumVar, l.Coloring.NumPot, l.Coloring.NumCon)
 		}
 		if err := l.Problem.Validate(); err != nil {
 			t.Fatalf("lifted problem invalid: %v", err)
