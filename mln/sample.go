@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -884,6 +885,14 @@ type gibbsBlock struct {
 	vars    []int32
 	clauses []int32
 	lits    [][]blockLit
+	// occ[i] lists atom i's literals as (clause position in clauses,
+	// negated), for the Gray-code walk of sampleBlock.
+	occ [][]blockOcc
+}
+
+type blockOcc struct {
+	clause int32
+	neg    bool
 }
 
 type blockLit struct {
@@ -952,7 +961,7 @@ func newSweep(in *maxsat.Instance, ix *clauseIndex, opt SampleOptions, strict bo
 			sw.singles = append(sw.singles, vs...) // atom by atom
 			continue
 		}
-		b := gibbsBlock{vars: vs}
+		b := gibbsBlock{vars: vs, occ: make([][]blockOcc, len(vs))}
 		at := map[int32]int8{}
 		for i, v := range vs {
 			at[v] = int8(i)
@@ -969,6 +978,9 @@ func newSweep(in *maxsat.Instance, ix *clauseIndex, opt SampleOptions, strict bo
 					if i, ok := at[int32(l.Var())]; ok {
 						bl = append(bl, blockLit{i, l.Neg()})
 					}
+				}
+				for _, l := range bl {
+					b.occ[l.at] = append(b.occ[l.at], blockOcc{int32(len(b.clauses)), l.neg})
 				}
 				b.clauses = append(b.clauses, c)
 				b.lits = append(b.lits, bl)
@@ -989,8 +1001,9 @@ type chainState struct {
 	ntrue []int32
 	// cond holds, for each atom, its conditional probability of being
 	// true given the others when it was last resampled.
-	cond  []float64
-	score []float64 // scratch: log-weight of each block assignment
+	cond      []float64
+	score     []float64 // scratch: log-weight of each block assignment
+	blockTrue []int32   // scratch: true literals of a block's clauses
 }
 
 func newChainState(ix *clauseIndex, rng *rand.Rand) *chainState {
@@ -1104,40 +1117,79 @@ func (ch *chainState) sampleBlock(b *gibbsBlock) error {
 		ch.score = make([]float64, states)
 	}
 	score := ch.score[:states]
-	clear(score)
 	cur := 0
 	for i, v := range b.vars {
 		if ch.x[v] {
 			cur |= 1 << i
 		}
 	}
+	// Walk the block's assignments in Gray-code order, each one flip from
+	// the last, keeping every clause's count of true literals and the
+	// score (the weight of the satisfied soft clauses; -Inf while a hard
+	// clause is violated) up to date: a step costs the flipped atom's
+	// clauses, not all of them.
+	if cap(ch.blockTrue) < len(b.clauses) {
+		ch.blockTrue = make([]int32, len(b.clauses))
+	}
+	cnt := ch.blockTrue[:len(b.clauses)]
+	sc, hardViolated := 0.0, 0
 	for j, c32 := range b.clauses {
 		c := int(c32)
-		// True literals outside the block.
-		rest := int(ch.ntrue[c])
+		// True literals outside the block, plus the block's negated ones
+		// (true in the all-false assignment the walk starts from).
+		n := int(ch.ntrue[c])
 		for _, bl := range b.lits[j] {
 			if (cur>>bl.at&1 == 1) != bl.neg {
-				rest--
+				n--
+			}
+			if bl.neg {
+				n++
 			}
 		}
-		w, hard := in.Weight[c], in.Hard[c]
-		for s := range states {
-			if math.IsInf(score[s], -1) {
-				continue
+		cnt[j] = int32(n)
+		switch {
+		case in.Hard[c]:
+			if n == 0 {
+				hardViolated++
 			}
-			sat := rest > 0
-			for _, bl := range b.lits[j] {
-				if sat {
-					break
+		case n > 0:
+			sc += in.Weight[c]
+		}
+	}
+	st := 0
+	for k := range states {
+		if k > 0 {
+			i := bits.TrailingZeros(uint(k))
+			st ^= 1 << i
+			on := st>>i&1 == 1
+			for _, o := range b.occ[i] {
+				c := int(b.clauses[o.clause])
+				was := cnt[o.clause]
+				if on != o.neg {
+					cnt[o.clause]++
+				} else {
+					cnt[o.clause]--
 				}
-				sat = (s>>bl.at&1 == 1) != bl.neg
+				now := cnt[o.clause]
+				if (was > 0) == (now > 0) {
+					continue
+				}
+				switch {
+				case in.Hard[c] && now > 0:
+					hardViolated--
+				case in.Hard[c]:
+					hardViolated++
+				case now > 0:
+					sc += in.Weight[c]
+				default:
+					sc -= in.Weight[c]
+				}
 			}
-			switch {
-			case hard && !sat:
-				score[s] = math.Inf(-1)
-			case !hard && sat:
-				score[s] += w
-			}
+		}
+		if hardViolated > 0 {
+			score[st] = math.Inf(-1)
+		} else {
+			score[st] = sc
 		}
 	}
 	top := math.Inf(-1)
