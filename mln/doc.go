@@ -36,8 +36,14 @@
 // A variable starts with a lower-case letter; a constant starts with an
 // upper-case letter or a digit, or is a double-quoted string. A statement
 // without a weight that is a single atom of an undeclared predicate whose
-// arguments are all identifiers declares that predicate; a formula without a
-// weight and without the final '.' has weight 0 (its weight is to be learned).
+// arguments are all type names (identifiers that do not start with an
+// upper-case letter) declares that predicate; a ground atom of an
+// undeclared predicate, as in an evidence file given as the program, is an
+// error that says so. A formula without a weight and without the final '.'
+// has weight 0 (its weight is to be learned). A formula may nest at most
+// MaxNesting levels deep (connectives, negations, quantifiers and
+// parentheses): the parser refuses deeper ones, and Build refuses deeper
+// formulas built in Go, before any recursive walk reaches them.
 //
 // Evidence (.db): one ground atom per line, `Pred(A, B)` (true),
 // `!Pred(A, B)` (false), or `0.8 Pred(A, B)` (a soft truth value in [0,1],
@@ -110,4 +116,24 @@
 // first (as Alchemy does), report Rao-Blackwellised estimates, run several
 // chains from random worlds and say whether they agree (Diagnostics: split
 // R-hat and the largest difference between chains).
+//
+// # Learning
+//
+// LearnPLL learns the soft formulas' weights from a training world as
+// Alchemy's learnwts -g does: it maximises the pseudo-log-likelihood of
+// the query predicates' atoms (of every predicate's when none is given),
+// each predicate's atoms weighted by one over its number of groundings,
+// with a Gaussian prior centred on the program's weights (standard
+// deviation 100), by L-BFGS, preconditioned by each weight's curvature at
+// the start. The domains are the program's constants and those of the
+// whole training world, whichever predicates are queried. The ground
+// clauses stream from the grounder into one coefficient per atom and
+// weight, so memory grows with the atoms, not with the ground clauses. A
+// formula's weight is shared by its clauses; a +x formula learns one weight
+// per constant, and WithWeights writes it back as Alchemy writes it, one
+// formula per constant. The result says whether L-BFGS converged. On the
+// smokers program the weights agree with Alchemy 2's learnwts -g to 3e-3.
+// LearnDiscriminative maximises the conditional log-likelihood of the
+// query atoms by diagonal Newton (Lowd and Domingos 2007) with expected
+// counts from MC-SAT chains, as learnwts -d.
 package mln
