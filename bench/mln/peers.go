@@ -537,10 +537,12 @@ func (c *config) hingeMCSAT(ctx context.Context, hinge, prog, evidence, result s
 // peerMCSAT runs each engine's MC-SAT on UW-CSE ai with the file's weights
 // (all 1), -peer-samples samples (Alchemy: one chain after 100 burn-in
 // steps; hinge: hingeChains chains sharing them, 100 burn-in steps each),
-// -runs times taking turns: the CPU time of sampling per MC-SAT step (both
-// engines' steps are one slice-sampling step over the whole network), the
-// whole run's wall and CPU time and memory, and the marginals' AUC-PR and
-// CLL on the query atoms. CPU time is the figure that stays comparable
+// -runs times taking turns (run r with seed r): the CPU time of sampling
+// per MC-SAT step (both engines' steps are one slice-sampling step over the
+// whole network), the whole run's wall and CPU time and memory, the
+// marginals' AUC-PR and CLL on the query atoms, and how far an engine's
+// runs with different seeds disagree (a chain that has not mixed depends on
+// its seed). CPU time is the figure that stays comparable
 // when the machine is shared.
 func (c *config) peerMCSAT(ctx context.Context) error {
 	s, err := c.uwFiles("ai")
@@ -565,6 +567,12 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 		auc, cll                []float64
 		steps                   int
 		last                    map[string]float64
+		// selfDiff is the largest difference between the marginals of
+		// two runs (seeds) of the engine, and atoms the number of atoms
+		// that differ by more than 0.1 there.
+		selfDiff float64
+		selfAt   string
+		atoms    int
 	}
 	var sys []*series
 	for _, e := range []string{"alchemy", "hinge"} {
@@ -591,10 +599,22 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 			}
 			x.perStep = append(x.perStep, 1000*r.sampleCPU/float64(r.steps))
 			x.wall, x.cpu, x.rss = append(x.wall, r.st.wall), append(x.cpu, r.st.cpu), append(x.rss, r.st.rssMB)
+			if x.last != nil {
+				if d, k := largestDiff(x.last, r.probs); d > x.selfDiff {
+					x.selfDiff, x.selfAt = d, k
+				}
+				n := 0
+				for k, p := range r.probs {
+					if math.Abs(p-x.last[k]) > 0.1 {
+						n++
+					}
+				}
+				x.atoms = max(x.atoms, n)
+			}
 			x.auc, x.cll, x.last, x.steps = append(x.auc, auc), append(x.cll, cll), r.probs, r.steps
 		}
 	}
-	rows := [][]string{{"engine", "samples", "MC-SAT steps", "CPU ms a step", "steps a CPU second", "wall s", "CPU s", "peak RSS MB", "AUC-PR", "CLL", "runs"}}
+	rows := [][]string{{"engine", "samples", "MC-SAT steps", "CPU ms a step", "steps a CPU second", "wall s", "CPU s", "peak RSS MB", "AUC-PR", "CLL", "runs", "largest difference between consecutive runs", "atoms differing by > 0.1"}}
 	for _, x := range sys {
 		name, samples := "Alchemy 2 infer -ms", fmt.Sprintf("%d after 100 burn-in", c.peerSamples)
 		if x.name == "hinge" {
@@ -602,7 +622,8 @@ func (c *config) peerMCSAT(ctx context.Context) error {
 		}
 		ms := median(slices.Clone(x.perStep))
 		rows = append(rows, []string{name, samples, fmt.Sprint(x.steps), spread(x.perStep, "%.2f"), fmt.Sprintf("%.0f", 1000/ms),
-			spread(x.wall, "%.2f"), spread(x.cpu, "%.2f"), spread(x.rss, "%.0f"), spread(x.auc, "%.4f"), spread(x.cll, "%.4f"), fmt.Sprint(c.runs)})
+			spread(x.wall, "%.2f"), spread(x.cpu, "%.2f"), spread(x.rss, "%.0f"), spread(x.auc, "%.4f"), spread(x.cll, "%.4f"), fmt.Sprint(c.runs),
+			fmt.Sprintf("%.4f %s", x.selfDiff, x.selfAt), fmt.Sprint(x.atoms)})
 	}
 	results.Markdown(c.stdout, rows)
 	if len(sys) == 2 {
