@@ -16,7 +16,8 @@ import (
 // the clauses the flip may have made costly. A callback given to Run is
 // called after every flip and may call AddVar and AddClause.
 //
-// Moves are WalkSAT's: pick a costly clause uniformly at random; with
+// Moves are WalkSAT's: pick a costly clause uniformly at random (a violated
+// hard clause while there is one: the walk repairs them first); with
 // probability Noise flip a random variable of it (a true one for a clause
 // of negative weight), otherwise the one whose flip gains the most (ties
 // broken at random). Unlike WalkSAT, gains compare hard clauses first and
@@ -45,7 +46,8 @@ type LazyWalker struct {
 	cl    []lazyClause
 	lits  []Lit
 	start []int32 // clause c has lits[start[c]:start[c+1]]
-	unsat []int32 // costly clauses with literals
+	unsat []int32 // costly soft clauses with literals
+	hardU []int32 // violated hard clauses with literals
 
 	soft float64 // the signed weight of unsatisfied soft clauses
 	hard int     // unsatisfied hard clauses
@@ -72,7 +74,7 @@ type lazyClause struct {
 	w        float64 // signed soft weight (0 for hard clauses)
 	trueSum  int64   // sum of the variables of the true literals
 	numTrue  int32
-	unsatPos int32 // position in unsat, -1 when not there
+	unsatPos int32 // position in unsat (hardU for a hard clause), -1 when not there
 	hard     bool
 }
 
@@ -239,16 +241,24 @@ func (w *LazyWalker) addCost(k *lazyClause, sign int) {
 }
 
 func (w *LazyWalker) addUnsat(c int32) {
-	w.cl[c].unsatPos = int32(len(w.unsat))
-	w.unsat = append(w.unsat, c)
+	list := &w.unsat
+	if w.cl[c].hard {
+		list = &w.hardU
+	}
+	w.cl[c].unsatPos = int32(len(*list))
+	*list = append(*list, c)
 }
 
 func (w *LazyWalker) removeUnsat(c int32) {
+	list := &w.unsat
+	if w.cl[c].hard {
+		list = &w.hardU
+	}
 	p := w.cl[c].unsatPos
-	last := w.unsat[len(w.unsat)-1]
-	w.unsat[p] = last
+	last := (*list)[len(*list)-1]
+	(*list)[p] = last
 	w.cl[last].unsatPos = p
-	w.unsat = w.unsat[:len(w.unsat)-1]
+	*list = (*list)[:len(*list)-1]
 	w.cl[c].unsatPos = -1
 }
 
@@ -345,13 +355,18 @@ func (w *LazyWalker) Run(ctx context.Context, steps int, after func(v int) error
 		w.keep()
 	}
 	var cand []Lit
-	for i := 0; i < steps && len(w.unsat) > 0; i++ {
+	for i := 0; i < steps && len(w.unsat)+len(w.hardU) > 0; i++ {
 		if i&1023 == 0 && i > 0 {
 			if ctx.Err() != nil || (!w.opt.Deadline.IsZero() && time.Now().After(w.opt.Deadline)) {
 				break
 			}
 		}
-		c := w.unsat[w.rng.IntN(len(w.unsat))]
+		var c int32
+		if len(w.hardU) > 0 {
+			c = w.hardU[w.rng.IntN(len(w.hardU))]
+		} else {
+			c = w.unsat[w.rng.IntN(len(w.unsat))]
+		}
 		lits := w.lits[w.start[c]:w.start[c+1]]
 		if k := &w.cl[c]; !k.hard && k.w < 0 { // a satisfied negative clause: flip a true literal
 			cand = cand[:0]

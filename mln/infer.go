@@ -38,6 +38,12 @@ type MAPOptions struct {
 	MaxSAT maxsat.Options
 	// Ground configures the grounder.
 	Ground ground.Options
+	// Fixed are literals over the ground network's variables (its unknown
+	// atoms, numbered as in MAPResult.Ground) added as hard unit clauses:
+	// the best world with those atoms held at those values (an
+	// explanation solves again with one atom flipped). They take no part
+	// in the cost or the Alchemy view's offset.
+	Fixed []maxsat.Lit
 }
 
 // DefaultMAPOptions returns lp-round with maxsat's defaults.
@@ -166,6 +172,14 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res := &MAPResult{Ground: g}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
+	for _, l := range opt.Fixed {
+		if l == 0 || l.Var() >= in.NumVars {
+			return nil, fmt.Errorf("mln: MAPOptions.Fixed: literal %d names none of the %d unknown atoms", l, in.NumVars)
+		}
+		if err := in.AddClause(0, true, l); err != nil {
+			return nil, err
+		}
+	}
 	mo := opt.MaxSAT
 	flips := mo.LocalSearch
 	if flips == 0 {
@@ -317,8 +331,11 @@ func (net *Network) infeasible(g *ground.Result, in *maxsat.Instance, core []int
 		if len(lits) > 0 {
 			text = strings.Join(lits, " v ")
 		}
-		if c >= soft {
-			text += "   from " + net.Model.Rules[g.Problem.CGroup[c-soft]].Text
+		switch j := c - soft; {
+		case j >= len(g.Problem.CGroup):
+			text += "   (an atom held by MAPOptions.Fixed)"
+		case j >= 0:
+			text += "   from " + net.Model.Rules[g.Problem.CGroup[j]].Text
 		}
 		e.Clauses = append(e.Clauses, text)
 	}

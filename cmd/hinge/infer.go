@@ -37,6 +37,8 @@ type inferOptions struct {
 	printValues bool
 	outputTable string // --output-table: write the values to this table of --db-schema
 	streaming   streamOptions
+	explain     explainFlags
+	solver      *admm.Solver // the ADMM solver of the answer (not lifted, discrete or streamed), for --explain
 }
 
 // inferReport is the --report JSON of hinge infer: the grounding fields of
@@ -118,6 +120,7 @@ is 1.`,
 	f.IntVar(&o.localSearch, "local-search", 0, "with --discrete: MaxWalkSAT flips after rounding")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for every random choice (local search, --shuffle)")
 	o.streaming.add(cmd)
+	o.explain.add(cmd, "psl")
 	return cmd
 }
 
@@ -145,6 +148,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if o.outputTable != "" && o.dbURL() == "" {
 		return badInput(errors.New("--output-table needs --db (or HINGE_DB)"))
 	}
+	if err := o.explain.checkPSL(o); err != nil {
+		return err
+	}
 	evalOpts, err := parseKeyValues(o.evalOpts, "--eval-option")
 	if err != nil {
 		return badInput(err)
@@ -154,14 +160,14 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	// The outputs before loading too (a large data set takes a while);
 	// that none is an input is known once the program is read.
-	if err := checkOutputs(nil, output{flag: "--output", path: o.output, dir: true}, output{flag: "--report", path: o.report}); err != nil {
+	if err := checkOutputs(nil, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err
 	}
-	outs := append(outputFiles(o.output, prog), output{flag: "--report", path: o.report})
+	outs := append(append(outputFiles(o.output, prog), output{flag: "--report", path: o.report}), o.explain.outputs()...)
 	if err := checkOutputs(programInputs(&o.programFlags, prog), outs...); err != nil {
 		return err
 	}
@@ -169,6 +175,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		if err := o.checkOutputTable(prog); err != nil {
 			return err
 		}
+	}
+	if err := o.explain.findPSL(prog); err != nil {
+		return err
 	}
 	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs}
 	if err := prog.CheckEvaluators(evalOptions); err != nil {
@@ -260,6 +269,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 			m[mt.Name] = mt.Value
 		}
 		fmt.Fprintf(stdout, "evaluation %s (%d atoms) %s\n", ev.Predicate.Name, ev.Atoms, ev.Result)
+	}
+	if err := o.explain.runPSL(ctx, stdout, prog, g, values, o.solver, o.streaming.on); err != nil {
+		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()
 	if o.report != "" {
@@ -402,10 +414,14 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 			lp.NumVars, lp.NumPotentials(), lp.NumConstraints(), p.NumVars, p.NumPotentials(), p.NumConstraints(), lr.LiftSeconds)
 		res = &lr.Result
 	} else {
-		var err error
-		if res, err = admm.Solve(ctx, p, opt); err != nil {
+		s, err := admm.New(p, opt)
+		if err == nil {
+			res, err = s.Solve(ctx, nil)
+		}
+		if err != nil {
 			return nil, nil, failed(err)
 		}
+		o.solver = s // its duals explain the answer (--explain)
 	}
 	bar.Done()
 	rep.Seconds.Solve = time.Since(t0).Seconds()

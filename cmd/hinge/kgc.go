@@ -31,6 +31,7 @@ type kgcOptions struct {
 	pslOut                     string
 	quiet, exhaustive          bool
 	timeSet                    bool
+	explain                    explainFlags
 }
 
 type kgcReport struct {
@@ -135,6 +136,7 @@ SIGTERM) writes nothing.`,
 	f.Uint64Var(&o.learn.Seed, "seed", 1, "seed of the path sampling")
 	f.IntVar(&o.learn.Threads, "threads", 0, "threads (0: all cores)")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress: none on a terminal, and no line every few seconds elsewhere")
+	o.explain.add(cmd, "kgc")
 	return cmd
 }
 
@@ -146,6 +148,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	scoring, err := kgc.ParseScoring(o.score)
 	if err != nil {
 		return badInput(fmt.Errorf("--score: %w", err))
+	}
+	if err := o.explain.checkKGC(scoring); err != nil {
+		return err
 	}
 	switch {
 	case o.learn.Time <= 0 && (o.timeSet || o.learn.Rounds == 0):
@@ -184,8 +189,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		o.learn.SampleErr = -1
 	}
 	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
-	if err := checkOutputs(inputs, output{flag: "--predictions", path: o.predictions}, output{flag: "--rules", path: o.rules},
-		output{flag: "--report", path: o.report}); err != nil {
+	if err := checkOutputs(inputs, append([]output{{flag: "--predictions", path: o.predictions}, {flag: "--rules", path: o.rules},
+		{flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
 	prog := newKGCProgress(stderr, o.quiet)
@@ -238,6 +243,10 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	test, err := read(o.test)
+	if err != nil {
+		return err
+	}
+	explained, err := o.explain.findKGC(v)
 	if err != nil {
 		return err
 	}
@@ -313,6 +322,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	rankSec := time.Since(rankStart).Seconds()
 	prog.stop()
+	// Explanations before any output: a run cancelled meanwhile writes
+	// nothing.
+	if err := o.explain.runKGC(ctx, stdout, g, v, rk, explained, test, ev); err != nil {
+		return err
+	}
 	// Every output is written only now, after the work succeeded.
 	if o.rules != "" {
 		if err := atomicfile.Write(o.rules, func(w io.Writer) error { return kgc.WriteRules(w, lr.Rules, v) }); err != nil {

@@ -180,6 +180,7 @@ type mlnInferOptions struct {
 	seed                   uint64
 	quiet                  bool
 	admm                   admm.Options
+	explain                explainFlags
 }
 
 // mlnReport is the --report JSON of hinge mln infer.
@@ -272,6 +273,7 @@ in Alchemy.`,
 	f.BoolVar(&o.lifted, "lifted", false, "MAP: solve the LP relaxation lifted by its symmetries (same optimum and certified bound), round one atom per class of symmetric atoms where the guarantee allows")
 	f.BoolVar(&o.asRRF, "as-rrf", false, "run the network through the recursive-random-field engine (hinge rrf infer): ICM for the MAP world, Gibbs from the ICM mode for --marginal")
 	addADMMFlags(cmd, &o.admm)
+	o.explain.add(cmd, "mln")
 	return cmd
 }
 
@@ -294,6 +296,9 @@ func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer
 }
 
 func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if err := o.explain.checkMLN(o); err != nil {
+		return err
+	}
 	if o.asRRF && o.lifted {
 		return badInput(errors.New("--lifted lifts the MAX-SAT relaxation; the RRF engine (--as-rrf) has none"))
 	}
@@ -341,7 +346,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT {
 		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat); --method %s needs the full grounding", explicitMethod))
 	}
-	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}, output{flag: "--report", path: o.report}); err != nil {
+	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
 	// Built without its unknown atoms; they are added (Materialize) unless
@@ -371,8 +376,14 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return badInput(err)
 		}
 	}
+	if o.lazy && o.explain.any() {
+		return failed(fmt.Errorf("%s need the full grounding, and it would not fit in --memory-limit (the run would ground lazily)", o.explain.flagNames()))
+	}
 	if o.lazy {
 		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+	}
+	if err := o.explain.findMLN(net); err != nil {
+		return err
 	}
 
 	bar := progress.ForTerminal(stderr, o.quiet)
@@ -397,6 +408,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if errors.As(err, &me) {
 		// The unknown atoms fit, their full grounding does not: a network
 		// without them (the joins then pass over fewer rows).
+		if o.explain.any() {
+			return failed(fmt.Errorf("%v; %s need the full grounding", err, o.explain.flagNames()))
+		}
 		fmt.Fprintf(stderr, "hinge mln infer: note: %v; grounding lazily instead (--lazy)\n", err)
 		if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
 			return err
@@ -446,6 +460,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		if err := write(stdout); err != nil {
 			return failed(err)
 		}
+	}
+	if err := o.explain.runMLN(ctx, stdout, net, res, mo); err != nil {
+		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()
 	if o.report != "" {

@@ -36,6 +36,7 @@ func TestMLNInferLazy(t *testing.T) {
 	}{
 		{[]string{"--lazy", "--marginal"}, "marginals (--marginal, mcsat, gibbs) need the full grounding"},
 		{[]string{"--lazy", "--method", "lp-round"}, "--method lp-round needs the full grounding"},
+		{[]string{"--lazy", "--noise", "0"}, "--noise 0: must be in (0,1]"},
 	} {
 		args := append([]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer"}, tc.args...)
 		if code, _, errs := runCLI(t, args...); code != 2 || !strings.Contains(errs, tc.want) {

@@ -1,0 +1,418 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/explain"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/kgc"
+	"github.com/hinge-srl/hinge/mln"
+	"github.com/hinge-srl/hinge/pipeline"
+)
+
+// explainFlags are the flags that explain a run's answer, shared by hinge
+// infer, hinge mln infer and hinge kgc: --explain ATOM (repeatable),
+// --explain-top, --explain-json, --html, and --satisfaction (infer, mln
+// infer) and --explain-resolve (mln infer).
+type explainFlags struct {
+	engine       string // "psl", "mln" or "kgc"
+	atoms        []string
+	parsed       []explain.Atom
+	top          int
+	json         string
+	html         string
+	satisfaction string
+	resolve      bool
+}
+
+// explainJSON is the --explain-json file.
+type explainJSON struct {
+	Engine       string `json:"engine"`
+	Explanations []any  `json:"explanations"`
+}
+
+func (e *explainFlags) add(cmd *cobra.Command, engine string) {
+	e.engine = engine
+	f := cmd.Flags()
+	var what, ex string
+	switch engine {
+	case "psl":
+		what, ex = "the ground rules that contain it with their pulls on it (ADMM's duals at the answer: > 0 pushes up), largest first", "Cancer(Bob)"
+	case "mln":
+		what, ex = "the ground clauses that contain it, whether each holds, and what flipping the atom alone would cost", "Cancer(Bob)"
+	case "kgc":
+		what, ex = "as the answer of both its queries: the rules that predicted it, their confidences and the body groundings that fired, and its score from them", "relation(head, tail)"
+	}
+	f.StringArrayVar(&e.atoms, "explain", nil, fmt.Sprintf("explain this atom's value: %s (repeatable; e.g. --explain '%s')", what, ex))
+	top := "ground rules"
+	switch engine {
+	case "mln":
+		top = "ground clauses"
+	case "kgc":
+		top = "rules per candidate, and candidates per query in --html,"
+	}
+	f.IntVar(&e.top, "explain-top", 10, fmt.Sprintf("explanations show this many %s, the largest first (0: all)", top))
+	f.StringVar(&e.json, "explain-json", "", "write the explanations of --explain as JSON to this file")
+	f.StringVar(&e.html, "html", "", "write a report of the run as one self-contained HTML file: every answer, searchable, each with its explanation")
+	if engine != "kgc" {
+		f.StringVar(&e.satisfaction, "satisfaction", "", "write every ground rule with its value at the answer to this file (tab-separated, one a line)")
+	}
+	if engine == "mln" {
+		f.BoolVar(&e.resolve, "explain-resolve", false, "with --explain: also solve again with each explained atom flipped, and give that world's cost")
+	}
+}
+
+// explains reports whether --explain or --html asks for explanations.
+func (e *explainFlags) explains() bool { return len(e.atoms) > 0 || e.html != "" }
+
+// any reports whether any flag of e is set.
+func (e *explainFlags) any() bool { return e.explains() || e.satisfaction != "" }
+
+// check parses the atoms and checks the flags, before any work.
+func (e *explainFlags) check() error {
+	e.parsed = e.parsed[:0]
+	for _, s := range e.atoms {
+		a, err := explain.ParseAtom(s)
+		if err != nil {
+			return badInput(fmt.Errorf("--explain: %w", err))
+		}
+		e.parsed = append(e.parsed, a)
+	}
+	switch {
+	case e.top < 0:
+		return badInput(fmt.Errorf("--explain-top %d: must be >= 0", e.top))
+	case e.json != "" && len(e.atoms) == 0:
+		return badInput(errors.New("--explain-json writes the explanations of --explain: give --explain ATOM"))
+	case e.resolve && len(e.atoms) == 0:
+		return badInput(errors.New("--explain-resolve solves again for the atoms of --explain: give --explain ATOM"))
+	}
+	return nil
+}
+
+// outputs are the files the flags name.
+func (e *explainFlags) outputs() []output {
+	return []output{{flag: "--explain-json", path: e.json}, {flag: "--html", path: e.html}, {flag: "--satisfaction", path: e.satisfaction}}
+}
+
+// flagNames names the set flags, for messages.
+func (e *explainFlags) flagNames() string {
+	var names []string
+	if len(e.atoms) > 0 {
+		names = append(names, "--explain")
+	}
+	if e.html != "" {
+		names = append(names, "--html")
+	}
+	if e.satisfaction != "" {
+		names = append(names, "--satisfaction")
+	}
+	return strings.Join(names, " and ")
+}
+
+// writeJSON writes --explain-json.
+func (e *explainFlags) writeJSON(xs []any) error {
+	if e.json == "" {
+		return nil
+	}
+	if err := writeJSON(e.json, explainJSON{Engine: e.engine, Explanations: xs}); err != nil {
+		return failed(err)
+	}
+	return nil
+}
+
+// writeHTML writes --html.
+func (e *explainFlags) writeHTML(r *explain.Report) error {
+	if e.html == "" {
+		return nil
+	}
+	if err := atomicfile.Write(e.html, r.WriteHTML); err != nil {
+		return failed(err)
+	}
+	return nil
+}
+
+// checkPSL refuses, before any work, flag combinations the explanations
+// of hinge infer cannot serve.
+func (e *explainFlags) checkPSL(o *inferOptions) error {
+	if err := e.check(); err != nil {
+		return err
+	}
+	if !e.any() {
+		return nil
+	}
+	switch {
+	case o.dbURL() != "":
+		return badInput(fmt.Errorf("%s read the ground rules back from the atoms in memory: not with --db", e.flagNames()))
+	case o.streaming.on:
+		return badInput(fmt.Errorf("%s need the ground problem in memory: not with --streaming", e.flagNames()))
+	case e.explains() && (o.lifted || o.discrete):
+		return badInput(errors.New("--explain and --html give each ground rule's pull from ADMM's duals on the ground problem: not with --lifted or --discrete (--satisfaction works with both)"))
+	}
+	return nil
+}
+
+// findPSL checks, once the program is loaded and before grounding, that
+// every atom to explain is a target of the data.
+func (e *explainFlags) findPSL(prog *pipeline.Program) error {
+	for _, a := range e.parsed {
+		if _, err := explain.FindVar(prog.Model, prog.Store, nil, a); err != nil {
+			return badInput(fmt.Errorf("--explain: %w", err))
+		}
+	}
+	return nil
+}
+
+// runPSL writes what the flags ask for about a PSL answer: the
+// explanations (printed, and in --explain-json), the HTML report and the
+// satisfaction file. solver is the ADMM solver that found values (nil for
+// a lifted or discrete answer).
+func (e *explainFlags) runPSL(ctx context.Context, stdout io.Writer, prog *pipeline.Program, g *ground.Result, values []float64, solver *admm.Solver, streamed bool) error {
+	if !e.any() {
+		return nil
+	}
+	if streamed {
+		return failed(fmt.Errorf("%s need the ground problem in memory, and this run solved it from disk (--streaming, chosen because it did not fit in --memory-limit)", e.flagNames()))
+	}
+	var pd, cd []float64
+	if solver != nil {
+		pd, cd = solver.Duals()
+	}
+	if e.explains() && pd == nil && cd == nil && (len(g.Problem.Var) > 0 || len(g.Problem.CVar) > 0) {
+		return failed(errors.New("--explain: the solver's duals are not available"))
+	}
+	x, err := explain.NewPSL(prog.Model, prog.Store, g, values, pd, cd)
+	if err != nil {
+		return failed(err)
+	}
+	x.SetContext(ctx)
+	var out []any
+	for _, a := range e.parsed {
+		v, err := explain.FindVar(prog.Model, prog.Store, g, a)
+		if err != nil {
+			return badInput(fmt.Errorf("--explain: %w", err))
+		}
+		ex, err := x.Explain(v, e.top)
+		if err != nil {
+			return failed(err)
+		}
+		if err := ex.WriteText(stdout); err != nil {
+			return failed(err)
+		}
+		out = append(out, ex)
+	}
+	if err := e.writeJSON(out); err != nil {
+		return err
+	}
+	if e.html != "" {
+		all, err := x.ExplainAll(e.top)
+		if err != nil {
+			return failed(err)
+		}
+		r := &explain.Report{Engine: "psl", Title: "hinge infer: " + prog.RulesFrom, Example: "Cancer('Bob')",
+			Summary: fmt.Sprintf("%d target atoms, %d ground rules (%d potentials, %d hard constraints); objective %.6g",
+				len(values), g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumPotentials(), g.Problem.NumConstraints(), g.Problem.Objective(values))}
+		for v, ex := range all {
+			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: g.Vars[v].Pred.Name, Value: values[v], Explanation: ex})
+		}
+		if len(r.Items) > 0 {
+			r.Example = r.Items[0].Name
+		}
+		if err := e.writeHTML(r); err != nil {
+			return err
+		}
+	}
+	if e.satisfaction != "" {
+		if err := atomicfile.Write(e.satisfaction, x.WriteSatisfaction); err != nil {
+			return failed(err)
+		}
+	}
+	return interrupted(ctx)
+}
+
+// checkMLN refuses, before any work, what the explanations of hinge mln
+// infer cannot serve.
+func (e *explainFlags) checkMLN(o *mlnInferOptions) error {
+	if err := e.check(); err != nil {
+		return err
+	}
+	if !e.any() {
+		return nil
+	}
+	switch {
+	case o.asRRF:
+		return badInput(fmt.Errorf("%s explain a MAP world of the Markov logic engine: not with --as-rrf", e.flagNames()))
+	case o.marginal || o.method == mln.MethodMCSAT || o.method == mln.MethodGibbs:
+		return badInput(fmt.Errorf("%s explain a MAP world: not with --marginal or a sampling method", e.flagNames()))
+	case o.lazy:
+		return badInput(fmt.Errorf("%s need the full grounding: not with --lazy", e.flagNames()))
+	}
+	return nil
+}
+
+// findMLN checks, once the network is built and before grounding, that
+// every atom to explain is an unknown atom of the network.
+func (e *explainFlags) findMLN(net *mln.Network) error {
+	for _, a := range e.parsed {
+		if _, err := explain.FindVar(net.Model, net.Store, nil, a); err != nil {
+			return badInput(fmt.Errorf("--explain: %w", err))
+		}
+	}
+	return nil
+}
+
+// runMLN writes what the flags ask for about a MAP world; opt are the MAP
+// options of the run (--explain-resolve solves again with them).
+func (e *explainFlags) runMLN(ctx context.Context, stdout io.Writer, net *mln.Network, res *mln.MAPResult, opt mln.MAPOptions) error {
+	if !e.any() {
+		return nil
+	}
+	x, err := explain.NewMLN(net, res.Ground, res.Values)
+	if err != nil {
+		return failed(err)
+	}
+	x.SetContext(ctx)
+	var out []any
+	for _, a := range e.parsed {
+		v, err := explain.FindVar(net.Model, net.Store, res.Ground, a)
+		if err != nil {
+			return badInput(fmt.Errorf("--explain: %w", err))
+		}
+		ex, err := x.Explain(v, e.top)
+		if err != nil {
+			return failed(err)
+		}
+		if e.resolve {
+			if ex.Resolved, err = x.Resolve(ctx, v, opt); err != nil {
+				return failed(err)
+			}
+		}
+		if err := ex.WriteText(stdout); err != nil {
+			return failed(err)
+		}
+		out = append(out, ex)
+	}
+	if err := e.writeJSON(out); err != nil {
+		return err
+	}
+	if e.html != "" {
+		all, err := x.ExplainAll(e.top)
+		if err != nil {
+			return failed(err)
+		}
+		cost, _ := x.WorldCost(res.Values)
+		r := &explain.Report{Engine: "mln", Title: "hinge mln infer", Example: "Cancer(Bob)"}
+		for v, ex := range all {
+			if !net.Query[res.Ground.Vars[v].Pred.Index] {
+				continue
+			}
+			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: res.Ground.Vars[v].Pred.Name, Value: res.Values[v], Explanation: ex})
+		}
+		r.Summary = fmt.Sprintf("%d unknown atoms of the query predicates, %d ground clauses; MAP world (%s) costs %.6g",
+			len(r.Items), res.Ground.Problem.NumPotentials()+res.Ground.Problem.NumConstraints(), opt.Method, cost)
+		if len(r.Items) > 0 {
+			r.Example = r.Items[0].Name
+		}
+		if err := e.writeHTML(r); err != nil {
+			return err
+		}
+	}
+	if e.satisfaction != "" {
+		if err := atomicfile.Write(e.satisfaction, x.WriteSatisfaction); err != nil {
+			return failed(err)
+		}
+	}
+	return interrupted(ctx)
+}
+
+// checkKGC refuses what the explanations of hinge kgc cannot serve.
+func (e *explainFlags) checkKGC(scoring kgc.Scoring) error {
+	if err := e.check(); err != nil {
+		return err
+	}
+	if e.explains() && scoring == kgc.PSL {
+		return badInput(fmt.Errorf("%s explain scores combined from rule confidences (noisy-or, maxplus, max): not --score psl", e.flagNames()))
+	}
+	return nil
+}
+
+// findKGC checks, once the triples are read, that every atom to explain
+// names a relation and entities of them.
+func (e *explainFlags) findKGC(v *kgc.Vocab) ([]kgc.Triple, error) {
+	var ts []kgc.Triple
+	for _, a := range e.parsed {
+		t, err := explain.FindTriple(v, a)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--explain: %w", err))
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// runKGC writes the explanations of the triples and the HTML report of
+// the test queries' lists.
+func (e *explainFlags) runKGC(ctx context.Context, stdout io.Writer, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation) error {
+	if !e.any() {
+		return nil
+	}
+	x := &explain.KGC{Graph: g, Vocab: v, Ranker: rk, Top: e.top}
+	var out []any
+	for _, t := range triples {
+		ex := x.Explain(t)
+		if err := ex.WriteText(stdout); err != nil {
+			return failed(err)
+		}
+		out = append(out, ex)
+	}
+	if err := e.writeJSON(out); err != nil {
+		return err
+	}
+	if e.html != "" {
+		r := &explain.Report{Engine: "kgc", Title: "hinge kgc", Scoring: rk.Scoring().String(), Example: "(head, relation, ?)",
+			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates (known answers other than its own left out), scored by %s", len(test), e.top, rk.Scoring())}
+		if e.top == 0 {
+			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates (known answers other than its own left out), scored by %s", len(test), rk.Scoring())
+		}
+		for i, t := range test {
+			if err := ctx.Err(); err != nil {
+				return interrupted(ctx)
+			}
+			for _, q := range []struct {
+				a    kgc.Answer
+				e    int32
+				tail bool
+			}{{ev.Tails[i], t.H, true}, {ev.Heads[i], t.T, false}} {
+				list := q.a.List
+				if e.top > 0 && len(list) > e.top {
+					list = list[:e.top]
+				}
+				cands := make([]int32, len(list))
+				for j, c := range list {
+					cands[j] = c.Entity
+				}
+				for j, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
+					tr := kgc.Triple{H: q.e, R: t.R, T: cands[j]}
+					if !q.tail {
+						tr = kgc.Triple{H: cands[j], R: t.R, T: q.e}
+					}
+					r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: list[j].Score, Explanation: qx})
+				}
+			}
+		}
+		if len(r.Items) > 0 {
+			r.Example = r.Items[0].Name
+		}
+		if err := e.writeHTML(r); err != nil {
+			return err
+		}
+	}
+	return interrupted(ctx)
+}

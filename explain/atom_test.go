@@ -1,0 +1,73 @@
+package explain
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseAtom(t *testing.T) {
+	cases := []struct {
+		in   string
+		pred string
+		args []string
+		err  string // substring of the error, "" for none
+	}{
+		{in: "Cancer(Bob)", pred: "Cancer", args: []string{"Bob"}},
+		{in: "  Cancer( Bob )  ", pred: "Cancer", args: []string{"Bob"}},
+		{in: "Cancer('Bob')", pred: "Cancer", args: []string{"Bob"}},
+		{in: `Friends("Anna", 'Bob')`, pred: "Friends", args: []string{"Anna", "Bob"}},
+		{in: "_hypernym(00260881, 00262792)", pred: "_hypernym", args: []string{"00260881", "00262792"}},
+		{in: "/film/film/genre(/m/027rn, /m/07s9rl0)", pred: "/film/film/genre", args: []string{"/m/027rn", "/m/07s9rl0"}},
+		{in: `P('a, b', 'it\'s', "x\\y")`, pred: "P", args: []string{"a, b", "it's", `x\y`}},
+		{in: "P('')", pred: "P", args: []string{""}},
+		{in: "Raining()", pred: "Raining"},
+		{in: "Raining", pred: "Raining"},
+		{in: "Cancer(Bob", err: "column 11: missing ')'"},
+		{in: "Cancer(Bob))", err: "column 12: text after the closing ')'"},
+		{in: "Cancer(Bob,)", err: "column 12: empty argument"},
+		{in: "Cancer(,Bob)", err: "column 8: empty argument"},
+		{in: "(Bob)", err: "column 1: no predicate name"},
+		{in: "", err: "empty"},
+		{in: "Cancer('Bob)", err: "column 8: unterminated quoted constant"},
+		{in: "Cancer('Bob' x)", err: "column 14: want ',' or ')'"},
+		{in: "Cancer(B(ob))", err: "column 9: unexpected '('"},
+		{in: "Can'cer(Bob)", err: "cannot hold"},
+		{in: "Cancer(Bob)\x00", err: "a NUL byte"},
+		{in: "Cancer(\xff)", err: "not UTF-8"},
+	}
+	for _, c := range cases {
+		a, err := ParseAtom(c.in)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseAtom(%q) = %v, %v; want an error with %q", c.in, a, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("ParseAtom(%q): %v", c.in, err)
+		case a.Pred != c.pred || !slices.Equal(a.Args, c.args):
+			t.Errorf("ParseAtom(%q) = %q %q, want %q %q", c.in, a.Pred, a.Args, c.pred, c.args)
+		}
+	}
+}
+
+// FuzzParseAtom: no input panics, and an atom read reads back the same
+// from its String.
+func FuzzParseAtom(f *testing.F) {
+	for _, s := range []string{"Cancer(Bob)", `P('a, b', "c")`, "r(x,y)", "P()", "P", "P('it\\'s')", "(", "P(a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAtom(s)
+		if err != nil {
+			return
+		}
+		b, err := ParseAtom(a.String())
+		if err != nil {
+			t.Fatalf("%q -> %q: %v", s, a.String(), err)
+		}
+		if b.Pred != a.Pred || !slices.Equal(a.Args, b.Args) {
+			t.Fatalf("%q -> %q -> %q %q, want %q %q", s, a.String(), b.Pred, b.Args, a.Pred, a.Args)
+		}
+	})
+}

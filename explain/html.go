@@ -1,0 +1,57 @@
+package explain
+
+import (
+	_ "embed"
+	"encoding/json"
+	"html"
+	"io"
+	"strings"
+)
+
+//go:embed report.html
+var reportPage string
+
+// Report is what an HTML report shows: a run's answers, each with its
+// explanation.
+type Report struct {
+	// Engine is "psl", "mln" or "kgc": it says what the explanations are
+	// (*PSLExplanation, *MLNExplanation or KGCQuery).
+	Engine string `json:"engine"`
+	// Title heads the page; Summary is a line about the run under it;
+	// Example is an atom for the search box's placeholder.
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+	Example string `json:"-"`
+	// Scoring is the knowledge-graph completion scoring (kgc only).
+	Scoring string `json:"scoring,omitempty"`
+	Items   []Item `json:"items"`
+}
+
+// Item is one answer: an atom (or a candidate of a query) with its value
+// (or score) and explanation. Group names what it belongs to (its
+// predicate, or its query).
+type Item struct {
+	Name        string  `json:"name"`
+	Group       string  `json:"group,omitempty"`
+	Value       float64 `json:"value"`
+	Explanation any     `json:"explanation"`
+}
+
+// WriteHTML writes the report as one self-contained HTML page (no server,
+// no network): the answers, searchable by name, and each one's
+// explanation, with links from a ground rule's atoms to their own
+// explanations. Every figure shown carries its exact value in a data-v
+// attribute.
+func (r *Report) WriteHTML(w io.Writer) error {
+	data, err := json.Marshal(r) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		return err
+	}
+	page := strings.NewReplacer(
+		"{{TITLE}}", html.EscapeString(r.Title),
+		"{{EXAMPLE}}", html.EscapeString(r.Example),
+		"{{DATA}}", string(data),
+	).Replace(reportPage)
+	_, err = io.WriteString(w, page)
+	return err
+}

@@ -1,0 +1,247 @@
+package explain_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/explain"
+	"github.com/hinge-srl/hinge/explain/explaintest"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/chromium"
+	"github.com/hinge-srl/hinge/kgc"
+	"github.com/hinge-srl/hinge/mln"
+	"github.com/hinge-srl/hinge/pipeline"
+)
+
+// writeReport writes r to a file and returns its file:// URL.
+func writeReport(t *testing.T, r *explain.Report) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), r.Engine+".html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + path
+}
+
+// open opens a report and checks that it loads without errors and asks
+// for nothing but itself.
+func open(t *testing.T, b *chromium.Browser, url string) *chromium.Page {
+	t.Helper()
+	p, err := b.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitFor(`document.body.dataset.ready === "1"`); err != nil {
+		t.Fatalf("%v\nerrors: %v", err, p.Errors())
+	}
+	t.Cleanup(func() {
+		if errs := p.Errors(); len(errs) > 0 {
+			t.Errorf("page errors:\n%s", strings.Join(errs, "\n"))
+		}
+		for _, u := range p.Requests() {
+			if u != url {
+				t.Errorf("the page asked for %s", u)
+			}
+		}
+	})
+	return p
+}
+
+// TestHTMLReportInChromium opens a report of each engine in headless
+// Chromium, searches for answers as a user types, and compares every
+// figure the page shows with the explanation it came from: exact values in
+// the page's data, 4 significant digits in its text. It follows a link from
+// one atom's ground rule to another atom's explanation.
+func TestHTMLReportInChromium(t *testing.T) {
+	b := chromium.Start(t)
+
+	t.Run("psl", func(t *testing.T) {
+		prog, err := pipeline.Load(pipeline.Inputs{Model: "../examples/smokers/smokers.psl", Data: "../examples/smokers/smokers.data"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := prog.Ground(ground.Options{Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := admm.New(g.Problem, admm.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Solve(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd, cd := s.Duals()
+		x, err := explain.NewPSL(prog.Model, prog.Store, g, res.Values, pd, cd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := x.ExplainAll(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &explain.Report{Engine: "psl", Title: "smokers <&> test", Example: "Cancer('Bob')"}
+		byName := map[string]*explain.PSLExplanation{}
+		for v, ex := range all {
+			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: g.Vars[v].Pred.Name, Value: ex.Value, Explanation: ex})
+			byName[ex.Atom] = ex
+		}
+		p := open(t, b, writeReport(t, r))
+		var title string
+		if err := p.Eval(`document.title`, &title); err != nil || title != "smokers <&> test" {
+			t.Fatalf("title %q, %v", title, err)
+		}
+		check := func(shown *explaintest.Shown) {
+			t.Helper()
+			want := byName[shown.Atom]
+			shown.CheckText(t)
+			explaintest.Expect(t, shown.Atom, shown.Head, map[string]float64{"value": want.Value, "pull_up": want.Up, "pull_down": want.Down, "bound_multiplier": want.Bound})
+			if len(shown.Rows) != len(want.Terms) {
+				t.Fatalf("%s: %d rows shown, %d terms", shown.Atom, len(shown.Rows), len(want.Terms))
+			}
+			for i, term := range want.Terms {
+				w := map[string]float64{"pull": term.Pull, "distance": term.Distance}
+				if !term.Hard {
+					w["weight"] = term.Weight
+				}
+				explaintest.Expect(t, shown.Atom+" row "+term.Ground, shown.Rows[i], w)
+			}
+		}
+		shown, err := explaintest.Search(p, "Cancer(Bob)", "Cancer('Bob')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(shown)
+		if len(shown.Links) == 0 {
+			t.Fatal("no links to other atoms")
+		}
+		next, err := explaintest.Follow(p, "Smokes('Bob')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(next)
+		for _, name := range []string{"Smokes('Fay')", "Smokes('Helen')"} {
+			shown, err := explaintest.Search(p, name, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(shown)
+		}
+	})
+
+	t.Run("mln", func(t *testing.T) {
+		prog, err := mln.ReadProgram("testdata/mln/net.mln")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := mln.ReadAtoms("testdata/mln/net.db", prog, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := mln.Build(prog, ev, mln.Options{Query: []string{"Smokes", "Cancer", "Alarm"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := mln.DefaultMAPOptions()
+		res, err := net.MAP(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := explain.NewMLN(net, res.Ground, res.Values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := x.ExplainAll(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &explain.Report{Engine: "mln", Title: "net"}
+		byName := map[string]*explain.MLNExplanation{}
+		for v, ex := range all {
+			if v == 0 {
+				if ex.Resolved, err = x.Resolve(context.Background(), v, opt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Value: ex.Value, Explanation: ex})
+			byName[ex.Atom] = ex
+		}
+		p := open(t, b, writeReport(t, r))
+		for _, it := range r.Items {
+			shown, err := explaintest.Search(p, it.Name, it.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown.CheckText(t)
+			want := byName[it.Name]
+			head := map[string]float64{"value": want.Value, "flip_cost": want.FlipCost}
+			if r := want.Resolved; r != nil && !r.Infeasible {
+				head["resolved_cost"], head["resolved_delta"] = r.Cost, r.Delta
+			}
+			explaintest.Expect(t, it.Name, shown.Head, head)
+			if len(shown.Rows) != len(want.Terms) {
+				t.Fatalf("%s: %d rows, %d terms", it.Name, len(shown.Rows), len(want.Terms))
+			}
+			for i, term := range want.Terms {
+				if !term.Hard {
+					explaintest.Expect(t, it.Name+" "+term.Ground, shown.Rows[i], map[string]float64{"flip_cost": term.FlipCost, "weight": term.Weight})
+				}
+			}
+		}
+	})
+
+	t.Run("kgc", func(t *testing.T) {
+		v := kgc.NewVocab()
+		train, err := kgc.ReadTriples(context.Background(), "../examples/kgc/train.txt", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		test, err := kgc.ReadTriples(context.Background(), "../examples/kgc/test.txt", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := kgc.NewGraph(train, len(v.Entities), len(v.Relations))
+		lr, err := kgc.Learn(context.Background(), g, kgc.LearnOptions{Rounds: 1, Seed: 1, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rk := kgc.NewRanker(g, lr.Rules, kgc.NoisyOr)
+		x := &explain.KGC{Graph: g, Vocab: v, Ranker: rk, Top: 3}
+		r := &explain.Report{Engine: "kgc", Title: "kgc", Scoring: "noisy-or"}
+		tr := test[0]
+		cands := rk.Rank(tr.H, tr.R, true, 5)
+		ids := make([]int32, len(cands))
+		for i, c := range cands {
+			ids[i] = c.Entity
+		}
+		qs := x.ExplainQuery(tr.H, tr.R, true, ids)
+		for i, q := range qs {
+			r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(kgc.Triple{H: tr.H, R: tr.R, T: ids[i]}), Group: q.Query, Value: cands[i].Score, Explanation: q})
+		}
+		p := open(t, b, writeReport(t, r))
+		for i, it := range r.Items {
+			shown, err := explaintest.Search(p, it.Name, it.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown.CheckText(t)
+			explaintest.Expect(t, it.Name, shown.Head, map[string]float64{"value": cands[i].Score, "score": qs[i].Score})
+			if len(shown.Rows) != len(qs[i].Rules) {
+				t.Fatalf("%s: %d rows, %d rules", it.Name, len(shown.Rows), len(qs[i].Rules))
+			}
+			for k, rule := range qs[i].Rules {
+				explaintest.Expect(t, it.Name+" "+rule.Rule, shown.Rows[k], map[string]float64{"conf": rule.Conf, "support": float64(rule.Support), "body_size": float64(rule.BodySize)})
+			}
+		}
+	})
+}

@@ -1,0 +1,247 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hinge-srl/hinge/kgc"
+)
+
+// kgcFixture learns rules from the example graph.
+func kgcFixture(t *testing.T) (*kgc.Graph, *kgc.Vocab, []kgc.Rule, []kgc.Triple, []kgc.Triple) {
+	t.Helper()
+	v := kgc.NewVocab()
+	read := func(name string) []kgc.Triple {
+		ts, err := kgc.ReadTriples(context.Background(), "../examples/kgc/"+name, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	train, test := read("train.txt"), read("test.txt")
+	g := kgc.NewGraph(train, len(v.Entities), len(v.Relations))
+	lr, err := kgc.Learn(context.Background(), g, kgc.LearnOptions{Rounds: 2, Seed: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, v, lr.Rules, train, test
+}
+
+// adjacency is the graph rebuilt from the triples (not pathrule's index):
+// by entity, relation and direction, its neighbours.
+type adjacency map[[3]int32][]int32
+
+func newAdjacency(ts []kgc.Triple) adjacency {
+	a := adjacency{}
+	seen := map[kgc.Triple]bool{}
+	for _, t := range ts {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		a[[3]int32{t.H, t.R, 0}] = append(a[[3]int32{t.H, t.R, 0}], t.T)
+		a[[3]int32{t.T, t.R, 1}] = append(a[[3]int32{t.T, t.R, 1}], t.H)
+	}
+	return a
+}
+
+func (a adjacency) step(e int32, st kgc.Step) []int32 {
+	d := int32(0)
+	if st.Inverse {
+		d = 1
+	}
+	return a[[3]int32{e, st.R, d}]
+}
+
+// oracleGroundings counts the body groundings of rule that predict y for
+// the query (e, r, ?) (tail) or (?, r, e), from the rule kinds' definitions
+// (package kgc's documentation) over the adjacency.
+func oracleGroundings(a adjacency, rule *kgc.Rule, e int32, tail bool, y int32) int {
+	switch rule.Kind {
+	case kgc.Cyclic:
+		x, z := e, y
+		if !tail {
+			x, z = y, e
+		}
+		n := 0
+		var walk func(i int, path []int32)
+		walk = func(i int, path []int32) {
+			if i == len(rule.Body) {
+				if path[len(path)-1] == z {
+					n++
+				}
+				return
+			}
+			for _, b := range a.step(path[len(path)-1], rule.Body[i]) {
+				if !slices.Contains(path, b) {
+					walk(i+1, append(path, b))
+				}
+			}
+		}
+		walk(0, []int32{x})
+		return n
+	case kgc.AcyclicConst:
+		if tail == rule.ConstTail {
+			if y != rule.C || e == rule.C || e == rule.D || !slices.Contains(a.step(e, rule.Body[0]), rule.D) {
+				return 0
+			}
+			return 1
+		}
+		if e != rule.C || y == rule.C || y == rule.D || !slices.Contains(a.step(y, rule.Body[0]), rule.D) {
+			return 0
+		}
+		return 1
+	case kgc.AcyclicAny:
+		if tail != rule.ConstTail || y != rule.C || e == rule.C {
+			return 0
+		}
+		n := 0
+		for _, b := range a.step(e, rule.Body[0]) {
+			if b != e {
+				n++
+			}
+		}
+		return n
+	case kgc.Default:
+		if tail != rule.ConstTail || y != rule.C || e == rule.C {
+			return 0
+		}
+		return 1
+	}
+	panic("unknown rule kind")
+}
+
+// TestKGCScoreReproduced checks, for every candidate of both queries of
+// the example's test triples under each scoring: the explanation's score,
+// combined from the rules it lists, equals the ranker's score; the rules
+// listed are exactly those whose body holds for the candidate by the
+// oracle; each rule's groundings are as many as the oracle counts, and each
+// listed one holds in the graph.
+func TestKGCScoreReproduced(t *testing.T) {
+	g, v, rules, train, test := kgcFixture(t)
+	adj := newAdjacency(train)
+	has := map[kgc.Triple]bool{}
+	for _, tr := range train {
+		has[tr] = true
+	}
+	// The oracle's answers, by query and candidate: the rules predicting
+	// it and their groundings (scoring does not change them).
+	type key struct {
+		e, r, y int32
+		tail    bool
+	}
+	oracle := map[key]map[string]int{}
+	byHead := map[int32][]*kgc.Rule{}
+	for k := range rules {
+		byHead[rules[k].Head] = append(byHead[rules[k].Head], &rules[k])
+	}
+	oracleOf := func(e, r int32, tail bool, y int32) map[string]int {
+		k := key{e, r, y, tail}
+		if m, ok := oracle[k]; ok {
+			return m
+		}
+		m := map[string]int{}
+		for _, rule := range byHead[r] {
+			if n := oracleGroundings(adj, rule, e, tail, y); n > 0 {
+				m[fmt.Sprintf("%s %v", rule.Format(v), rule.Conf)] = n
+			}
+		}
+		oracle[k] = m
+		return m
+	}
+	checked := 0
+	for _, sc := range []struct {
+		s kgc.Scoring
+		k int
+	}{{kgc.MaxPlus, 0}, {kgc.Max, 0}, {kgc.NoisyOr, kgc.DefaultNoisyOrK}, {kgc.NoisyOr, 2}} {
+		rk := kgc.NewRanker(g, rules, sc.s)
+		if sc.k > 0 {
+			rk.NoisyOrK = sc.k
+		}
+		x := &KGC{Graph: g, Vocab: v, Ranker: rk, MaxGroundings: 1000}
+		for _, tr := range test[:6] {
+			for _, q := range []struct {
+				e    int32
+				tail bool
+			}{{tr.H, true}, {tr.T, false}} {
+				cands := rk.Rank(q.e, tr.R, q.tail, 0)
+				ids := make([]int32, len(cands))
+				for i, c := range cands {
+					ids[i] = c.Entity
+				}
+				for i, qx := range x.ExplainQuery(q.e, tr.R, q.tail, ids) {
+					y := cands[i].Entity
+					if !qx.Predicted || qx.Score != cands[i].Score {
+						t.Fatalf("%s %s %s: explanation scores %v, the ranker %v", sc.s, qx.Query, qx.Candidate, qx.Score, cands[i].Score)
+					}
+					if !slices.IsSortedFunc(qx.Confs, func(a, b float64) int { return int(b*1e9) - int(a*1e9) }) || qx.RuleCount != len(qx.Rules) {
+						t.Fatalf("%s: confidences %v not decreasing, or rules cut", qx.Candidate, qx.Confs)
+					}
+					// The rules the oracle says predict y.
+					want := oracleOf(q.e, tr.R, q.tail, y)
+					if len(qx.Rules) != len(want) {
+						t.Fatalf("%s %s: %d rules, the oracle has %d", qx.Query, qx.Candidate, len(qx.Rules), len(want))
+					}
+					for _, r := range qx.Rules {
+						n, ok := want[fmt.Sprintf("%s %v", r.Rule, r.Conf)]
+						if !ok {
+							t.Fatalf("%s %s: rule %s does not predict it by the oracle", qx.Query, qx.Candidate, r.Rule)
+						}
+						if r.Found != min(n, groundingCount) || len(r.Groundings) != min(n, 1000) {
+							t.Fatalf("%s: %d groundings found (%d listed), the oracle counts %d", r.Rule, r.Found, len(r.Groundings), n)
+						}
+						for _, gr := range r.Groundings {
+							for _, atom := range gr {
+								a, err := ParseAtom(atom)
+								if err != nil {
+									t.Fatal(err)
+								}
+								tri, err := FindTriple(v, a)
+								if err != nil || !has[tri] {
+									t.Fatalf("%s: grounding atom %s is not a triple of the graph (%v)", r.Rule, atom, err)
+								}
+							}
+						}
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d candidates checked", checked)
+	}
+}
+
+// TestKGCExplainTriple checks the explanation of a triple both ways, the
+// top-k cut of its rules and its text.
+func TestKGCExplainTriple(t *testing.T) {
+	g, v, rules, _, test := kgcFixture(t)
+	rk := kgc.NewRanker(g, rules, kgc.NoisyOr)
+	full := (&KGC{Graph: g, Vocab: v, Ranker: rk}).Explain(test[0])
+	cut := (&KGC{Graph: g, Vocab: v, Ranker: rk, Top: 2}).Explain(test[0])
+	if len(full.Queries) != 2 || !full.Queries[0].Tail || full.Queries[1].Tail || full.NoisyOrK != kgc.DefaultNoisyOrK {
+		t.Fatalf("%+v", full)
+	}
+	for i, q := range cut.Queries {
+		if !q.Predicted || len(q.Rules) != min(2, q.RuleCount) || q.Score != full.Queries[i].Score || !slices.Equal(q.Confs, full.Queries[i].Confs) {
+			t.Fatalf("cut %+v\nfull %+v", q, full.Queries[i])
+		}
+	}
+	var buf bytes.Buffer
+	if err := cut.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "most confident shown") || !strings.Contains(buf.String(), full.Atom) {
+		t.Fatalf("text:\n%s", buf.String())
+	}
+	// A triple no rule predicts.
+	none := (&KGC{Graph: g, Vocab: v, Ranker: rk}).Explain(kgc.Triple{H: test[0].H, R: test[0].R, T: test[0].H})
+	if none.Queries[0].Predicted || none.Queries[0].Score != 0 {
+		t.Fatalf("a triple of an entity with itself is predicted: %+v", none.Queries[0])
+	}
+}

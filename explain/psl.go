@@ -1,0 +1,416 @@
+package explain
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/store"
+)
+
+// KinkTol is how close to the hinge's corner (a.y = c) a linear potential's
+// inner value may be for its gradient to count as undetermined: there any
+// share of its weight in [0, w] is a subgradient, and only the solver's
+// dual says which one holds the answer in place.
+const KinkTol = 1e-4
+
+// PSL explains the answer of a PSL model (a hinge-loss MRF solved by
+// consensus ADMM): which ground rules pull each atom up and down.
+//
+// At an optimum y of f(y) = sum_i f_i(y) over [0,1]^n with hard
+// constraints, 0 = sum_i g_i + nu for some subgradients g_i of the terms
+// (potentials and constraints) and nu in the normal cone of the box at y.
+// ADMM's dual variables give them (admm.Solver.Duals): -alpha_i is a
+// subgradient of term i, so alpha_i's entry for an atom is the term's pull
+// on it (positive pushes the atom up), and the pulls of every term on an
+// atom sum to -nu: zero when the atom is strictly inside (0, 1) (the pulls
+// balance), at most zero at 0 and at least zero at 1, where the bound's
+// multiplier nu (Bound) makes up the difference.
+type PSL struct {
+	Model  *model.Model
+	Store  *store.Store
+	Ground *ground.Result
+	// Values is the answer: one value per variable of Ground.Problem.
+	Values []float64
+	// PotentialDuals and ConstraintDuals are admm.Solver.Duals() of the
+	// solve that found Values (one per local copy).
+	PotentialDuals, ConstraintDuals []float64
+
+	rec *Recoverer
+}
+
+// SetContext makes the recovery of ground rules stop once ctx is done.
+func (e *PSL) SetContext(ctx context.Context) { e.rec.Context = ctx }
+
+// NewPSL checks that the duals fit the problem and prepares to recover its
+// ground rules. Without duals (both nil: an answer not found by ADMM on this
+// problem, such as a lifted or discrete one) only WriteSatisfaction works.
+func NewPSL(m *model.Model, s *store.Store, g *ground.Result, values, potDuals, conDuals []float64) (*PSL, error) {
+	if g == nil || g.Problem == nil {
+		return nil, errors.New("explain: no ground problem")
+	}
+	p := g.Problem
+	switch {
+	case len(values) != p.NumVars:
+		return nil, fmt.Errorf("explain: %d values for %d variables", len(values), p.NumVars)
+	case potDuals == nil && conDuals == nil:
+		// No duals: the satisfaction file only.
+	case len(potDuals) != len(p.Var) || len(conDuals) != len(p.CVar):
+		return nil, fmt.Errorf("explain: %d potential and %d constraint duals for %d and %d local copies (the duals of the solve of this problem?)", len(potDuals), len(conDuals), len(p.Var), len(p.CVar))
+	}
+	rec, err := NewRecoverer(m, s, g)
+	if err != nil {
+		return nil, err
+	}
+	return &PSL{Model: m, Store: s, Ground: g, Values: values, PotentialDuals: potDuals, ConstraintDuals: conDuals, rec: rec}, nil
+}
+
+// AtomValue is an atom of a ground rule with its value; Target says it is
+// a variable of the problem (its value inferred), not observed.
+type AtomValue struct {
+	Atom   string  `json:"atom"`
+	Value  float64 `json:"value"`
+	Target bool    `json:"target"`
+}
+
+// PSLTerm is one ground rule (potential or hard constraint) that contains
+// the explained atom, and its pull on it.
+type PSLTerm struct {
+	// Rule is the rule's index in the model (its line in the satisfaction
+	// file's rule column), RuleText the rule as written, Where its
+	// position in the model file.
+	Rule     int    `json:"rule"`
+	RuleText string `json:"rule_text"`
+	Where    string `json:"where,omitempty"`
+	// Ground is the ground rule: the rule with the substitution applied
+	// (logical rules), or the term's linear form over the atoms
+	// (arithmetic rules). Substitution is "X=Bob, Y=Anna" (empty for an
+	// arithmetic rule).
+	Ground       string `json:"ground"`
+	Substitution string `json:"substitution,omitempty"`
+	// Hard marks a hard constraint (no weight); Weight and Squared are
+	// those of a potential.
+	Hard    bool    `json:"hard,omitempty"`
+	Weight  float64 `json:"weight"`
+	Squared bool    `json:"squared,omitempty"`
+	// Role is where the atom sits in the rule: "body", "head", empty (a
+	// logical rule that is not an implication), or, for an arithmetic
+	// rule, "coef" and the atom's coefficient; Negated says the ground clause
+	// negates the atom (raising it moves the clause away from
+	// satisfaction). Coef is the atom's coefficient in the term's linear
+	// form a.y - c (positive: raising the atom raises the distance).
+	Role    string  `json:"role,omitempty"`
+	Negated bool    `json:"negated"`
+	Coef    float64 `json:"coef"`
+	// Distance is max(a.y - c, 0) at the answer: the ground rule's
+	// distance to satisfaction (for a hard constraint, its violation);
+	// Penalty its weighted value w*Distance^p.
+	Distance float64 `json:"distance"`
+	Penalty  float64 `json:"penalty"`
+	// Pull is the term's dual on the atom: positive pushes it up.
+	// Gradient is minus the term's derivative in the atom where it has one
+	// (a squared potential, a linear one away from its corner by more
+	// than KinkTol); at the corner, and for hard constraints, only the
+	// dual says, and Gradient is null.
+	Pull     float64  `json:"pull"`
+	Gradient *float64 `json:"gradient"`
+	// Atoms are the ground rule's atoms with their values.
+	Atoms []AtomValue `json:"atoms"`
+}
+
+// PSLExplanation explains one atom's value: every ground rule containing
+// it, sorted by the size of its pull, the first Top of them kept.
+type PSLExplanation struct {
+	Atom  string  `json:"atom"`
+	Var   int     `json:"var"`
+	Value float64 `json:"value"`
+	// Terms are the ground rules kept (the largest pulls first); Count
+	// is how many contain the atom in all.
+	Terms []PSLTerm `json:"terms"`
+	Count int       `json:"count"`
+	// Up and Down sum the positive and negative pulls of all Count terms;
+	// Bound is the multiplier of the bound 0 <= y <= 1, -(Up + Down), so
+	// that Up + Down + Bound = 0. It is 0 (to rounding) for an atom
+	// strictly between 0 and 1, >= 0 at 0 and <= 0 at 1. At says which:
+	// "interior", "lower bound" or "upper bound".
+	Up    float64 `json:"pull_up"`
+	Down  float64 `json:"pull_down"`
+	Bound float64 `json:"bound_multiplier"`
+	At    string  `json:"at"`
+	// OmittedUp and OmittedDown are the pulls of the terms left out by
+	// the top-k cut.
+	OmittedUp   float64 `json:"omitted_pull_up"`
+	OmittedDown float64 `json:"omitted_pull_down"`
+}
+
+// VarAtom names variable v's atom.
+func VarAtom(g *ground.Result, v int) Atom {
+	return Atom{Pred: g.Vars[v].Pred.Name, Args: g.Args(v)}
+}
+
+// pslName writes an atom as hinge infer prints it: Pred('a', 'b').
+func pslName(a Atom) string {
+	q := make([]string, len(a.Args))
+	for i, s := range a.Args {
+		q[i] = "'" + strings.ReplaceAll(s, "'", "\\'") + "'"
+	}
+	return a.Pred + "(" + strings.Join(q, ", ") + ")"
+}
+
+// FindVar finds the variable of atom a in a store grounded by g: the error
+// says what is wrong (no such predicate, constant or atom, or an observed
+// atom, which was not inferred).
+func FindVar(m *model.Model, s *store.Store, g *ground.Result, a Atom) (int, error) {
+	pred := m.Predicate(a.Pred)
+	if pred == nil {
+		return -1, fmt.Errorf("%s: no predicate %s in the model", a, a.Pred)
+	}
+	if len(a.Args) != pred.Arity {
+		return -1, fmt.Errorf("%s: %s takes %d argument(s), not %d", a, pred.Name, pred.Arity, len(a.Args))
+	}
+	ids := make([]int32, len(a.Args))
+	for i, c := range a.Args {
+		id, ok := s.Dict.Lookup(c)
+		if !ok {
+			return -1, fmt.Errorf("%s: %q is not a constant of the data", a, c)
+		}
+		ids[i] = id
+	}
+	t := s.Table(pred)
+	row, ok := t.Find(ids)
+	if !ok {
+		return -1, fmt.Errorf("%s: no such atom (not a target, not observed%s)", a, map[bool]string{true: "; the predicate is closed, so it is 0", false: ""}[pred.Closed])
+	}
+	if t.Kind(row) != store.Target {
+		return -1, fmt.Errorf("%s is observed (value %g), not inferred: nothing to explain", a, t.Value(row))
+	}
+	if g == nil {
+		return row, nil // a row, for callers checking before grounding
+	}
+	v := g.VarOf(pred, row)
+	if v < 0 {
+		return -1, fmt.Errorf("%s: not a variable of the ground problem", a)
+	}
+	return int(v), nil
+}
+
+// Explain explains variable v's value, keeping the top largest pulls (all
+// when top <= 0).
+func (e *PSL) Explain(v int, top int) (*PSLExplanation, error) {
+	if v < 0 || v >= len(e.Values) {
+		return nil, fmt.Errorf("explain: no variable %d", v)
+	}
+	if err := e.checkDuals(); err != nil {
+		return nil, err
+	}
+	grs, err := e.rec.Of(v)
+	if err != nil {
+		return nil, err
+	}
+	return e.explain(v, top, grs), nil
+}
+
+// ExplainAll explains every variable, recovering the ground rules in one
+// pass (Recoverer.All) instead of one per atom.
+func (e *PSL) ExplainAll(top int) ([]*PSLExplanation, error) {
+	if err := e.checkDuals(); err != nil {
+		return nil, err
+	}
+	all := map[int32]*Grounding{}
+	if _, err := e.rec.All(func(t int32, g *Grounding) error {
+		all[t] = g
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]*PSLExplanation, len(e.Values))
+	for v := range e.Values {
+		out[v] = e.explain(v, top, all)
+	}
+	return out, nil
+}
+
+// checkDuals refuses to explain without the solve's duals.
+func (e *PSL) checkDuals() error {
+	if e.PotentialDuals == nil && e.ConstraintDuals == nil && (len(e.Ground.Problem.Var) > 0 || len(e.Ground.Problem.CVar) > 0) {
+		return errors.New("explain: no duals of the solve: the pulls come from ADMM's duals at the answer")
+	}
+	return nil
+}
+
+func (e *PSL) explain(v, top int, grs map[int32]*Grounding) *PSLExplanation {
+	g := e.Ground
+	x := &PSLExplanation{Atom: pslName(VarAtom(g, v)), Var: v, Value: e.Values[v]}
+	for _, t := range e.rec.TermsOf(v) {
+		term := e.term(v, t, grs[t])
+		x.Terms = append(x.Terms, term)
+		if term.Pull > 0 {
+			x.Up += term.Pull
+		} else {
+			x.Down += term.Pull
+		}
+	}
+	x.Count = len(x.Terms)
+	x.Bound = -(x.Up + x.Down)
+	switch y := x.Value; {
+	case y <= 1e-9:
+		x.At = "lower bound"
+	case y >= 1-1e-9:
+		x.At = "upper bound"
+	default:
+		x.At = "interior"
+	}
+	slices.SortStableFunc(x.Terms, func(a, b PSLTerm) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.Pull), math.Abs(a.Pull)), cmp.Compare(a.Rule, b.Rule), strings.Compare(a.Ground, b.Ground))
+	})
+	if top > 0 && len(x.Terms) > top {
+		for _, t := range x.Terms[top:] {
+			if t.Pull > 0 {
+				x.OmittedUp += t.Pull
+			} else {
+				x.OmittedDown += t.Pull
+			}
+		}
+		x.Terms = x.Terms[:top]
+	}
+	return x
+}
+
+// term describes term t (TermsOf's numbering) as it bears on variable v.
+func (e *PSL) term(v int, t int32, gr *Grounding) PSLTerm {
+	p := e.Ground.Problem
+	np := p.NumPotentials()
+	var vars []int32
+	var coefs []float64
+	var c float64
+	var group int32
+	var out PSLTerm
+	var duals []float64
+	if int(t) < np {
+		vars, coefs = p.Terms(int(t))
+		c, group = p.Const[t], p.Group[t]
+		out.Weight, out.Squared = p.Weight[t], p.Power[t] == 2
+		duals = e.PotentialDuals[p.Start[t]:p.Start[t+1]]
+	} else {
+		j := int(t) - np
+		vars, coefs = p.CTerms(j)
+		c, group = p.CConst[j], p.CGroup[j]
+		out.Hard = true
+		duals = e.ConstraintDuals[p.CStart[j]:p.CStart[j+1]]
+	}
+	out.Rule = int(group)
+	if group >= 0 && int(group) < len(e.Model.Rules) {
+		r := e.Model.Rules[group]
+		out.RuleText = ruleText(r)
+		if r.Pos.IsValid() {
+			out.Where = r.Pos.String()
+		}
+	}
+	inner := -c
+	for k, u := range vars {
+		inner += coefs[k] * e.Values[u]
+		if int(u) == v {
+			out.Coef = coefs[k]
+			out.Pull = duals[k]
+		}
+	}
+	op := "<="
+	if out.Hard && p.CKind[int(t)-np] == hlmrf.Equal {
+		op = "="
+		out.Distance = math.Abs(inner)
+	} else {
+		out.Distance = max(inner, 0)
+	}
+	if !out.Hard {
+		pw := 1.0
+		if out.Squared {
+			pw = 2
+		}
+		out.Penalty = out.Weight * math.Pow(out.Distance, pw)
+		switch {
+		case out.Squared:
+			gr := -2 * out.Weight * out.Distance * out.Coef
+			out.Gradient = &gr
+		case inner > KinkTol:
+			gr := -out.Weight * out.Coef
+			out.Gradient = &gr
+		case inner < -KinkTol:
+			gr := 0.0
+			out.Gradient = &gr
+		}
+	}
+	out.Negated = out.Coef > 0
+	if gr != nil {
+		out.Ground = gr.PSLText()
+		out.Substitution = gr.Substitution()
+		for _, a := range gr.Atoms {
+			av := AtomValue{Atom: pslName(a.Atom), Value: a.Value}
+			if a.Var >= 0 {
+				av.Value, av.Target = e.Values[a.Var], true
+				if int(a.Var) == v && out.Role == "" {
+					out.Role = a.Role
+				}
+			}
+			out.Atoms = append(out.Atoms, av)
+		}
+	} else {
+		out.Role = "coef " + strconv.FormatFloat(out.Coef, 'g', 6, 64)
+		out.Ground = linearForm(e.Ground, vars, coefs, c, op, out)
+		for _, u := range vars {
+			out.Atoms = append(out.Atoms, AtomValue{Atom: pslName(VarAtom(e.Ground, int(u))), Value: e.Values[u], Target: true})
+		}
+	}
+	return out
+}
+
+// ruleText is the rule as written, clipped for display.
+func ruleText(r *model.Rule) string {
+	return clip(strings.TrimSpace(r.Text))
+}
+
+// linearForm writes a term over atom names: "0.5 * max(Smokes('Bob') -
+// Cancer('Bob') - 0, 0)^2", or for a constraint (op <= or =)
+// "Smokes('Bob') + ... <= 1".
+func linearForm(g *ground.Result, vars []int32, coefs []float64, c float64, op string, t PSLTerm) string {
+	var b strings.Builder
+	for k, u := range vars {
+		cf := coefs[k]
+		switch {
+		case k == 0 && cf < 0:
+			b.WriteString("-")
+		case k > 0 && cf < 0:
+			b.WriteString(" - ")
+		case k > 0:
+			b.WriteString(" + ")
+		}
+		if a := math.Abs(cf); a != 1 {
+			b.WriteString(strconv.FormatFloat(a, 'g', 6, 64))
+			b.WriteString("*")
+		}
+		b.WriteString(pslName(VarAtom(g, int(u))))
+	}
+	lin := b.String()
+	if t.Hard {
+		return fmt.Sprintf("%s %s %s", lin, op, strconv.FormatFloat(c, 'g', 6, 64))
+	}
+	pw := ""
+	if t.Squared {
+		pw = "^2"
+	}
+	minus := " - " + strconv.FormatFloat(c, 'g', 6, 64)
+	switch {
+	case c == 0:
+		minus = ""
+	case c < 0:
+		minus = " + " + strconv.FormatFloat(-c, 'g', 6, 64)
+	}
+	return fmt.Sprintf("%s * max(%s%s, 0)%s", strconv.FormatFloat(t.Weight, 'g', 6, 64), lin, minus, pw)
+}
