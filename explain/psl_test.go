@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // varNamed finds the variable of an atom written as hinge infer prints it.

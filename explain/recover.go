@@ -64,8 +64,8 @@ type Grounding struct {
 	// Clause is the CNF clause's number in the rule, of Clauses (a rule
 	// such as A -> B & C has two, each its own ground rule).
 	Clause, Clauses int
-	Names  []string
-	Values []string
+	Names           []string
+	Values          []string
 	// Atoms are the clause's atoms under the substitution, in the
 	// clause's order, with their literal's sign (Neg: the clause negates
 	// the atom), where the atom sits in the rule (Role: body, head or
