@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -80,6 +81,27 @@ func (p *Program) GroundWith(net *mln.Network, opt GroundOptions) (*Grounded, er
 		return nil, err
 	}
 	return g.finish()
+}
+
+// LimitError reports a grounding stopped by GroundOptions.MaxFeatures
+// (MaxFeatures set) or MemoryLimit (Limit set), at the parfeature whose
+// grounding passed it.
+type LimitError struct {
+	Pos         srcpos.Position
+	Feature     string
+	Features    int   // ground features made, the one that passed the limit included
+	Children    int   // child entries so far
+	Bytes       int64 // the memory estimate
+	Limit       int64 // the memory limit
+	MaxFeatures int
+}
+
+func (e *LimitError) Error() string {
+	if e.MaxFeatures > 0 {
+		return srcpos.Errorf(e.Pos, "parfeature %s: more than %d ground features", e.Feature, e.MaxFeatures).Error()
+	}
+	return srcpos.Errorf(e.Pos, "parfeature %s: the ground network (%d features, %d children so far: about %s) exceeds the memory limit of %s",
+		e.Feature, e.Features, e.Children, memlimit.Format(e.Bytes), memlimit.Format(e.Limit)).Error()
 }
 
 // Bytes the memory estimate charges per ground feature and per child entry
@@ -736,12 +758,11 @@ func (g *grounder) intern(gf *gFeature, level int) (int32, error) {
 	}
 	n := len(g.off) - 1
 	if n >= g.opt.MaxFeatures {
-		return 0, srcpos.Errorf(gf.f.Pos, "parfeature %s: more than %d ground features", gf.f.Name, g.opt.MaxFeatures)
+		return 0, &LimitError{Pos: gf.f.Pos, Feature: gf.f.Name, Features: n + 1, MaxFeatures: g.opt.MaxFeatures}
 	}
 	if lim := g.opt.MemoryLimit; lim > 0 {
 		if est := int64(n+1)*bytesPerFeature + int64(len(g.arena)+len(out))*bytesPerChild; est > lim {
-			return 0, srcpos.Errorf(gf.f.Pos, "parfeature %s: the ground network (%d features, %d children so far: about %d MB) exceeds the memory limit of %d MB",
-				gf.f.Name, n+1, len(g.arena)+len(out), est>>20, lim>>20)
+			return 0, &LimitError{Pos: gf.f.Pos, Feature: gf.f.Name, Features: n + 1, Children: len(g.arena) + len(out), Bytes: est, Limit: lim}
 		}
 	}
 	id := int32(n)

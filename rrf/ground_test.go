@@ -173,7 +173,7 @@ func TestFoldingChangesNoConditional(t *testing.T) {
 		if err != nil {
 			t.Fatalf("trial %d: %v\n%s", trial, err, text)
 		}
-		p.Norm = Norm(trial % 2)
+		p.Norm = []Norm{NormMax, NormSoftplus, NormSmooth}[trial%3]
 		folded, full := groundBoth(t, p, evidence)
 		fail := func(format string, args ...any) {
 			t.Helper()
@@ -352,7 +352,8 @@ func TestGroundLimits(t *testing.T) {
 	if _, err := p.GroundWith(net, GroundOptions{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "s.rrf:") || !strings.Contains(err.Error(), "more than 3 ground features") {
 		t.Errorf("feature bound: %v", err)
 	}
-	if _, err := p.GroundWith(net, GroundOptions{MemoryLimit: 1000}); err == nil || !strings.Contains(err.Error(), "s.rrf:") || !strings.Contains(err.Error(), "exceeds the memory limit") {
+	_, err = p.GroundWith(net, GroundOptions{MemoryLimit: 1000})
+	if le := (*LimitError)(nil); !errors.As(err, &le) || le.Limit != 1000 || !strings.Contains(err.Error(), "s.rrf:") || !strings.Contains(err.Error(), "exceeds the memory limit of 1000 B") {
 		t.Errorf("memory limit: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -291,7 +291,10 @@ type LearnResult struct {
 	// IterationLimit (ll, which runs its steps).
 	Status string
 	// Converged is true when L-BFGS stopped at a small gradient or no
-	// further progress (pll); ll never claims it.
+	// further progress, or when its line search failed where the gradient's
+	// largest entry is below 1e-6 times the objective (1 at least), where
+	// the objective's rounding decides the line search (pll); ll never
+	// claims it.
 	Converged bool
 	// GradNorm is the Euclidean norm of the objective's gradient (with the
 	// prior) at the end: exact (pll) or the last sampled estimate (ll).
@@ -303,9 +306,10 @@ type LearnResult struct {
 // each world), starting from the net's weights, which it replaces.
 //
 // Method "pll" maximises the pseudo-log-likelihood (PseudoLogLikelihood)
-// by L-BFGS. The objective has a kink wherever an inner weight crosses 0
-// (the normalisation M_i sums the positive weights), where L-BFGS's line
-// search can fail (Status Failure); the best point evaluated is returned.
+// by L-BFGS. The objective is smooth when the net's Norm is a temperature
+// (> 0); with NormMax it has a kink wherever an inner weight crosses 0,
+// where L-BFGS's line search can fail (Status Failure) far from a
+// stationary point. The best point evaluated is returned.
 //
 // Method "ll" maximises the log-likelihood sum_k log P(x_k | evidence_k),
 // whose gradient is the paper's
@@ -328,32 +332,62 @@ type LearnResult struct {
 // the second half of the steps (Polyak averaging), which smooths the
 // sampling noise.
 func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
-	if len(worlds) == 0 {
-		return nil, errors.New("rrf: no training world")
+	return LearnTied(ctx, []Data{{Net: net, Worlds: worlds, Evidence: ev}}, opt)
+}
+
+// Data is one ground network with its training worlds: full assignments,
+// in which the variables Evidence fixes take their values.
+type Data struct {
+	Net      *Net
+	Worlds   [][]bool
+	Evidence *Evidence
+}
+
+// LearnTied is Learn over several networks whose weights are tied: the
+// groundings of one program over databases of their own (each with its own
+// domains), as UW-CSE's areas are. The objective is the sum over the
+// networks (their pseudo-log-likelihoods, or log-likelihoods with the
+// chains of each), the prior counted once. Every network must have as many
+// weights as the first, whose weights are the start; the learned weights
+// replace every network's.
+func LearnTied(ctx context.Context, data []Data, opt LearnOptions) (*LearnResult, error) {
+	if len(data) == 0 {
+		return nil, errors.New("rrf: no training network")
 	}
-	if err := net.Validate(); err != nil {
-		return nil, err
-	}
-	if err := ev.check(net.NumVars); err != nil {
-		return nil, err
-	}
-	for k, x := range worlds {
-		if len(x) != net.NumVars {
-			return nil, fmt.Errorf("rrf: training world %d has %d values for %d variables", k, len(x), net.NumVars)
+	for k, d := range data {
+		if len(d.Worlds) == 0 {
+			return nil, errors.New("rrf: no training world")
+		}
+		if err := d.Net.Validate(); err != nil {
+			return nil, err
+		}
+		if len(d.Net.Weights) != len(data[0].Net.Weights) {
+			return nil, fmt.Errorf("rrf: network %d has %d weights, the first %d", k, len(d.Net.Weights), len(data[0].Net.Weights))
+		}
+		if err := d.Evidence.check(d.Net.NumVars); err != nil {
+			return nil, err
+		}
+		for i, x := range d.Worlds {
+			if len(x) != d.Net.NumVars {
+				return nil, fmt.Errorf("rrf: training world %d has %d values for %d variables", i, len(x), d.Net.NumVars)
+			}
 		}
 	}
 	if opt.L2 < 0 || opt.MaxIter < 0 || opt.Chains < 0 || opt.Sweeps < 0 {
 		return nil, fmt.Errorf("rrf: L2 %v, iterations %d, chains %d and sweeps %d must be >= 0", opt.L2, opt.MaxIter, opt.Chains, opt.Sweeps)
 	}
+	for _, d := range data[1:] {
+		copy(d.Net.Weights, data[0].Net.Weights)
+	}
 	var res *LearnResult
 	var err error
 	switch opt.Method {
 	case "", "pll":
-		res, err = learnPLL(ctx, net, worlds, ev, opt)
+		res, err = learnPLL(ctx, data, opt)
 	case "ll":
-		res, err = learnLL(ctx, net, worlds, ev, opt)
+		res, err = learnLL(ctx, data, opt)
 		if err == nil {
-			res.PLL, err = totalPLL(net, worlds, ev)
+			res.PLL, err = totalPLL(data)
 		}
 	default:
 		return nil, fmt.Errorf("rrf: learning method %q: want pll or ll", opt.Method)
@@ -364,18 +398,29 @@ func Learn(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt Lea
 	return res, nil
 }
 
+// setWeights gives every network the weights w.
+func setWeights(data []Data, w []float64) {
+	for _, d := range data {
+		copy(d.Net.Weights, w)
+	}
+}
+
 // learnPLL maximises the pseudo-log-likelihood by L-BFGS (see Learn). At
-// a kink (d s_i/d w_ij jumps from v_j to v_j - 1 as w_ij crosses 0) the
-// line search can fail, on about 1 in 10 small random problems started
-// near 0; gonum then returns its last accepted iterate, learnPLL the best
-// point it evaluated, which is often past the kink and better.
-func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
+// a kink of NormMax (d s_i/d w_ij jumps from v_j to v_j - 1 as w_ij
+// crosses 0) the line search can fail, on about 1 in 10 small random
+// problems started near 0; gonum then returns its last accepted iterate,
+// learnPLL the best point it evaluated, which is often past the kink and
+// better.
+func learnPLL(ctx context.Context, data []Data, opt LearnOptions) (*LearnResult, error) {
 	if opt.MaxIter == 0 {
 		opt.MaxIter = 500
 	}
-	nw := len(net.Weights)
-	tp := newTopology(net)
-	init := slices.Clone(net.Weights)
+	nw := len(data[0].Net.Weights)
+	tps := make([]*topology, len(data))
+	for k, d := range data {
+		tps[k] = newTopology(d.Net)
+	}
+	init := slices.Clone(data[0].Net.Weights)
 	best, bestW, bestG := math.Inf(1), slices.Clone(init), make([]float64, nw)
 	// gonum asks for the value and the gradient at each point in two calls;
 	// one evaluation gives both, so the last point's are kept.
@@ -396,17 +441,19 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 			lastF = math.NaN()
 			return
 		}
-		copy(net.Weights, w)
+		setWeights(data, w)
 		clear(lastG)
 		total := 0.0
-		for _, x := range worlds {
-			pl, err := pseudoLogLikelihood(net, tp, x, ev, lastG)
-			if err != nil {
-				evalErr = err
-				lastF = math.NaN()
-				return
+		for k, d := range data {
+			for _, x := range d.Worlds {
+				pl, err := pseudoLogLikelihood(d.Net, tps[k], x, d.Evidence, lastG)
+				if err != nil {
+					evalErr = err
+					lastF = math.NaN()
+					return
+				}
+				total += pl
 			}
-			total += pl
 		}
 		lastF = -total + opt.L2/2*sqDist(w, init)
 		for i := range lastG {
@@ -429,26 +476,40 @@ func learnPLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt 
 	if r == nil {
 		return nil, fmt.Errorf("rrf: L-BFGS: %w", err)
 	}
-	copy(net.Weights, bestW)
+	setWeights(data, bestW)
 	return &LearnResult{
 		PLL:        -(best - opt.L2/2*sqDist(bestW, init)),
 		Iterations: r.Stats.MajorIterations,
 		Status:     r.Status.String(),
-		Converged:  err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence),
+		Converged:  err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence) || atRounding(bestG, best),
 		GradNorm:   math.Sqrt(dot(bestG, bestG)),
 	}, nil
 }
 
-// totalPLL is the pseudo-log-likelihood of the worlds.
-func totalPLL(net *Net, worlds [][]bool, ev *Evidence) (float64, error) {
+// atRounding reports whether gradient g of an objective of value f is at
+// the objective's rounding: its largest entry below 1e-6 * max(1, |f|). A
+// pseudo-log-likelihood sums thousands of terms, each rounded to 1e-16 of
+// its size, and a line search asked for a decrease below that fails.
+func atRounding(g []float64, f float64) bool {
+	big := 0.0
+	for _, v := range g {
+		big = max(big, math.Abs(v))
+	}
+	return big <= 1e-6*max(1, math.Abs(f))
+}
+
+// totalPLL is the pseudo-log-likelihood of every network's worlds.
+func totalPLL(data []Data) (float64, error) {
 	total := 0.0
-	tp := newTopology(net)
-	for _, x := range worlds {
-		pl, err := pseudoLogLikelihood(net, tp, x, ev, nil)
-		if err != nil {
-			return 0, err
+	for _, d := range data {
+		tp := newTopology(d.Net)
+		for _, x := range d.Worlds {
+			pl, err := pseudoLogLikelihood(d.Net, tp, x, d.Evidence, nil)
+			if err != nil {
+				return 0, err
+			}
+			total += pl
 		}
-		total += pl
 	}
 	return total, nil
 }

@@ -167,7 +167,7 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 }
 
 // learnLL maximises the log-likelihood (see Learn).
-func learnLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt LearnOptions) (*LearnResult, error) {
+func learnLL(ctx context.Context, data []Data, opt LearnOptions) (*LearnResult, error) {
 	if opt.MaxIter == 0 {
 		opt.MaxIter = 100
 	}
@@ -178,21 +178,47 @@ func learnLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt L
 		opt.Sweeps = 5
 	}
 	const maxStep = 1.0 // largest change of one weight in one step
-	l, err := newLLLearner(net, worlds, ev, opt.Chains, opt.Sweeps, opt.Seed)
-	if err != nil {
-		return nil, err
-	}
-	init := slices.Clone(net.Weights)
-	avg := make([]float64, len(init))
-	res := &LearnResult{Status: "IterationLimit"}
-	for t := range opt.MaxIter {
-		g, fisher, dFd, err := l.estimate(ctx)
+	ls := make([]*llLearner, len(data))
+	for k, d := range data {
+		// Chains of network k > 0 are seeded apart from those of the others.
+		l, err := newLLLearner(d.Net, d.Worlds, d.Evidence, opt.Chains, opt.Sweeps, opt.Seed+uint64(k)*0x9e3779b97f4a7c15)
 		if err != nil {
 			return nil, err
 		}
+		ls[k] = l
+	}
+	w := slices.Clone(data[0].Net.Weights)
+	init := slices.Clone(w)
+	avg := make([]float64, len(init))
+	res := &LearnResult{Status: "IterationLimit"}
+	for t := range opt.MaxIter {
+		var g, fisher []float64
+		var dFds []func([]float64) float64
+		for _, l := range ls {
+			lg, lf, ldFd, err := l.estimate(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if g == nil {
+				g, fisher = lg, lf
+			} else {
+				for i := range g {
+					g[i] += lg[i]
+					fisher[i] += lf[i]
+				}
+			}
+			dFds = append(dFds, ldFd)
+		}
+		dFd := func(d []float64) float64 {
+			total := 0.0
+			for _, f := range dFds {
+				total += f(d)
+			}
+			return total
+		}
 		d := make([]float64, len(g))
 		for i := range g {
-			g[i] -= opt.L2 * (net.Weights[i] - init[i])
+			g[i] -= opt.L2 * (w[i] - init[i])
 			d[i] = g[i] / max(fisher[i]+opt.L2, 1e-6)
 		}
 		big := 0.0
@@ -204,19 +230,21 @@ func learnLL(ctx context.Context, net *Net, worlds [][]bool, ev *Evidence, opt L
 			alpha *= maxStep / big
 		}
 		for i := range d {
-			net.Weights[i] += alpha * d[i]
+			w[i] += alpha * d[i]
 		}
+		setWeights(data, w)
 		res.GradNorm = math.Sqrt(dot(g, g))
 		res.Iterations = t + 1
 		if t >= opt.MaxIter/2 {
-			for i, w := range net.Weights {
-				avg[i] += w
+			for i, v := range w {
+				avg[i] += v
 			}
 		}
 	}
 	for i := range avg {
-		net.Weights[i] = avg[i] / float64(opt.MaxIter-opt.MaxIter/2)
+		w[i] = avg[i] / float64(opt.MaxIter-opt.MaxIter/2)
 	}
+	setWeights(data, w)
 	return res, nil
 }
 

@@ -470,53 +470,63 @@ func (p *Program) WithWeights(src []byte) []byte {
 // (closed world); every other atom is evidence. The program's weights are
 // replaced by the learned ones.
 func (p *Program) LearnRelational(ctx context.Context, training []mln.GroundAtom, query []string, opt LearnOptions) (*LearnResult, error) {
+	return p.LearnRelationalWorlds(ctx, [][]mln.GroundAtom{training}, query, opt)
+}
+
+// LearnRelationalWorlds is LearnRelational over several training worlds,
+// each a database of its own (its own constants and domains, grounded on
+// its own), the weights tied across them (LearnTied): Alchemy's learning
+// from multiple databases. A grounding of several worlds merged into one
+// also pairs the constants of different worlds, which is larger and, for
+// the query atoms across worlds, says they are false.
+func (p *Program) LearnRelationalWorlds(ctx context.Context, worlds [][]mln.GroundAtom, query []string, opt LearnOptions) (*LearnResult, error) {
 	isQuery := map[string]bool{}
 	for _, q := range query {
 		isQuery[q] = true
-	}
-	var evidence []mln.GroundAtom
-	truth := map[string]bool{}
-	for _, a := range training {
-		if isQuery[a.Pred] {
-			args := make([]string, len(a.Args))
-			for i, t := range a.Args {
-				args[i] = t.Name
-			}
-			truth[a.Pred+"\x00"+strings.Join(args, "\x00")] = a.Value >= 0.5
-			continue
-		}
-		evidence = append(evidence, a)
-	}
-	// Query atoms listed in training also name constants of the domains.
-	var qatoms []mln.GroundAtom
-	for _, a := range training {
-		if isQuery[a.Pred] {
-			qatoms = append(qatoms, a)
-		}
-	}
-	net, err := mln.Build(p.Decls, evidence, mln.Options{Query: query, QueryAtoms: qatoms})
-	if err != nil {
-		return nil, err
 	}
 	gopt := opt.Ground
 	if gopt.Context == nil {
 		gopt.Context = ctx
 	}
-	gr, err := p.GroundWith(net, gopt)
-	if err != nil {
-		return nil, err
-	}
-	x := make([]bool, gr.Net.NumVars)
-	for v, a := range gr.Atoms {
-		x[v] = gr.Evidence.X[v]
-		if !gr.Evidence.Fixed[v] {
-			x[v] = truth[a.Pred+"\x00"+strings.Join(a.Args, "\x00")]
+	var data []Data
+	for _, training := range worlds {
+		var evidence, qatoms []mln.GroundAtom
+		truth := map[string]bool{}
+		for _, a := range training {
+			if isQuery[a.Pred] {
+				args := make([]string, len(a.Args))
+				for i, t := range a.Args {
+					args[i] = t.Name
+				}
+				truth[a.Pred+"\x00"+strings.Join(args, "\x00")] = a.Value >= 0.5
+				// Query atoms listed in training also name constants of the
+				// domains.
+				qatoms = append(qatoms, a)
+				continue
+			}
+			evidence = append(evidence, a)
 		}
+		net, err := mln.Build(p.Decls, evidence, mln.Options{Query: query, QueryAtoms: qatoms})
+		if err != nil {
+			return nil, err
+		}
+		gr, err := p.GroundWith(net, gopt)
+		if err != nil {
+			return nil, err
+		}
+		x := make([]bool, gr.Net.NumVars)
+		for v, a := range gr.Atoms {
+			x[v] = gr.Evidence.X[v]
+			if !gr.Evidence.Fixed[v] {
+				x[v] = truth[a.Pred+"\x00"+strings.Join(a.Args, "\x00")]
+			}
+		}
+		data = append(data, Data{Net: gr.Net, Worlds: [][]bool{x}, Evidence: gr.Evidence})
 	}
-	res, err := Learn(ctx, gr.Net, [][]bool{x}, gr.Evidence, opt)
+	res, err := LearnTied(ctx, data, opt)
 	if err != nil {
 		return nil, err
 	}
-	copy(p.Weights, gr.Net.Weights)
+	copy(p.Weights, data[0].Net.Weights)
 	return res, nil
 }

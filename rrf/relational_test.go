@@ -65,7 +65,7 @@ func rootScore(p *Program, domains map[string][]string, truth func(pred string, 
 					v = math.Exp(s - m)
 				}
 				sum += w * v
-				norm += max(w, 0)
+				norm += normOf(p.Norm, w)
 			}
 			rec(0)
 		}

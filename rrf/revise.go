@@ -24,13 +24,18 @@ import (
 //
 // The change to the distribution is bounded and vanishes with eps. An
 // added atom a moves its feature's normalised log value s_i - M_i by
-// eps*a - max(eps, 0), within [-|eps|, 0], and exp is 1-Lipschitz below 0,
-// so a ground feature with k_i added children changes by at most
+// eps*a - m(eps), within [-|eps|, |eps|] (m(eps) lies between 0 and eps
+// under NormMax and NormSmooth), and exp is L-Lipschitz below log L, L the
+// largest value a feature reaches (1 under NormMax, within exp(0.028) per
+// child of 1 under NormSmooth), so a ground feature with k_i added
+// children changes by at most about
 //
 //	b_i = k_i |eps| + sum_j |w_ij| b_j   (over its feature children j),
 //
 // the root's score s_0 by at most b_0, and every log P(x) by at most 2 b_0,
-// which is linear in eps.
+// which is linear in eps. Under NormSoftplus, m(eps) is about log 2: the
+// added atoms scale their features by about 2^-k_i whatever eps, and the
+// change does not vanish.
 func (p *Program) Revise(eps float64) (int, error) {
 	if eps == 0 || math.IsNaN(eps) || math.IsInf(eps, 0) {
 		return 0, fmt.Errorf("rrf: revision weight %v must be a nonzero finite number", eps)

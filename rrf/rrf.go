@@ -46,13 +46,43 @@
 // The paper lets each feature's normalisation Z_i be chosen freely (it is
 // absorbed in the parent's weights). hinge takes
 //
-//	f_i(x) = exp(s_i(x) - M_i),  s_i = sum_j w_ij v_j,  M_i = sum_j max(w_ij, 0)
+//	f_i(x) = exp(s_i(x) - M_i),  s_i = sum_j w_ij v_j,  M_i = sum_j m(w_ij)
 //
-// where v_j is the child's value: x_v or 1 - x_v for a variable, f_j for a
-// feature. Every value then lies in (0, 1] (induction from the leaves), so a
-// sum over thousands of children cannot overflow. The root is not
-// normalised: P(x) = exp(s_0(x)) / Z_0, and only differences of s_0 are
-// ever needed.
+// where v_j is the child's value (x_v or 1 - x_v for a variable, f_j for a
+// feature, 0 or 1 for an atom the evidence fixes) and m is the Norm of the
+// network. The root is not normalised: P(x) = exp(s_0(x)) / Z_0, and only
+// differences of s_0 are ever needed.
+//
+// Every grounding of a parfeature has the same children per term (a sum
+// runs over whole domains), so M_i depends on the parfeature and the
+// weights only, and two choices of m differ by a factor on each
+// parfeature's values that its parents' weights absorb: they define the
+// same family of distributions. What differs is what a given weight means
+// and whether learning can follow the objective:
+//
+//   - NormMax, m(w) = max(w, 0): values in (0, 1], the best configuration
+//     of the children worth 1, so a weight reads as "how much each child
+//     counts". The pseudo-likelihood has a kink where an inner weight
+//     crosses 0, and L-BFGS's line search fails there (on the inclusion
+//     experiment of the paper's Figure 2, on every training world, with
+//     the gradient's norm still about 2.6).
+//   - NormSoftplus, m(w) = log(1 + exp(w)): smooth, but a feature over n
+//     children is scaled by prod (1 + exp(-|w|))^(-n): a soft quantifier
+//     over 50 atoms of weight 2 by exp(-6.3), so a knowledge base's weights
+//     no longer say what they did, and learning from them, with a prior
+//     centred on them, lands elsewhere (a pseudo-log-likelihood of -375
+//     against -295 on that world).
+//   - NormSmooth, the default, m(w) = w / (1 + exp(-10 w)): max smoothed
+//     near 0. It equals max to 5e-5 for |w| >= 1, so knowledge-base weights
+//     keep their meaning, and m(0) = 0, so theory revision's small added
+//     weights move the distribution by O(eps) (Program.Revise); learning
+//     converges (to a gradient of 1e-5, the objective's rounding) and
+//     reaches the best pseudo-likelihood of the three (-294.7 on that
+//     world). The price: a value may exceed 1 by exp(0.028) per child, so a
+//     feature with more than 25,000 children is refused (Net.Validate).
+//
+// bench/rrf's README has the measurements on Figure 2's experiments and on
+// UW-CSE.
 package rrf
 
 import (
@@ -63,29 +93,52 @@ import (
 	"github.com/hinge-srl/hinge/internal/logistic"
 )
 
-// Norm names a feature normalisation: M_i = sum_j n_ij m(w_ij) over the
-// feature's children (n_ij copies of a child of weight w_ij), with m the
-// function the Norm names. Any choice gives the same family of
-// distributions (see the package documentation); they differ in what a
-// given weight means and in the smoothness of the learning objective.
+// Norm is a feature normalisation: M_i = sum_j n_ij m(w_ij) over the
+// feature's children (n_ij copies of a child of weight w_ij), m one of
+//
+//	NormMax:       m(w) = max(w, 0)
+//	NormSoftplus:  m(w) = log(1 + exp(w))
+//	NormSmooth:    m(w) = w / (1 + exp(-w/t)),  t = SmoothTemperature
+//
+// Any choice gives the same family of distributions (see the package
+// documentation); they differ in what a given weight means and in the
+// smoothness of the learning objective.
 type Norm uint8
 
 const (
+	// NormSmooth is a smooth version of max(w, 0): w times the logistic
+	// function of w/t at temperature t = SmoothTemperature (0.1). It is 0
+	// at w = 0, like max, and differs from max by |w| / (1 + exp(|w|/t)):
+	// at most 0.028 (at |w| = 0.128), below 5e-5 for |w| >= 1. So a
+	// feature's value may exceed 1, by at most exp(0.028) per child, and
+	// the learning objective has no kink. The default.
+	NormSmooth Norm = iota
 	// NormMax is m(w) = max(w, 0), the sum of the positive weights: every
 	// feature value lies in (0, 1], and 1 is reached by the children's best
 	// configuration. The pseudo-likelihood has a kink where an inner
-	// weight crosses 0.
-	NormMax Norm = iota
+	// weight crosses 0, where L-BFGS's line search fails.
+	NormMax
 	// NormSoftplus is m(w) = log(1 + exp(w)), the feature's own partition
-	// function when its children are independent coins: smooth, and
-	// below 1 by a factor prod_j (1 + exp(-|w_ij|))^(-n_ij), which grows
-	// with the number of children.
+	// function when its children are independent coins: smooth, but below
+	// max's values by a factor prod_j (1 + exp(-|w_ij|))^(-n_ij), which
+	// grows with the number of children, so that a knowledge base's weights
+	// mean something else.
 	NormSoftplus
 )
 
-// String names the normalisation as the command line does: max or softplus.
+// SmoothTemperature is the temperature t of NormSmooth.
+const SmoothTemperature = 0.1
+
+// smoothGap bounds max(w, 0) - m(w) for NormSmooth: the largest value of
+// |w| / (1 + exp(|w|/t)), 0.2785 t (at |w| = 1.2785 t).
+const smoothGap = 0.2785 * SmoothTemperature
+
+// String names the normalisation as the command line does: smooth, max or
+// softplus.
 func (m Norm) String() string {
 	switch m {
+	case NormSmooth:
+		return "smooth"
 	case NormMax:
 		return "max"
 	case NormSoftplus:
@@ -94,27 +147,34 @@ func (m Norm) String() string {
 	return fmt.Sprintf("Norm(%d)", uint8(m))
 }
 
-// ParseNorm reads a normalisation's name (max or softplus).
+// ParseNorm reads a normalisation's name: smooth, max or softplus.
 func ParseNorm(s string) (Norm, error) {
-	switch s {
-	case "max":
-		return NormMax, nil
-	case "softplus":
-		return NormSoftplus, nil
+	for _, m := range []Norm{NormSmooth, NormMax, NormSoftplus} {
+		if s == m.String() {
+			return m, nil
+		}
 	}
-	return 0, fmt.Errorf("normalisation %q: want max or softplus", s)
+	return 0, fmt.Errorf("normalisation %q: want smooth, max or softplus", s)
 }
 
 // norm is m(w) and dnorm its derivative.
 func (m Norm) norm(w float64) float64 {
-	if m == NormSoftplus {
+	switch m {
+	case NormSmooth:
+		return w * logistic.Sigmoid(w/SmoothTemperature)
+	case NormSoftplus:
 		return logistic.Softplus(w)
 	}
 	return max(w, 0)
 }
 
 func (m Norm) dnorm(w float64) float64 {
-	if m == NormSoftplus {
+	switch m {
+	case NormSmooth:
+		z := w / SmoothTemperature
+		sg := logistic.Sigmoid(z)
+		return sg + z*sg*(1-sg)
+	case NormSoftplus:
 		return logistic.Sigmoid(w)
 	}
 	if w > 0 {
@@ -170,6 +230,16 @@ func (n *Net) Validate() error {
 		}
 	}
 	for i, cs := range n.Features {
+		if n.Norm == NormSmooth && i > 0 {
+			// A value is at most exp(smoothGap * children): keep it finite.
+			total := 0.0
+			for k := range cs {
+				total += cs[k].mult()
+			}
+			if total*smoothGap > 700 {
+				return fmt.Errorf("rrf: feature %d has %.0f children: its value could overflow under the smooth normalisation (use max)", i, total)
+			}
+		}
 		for k, c := range cs {
 			switch {
 			case c.Weight < 0 || int(c.Weight) >= len(n.Weights):

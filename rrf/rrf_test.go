@@ -53,6 +53,17 @@ func randomFoldedNet(rng *rand.Rand, nv, nf int, norm Norm) *Net {
 	return n
 }
 
+// normOf is m(w) of a normalisation, written out from its definition.
+func normOf(m Norm, w float64) float64 {
+	switch m {
+	case NormSmooth:
+		return w / (1 + math.Exp(-w/SmoothTemperature))
+	case NormSoftplus:
+		return math.Log1p(math.Exp(w))
+	}
+	return max(w, 0)
+}
+
 // score evaluates s_0 directly from the definition, recursively.
 func score(n *Net, x []bool) float64 {
 	var val func(i int) (sum, value float64)
@@ -64,11 +75,7 @@ func score(n *Net, x []bool) float64 {
 			if c.Count > 1 {
 				cnt = float64(c.Count)
 			}
-			if n.Norm == NormSoftplus {
-				m += cnt * math.Log1p(math.Exp(w))
-			} else {
-				m += cnt * max(w, 0)
-			}
+			m += cnt * normOf(n.Norm, w)
 			var v float64
 			switch {
 			case c.Var >= 0:
@@ -128,7 +135,7 @@ func TestIncrementalScore(t *testing.T) {
 		case 1:
 			n = randomFoldedNet(rng, 8, 6, NormMax)
 		default:
-			n = randomFoldedNet(rng, 8, 2+rng.IntN(6), NormSoftplus)
+			n = randomFoldedNet(rng, 8, 2+rng.IntN(6), []Norm{NormSoftplus, NormSmooth, NormMax}[trial%3])
 		}
 		x := make([]bool, n.NumVars)
 		s, err := NewState(n, x)

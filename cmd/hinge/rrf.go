@@ -33,7 +33,7 @@ func newRRFCmd() *cobra.Command {
 
 type rrfInferOptions struct {
 	mlnInputs
-	result, method          string
+	result, method, norm    string
 	lambda, hardWeight      float64
 	samples, burnIn, starts int
 	seed                    uint64
@@ -72,12 +72,23 @@ updates only the cached sums of its ancestor features.`,
 	f.IntVar(&o.burnIn, "burn-in", 100, "Gibbs sweeps discarded first")
 	f.IntVar(&o.starts, "restarts", 10, "ICM random restarts")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of every random choice")
+	f.StringVar(&o.norm, "norm", rrf.NormSmooth.String(), normHelp)
 	return cmd
 }
+
+// normHelp describes --norm.
+const normHelp = "feature normalisation, which decides what the weights mean: smooth (max(w, 0) smoothed near 0), max or softplus (go doc github.com/hinge-srl/hinge/rrf)"
 
 func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.method != "icm" && o.method != "gibbs" {
 		return badInput(fmt.Errorf("--method %q: want icm or gibbs", o.method))
+	}
+	if o.norm == "" { // hinge mln infer --as-rrf
+		o.norm = rrf.NormSmooth.String()
+	}
+	norm, err := rrf.ParseNorm(o.norm)
+	if err != nil {
+		return badInput(fmt.Errorf("--norm: %w", err))
 	}
 	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 {
 		return badInput(errors.New("--samples and --restarts must be > 0, --burn-in >= 0"))
@@ -86,7 +97,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	if strings.EqualFold(filepath.Ext(o.input), ".rrf") {
-		return o.runRelational(ctx, stdout, stderr)
+		return o.runRelational(ctx, norm, stdout, stderr)
 	}
 	start := time.Now()
 	type built struct {
@@ -127,6 +138,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err != nil {
 		return badInput(err)
 	}
+	rnet.Norm = norm
 	groundSecs := time.Since(start).Seconds()
 	t0 := time.Now()
 	values, format, score, err := o.infer(ctx, rnet, nil)
@@ -171,12 +183,13 @@ func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evide
 
 // runRelational reads a relational RRF file (declarations and
 // parfeatures), grounds it over the evidence's atoms and infers.
-func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.Writer) error {
+func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdout, stderr io.Writer) error {
 	start := time.Now()
 	prog, err := rrf.ReadProgram(o.input)
 	if err != nil {
 		return badInput(err)
 	}
+	prog.Norm = norm
 	evidence, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.evidence, prog.Decls) })
 	if err != nil {
 		return err
@@ -196,9 +209,9 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 		if err != nil {
 			return grounded{}, badInput(err)
 		}
-		gr, err := prog.Ground(net, 0)
+		gr, err := prog.GroundWith(net, rrf.GroundOptions{MemoryLimit: memlimit.Current(), Context: ctx})
 		if err != nil {
-			return grounded{}, badInput(err)
+			return grounded{}, rrfGroundError(err)
 		}
 		return grounded{net, gr}, nil
 	})
@@ -227,6 +240,22 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, stdout, stderr io.W
 	return writeResult(o.result, stdout, lines)
 }
 
+// rrfGroundError types an error of the relational RRF grounder: a
+// grounding past the memory limit or the feature bound, or cancelled, fails
+// the run (exit status 1); anything else is bad input.
+func rrfGroundError(err error) error {
+	if isCancel(err) {
+		return failed(err)
+	}
+	if le := (*rrf.LimitError)(nil); errors.As(err, &le) {
+		if le.Limit > 0 {
+			return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))
+		}
+		return failed(err)
+	}
+	return badInput(err)
+}
+
 func failedIf(err error) error {
 	if err != nil {
 		return failed(err)
@@ -236,6 +265,8 @@ func failedIf(err error) error {
 
 type rrfLearnOptions struct {
 	input, output, method string
+	norm                  string
+	separate              bool
 	training              []string
 	query                 []string
 	l2, revise            float64
@@ -258,7 +289,9 @@ first, each clause a parfeature lambda * (its negated literals), 1 when the
 clause is false, weighted by minus the clause's weight in the root (--lambda,
 --hard-weight for hard formulas). The training database lists the true atoms;
 an atom of a query predicate that it does not list is false, every other atom
-is evidence.
+is evidence. Several databases (-t a.db,b.db) are one world, or with
+--separate-dbs a world each, with its own constants, grounded on its own, the
+weights tied across them (the objective sums over them).
 
 --method pll (the default) maximises the pseudo-log-likelihood of the query
 predicates' atoms (toggle each atom) by L-BFGS. --method ll maximises their
@@ -293,6 +326,8 @@ file only with --force).`,
 	f.IntVar(&o.sweeps, "sweeps", 5, "Gibbs sweeps per chain and step (ll)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the chains (ll)")
 	f.BoolVar(&o.force, "force", false, "overwrite the output file if it exists")
+	f.StringVar(&o.norm, "norm", rrf.NormSmooth.String(), normHelp)
+	f.BoolVar(&o.separate, "separate-dbs", false, "each training database is a world of its own (its own constants), the weights tied across them")
 	return cmd
 }
 
@@ -313,10 +348,15 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
 		return err
 	}
+	norm, err := rrf.ParseNorm(o.norm)
+	if err != nil {
+		return badInput(fmt.Errorf("--norm: %w", err))
+	}
 	prog, text, err := o.program()
 	if err != nil {
 		return badInput(err)
 	}
+	prog.Norm = norm
 	if o.revise != 0 {
 		n, err := prog.Revise(o.revise)
 		if err != nil {
@@ -324,18 +364,29 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "rrf learn: --revise added %d dependencies of weight %g\n", n, o.revise)
 	}
-	training, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.training, prog.Decls) })
+	worlds, err := whileRunning(ctx, func() ([][]mln.GroundAtom, error) {
+		if !o.separate {
+			w, err := readDBs(o.training, prog.Decls)
+			return [][]mln.GroundAtom{w}, err
+		}
+		var ws [][]mln.GroundAtom
+		for _, db := range o.training {
+			w, err := readDBs([]string{db}, prog.Decls)
+			if err != nil {
+				return nil, err
+			}
+			ws = append(ws, w)
+		}
+		return ws, nil
+	})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := prog.LearnRelational(ctx, training, o.query, rrf.LearnOptions{Method: o.method, L2: o.l2, MaxIter: o.maxIter,
-		Chains: o.chains, Sweeps: o.sweeps, Seed: o.seed})
+	res, err := prog.LearnRelationalWorlds(ctx, worlds, o.query, rrf.LearnOptions{Method: o.method, L2: o.l2, MaxIter: o.maxIter,
+		Chains: o.chains, Sweeps: o.sweeps, Seed: o.seed, Ground: rrf.GroundOptions{MemoryLimit: memlimit.Current()}})
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return failed(err)
-		}
-		return badInput(err)
+		return rrfGroundError(err)
 	}
 	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text()); return err }); err != nil {
 		return failed(err)
