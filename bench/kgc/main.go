@@ -27,6 +27,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -67,6 +68,7 @@ func main() {
 	triples := flag.Int("triples", 1_000_000, "triples of the generated graph (scale)")
 	scaleTime := flag.Duration("scale-time", 600*time.Second, "learning budget on the generated graph")
 	scaleTest := flag.Int("scale-test", 2500, "held-out triples ranked on the generated graph (each asked both ways)")
+	scaleFiles := flag.String("scale-files", "", "write the generated graph to this directory as train.txt, valid.txt (empty) and test.txt, for hinge kgc, and stop")
 	flag.Parse()
 	durations := func(name, list string) []time.Duration {
 		var ds []time.Duration
@@ -80,6 +82,12 @@ func main() {
 		return ds
 	}
 	times, wn := durations("-times", *timesFlag), durations("-wn-times", *wnTimes)
+	if *scaleFiles != "" {
+		if err := writeScaleFiles(*scaleFiles, *triples, *scaleTest, *seed); err != nil {
+			fail(err)
+		}
+		return
+	}
 	dir := *out
 	switch {
 	case *update:
@@ -579,4 +587,30 @@ func readCSVAt(path string) ([][]string, error) {
 	}
 	defer f.Close()
 	return csv.NewReader(f).ReadAll()
+}
+
+// writeScaleFiles writes scale's generated graph (the same triples, the
+// same held-out test triples) as files hinge kgc reads.
+func writeScaleFiles(dir string, n, nTest int, seed uint64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	v, ts := generate(n, seed)
+	test := ts[:min(nTest, len(ts))]
+	write := func(name string, ts []kgc.Triple) error {
+		return atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for _, t := range ts {
+				fmt.Fprintf(bw, "%s\t%s\t%s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
+			}
+			return bw.Flush()
+		})
+	}
+	if err := write("train.txt", ts[len(test):]); err != nil {
+		return err
+	}
+	if err := write("valid.txt", nil); err != nil {
+		return err
+	}
+	return write("test.txt", test)
 }
