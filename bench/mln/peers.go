@@ -701,7 +701,10 @@ func (c *config) peerLearn(ctx context.Context) error {
 			if err != nil {
 				// A learner that fails is a row, not the end of the run.
 				note = "failed: " + firstLine(err.Error())
-				rows = append(rows, []string{l.name, "", "", "", "", "", "", "", note})
+				rows = append(rows, []string{l.name, f3(st.wall), f3(st.cpu), fmt.Sprintf("%.0f", st.rssMB), "", "", "", "", note})
+				if err := c.writeCSV("peer-learn", rows); err != nil {
+					return err
+				}
 				continue
 			}
 			wall, cpu, rss = f3(st.wall), f3(st.cpu), fmt.Sprintf("%.0f", st.rssMB)
