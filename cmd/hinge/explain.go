@@ -31,6 +31,10 @@ type explainFlags struct {
 	html         string
 	satisfaction string
 	resolve      bool
+
+	// Filled by the prepare methods, written out by finish.
+	texts  []interface{ WriteText(io.Writer) error }
+	report *explain.Report
 }
 
 // explainJSON is the --explain-json file.
@@ -117,24 +121,27 @@ func (e *explainFlags) flagNames() string {
 	return strings.Join(names, " and ")
 }
 
-// writeJSON writes --explain-json.
-func (e *explainFlags) writeJSON(xs []any) error {
-	if e.json == "" {
-		return nil
+// finish prints the explanations prepared and writes --explain-json and
+// --html. The commands call it after their own outputs: the work is done
+// by then (the prepare methods run before any output is written, so a run
+// cancelled during them writes nothing).
+func (e *explainFlags) finish(stdout io.Writer) error {
+	xs := make([]any, 0, len(e.texts))
+	for _, x := range e.texts {
+		if err := x.WriteText(stdout); err != nil {
+			return failed(err)
+		}
+		xs = append(xs, x)
 	}
-	if err := writeJSON(e.json, explainJSON{Engine: e.engine, Explanations: xs}); err != nil {
-		return failed(err)
+	if e.json != "" {
+		if err := writeJSON(e.json, explainJSON{Engine: e.engine, Explanations: xs}); err != nil {
+			return failed(err)
+		}
 	}
-	return nil
-}
-
-// writeHTML writes --html.
-func (e *explainFlags) writeHTML(r *explain.Report) error {
-	if e.html == "" {
-		return nil
-	}
-	if err := atomicfile.Write(e.html, r.WriteHTML); err != nil {
-		return failed(err)
+	if e.html != "" && e.report != nil {
+		if err := atomicfile.Write(e.html, e.report.WriteHTML); err != nil {
+			return failed(err)
+		}
 	}
 	return nil
 }
@@ -150,9 +157,9 @@ func (e *explainFlags) checkPSL(o *inferOptions) error {
 	}
 	switch {
 	case o.dbURL() != "":
-		return badInput(fmt.Errorf("%s read the ground rules back from the atoms in memory: not with --db", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --db: the ground rules are read back from the atoms in memory", e.flagNames()))
 	case o.streaming.on:
-		return badInput(fmt.Errorf("%s need the ground problem in memory: not with --streaming", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --streaming: the ground problem must be in memory", e.flagNames()))
 	case e.explains() && (o.lifted || o.discrete):
 		return badInput(errors.New("--explain and --html give each ground rule's pull from ADMM's duals on the ground problem: not with --lifted or --discrete (--satisfaction works with both)"))
 	}
@@ -170,16 +177,17 @@ func (e *explainFlags) findPSL(prog *pipeline.Program) error {
 	return nil
 }
 
-// runPSL writes what the flags ask for about a PSL answer: the
-// explanations (printed, and in --explain-json), the HTML report and the
-// satisfaction file. solver is the ADMM solver that found values (nil for
-// a lifted or discrete answer).
-func (e *explainFlags) runPSL(ctx context.Context, stdout io.Writer, prog *pipeline.Program, g *ground.Result, values []float64, solver *admm.Solver, streamed bool) error {
+// preparePSL works out what the flags ask for about a PSL answer, before
+// any output is written: the explanations (printed by finish, and in
+// --explain-json) and the HTML report; it writes the satisfaction file.
+// solver is the ADMM solver that found values (nil for a lifted or discrete
+// answer).
+func (e *explainFlags) preparePSL(ctx context.Context, prog *pipeline.Program, g *ground.Result, values []float64, solver *admm.Solver, streamed bool) error {
 	if !e.any() {
 		return nil
 	}
 	if streamed {
-		return failed(fmt.Errorf("%s need the ground problem in memory, and this run solved it from disk (--streaming, chosen because it did not fit in --memory-limit)", e.flagNames()))
+		return failed(fmt.Errorf("%s: the ground problem must be in memory, and this run solved it from disk (--streaming, chosen because it did not fit in --memory-limit)", e.flagNames()))
 	}
 	var pd, cd []float64
 	if solver != nil {
@@ -193,7 +201,6 @@ func (e *explainFlags) runPSL(ctx context.Context, stdout io.Writer, prog *pipel
 		return failed(err)
 	}
 	x.SetContext(ctx)
-	var out []any
 	for _, a := range e.parsed {
 		v, err := explain.FindVar(prog.Model, prog.Store, g, a)
 		if err != nil {
@@ -203,13 +210,7 @@ func (e *explainFlags) runPSL(ctx context.Context, stdout io.Writer, prog *pipel
 		if err != nil {
 			return failed(err)
 		}
-		if err := ex.WriteText(stdout); err != nil {
-			return failed(err)
-		}
-		out = append(out, ex)
-	}
-	if err := e.writeJSON(out); err != nil {
-		return err
+		e.texts = append(e.texts, ex)
 	}
 	if e.html != "" {
 		all, err := x.ExplainAll(e.top)
@@ -225,9 +226,7 @@ func (e *explainFlags) runPSL(ctx context.Context, stdout io.Writer, prog *pipel
 		if len(r.Items) > 0 {
 			r.Example = r.Items[0].Name
 		}
-		if err := e.writeHTML(r); err != nil {
-			return err
-		}
+		e.report = r
 	}
 	if e.satisfaction != "" {
 		if err := atomicfile.Write(e.satisfaction, x.WriteSatisfaction); err != nil {
@@ -248,11 +247,11 @@ func (e *explainFlags) checkMLN(o *mlnInferOptions) error {
 	}
 	switch {
 	case o.asRRF:
-		return badInput(fmt.Errorf("%s explain a MAP world of the Markov logic engine: not with --as-rrf", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --as-rrf: explanations are of a MAP world of the Markov logic engine", e.flagNames()))
 	case o.marginal || o.method == mln.MethodMCSAT || o.method == mln.MethodGibbs:
-		return badInput(fmt.Errorf("%s explain a MAP world: not with --marginal or a sampling method", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --marginal or a sampling method: explanations are of a MAP world", e.flagNames()))
 	case o.lazy:
-		return badInput(fmt.Errorf("%s need the full grounding: not with --lazy", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --lazy: explanations need the full grounding", e.flagNames()))
 	}
 	return nil
 }
@@ -268,9 +267,10 @@ func (e *explainFlags) findMLN(net *mln.Network) error {
 	return nil
 }
 
-// runMLN writes what the flags ask for about a MAP world; opt are the MAP
-// options of the run (--explain-resolve solves again with them).
-func (e *explainFlags) runMLN(ctx context.Context, stdout io.Writer, net *mln.Network, res *mln.MAPResult, opt mln.MAPOptions) error {
+// prepareMLN works out what the flags ask for about a MAP world, before
+// any output is written (see preparePSL); opt are the MAP options of the
+// run (--explain-resolve solves again with them).
+func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *mln.MAPResult, opt mln.MAPOptions) error {
 	if !e.any() {
 		return nil
 	}
@@ -279,7 +279,6 @@ func (e *explainFlags) runMLN(ctx context.Context, stdout io.Writer, net *mln.Ne
 		return failed(err)
 	}
 	x.SetContext(ctx)
-	var out []any
 	for _, a := range e.parsed {
 		v, err := explain.FindVar(net.Model, net.Store, res.Ground, a)
 		if err != nil {
@@ -294,13 +293,7 @@ func (e *explainFlags) runMLN(ctx context.Context, stdout io.Writer, net *mln.Ne
 				return failed(err)
 			}
 		}
-		if err := ex.WriteText(stdout); err != nil {
-			return failed(err)
-		}
-		out = append(out, ex)
-	}
-	if err := e.writeJSON(out); err != nil {
-		return err
+		e.texts = append(e.texts, ex)
 	}
 	if e.html != "" {
 		all, err := x.ExplainAll(e.top)
@@ -320,9 +313,7 @@ func (e *explainFlags) runMLN(ctx context.Context, stdout io.Writer, net *mln.Ne
 		if len(r.Items) > 0 {
 			r.Example = r.Items[0].Name
 		}
-		if err := e.writeHTML(r); err != nil {
-			return err
-		}
+		e.report = r
 	}
 	if e.satisfaction != "" {
 		if err := atomicfile.Write(e.satisfaction, x.WriteSatisfaction); err != nil {
@@ -338,7 +329,7 @@ func (e *explainFlags) checkKGC(scoring kgc.Scoring) error {
 		return err
 	}
 	if e.explains() && scoring == kgc.PSL {
-		return badInput(fmt.Errorf("%s explain scores combined from rule confidences (noisy-or, maxplus, max): not --score psl", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --score psl: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", e.flagNames()))
 	}
 	return nil
 }
@@ -357,23 +348,15 @@ func (e *explainFlags) findKGC(v *kgc.Vocab) ([]kgc.Triple, error) {
 	return ts, nil
 }
 
-// runKGC writes the explanations of the triples and the HTML report of
-// the test queries' lists.
-func (e *explainFlags) runKGC(ctx context.Context, stdout io.Writer, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation) error {
+// prepareKGC works out the explanations of the triples and the HTML
+// report of the test queries' lists, before any output is written.
+func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation) error {
 	if !e.any() {
 		return nil
 	}
 	x := &explain.KGC{Graph: g, Vocab: v, Ranker: rk, Top: e.top}
-	var out []any
 	for _, t := range triples {
-		ex := x.Explain(t)
-		if err := ex.WriteText(stdout); err != nil {
-			return failed(err)
-		}
-		out = append(out, ex)
-	}
-	if err := e.writeJSON(out); err != nil {
-		return err
+		e.texts = append(e.texts, x.Explain(t))
 	}
 	if e.html != "" {
 		r := &explain.Report{Engine: "kgc", Title: "hinge kgc", Scoring: rk.Scoring().String(), Example: "(head, relation, ?)",
@@ -382,8 +365,8 @@ func (e *explainFlags) runKGC(ctx context.Context, stdout io.Writer, g *kgc.Grap
 			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates (known answers other than its own left out), scored by %s", len(test), rk.Scoring())
 		}
 		for i, t := range test {
-			if err := ctx.Err(); err != nil {
-				return interrupted(ctx)
+			if err := interrupted(ctx); err != nil {
+				return err
 			}
 			for _, q := range []struct {
 				a    kgc.Answer
@@ -410,9 +393,7 @@ func (e *explainFlags) runKGC(ctx context.Context, stdout io.Writer, g *kgc.Grap
 		if len(r.Items) > 0 {
 			r.Example = r.Items[0].Name
 		}
-		if err := e.writeHTML(r); err != nil {
-			return err
-		}
+		e.report = r
 	}
 	return interrupted(ctx)
 }

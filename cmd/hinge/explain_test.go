@@ -152,11 +152,11 @@ func TestExplainBadInput(t *testing.T) {
 		{args([]string{"infer"}, smokersPSL, []string{"--explain", "Cancer(Bob)", "--lifted", "--explain-json", j}), "not with --lifted or --discrete"},
 		{args([]string{"infer"}, smokersPSL, []string{"--explain", "Cancer(Bob)", "--explain-top", "-1"}), "--explain-top -1"},
 		{args([]string{"infer"}, smokersPSL, []string{"--html", filepath.Join(dir, "no", "r.html")}), "--html"},
-		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain", "Cancer(Bob)", "--marginal", "--explain-json", j}), "explain a MAP world"},
+		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain", "Cancer(Bob)", "--marginal", "--explain-json", j}), "not with --marginal or a sampling method"},
 		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain", "Friends(Anna, Bob)", "--explain-json", j}), "is observed"},
 		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain-resolve"}), "--explain-resolve solves again"},
 		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain", "Cancer(Bob)", "--lazy", "--explain-json", j}), "not with --lazy"},
-		{args([]string{"kgc"}, exampleKGC, []string{"--explain", kgcExplains, "--score", "psl", "--explain-json", j}), "not --score psl"},
+		{args([]string{"kgc"}, exampleKGC, []string{"--explain", kgcExplains, "--score", "psl", "--explain-json", j}), "not with --score psl"},
 		{args([]string{"kgc"}, exampleKGC, []string{"--explain", "parentOf(person00, nobody)", "--explain-json", j}), `no entity "nobody"`},
 		{args([]string{"kgc"}, exampleKGC, []string{"--explain", "parentOf(person00)", "--explain-json", j}), "2 arguments, not 1"},
 	}
@@ -242,5 +242,33 @@ func TestExplainHTMLInChromium(t *testing.T) {
 	}
 	for i, r := range kq.Rules {
 		explaintest.Expect(t, r.Rule, shown.Rows[i], map[string]float64{"conf": r.Conf})
+	}
+}
+
+// TestExplainWithoutDuals: --satisfaction needs no duals, so it works
+// with --discrete and --lifted; a problem too big for memory, which infer
+// would solve from disk, is refused before solving when explanations are
+// asked for, and nothing is written.
+func TestExplainWithoutDuals(t *testing.T) {
+	dir := t.TempDir()
+	for _, mode := range []string{"--discrete", "--lifted"} {
+		sat := filepath.Join(dir, mode[2:]+".tsv")
+		code, stdout, stderr := runCLI(t, args([]string{"infer"}, smokersPSL, []string{mode, "--satisfaction", sat, "--quiet"})...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", mode, code, stdout, stderr)
+		}
+		text, _ := os.ReadFile(sat)
+		if lines := strings.Split(strings.TrimSpace(string(text)), "\n"); len(lines) != 41 {
+			t.Errorf("%s: %d lines", mode, len(lines))
+		}
+	}
+	psl, data := writeTransitivity(t, 1500, 24)
+	sat := filepath.Join(dir, "big.tsv")
+	code, stdout, stderr := runCLI(t, "infer", "--model", psl, "--data", data, "--memory-limit", "96MiB", "--satisfaction", sat, "--quiet")
+	if code != 1 || !strings.Contains(stderr, "--satisfaction: the ground problem must be in memory") || strings.Contains(stdout, "streaming DCD") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(sat); err == nil {
+		t.Fatal("the satisfaction file was written")
 	}
 }

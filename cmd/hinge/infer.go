@@ -198,6 +198,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 			// What the estimate says does not fit in memory goes to disk
 			// (not a cross product: that is nearly always a mistake, and
 			// its message says so; --streaming grounds it all the same).
+			if o.explain.any() {
+				return failed(fmt.Errorf("%v; %s: the ground problem must be in memory", err, o.explain.flagNames()))
+			}
 			fmt.Fprintf(stderr, "hinge infer: note: %v; grounding to a disk cache and solving by streaming instead (--streaming)\n", err)
 			o.streaming.on = true
 		} else if err != nil {
@@ -222,6 +225,10 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	rep.problemSizes, rep.Rules = groundSizes(g), ruleReports(g)
 	rep.Seconds.Load, rep.Seconds.Ground = prog.Seconds, groundSec
 
+	// The explanations are worked out before any output is written.
+	if err := o.explain.preparePSL(ctx, prog, g, values, o.solver, o.streaming.on); err != nil {
+		return err
+	}
 	if err := interrupted(ctx); err != nil {
 		return err
 	}
@@ -270,7 +277,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "evaluation %s (%d atoms) %s\n", ev.Predicate.Name, ev.Atoms, ev.Result)
 	}
-	if err := o.explain.runPSL(ctx, stdout, prog, g, values, o.solver, o.streaming.on); err != nil {
+	if err := o.explain.finish(stdout); err != nil {
 		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()

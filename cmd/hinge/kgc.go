@@ -324,7 +324,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	prog.stop()
 	// Explanations before any output: a run cancelled meanwhile writes
 	// nothing.
-	if err := o.explain.runKGC(ctx, stdout, g, v, rk, explained, test, ev); err != nil {
+	if err := o.explain.prepareKGC(ctx, g, v, rk, explained, test, ev); err != nil {
 		return err
 	}
 	// Every output is written only now, after the work succeeded.
@@ -345,6 +345,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err := atomicfile.Write(filepath.Join(o.pslOut, "values.tsv"), func(w io.Writer) error { return evalOpt.PSL.WriteValues(w, pslAtoms, pslValues) }); err != nil {
 			return failed(err)
 		}
+	}
+	if err := o.explain.finish(stdout); err != nil {
+		return err
 	}
 	m := ev.Metrics
 	med, p90, maxq := ev.QueryTimes()

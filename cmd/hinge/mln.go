@@ -377,7 +377,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		}
 	}
 	if o.lazy && o.explain.any() {
-		return failed(fmt.Errorf("%s need the full grounding, and it would not fit in --memory-limit (the run would ground lazily)", o.explain.flagNames()))
+		return failed(fmt.Errorf("%s: explanations need the full grounding, and it would not fit in --memory-limit (the run would ground lazily)", o.explain.flagNames()))
 	}
 	if o.lazy {
 		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
@@ -409,7 +409,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		// The unknown atoms fit, their full grounding does not: a network
 		// without them (the joins then pass over fewer rows).
 		if o.explain.any() {
-			return failed(fmt.Errorf("%v; %s need the full grounding", err, o.explain.flagNames()))
+			return failed(fmt.Errorf("%v; %s: explanations need the full grounding", err, o.explain.flagNames()))
 		}
 		fmt.Fprintf(stderr, "hinge mln infer: note: %v; grounding lazily instead (--lazy)\n", err)
 		if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
@@ -439,6 +439,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		rep.Accuracy, rep.Queries = &acc, len(queries)
 	}
 	write := func(w io.Writer) error { return writeLines(w, lines) }
+	// The explanations are worked out before any output is written.
+	if err := o.explain.prepareMLN(ctx, net, res, mo); err != nil {
+		return err
+	}
 	if o.result != "" {
 		if err := atomicfile.Write(o.result, write); err != nil {
 			return failed(err)
@@ -461,7 +465,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return failed(err)
 		}
 	}
-	if err := o.explain.runMLN(ctx, stdout, net, res, mo); err != nil {
+	if err := o.explain.finish(stdout); err != nil {
 		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()
