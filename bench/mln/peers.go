@@ -700,7 +700,7 @@ func (c *config) peerLearn(ctx context.Context) error {
 			st, err := runCmd(ctx, l.bin, append(l.args, flag, learned)...)
 			if err != nil {
 				// A learner that fails is a row, not the end of the run.
-				note = "failed: " + firstLine(err.Error())
+				note = "failed: " + lastLine(st.out)
 				rows = append(rows, []string{l.name, f3(st.wall), f3(st.cpu), fmt.Sprintf("%.0f", st.rssMB), "", "", "", "", note})
 				if err := c.writeCSV("peer-learn", rows); err != nil {
 					return err
@@ -742,6 +742,12 @@ func (c *config) peerLearn(ctx context.Context) error {
 	}
 	results.Markdown(c.stdout, rows)
 	return c.writeCSV("peer-learn", rows)
+}
+
+// lastLine is the last non-blank line of s (a failed program's message).
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func firstLine(s string) string {
