@@ -165,15 +165,9 @@ func (r *Rule) Count(g *Graph, opt CountOptions, w *pathrule.Walker) {
 		r.Support, r.BodySize, r.Conf, r.Sampled, r.Err = c.Support, c.Body, c.Conf, c.Sampled, c.Err
 		return
 	case AcyclicConst:
-		for _, v := range w.Walk(r.D, pathrule.Reverse(r.Body), nil) {
-			if v == r.C {
-				continue // object identity: the variable is not the head's constant
-			}
-			r.BodySize++
-			if r.headHolds(g, v) {
-				r.Support++
-			}
-		}
+		c := w.CountConst(r.Head, r.C, r.ConstTail, r.Body, r.D, opt)
+		r.Support, r.BodySize, r.Conf = c.Support, c.Body, c.Conf
+		return
 	case AcyclicAny:
 		// The body holds for the entities with an edge of the step to
 		// some other entity, but the constant.

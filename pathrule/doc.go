@@ -35,5 +35,14 @@
 // error by the delta method with the finite-population correction; Err is
 // the half-width of the 95% interval. Draws stop early once that
 // half-width is below CountOptions.Err, or once CountOptions.Work edges
-// have been looked at (a rule through hubs).
+// have been looked at (a rule through hubs). SupportErr is the half-width
+// of the support's own 95% interval, for a learner that selects rules by
+// support (package structure).
+//
+// Walker.CountConst counts a rule with constants, r(X, c) <= b(X, d)
+// (or r(c, X) <= b(X, d)), exactly: one walk back from d.
+//
+// The head relation is looked up in the walked graph, or in
+// CountOptions.Heads: package structure walks the observed atoms and looks
+// heads up among the true atoms of its target predicates.
 package pathrule

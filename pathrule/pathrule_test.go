@@ -55,6 +55,7 @@ func bruteWalk(g *Graph, x int32, steps []Step) []int32 {
 func TestWalkMatchesBruteForce(t *testing.T) {
 	for seed := range uint64(30) {
 		g := randomGraph(seed, 8, 3, 30)
+		heads := randomGraph(seed+100, 8, 2, 20)
 		w := NewWalker(g)
 		rng := rand.New(rand.NewPCG(seed, 2))
 		for range 20 {
@@ -81,8 +82,23 @@ func TestWalkMatchesBruteForce(t *testing.T) {
 				}
 			}
 			c := w.CountPath(head, steps, CountOptions{PC: 5}, 0)
-			if c.Support != support || c.Body != body || c.Sampled != 0 || c.Err != 0 || math.Abs(c.Conf-float64(support)/(float64(body)+5)) > 1e-15 {
+			if c.Support != support || c.Body != body || c.Sampled != 0 || c.Err != 0 || c.SupportErr != 0 || math.Abs(c.Conf-float64(support)/(float64(body)+5)) > 1e-15 {
 				t.Fatalf("seed %d %v: count %+v, want support %d body %d", seed, steps, c, support, body)
+			}
+			// The head looked up in another graph over the same entities.
+			support = 0
+			for x := range int32(8) {
+				if len(g.Step(x, steps[0].R, steps[0].Inverse)) == 0 {
+					continue
+				}
+				for _, y := range bruteWalk(g, x, steps) {
+					if heads.Has(Triple{H: x, R: 1, T: y}) {
+						support++
+					}
+				}
+			}
+			if c := w.CountPath(1, steps, CountOptions{PC: 5, Heads: heads}, 0); c.Support != support || c.Body != body {
+				t.Fatalf("seed %d %v, heads apart: count %+v, want support %d body %d", seed, steps, c, support, body)
 			}
 			// Reverse walks the same pairs backwards.
 			for x := range int32(8) {
@@ -100,7 +116,7 @@ func TestWalkMatchesBruteForce(t *testing.T) {
 // 90% of rules over many seeds of graphs with hubs; drawing every start
 // is the exact count; the same stream gives the same estimate.
 func TestCountPathSampled(t *testing.T) {
-	inside, total := 0, 0
+	inside, insideSupport, total := 0, 0, 0
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		const n = 500
@@ -142,6 +158,13 @@ func TestCountPathSampled(t *testing.T) {
 			if math.Abs(s.Conf-exact.Conf) <= s.Err {
 				inside++
 			}
+			if s.SupportErr <= 0 {
+				t.Fatalf("sampled count %+v without a support interval", s)
+			}
+			// The support's interval, before rounding.
+			if math.Abs(float64(s.Support-exact.Support)) <= s.SupportErr+0.5 {
+				insideSupport++
+			}
 			if all := w.CountPath(head, body, CountOptions{PC: 5, Sample: starts, Seed: seed}, 7); all != exact {
 				t.Fatalf("every start drawn: %+v, exact %+v", all, exact)
 			}
@@ -150,7 +173,53 @@ func TestCountPathSampled(t *testing.T) {
 	if total < 150 || float64(inside) < 0.9*float64(total) {
 		t.Errorf("exact confidence within the stated error for %d of %d sampled counts", inside, total)
 	}
-	t.Logf("exact confidence within the stated error for %d of %d sampled counts", inside, total)
+	if float64(insideSupport) < 0.9*float64(total) {
+		t.Errorf("exact support within the stated error for %d of %d sampled counts", insideSupport, total)
+	}
+	t.Logf("exact confidence within the stated error for %d of %d sampled counts, support for %d", inside, total, insideSupport)
+}
+
+// CountConst against enumeration: head(X, c) <= body(X, d) over every X,
+// with the head in the walked graph and in another one.
+func TestCountConstMatchesBruteForce(t *testing.T) {
+	for seed := range uint64(30) {
+		g := randomGraph(seed, 8, 3, 30)
+		heads := randomGraph(seed+200, 8, 3, 25)
+		w := NewWalker(g)
+		rng := rand.New(rand.NewPCG(seed, 4))
+		for range 20 {
+			var body []Step
+			for range 1 + rng.IntN(MaxWalk) {
+				body = append(body, Step{R: int32(rng.IntN(3)), Inverse: rng.IntN(2) == 0})
+			}
+			head, c, d := int32(rng.IntN(3)), int32(rng.IntN(8)), int32(rng.IntN(8))
+			constTail := rng.IntN(2) == 0
+			for _, hg := range []*Graph{nil, heads} {
+				lookup := g
+				if hg != nil {
+					lookup = hg
+				}
+				support, n := 0, 0
+				for x := range int32(8) {
+					if x == c || !slices.Contains(bruteWalk(g, x, body), d) {
+						continue
+					}
+					n++
+					tr := Triple{H: x, R: head, T: c}
+					if !constTail {
+						tr = Triple{H: c, R: head, T: x}
+					}
+					if lookup.Has(tr) {
+						support++
+					}
+				}
+				got := w.CountConst(head, c, constTail, body, d, CountOptions{PC: 2, Heads: hg})
+				if got.Support != support || got.Body != n || got.Sampled != 0 || math.Abs(got.Conf-float64(support)/(float64(n)+2)) > 1e-15 {
+					t.Fatalf("seed %d: %d(X, %d) <= %v(X, %d) (const tail %v): %+v, want support %d body %d", seed, head, c, body, d, constTail, got, support, n)
+				}
+			}
+		}
+	}
 }
 
 // A hub crossed by many paths costs its degree once: the walk through a

@@ -125,6 +125,11 @@ type CountOptions struct {
 	Work int64
 	// Seed seeds the draws, with the stream CountPath is given.
 	Seed uint64
+	// Heads, when set, is the graph the head relation is looked up in
+	// (over the same entity ids), for a learner whose heads are not edges
+	// of the graph it walks (package structure: the true atoms of target
+	// predicates); nil looks the head up in the walked graph.
+	Heads *Graph
 }
 
 // MinDraws is the fewest starts drawn before CountOptions.Err may stop a
@@ -143,9 +148,10 @@ type Count struct {
 	// Conf is support / (body + PC).
 	Conf float64
 	// Sampled is the number of starts drawn, 0 for an exact count; Err the
-	// half-width of the confidence's 95% interval (0 when exact).
-	Sampled int
-	Err     float64
+	// half-width of the confidence's 95% interval and SupportErr that of
+	// the support's (both 0 when exact).
+	Sampled         int
+	Err, SupportErr float64
 }
 
 // CountPath counts the body groundings of head(X, Y) <= body (a path from
@@ -160,9 +166,15 @@ type Count struct {
 // error by the delta method, sqrt(N^2 (1 - m/N) s^2 / m) / (body + PC), s^2
 // the sample variance of h - c y; Err is 1.96 times it, at least the
 // rule-of-three bound 3N/m / (body + PC) when no draw (or every draw) was
-// supported, and at most 1.
+// supported, and at most 1. SupportErr is 1.96 N sqrt((1 - m/N) s_h^2 / m),
+// s_h^2 the sample variance of h, and at least the rule-of-three bound
+// 3N/m max(1, mean h) when every draw had the same h.
 func (w *Walker) CountPath(head int32, body []Step, opt CountOptions, stream uint64) Count {
 	g := w.g
+	heads := g
+	if opt.Heads != nil {
+		heads = opt.Heads
+	}
 	starts := g.From(body[0].R, body[0].Inverse)
 	n := len(starts)
 	exact := opt.Sample <= 0 || n <= opt.Sample
@@ -197,7 +209,7 @@ func (w *Walker) CountPath(head int32, body []Step, opt CountOptions, stream uin
 		ys = w.Walk(x, body, ys)
 		h := 0
 		for _, y := range ys {
-			if g.Has(Triple{x, head, y}) {
+			if heads.Has(Triple{x, head, y}) {
 				h++
 			}
 		}
@@ -222,7 +234,58 @@ func (w *Walker) CountPath(head int32, body []Step, opt CountOptions, stream uin
 	scale := float64(n) / float64(m)
 	c := Count{Support: int(math.Round(sh * scale)), Body: int(math.Round(sy * scale)), Sampled: m}
 	c.Conf, c.Err = ratioError(sh, sy, shh, shy, syy, m, n, opt.PC)
+	c.SupportErr = totalError(sh, shh, m, n)
 	return c
+}
+
+// totalError is the half-width of the 95% interval of the total N/m sum h
+// estimated from m of n starts (sums of h and h^2).
+func totalError(sh, shh float64, m, n int) float64 {
+	if m >= n {
+		return 0
+	}
+	fm, fn := float64(m), float64(n)
+	v := 0.0
+	if m > 1 {
+		v = max(0, (shh-sh*sh/fm)/(fm-1))
+	}
+	err := z95 * fn * math.Sqrt((1-fm/fn)*v/fm)
+	if v == 0 {
+		// Every draw alike (none supported, say): the starts not drawn may
+		// differ, and the rule of three bounds how many (3/m of them).
+		err = max(err, 3*fn/fm*max(1, sh/fm))
+	}
+	return err
+}
+
+// CountConst counts the body groundings and support of a rule with
+// constants, head(X, c) <= body(X, d) when constTail, else head(c, X) <=
+// body(X, d): the body groundings are the distinct X reached backwards
+// from d through body (1 to MaxWalk steps, object identity), but c
+// itself; the support those for which the head holds (in opt.Heads when
+// set). The count is exact (a walk from one entity); opt.PC smooths the
+// confidence.
+func (w *Walker) CountConst(head, c int32, constTail bool, body []Step, d int32, opt CountOptions) Count {
+	heads := w.g
+	if opt.Heads != nil {
+		heads = opt.Heads
+	}
+	var out Count
+	for _, v := range w.Walk(d, Reverse(body), nil) {
+		if v == c {
+			continue // object identity: the variable is not the head's constant
+		}
+		out.Body++
+		t := Triple{H: v, R: head, T: c}
+		if !constTail {
+			t = Triple{H: c, R: head, T: v}
+		}
+		if heads.Has(t) {
+			out.Support++
+		}
+	}
+	out.Conf = float64(out.Support) / (float64(out.Body) + opt.PC)
+	return out
 }
 
 // ratioError estimates the confidence from m of n starts (sums of h, y,
