@@ -3,6 +3,7 @@ package explain
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"strings"
@@ -43,15 +44,21 @@ type Item struct {
 // explanations. Every figure shown carries its exact value in a data-v
 // attribute.
 func (r *Report) WriteHTML(w io.Writer) error {
-	data, err := json.Marshal(r) // escapes <, > and &: safe inside <script>
-	if err != nil {
+	head, tail, ok := strings.Cut(reportPage, "{{DATA}}")
+	if !ok {
+		return errors.New("explain: the report page has no data slot")
+	}
+	fill := strings.NewReplacer("{{TITLE}}", html.EscapeString(r.Title), "{{EXAMPLE}}", html.EscapeString(r.Example))
+	if _, err := io.WriteString(w, fill.Replace(head)); err != nil {
 		return err
 	}
-	page := strings.NewReplacer(
-		"{{TITLE}}", html.EscapeString(r.Title),
-		"{{EXAMPLE}}", html.EscapeString(r.Example),
-		"{{DATA}}", string(data),
-	).Replace(reportPage)
-	_, err = io.WriteString(w, page)
+	// Streamed, not built in memory first; the encoder escapes <, > and
+	// &, so the data cannot close its <script> element.
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, fill.Replace(tail))
 	return err
 }

@@ -245,3 +245,24 @@ func TestHTMLReportInChromium(t *testing.T) {
 		}
 	})
 }
+
+// TestHTMLEscapes: names and titles cannot break out of the page's data
+// or markup.
+func TestHTMLEscapes(t *testing.T) {
+	r := &explain.Report{Engine: "psl", Title: "<b>t</b>", Example: `"x"`,
+		Items: []explain.Item{{Name: "P('</script><script>alert(1)</script>')", Value: 0.5, Explanation: map[string]any{"terms": []any{}}}}}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if n := strings.Count(page, "</script>"); n != 2 {
+		t.Fatalf("%d </script> in the page, want 2 (the data's and the code's)", n)
+	}
+	if strings.Contains(page, "<b>t</b>") || !strings.Contains(page, "&lt;b&gt;t&lt;/b&gt;") {
+		t.Fatal("the title is not escaped")
+	}
+	if strings.Contains(page, "{{") {
+		t.Fatal("a template slot is left in the page")
+	}
+}
