@@ -55,19 +55,26 @@ func (e *explainFlags) add(cmd *cobra.Command, engine string) {
 	case "kgc":
 		what, ex = "as the answer of both its queries: the rules that predicted it, their confidences and the body groundings that fired, and its score from them", "relation(head, tail)"
 	}
-	f.StringArrayVar(&e.atoms, "explain", nil, fmt.Sprintf("explain this atom's value: %s (repeatable; e.g. --explain '%s')", what, ex))
-	top := "ground rules"
+	usage := fmt.Sprintf("explain this atom's value: %s (repeatable; e.g. --explain '%s')", what, ex)
+	if engine == "kgc" {
+		usage = fmt.Sprintf("explain this triple, written relation(head, tail), %s (repeatable)", what)
+	}
+	f.StringArrayVar(&e.atoms, "explain", nil, usage)
+	top := "explanations show this many ground rules, the largest pulls first (0: all)"
 	switch engine {
 	case "mln":
-		top = "ground clauses"
+		top = "explanations show this many ground clauses, the largest flip costs first (0: all)"
 	case "kgc":
-		top = "rules per candidate, and candidates per query in --html,"
+		top = "explanations show this many rules per candidate, the most confident first, and --html this many candidates per query (0: all)"
 	}
-	f.IntVar(&e.top, "explain-top", 10, fmt.Sprintf("explanations show this many %s, the largest first (0: all)", top))
+	f.IntVar(&e.top, "explain-top", 10, top)
 	f.StringVar(&e.json, "explain-json", "", "write the explanations of --explain as JSON to this file")
 	f.StringVar(&e.html, "html", "", "write a report of the run as one self-contained HTML file: every answer, searchable, each with its explanation")
-	if engine != "kgc" {
-		f.StringVar(&e.satisfaction, "satisfaction", "", "write every ground rule with its value at the answer to this file (tab-separated, one a line)")
+	switch engine {
+	case "psl":
+		f.StringVar(&e.satisfaction, "satisfaction", "", "write every ground rule with its distance to satisfaction and penalty at the answer to this file (tab-separated, one a line)")
+	case "mln":
+		f.StringVar(&e.satisfaction, "satisfaction", "", "write every ground clause with whether it holds in the MAP world and its cost there to this file (tab-separated, one a line)")
 	}
 	if engine == "mln" {
 		f.BoolVar(&e.resolve, "explain-resolve", false, "with --explain: also solve again with each explained atom flipped, and give that world's cost")
