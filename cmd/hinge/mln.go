@@ -175,6 +175,7 @@ type mlnInferOptions struct {
 	marginal, mapFlag      bool
 	trueOnly               bool
 	lazy                   bool
+	noise                  float64
 	asRRF                  bool
 	lifted                 bool
 	seed                   uint64
@@ -267,6 +268,7 @@ in Alchemy.`,
 	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, from random worlds, that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT")
+	f.Float64Var(&o.noise, "noise", 0.5, "MaxWalkSAT's random-walk probability (lp-walksat, maxwalksat, --lazy)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.Float64Var(&o.hardWeight, "hard-weight", 0, "treat every hard clause as soft with this weight (as Alchemy and Tuffy do), so that unsatisfiable hard clauses still give a world; 0: hard clauses are constraints")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
@@ -311,6 +313,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.flips < 0 {
 		return badInput(fmt.Errorf("--flips %d: must be >= 0", o.flips))
+	}
+	if !(o.noise > 0 && o.noise <= 1) {
+		return badInput(fmt.Errorf("--noise %v: must be in (0,1]", o.noise))
 	}
 	explicitMethod := o.method
 	switch o.method {
@@ -394,6 +399,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		bar.Status("relaxation: ADMM iteration %d  objective %.6g", pr.Iteration, pr.Objective)
 	}
 	mo.MaxSAT.Seed = o.seed
+	mo.MaxSAT.Noise = o.noise
 	mo.MaxSAT.LocalSearch = o.flips
 	mo.MaxSAT.Lift = o.lifted
 	mo.Ground.MemoryLimit = memlimit.Current()
@@ -522,7 +528,7 @@ type lazyReport struct {
 // writes the true query atoms.
 func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
 	bar := progress.ForTerminal(stderr, o.quiet)
-	res, err := net.LazyMAP(ctx, mln.LazyOptions{Flips: o.flips, Seed: o.seed, MemoryLimit: memlimit.Current(),
+	res, err := net.LazyMAP(ctx, mln.LazyOptions{Flips: o.flips, Seed: o.seed, Noise: o.noise, MemoryLimit: memlimit.Current(),
 		Progress: func(flips, clauses int) {
 			bar.Status("lazy MaxWalkSAT: %d flips, %d ground clauses built", flips, clauses)
 		}})
