@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hinge-srl/hinge/internal/shareddata"
+	"github.com/hinge-srl/hinge/mln"
 )
 
 // wideNet has a variable with k ancestors in two layers: k features over
@@ -56,4 +59,59 @@ func BenchmarkLearnPLL(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// uwcseAI grounds UW-CSE's ai area as an RRF (the Markov logic knowledge
+// base converted by FromMLN, lambda 10) over its facts, advisedBy unknown.
+func uwcseAI(b *testing.B) *Grounded {
+	dir := shareddata.Require(b, "uw-cse", "ai")
+	fo, err := mln.ReadFolder(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := FromMLN(fo.Program, 10, 20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	net, err := mln.Build(p.Decls, fo.Evidence, mln.Options{Query: []string{"advisedBy"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	gr, err := p.Ground(net, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return gr
+}
+
+// BenchmarkUWCSE: UW-CSE ai as an RRF (4,624 unknown atoms): grounding,
+// one Gibbs sweep, and one pseudo-log-likelihood with its gradient.
+func BenchmarkUWCSE(b *testing.B) {
+	gr := uwcseAI(b)
+	b.Run("ground", func(b *testing.B) {
+		for b.Loop() {
+			uwcseAI(b)
+		}
+	})
+	b.Run("gibbs-sweep", func(b *testing.B) {
+		s, err := NewState(gr.Net, make([]bool, gr.Net.NumVars))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		for b.Loop() {
+			if err := s.gibbsSweep(b.Context(), gr.Evidence, rng); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pll-gradient", func(b *testing.B) {
+		x := make([]bool, gr.Net.NumVars)
+		g := make([]float64, len(gr.Net.Weights))
+		for b.Loop() {
+			if _, err := PseudoLogLikelihood(gr.Net, x, gr.Evidence, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -208,16 +208,19 @@ func newGrounder(p *Program, net *mln.Network, opt GroundOptions) (*grounder, er
 			g.root = i
 		}
 	}
-	atomOf := func(pred string, args []int32) *gAtom {
-		mp := net.Model.Predicate(pred)
-		a := &gAtom{tab: net.Store.Table(mp), pred: pred, args: args}
-		for r := range a.tab.Len() {
-			if a.tab.Kind(r) == store.Target {
-				a.vary = true
+	hasTarget := map[*store.Table]bool{}
+	for _, mp := range net.Model.Predicates {
+		tab := net.Store.Table(mp)
+		for r := range tab.Len() {
+			if tab.Kind(r) == store.Target {
+				hasTarget[tab] = true
 				break
 			}
 		}
-		return a
+	}
+	atomOf := func(pred string, args []int32) *gAtom {
+		tab := net.Store.Table(net.Model.Predicate(pred))
+		return &gAtom{tab: tab, pred: pred, args: args, vary: hasTarget[tab]}
 	}
 	// Compile every term: slots, child arguments.
 	refs := map[*ParFeature]int{}
@@ -444,7 +447,7 @@ func (g *grounder) plan(gf *gFeature, gt *gTerm) error {
 
 // counted tallies the grounding's work: a cancelled context and the limits
 // stop it.
-func (g *grounder) counted(f *ParFeature) error {
+func (g *grounder) counted() error {
 	if g.steps++; g.steps%4096 == 0 {
 		if err := g.opt.Context.Err(); err != nil {
 			return err
@@ -609,7 +612,7 @@ func (g *grounder) relevant(gt *gTerm, k int, slots []int32, level int) []int32 
 
 // emit adds term gt's child at the current binding, mult times.
 func (g *grounder) emit(gf *gFeature, gt *gTerm, slots []int32, mult int64, level int) error {
-	if err := g.counted(gf.f); err != nil {
+	if err := g.counted(); err != nil {
 		return err
 	}
 	cargs := g.cargBuf[level][:0]
