@@ -16,8 +16,9 @@ import (
 // the clauses the flip may have made costly. A callback given to Run is
 // called after every flip and may call AddVar and AddClause.
 //
-// Moves are WalkSAT's: pick a costly clause uniformly at random (a violated
-// hard clause while there is one: the walk repairs them first); with
+// Moves are WalkSAT's: pick a costly clause uniformly at random (while hard
+// clauses are violated, half the time one of them: among many soft clauses
+// a few violated hard ones would otherwise wait long to be repaired); with
 // probability Noise flip a random variable of it (a true one for a clause
 // of negative weight), otherwise the one whose flip gains the most (ties
 // broken at random). Unlike WalkSAT, gains compare hard clauses first and
@@ -362,7 +363,7 @@ func (w *LazyWalker) Run(ctx context.Context, steps int, after func(v int) error
 			}
 		}
 		var c int32
-		if len(w.hardU) > 0 {
+		if len(w.hardU) > 0 && (len(w.unsat) == 0 || w.rng.IntN(2) == 0) {
 			c = w.hardU[w.rng.IntN(len(w.hardU))]
 		} else {
 			c = w.unsat[w.rng.IntN(len(w.unsat))]

@@ -117,6 +117,9 @@ type LazyResult struct {
 	// ActiveClauses is the number of ground clauses built (HardClauses of
 	// them hard), ActiveAtoms the number of unknown atoms in them.
 	ActiveClauses, HardClauses, ActiveAtoms int
+	// InitialClauses of them were built before the walk: those the
+	// all-false world can violate.
+	InitialClauses int
 	// Constant counts the ground clauses found decided by the evidence
 	// alone (not built, not counted in the cost).
 	Constant int
@@ -189,6 +192,7 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 		return nil, err
 	}
 	res.Seconds.Ground = time.Since(start).Seconds()
+	res.InitialClauses = e.w.NumClauses()
 	start = time.Now()
 	if !opt.NoLookahead {
 		e.w.SetLookahead(e.lookahead)

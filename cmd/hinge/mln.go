@@ -501,8 +501,11 @@ type lazyReport struct {
 	Clauses       int  `json:"clauses"`
 	Lazy          bool `json:"lazy"`
 	GroundClauses int  `json:"ground_clauses"`
-	HardClauses   int  `json:"ground_hard_clauses"`
-	Unknowns      int  `json:"unknown_atoms"`
+	// InitialClauses of the ground clauses were built before the search:
+	// those the world with every unknown atom false can violate.
+	InitialClauses int `json:"initial_ground_clauses"`
+	HardClauses    int `json:"ground_hard_clauses"`
+	Unknowns       int `json:"unknown_atoms"`
 	// AllUnknowns are the unknown atoms of the network, of which the
 	// search brought Unknowns into play; CrossProduct the substitutions of
 	// every clause's variables over their types' domains.
@@ -537,7 +540,7 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 		return failed(err)
 	}
 	rep := lazyReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true,
-		GroundClauses: res.ActiveClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
+		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct,
 		Method: mln.MethodWalkSAT, Cost: res.Cost, HardViolated: res.HardViolated, Flips: res.Flips, BestFlip: res.BestFlip}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Search
@@ -573,8 +576,8 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 	if err := writeResult(o.result, stdout, lines); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms in %.3f s (the clauses' variables range over %.3g substitutions)\n",
-		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.Seconds.Ground, rep.CrossProduct)
+	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the search (the clauses' variables range over %.3g substitutions)\n",
+		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
 	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the relaxation needs the full grounding); %d query atoms true, every other one false\n",
 		res.Cost, res.HardViolated, res.Flips, res.BestFlip, res.Seconds.Search, rep.TrueQuery)
 	if rep.Accuracy != nil {

@@ -27,7 +27,7 @@ func TestMLNInferLazy(t *testing.T) {
 	}
 	var r lazyReport
 	raw := readJSON(t, rep, &r)
-	if !r.Lazy || r.TrueQuery != 5 || r.AllUnknowns != 5 || r.GroundClauses == 0 || !strings.Contains(string(raw), `"cost_lower_bound": null`) {
+	if !r.Lazy || r.TrueQuery != 5 || r.AllUnknowns != 5 || r.GroundClauses == 0 || r.InitialClauses == 0 || r.InitialClauses > r.GroundClauses || !strings.Contains(string(raw), `"cost_lower_bound": null`) {
 		t.Errorf("report %s", raw)
 	}
 	for _, tc := range []struct {
