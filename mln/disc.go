@@ -111,13 +111,16 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 		}
 	}
 	setWeights()
+	// The chains share one merged network, refreshed after each change
+	// of the weights.
+	pn := newPersistentNet(in)
 	chains := make([]*chain, opt.Chains)
 	for k := range chains {
 		so := SampleOptions{Samples: opt.Samples, BurnIn: opt.BurnIn, Seed: opt.Seed + uint64(k)*0x9e3779b97f4a7c15}
 		if err := so.check(); err != nil {
 			return nil, err
 		}
-		chains[k] = newChain(in, x0, so)
+		chains[k] = pn.chain(x0, so)
 	}
 	truthCounts := l.counts(l.x, make([]float64, nw))
 	priorMean := l.priorMeans()
@@ -226,6 +229,7 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 			w[i] += step[i]
 		}
 		setWeights()
+		pn.refresh()
 		if samples, err = sample(); err != nil {
 			return nil, err
 		}

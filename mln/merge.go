@@ -1,7 +1,6 @@
 package mln
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/hinge-srl/hinge/maxsat"
@@ -29,26 +28,36 @@ type mergedNet struct {
 }
 
 // mergeClauses merges the clauses of src (soft weights may be negative).
+// Clauses are found by a hash of their sorted literals, chained through
+// next, and compared literal by literal.
 func mergeClauses(src *maxsat.Instance) *mergedNet {
 	m := &mergedNet{in: &maxsat.Instance{NumVars: src.NumVars, Start: []int32{0}}, src: src,
 		into: make([]int32, src.NumClauses()), flip: make([]bool, src.NumClauses())}
-	index := make(map[string]int32, src.NumClauses())
+	first := make(map[uint64]int32, src.NumClauses())
+	var next []int32 // merged clause -> the next one with the same hash, or -1
 	var lits []maxsat.Lit
-	var key []byte
 	for c := range src.NumClauses() {
 		lits = append(lits[:0], src.Clause(c)...)
 		if len(lits) == 1 && !src.Hard[c] && lits[0].Neg() {
 			lits[0], m.flip[c] = maxsat.Pos(lits[0].Var()), true
 		}
 		slices.Sort(lits)
-		key = key[:0]
+		h := uint64(14695981039346656037)
 		for _, l := range lits {
-			key = binary.LittleEndian.AppendUint32(key, uint32(l))
+			h = (h ^ uint64(uint32(l))) * 1099511628211
 		}
-		k, ok := index[string(key)]
-		if !ok {
+		k, ok := first[h]
+		for ok && k >= 0 && !slices.Equal(m.in.Clause(int(k)), lits) {
+			k = next[k]
+		}
+		if !ok || k < 0 {
 			k = int32(m.in.NumClauses())
-			index[string(key)] = k
+			if head, seen := first[h]; seen {
+				next = append(next, head)
+			} else {
+				next = append(next, -1)
+			}
+			first[h] = k
 			m.in.Lits = append(m.in.Lits, lits...)
 			m.in.Start = append(m.in.Start, int32(len(m.in.Lits)))
 			m.in.Weight = append(m.in.Weight, 0)

@@ -436,10 +436,7 @@ func MCSAT(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	return s, err
 }
 
-// mcsatChain is an MC-SAT Markov chain over a merged network. When learn is
-// set the source network's weights are re-read at every step, so a learner
-// may change them between steps (the chain continues from its state: a
-// persistent chain).
+// mcsatChain is an MC-SAT Markov chain over a merged network.
 type mcsatChain struct {
 	// chainState holds the chain's world and every clause's count in it
 	// between steps; during SampleSAT only the active clauses' counts are
@@ -447,7 +444,6 @@ type mcsatChain struct {
 	*chainState
 	net        *mergedNet
 	sw         *sweep
-	learn      bool
 	opt        SampleOptions
 	prev       []bool
 	stuckSteps int
@@ -472,21 +468,39 @@ type mcsatChain struct {
 // chain is the MC-SAT chain the discriminative learner keeps.
 type chain = mcsatChain
 
-// newChain starts a persistent MC-SAT chain at start (nil: a random world)
-// over in, whose weights it re-reads at every step.
-func newChain(in *maxsat.Instance, start []bool, opt SampleOptions) *chain {
-	if err := opt.check(); err != nil {
-		panic(err) // the learner checked its options
-	}
+// persistentNet is the merged network a learner's persistent MC-SAT chains
+// share. The learner changes the source network's weights between
+// sampling rounds and then calls refresh, while no chain steps; the chains
+// continue from their states.
+type persistentNet struct {
+	net *mergedNet
+	ix  *clauseIndex
+	sw  *sweep
+}
+
+func newPersistentNet(in *maxsat.Instance) *persistentNet {
 	net := mergeClauses(in)
 	ix := newClauseIndex(net.in)
+	opt := SampleOptions{Samples: 1}
+	if err := opt.check(); err != nil {
+		panic(err) // the defaults are valid
+	}
 	sw, err := newSweep(net.in, ix, opt, false)
 	if err != nil {
 		panic(err) // not strict: no error
 	}
-	ch := newMCSATChain(net, ix, sw, start, opt, rand.New(rand.NewPCG(opt.Seed, 0xbb67ae8584caa73b)))
-	ch.learn = true
-	return ch
+	return &persistentNet{net: net, ix: ix, sw: sw}
+}
+
+// refresh re-reads the source network's weights.
+func (p *persistentNet) refresh() { p.net.refresh() }
+
+// chain starts a chain at start (nil: a random world).
+func (p *persistentNet) chain(start []bool, opt SampleOptions) *chain {
+	if err := opt.check(); err != nil {
+		panic(err) // the learner checked its options
+	}
+	return newMCSATChain(p.net, p.ix, p.sw, start, opt, rand.New(rand.NewPCG(opt.Seed, 0xbb67ae8584caa73b)))
 }
 
 func newMCSATChain(net *mergedNet, ix *clauseIndex, sw *sweep, start []bool, opt SampleOptions, rng *rand.Rand) *mcsatChain {
@@ -516,9 +530,6 @@ func (ch *mcsatChain) stuck() int { return ch.stuckSteps }
 // step makes one MC-SAT step. While the chain's world violates hard clauses
 // (only before its first step), the step selects the hard clauses alone.
 func (ch *mcsatChain) step() error {
-	if ch.learn {
-		ch.net.refresh()
-	}
 	ch.stamp++
 	if ch.stamp == 0 { // wrapped: clear the stamps
 		clear(ch.selected)

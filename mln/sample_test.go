@@ -352,13 +352,16 @@ func TestSamplerReproducibleAndCancellable(t *testing.T) {
 	}
 }
 
-// The persistent chain of the discriminative learner re-reads the weights
-// at every step; after a change it samples the new distribution.
+// The persistent chains of the discriminative learner follow a change of
+// the weights once the shared network is refreshed: they then sample the
+// new distribution.
 func TestPersistentChainFollowsWeights(t *testing.T) {
 	in := clauses(t, 3, "1: 1", "1: -1 2", "hard: -2 3 1")
-	ch := newChain(in, []bool{false, false, true}, SampleOptions{Samples: 1, Seed: 3})
+	pn := newPersistentNet(in)
+	ch := pn.chain([]bool{false, false, true}, SampleOptions{Samples: 1, Seed: 3})
 	for _, w := range []float64{-2, 3} {
 		in.Weight[0] = w
+		pn.refresh()
 		exact := exactMarginals(in)
 		count := make([]float64, 3)
 		const n = 20000
