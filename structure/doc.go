@@ -21,7 +21,38 @@
 // clauses per target predicate, each path giving the clause and its
 // negation (head negated). Each target predicate also gets the negative
 // prior !t(A, B). A path equal
-// to the head itself (t(E1, E2) -> t(E1, E2)) is never generated.
+// to the head itself (t(E1, E2) -> t(E1, E2)) is never generated, nor a
+// path from a constant to itself (object identity: a true atom t(a, a)
+// is not searched).
+//
+// # Rules with constants
+//
+// With GenOptions.Constants, a true atom t(a, b) also instantiates rules
+// with one constant in the head and one in the body, as package kgc
+// learns them: an observed atom linking a to some d gives p(E1, 'd') ->
+// t(E1, 'b'), one linking b to d gives p(E1, 'd') -> t('a', E1) (either
+// direction of p, d neither a nor b). Their support is counted the same
+// way (the true atoms of the head whose variable the body links to d),
+// and the best supported are kept, with their negations, up to Constants
+// clauses per target, besides MaxClauses. Such a rule says "members of
+// this group visit this place": what a path between variables cannot.
+//
+// # Counting: exact and sampled
+//
+// The counting is package pathrule's, the one knowledge-graph completion
+// (package kgc) learns its rules with. Where every true atom of a target
+// is searched, a path's support is the number of atoms it was found for,
+// which is pathrule's exact count. A target with more true atoms than
+// GenOptions.Sample (1,000) is searched from a seeded sample of that many,
+// and the paths found, most often found first, are counted over all its
+// true atoms by pathrule (from at most Sample sampled values of E1 when
+// the body has more starts, with the support's 95% interval), until the
+// next path's 95% upper bound from the sample cannot reach the kept ones.
+// Every kept clause also gets pathrule's count of its body groundings
+// under object identity (distinct (E1, Es+1) pairs) and its confidence,
+// support / (body + PC), estimated from sampled values of E1 with a
+// stated error when the body has more than Sample starts. The search,
+// the draws and the counts do not depend on the number of threads.
 //
 // Predicates of arity 3 or more, which the paper leaves to future work, are
 // walked through any ordered pair of their argument positions: a step from
@@ -34,7 +65,10 @@
 //
 // The graph is package pathrule's, the one knowledge-graph completion
 // (package kgc) learns its rules on: every pair of argument positions of a
-// predicate is a relation of it, walked forwards or backwards.
+// predicate is a relation of it, walked forwards or backwards; a
+// symmetric binary relation holds each pair both ways and is walked
+// forwards only. The heads pathrule counts against are a second graph,
+// of the targets' true atoms.
 //
 // The search is parallel across target atoms; per atom it holds only the
 // current path and the set of distinct step sequences found (at most

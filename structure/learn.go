@@ -208,7 +208,16 @@ func Learn(ctx context.Context, s *store.Store, cands []Candidate, opt Options) 
 	}
 	start := time.Now()
 	progress(opt, "grounding %d candidate clauses", len(cands))
-	g, err := ground.Ground(m, s, ground.Options{Threads: opt.Threads, Joiner: opt.Joiner})
+	gopt := ground.Options{Threads: opt.Threads, Joiner: opt.Joiner, Context: ctx}
+	if opt.Progress != nil {
+		gopt.Progress = func(rule, done, total int) {
+			if done == total {
+				rule++
+			}
+			progress(opt, "grounding candidate clauses: %d/%d done", rule, len(cands))
+		}
+	}
+	g, err := ground.Ground(m, s, gopt)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +251,8 @@ func Learn(ctx context.Context, s *store.Store, cands []Candidate, opt Options) 
 }
 
 // CandidateRule is the candidate as a weighted rule of weight 1, with a
-// comment giving its support.
+// comment giving its support (and its 95% interval when it is an
+// estimate).
 func CandidateRule(c *Candidate, squared bool) (*model.Rule, error) {
 	text := "1: " + c.Text()
 	if squared {
@@ -255,9 +265,12 @@ func CandidateRule(c *Candidate, squared bool) (*model.Rule, error) {
 	// Messages (a grounding refused for memory, say) name the clause, not
 	// a position in a file that does not exist.
 	r.Text, r.Pos = c.Text(), srcpos.Position{}
-	if c.IsPrior() {
+	switch {
+	case c.IsPrior():
 		r.Comment = "# negative prior"
-	} else {
+	case c.SupportErr > 0:
+		r.Comment = fmt.Sprintf("# support about %d (95%% interval +-%.0f)", c.Support, c.SupportErr)
+	default:
 		r.Comment = fmt.Sprintf("# support %d", c.Support)
 	}
 	return r, nil

@@ -14,20 +14,23 @@ import (
 // planted generates data where T(x, z) holds (with probability 0.9) when
 // P(x, y) & Q(z, y) for some y (Q walked backwards), and otherwise with
 // probability 0.03; R is an independent random relation.
-func planted(t testing.TB, seed uint64) *store.Store {
+func planted(t testing.TB, seed uint64) *store.Store { return plantedSized(t, seed, 40, 0.04) }
+
+// plantedSized is planted over n entities with P and Q of the given
+// density.
+func plantedSized(t testing.TB, seed uint64, n int, density float64) *store.Store {
 	r := rand.New(rand.NewPCG(seed, 11))
-	const n = 40
 	name := func(i int) string { return fmt.Sprintf("e%d", i) }
 	var obs, tg []atom
 	p := map[[2]int]bool{}
 	q := map[[2]int]bool{}
 	for x := range n {
 		for y := range n {
-			if r.Float64() < 0.04 {
+			if r.Float64() < density {
 				p[[2]int{x, y}] = true
 				obs = append(obs, atom{"P", []string{name(x), name(y)}, 1})
 			}
-			if r.Float64() < 0.04 {
+			if r.Float64() < density {
 				q[[2]int{x, y}] = true
 				obs = append(obs, atom{"Q", []string{name(x), name(y)}, 1})
 			}
@@ -153,5 +156,65 @@ func TestLearnErrors(t *testing.T) {
 	}
 	if _, err := Learn(context.Background(), s, cands[:1], DefaultOptions()); err == nil {
 		t.Error("a model that already has rules was accepted")
+	}
+}
+
+// A rule with constants that explains its target: T(x, 'hub') holds for
+// the members of group 'g0' (and rarely otherwise); members of other
+// groups point elsewhere. Generated with Constants, the rule grounds
+// (constants quoted in the rule language) and PPLL gives it the largest
+// weight of the positive clauses.
+func TestLearnRuleWithConstants(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 1))
+	var obs, tg []atom
+	for x := range 60 {
+		name := fmt.Sprintf("p%d", x)
+		group := fmt.Sprintf("g%d", x%3)
+		obs = append(obs, atom{"In", []string{name, group}, 1})
+		if r.Float64() < 0.2 {
+			obs = append(obs, atom{"Knows", []string{name, fmt.Sprintf("p%d", r.IntN(60))}, 1})
+		}
+		for _, place := range []string{"hub", "town", "city"} {
+			v := 0.0
+			if (place == "hub" && x%3 == 0 && r.Float64() < 0.95) || r.Float64() < 0.05 {
+				v = 1
+			}
+			tg = append(tg, atom{"Visits", []string{name, place}, v})
+		}
+	}
+	s := world(t, map[string]int{"In": 2, "Knows": 2, "Visits": 2}, []string{"Visits"}, obs, tg)
+	T := []*model.Predicate{s.Model.Predicate("Visits")}
+	gen, err := Generate(context.Background(), s, T, GenOptions{MinSupport: 1, Constants: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "In(E1, 'g0') -> Visits(E1, 'hub')"
+	found := false
+	for _, c := range gen.Candidates {
+		if c.Text() == want {
+			found = true
+			if c.Body != 20 || c.Support < 15 {
+				t.Errorf("%s: support %d of %d body groundings, want about 19 of 20", want, c.Support, c.Body)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("%s not generated:\n%v", want, clauseTexts(gen.Candidates))
+	}
+	res, err := Learn(context.Background(), s, gen.Candidates, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, bestW := "", -1.0
+	for i, c := range res.Candidates {
+		if c.Text() == want && res.Potentials[i] != 20 {
+			t.Errorf("%s: %d ground potentials, want 20", want, res.Potentials[i])
+		}
+		if !c.IsPrior() && !c.Negated && res.Rules[i].Weight > bestW {
+			best, bestW = c.Text(), res.Rules[i].Weight
+		}
+	}
+	if best != want {
+		t.Errorf("largest weight %g on %s, want %s", bestW, best, want)
 	}
 }

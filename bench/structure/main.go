@@ -73,16 +73,21 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the Family splits and negatives")
 	glsMax := flag.Int("gls-max", 200, "largest number of path clauses GLS is run on in the scale experiment")
 	familyClauses := flag.Int("family-clauses", 10, "path clauses kept per relation in the family experiment")
+	keep := flag.String("work", "", "write the generated splits (.data files) into this directory and keep them (default: a temporary directory, removed)")
 	flag.Parse()
 	data, err := shareddata.Dir()
 	if err != nil {
 		fail(err)
 	}
-	work, err := os.MkdirTemp("", "hinge-bench-structure-")
-	if err != nil {
+	work := *keep
+	if work == "" {
+		if work, err = os.MkdirTemp("", "hinge-bench-structure-"); err != nil {
+			fail(err)
+		}
+		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(work)
 	b := &bench{data: data, out: *out, work: work, seed: *seed, glsMax: *glsMax, familyClauses: *familyClauses}
 	switch {
 	case *update:
@@ -107,6 +112,14 @@ func main() {
 			err = b.family(ctx, strings.TrimSpace(e))
 		case "scale":
 			err = b.scale(ctx)
+		case "splits":
+			// Only write the Family and Kinship splits (with -work, to
+			// run hinge structure on them).
+			for _, d := range []string{"family", "kinship"} {
+				if _, err = b.kbSplits(d); err != nil {
+					break
+				}
+			}
 		default:
 			err = fmt.Errorf("unknown experiment %q", e)
 		}
@@ -434,11 +447,11 @@ func (b *bench) kbSplits(dataset string) (fd *familyData, err error) {
 			fd.learnRels = append(fd.learnRels, r)
 		}
 	}
-	if fd.learn, err = write("family-learn", rest, labeled(held), false); err != nil {
+	if fd.learn, err = write(dataset+"-learn", rest, labeled(held), false); err != nil {
 		return nil, err
 	}
 	graph := append(slices.Clone(facts), train...)
-	if fd.eval, err = write("family-eval", graph, labeled(test), false); err != nil {
+	if fd.eval, err = write(dataset+"-eval", graph, labeled(test), false); err != nil {
 		return nil, err
 	}
 	// Ranking split: every test triple asked both ways, the candidates of
@@ -491,7 +504,7 @@ func (b *bench) kbSplits(dataset string) (fd *familyData, err error) {
 		}
 		rankTargets = append(rankTargets, target{t, 1})
 	}
-	if fd.rank, err = write("family-rank", graph, rankTargets, true); err != nil {
+	if fd.rank, err = write(dataset+"-rank", graph, rankTargets, true); err != nil {
 		return nil, err
 	}
 	return fd, nil

@@ -53,17 +53,28 @@ type structureReport struct {
 }
 
 type structureGenReport struct {
-	Examples  int `json:"examples"`
-	Edges     int `json:"edges"`
-	Paths     int `json:"paths"`
-	Supported int `json:"supported"`
-	Capped    int `json:"capped"`
-	TooLarge  int `json:"too_large"`
+	Examples       int     `json:"examples"`
+	Edges          int     `json:"edges"`
+	Paths          int     `json:"paths"`
+	Supported      int     `json:"supported"`
+	Constants      int     `json:"constants,omitempty"`
+	ConstSupported int     `json:"constants_supported,omitempty"`
+	SampledTargets int     `json:"sampled_targets,omitempty"`
+	Counted        int     `json:"counted,omitempty"`
+	SampledCounts  int     `json:"sampled_counts,omitempty"`
+	MaxErr         float64 `json:"max_relative_support_err,omitempty"`
+	Capped         int     `json:"capped"`
+	TooLarge       int     `json:"too_large"`
 }
 
 type structureRuleReport struct {
 	Rule       string  `json:"rule"`
 	Support    int     `json:"support"`
+	SupportErr float64 `json:"support_err,omitempty"`
+	Body       int     `json:"body,omitempty"`
+	Conf       float64 `json:"confidence,omitempty"`
+	ConfErr    float64 `json:"confidence_err,omitempty"`
+	Sampled    int     `json:"sampled,omitempty"`
 	Groundings float64 `json:"groundings,omitempty"`
 	Weight     float64 `json:"weight"`
 	Selected   bool    `json:"selected"`
@@ -75,6 +86,9 @@ type structureReportOptions struct {
 	MinSupport    int     `json:"min_support"`
 	MaxClauses    int     `json:"max_clauses"`
 	MaxExpansions int     `json:"max_expansions"`
+	Constants     int     `json:"constants,omitempty"`
+	Sample        int     `json:"sample"`
+	SampleErr     float64 `json:"sample_err"`
 	Squared       bool    `json:"squared"`
 	L2            float64 `json:"l2"`
 	Iterations    int     `json:"iterations"`
@@ -93,6 +107,13 @@ type structureReportSeconds struct {
 	Total    float64 `json:"total"`
 }
 
+// newStructureProgress is the progress reporter of hinge structure: a
+// status line on a terminal, elsewhere a line every few seconds (tests
+// make it print every status).
+var newStructureProgress = func(w io.Writer, quiet bool) *progress.Reporter {
+	return progress.New(w, quiet, "hinge structure")
+}
+
 func newStructureCmd() *cobra.Command {
 	o := &structureOptions{opt: structure.DefaultOptions()}
 	cmd := &cobra.Command{
@@ -109,6 +130,15 @@ either direction, becomes the clause
 and its negation (head negated). Paths connecting fewer than --min-support
 true target atoms are dropped; the best supported are kept up to
 --max-clauses clauses per target. Each target also gets the negative prior !t(A, B).
+With --constants N, rules with constants from the atoms' neighbours,
+  p(E1, 'd') -> t(E1, 'c')   and   p(E1, 'd') -> t('c', E1),
+are kept the same way, up to N clauses per target.
+
+A target with more than --sample true atoms is searched from --sample of them
+(drawn with --seed), and the support of the paths found is counted over all
+its true atoms from sampled values of E1, each with its 95% interval (stop
+drawing once the confidence's is --sample-err wide), the way 'hinge kgc'
+counts its rules; with fewer, every support is exact.
 
 Methods:
   ppll  piecewise pseudo-likelihood: one weight learning over all candidates
@@ -143,13 +173,16 @@ With a JSON config the data split defaults to "learn".`,
 	f.IntVar(&o.gen.MaxClauses, "max-clauses", 50, "keep the clauses of the best supported paths, at most this many per target (each path gives a clause and its negation; 0 = all)")
 	f.Float64Var(&o.gen.MaxGroundings, "max-groundings", 2_000_000, "skip a path whose clause body has more substitutions than this over the targets and non-zero observed atoms (counted before grounding; -1: no limit)")
 	f.IntVar(&o.gen.MaxExpansions, "max-expansions", 1_000_000, "cap on path extensions searched from one target atom (atoms that hit it are reported)")
+	f.IntVar(&o.gen.Constants, "constants", 0, "also keep rules with constants, p(E1, 'd') -> t(E1, 'c') and p(E1, 'd') -> t('c', E1), up to this many clauses per target (0: none)")
+	f.IntVar(&o.gen.Sample, "sample", 1000, "search a target with more true atoms from this many of them, and count supports and confidences from this many sampled values of E1 (0: every atom, every count exact)")
+	f.Float64Var(&o.gen.SampleErr, "sample-err", 0.01, "stop drawing values of E1 once the confidence's 95% interval is this narrow (0: draw --sample)")
 	f.BoolVar(&o.opt.Squared, "squared", o.opt.Squared, "squared hinges (^2) for the learned rules; --squared=false for linear")
 	f.Float64Var(&o.opt.L2, "l2", o.opt.L2, "L2 regularisation weight of every weight learning")
 	f.IntVar(&o.opt.Iterations, "iterations", o.opt.Iterations, "largest number of projected-gradient iterations per weight learning")
 	f.Float64Var(&o.opt.Tol, "tol", o.opt.Tol, "projected-gradient tolerance of every weight learning")
 	f.IntVar(&o.opt.MaxRounds, "max-rounds", o.opt.MaxRounds, "gls: largest number of rounds (clauses added)")
 	f.Float64Var(&o.opt.Tolerance, "tolerance", o.opt.Tolerance, "gls: stop when the score (mean log pseudo-likelihood per target atom) improves by less")
-	f.Uint64Var(&o.opt.Seed, "seed", 1, "seed (pairing of variables in large equality constraints; generation is deterministic)")
+	f.Uint64Var(&o.opt.Seed, "seed", 1, "seed of the draws of --sample and of the pairing of variables in large equality constraints")
 	f.IntVar(&o.opt.Threads, "threads", 0, "threads for generation, grounding and learning (0: all cores); results do not depend on it")
 	return cmd
 }
@@ -178,10 +211,24 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		return badInput(fmt.Errorf("--max-groundings %v: must be > 0 (or -1: no limit)", o.gen.MaxGroundings))
 	case o.gen.MaxExpansions < 1:
 		return badInput(fmt.Errorf("--max-expansions %d: must be >= 1", o.gen.MaxExpansions))
+	case o.gen.Constants < 0:
+		return badInput(fmt.Errorf("--constants %d: must be >= 0 (0: none)", o.gen.Constants))
+	case o.gen.Sample < 0:
+		return badInput(fmt.Errorf("--sample %d: must be >= 0 (0: exact)", o.gen.Sample))
+	case !(o.gen.SampleErr >= 0 && o.gen.SampleErr <= 1):
+		return badInput(fmt.Errorf("--sample-err %v: must be between 0 and 1", o.gen.SampleErr))
 	}
 	if o.gen.MaxClauses == 0 {
 		o.gen.MaxClauses = -1
 	}
+	// The flags' 0 (exact, draw --sample) is GenOptions' negative.
+	if o.gen.Sample == 0 {
+		o.gen.Sample = -1
+	}
+	if o.gen.SampleErr == 0 {
+		o.gen.SampleErr = -1
+	}
+	o.gen.Seed = o.opt.Seed
 	o.gen.Threads = o.opt.Threads
 	if err := o.opt.Validate(); err != nil {
 		return badInput(err)
@@ -233,8 +280,11 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 
-	rep := progress.ForTerminal(o.stderr, o.quiet)
+	rep := newStructureProgress(o.stderr, o.quiet)
 	rep.Status("generating path-constrained clauses")
+	o.gen.Progress = func(done, total int) {
+		rep.Status("generating clauses: searched paths from %d/%d true target atoms", done, total)
+	}
 	gen, err := structure.Generate(ctx, prog.Store, targets, o.gen)
 	if errors.Is(err, structure.ErrNoExamples) {
 		rep.Done()
@@ -248,6 +298,16 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		len(gen.Candidates), gen.Examples, gen.Edges, gen.Paths, gen.Supported, o.gen.MinSupport, gen.Seconds)
 	if gen.TooLarge > 0 {
 		fmt.Fprintf(stdout, "skipped %d supported paths whose clauses would have more than --max-groundings %g groundings\n", gen.TooLarge, o.gen.MaxGroundings)
+	}
+	if o.gen.Constants > 0 {
+		fmt.Fprintf(stdout, "rules with constants: %d found, %d with support >= %d\n", gen.Constants, gen.ConstSupported, o.gen.MinSupport)
+	}
+	if gen.SampledTargets > 0 {
+		fmt.Fprintf(stdout, "sampled: %d targets with more than --sample %d true atoms searched from %d of them each; %d supports counted over all their atoms, the kept ones within +-%.1f%% (95%%)\n",
+			gen.SampledTargets, o.gen.Sample, o.gen.Sample, gen.Counted, 100*gen.MaxErr)
+	}
+	if gen.SampledCounts > 0 {
+		fmt.Fprintf(stdout, "confidences of %d kept clauses estimated from at most --sample %d values of E1\n", gen.SampledCounts, o.gen.Sample)
 	}
 	if gen.Capped > 0 {
 		fmt.Fprintf(stdout, "warning: the search from %d of %d target atoms stopped at --max-expansions %d; their paths are incomplete\n",
@@ -319,21 +379,24 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	if o.report != "" {
 		jr := structureReport{
 			Method: method.String(), Output: o.output, Targets: o.targets,
-			Generation: structureGenReport{Examples: gen.Examples, Edges: gen.Edges, Paths: gen.Paths, Supported: gen.Supported, Capped: gen.Capped, TooLarge: gen.TooLarge},
+			Generation: structureGenReport{Examples: gen.Examples, Edges: gen.Edges, Paths: gen.Paths, Supported: gen.Supported,
+				Constants: gen.Constants, ConstSupported: gen.ConstSupported, SampledTargets: gen.SampledTargets, Counted: gen.Counted,
+				SampledCounts: gen.SampledCounts, MaxErr: gen.MaxErr, Capped: gen.Capped, TooLarge: gen.TooLarge},
 			Candidates: len(res.Candidates), Kept: len(rules), Score: res.Score, Objective: res.Objective,
 			Iterations: res.Iterations, Converged: res.Converged, Rounds: res.Rounds, Learnings: res.Learnings,
 			Ground:   problemSizes{Variables: res.Variables, Potentials: res.GroundPotentials},
 			Truth:    res.Truth,
 			Warnings: res.Warnings,
 			Options: structureReportOptions{MaxLength: o.gen.MaxLength, MinSupport: o.gen.MinSupport, MaxClauses: max(o.gen.MaxClauses, 0),
-				MaxExpansions: o.gen.MaxExpansions, Squared: o.opt.Squared, L2: o.opt.L2, Iterations: o.opt.Iterations, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: o.opt.Threads},
+				MaxExpansions: o.gen.MaxExpansions, Constants: o.gen.Constants, Sample: max(o.gen.Sample, 0), SampleErr: max(o.gen.SampleErr, 0), Squared: o.opt.Squared, L2: o.opt.L2, Iterations: o.opt.Iterations, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: o.opt.Threads},
 			Seconds: structureReportSeconds{Load: prog.Seconds, Generate: gen.Seconds, Ground: res.GroundSeconds, Learn: res.LearnSeconds, Total: time.Since(start).Seconds()},
 		}
 		if method == structure.GLS {
 			jr.Options.MaxRounds, jr.Options.Tolerance = o.opt.MaxRounds, o.opt.Tolerance
 		}
 		for i, c := range res.Candidates {
-			jr.Rules = append(jr.Rules, structureRuleReport{Rule: c.Text(), Support: c.Support, Groundings: c.Groundings, Weight: res.Rules[i].Weight,
+			jr.Rules = append(jr.Rules, structureRuleReport{Rule: c.Text(), Support: c.Support, SupportErr: c.SupportErr, Body: c.Body, Conf: c.Conf,
+				ConfErr: c.ConfErr, Sampled: c.Sampled, Groundings: c.Groundings, Weight: res.Rules[i].Weight,
 				Selected: res.Selected[i], Potentials: res.Potentials[i]})
 		}
 		if err := writeJSON(o.report, jr); err != nil {

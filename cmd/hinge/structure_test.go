@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hinge-srl/hinge/internal/progress"
 )
 
 // familyWorld writes a .data program: Parent observed (a random forest of
@@ -133,5 +137,102 @@ func TestStructureGenerateOnly(t *testing.T) {
 	}
 	if rules != 3 || !strings.Contains(stdout, "wrote 3 candidate clauses") {
 		t.Errorf("%d rules (the prior, a clause and its negation wanted)\n%s\n%s", rules, text, stdout)
+	}
+}
+
+// Not on a terminal, generation, grounding and learning print progress
+// lines (every few seconds; every status here), none with --quiet.
+func TestStructureProgressLines(t *testing.T) {
+	defer func(f func(io.Writer, bool) *progress.Reporter) { newStructureProgress = f }(newStructureProgress)
+	newStructureProgress = func(w io.Writer, quiet bool) *progress.Reporter {
+		if quiet {
+			return nil
+		}
+		return progress.Lines(w, "hinge structure", 0, time.Now)
+	}
+	data := familyWorld(t, 4)
+	dir := t.TempDir()
+	for _, method := range []string{"ppll", "gls"} {
+		code, stdout, stderr := runCLI(t, "structure", "--data", data, "--target", "Grandparent", "--method", method, "--min-support", "2",
+			"--max-rounds", "1", "--output", filepath.Join(dir, method+".psl"))
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		for _, want := range []string{"hinge structure: generating clauses: searched paths from ", "hinge structure: grounding candidate clauses: ",
+			map[string]string{"ppll": "hinge structure: ppll iteration ", "gls": "hinge structure: gls round 1: scored "}[method]} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: no %q in stderr:\n%s", method, want, stderr)
+			}
+		}
+	}
+	code, stdout, stderr := runCLI(t, "structure", "--data", data, "--target", "Grandparent", "--min-support", "2", "--quiet",
+		"--output", filepath.Join(dir, "quiet.psl"))
+	if code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr:\n%s%s", code, stderr, stdout)
+	}
+}
+
+// Rules with constants and sampled counts from the command line: the
+// rules parse back, the report gives every clause's body groundings and
+// confidence, and a sampled target's supports come with their intervals;
+// --sample 0 counts exactly; the learned model (with nothing new asked
+// for) is the same with the defaults and with every count exact.
+func TestStructureConstantsAndSampling(t *testing.T) {
+	data := familyWorld(t, 5)
+	dir := t.TempDir()
+	run := func(name string, args ...string) (string, structureReport) {
+		out, report := filepath.Join(dir, name+".psl"), filepath.Join(dir, name+".json")
+		code, stdout, stderr := runCLI(t, append([]string{"structure", "--data", data, "--target", "Grandparent", "--min-support", "2",
+			"--output", out, "--report", report, "--quiet"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		text, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep structureReport
+		readJSON(t, report, &rep)
+		return string(text), rep
+	}
+	def, _ := run("default")
+	exact, rep := run("exact", "--sample", "0")
+	if def != exact {
+		t.Errorf("the default and --sample 0 learn different models:\n%s\n%s", def, exact)
+	}
+	for _, r := range rep.Rules {
+		if !strings.HasPrefix(r.Rule, "!Grandparent(A, B)") && (r.Body == 0 || r.Conf <= 0 || r.Sampled != 0 || r.SupportErr != 0) {
+			t.Errorf("--sample 0: %+v", r)
+		}
+	}
+	withConst, rep := run("constants", "--constants", "4", "--sample", "20", "--sample-err", "0")
+	if rep.Generation.SampledTargets != 1 || rep.Generation.Examples != 20 || rep.Options.Sample != 20 || rep.Options.Constants != 4 {
+		t.Errorf("report generation %+v, options %+v", rep.Generation, rep.Options)
+	}
+	consts, sampled := 0, 0
+	for _, r := range rep.Rules {
+		if strings.Contains(r.Rule, "'") {
+			consts++
+		}
+		if r.SupportErr > 0 {
+			sampled++
+		}
+	}
+	if consts == 0 || consts > 4 || sampled == 0 {
+		t.Errorf("%d rules with constants, %d sampled supports:\n%s", consts, sampled, withConst)
+	}
+	if !strings.Contains(withConst, "# support about ") {
+		t.Errorf("no estimated support in the model's comments:\n%s", withConst)
+	}
+	// The learned model parses back.
+	code, _, stderr := runCLI(t, "infer", "--model", filepath.Join(dir, "constants.psl"), "--data", data, "--quiet", "--output", filepath.Join(dir, "inferred"))
+	if code != 0 {
+		t.Errorf("infer with the learned model: exit %d\n%s", code, stderr)
+	}
+	for _, bad := range [][]string{{"--constants", "-1"}, {"--sample", "-3"}, {"--sample-err", "2"}, {"--sample-err", "NaN"}} {
+		code, _, stderr := runCLI(t, append([]string{"structure", "--data", data, "--target", "Grandparent"}, bad...)...)
+		if code != 2 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d, %s", bad, code, stderr)
+		}
 	}
 }
