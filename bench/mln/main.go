@@ -15,6 +15,14 @@
 //     Alchemy's treatment of negative weights (alchemy.go).
 //   - plots: PNG bar charts of uwcse.csv (AUC-PR and CLL per area and
 //     weight source; plot.go), from the file of an earlier run.
+//   - exact: small networks (hard, near-deterministic and negative
+//     clauses, opposite unit clauses) whose marginals are computed by
+//     enumeration, against each engine's MC-SAT (exact.go).
+//   - peer-map, peer-mcsat, peer-learn: Alchemy 2 (-alchemy names the
+//     directory of its infer and learnwts binaries) and hinge's command
+//     line side by side on UW-CSE: MAP cost and time, MC-SAT CPU time a
+//     step and agreement, and learnwts -g/-d beside hinge mln learn
+//     scored on a held-out area (peers.go).
 //
 // Usage:
 //
