@@ -1,7 +1,7 @@
 // Package admm computes MAP states of hinge-loss Markov random fields
 // (hlmrf.Problem) by consensus ADMM, as in Bach et al., "Hinge-Loss Markov
-// Random Fields and Probabilistic Soft Logic" (JMLR 2017) and paper 000
-// section 2.1.
+// Random Fields and Probabilistic Soft Logic" (JMLR 2017), and Srinivasan, Babaki, Farnadi and Getoor, "Lifted
+// Hinge-Loss Markov Random Fields" (AAAI 2019), section 2.1.
 //
 // Every potential and hard constraint gets its own local copy of the
 // variables it touches. An iteration updates the duals, minimises each term

@@ -85,7 +85,7 @@ const DefaultConstraintTol = 1e-4
 // certified bound.
 const DefaultGapTol = 1e-3
 
-// DefaultOptions returns the PSL 2.3 defaults (DESIGN.md section 4): rho 1,
+// DefaultOptions returns the defaults of PSL 2.3's ADMM reasoner: rho 1,
 // EpsAbs 1e-5, EpsRel 1e-3, 25000 iterations, checks every 50 iterations,
 // all cores, ConstraintTol DefaultConstraintTol; and hinge's additions: the
 // gap test with GapTol DefaultGapTol, and rho adapted by residual balancing

@@ -8,7 +8,7 @@
 //
 //	sum_k CCoef[k]*y[CVar[k]]  (<= or =)  CConst[j]                      k in CStart[j]..CStart[j+1]
 //
-// stored struct-of-arrays in CSR form (DESIGN.md section 5): no maps, no
+// stored struct-of-arrays in CSR form: no maps, no
 // per-potential objects. Within one potential or constraint each variable
 // appears at most once and every coefficient is nonzero; the Add methods merge
 // repeated variables to keep it that way. The package knows nothing about

@@ -12,8 +12,9 @@ import (
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
-// WriteRules writes rules one a line as body size, support, confidence
-// and the rule (Rule.Format), tab-separated: the file ReadRules reads.
+// WriteRules writes rules one a line as the number of body groundings
+// (Rule.BodySize), support, confidence and the rule (Rule.Format),
+// tab-separated: the file ReadRules reads.
 func WriteRules(w io.Writer, rules []Rule, v *Vocab) error {
 	bw := bufio.NewWriter(w)
 	for i := range rules {

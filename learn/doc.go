@@ -1,8 +1,9 @@
 // Package learn learns the weights of a PSL model's rules from truth data:
 // maximum likelihood by the voted perceptron (MLE), maximum pseudo-likelihood
-// (MPLE) and piecewise pseudo-likelihood (PPLL, paper 002). The data is
-// grounded once (a ground.Result); learning only swaps the weights of the
-// ground problem's potentials, which carry Group = rule index.
+// (MPLE) and piecewise pseudo-likelihood (PPLL, as in Embar, Sridhar, Farnadi
+// and Getoor, "Scalable Structure Learning for Probabilistic Soft Logic",
+// 2018). The data is grounded once (a ground.Result); learning only swaps the
+// weights of the ground problem's potentials, which carry Group = rule index.
 //
 // # Truth
 //
@@ -36,7 +37,7 @@
 //
 // # MPLE: exact pseudo-likelihood
 //
-// The pseudo-likelihood (paper 002 eq. (5)) is a product of one-dimensional
+// The pseudo-likelihood (Embar et al., eq. (5)) is a product of one-dimensional
 // conditionals, each variable given all others at their true values:
 //
 //	log PL = sum_i [ -f_i(y_i*) - log Z_i ],  Z_i = integral exp(-f_i(y)) dy,
@@ -106,7 +107,7 @@
 //
 // # PPLL
 //
-// The piecewise pseudo-likelihood (paper 002 eq. (7)-(8)) uses the same
+// The piecewise pseudo-likelihood (Embar et al., eq. (7)-(8)) uses the same
 // conditionals with f restricted to one rule's potentials at a time, so the
 // objective is a sum of one-dimensional convex problems, one per rule.
 package learn

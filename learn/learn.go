@@ -25,7 +25,7 @@ const (
 	MLE Method = iota
 	// MPLE is maximum pseudo-likelihood, with exact one-dimensional integrals.
 	MPLE
-	// PPLL is maximum piecewise pseudo-likelihood (paper 002): MPLE with each
+	// PPLL is maximum piecewise pseudo-likelihood (Embar et al.): MPLE with each
 	// conditional restricted to one rule at a time.
 	PPLL
 )

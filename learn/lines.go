@@ -132,7 +132,7 @@ type incidence struct {
 // newLines builds the conditionals of the pseudo-likelihood of p at truth.
 // learnable[g] tells whether potentials of group g have a learned weight;
 // the others keep p.Weight. With piecewise set, each conditional is split by
-// group into one conditional per learnable group (PPLL, paper 002 eq. (7)).
+// group into one conditional per learnable group (PPLL, Embar et al., eq. (7)).
 func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode ConstraintMode, piecewise bool, seed uint64) (*lines, LineStats, error) {
 	if len(truth) != p.NumVars {
 		return nil, LineStats{}, fmt.Errorf("truth has %d values for %d variables", len(truth), p.NumVars)

@@ -16,8 +16,8 @@ type PLOptions struct {
 	// Constraints says how hard constraints enter (default
 	// ConstraintsPairwise).
 	Constraints ConstraintMode
-	// Piecewise selects the piecewise pseudo-likelihood (PPLL, paper 002
-	// eq. (7)-(8)): every conditional is split by rule, f_i restricted to one
+	// Piecewise selects the piecewise pseudo-likelihood (PPLL, Embar et
+	// al., eq. (7)-(8)): every conditional is split by rule, f_i restricted to one
 	// rule's potentials, so the objective separates into one term per rule.
 	Piecewise bool
 	// L2 adds L2/2 * sum of squared learned weights.

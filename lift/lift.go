@@ -1,6 +1,6 @@
 // Package lift finds the symmetries of a ground HL-MRF and solves a smaller
-// one in its place (Srinivasan et al., Lifted Hinge-Loss Markov Random
-// Fields, AAAI 2019: paper 000, sections 2.2 and 3).
+// one in its place (Srinivasan, Babaki, Farnadi and Getoor, "Lifted Hinge-Loss
+// Markov Random Fields", AAAI 2019, sections 2.2 and 3).
 //
 // Refine colors the weighted bipartite factor graph of an hlmrf.Problem
 // (variables on one side, potentials and constraints on the other, edge
@@ -23,8 +23,8 @@
 // split classes that the sum criterion keeps together, losing lifting for no
 // gain in exactness.
 //
-// Disjoint copies: a problem made of k copies of one large component (paper
-// 000's symmetry-injection experiment) is not refined copy by copy, which
+// Disjoint copies: a problem made of k copies of one large component (the
+// paper's symmetry-injection experiment) is not refined copy by copy, which
 // costs far more than k times one copy; the copies are found by hashing,
 // verified to be isomorphic, and colored like their original (repeat.go).
 // The coloring is the same either way.

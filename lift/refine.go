@@ -9,7 +9,7 @@ import (
 )
 
 // Coloring is the coarsest stable coloring of a problem's weighted bipartite
-// factor graph that refines the initial coloring (paper 000, section 3.1):
+// factor graph that refines the initial coloring (Srinivasan et al., AAAI 2019, section 3.1):
 //
 //   - potentials start colored by (weight, constant, power), constraints by
 //     (kind, constant), never sharing a color with a potential, and all

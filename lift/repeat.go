@@ -13,8 +13,8 @@ import (
 //
 // Partition refinement costs about one touch per edge per time a node lands
 // in a smaller part, and a node alone in its class is never touched again.
-// A problem made of k disjoint copies of one structure (paper 000's symmetry
-// injection, Figure 5; data made of independent groups of the same shape)
+// A problem made of k disjoint copies of one structure (the symmetry
+// injection of Srinivasan et al.'s Figure 5; data made of independent groups of the same shape)
 // therefore costs far more than k times one copy: no class ever shrinks below
 // k members, so the touches that one copy skips are all made (the 10-fold
 // social-affiliation problem: 6.1 million touches against 0.24 million for

@@ -1,6 +1,6 @@
 // Package maxsat solves logical Markov random fields (weighted MAX-SAT) with
 // a guarantee, following Bach, Huang and Getoor, "Rounding Guarantees for
-// Message-Passing MAP Inference with Logical Dependencies" (2014, paper 003).
+// Message-Passing MAP Inference with Logical Dependencies" (2014).
 //
 // A logical MRF is a set of disjunctive clauses over boolean variables with
 // nonnegative weights; MAP inference is weighted MAX-SAT: find the assignment
@@ -8,7 +8,7 @@
 //
 // The pipeline ([Solve]) is:
 //
-//  1. Relax: the LP relaxation of Goemans and Williamson (paper 003 eq. 2) is
+//  1. Relax: the LP relaxation of Goemans and Williamson (Bach et al., eq. 2) is
 //     the HL-MRF with linear hinges w*max(1 - sum_{I+} y - sum_{I-} (1-y), 0)
 //     (toProblem); it is solved by consensus ADMM (package admm).
 //  2. Certify: a dual-feasible point of that LP (relax.go) gives an upper

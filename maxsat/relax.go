@@ -8,7 +8,7 @@ import (
 	"github.com/hinge-srl/hinge/hlmrf"
 )
 
-// The LP relaxation (paper 003 eq. 2), written as a minimisation:
+// The LP relaxation (Bach, Huang and Getoor, eq. 2), written as a minimisation:
 //
 //	min  sum_{c soft} w_c t_c
 //	s.t. t_c >= 1 - l_c(y)     soft c          l_c(y) = sum_{I+} y_i + sum_{I-} (1 - y_i)

@@ -4,7 +4,7 @@ import (
 	"math"
 )
 
-// Rounding probability functions of Goemans and Williamson (paper 003 §2.4).
+// Rounding probability functions of Goemans and Williamson (Bach et al., section 2.4).
 const (
 	// MethodGW is the linear rounding p_i = y_i/2 + 1/4: for any y in
 	// [0,1]^n each clause is satisfied with probability at least 3/4 of its
@@ -59,7 +59,7 @@ func (in *Instance) relaxedSat(c int, y []float64) float64 {
 }
 
 // relaxedWeight returns sum over soft clauses of w_c * min(1, l_c(y)), the
-// objective of paper 003 eq. (2) at y, and the largest relaxed violation
+// objective of Bach et al.'s eq. (2) at y, and the largest relaxed violation
 // max(0, 1 - l_c(y)) of a hard clause.
 func relaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
 	for c := range in.Weight {

@@ -11,8 +11,8 @@
 //     potentials (ground/groundtest);
 //   - linear, squared: random hinge problems with hard constraints
 //     (admm/admmtest);
-//   - maxsat: the LP relaxation of a random MAX-3-SAT instance, paper 003's
-//     relaxation (admm/admmtest.Clauses).
+//   - maxsat: the LP relaxation of a random MAX-3-SAT instance, Bach, Huang
+//     and Getoor's relaxation (admm/admmtest.Clauses).
 //
 // Each configuration solves each problem twice from a cold start, with
 // GapTol 1e-3 and 1e-4 (other options at their defaults, so both stop only

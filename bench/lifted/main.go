@@ -1,5 +1,6 @@
 // Command lifted runs the experiments of the lifted HL-MRF paper
-// (Srinivasan, Babaki, Farnadi, Getoor, AAAI 2019: paper 000, section 4)
+// (Srinivasan, Babaki, Farnadi and Getoor, "Lifted Hinge-Loss Markov Random
+// Fields", AAAI 2019, section 4)
 // through hinge's real pipeline (PSL model text -> pipeline/ground -> hlmrf)
 // and compares consensus ADMM on the ground problem (HL-MRF) with lifting by
 // color refinement plus copy-weighted ADMM on the lifted problem (LHL-MRF,

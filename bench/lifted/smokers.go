@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// smokersGraph is one synthetic smokers instance (paper 000, section 4,
-// "Experiments on Synthetic Data").
+// smokersGraph is one synthetic smokers instance (Srinivasan et al., AAAI 2019,
+// section 4, "Experiments on Synthetic Data").
 type smokersGraph struct {
 	People int
 	// Edges are distinct ordered pairs (a, b), a != b: Friend(a, b).
@@ -92,7 +92,7 @@ func smokersModel(squared bool) string {
 	if squared {
 		pow = " ^2"
 	}
-	return "// The smokers model of paper 000, section 4.\n" +
+	return "// The smokers model of Srinivasan et al., Lifted Hinge-Loss Markov Random Fields (AAAI 2019), section 4.\n" +
 		"1.0: Friend(A, B) & Smokes(A) >> Smokes(B)" + pow + "\n" +
 		"1.0: Friend(A, B) & !Smokes(A) >> !Smokes(B)" + pow + "\n"
 }

@@ -404,7 +404,7 @@ func runSocial(ctx context.Context, c *config) error {
 	return savePNG(filepath.Join(c.out, "social.png"), 6*vg.Inch, 4*vg.Inch, pl)
 }
 
-// socialTarget measures the issue's target, K-fold LHL-MRF total time
+// socialTarget measures the target of 1.5x: K-fold LHL-MRF total time
 // against the 1x HL-MRF time, with the two solves alternated run by run:
 // this machine's speed drifts by tens of percent over the minutes the sweep
 // takes, so a ratio of times taken minutes apart can be off by that much.
@@ -436,7 +436,7 @@ func socialTarget(ctx context.Context, c *config, base *hlmrf.Problem) error {
 		[]string{"run", "hlmrf_1x_s", fmt.Sprintf("lift_%dx_s", k), fmt.Sprintf("lifted_solve_%dx_s", k), fmt.Sprintf("lhlmrf_total_%dx_s", k), "ratio"}, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "Target (issue: %dx LHL-MRF total within 1.5x of the 1x HL-MRF time), measured alternately, %d pairs: "+
+	fmt.Fprintf(c.stdout, "Target (%dx LHL-MRF total within 1.5x of the 1x HL-MRF time), measured alternately, %d pairs: "+
 		"median ratio %.2f (1x HL-MRF median %.3f s, %dx LHL-MRF total median %.3f s).\n\n",
 		k, c.runs, measure.Median(ratios), measure.Median(t1s), k, measure.Median(tks))
 	return nil
