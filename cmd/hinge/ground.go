@@ -61,13 +61,18 @@ func (o *groundOptions) run(ctx context.Context, stdout io.Writer) error {
 	if o.threads < 0 {
 		return badInput(fmt.Errorf("--threads %d: must be >= 0", o.threads))
 	}
+	outs := []output{{flag: "--export", path: o.export}, {flag: "--export", path: atomsPath(o.export)},
+		{flag: "--report", path: o.report}}
+	// The outputs before loading too (a large data set takes a while);
+	// that none is an input is known once the program is read.
+	if err := checkOutputs(nil, outs...); err != nil {
+		return err
+	}
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(programInputs(&o.programFlags, prog),
-		output{flag: "--export", path: o.export}, output{flag: "--export", path: atomsPath(o.export)},
-		output{flag: "--report", path: o.report}); err != nil {
+	if err := checkOutputs(programInputs(&o.programFlags, prog), outs...); err != nil {
 		return err
 	}
 	o.estimates = stdout

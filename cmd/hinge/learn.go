@@ -162,6 +162,12 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := o.opt.Validate(); err != nil {
 		return badInput(err)
 	}
+	// The outputs before loading too (a large data set takes a while); that
+	// none is an input, and the default output, are known once the program
+	// is read.
+	if err := checkOutputs(nil, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
 
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {

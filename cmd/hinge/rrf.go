@@ -64,6 +64,7 @@ updates only the cached sums of its ancestor features.`,
 	}
 	o.mlnInputs.add(cmd)
 	f := cmd.Flags()
+	f.Lookup("input").Usage = "relational RRF (.rrf), or Markov logic program (.mln) converted to one"
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
 	f.StringVar(&o.method, "method", "gibbs", "icm (a mode) or gibbs (marginals, from the ICM mode)")
 	f.Float64Var(&o.lambda, "lambda", 10, "sharpness of each clause feature (the RRF tends to the Markov logic network as it grows)")
