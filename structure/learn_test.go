@@ -201,6 +201,16 @@ func TestLearnRuleWithConstants(t *testing.T) {
 	if !found {
 		t.Fatalf("%s not generated:\n%v", want, clauseTexts(gen.Candidates))
 	}
+	// Their own support threshold: none at 20, the rule at 15.
+	for _, tc := range []struct{ min, want int }{{20, 0}, {15, 2}} {
+		g, err := Generate(context.Background(), s, T, GenOptions{MinSupport: 100, ConstMinSupport: tc.min, Constants: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(g.Candidates) - 1; n != tc.want || (n > 0 && g.Candidates[1].Text() != want) {
+			t.Errorf("constants' minimum support %d: %v", tc.min, clauseTexts(g.Candidates))
+		}
+	}
 	res, err := Learn(context.Background(), s, gen.Candidates, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

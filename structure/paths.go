@@ -63,7 +63,10 @@ type Candidate struct {
 	// distinct (E1, Es+1) pairs the path connects through distinct
 	// constants (for a rule with constants, the distinct values of E1 but
 	// C), and Conf is Support / (Body + GenOptions.PC), both counted by
-	// package pathrule (0 for a prior). When Sampled > 0 they are estimated
+	// package pathrule (0 for a prior, and for a path longer than
+	// pathrule.MaxWalk, which pathrule does not walk: a sampled target's
+	// support of such a path is the share of the atoms drawn it was found
+	// for, scaled, with that share's interval). When Sampled > 0 they are estimated
 	// from that many sampled values of E1, and ConfErr is the half-width
 	// of Conf's 95% interval.
 	Body    int
@@ -164,6 +167,10 @@ type GenOptions struct {
 	// this many clauses per target (each rule and its negation), besides
 	// MaxClauses. 0: none.
 	Constants int
+	// ConstMinSupport replaces MinSupport for rules with constants (0:
+	// MinSupport): such a rule speaks of one constant, so its support is
+	// that constant's share of the target, often below what a path needs.
+	ConstMinSupport int
 	// Sample bounds the counting on large data, as package kgc does. A
 	// target with more true atoms than Sample is searched from Sample of
 	// them, drawn with Seed, and the support of the paths (and rules with
@@ -218,6 +225,9 @@ func (o *GenOptions) defaults() error {
 	if o.Constants < 0 {
 		return fmt.Errorf("constants %d: must be >= 0", o.Constants)
 	}
+	if o.ConstMinSupport == 0 {
+		o.ConstMinSupport = o.MinSupport
+	}
 	switch {
 	case o.Sample == 0:
 		o.Sample = 1000
@@ -262,8 +272,8 @@ type GenResult struct {
 	// a sampled target, among those counted).
 	Paths, Supported int
 	// Constants is the number of distinct rules with constants found,
-	// ConstSupported of them reaching MinSupport (GenOptions.Constants >
-	// 0).
+	// ConstSupported of them reaching ConstMinSupport
+	// (GenOptions.Constants > 0).
 	Constants, ConstSupported int
 	// Edges is the number of observed atoms walked (value >= 0.5, arity
 	// >= 2), Examples the number of true target atoms searched from.
@@ -273,8 +283,8 @@ type GenResult struct {
 	// with constants of those targets whose support was counted over all
 	// their true atoms. SampledCounts is the number of kept clauses whose
 	// confidence was estimated from sampled values of E1, MaxErr the
-	// widest half-width of a kept clause's 95% interval of support
-	// relative to the support.
+	// widest half-width of a kept clause's 95% interval of support (in
+	// true atoms).
 	SampledTargets, Counted, SampledCounts int
 	MaxErr                                 float64
 	// Capped counts target atoms whose search hit MaxExpansions.
@@ -575,6 +585,19 @@ func upperSupport(k, m, n int) float64 {
 	return float64(n) * (p + 1.96*math.Sqrt(p*(1-p)*(1-fm/float64(n))/fm) + 3/fm)
 }
 
+// sampleSupport estimates the support of a clause found for k of m true
+// atoms drawn from n as n k / m, with the normal 95% interval of the
+// proportion (finite-population corrected), at least the rule of three's
+// 3n/m when k is 0 or m.
+func sampleSupport(k, m, n int) pathrule.Count {
+	p, fm, fn := float64(k)/float64(m), float64(m), float64(n)
+	err := 1.96 * fn * math.Sqrt(p*(1-p)*(1-fm/fn)/fm)
+	if k == 0 || k == m {
+		err = max(err, 3*fn/fm)
+	}
+	return pathrule.Count{Support: int(math.Round(fn * p)), SupportErr: err}
+}
+
 // countBatch is the number of paths of a sampled target counted between
 // two checks of whether the rest could still enter the kept ones.
 const countBatch = 32
@@ -582,7 +605,6 @@ const countBatch = 32
 // counted is a clause counted over all true atoms of its target.
 type counted struct {
 	c     pathrule.Count
-	k     int  // the atoms drawn it was found for
 	exact bool // support from the search of every true atom
 }
 
@@ -750,28 +772,28 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 	for ti := range pop {
 		nTrue[ti] = len(pop[ti])
 	}
-	pathCounts, err := supports(ctx, counts, sampled, drawn, nTrue, opt, opt.MaxClauses, func(k sig) int { return int(k.target) }, sig.compare, countPath)
+	pathCounts, err := supports(ctx, counts, sampled, drawn, nTrue, opt, opt.MaxClauses, func(k sig) int { return int(k.target) }, sig.compare,
+		func(k sig) bool { return int(k.n) <= pathrule.MaxWalk }, countPath)
 	if err != nil {
 		return nil, err
 	}
 	constCounts := map[constKey]*counted{}
 	if opt.Constants > 0 {
-		if constCounts, err = supports(ctx, cCounts, sampled, drawn, nTrue, opt, opt.Constants, func(k constKey) int { return int(k.target) }, constKey.compare, countConst); err != nil {
+		copt := opt
+		copt.MinSupport = opt.ConstMinSupport
+		if constCounts, err = supports(ctx, cCounts, sampled, drawn, nTrue, copt, opt.Constants, func(k constKey) int { return int(k.target) }, constKey.compare,
+			func(constKey) bool { return true }, countConst); err != nil {
 			return nil, err
 		}
 	}
-	for ti := range targets {
-		if sampled[ti] {
-			for k := range pathCounts {
-				if int(k.target) == ti {
-					res.Counted++
-				}
-			}
-			for k := range constCounts {
-				if int(k.target) == ti {
-					res.Counted++
-				}
-			}
+	for _, c := range pathCounts {
+		if !c.exact {
+			res.Counted++
+		}
+	}
+	for _, c := range constCounts {
+		if !c.exact {
+			res.Counted++
 		}
 	}
 
@@ -819,9 +841,9 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 		perTarget[c.Target] += 2
 	}
 	// Body groundings and confidence of the kept paths (the sampled
-	// targets' counts are done).
+	// targets' counts are done; pathrule walks at most MaxWalk steps).
 	par.For(len(selected), opt.Threads, func(w, i int) {
-		if kp := &selected[i]; kp.cnt.exact && ctx.Err() == nil {
+		if kp := &selected[i]; kp.cnt.exact && int(kp.k.n) <= pathrule.MaxWalk && ctx.Err() == nil {
 			exact := kp.cnt.c.Support
 			kp.cnt.c = countPath(w, kp.k)
 			kp.cnt.c.Support, kp.cnt.c.SupportErr = exact, 0
@@ -845,7 +867,7 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 	}
 	var kc []keptConst
 	for k, cnt := range constCounts {
-		if cnt.c.Support < opt.MinSupport {
+		if cnt.c.Support < opt.ConstMinSupport {
 			continue
 		}
 		st := g.steps[k.step]
@@ -886,9 +908,7 @@ func setCount(c *Candidate, cnt pathrule.Count, res *GenResult) {
 	if cnt.Sampled > 0 {
 		res.SampledCounts++
 	}
-	if c.SupportErr > 0 && c.Support > 0 {
-		res.MaxErr = max(res.MaxErr, c.SupportErr/float64(c.Support))
-	}
+	res.MaxErr = max(res.MaxErr, c.SupportErr)
 }
 
 // sortCands sorts by decreasing support, ties by clause text.
@@ -914,15 +934,17 @@ func sortCands[T any](xs []T, cand func(*T) *Candidate) {
 // over all its true atoms, for the clauses in decreasing order of the
 // atoms drawn they were found for, in batches, until the next one's 95%
 // upper bound (upperSupport) is below MinSupport or below the counted
-// support of capacity clauses (capacity < 0: no such bound).
+// support of capacity clauses (capacity < 0: no such bound). A clause
+// count cannot count (a path longer than pathrule.MaxWalk) gets the
+// sample's own estimate, sampleSupport.
 func supports[K comparable](ctx context.Context, found map[K]int, sampled []bool, drawn, nTrue []int, opt GenOptions, capacity int,
-	targetOf func(K) int, compare func(K, K) int, count func(w int, k K) pathrule.Count) (map[K]*counted, error) {
+	targetOf func(K) int, compare func(K, K) int, countable func(K) bool, count func(w int, k K) pathrule.Count) (map[K]*counted, error) {
 	out := make(map[K]*counted, len(found))
 	byTarget := make([][]K, len(sampled))
 	for k, n := range found {
 		t := targetOf(k)
 		if !sampled[t] {
-			out[k] = &counted{c: pathrule.Count{Support: n}, k: n, exact: true}
+			out[k] = &counted{c: pathrule.Count{Support: n}, exact: true}
 			continue
 		}
 		byTarget[t] = append(byTarget[t], k)
@@ -944,15 +966,19 @@ func supports[K comparable](ctx context.Context, found map[K]int, sampled []bool
 			batch := ks[i:min(i+countBatch, len(ks))]
 			cs := make([]pathrule.Count, len(batch))
 			par.For(len(batch), opt.Threads, func(w, j int) {
-				if ctx.Err() == nil {
+				switch {
+				case ctx.Err() != nil:
+				case countable(batch[j]):
 					cs[j] = count(w, batch[j])
+				default:
+					cs[j] = sampleSupport(found[batch[j]], drawn[t], nTrue[t])
 				}
 			})
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			for j, k := range batch {
-				out[k] = &counted{c: cs[j], k: found[k]}
+				out[k] = &counted{c: cs[j]}
 				at, _ := slices.BinarySearchFunc(supp, cs[j].Support, func(s, v int) int { return cmp.Compare(v, s) })
 				supp = slices.Insert(supp, at, cs[j].Support)
 			}

@@ -536,3 +536,46 @@ func constCount(s *store.Store, edges []edge, c Candidate) (support, body int) {
 	}
 	return support, len(xs)
 }
+
+// Paths longer than pathrule walks (MaxLength 4 to 6): generated with
+// exact supports, no body count, no panic; on a sampled target their
+// support is the sample's own estimate, with its interval.
+func TestGenerateLongPaths(t *testing.T) {
+	s := plantedSized(t, 1, 60, 0.04)
+	T := []*model.Predicate{s.Model.Predicate("T")}
+	exact, err := Generate(context.Background(), s, T, GenOptions{MaxLength: 4, MinSupport: 2, MaxClauses: -1, Sample: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampled, err := Generate(context.Background(), s, T, GenOptions{MaxLength: 4, MinSupport: 2, MaxClauses: 40, Sample: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	long := 0
+	for _, c := range exact.Candidates {
+		want[c.Text()] = c.Support
+		if len(c.Path) == 4 {
+			long++
+			if c.Body != 0 || c.Conf != 0 || c.SupportErr != 0 {
+				t.Errorf("%s: %+v", c.Text(), c)
+			}
+		}
+	}
+	if long == 0 || sampled.SampledTargets != 1 {
+		t.Fatalf("%d paths of 4 steps, %d sampled targets", long, sampled.SampledTargets)
+	}
+	longSampled := 0
+	for _, c := range sampled.Candidates[1:] {
+		if len(c.Path) != 4 {
+			continue
+		}
+		longSampled++
+		if c.SupportErr <= 0 || math.Abs(float64(c.Support-want[c.Text()])) > 3*c.SupportErr {
+			t.Errorf("%s: support %d +- %.1f, exact %d", c.Text(), c.Support, c.SupportErr, want[c.Text()])
+		}
+	}
+	if longSampled == 0 {
+		t.Errorf("no path of 4 steps kept from the sample")
+	}
+}

@@ -39,6 +39,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +65,14 @@ type bench struct {
 	seed            uint64
 	glsMax          int
 	familyClauses   int
+	// The constants experiment: its data sets, caps and minimum supports.
+	constSets    []string
+	constCaps    []int
+	constMinSupp map[string]int
+	// The sampling experiment.
+	sampleSets []string
+	samples    []int
+	hubPeople  int
 }
 
 func main() {
@@ -73,6 +82,12 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the Family splits and negatives")
 	glsMax := flag.Int("gls-max", 200, "largest number of path clauses GLS is run on in the scale experiment")
 	familyClauses := flag.Int("family-clauses", 10, "path clauses kept per relation in the family experiment")
+	constSets := flag.String("constants-sets", "ddi,family,kinship", "constants experiment: data sets")
+	constCaps := flag.String("constants", "0,20,100", "constants experiment: rules with constants kept per target (clauses, each rule and its negation), 0 for none")
+	constMin := flag.String("constants-min-support", "ddi=3,family=2,kinship=3", "constants experiment: minimum support of a rule with constants per data set")
+	sampleSets := flag.String("sampling-sets", "kinship,wn18rr,hubs", "sampling experiment: data sets (hubs: a generated graph with hubs)")
+	samples := flag.String("samples", "1000,200", "sampling experiment: values of GenOptions.Sample compared with exact generation")
+	hubPeople := flag.Int("hub-people", 10000, "sampling experiment: people in the generated graph with hubs")
 	keep := flag.String("work", "", "write the generated splits (.data files) into this directory and keep them (default: a temporary directory, removed)")
 	flag.Parse()
 	data, err := shareddata.Dir()
@@ -88,7 +103,31 @@ func main() {
 	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		fail(err)
 	}
-	b := &bench{data: data, out: *out, work: work, seed: *seed, glsMax: *glsMax, familyClauses: *familyClauses}
+	b := &bench{data: data, out: *out, work: work, seed: *seed, glsMax: *glsMax, familyClauses: *familyClauses,
+		constSets: strings.Split(*constSets, ","), constMinSupp: map[string]int{},
+		sampleSets: strings.Split(*sampleSets, ","), hubPeople: *hubPeople}
+	for _, c := range strings.Split(*samples, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			fail(fmt.Errorf("-samples %q: want numbers >= 1", *samples))
+		}
+		b.samples = append(b.samples, n)
+	}
+	for _, c := range strings.Split(*constCaps, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 0 {
+			fail(fmt.Errorf("-constants %q: want numbers >= 0", *constCaps))
+		}
+		b.constCaps = append(b.constCaps, n)
+	}
+	for _, kv := range strings.Split(*constMin, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n < 1 {
+			fail(fmt.Errorf("-constants-min-support %q: want set=N,...", *constMin))
+		}
+		b.constMinSupp[strings.TrimSpace(k)] = n
+	}
 	switch {
 	case *update:
 		b.out = "structure/results"
@@ -112,11 +151,15 @@ func main() {
 			err = b.family(ctx, strings.TrimSpace(e))
 		case "scale":
 			err = b.scale(ctx)
+		case "constants":
+			err = b.constants(ctx)
+		case "sampling":
+			err = b.sampling(ctx)
 		case "splits":
 			// Only write the Family and Kinship splits (with -work, to
 			// run hinge structure on them).
-			for _, d := range []string{"family", "kinship"} {
-				if _, err = b.kbSplits(d); err != nil {
+			for _, d := range []string{"family", "kinship", "wn18rr"} {
+				if _, err = b.kbSplits(d, d != "wn18rr"); err != nil {
 					break
 				}
 			}
@@ -146,7 +189,9 @@ type run struct {
 // outcome is what a run learned and how long each phase took.
 type outcome struct {
 	rules                     []*model.Rule
+	selected                  []structure.Candidate // the candidates of rules
 	candidates, kept          int
+	constants                 int // rules with constants kept
 	gen, ground, learn, total float64
 	potentials                int
 }
@@ -173,8 +218,17 @@ func (r run) learn(ctx context.Context) (*outcome, error) {
 		return nil, err
 	}
 	rules := res.Model()
-	return &outcome{rules: rules, candidates: len(gen.Candidates), kept: len(rules), gen: gen.Seconds,
-		ground: res.GroundSeconds, learn: res.LearnSeconds, total: time.Since(start).Seconds(), potentials: res.GroundPotentials}, nil
+	o := &outcome{rules: rules, candidates: len(gen.Candidates), kept: len(rules), gen: gen.Seconds,
+		ground: res.GroundSeconds, learn: res.LearnSeconds, total: time.Since(start).Seconds(), potentials: res.GroundPotentials}
+	for i, c := range res.Candidates {
+		if res.Selected[i] {
+			o.selected = append(o.selected, c)
+			if c.HasConstants() {
+				o.constants++
+			}
+		}
+	}
+	return o, nil
 }
 
 // infer writes the model text to the work directory, loads it with the
@@ -299,11 +353,12 @@ func (b *bench) ddi(ctx context.Context) error {
 // familySplits writes the learn and eval .data files of the Family
 // experiment into the work directory and returns their paths and the
 // relation (predicate) names.
-func (b *bench) familySplits() (fd *familyData, err error) { return b.kbSplits("family") }
+func (b *bench) familySplits() (fd *familyData, err error) { return b.kbSplits("family", true) }
 
-// kbSplits writes the learn, eval and ranking splits of a knowledge graph
-// in the shared data (train, valid, test and, when present, facts).
-func (b *bench) kbSplits(dataset string) (fd *familyData, err error) {
+// kbSplits writes the learn, eval and (withRank) ranking splits of a
+// knowledge graph in the shared data (train, valid, test and, when
+// present, facts).
+func (b *bench) kbSplits(dataset string, withRank bool) (fd *familyData, err error) {
 	dir := filepath.Join(b.data, dataset)
 	read := func(name string) ([][3]string, error) {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -454,6 +509,9 @@ func (b *bench) kbSplits(dataset string) (fd *familyData, err error) {
 	if fd.eval, err = write(dataset+"-eval", graph, labeled(test), false); err != nil {
 		return nil, err
 	}
+	if !withRank {
+		return fd, nil
+	}
 	// Ranking split: every test triple asked both ways, the candidates of
 	// (h, r, ?) the entities within 3 steps of h in the graph (a path rule
 	// of up to 3 atoms reaches no other) plus t, and the same for (?, r, t).
@@ -507,7 +565,93 @@ func (b *bench) kbSplits(dataset string) (fd *familyData, err error) {
 	if fd.rank, err = write(dataset+"-rank", graph, rankTargets, true); err != nil {
 		return nil, err
 	}
+	fd.graph, fd.inGraph, fd.write, fd.dataset = graph, inGraph, write, dataset
 	return fd, nil
+}
+
+// withConstants returns the splits with a ranking split whose candidates
+// also hold what the rules with constants among rules can predict: for
+// t(E1, 'c') <= p(E1, 'd'), c for every (h, t, ?) and, for (?, t, c), every
+// x with p(x, d) in the graph (and the same the other way for t('c', E1)).
+// An entity outside a query's candidates only has the prior's value.
+func (b *bench) withConstants(fd *familyData, rules []structure.Candidate) (*familyData, error) {
+	type key struct {
+		rel   string
+		first bool
+	}
+	named := map[key][]string{}           // rel, constant's side -> constants
+	reach := map[query][]structure.Step{} // (c, rel, side): the steps into d
+	ds := map[query][]string{}
+	for _, c := range rules {
+		if !c.HasConstants() {
+			continue
+		}
+		k := key{c.Target.Name, c.ConstFirst}
+		if !slices.Contains(named[k], c.C) {
+			named[k] = append(named[k], c.C)
+		}
+		// A query giving the head's constant asks for the variable.
+		q := query{c.C, c.Target.Name, c.ConstFirst}
+		reach[q] = append(reach[q], c.Path[0])
+		ds[q] = append(ds[q], c.D)
+	}
+	if len(named) == 0 {
+		return fd, nil
+	}
+	byPred := map[string][][3]string{}
+	for _, t := range fd.graph {
+		byPred[t[1]] = append(byPred[t[1]], t)
+	}
+	out := *fd
+	out.cands = map[query][]string{}
+	var rankTargets []target
+	for _, t := range fd.test {
+		for _, q := range []query{{t[0], t[1], true}, {t[2], t[1], false}} {
+			if _, done := out.cands[q]; done {
+				continue
+			}
+			cs := slices.Clone(fd.cands[q])
+			in := map[string]bool{q.e: true}
+			for _, c := range cs {
+				in[c] = true
+			}
+			add := func(c string) {
+				if !in[c] {
+					in[c] = true
+					cs = append(cs, c)
+				}
+			}
+			// (h, t, ?) gets the c of t(E1, 'c'); (?, t, e) those of t('c', E1).
+			for _, c := range named[key{q.r, !q.tail}] {
+				add(c)
+			}
+			for i, st := range reach[q] {
+				for _, tr := range byPred[st.Pred.Name] {
+					if st.From == 0 && tr[2] == ds[q][i] {
+						add(tr[0])
+					} else if st.From == 1 && tr[0] == ds[q][i] {
+						add(tr[2])
+					}
+				}
+			}
+			out.cands[q] = cs
+			for _, c := range cs {
+				tr := [3]string{q.e, q.r, c}
+				if !q.tail {
+					tr = [3]string{c, q.r, q.e}
+				}
+				if !fd.inGraph[tr] {
+					rankTargets = append(rankTargets, target{tr, map[bool]int{true: 1}[fd.known[tr]]})
+				}
+			}
+		}
+		rankTargets = append(rankTargets, target{t, 1})
+	}
+	var err error
+	if out.rank, err = fd.write(fd.dataset+"-rank-constants", fd.graph, rankTargets, true); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // target is a target triple with its truth value.
@@ -531,6 +675,11 @@ type familyData struct {
 	known             map[[3]string]bool
 	cands             map[query][]string
 	entities          int
+	// What withConstants needs to write another ranking split.
+	graph   [][3]string
+	inGraph map[[3]string]bool
+	dataset string
+	write   func(name string, obs [][3]string, targets []target, bodyCopy bool) (string, error)
 }
 
 // rank infers with the rules on the ranking split and returns the
@@ -614,7 +763,7 @@ func (b *bench) rank(ctx context.Context, rules []*model.Rule, fd *familyData) (
 }
 
 func (b *bench) family(ctx context.Context, dataset string) error {
-	fd, err := b.kbSplits(dataset)
+	fd, err := b.kbSplits(dataset, true)
 	if err != nil {
 		return err
 	}
@@ -645,6 +794,249 @@ func (b *bench) family(ctx context.Context, dataset string) error {
 			f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc), f4(mrr), f4(h1), f4(h10)})
 	}
 	return writeCSV(filepath.Join(b.out, dataset+".csv"), header, rows)
+}
+
+// constants learns with PPLL on each data set with no rules with
+// constants and with up to each cap of them per target (at the data set's
+// minimum support for them), and scores the models as the ddi, family and
+// kinship experiments do (the ranking split of Family and Kinship also
+// holds what the rules with constants predict).
+func (b *bench) constants(ctx context.Context) error {
+	header := []string{"data", "constants", "min_support", "candidates", "kept", "kept_constants", "potentials", "generate_s", "ground_s", "learn_s", "total_s", "auroc", "auprc", "mrr", "hits1", "hits10"}
+	var rows [][]string
+	for _, set := range b.constSets {
+		set = strings.TrimSpace(set)
+		var (
+			r        run
+			fd       *familyData
+			evalData string
+			preds    []string
+		)
+		switch set {
+		case "ddi":
+			dir := filepath.Join(b.data, "psl-examples", "drug-interaction")
+			r = run{data: filepath.Join(dir, "drug-interaction-learn.data"), targets: []string{"interacts"}, exclude: []string{"validInteraction"}}
+			evalData, preds = filepath.Join(dir, "drug-interaction-eval.data"), []string{"interacts"}
+		case "family", "kinship":
+			var err error
+			if fd, err = b.kbSplits(set, true); err != nil {
+				return err
+			}
+			r = run{data: fd.learn, targets: fd.learnRels, gen: structure.GenOptions{MaxClauses: b.familyClauses}}
+			evalData, preds = fd.eval, fd.rels
+		default:
+			return fmt.Errorf("constants experiment: unknown data set %q", set)
+		}
+		for _, n := range b.constCaps {
+			r.opt = structure.DefaultOptions()
+			r.gen.Constants, r.gen.ConstMinSupport = n, b.constMinSupp[set]
+			fmt.Printf("  constants %s %d ...\n", set, n)
+			o, err := r.learn(ctx)
+			if err != nil {
+				return err
+			}
+			auroc, auprc, err := b.score(ctx, o.rules, evalData, preds)
+			if err != nil {
+				return err
+			}
+			mrr, h1, h10 := "", "", ""
+			if fd != nil {
+				fdc, err := b.withConstants(fd, o.selected)
+				if err != nil {
+					return err
+				}
+				m, a, c, err := b.rank(ctx, o.rules, fdc)
+				if err != nil {
+					return err
+				}
+				mrr, h1, h10 = f4(m), f4(a), f4(c)
+			}
+			rows = append(rows, []string{set, fmt.Sprint(n), fmt.Sprint(r.gen.ConstMinSupport), fmt.Sprint(o.candidates), fmt.Sprint(o.kept), fmt.Sprint(o.constants),
+				fmt.Sprint(o.potentials), f3(o.gen), f3(o.ground), f3(o.learn), f3(o.total), f4(auroc), f4(auprc), mrr, h1, h10})
+			// Each row as it comes: a long run keeps what it did.
+			if err := writeCSV(filepath.Join(b.out, "constants.csv"), header, rows); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sampling compares generation with every true atom searched and every
+// count exact against generation with GenOptions.Sample: seconds (median
+// of 3 runs), atoms searched, and how the kept path clauses agree: the
+// share of the exact run's kept clauses the sampled run keeps, and for
+// those, how far the estimated supports are from the exact ones and how
+// often the stated 95% interval holds the exact support.
+func (b *bench) sampling(ctx context.Context) error {
+	header := []string{"data", "sample", "true_atoms", "searched", "paths_found", "counted", "candidates", "generate_s", "kept_of_exact", "median_rel_err", "in_interval"}
+	var rows [][]string
+	for _, set := range b.sampleSets {
+		set = strings.TrimSpace(set)
+		var data string
+		var targets []string
+		gen := structure.GenOptions{}
+		switch set {
+		case "family", "kinship", "wn18rr":
+			fd, err := b.kbSplits(set, false)
+			if err != nil {
+				return err
+			}
+			data, targets = fd.learn, fd.learnRels
+			if set != "wn18rr" {
+				gen.MaxClauses = b.familyClauses
+			}
+		case "hubs":
+			var err error
+			if data, targets, err = b.hubs(); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("sampling experiment: unknown data set %q", set)
+		}
+		prog, err := pipeline.LoadData(pipeline.Inputs{Data: data})
+		if err != nil {
+			return err
+		}
+		var preds []*model.Predicate
+		for _, t := range targets {
+			preds = append(preds, prog.Model.Predicate(t))
+		}
+		trueAtoms := 0
+		for _, p := range preds {
+			tt := prog.Store.Truth(p)
+			for row := range tt.Len() {
+				if tt.Value(row) >= 0.5 {
+					trueAtoms++
+				}
+			}
+		}
+		var exact map[string]structure.Candidate
+		for _, sample := range append([]int{-1}, b.samples...) {
+			g := gen
+			g.Sample = sample
+			var res *structure.GenResult
+			var secs []float64
+			for range 3 {
+				fmt.Printf("  sampling %s %d ...\n", set, sample)
+				if res, err = structure.Generate(ctx, prog.Store, preds, g); err != nil {
+					return err
+				}
+				secs = append(secs, res.Seconds)
+			}
+			slices.Sort(secs)
+			kept := map[string]structure.Candidate{}
+			for _, c := range res.Candidates {
+				if !c.IsPrior() && !c.Negated {
+					kept[c.Text()] = c
+				}
+			}
+			name, agree, relErr, inside := "exact", "", "", ""
+			if sample < 0 {
+				exact = kept
+			} else {
+				name = fmt.Sprint(sample)
+				both, in, n := 0, 0, 0
+				var rel []float64
+				for text, c := range exact {
+					s, ok := kept[text]
+					if !ok {
+						continue
+					}
+					both++
+					if s.SupportErr > 0 {
+						n++
+						d := math.Abs(float64(s.Support - c.Support))
+						rel = append(rel, d/float64(c.Support))
+						if d <= s.SupportErr+0.5 {
+							in++
+						}
+					}
+				}
+				agree = fmt.Sprintf("%d/%d", both, len(exact))
+				if n > 0 {
+					slices.Sort(rel)
+					relErr, inside = f3(rel[len(rel)/2]), fmt.Sprintf("%d/%d", in, n)
+				}
+			}
+			rows = append(rows, []string{set, name, fmt.Sprint(trueAtoms), fmt.Sprint(res.Examples), fmt.Sprint(res.Paths), fmt.Sprint(res.Counted),
+				fmt.Sprint(len(res.Candidates)), f3(secs[1]), agree, relErr, inside})
+			if err := writeCSV(filepath.Join(b.out, "sampling.csv"), header, rows); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hubs writes a generated graph with hubs: people, each a member of one
+// of 20 groups, with three random friends; knows(x, y) holds for most
+// reversed friendships and for a few pairs of the same group, and is
+// observed for half of its pairs, the rest (with as many false pairs)
+// being the targets. A path through a group visits its thousand members.
+func (b *bench) hubs() (string, []string, error) {
+	r := rand.New(rand.NewPCG(b.seed, 29))
+	n := b.hubPeople
+	const groups = 20
+	var member, friend, knowsObs, targets, truth strings.Builder
+	person := func(i int) string { return fmt.Sprintf("p%d", i) }
+	group := make([]int, n)
+	byGroup := make([][]int, groups)
+	for i := range n {
+		group[i] = r.IntN(groups)
+		byGroup[group[i]] = append(byGroup[group[i]], i)
+		fmt.Fprintf(&member, "%s\tg%d\n", person(i), group[i])
+	}
+	seen := map[[2]int]bool{}
+	knows := func(x, y int) {
+		if x == y || seen[[2]int{x, y}] {
+			return
+		}
+		seen[[2]int{x, y}] = true
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(&knowsObs, "%s\t%s\n", person(x), person(y))
+			return
+		}
+		fmt.Fprintf(&targets, "%s\t%s\n", person(x), person(y))
+		fmt.Fprintf(&truth, "%s\t%s\t1\n", person(x), person(y))
+		// A false pair beside it.
+		z := r.IntN(n)
+		if !seen[[2]int{x, z}] && z != x {
+			seen[[2]int{x, z}] = true
+			fmt.Fprintf(&targets, "%s\t%s\n", person(x), person(z))
+			fmt.Fprintf(&truth, "%s\t%s\t0\n", person(x), person(z))
+		}
+	}
+	for x := range n {
+		for range 3 {
+			y := r.IntN(n)
+			fmt.Fprintf(&friend, "%s\t%s\n", person(x), person(y))
+			if r.Float64() < 0.8 {
+				knows(y, x)
+			}
+		}
+		if r.Float64() < 0.3 {
+			g := byGroup[group[x]]
+			knows(x, g[r.IntN(len(g))])
+		}
+	}
+	dir := filepath.Join(b.work, "hubs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	files := map[string]string{
+		"hubs.data": "predicates:\n  member/2: closed\n  friend/2: closed\n  knows/2: open\n" +
+			"observations:\n  member: member.txt\n  friend: friend.txt\n  knows: knows_obs.txt\n" +
+			"targets:\n  knows: knows_targets.txt\ntruth:\n  knows: knows_truth.txt\n",
+		"member.txt": member.String(), "friend.txt": friend.String(), "knows_obs.txt": knowsObs.String(),
+		"knows_targets.txt": targets.String(), "knows_truth.txt": truth.String(),
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return "", nil, err
+		}
+	}
+	return filepath.Join(dir, "hubs.data"), []string{"knows"}, nil
 }
 
 func (b *bench) scale(ctx context.Context) error {

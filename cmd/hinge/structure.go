@@ -62,7 +62,7 @@ type structureGenReport struct {
 	SampledTargets int     `json:"sampled_targets,omitempty"`
 	Counted        int     `json:"counted,omitempty"`
 	SampledCounts  int     `json:"sampled_counts,omitempty"`
-	MaxErr         float64 `json:"max_relative_support_err,omitempty"`
+	MaxErr         float64 `json:"max_support_err,omitempty"`
 	Capped         int     `json:"capped"`
 	TooLarge       int     `json:"too_large"`
 }
@@ -87,6 +87,7 @@ type structureReportOptions struct {
 	MaxClauses    int     `json:"max_clauses"`
 	MaxExpansions int     `json:"max_expansions"`
 	Constants     int     `json:"constants,omitempty"`
+	ConstMinSup   int     `json:"constants_min_support,omitempty"`
 	Sample        int     `json:"sample"`
 	SampleErr     float64 `json:"sample_err"`
 	Squared       bool    `json:"squared"`
@@ -132,7 +133,8 @@ true target atoms are dropped; the best supported are kept up to
 --max-clauses clauses per target. Each target also gets the negative prior !t(A, B).
 With --constants N, rules with constants from the atoms' neighbours,
   p(E1, 'd') -> t(E1, 'c')   and   p(E1, 'd') -> t('c', E1),
-are kept the same way, up to N clauses per target.
+are kept the same way, up to N clauses per target (their support at least
+--constants-min-support).
 
 A target with more than --sample true atoms is searched from --sample of them
 (drawn with --seed), and the support of the paths found is counted over all
@@ -174,6 +176,7 @@ With a JSON config the data split defaults to "learn".`,
 	f.Float64Var(&o.gen.MaxGroundings, "max-groundings", 2_000_000, "skip a path whose clause body has more substitutions than this over the targets and non-zero observed atoms (counted before grounding; -1: no limit)")
 	f.IntVar(&o.gen.MaxExpansions, "max-expansions", 1_000_000, "cap on path extensions searched from one target atom (atoms that hit it are reported)")
 	f.IntVar(&o.gen.Constants, "constants", 0, "also keep rules with constants, p(E1, 'd') -> t(E1, 'c') and p(E1, 'd') -> t('c', E1), up to this many clauses per target (0: none)")
+	f.IntVar(&o.gen.ConstMinSupport, "constants-min-support", 0, "--constants: drop rules with constants supported by fewer true target atoms (0: --min-support)")
 	f.IntVar(&o.gen.Sample, "sample", 1000, "search a target with more true atoms from this many of them, and count supports and confidences from this many sampled values of E1 (0: every atom, every count exact)")
 	f.Float64Var(&o.gen.SampleErr, "sample-err", 0.01, "stop drawing values of E1 once the confidence's 95% interval is this narrow (0: draw --sample)")
 	f.BoolVar(&o.opt.Squared, "squared", o.opt.Squared, "squared hinges (^2) for the learned rules; --squared=false for linear")
@@ -213,6 +216,8 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		return badInput(fmt.Errorf("--max-expansions %d: must be >= 1", o.gen.MaxExpansions))
 	case o.gen.Constants < 0:
 		return badInput(fmt.Errorf("--constants %d: must be >= 0 (0: none)", o.gen.Constants))
+	case o.gen.ConstMinSupport < 0:
+		return badInput(fmt.Errorf("--constants-min-support %d: must be >= 1 (0: --min-support)", o.gen.ConstMinSupport))
 	case o.gen.Sample < 0:
 		return badInput(fmt.Errorf("--sample %d: must be >= 0 (0: exact)", o.gen.Sample))
 	case !(o.gen.SampleErr >= 0 && o.gen.SampleErr <= 1):
@@ -300,14 +305,15 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "skipped %d supported paths whose clauses would have more than --max-groundings %g groundings\n", gen.TooLarge, o.gen.MaxGroundings)
 	}
 	if o.gen.Constants > 0 {
-		fmt.Fprintf(stdout, "rules with constants: %d found, %d with support >= %d\n", gen.Constants, gen.ConstSupported, o.gen.MinSupport)
+		ms := o.gen.ConstMinSupport
+		if ms == 0 {
+			ms = o.gen.MinSupport
+		}
+		fmt.Fprintf(stdout, "rules with constants: %d found, %d with support >= %d\n", gen.Constants, gen.ConstSupported, ms)
 	}
 	if gen.SampledTargets > 0 {
-		fmt.Fprintf(stdout, "sampled: %d targets with more than --sample %d true atoms searched from %d of them each; %d supports counted over all their atoms, the kept ones within +-%.1f%% (95%%)\n",
-			gen.SampledTargets, o.gen.Sample, o.gen.Sample, gen.Counted, 100*gen.MaxErr)
-	}
-	if gen.SampledCounts > 0 {
-		fmt.Fprintf(stdout, "confidences of %d kept clauses estimated from at most --sample %d values of E1\n", gen.SampledCounts, o.gen.Sample)
+		fmt.Fprintf(stdout, "sampled: %d targets with more than --sample %d true atoms searched from %d of them each; %d supports counted over all their atoms, the kept ones' 95%% intervals at most +-%.0f atoms\n",
+			gen.SampledTargets, o.gen.Sample, o.gen.Sample, gen.Counted, gen.MaxErr)
 	}
 	if gen.Capped > 0 {
 		fmt.Fprintf(stdout, "warning: the search from %d of %d target atoms stopped at --max-expansions %d; their paths are incomplete\n",
@@ -388,7 +394,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 			Truth:    res.Truth,
 			Warnings: res.Warnings,
 			Options: structureReportOptions{MaxLength: o.gen.MaxLength, MinSupport: o.gen.MinSupport, MaxClauses: max(o.gen.MaxClauses, 0),
-				MaxExpansions: o.gen.MaxExpansions, Constants: o.gen.Constants, Sample: max(o.gen.Sample, 0), SampleErr: max(o.gen.SampleErr, 0), Squared: o.opt.Squared, L2: o.opt.L2, Iterations: o.opt.Iterations, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: o.opt.Threads},
+				MaxExpansions: o.gen.MaxExpansions, Constants: o.gen.Constants, ConstMinSup: o.gen.ConstMinSupport, Sample: max(o.gen.Sample, 0), SampleErr: max(o.gen.SampleErr, 0), Squared: o.opt.Squared, L2: o.opt.L2, Iterations: o.opt.Iterations, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: o.opt.Threads},
 			Seconds: structureReportSeconds{Load: prog.Seconds, Generate: gen.Seconds, Ground: res.GroundSeconds, Learn: res.LearnSeconds, Total: time.Since(start).Seconds()},
 		}
 		if method == structure.GLS {

@@ -229,7 +229,7 @@ func TestStructureConstantsAndSampling(t *testing.T) {
 	if code != 0 {
 		t.Errorf("infer with the learned model: exit %d\n%s", code, stderr)
 	}
-	for _, bad := range [][]string{{"--constants", "-1"}, {"--sample", "-3"}, {"--sample-err", "2"}, {"--sample-err", "NaN"}} {
+	for _, bad := range [][]string{{"--constants", "-1"}, {"--constants-min-support", "-2"}, {"--sample", "-3"}, {"--sample-err", "2"}, {"--sample-err", "NaN"}} {
 		code, _, stderr := runCLI(t, append([]string{"structure", "--data", data, "--target", "Grandparent"}, bad...)...)
 		if code != 2 || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("%v: exit %d, %s", bad, code, stderr)
