@@ -58,9 +58,10 @@ func repoFiles(t *testing.T, keep func(path string) bool) []string {
 }
 
 // TestUserDocsSayWhatTheSoftwareDoes checks every Markdown file, every
-// package's documentation and the documentation of every exported name
-// (bench/ included: its programs and READMEs are read by users too) for
-// words about the project's own history (projectHistory).
+// package's documentation, the documentation of every exported name and of
+// every Example function (bench/ included: its programs and READMEs are
+// read by users too) for words about the project's own history
+// (projectHistory).
 func TestUserDocsSayWhatTheSoftwareDoes(t *testing.T) {
 	var hits []string
 	for _, path := range repoFiles(t, func(p string) bool { return strings.HasSuffix(p, ".md") }) {
@@ -71,9 +72,7 @@ func TestUserDocsSayWhatTheSoftwareDoes(t *testing.T) {
 		hits = append(hits, historyHits(path, 1, string(b))...)
 	}
 	fset := token.NewFileSet()
-	goFiles := repoFiles(t, func(p string) bool {
-		return strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go")
-	})
+	goFiles := repoFiles(t, func(p string) bool { return strings.HasSuffix(p, ".go") })
 	if len(goFiles) == 0 {
 		t.Fatal("no Go files found")
 	}
@@ -82,7 +81,13 @@ func TestUserDocsSayWhatTheSoftwareDoes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, g := range exportedDocs(f) {
+		var docs []*ast.CommentGroup
+		if strings.HasSuffix(path, "_test.go") {
+			docs = exampleDocs(f) // go doc and pkg.go.dev show them
+		} else {
+			docs = exportedDocs(f)
+		}
+		for _, g := range docs {
 			hits = append(hits, historyHits(path, fset.Position(g.Pos()).Line, g.Text())...)
 		}
 	}
@@ -151,6 +156,17 @@ func exportedDocs(f *ast.File) []*ast.CommentGroup {
 			if exported {
 				add(d.Doc)
 			}
+		}
+	}
+	return out
+}
+
+// exampleDocs returns the doc comments of a test file's Example functions.
+func exampleDocs(f *ast.File) []*ast.CommentGroup {
+	var out []*ast.CommentGroup
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Example") && fd.Doc != nil {
+			out = append(out, fd.Doc)
 		}
 	}
 	return out

@@ -10,7 +10,8 @@ import (
 	"github.com/hinge-srl/hinge/store"
 )
 
-// Paper 000, Example 1: transitive Knows over Ben, Elsa and Dan.
+// Example 1 of Srinivasan et al., "Lifted Hinge-Loss Markov Random Fields"
+// (AAAI 2019): transitive Knows over Ben, Elsa and Dan.
 func ExampleGround() {
 	m := model.New()
 	knows, _ := m.AddPredicate("Knows", 2, false)

@@ -11,7 +11,8 @@ import (
 	"github.com/hinge-srl/hinge/lift"
 )
 
-// Example lifts paper 000's Example 1 and solves the lifted problem.
+// Example lifts Example 1 of Srinivasan et al., "Lifted Hinge-Loss Markov
+// Random Fields" (AAAI 2019), and solves the lifted problem.
 func Example() {
 	p, err := hlmrf.Read(strings.NewReader(`
 5 0:0 1:1 2:-1 #^2
