@@ -296,6 +296,25 @@ func TestLearnTied(t *testing.T) {
 	if math.Abs(res.PLL-sum) > 1e-9*math.Abs(sum) || !res.Converged {
 		t.Errorf("tied pseudo-log-likelihood %.9g (converged %v), sum over the networks %.9g", res.PLL, res.Converged, sum)
 	}
+	// Likelihood learning over two networks: each network's chains sample
+	// its own model; the step sums their estimates. Every network ends with
+	// the same weights, and the pseudo-likelihood of both rises.
+	copy(a.Weights, w0)
+	copy(m.Weights, w0)
+	before := 0.0
+	for _, d := range []Data{{Net: a, Worlds: worlds[:20]}, {Net: m, Worlds: other}} {
+		for _, x := range d.Worlds {
+			p, _ := PseudoLogLikelihood(d.Net, x, nil, nil)
+			before += p
+		}
+	}
+	ll, err := LearnTied(context.Background(), []Data{{Net: a, Worlds: worlds[:20]}, {Net: m, Worlds: other}}, LearnOptions{Method: "ll", L2: 0.1, MaxIter: 60, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Weights, m.Weights) || ll.PLL <= before {
+		t.Errorf("ll: weights %v and %v, pseudo-log-likelihood %.4g from %.4g", a.Weights, m.Weights, ll.PLL, before)
+	}
 	if _, err := LearnTied(context.Background(), []Data{{Net: a, Worlds: worlds}, {Net: &Net{NumVars: 1, Features: [][]Child{{}}, Weights: []float64{1}}, Worlds: [][]bool{{true}}}}, LearnOptions{}); err == nil {
 		t.Error("networks with different numbers of weights accepted")
 	}
