@@ -2,6 +2,7 @@ package mln
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/model"
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 )
 
@@ -60,19 +62,70 @@ func (net *Network) Materialize(maxAtoms int) error {
 		if p == nil || p.Closed {
 			continue
 		}
-		fixed := map[string]bool{}
-		t := net.Store.Table(p)
-		for row := range t.Len() {
-			if t.Kind(row) == store.Observed {
-				fixed[strings.Join(net.Store.Names(t.Args(row)), "\x00")] = true
-			}
+		size := 1.0
+		var sizes []string
+		doms := make([][]string, len(d.Types))
+		for i, t := range d.Types {
+			doms[i] = net.Domains[t]
+			size *= float64(len(doms[i]))
+			sizes = append(sizes, fmt.Sprintf("%s: %d", t, len(doms[i])))
 		}
-		if err := net.targets(d, p, fixed, maxAtoms); err != nil {
+		if size > float64(maxAtoms) {
+			return srcpos.Errorf(d.Pos, "open predicate %s has %.0f atoms (%s), more than the limit of %d", d.Name, size, strings.Join(sizes, ", "), maxAtoms)
+		}
+		// The domain product in Build's order; the evidence's atoms are in
+		// the table already.
+		t := net.Store.Table(p)
+		args := make([]string, len(d.Types))
+		ids := make([]int32, len(d.Types))
+		var rec func(i int) error
+		rec = func(i int) error {
+			if i == len(args) {
+				for k, a := range args {
+					ids[k], _ = net.Store.Dict.Lookup(a)
+				}
+				if _, ok := t.Find(ids); ok {
+					return nil
+				}
+				return net.Store.AddTarget(p, args)
+			}
+			for _, c := range doms[i] {
+				args[i] = c
+				if err := rec(i + 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := rec(0); err != nil {
 			return err
 		}
 	}
 	net.lazy = false
 	return nil
+}
+
+// GroundingEstimate estimates, without grounding, the full grounding of a
+// network built without Options.Lazy (or materialized): its ground clauses
+// and the memory they take, by the grounder's planner and memory cost
+// (ground.Grounder.EstimateRule).
+func (net *Network) GroundingEstimate() (clauses, bytes float64, err error) {
+	if net.lazy {
+		return 0, 0, errors.New("mln: the network was built with Options.Lazy: Materialize it first")
+	}
+	g, err := ground.NewGrounder(net.Model, net.Store, ground.Options{MemoryLimit: -1})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, r := range net.Model.Rules {
+		e, b, err := g.EstimateRule(r)
+		if err != nil {
+			return 0, 0, err
+		}
+		clauses += e.Emitted
+		bytes += b
+	}
+	return clauses, bytes, nil
 }
 
 // LazyOptions configure lazy MAP inference (Network.LazyMAP).

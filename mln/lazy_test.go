@@ -424,6 +424,9 @@ func TestMaterialize(t *testing.T) {
 		if _, _, err := lazy.GroundClauses(ground.Options{}); err == nil {
 			t.Fatal("a lazy network grounded in full without an error")
 		}
+		if _, _, err := lazy.GroundingEstimate(); err == nil {
+			t.Fatal("a lazy network's full grounding estimated without an error")
+		}
 		want := lazy.UnknownAtoms()
 		if err := lazy.Materialize(0); err != nil {
 			t.Fatal(err)
@@ -435,6 +438,16 @@ func TestMaterialize(t *testing.T) {
 		g2, in2, err := lazy.GroundClauses(ground.Options{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		clauses, bytes, err := lazy.GroundingEstimate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := float64(in1.NumClauses()); clauses < n || bytes < 100*clauses {
+			// The planner's estimate counts substitutions the evidence
+			// then drops; it is never below what is grounded here (joins
+			// of a few atoms, no correlated arguments to mislead it).
+			t.Fatalf("seed %d: estimate of %v ground clauses (%v bytes), %v grounded", seed, clauses, bytes, n)
 		}
 		if float64(g1.Problem.NumVars) != want || g2.Problem.NumVars != g1.Problem.NumVars {
 			t.Fatalf("seed %d: UnknownAtoms %v, full network %d, materialized %d", seed, want, g1.Problem.NumVars, g2.Problem.NumVars)

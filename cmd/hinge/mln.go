@@ -379,6 +379,21 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			o.lazy = true
 		} else if err := net.Materialize(0); err != nil {
 			return badInput(err)
+		} else if !o.marginal && limit > 0 {
+			// The unknown atoms fit; their full grounding, by the
+			// grounder's estimate (nothing is grounded yet)?
+			clauses, bytes, err := net.GroundingEstimate()
+			if err != nil {
+				return failed(err)
+			}
+			if need := bytes + n*bytesPerUnknownAtom; need > float64(limit) {
+				fmt.Fprintf(stderr, "hinge mln infer: note: the full grounding, about %.3g ground clauses over %.3g unknown atoms, would take about %s, more than the memory limit of %s; grounding lazily instead (--lazy)\n",
+					clauses, n, memlimit.Format(int64(need)), memlimit.Format(limit))
+				if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
+					return err
+				}
+				o.lazy = true
+			}
 		}
 	}
 	if o.lazy && o.explain.any() {
