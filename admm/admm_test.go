@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hinge-srl/hinge/admm/admmtest"
 	"github.com/hinge-srl/hinge/hlmrf"
@@ -1017,6 +1018,29 @@ func TestPoliciesAgree(t *testing.T) {
 					t.Errorf("seed %d: policy %d bound %.10g above an objective %.10g", seed, i, r.LowerBound, o.Objective)
 				}
 			}
+		}
+	}
+}
+
+// A cancellation between residual checks stops the solve within an
+// iteration, not at the next check: with the first check a million
+// iterations away, a cancellation 20 ms into the solve ends it long before
+// (Ctrl-C took up to 55 s on large problems, waiting for the check).
+func TestCancelBetweenChecks(t *testing.T) {
+	p := admmtest.Clauses(2000, 400, 3, 2, 5)
+	for _, th := range []int{1, 2} {
+		opt := DefaultOptions()
+		opt.EpsAbs, opt.EpsRel = 0, 0
+		opt.CheckEvery, opt.MaxIter, opt.Threads = 1_000_000, 2_000_000, th
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		res, err := Solve(ctx, p, opt)
+		cancel()
+		if !errors.Is(err, context.Canceled) || res == nil || res.Status != Cancelled {
+			t.Fatalf("threads %d: err %v, result %+v", th, err, res)
+		}
+		if res.Iterations >= opt.CheckEvery {
+			t.Errorf("threads %d: stopped at iteration %d, the first check", th, res.Iterations)
 		}
 	}
 }

@@ -25,6 +25,13 @@ type run struct {
 
 	// Written by worker 0 between barriers, read by all after.
 	stop, needBound bool
+	// cancelAt is the iteration at whose consensus step every worker
+	// stops because the context was cancelled (math.MaxInt64 until then).
+	// Worker 0 sets it once, to the iteration it is in, before that
+	// iteration's first barrier, so every worker reads the same verdict
+	// after that iteration's second barrier, and a worker still in the
+	// iteration before (it may read the new value early) does not stop.
+	cancelAt atomic.Int64
 
 	// Worker 0's bookkeeping.
 	iter            int
@@ -118,6 +125,9 @@ func (r *run) worker(w int) {
 		for c := w; c < len(s.tpart); c += r.t {
 			s.localChunk(c, acc, rec)
 		}
+		if w == 0 && r.ctx != nil && r.cancelAt.Load() == math.MaxInt64 && r.ctx.Err() != nil {
+			r.cancelAt.Store(int64(it))
+		}
 		r.bar.wait()
 		if w == 0 {
 			s.gen = g
@@ -135,6 +145,14 @@ func (r *run) worker(w int) {
 		r.bar.wait()
 		if w == 0 {
 			r.qCons.reset()
+		}
+		if int64(it) >= r.cancelAt.Load() {
+			// Cancelled between checks: stop now, within one iteration
+			// (a check may be thousands of iterations' work away).
+			if w == 0 {
+				r.iter, r.status, r.stop, r.err = it, Cancelled, true, r.ctx.Err()
+			}
+			return
 		}
 		if !check {
 			continue

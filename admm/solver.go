@@ -506,9 +506,10 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) 
 // or constraint keep their starting value.
 //
 // Weights are read from p.Weight at each call (they must still be finite and
-// nonnegative, one per potential). When ctx is cancelled, Solve stops at the
-// next residual check and returns the result so far (Status Cancelled)
-// together with ctx's error. A numerical breakdown (a non-finite residual,
+// nonnegative, one per potential). When ctx is cancelled, Solve stops within
+// an iteration (after its consensus step) and returns the result so far
+// (Status Cancelled; the residuals are those of the last check) together
+// with ctx's error. A numerical breakdown (a non-finite residual,
 // which can only come from coefficients so large that products overflow)
 // returns the result so far (Status NumericalFailure) and an error.
 func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
@@ -542,6 +543,7 @@ func (s *Solver) Solve(ctx context.Context, init []float64) (*Result, error) {
 		g0:         s.gen,
 		lowerBound: math.NaN(),
 	}
+	r.cancelAt.Store(math.MaxInt64)
 	var wg sync.WaitGroup
 	for w := 1; w < threads; w++ {
 		wg.Add(1)

@@ -16,8 +16,8 @@ const (
 	Converged Status = iota + 1
 	// IterationLimit: Options.MaxIter iterations ran without converging.
 	IterationLimit
-	// Cancelled: the context was cancelled; the result is the iterate at
-	// the last check.
+	// Cancelled: the context was cancelled; the result is the iterate
+	// where the solve stopped, with the residuals of the last check.
 	Cancelled
 	// Infeasible: the solve stopped without converging and the duals prove
 	// the hard constraints infeasible within [0,1] (the Lagrangian lower

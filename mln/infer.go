@@ -251,6 +251,9 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		if err != nil {
 			return nil, err
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err // the walk stopped early with its best world: not the answer asked for
+		}
 		x = wr.X
 		sat, _ := in.Eval(x)
 		rep.LocalSearch = maxsat.LocalSearchReport{Steps: flips, Flips: wr.Flips, Weight: sat}
