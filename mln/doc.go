@@ -117,6 +117,15 @@
 // chains from random worlds and say whether they agree (Diagnostics: split
 // R-hat and the largest difference between chains).
 //
+// LazyMAP finds a MAP world without the full grounding, as LazySAT does
+// (Singla and Domingos 2006): unknown atoms start false, a ground clause is
+// built once it can be violated (found by the grounder's delta joins,
+// ground.ClauseJoin, as MaxWalkSAT makes atoms true), and memory grows with
+// the clauses built. It has no certified bound, and marginals still need the
+// full grounding. A network built with Options.Lazy holds no unknown atoms;
+// Materialize adds them, and GroundingEstimate says what the full grounding
+// would take.
+//
 // # Learning
 //
 // LearnPLL learns the soft formulas' weights from a training world as
