@@ -35,7 +35,8 @@ type WalkResult struct {
 
 // WalkSAT runs MaxWalkSAT (Kautz, Selman and Jiang 1997) from start, or from
 // a uniformly random assignment when start is nil: repeatedly pick an
-// unsatisfied clause uniformly at random; with probability Noise flip a
+// unsatisfied clause uniformly at random (while hard clauses are violated,
+// one of them every other pick on average); with probability Noise flip a
 // random variable of it, otherwise the variable whose flip gains the most
 // weight (make - break, ties broken at random). Hard clauses weigh more than
 // all soft clauses together. A soft clause may have a negative weight w, as
@@ -72,6 +73,7 @@ type walker struct {
 	cl       []wclause
 	mb       []makeBreak
 	unsat    []int32 // clauses that cost: nonempty unsatisfied ones, and negative-weight ones with a true literal
+	hardU    []int32 // the hard clauses among them
 	softCost float64 // the signed weight of unsatisfied soft clauses: the cost less a constant (drifts by rounding)
 	hardCost int     // unsatisfied hard clauses
 }
@@ -81,6 +83,7 @@ type wclause struct {
 	trueSum  int64   // sum of the variables of the true literals: the critical variable when numTrue == 1
 	numTrue  int32
 	unsatPos int32 // position in unsat, -1 when satisfied
+	hardPos  int32 // position in hardU (hard clauses in unsat)
 	hard     bool
 }
 
@@ -97,6 +100,10 @@ func (k *wclause) costly() bool { return (k.w < 0) != (k.numTrue == 0) }
 func (w *walker) addUnsat(c int32) {
 	w.cl[c].unsatPos = int32(len(w.unsat))
 	w.unsat = append(w.unsat, c)
+	if w.cl[c].hard {
+		w.cl[c].hardPos = int32(len(w.hardU))
+		w.hardU = append(w.hardU, c)
+	}
 }
 
 func newWalker(in *Instance, ix *index, x []bool) *walker {
@@ -215,6 +222,13 @@ func (w *walker) removeUnsat(c int32) {
 	w.cl[last].unsatPos = p
 	w.unsat = w.unsat[:len(w.unsat)-1]
 	w.cl[c].unsatPos = -1
+	if w.cl[c].hard {
+		p := w.cl[c].hardPos
+		last := w.hardU[len(w.hardU)-1]
+		w.hardU[p] = last
+		w.cl[last].hardPos = p
+		w.hardU = w.hardU[:len(w.hardU)-1]
+	}
 }
 
 // walk runs MaxWalkSAT from x (modified in place to the best assignment).
@@ -241,7 +255,16 @@ func walk(ctx context.Context, in *Instance, ix *index, x []bool, opt WalkOption
 				break
 			}
 		}
-		c := w.unsat[rng.IntN(len(w.unsat))]
+		// While hard clauses are violated, half the picks go to one of
+		// them: picked uniformly among thousands of soft ones, a few
+		// violated hard clauses waited so long to be repaired that the
+		// best feasible world stayed near the start.
+		var c int32
+		if len(w.hardU) > 0 && rng.IntN(2) == 0 {
+			c = w.hardU[rng.IntN(len(w.hardU))]
+		} else {
+			c = w.unsat[rng.IntN(len(w.unsat))]
+		}
 		lits := in.Clause(int(c))
 		if w.cl[c].w < 0 { // a satisfied negative clause: flip a true literal
 			cand = cand[:0]

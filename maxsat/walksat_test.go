@@ -117,3 +117,37 @@ func TestWalkSATSeedReproducible(t *testing.T) {
 		t.Fatal("a start of the wrong length was accepted")
 	}
 }
+
+// A few violated hard clauses among thousands of violated soft ones are
+// repaired at once: picked uniformly, each waited thousands of flips, and
+// the walk's best feasible world stayed near its start.
+func TestWalkSATRepairsHardFirst(t *testing.T) {
+	in := &Instance{}
+	const n = 2000
+	for v := range n {
+		if err := in.AddClause(1, false, Pos(v)); err != nil {
+			t.Fatal(err)
+		}
+		if err := in.AddClause(0.5, false, Not(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 0; v < 20; v += 2 {
+		if err := in.AddClause(0, true, Not(v), Not(v+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := make([]bool, n)
+	for v := range start {
+		start[v] = true // violates the 10 hard clauses and every !x unit
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		res, err := WalkSAT(context.Background(), in, start, WalkOptions{Steps: 1500, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.HardViolated > 0 {
+			t.Errorf("seed %d: %d hard clauses still violated after %d flips", seed, res.HardViolated, res.Flips)
+		}
+	}
+}
