@@ -289,8 +289,9 @@ type GenResult struct {
 	MaxErr                                 float64
 	// Capped counts target atoms whose search hit MaxExpansions.
 	Capped int
-	// TooLarge counts supported paths skipped for MaxGroundings (only
-	// paths considered before MaxClauses was reached are counted).
+	// TooLarge counts supported paths (and rules with constants) skipped
+	// for MaxGroundings (only those considered before MaxClauses, or
+	// Constants, was reached are counted).
 	TooLarge int
 	// Seconds is the time Generate took.
 	Seconds float64
@@ -892,7 +893,6 @@ func Generate(ctx context.Context, s *store.Store, targets []*model.Predicate, o
 			cnt = countConst(0, x.k)
 		}
 		setCount(&c, cnt, res)
-		c.SupportErr = x.cnt.c.SupportErr
 		neg := c
 		neg.Negated = true
 		res.Candidates = append(res.Candidates, c, neg)
