@@ -36,6 +36,8 @@ func TestOutputsCheckedBeforeData(t *testing.T) {
 		{"learn --report", append([]string{"learn", "--report", bad}, in...), "--report"},
 		{"infer --output", append([]string{"infer", "--output", bad}, in...), "--output"},
 		{"infer --report", append([]string{"infer", "--report", bad}, in...), "--report"},
+		{"structure --output", []string{"structure", "--data", data, "--target", "Cancer", "--output", bad}, "--output"},
+		{"structure --report", []string{"structure", "--data", data, "--target", "Cancer", "--report", bad}, "--report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -238,6 +238,15 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := o.opt.Validate(); err != nil {
 		return badInput(err)
 	}
+	// The outputs are checked before the data are read (a large data set
+	// is not loaded for an output that cannot be written), and again
+	// below against the program's input files.
+	if err := checkOutputs(nil, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
+		return err
+	}
+	if err := refuseExisting(o.output, "--output", o.force); err != nil {
+		return err
+	}
 	prog, err := o.loadData()
 	if err != nil {
 		return err
@@ -279,9 +288,6 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		o.gen.Exclude = append(o.gen.Exclude, p)
 	}
 	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
-		return err
-	}
-	if err := refuseExisting(o.output, "--output", o.force); err != nil {
 		return err
 	}
 
