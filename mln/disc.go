@@ -82,7 +82,7 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 		return nil, fmt.Errorf("mln: iterations %d, samples %d, burn-in %d and chains %d must be >= 0 and lambda %v > 0",
 			opt.Iterations, opt.Samples, opt.BurnIn, opt.Chains, opt.Lambda)
 	}
-	l, res, err := prepareLearning(prog, training, query, opt.Ground, false)
+	l, res, err := prepareLearning(ctx, prog, training, query, opt.Ground, false)
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	if opt.Threads <= 0 {
 		opt.Threads = runtime.GOMAXPROCS(0)
 	}
-	l, res, err := prepareLearning(prog, training, query, opt.Ground, true)
+	l, res, err := prepareLearning(ctx, prog, training, query, opt.Ground, true)
 	if err != nil {
 		return nil, err
 	}
@@ -271,14 +271,18 @@ type learning struct {
 	scale   []float64
 }
 
-// prepareLearning grounds the training world: the query predicates (every
+// prepareLearning grounds the training world (cancelled with ctx unless
+// groundOpt has a Context of its own): the query predicates (every
 // predicate when there are none) are open (an atom the training data does
 // not list is false), every other predicate is evidence. streamed builds
 // the pseudo-likelihood (learning.pl) from the ground clauses as they are
 // grounded, without keeping them; otherwise the ground clauses are kept
 // (learning.in, with param and share).
-func prepareLearning(prog *Program, training []GroundAtom, query []string, groundOpt ground.Options, streamed bool) (*learning, *LearnResult, error) {
+func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, query []string, groundOpt ground.Options, streamed bool) (*learning, *LearnResult, error) {
 	start := time.Now()
+	if groundOpt.Context == nil {
+		groundOpt.Context = ctx
+	}
 	if len(prog.Formulas) == 0 {
 		return nil, nil, errors.New("mln: the program has no formulas: nothing to learn")
 	}

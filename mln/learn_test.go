@@ -2,6 +2,7 @@ package mln
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -231,7 +232,7 @@ Friends(person, person)
 		t.Fatal(err)
 	}
 	query := []string{"Smokes", "Cancer"}
-	l, _, err := prepareLearning(prog, atoms, query, ground.Options{}, false)
+	l, _, err := prepareLearning(context.Background(), prog, atoms, query, ground.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +247,29 @@ Friends(person, person)
 		}
 	}
 	t.Logf("learned %.3f, exact %.3f (%s, %.2f s)", res.Weights, want, res.Status, res.Seconds.Learn)
+}
+
+// TestLearnGroundingCancelled: both learners hand their context to the
+// grounder, so a run cancelled while its training network is grounded
+// stops there. The context here is done from the start and the memory
+// limit would refuse the grounding: a grounder that never looked at the
+// context answered with the memory limit instead of the cancellation.
+func TestLearnGroundingCancelled(t *testing.T) {
+	prog, err := ParseProgram("c.mln", []byte("person = {A, B, C, D}\nFriends(person, person)\nSmokes(person)\n1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms, err := ParseAtoms("c.db", []byte("Friends(A, B)\nSmokes(A)\n"), prog, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := ground.Options{MemoryLimit: 1}
+	if _, err := LearnPLL(ctx, prog, atoms, nil, LearnOptions{Ground: g}); !errors.Is(err, context.Canceled) {
+		t.Errorf("pll: %v, want context.Canceled", err)
+	}
+	if _, err := LearnDiscriminative(ctx, prog, atoms, []string{"Smokes"}, DiscOptions{Ground: g}); !errors.Is(err, context.Canceled) {
+		t.Errorf("dn: %v, want context.Canceled", err)
+	}
 }

@@ -194,17 +194,17 @@ Likes(person, food)
 	for _, atomWeights := range []bool{false, true} {
 		// The pseudo-likelihood from the kept ground clauses and from the
 		// clauses streamed out of the grounder.
-		l, _, err := prepareLearning(p, atoms, nil, ground.Options{}, false)
+		l, _, err := prepareLearning(context.Background(), p, atoms, nil, ground.Options{}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ls, _, err := prepareLearning(p, atoms, nil, ground.Options{Threads: 3}, true)
+		ls, _, err := prepareLearning(context.Background(), p, atoms, nil, ground.Options{Threads: 3}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer func(m int64) { maxDense = m }(maxDense)
 		maxDense = 0 // a sparse builder
-		lsp, _, err := prepareLearning(p, atoms, nil, ground.Options{}, true)
+		lsp, _, err := prepareLearning(context.Background(), p, atoms, nil, ground.Options{}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
