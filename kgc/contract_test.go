@@ -126,8 +126,19 @@ func TestPredictionsFileGivesPrintedMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range []Scoring{MaxPlus, Max, NoisyOr, PSL} {
+		for _, s := range []Scoring{MaxPlus, Max, NoisyOr, PSL, Clustered} {
 			rk := NewRanker(g, res.Rules, s)
+			if s == Clustered {
+				// Graph triples as validation: what is checked here is the
+				// file, with some rules sharing a cluster.
+				rep, err := rk.Cluster(context.Background(), g.Triples[:60], g.Has, ClusterOptions{Seed: seed, Thresholds: []float64{0.5, 0.2, 0.05}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Merged == 0 {
+					t.Fatalf("seed %d: no rule shares a cluster", seed)
+				}
+			}
 			var model *PSLModel
 			if s == PSL {
 				if model, err = rk.NewPSL(context.Background(), v, PSLOptions{Candidates: 4, TrainQueries: 20, Seed: 1}); err != nil {

@@ -534,9 +534,20 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 // scoring and k, on generated graphs and on Kinship's validation queries.
 func TestEarlyStopSameTopK(t *testing.T) {
 	check := func(t *testing.T, g *Graph, rules []Rule, queries []Triple, ks []int) {
-		for _, s := range []Scoring{MaxPlus, Max, NoisyOr} {
+		for _, s := range []Scoring{MaxPlus, Max, NoisyOr, Clustered} {
 			for _, k := range ks {
 				rk := NewRanker(g, rules, s)
+				if s == Clustered {
+					// Thresholds chosen on graph triples: any clustering
+					// will do, as long as some rules share one.
+					rep, err := rk.Cluster(context.Background(), g.Triples[:min(60, len(g.Triples))], g.Has, ClusterOptions{Thresholds: []float64{0.5, 0.2, 0.05}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rep.Merged == 0 {
+						t.Fatalf("k %d: no rule shares a cluster: the early stop is not tested with clusters", k)
+					}
+				}
 				qs := rk.newQueryScratch()
 				for _, q := range queries {
 					for _, tail := range []bool{true, false} {

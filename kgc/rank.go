@@ -36,9 +36,20 @@ const (
 	// in the PSL model of the rules (EvalOptions.PSL); the other
 	// candidates follow in maxplus order.
 	PSL
+	// Clustered is noisy-or over clusters of redundant rules (SAFRAN's
+	// non-redundant noisy-or): the rules of a cluster count once, with the
+	// largest confidence among them that predicts the candidate, and the
+	// score is 1 - prod(1 - conf) over the candidate's Ranker.NoisyOrK
+	// best clusters, ties broken as MaxPlus does over those confidences.
+	// The clusters come from Ranker.Cluster.
+	Clustered
 )
 
-// ParseScoring reads maxplus, max, noisy-or or psl.
+// noisy reports whether s scores by a noisy-or.
+func (s Scoring) noisy() bool { return s == NoisyOr || s == Clustered }
+
+// ParseScoring reads maxplus, max, noisy-or, psl or clustered (also
+// spelled safran).
 func ParseScoring(s string) (Scoring, error) {
 	switch s {
 	case "maxplus":
@@ -49,8 +60,10 @@ func ParseScoring(s string) (Scoring, error) {
 		return NoisyOr, nil
 	case "psl":
 		return PSL, nil
+	case "clustered", "safran":
+		return Clustered, nil
 	}
-	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max, noisy-or or psl)", s)
+	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max, noisy-or, psl or clustered)", s)
 }
 
 func (s Scoring) String() string {
@@ -63,6 +76,8 @@ func (s Scoring) String() string {
 		return "noisy-or"
 	case PSL:
 		return "psl"
+	case Clustered:
+		return "clustered"
 	}
 	return fmt.Sprintf("Scoring(%d)", int(s))
 }
@@ -71,10 +86,12 @@ func (s Scoring) String() string {
 type Candidate struct {
 	Entity int32
 	// Score is the candidate's score: its largest confidence for MaxPlus
-	// and Max, the noisy-or for NoisyOr, its MAP value for PSL (the
-	// largest confidence for a candidate PSL did not re-score).
+	// and Max, the noisy-or for NoisyOr (of its clusters' confidences for
+	// Clustered), its MAP value for PSL (the largest confidence for a
+	// candidate PSL did not re-score).
 	Score float64
-	confs []float64 // decreasing; all scorings but Max
+	confs []float64 // decreasing; all scorings but Max (Clustered: one per cluster)
+	clus  []int32   // Clustered: the clusters of confs
 	psl   bool      // re-scored by PSL
 	class int32     // PSL: the first maxplus position with equal confidences
 	tie   int32     // the first position of the list tied with it (setTies)
@@ -84,7 +101,7 @@ type Candidate struct {
 // give 0.
 func compare(s Scoring, a, b *Candidate) int {
 	switch s {
-	case Max, NoisyOr:
+	case Max, NoisyOr, Clustered:
 		if c := cmp.Compare(b.Score, a.Score); c != 0 || s == Max {
 			return c
 		}
@@ -129,6 +146,9 @@ type Ranker struct {
 	// idx[r][0] indexes byHead[r] for head queries (?, r, e), idx[r][1]
 	// for tail queries (e, r, ?).
 	idx [][2]ruleIndex
+	// clus[r][d][i] is the cluster of rule byHead[r][i] for head (d 0) or
+	// tail (d 1) queries, set by Cluster; nil: every rule alone.
+	clus [][2][]int32
 }
 
 // ruleIndex finds the rules of one head relation and query direction that
@@ -264,6 +284,10 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 	}
 	order := rk.gather(e, r, tail, qs)
 	list := rk.byHead[r]
+	var clu []int32
+	if s == Clustered {
+		clu = rk.clusterOf(r, tail)
+	}
 	st.rules = len(order)
 	var cands []Candidate
 	closed := false
@@ -299,6 +323,18 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 					qs.pos[y] = p
 				}
 				cd := &cands[p-1]
+				if s == Clustered {
+					// A cluster counts once, with its first (largest)
+					// confidence: rules come in decreasing confidence.
+					id := order[i]
+					if clu != nil {
+						id = clu[id]
+					}
+					if slices.Contains(cd.clus, id) {
+						continue
+					}
+					cd.clus = append(cd.clus, id)
+				}
 				if s != Max || len(cd.confs) == 0 {
 					cd.confs = append(cd.confs, c)
 				}
@@ -333,7 +369,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 		switch s {
 		case MaxPlus, Max:
 			cd.Score = cd.confs[0]
-		case NoisyOr:
+		case NoisyOr, Clustered:
 			cd.Score = rk.noisyOr(cd.confs)
 		}
 	}
@@ -390,7 +426,7 @@ func (rk *Ranker) newcomersLose(s Scoring, cands []Candidate, k int, next float6
 	if next < 0 {
 		return true
 	}
-	if s != NoisyOr {
+	if !s.noisy() {
 		return len(cands) >= k
 	}
 	u := rk.noisyOrUpper(nil, next)
@@ -423,12 +459,15 @@ func (rk *Ranker) settled(s Scoring, cands []Candidate, k int, next float64) boo
 		}
 		return true
 	}
-	// NoisyOr: a score is final once it has NoisyOrK confidences.
+	// NoisyOr, Clustered: a score is final once it has NoisyOrK
+	// confidences (for Clustered, the further rules of a candidate's
+	// clusters change nothing, and a new cluster's confidence is at most
+	// next).
 	K := max(rk.NoisyOrK, 1)
 	for i := range cands {
 		cands[i].Score = rk.noisyOr(cands[i].confs)
 	}
-	sortBy(NoisyOr, cands)
+	sortBy(s, cands)
 	final := func(a *Candidate) bool { return len(a.confs) >= K }
 	decided := func(a, b *Candidate) bool { // a above b for good
 		if final(a) && final(b) {
@@ -624,6 +663,9 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	if rk.scoring == PSL && opt.PSL == nil {
 		return nil, errors.New("kgc: psl scoring needs a PSL model (EvalOptions.PSL)")
 	}
+	if rk.scoring == Clustered && !rk.Clustered() {
+		return nil, errNotClustered
+	}
 	ev := &Evaluation{Scoring: rk.scoring, Heads: make([]Answer, len(test)), Tails: make([]Answer, len(test))}
 	k, n := opt.TopK, 0
 	if rk.scoring == PSL {
@@ -666,7 +708,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			a.Rank = rankOf(rk.scoring, list, truth, nil)
 		}
 		for j := range list {
-			list[j].confs = nil
+			list[j].confs, list[j].clus = nil, nil
 		}
 		a.List, a.Seconds, a.Rules, a.Applied = list, time.Since(start).Seconds(), st.rules, st.applied
 		if d := done.Add(1); opt.Progress != nil && (d%int64(max(1, min(1000, total/100))) == 0 || int(d) == total) {

@@ -28,6 +28,7 @@ type kgcOptions struct {
 	topK, noisyOrK             int
 	learn                      kgc.LearnOptions
 	psl                        kgc.PSLOptions
+	cluster                    kgc.ClusterOptions
 	pslOut                     string
 	quiet, exhaustive          bool
 	timeSet                    bool
@@ -50,20 +51,22 @@ type kgcReport struct {
 	TopK         int         `json:"top_k"`
 	Metrics      kgc.Metrics `json:"metrics"`
 	Seconds      struct {
-		Load, Learn, Rank, Total float64
+		Load, Learn, Cluster, Rank, Total float64
 	} `json:"seconds"`
 	// Per query (of 2 per test triple): ranking time in seconds.
 	QuerySeconds struct {
 		Median, P90, Max float64
 	} `json:"query_seconds"`
-	RoundLog     []kgc.RoundStat `json:"round_log,omitempty"`
-	PeakMemoryMB float64         `json:"peak_rss_mb"`
+	RoundLog []kgc.RoundStat `json:"round_log,omitempty"`
+	// Clustered scoring: the thresholds chosen on the validation triples.
+	Cluster      *kgc.ClusterReport `json:"cluster,omitempty"`
+	PeakMemoryMB float64            `json:"peak_rss_mb"`
 }
 
 func newKGCCmd() *cobra.Command {
 	o := &kgcOptions{}
 	cmd := &cobra.Command{
-		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score noisy-or|maxplus|max|psl] --predictions P",
+		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score noisy-or|maxplus|max|psl|clustered] --predictions P",
 		Short: "Knowledge-graph completion with learned rules (cyclic, with constants, defaults), ranked and scored",
 		Long: `Learn rules from a knowledge graph and rank the answers of every test triple
 asked both ways, (h, r, ?) and (?, r, t).
@@ -81,7 +84,17 @@ machine; --time stops after the rounds that fit (the round running then is
 dropped) and the output says how many were done, so --rounds reproduces the
 run. A candidate's score combines the confidences of the rules predicting it
 (--score noisy-or over the candidate's --noisy-or-k best rules, the default;
-maxplus, max, or psl). With --score psl each relation's --psl-rules best
+maxplus, max, clustered, or psl). --score clustered is the non-redundant
+noisy-or of Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable,
+rule-based link prediction method outperforming embedding models"): rules
+of a relation whose predictions over the graph overlap (Jaccard index of
+their predicted triples, from --cluster-starts sampled heads and tails for
+cyclic rules) are joined into clusters; a cluster counts once, with its
+largest confidence, and the score is the noisy-or over the candidate's
+--noisy-or-k best clusters. The Jaccard threshold of each relation, query
+direction and kind of rule (cyclic, with a body constant, other) is chosen
+to maximise the MRR of the --valid triples (filtered by the graph and the
+validation triples only; the test triples play no part). With --score psl each relation's --psl-rules best
 rules become a PSL model whose weights PPLL learns from --psl-train sampled
 training triples; each query's --psl-candidates best maxplus candidates are
 then re-scored by MAP inference (ADMM), and --psl-out DIR writes that model,
@@ -116,7 +129,8 @@ SIGTERM) writes nothing.`,
 	f.StringVar(&o.rules, "rules", "", "write the learned rules here (body groundings, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
-	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max or psl")
+	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
+	f.IntVar(&o.cluster.Starts, "cluster-starts", 500, "clustered: heads and tails of each relation (each) whose predictions stand for a cyclic rule's when comparing rules")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
@@ -151,6 +165,16 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if err := o.explain.checkKGC(scoring); err != nil {
 		return err
+	}
+	if scoring == kgc.Clustered {
+		switch {
+		case o.explain.explains():
+			return badInput(fmt.Errorf("%s: not with --score clustered: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", o.explain.flagNames()))
+		case o.valid == "":
+			return badInput(errors.New("--score clustered chooses its clustering thresholds on the validation triples: give --valid"))
+		case o.cluster.Starts < 1:
+			return badInput(fmt.Errorf("--cluster-starts %d: must be >= 1", o.cluster.Starts))
+		}
 	}
 	switch {
 	case o.learn.Time <= 0 && (o.timeSet || o.learn.Rounds == 0):
@@ -315,12 +339,35 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	var clusterRep *kgc.ClusterReport
+	var clusterSec float64
+	if scoring == kgc.Clustered {
+		// Validation queries are filtered by what is known without the
+		// test triples.
+		knownValid := map[kgc.Triple]bool{}
+		for _, ts := range [][]kgc.Triple{train, facts, valid} {
+			for _, t := range ts {
+				knownValid[t] = true
+			}
+		}
+		clusterStart := time.Now()
+		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", len(valid))
+		o.cluster.Seed, o.cluster.Threads, o.cluster.TopK = o.learn.Seed, o.learn.Threads, o.topK
+		clusterRep, err = rk.Cluster(ctx, valid, func(t kgc.Triple) bool { return knownValid[t] }, o.cluster)
+		if err != nil {
+			return cancelled(err)
+		}
+		clusterSec = time.Since(clusterStart).Seconds()
+		prog.clear()
+		fmt.Fprintf(stdout, "clustered: %d rules share a cluster with a more confident rule (over both directions); thresholds chosen on %d validation queries: validation MRR %.4f (%.4f without clustering); %.2f s\n",
+			clusterRep.Merged, clusterRep.ValidQueries, clusterRep.ValidMRR, clusterRep.ValidMRRUnclustered, clusterSec)
+	}
 	prog.set("ranking: 0 of %d queries", 2*len(test))
 	ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, evalOpt)
 	if err != nil {
 		return cancelled(err)
 	}
-	rankSec := time.Since(rankStart).Seconds()
+	rankSec := time.Since(rankStart).Seconds() - clusterSec // clustering has its own line
 	prog.stop()
 	// Explanations before any output: a run cancelled meanwhile writes
 	// nothing.
@@ -359,8 +406,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
-			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: peakRSSMB()}
-		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, rankSec, time.Since(start).Seconds()
+			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: peakRSSMB(), Cluster: clusterRep}
+		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)

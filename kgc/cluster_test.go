@@ -1,0 +1,159 @@
+package kgc
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// A graph where two rules are redundant (the same predictions) and two
+// others overlap by a third; the Jaccard indexes, the clusters, the
+// thresholds chosen on the validation triple and the scores are computed
+// by hand.
+func TestClusterByHand(t *testing.T) {
+	const (
+		a, b, c, d, e, f, x, y, z = 0, 1, 2, 3, 4, 5, 6, 7, 8
+		r, s, u, v, w             = 0, 1, 2, 3, 4
+	)
+	g := NewGraph([]Triple{
+		{H: a, R: r, T: x}, {H: c, R: r, T: y}, {H: e, R: r, T: z}, // heads of r: a, c, e; tails x, y, z
+		{H: a, R: s, T: d}, {H: c, R: s, T: b}, // s and u: the same pairs
+		{H: a, R: u, T: d}, {H: c, R: u, T: b},
+		{H: a, R: v, T: b}, {H: e, R: v, T: f}, // v and w share (a, b) of 3 pairs
+		{H: a, R: w, T: b}, {H: c, R: w, T: d},
+	}, 9, 5)
+	rule := func(body int32, conf float64) Rule {
+		return Rule{Kind: Cyclic, Head: r, Body: []Step{{R: body}}, Conf: conf}
+	}
+	// Positions in the ranker (decreasing confidence): s 0, u 1, v 2, w 3.
+	rules := []Rule{rule(w, 0.4), rule(s, 0.6), rule(v, 0.45), rule(u, 0.5)}
+	rk := NewRanker(g, rules, Clustered)
+
+	// Predicted pairs from the heads a, c, e (the tails x, y, z add
+	// none): s, u {(a,d), (c,b)}; v {(a,b), (e,f)}; w {(a,b), (c,d)}.
+	edges, _, _ := rk.similar(r, ClusterOptions{Starts: 10, MaxRules: 10, Sketch: 16}, 0.05)
+	want := []edge{{a: 0, b: 1, j: 1}, {a: 2, b: 3, j: 1.0 / 3}}
+	if !slices.Equal(edges[0], want) || len(edges[1]) != 0 || len(edges[2]) != 0 {
+		t.Fatalf("similar pairs %v, want %v among the cyclic rules only", edges, want)
+	}
+	if got := clusters(4, want, 0.5); !slices.Equal(got, []int32{0, 0, 2, 3}) {
+		t.Fatalf("clusters at 0.5: %v", got)
+	}
+	if got := clusters(4, want, 0.3); !slices.Equal(got, []int32{0, 0, 2, 2}) {
+		t.Fatalf("clusters at 0.3: %v", got)
+	}
+
+	// Query (a, r, ?): d by s, u (0.6, 0.5); b by v, w (0.45, 0.4).
+	// No clustering: d 1-0.4*0.5 = 0.8, b 1-0.55*0.6 = 0.67, d first.
+	// At 0.5: d 0.6 (s, u one cluster), b 0.67: b first. At 0.3: d 0.6,
+	// b 0.45 (v, w one cluster): d first. (?, r, b) is the same with c
+	// for d and a for b. So the validation triple r(a, b) chooses 0.5 for
+	// cyclic rules both ways.
+	valid := []Triple{{H: a, R: r, T: b}}
+	known := func(t Triple) bool { return g.Has(t) || t == valid[0] }
+	rep, err := rk.Cluster(context.Background(), valid, known, ClusterOptions{Thresholds: []float64{0.3, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := range 2 {
+		if got := rep.Thresholds[r][dir]; got != [kindGroups]float64{0.5, 0, 0} {
+			t.Fatalf("direction %d: thresholds %v, want 0.5 for cyclic rules", dir, got)
+		}
+	}
+	if rep.ValidQueries != 2 || rep.ValidMRR != 1 || rep.ValidMRRUnclustered != 0.5 || rep.Merged != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, tc := range []struct {
+		e    int32
+		tail bool
+		want map[int32]float64
+	}{
+		{a, true, map[int32]float64{b: 1 - 0.55*0.6, d: 0.6}},
+		{b, false, map[int32]float64{a: 1 - 0.55*0.6, c: 0.6}},
+	} {
+		got := rk.Rank(tc.e, r, tc.tail, 0)
+		if len(got) != 2 {
+			t.Fatalf("query %d %v: %v", tc.e, tc.tail, got)
+		}
+		for i, cd := range got {
+			if math.Abs(cd.Score-tc.want[cd.Entity]) > 1e-15 {
+				t.Fatalf("query %d %v: %d scored %v, want %v", tc.e, tc.tail, cd.Entity, cd.Score, tc.want[cd.Entity])
+			}
+			if i > 0 && cd.Score > got[i-1].Score {
+				t.Fatalf("query %d %v: not sorted: %v", tc.e, tc.tail, got)
+			}
+		}
+	}
+	// Noisy-or, the same rules unclustered: d 0.8 first.
+	if got := NewRanker(g, rules, NoisyOr).Rank(a, r, true, 0); got[0].Entity != d || math.Abs(got[0].Score-0.8) > 1e-15 {
+		t.Fatalf("noisy-or: %v", got)
+	}
+}
+
+// Jaccard from bottom-k sketches: exact for sets within the sketch, close
+// for larger ones.
+func TestJaccardSketch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 1 + rng.IntN(3000)
+		var A, B []uint64
+		inter := 0
+		for i := range n {
+			inA, inB := rng.IntN(3) > 0, rng.IntN(3) > 0
+			if inA {
+				A = append(A, uint64(i))
+			}
+			if inB {
+				B = append(B, uint64(i))
+			}
+			if inA && inB {
+				inter++
+			}
+		}
+		union := len(A) + len(B) - inter
+		exact := float64(inter) / float64(max(union, 1))
+		if len(A) == 0 || len(B) == 0 {
+			exact = 0
+		}
+		const k = 256
+		got := jaccard(newSketch(A, 7, k), newSketch(B, 7, k), k)
+		tol := 1e-12
+		if len(A) > k || len(B) > k {
+			tol = 4*math.Sqrt(exact*(1-exact)/k) + 0.01
+		}
+		if math.Abs(got-exact) > tol {
+			t.Fatalf("trial %d: |A| %d |B| %d: estimate %v, exact %v", trial, len(A), len(B), got, exact)
+		}
+	}
+}
+
+// Clustered ranking without Cluster is refused by Evaluate, and ranks as
+// noisy-or through Rank (every rule alone).
+func TestClusteredNeedsCluster(t *testing.T) {
+	g := randomGraph(3, 15, 2, 80)
+	res, err := Learn(context.Background(), g, LearnOptions{Rounds: 1, SamplesPerRound: 1000, Seed: 1, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk := NewRanker(g, res.Rules, Clustered)
+	if _, err := rk.Evaluate(context.Background(), []Triple{{H: 0, R: 0, T: 1}}, g.Has, EvalOptions{}); err == nil {
+		t.Fatal("Evaluate ranked with clustered scoring before Cluster")
+	}
+	nor := NewRanker(g, res.Rules, NoisyOr)
+	for e := range int32(15) {
+		a, b := rk.Rank(e, 0, true, 0), nor.Rank(e, 0, true, 0)
+		if len(a) != len(b) {
+			t.Fatalf("entity %d: %d candidates, noisy-or %d", e, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].Entity != b[i].Entity || a[i].Score != b[i].Score {
+				t.Fatalf("entity %d #%d: %v, noisy-or %v", e, i, a[i], b[i])
+			}
+		}
+	}
+	if _, err := rk.Cluster(context.Background(), nil, g.Has, ClusterOptions{Thresholds: []float64{1.5}}); err == nil {
+		t.Fatal("threshold 1.5 accepted")
+	}
+}
