@@ -233,7 +233,7 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	if opt.Flips == 0 {
 		opt.Flips = 1_000_000
 	}
-	e, err := net.newLazy(opt)
+	e, err := net.newLazy(opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -248,15 +248,15 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	res.InitialClauses = e.w.NumClauses()
 	start = time.Now()
 	if !opt.NoLookahead {
-		e.w.SetLookahead(e.lookahead)
+		e.walker.SetLookahead(e.lookahead)
 	}
 	var failed error // the callback's own error
 	if opt.Progress != nil {
 		opt.Progress(0, e.w.NumClauses())
 	}
-	err = e.w.Run(ctx, opt.Flips, func(v int) error {
+	err = e.walker.Run(ctx, opt.Flips, func(v int) error {
 		failed = e.flipped(v)
-		if n := e.w.Flips(); opt.Progress != nil && n&0xffff == 0 {
+		if n := e.walker.Flips(); opt.Progress != nil && n&0xffff == 0 {
 			opt.Progress(n, e.w.NumClauses())
 		}
 		return failed
@@ -270,7 +270,7 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x, soft, hard, at := e.w.Best()
+	x, soft, hard, at := e.walker.Best()
 	res.Atoms = e.atoms
 	res.Values = make([]float64, len(x))
 	for v, b := range x {
@@ -290,7 +290,7 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	res.HardViolated = hard
 	res.ActiveClauses, res.HardClauses, res.ActiveAtoms = e.w.NumClauses(), e.hardBuilt, len(e.atoms)
 	res.Constant = e.constant
-	res.Flips, res.BestFlip = e.w.Flips(), at
+	res.Flips, res.BestFlip = e.walker.Flips(), at
 	res.Seconds.Search = time.Since(start).Seconds()
 	return res, nil
 }
@@ -323,7 +323,10 @@ type lazyEngine struct {
 	seeds [][]seedRef // by predicate index: where its atoms are negated
 	vars  [][]int32   // by predicate index: row -> walker variable, -1 when none
 	atoms []ground.AtomRef
-	w     *maxsat.LazyWalker
+	// w receives the atoms and ground clauses built: the MAP search's
+	// walker (walker), or lazy MC-SAT's network (lazyNet).
+	w      lazySink
+	walker *maxsat.LazyWalker
 
 	pending   []int32 // groundings found by a join, to build: clause, vals, rows
 	emitters  []func(vals, rows []int32) error
@@ -345,17 +348,30 @@ type lazyEngine struct {
 	memSample []metrics.Sample
 }
 
+// lazySink is what lazy grounding builds into: variables (unknown atoms,
+// false when added) and ground clauses over them.
+type lazySink interface {
+	AddVar(value bool) int
+	AddClause(weight float64, hard bool, lits ...maxsat.Lit) error
+	NumClauses() int
+	Value(v int) bool
+}
+
 // seedRef names a binding atom of a clause.
 type seedRef struct{ clause, atom int32 }
 
 // newLazy compiles the network's clauses for delta joins and resets the
-// store's target atoms to false.
-func (net *Network) newLazy(opt LazyOptions) (*lazyEngine, error) {
-	e := &lazyEngine{net: net, s: net.Store,
-		w:     maxsat.NewLazyWalker(maxsat.WalkOptions{Noise: opt.Noise, Seed: opt.Seed}),
+// store's target atoms to false. The ground clauses are built into sink,
+// or, when it is nil, into a MaxWalkSAT walker (e.walker) for LazyMAP.
+func (net *Network) newLazy(opt LazyOptions, sink lazySink) (*lazyEngine, error) {
+	e := &lazyEngine{net: net, s: net.Store, w: sink,
 		seeds: make([][]seedRef, len(net.Model.Predicates)),
 		vars:  make([][]int32, len(net.Model.Predicates)),
 		limit: opt.MemoryLimit,
+	}
+	if sink == nil {
+		e.walker = maxsat.NewLazyWalker(maxsat.WalkOptions{Noise: opt.Noise, Seed: opt.Seed})
+		e.w = e.walker
 	}
 	if e.limit == 0 {
 		e.limit = memlimit.Current()
@@ -517,6 +533,25 @@ func (e *lazyEngine) flipped(v int) error {
 			return err
 		}
 	}
+	return e.build()
+}
+
+// expandFrom builds the ground clauses that atom v's being true makes
+// violable and that are not built yet (as flipped does when v becomes
+// true), with v's value in the store as it is before and after.
+func (e *lazyEngine) expandFrom(v int) error {
+	a := e.atoms[v]
+	t := e.s.Table(a.Pred)
+	old := t.Value(a.Row)
+	t.SetValue(a.Row, 1)
+	for _, sd := range e.seeds[a.Pred.Index] {
+		if err := e.cls[sd.clause].j.From(int(sd.atom), int32(a.Row), e.emitters[sd.clause]); err != nil {
+			t.SetValue(a.Row, old)
+			e.pending = e.pending[:0]
+			return err
+		}
+	}
+	t.SetValue(a.Row, old)
 	return e.build()
 }
 

@@ -349,7 +349,7 @@ func TestLazyLookaheadIsExact(t *testing.T) {
 			}
 			query.Lazy = true
 			_, _, net := network(t, prog, evidence, query)
-			e, err := net.newLazy(LazyOptions{Seed: seed})
+			e, err := net.newLazy(LazyOptions{Seed: seed}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,10 +378,10 @@ func TestLazyLookaheadIsExact(t *testing.T) {
 					x[fv] = !x[fv]
 					c1, h1 := signedCost(in, x), hardViolated(in, x)
 					eh, es := e.lookahead(v)
-					s0, w0 := e.w.Cost()
-					e.w.Flip(v)
-					s1, w1 := e.w.Cost()
-					e.w.Flip(v)
+					s0, w0 := e.walker.Cost()
+					e.walker.Flip(v)
+					s1, w1 := e.walker.Cost()
+					e.walker.Flip(v)
 					if h1-h0 != w1-w0+int(eh) || math.Abs((c1-c0)-(s1-s0+es)) > 1e-9 {
 						t.Fatalf("flipping %s (now %v): full network changes by (%v, %d hard), built clauses by (%v, %d), look-ahead (%v, %d)",
 							key(a.Pred.Name, e.s.Names(e.s.Table(a.Pred).Args(a.Row))), e.w.Value(v), c1-c0, h1-h0, s1-s0, w1-w0, es, eh)
@@ -391,7 +391,7 @@ func TestLazyLookaheadIsExact(t *testing.T) {
 			}
 			check()
 			step := 0
-			err = e.w.Run(context.Background(), 300, func(v int) error {
+			err = e.walker.Run(context.Background(), 300, func(v int) error {
 				if err := e.flipped(v); err != nil {
 					return err
 				}
@@ -498,7 +498,7 @@ func TestLazyDefaultViolated(t *testing.T) {
 			}
 			query.Lazy = true
 			_, _, net := network(t, prog, evidence, query)
-			e, err := net.newLazy(LazyOptions{})
+			e, err := net.newLazy(LazyOptions{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -506,7 +506,7 @@ func TestLazyDefaultViolated(t *testing.T) {
 				t.Fatal(err)
 			}
 			x0 := make([]bool, in.NumVars)
-			soft, hard := e.w.Cost()
+			soft, hard := e.walker.Cost()
 			for _, c := range e.cls {
 				if !c.hard && c.weight < 0 {
 					soft -= c.weight * float64(c.built)

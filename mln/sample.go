@@ -242,6 +242,17 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 			return nil, err
 		}
 	}
+	return summarize(n, per, sums, squares, stuck, total), nil
+}
+
+// summarize pools the chains' sums of n estimates over their kept samples
+// (per[k] of chain k, split in halves) into marginals and diagnostics;
+// total is the steps made over all chains.
+func summarize(n int, per []int, sums, squares [][2][]float64, stuck []int, total int) *Samples {
+	chains, samples := len(per), 0
+	for _, p := range per {
+		samples += p
+	}
 	res := &Samples{Probs: make([]float64, n)}
 	for k := range sums {
 		for h := range 2 {
@@ -251,7 +262,7 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 		}
 	}
 	for v := range res.Probs {
-		res.Probs[v] /= float64(opt.Samples)
+		res.Probs[v] /= float64(samples)
 	}
 	d := &res.Diagnostics
 	d.Chains, d.SamplesPerChain = chains, per[chains-1]
@@ -274,7 +285,7 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 		}
 	}
 	d.Mixed = d.RHat <= MixedRHat
-	return res, nil
+	return res
 }
 
 // splitRHat is variable v's split potential scale reduction over the chains'
