@@ -121,8 +121,13 @@
 // (Singla and Domingos 2006): unknown atoms start false, a ground clause is
 // built once it can be violated (found by the grounder's delta joins,
 // ground.ClauseJoin, as MaxWalkSAT makes atoms true), and memory grows with
-// the clauses built. It has no certified bound, and marginals still need the
-// full grounding. A network built with Options.Lazy holds no unknown atoms;
+// the clauses built. It has no certified bound. LazyMarginals is lazy
+// MC-SAT (Poon, Domingos and Sumner 2008) over the same lazy grounding: a
+// clause built during a step takes its selection coin then, SampleSAT
+// starts at random over the active atoms only, and the atoms no built
+// clause reaches stay false, so the marginals are those of the network
+// conditioned on them being false (exact when every atom that can be true
+// is activated). A network built with Options.Lazy holds no unknown atoms;
 // Materialize adds them, and GroundingEstimate says what the full grounding
 // would take.
 //

@@ -19,8 +19,7 @@ import (
 type LazySampleOptions struct {
 	// SampleOptions as for MCSAT, but for Threads: the chains run one
 	// after another, as they share the store whose atoms' values the
-	// joins read. BlockWeight and MaxBlock do not apply: the Gibbs sweep
-	// moves one atom at a time.
+	// joins read.
 	SampleOptions
 	// MemoryLimit as LazyOptions.MemoryLimit.
 	MemoryLimit int64
@@ -94,11 +93,12 @@ func (r *LazyMarginalResult) Args(s *store.Store, i int) []string {
 // Rao-Blackwellised conditional probability after: both estimate the same
 // marginal.
 //
-// Each step is followed by a Gibbs sweep over the active atoms, one at a
-// time (no blocks), in which a false atom's conditional probability counts
-// the ground clauses its becoming true would make violable (built first);
-// the estimates are the sweep's conditional probabilities, averaged over
-// the samples. opt.NoGibbsMoves leaves the sweep out. Each chain starts
+// Each step is followed by a Gibbs sweep over the active atoms, blocked as
+// in Gibbs (atoms tied by the hard and heavy clauses built so far are
+// resampled jointly), in which a false atom's or a block's conditional
+// counts the ground clauses its becoming true would make violable (built
+// first); the estimates are the sweep's conditional probabilities,
+// averaged over the samples. opt.NoGibbsMoves leaves the sweep out. Each chain starts
 // from the world where every unknown atom is false; its first step samples
 // the worlds that satisfy the hard clauses.
 //
