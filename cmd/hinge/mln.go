@@ -237,8 +237,16 @@ false and a ground clause is built only once every atom it negates is true,
 so memory grows with the clauses that can be violated, not with the
 groundings; MaxWalkSAT (--flips, --seed) searches over them and builds more
 as it makes atoms true. There is no certified bound then (the relaxation
-needs the full grounding). MAP grounds lazily by itself when the unknown
-atoms or the full grounding would not fit in --memory-limit.
+needs the full grounding). With --marginal, lazy MC-SAT (Poon, Domingos and
+Sumner, "A General Method for Reducing the Complexity of Relational
+Inference and its Application to MCMC", AAAI 2008) samples over the same
+lazily built clauses; SampleSAT starts at random over the atoms in a clause
+built so far, and an atom that no built clause reaches is never moved: the
+marginals are those of the network conditioned on such atoms being false
+(the result lists the activated query atoms; every other one was false in
+every sample). MAP, and marginals by MC-SAT, ground lazily by themselves
+when the unknown atoms or the full grounding would not fit in
+--memory-limit.
 
 The result (-r FILE, else standard output) lists every unknown atom of the
 query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'; after lazy grounding,
@@ -261,7 +269,7 @@ in Alchemy.`,
 	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
 	f.BoolVar(&o.trueOnly, "true-only", false, "MAP: write only the query atoms that are true, one per line without a value (Alchemy's -m)")
-	f.BoolVar(&o.lazy, "lazy", false, "MAP: ground lazily (LazySAT) and search by MaxWalkSAT; chosen by itself when the full grounding would not fit in --memory-limit")
+	f.BoolVar(&o.lazy, "lazy", false, "ground lazily (LazySAT): MAP by MaxWalkSAT, --marginal by lazy MC-SAT; chosen by itself when the full grounding would not fit in --memory-limit")
 	sd := mln.DefaultSampleOptions()
 	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept, over all chains together")
 	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
@@ -345,12 +353,15 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.marginal && (o.samples <= 0 || o.burnIn < 0 || o.chains <= 0 || o.samples < o.chains) {
 		return badInput(fmt.Errorf("--samples %d must be > 0 and at least --chains %d (> 0), --burn-in %d >= 0", o.samples, o.chains, o.burnIn))
 	}
-	if o.lazy && o.marginal {
-		return badInput(errors.New("--lazy grounds for MAP inference; marginals (--marginal, mcsat, gibbs) need the full grounding"))
+	if o.lazy && o.marginal && o.method != mln.MethodMCSAT {
+		return badInput(fmt.Errorf("--lazy estimates marginals by lazy MC-SAT (--method mcsat); --method %s needs the full grounding", o.method))
 	}
-	if o.lazy && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT {
-		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat); --method %s needs the full grounding", explicitMethod))
+	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT {
+		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
 	}
+	// Lazy grounding by itself beyond the memory limit: for MAP, and for
+	// marginals by MC-SAT (Gibbs has no lazy form).
+	autoLazy := !o.marginal || o.method == mln.MethodMCSAT
 	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
@@ -373,13 +384,13 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	load := time.Since(start).Seconds()
 	if !o.lazy {
 		n, limit := net.UnknownAtoms(), memlimit.Current()
-		if !o.marginal && limit > 0 && n*bytesPerUnknownAtom > float64(limit) {
+		if autoLazy && limit > 0 && n*bytesPerUnknownAtom > float64(limit) {
 			fmt.Fprintf(stderr, "hinge mln infer: note: %.3g unknown atoms would take about %s, more than the memory limit of %s; grounding lazily instead (--lazy)\n",
 				n, memlimit.Format(int64(n*bytesPerUnknownAtom)), memlimit.Format(limit))
 			o.lazy = true
 		} else if err := net.Materialize(0); err != nil {
 			return badInput(err)
-		} else if !o.marginal && limit > 0 {
+		} else if autoLazy && limit > 0 {
 			// The unknown atoms fit; their full grounding, by the
 			// grounder's estimate (nothing is grounded yet)?
 			clauses, bytes, err := net.GroundingEstimate()
@@ -398,6 +409,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.lazy && o.explain.any() {
 		return failed(fmt.Errorf("%s: explanations need the full grounding, and it would not fit in --memory-limit (the run would ground lazily)", o.explain.flagNames()))
+	}
+	if o.lazy && o.marginal {
+		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
 	}
 	if o.lazy {
 		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
@@ -618,6 +632,15 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		Progress: func(done, total int) { bar.Status("%s: step %d of %d (%d chains)", o.method, done, total, o.chains) }}
 	res, err := net.Marginals(ctx, o.method, mo, so)
 	bar.Done()
+	var me *ground.MemoryError
+	if errors.As(err, &me) && o.method == mln.MethodMCSAT {
+		// The unknown atoms fit, their full grounding does not.
+		fmt.Fprintf(stderr, "hinge mln infer: note: %v; grounding lazily instead (--lazy)\n", err)
+		if net, _, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
+			return err
+		}
+		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return failed(err)
@@ -654,6 +677,65 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 	if o.report != "" {
 		rep := map[string]any{"method": o.method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
 			"merged_clauses": res.Merged, "samples": o.samples, "burn_in": o.burnIn,
+			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
+				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
+			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
+	}
+	return nil
+}
+
+// lazyMarginals estimates marginals by lazy MC-SAT
+// (mln.Network.LazyMarginals) and writes 'Pred(A, B) p' lines for the
+// query atoms the chains activated; every other one was false in every
+// sample.
+func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, load float64, start time.Time, stdout, stderr io.Writer) error {
+	bar := progress.ForTerminal(stderr, o.quiet)
+	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Chains: o.chains, Seed: o.seed,
+		Progress: func(done, total int) {
+			bar.Status("lazy MC-SAT: step %d of %d (%d chains)", done, total, o.chains)
+		}}
+	res, err := net.LazyMarginals(ctx, mln.LazySampleOptions{SampleOptions: so, MemoryLimit: memlimit.Current()})
+	bar.Done()
+	if err != nil {
+		return failed(err)
+	}
+	var lines []string
+	atom := func(i int) string {
+		if i < 0 {
+			return "-"
+		}
+		return mln.AtomString(res.Atoms[i].Pred.Name, res.Args(net.Store, i))
+	}
+	for i, a := range res.Atoms {
+		if net.Query[a.Pred.Index] {
+			lines = append(lines, fmt.Sprintf("%s %.4f", atom(i), res.Probs[i]))
+		}
+	}
+	sort.Strings(lines)
+	d := res.Diagnostics
+	all := net.UnknownAtoms()
+	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard; %d once identical ones are merged) over %d unknown atoms of %.3g, %d of them in %.3f s before sampling (the clauses' variables range over %.3g substitutions)\n",
+		net.Formulas, len(net.Clauses), res.ActiveClauses, res.HardClauses, res.Merged, len(res.Atoms), all, res.InitialClauses, res.Seconds.Ground, res.CrossProduct)
+	fmt.Fprintf(stderr, "mcsat (lazy): %d chains x %d samples after %d burn-in in %.3f s; %d query atoms activated, every other one false in every sample (estimate 0, not listed)\n",
+		d.Chains, d.SamplesPerChain, o.burnIn, res.Seconds.Sample, len(lines))
+	fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
+	if !d.Mixed {
+		fmt.Fprintf(stderr, "warning: the chains have not mixed (R-hat %.3g > %.1f at %s): the marginals are not yet to be trusted; take more samples (--samples, --burn-in)\n",
+			d.RHat, mln.MixedRHat, atom(d.RHatAtom))
+	}
+	if d.Stuck > 0 {
+		fmt.Fprintf(stderr, "note: in %d of %d MC-SAT steps SampleSAT found no world satisfying the selected clauses, and the chain stayed where it was\n", d.Stuck, d.Steps)
+	}
+	if err := writeResult(o.result, stdout, lines); err != nil {
+		return err
+	}
+	if o.report != "" {
+		rep := map[string]any{"method": mln.MethodMCSAT, "lazy": true, "ground_clauses": res.ActiveClauses, "initial_ground_clauses": res.InitialClauses,
+			"ground_hard_clauses": res.HardClauses, "merged_clauses": res.Merged, "unknown_atoms": len(res.Atoms), "all_unknown_atoms": all,
+			"cross_product": res.CrossProduct, "query_atoms_listed": len(lines), "samples": o.samples, "burn_in": o.burnIn,
 			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
 				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
 			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}

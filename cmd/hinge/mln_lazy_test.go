@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +36,8 @@ func TestMLNInferLazy(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--lazy", "--marginal"}, "marginals (--marginal, mcsat, gibbs) need the full grounding"},
+		{[]string{"--lazy", "--method", "gibbs"}, "--method gibbs needs the full grounding"},
+		{[]string{"--lazy", "--marginal", "--method", "gibbs"}, "--method gibbs needs the full grounding"},
 		{[]string{"--lazy", "--method", "lp-round"}, "--method lp-round needs the full grounding"},
 		{[]string{"--lazy", "--noise", "0"}, "--noise 0: must be in (0,1]"},
 	} {
@@ -67,5 +70,77 @@ func TestMLNInferLazyByItself(t *testing.T) {
 				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
 			}
 		})
+	}
+}
+
+// marginalLines reads 'Pred(A, B) p' lines.
+func marginalLines(t *testing.T, out string) map[string]float64 {
+	t.Helper()
+	m := map[string]float64{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		i := strings.LastIndexByte(l, ' ')
+		var p float64
+		if _, err := fmt.Sscan(l[i+1:], &p); i < 0 || err != nil {
+			t.Fatalf("line %q", l)
+		}
+		m[l[:i]] = p
+	}
+	return m
+}
+
+// TestMLNInferLazyMarginals: --lazy --marginal gives the full grounding's
+// MC-SAT marginals on the smokers network (every atom is activated there),
+// and its report says what was built.
+func TestMLNInferLazyMarginals(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "prog.mln", mlnSmokers)
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
+	rep := filepath.Join(dir, "r.json")
+	base := []string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--marginal", "--samples", "20000", "--quiet"}
+	code, full, errs := runCLI(t, base...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, lazy, errs := runCLI(t, append(base, "--lazy", "--report", rep)...)
+	if code != 0 || !strings.Contains(errs, "mcsat (lazy)") || !strings.Contains(errs, "5 query atoms activated") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, l := marginalLines(t, full), marginalLines(t, lazy)
+	if len(f) != 5 || len(l) != 5 {
+		t.Fatalf("full:\n%s\nlazy:\n%s", full, lazy)
+	}
+	for a, p := range f {
+		if math.Abs(l[a]-p) > 0.02 {
+			t.Errorf("%s: lazy %.4f, full %.4f", a, l[a], p)
+		}
+	}
+	// Cancer(Anna) is in one ground clause, 0.5 Smokes(Anna) => Cancer(Anna)
+	// with Smokes(Anna) true: e^0.5 / (1 + e^0.5).
+	if want := 1 / (1 + math.Exp(-0.5)); math.Abs(l["Cancer(Anna)"]-want) > 0.02 {
+		t.Errorf("Cancer(Anna) %.4f, exact %.4f", l["Cancer(Anna)"], want)
+	}
+	var r map[string]any
+	raw := readJSON(t, rep, &r)
+	if r["lazy"] != true || r["ground_clauses"].(float64) != 5 || r["initial_ground_clauses"].(float64) != 2 || r["convergence"].(map[string]any)["mixed"] != true {
+		t.Errorf("report %s", raw)
+	}
+}
+
+// TestMLNInferLazyMarginalsByItself: marginals by MC-SAT ground lazily
+// when the unknown atoms would not fit in --memory-limit.
+func TestMLNInferLazyMarginalsByItself(t *testing.T) {
+	dir := t.TempDir()
+	ev := writeFile(t, dir, "evidence.db", "R(1, 2)\nR(3, 4)\n")
+	// 10^6 unknown atoms of T; T(1, 2, 2) and T(3, 4, 4) are in one ground
+	// clause each, of weight 1 with its other literal false.
+	prog := writeFile(t, dir, "p.mln", "t = {1, ..., 100}\n*R(t, t)\nT(t, t, t)\n1 !R(x, y) v T(x, y, y)\n")
+	code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "T", "--marginal", "--samples", "8000", "--memory-limit", "96MiB", "--quiet")
+	if code != 0 || !strings.Contains(errs, "grounding lazily instead (--lazy)") || !strings.Contains(errs, "mcsat (lazy)") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
+	}
+	m := marginalLines(t, stdout)
+	want := 1 / (1 + math.Exp(-1))
+	if len(m) != 2 || math.Abs(m["T(1, 2, 2)"]-want) > 0.02 || math.Abs(m["T(3, 4, 4)"]-want) > 0.02 {
+		t.Errorf("got %v, want T(1, 2, 2) and T(3, 4, 4) at %.4f", m, want)
 	}
 }
