@@ -125,6 +125,27 @@ func newSketch(keys []uint64, seed uint64, k int) sketch {
 	return sketch{n: n, h: slices.Clip(hs[:min(k, n)])}
 }
 
+// bodySet is a set of entities (increasing) and its sketch, one element
+// longer than the sketches compared.
+type bodySet struct {
+	vs []int32
+	sk sketch
+}
+
+// without is the sketch (of size k) of the set without entity c.
+func (b bodySet) without(c int32, seed uint64, k int) sketch {
+	out := sketch{n: b.sk.n, h: b.sk.h}
+	if _, in := slices.BinarySearch(b.vs, c); in {
+		out.n--
+		hc := mix64(uint64(uint32(c)) ^ seed)
+		if i, found := slices.BinarySearch(out.h, hc); found {
+			out.h = slices.Delete(slices.Clone(out.h), i, i+1)
+		}
+	}
+	out.h = out.h[:min(k, len(out.h))]
+	return out
+}
+
 // jaccard estimates |A ∩ B| / |A ∪ B| from the sketches: exactly when both
 // sets fit in their sketches, else from the k smallest hashes of the union
 // (those of them in both sketches are in A ∩ B).
@@ -330,6 +351,7 @@ func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindG
 	}
 	var buf []int32
 	var keys []uint64
+	bodySets := map[int32]bodySet{}
 	for _, k := range order {
 		ps := groups[k]
 		if len(ps) < 2 {
@@ -360,20 +382,42 @@ func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindG
 				for _, v := range buf {
 					keys = append(keys, uint64(uint32(v)))
 				}
-			case AcyclicAny:
-				st := r.Body[0]
-				self := g.SelfOnly(st.R, st.Inverse)
-				for _, v := range g.From(st.R, st.Inverse) {
-					if _, only := slices.BinarySearch(self, v); !only && v != r.C {
-						keys = append(keys, uint64(uint32(v)))
+			default:
+				// The variable values of the body (entities with an edge
+				// of the step, or every value of the head's variable
+				// side), but the constant: sketched once per set, the
+				// constant taken out per rule.
+				var set []int32
+				ck := int32(-1)
+				if r.Kind == AcyclicAny {
+					st := r.Body[0]
+					ck = st.Key()
+					set = g.From(st.R, st.Inverse)
+				} else {
+					if r.ConstTail {
+						ck = -2
 					}
+					set = g.From(r.Head, !r.ConstTail)
 				}
-			case Default:
-				for _, v := range g.From(r.Head, !r.ConstTail) {
-					if v != r.C {
-						keys = append(keys, uint64(uint32(v)))
+				base, ok := bodySets[ck]
+				if !ok {
+					var self []int32
+					if r.Kind == AcyclicAny {
+						self = g.SelfOnly(r.Body[0].R, r.Body[0].Inverse)
 					}
+					var vs []int32
+					keys = keys[:0]
+					for _, v := range set {
+						if _, only := slices.BinarySearch(self, v); !only {
+							vs = append(vs, v)
+							keys = append(keys, uint64(uint32(v)))
+						}
+					}
+					base = bodySet{vs: vs, sk: newSketch(keys, seed, opt.Sketch+1)}
+					bodySets[ck] = base
 				}
+				sk[i] = base.without(r.C, seed, opt.Sketch)
+				continue
 			}
 			sk[i] = newSketch(keys, seed, opt.Sketch)
 		}

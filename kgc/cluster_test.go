@@ -157,3 +157,49 @@ func TestClusteredNeedsCluster(t *testing.T) {
 		t.Fatal("threshold 1.5 accepted")
 	}
 }
+
+// The sketch of a rule without a body constant, taken from its body's
+// shared set with the head constant removed, equals the sketch of the
+// rule's own predictions.
+func TestBodySetSketch(t *testing.T) {
+	g := randomGraph(4, 30, 3, 200)
+	res, err := Learn(context.Background(), g, LearnOptions{Rounds: 2, SamplesPerRound: 2000, Seed: 1, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range res.Rules {
+		if r.Kind != AcyclicAny && r.Kind != Default {
+			continue
+		}
+		var set, self []int32
+		if r.Kind == AcyclicAny {
+			set, self = g.From(r.Body[0].R, r.Body[0].Inverse), g.SelfOnly(r.Body[0].R, r.Body[0].Inverse)
+		} else {
+			set = g.From(r.Head, !r.ConstTail)
+		}
+		var vs []int32
+		var all, own []uint64
+		for _, v := range set {
+			if slices.Contains(self, v) {
+				continue
+			}
+			vs = append(vs, v)
+			all = append(all, uint64(v))
+			if v != r.C {
+				own = append(own, uint64(v))
+			}
+		}
+		for _, k := range []int{2, 5, 256} {
+			got := bodySet{vs: vs, sk: newSketch(all, 9, k+1)}.without(r.C, 9, k)
+			want := newSketch(own, 9, k)
+			if got.n != want.n || !slices.Equal(got.h, want.h) {
+				t.Fatalf("%+v k %d: sketch %v, want %v", r, k, got, want)
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no rule without a body constant learned")
+	}
+}
