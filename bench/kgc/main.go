@@ -135,12 +135,16 @@ type dataset struct {
 	g     *kgc.Graph
 	test  []kgc.Triple
 	known map[kgc.Triple]bool
+	// valid and knownValid (graph and validation triples, no test
+	// triple) choose the clustering thresholds of clustered scoring.
+	valid      []kgc.Triple
+	knownValid map[kgc.Triple]bool
 }
 
 // load reads a shared data set: train (+ facts) as the graph, valid and
 // test as filters, test as the queries.
 func load(data, name string) (*dataset, error) {
-	d := &dataset{name: name, v: kgc.NewVocab(), known: map[kgc.Triple]bool{}}
+	d := &dataset{name: name, v: kgc.NewVocab(), known: map[kgc.Triple]bool{}, knownValid: map[kgc.Triple]bool{}}
 	var graph []kgc.Triple
 	for _, f := range []string{"train", "facts", "valid", "test"} {
 		path := filepath.Join(data, name, f+".txt")
@@ -153,10 +157,15 @@ func load(data, name string) (*dataset, error) {
 		}
 		for _, t := range ts {
 			d.known[t] = true
+			if f != "test" {
+				d.knownValid[t] = true
+			}
 		}
 		switch f {
 		case "train", "facts":
 			graph = append(graph, ts...)
+		case "valid":
+			d.valid = ts
 		case "test":
 			d.test = ts
 		}
@@ -174,7 +183,9 @@ func (d *dataset) rank(ctx context.Context, rules []kgc.Rule, s kgc.Scoring, see
 	return ev.Metrics, sec, nil
 }
 
-// evaluate ranks d's test triples with rules under scoring s.
+// evaluate ranks d's test triples with rules under scoring s (for
+// clustered scoring the seconds include the clustering, its thresholds
+// chosen on d's validation triples).
 func (d *dataset) evaluate(ctx context.Context, rules []kgc.Rule, s kgc.Scoring, seed uint64) (*kgc.Evaluation, float64, error) {
 	start := time.Now()
 	rk := kgc.NewRanker(d.g, rules, s)
@@ -182,6 +193,11 @@ func (d *dataset) evaluate(ctx context.Context, rules []kgc.Rule, s kgc.Scoring,
 	if s == kgc.PSL {
 		var err error
 		if opt.PSL, err = rk.NewPSL(ctx, d.v, kgc.PSLOptions{Seed: seed}); err != nil {
+			return nil, 0, err
+		}
+	}
+	if s == kgc.Clustered {
+		if _, err := rk.Cluster(ctx, d.valid, func(t kgc.Triple) bool { return d.knownValid[t] }, kgc.ClusterOptions{Seed: seed}); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -438,7 +454,7 @@ func upToRound(rules []kgc.Rule, n int) []kgc.Rule {
 }
 
 // wn18rr learns once for the longest budget and ranks the rules of the
-// rounds done by each budget with noisy-or and maxplus.
+// rounds done by each budget with noisy-or, maxplus and clustered.
 func wn18rr(ctx context.Context, dir string, budgets []time.Duration, seed uint64) error {
 	data, err := shareddata.Dir()
 	if err != nil {
@@ -478,7 +494,7 @@ func wn18rr(ctx context.Context, dir string, budgets []time.Duration, seed uint6
 				sampled++
 			}
 		}
-		for _, s := range []kgc.Scoring{kgc.NoisyOr, kgc.MaxPlus} {
+		for _, s := range []kgc.Scoring{kgc.NoisyOr, kgc.MaxPlus, kgc.Clustered} {
 			fmt.Printf("  wn18rr %v (%d rounds, %d rules) %s ...\n", b, rounds, len(rules), s)
 			peak := peakMB()
 			ev, sec, err := d.evaluate(ctx, rules, s, seed)
