@@ -780,8 +780,16 @@ func (c *lazyChain) anneal(temp float64) (int, error) {
 	if c.fixed[v] == c.stamp {
 		return -1, nil
 	}
+	// The clauses not built can only add to the move's violations, so a
+	// move rejected without them is rejected with them: the look-ahead
+	// (a join) is made for the moves that pass without it.
+	u := c.rng.Float64()
+	accept := func(d int) bool { return d <= 0 || (temp > 0 && u < math.Exp(-float64(d)/temp)) }
 	expanded := false
 	if !c.x[v] {
+		if !accept(c.delta(v)) {
+			return -1, nil
+		}
 		at, err := c.lookAhead(v)
 		if err != nil {
 			return -1, err
@@ -791,8 +799,7 @@ func (c *lazyChain) anneal(temp float64) (int, error) {
 		}
 		expanded = at == c.moves
 	}
-	d := c.delta(v)
-	if d <= 0 || (temp > 0 && c.rng.Float64() < math.Exp(-float64(d)/temp)) {
+	if accept(c.delta(v)) {
 		if err := c.move(v, !c.x[v], expanded); err != nil {
 			return -1, err
 		}
