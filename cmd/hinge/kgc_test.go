@@ -221,3 +221,54 @@ func TestKGCRounds(t *testing.T) {
 		}
 	}
 }
+
+// --score clustered chooses its thresholds on --valid (needed: exit 2
+// without it), ranks, writes a file and a report that says what it chose,
+// and gives the same figures on a second run (a seeded, deterministic
+// clustering).
+func TestKGCClustered(t *testing.T) {
+	var train, valid, test strings.Builder
+	for x := range 60 {
+		line := fmt.Sprintf("p%d\tparent\tp%d\n", x, x+60)
+		switch x % 6 {
+		case 0:
+			test.WriteString(line)
+		case 1:
+			valid.WriteString(line)
+		default:
+			train.WriteString(line)
+		}
+		fmt.Fprintf(&train, "p%d\tchild\tp%d\n", x+60, x)
+		fmt.Fprintf(&train, "p%d\tkid\tp%d\n", x+60, x) // a redundant copy of child
+	}
+	dir := writeFiles(t, map[string]string{"train.txt": train.String(), "valid.txt": valid.String(), "test.txt": test.String()})
+	args := []string{"kgc", "--train", filepath.Join(dir, "train.txt"), "--test", filepath.Join(dir, "test.txt"), "--rounds", "2", "--score", "clustered", "--quiet"}
+	if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, "--valid") {
+		t.Fatalf("clustered without --valid: exit %d, %s", code, stderr)
+	}
+	args = append(args, "--valid", filepath.Join(dir, "valid.txt"))
+	var outs [2]string
+	for i := range outs {
+		rep := filepath.Join(dir, fmt.Sprint("report", i, ".json"))
+		code, stdout, stderr := runCLI(t, append(args, "--report", rep, "--predictions", filepath.Join(dir, fmt.Sprint("pred", i, ".txt")))...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "clustered: 20 queries: MRR 1.0000") || !strings.Contains(stdout, "thresholds chosen on 20 validation queries") {
+			t.Fatalf("output:\n%s", stdout)
+		}
+		if r, _ := os.ReadFile(rep); !strings.Contains(string(r), `"thresholds"`) {
+			t.Fatalf("report:\n%s", r)
+		}
+		at := strings.Index(stdout, "clustered: 20 queries")
+		outs[i] = stdout[at : at+strings.Index(stdout[at:], " (top")]
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("two runs differ:\n%s\n%s", outs[0], outs[1])
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "pred0.txt"))
+	b, _ := os.ReadFile(filepath.Join(dir, "pred1.txt"))
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs wrote different predictions")
+	}
+}
