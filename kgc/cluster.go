@@ -75,19 +75,22 @@ type ClusterReport struct {
 	Thresholds [][2][kindGroups]float64 `json:"thresholds"`
 	// Pairs is the number of pairs of rules compared, Similar those with
 	// a Jaccard index at or above the smallest threshold.
-	Pairs, Similar int64
+	Pairs   int64 `json:"pairs_compared"`
+	Similar int64 `json:"pairs_similar"`
 	// Merged is the number of rules (summed over both directions) that
 	// share their cluster with a more confident rule.
-	Merged int
+	Merged int `json:"rules_merged"`
 	// ValidQueries is the number of validation queries the thresholds
 	// were chosen on; ValidMRR their MRR with the chosen thresholds,
 	// ValidMRRUnclustered without clustering (plain noisy-or), both as the
 	// search computes them (a candidate's rules cut at MaxFired).
-	ValidQueries                  int
-	ValidMRR, ValidMRRUnclustered float64
+	ValidQueries        int     `json:"valid_queries"`
+	ValidMRR            float64 `json:"valid_mrr"`
+	ValidMRRUnclustered float64 `json:"valid_mrr_unclustered"`
 	// Seconds spent comparing rules (Similarity) and choosing thresholds
 	// (Search).
-	SimilaritySeconds, SearchSeconds float64
+	SimilaritySeconds float64 `json:"similarity_seconds"`
+	SearchSeconds     float64 `json:"search_seconds"`
 }
 
 // edge is a pair of rules (positions in Ranker.byHead[r]) and their
