@@ -61,8 +61,15 @@ func TestFromMLNText(t *testing.T) {
 
 // TestFromMLNDistribution: the converted knowledge base, grounded over two
 // people with Friends(A, B) given, has the Markov logic distribution over
-// the four unknown atoms (written out by hand below) to 1e-9 at lambda 30.
+// the four unknown atoms (written out by hand below) to 1e-9 at lambda 30,
+// under every normalisation (the default, NormSmooth, first).
 func TestFromMLNDistribution(t *testing.T) {
+	for _, norm := range []Norm{NormSmooth, NormMax, NormSoftplus} {
+		t.Run(norm.String(), func(t *testing.T) { testFromMLNDistribution(t, norm) })
+	}
+}
+
+func testFromMLNDistribution(t *testing.T, norm Norm) {
 	kb, err := mln.ParseProgram("kb.mln", []byte(smokersKB))
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +78,10 @@ func TestFromMLNDistribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p.Norm != NormSmooth {
+		t.Fatalf("FromMLN's normalisation is %v, want the default %v", p.Norm, NormSmooth)
+	}
+	p.Norm = norm
 	ev, err := mln.ParseAtoms("e.db", []byte("Friends(A, B)\n"), kb, false)
 	if err != nil {
 		t.Fatal(err)

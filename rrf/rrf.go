@@ -361,6 +361,13 @@ type State struct {
 	// edges' weights times their counts (flipGain's direct path).
 	expW  []float64
 	rootW []float64
+	// coef, per entry k of the topology's variable-parent list (vpar), for
+	// an entry that is its parent's only entry for the variable, of count 1,
+	// under a parent whose parents are all the root: how much the root's
+	// sum gains, per unit of the parent's value, when the variable goes from
+	// false to true, with the leaf now 0 (coef[k][0]) or 1 (coef[k][1]);
+	// NaN for an entry flipGain computes otherwise.
+	coef [][2]float64
 	// sweeps counts Gibbs sweeps, for the periodic refresh.
 	sweeps int
 	// While recording, every cached sum and value is saved in journal
@@ -417,7 +424,7 @@ func newState(net *Net, tp *topology, x []bool) (*State, error) {
 	}
 	nf := len(net.Features)
 	s := &State{net: net, tp: tp, X: append([]bool(nil), x...), sum: make([]float64, nf), norm: make([]float64, nf), val: make([]float64, nf),
-		dirty: make([]bool, nf), expW: make([]float64, len(net.Weights)), rootW: make([]float64, nf)}
+		dirty: make([]bool, nf), expW: make([]float64, len(net.Weights)), rootW: make([]float64, nf), coef: make([][2]float64, len(tp.vpar))}
 	s.Recompute()
 	return s, nil
 }
@@ -445,6 +452,29 @@ func (s *State) Recompute() {
 			r += n.Weights[q.weight] * q.count
 		}
 		s.rootW[i] = r
+	}
+	tp := s.tp
+	for v := range n.NumVars {
+		refs := tp.varParents(v)
+		base := tp.varOff[v]
+		for k := range refs {
+			r := &refs[k]
+			c := &s.coef[int(base)+k]
+			c[0], c[1] = math.NaN(), math.NaN()
+			single := (k == 0 || refs[k-1].feature != r.feature) && (k+1 == len(refs) || refs[k+1].feature != r.feature)
+			e := s.expW[r.weight]
+			if !tp.shallow[v] || r.feature == 0 || !single || r.count != 1 || !(e > 1e-250 && e < 1e250) {
+				continue
+			}
+			// The leaf is 1 when X[v] != neg: with the leaf at 0 now, the
+			// value goes from val to val*e as the leaf turns 1; at 1, from
+			// val/e to val. A negated leaf turns 1 as v goes false.
+			sign := s.rootW[r.feature]
+			if r.neg {
+				sign = -sign
+			}
+			c[0], c[1] = sign*(e-1), sign*(1-1/e)
+		}
 	}
 	s.refresh()
 }
@@ -609,8 +639,9 @@ func (s *State) propagate() {
 // flipGain returns s_0 with v true minus s_0 with v false, leaving the
 // state as it was. For a shallow variable it is a sum over v's parents of
 // the change of each parent's value (nothing is written): a parent with v
-// as one child of count 1 changes by val * (exp(+-w) - 1), from the cached
-// exp(w); otherwise v is set both ways and back.
+// as one child of count 1 changes by val * (exp(+-w) - 1), a coefficient
+// of the weights cached by Recompute (State.coef) times the parent's value;
+// otherwise v is set both ways and back.
 func (s *State) flipGain(v int) float64 {
 	if !s.tp.shallow[v] {
 		old := s.X[v]
@@ -625,26 +656,19 @@ func (s *State) flipGain(v int) float64 {
 	}
 	w := s.net.Weights
 	refs := s.tp.varParents(v)
+	coef := s.coef[s.tp.varOff[v]:s.tp.varOff[v+1]]
 	cur := s.X[v]
 	gain := 0.0
 	for k := 0; k < len(refs); {
 		f := refs[k].feature
-		if r := &refs[k]; f != 0 && r.count == 1 && (k+1 == len(refs) || refs[k+1].feature != f) {
-			// One child of count 1: v's leaf is 1 when X[v] != neg, so one of
-			// the two values is the current one and the other is it times
-			// exp(w) or exp(-w).
-			e, val := s.expW[r.weight], s.val[f]
-			if val > 1e-250 && e > 1e-250 && e < 1e250 {
+		if c := &coef[k]; c[0] == c[0] { // not NaN: see State.coef
+			if val := s.val[f]; val > 1e-250 {
+				if cur != refs[k].neg { // the leaf is 1 now
+					gain += val * c[1]
+				} else {
+					gain += val * c[0]
+				}
 				k++
-				v1, v0 := val*e, val // the values with the leaf at 1 and at 0
-				if cur != r.neg {    // the leaf is 1 now
-					v1, v0 = val, val/e
-				}
-				diff := v1 - v0
-				if r.neg { // the leaf is 1 when v is false
-					diff = -diff
-				}
-				gain += s.rootW[f] * diff
 				continue
 			}
 		}

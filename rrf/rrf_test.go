@@ -135,7 +135,7 @@ func TestIncrementalScore(t *testing.T) {
 		case 1:
 			n = randomFoldedNet(rng, 8, 6, NormMax)
 		default:
-			n = randomFoldedNet(rng, 8, 2+rng.IntN(6), []Norm{NormSoftplus, NormSmooth, NormMax}[trial%3])
+			n = randomFoldedNet(rng, 8, 2+rng.IntN(6), []Norm{NormSoftplus, NormSmooth, NormMax}[trial/3%3])
 		}
 		x := make([]bool, n.NumVars)
 		s, err := NewState(n, x)
@@ -160,6 +160,49 @@ func TestIncrementalScore(t *testing.T) {
 			s.Set(v, !s.X[v])
 			if got, want := s.LogScore(), score(n, s.X); math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
 				t.Fatalf("trial %d step %d: cached score %.12g, direct %.12g", trial, step, got, want)
+			}
+		}
+	}
+}
+
+// TestFlipGainAfterWeightsChange: flipGain's direct path reads
+// coefficients of the weights that Recompute caches (State.coef, with
+// expW and rootW); after the weights change and Recompute, every flip gain
+// is again the difference of two direct evaluations at the new weights,
+// under each normalisation, including weights far enough out that the
+// cache leaves the entry to the general path.
+func TestFlipGainAfterWeightsChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for trial := range 45 {
+		norm := []Norm{NormSmooth, NormMax, NormSoftplus}[trial%3]
+		n := randomFoldedNet(rng, 7, 1+rng.IntN(5), norm)
+		x := make([]bool, n.NumVars)
+		for v := range x {
+			x[v] = rng.IntN(2) == 0
+		}
+		s, err := NewState(n, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 4 {
+			for k := range n.Weights {
+				n.Weights[k] = rng.NormFloat64() * 2
+				if round == 3 && k == 0 {
+					n.Weights[k] = 700 // exp(w) past the cached range
+				}
+			}
+			s.Recompute()
+			for step := range 30 {
+				v := rng.IntN(n.NumVars)
+				y := slices.Clone(s.X)
+				y[v] = true
+				a := score(n, y)
+				y[v] = false
+				b := score(n, y)
+				if got := s.flipGain(v); math.Abs(got-(a-b)) > 1e-9*max(1, math.Abs(a), math.Abs(b)) {
+					t.Fatalf("trial %d (%v) round %d step %d: flip gain of %d (shallow %v) %.12g, direct %.12g", trial, norm, round, step, v, s.tp.shallow[v], got, a-b)
+				}
+				s.Set(v, !s.X[v])
 			}
 		}
 	}
