@@ -235,6 +235,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 	if opt.MaxFired <= 0 {
 		opt.MaxFired = 50
 	}
+	opt.MaxFired = max(opt.MaxFired, rk.NoisyOrK) // the bounds in fired need a candidate's NoisyOrK best rules
 	if opt.Threads <= 0 {
 		opt.Threads = runtime.GOMAXPROCS(0)
 	}
@@ -480,12 +481,14 @@ func clusters(n int, edges []edge, t float64) []int32 {
 }
 
 // validQuery is one validation query as the threshold search sees it: the
-// rules (positions, increasing) predicting the true answer, and those
+// rules (positions, increasing) predicting the true answer, those
 // predicting each other candidate that may rank at or above it under some
-// clustering, each cut at MaxFired.
+// clustering and below it under another, each cut at MaxFired, and the
+// number of candidates above it under every clustering.
 type validQuery struct {
 	truth  []int32
 	others [][]int32
+	above  int
 }
 
 // validationQueries applies every rule to every validation query and keeps
@@ -508,7 +511,7 @@ func (rk *Ranker) validationQueries(ctx context.Context, valid []Triple, known f
 			e, truth = t.H, t.T
 			skip = func(y int32) bool { return y != truth && known(Triple{H: t.H, R: t.R, T: y}) }
 		}
-		res[q] = rk.fired(e, t.R, tail, truth, skip, opt.MaxFired, qs)
+		res[q] = rk.fired(e, t.R, tail, truth, skip, opt.MaxFired, opt.TopK, qs)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -521,11 +524,15 @@ func (rk *Ranker) validationQueries(ctx context.Context, valid []Triple, known f
 }
 
 // fired applies every rule that can fire for the query and returns, for
-// the true answer and for each candidate whose plain noisy-or (an upper
-// bound of its score under any clustering) reaches the true answer's
-// largest confidence (a lower bound of its score), the rules predicting
-// it, at most maxFired each.
-func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired int, qs *queryScratch) validQuery {
+// the true answer and for each candidate whose place relative to it
+// depends on the clustering, the rules predicting it, at most maxFired
+// each. Under any clustering a candidate's score lies between its largest
+// confidence and its plain noisy-or (over its NoisyOrK best rules): a
+// candidate whose noisy-or is below the true answer's largest confidence
+// is always below it (left out), one whose largest confidence is above the
+// true answer's noisy-or always above it (counted in above); a query with
+// topK such candidates is a miss whatever the clusters.
+func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, qs *queryScratch) validQuery {
 	order := rk.gather(e, r, tail, qs)
 	list := rk.byHead[r]
 	var lists [][]int32
@@ -562,20 +569,27 @@ func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) boo
 	if ti <= 0 {
 		return vq // no rule predicts the true answer: a miss whatever the clusters
 	}
-	vq.truth = lists[ti-1]
-	low := list[vq.truth[0]].Conf
-	for i, l := range lists {
-		if int32(i) == ti-1 {
-			continue
-		}
+	upper := func(l []int32) float64 {
 		p := 1.0
 		for _, x := range l[:min(len(l), max(rk.NoisyOrK, 1))] {
 			p *= 1 - list[x].Conf
 		}
-		if 1-p >= low {
+		return 1 - p
+	}
+	truthLow, truthHigh := list[lists[ti-1][0]].Conf, upper(lists[ti-1])
+	for i, l := range lists {
+		switch {
+		case int32(i) == ti-1 || upper(l) < truthLow:
+		case list[l[0]].Conf > truthHigh:
+			vq.above++
+		default:
 			vq.others = append(vq.others, l)
 		}
 	}
+	if vq.above >= topK {
+		return validQuery{} // a miss under every clustering
+	}
+	vq.truth = lists[ti-1]
 	return vq
 }
 
@@ -693,7 +707,7 @@ func (rk *Ranker) validRank(q *validQuery, rules []*Rule, c []int32, topK int, s
 	sc.a, sc.seen = rk.clusteredConfs(rules, q.truth, c, sc.a, sc.seen)
 	ta := Candidate{confs: sc.a}
 	ta.Score = rk.noisyOr(ta.confs)
-	better, tied := 0, 0
+	better, tied := q.above, 0
 	for _, l := range q.others {
 		sc.b, sc.seen = rk.clusteredConfs(rules, l, c, sc.b, sc.seen)
 		cb := Candidate{confs: sc.b}
