@@ -1,6 +1,7 @@
 // Command mlnkb measures lazy MAP inference for Markov logic (hinge mln
-// infer --lazy, LazySAT) on knowledge bases whose full grounding does not
-// fit in memory (see README.md beside it):
+// infer --lazy, LazySAT) and lazy MC-SAT (--lazy --marginal) on knowledge
+// bases whose full grounding does not fit in memory (see README.md beside
+// it):
 //
 //   - kb: generated knowledge bases of N entities and 10N facts (closed
 //     relations and classes) with 30 clauses over 12 open predicates
@@ -9,6 +10,11 @@
 //   - kinship: a generated kinship knowledge base of -people people (5,000)
 //     with kinship-mln's 22 clauses, the predicates with facts closed and
 //     four open; run lazily and as hinge mln infer chooses by itself.
+//   - marginals: lazy MC-SAT (hinge mln infer --lazy --marginal) on the kb
+//     generator's knowledge bases at the sizes of -marginal-sizes (default
+//     10^4 entities), -samples samples from -chains chains after -burn-in
+//     steps each: ground clauses built against the cross product, CPU
+//     time and peak RSS.
 //   - versus-full: knowledge bases small enough to ground in full (500 and
 //     1,000 entities), in this process: MaxWalkSAT over the full ground
 //     network (maxsat.WalkSAT) against lazy MAP (mln.Network.LazyMAP), the
@@ -20,7 +26,8 @@
 //
 // Usage:
 //
-//	go -C bench run ./mlnkb                          # both, about 15 minutes on 2 cores
+//	go -C bench run ./mlnkb                          # all four experiments
+//	go -C bench run ./mlnkb -experiments marginals -marginal-sizes 10000,30000
 //	go -C bench run ./mlnkb -experiments kinship
 //	go -C bench run ./mlnkb -sizes 100000 -update-results
 //
@@ -73,7 +80,11 @@ type config struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mlnkb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	experiments := fs.String("experiments", "kb,kinship,versus-full", "comma-separated: kb, kinship, versus-full")
+	experiments := fs.String("experiments", "kb,kinship,versus-full,marginals", "comma-separated: kb, kinship, versus-full, marginals")
+	marginalSizes := fs.String("marginal-sizes", "10000", "marginals: entities per knowledge base")
+	samples := fs.Int("samples", 100, "marginals: MC-SAT samples over all chains (--samples)")
+	burnIn := fs.Int("burn-in", 10, "marginals: steps each chain discards first (--burn-in)")
+	chains := fs.Int("chains", 2, "marginals: chains (--chains)")
 	sizes := fs.String("sizes", "10000,30000,100000", "kb: entities per knowledge base (10 facts each)")
 	people := fs.Int("people", 5000, "kinship: people in the family tree")
 	data := fs.String("data", "", "shared data directory, for kinship-mln's rules (default: $HINGE_DATA or ../shared/data)")
@@ -123,8 +134,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = c.kinship(ctx, *people)
 		case "versus-full":
 			err = c.versusFull(ctx)
+		case "marginals":
+			err = c.marginals(ctx, *marginalSizes, *samples, *burnIn, *chains)
 		default:
-			err = fmt.Errorf("unknown experiment %q (want kb, kinship or versus-full)", e)
+			err = fmt.Errorf("unknown experiment %q (want kb, kinship, versus-full or marginals)", e)
 		}
 		if err != nil {
 			return err
@@ -165,14 +178,22 @@ type report struct {
 	BestFlip      int      `json:"best_flip"`
 	TrueQuery     int      `json:"true_query_atoms"`
 	Seconds       struct {
-		Load, Ground, Solve, Total float64
+		Load, Ground, Solve, Sample, Total float64
 	} `json:"seconds"`
+	// Of lazy MC-SAT's report.
+	Initial     int `json:"initial_ground_clauses"`
+	Merged      int `json:"merged_clauses"`
+	Convergence struct {
+		RHat  float64 `json:"r_hat"`
+		Mixed bool    `json:"mixed"`
+	} `json:"convergence"`
 }
 
 // measured is one run of hinge mln infer.
 type measured struct {
 	rep     report
 	wall    float64
+	cpu     float64 // user and system seconds (0 without GNU time)
 	rssMB   float64
 	exit    int
 	note    string // what the run said about its choice, or why it failed
@@ -196,7 +217,7 @@ func (c *config) infer(ctx context.Context, k *kb, flips int, extra ...string) (
 	os.Remove(rssFile)
 	cmd := exec.CommandContext(ctx, c.hinge, args...)
 	if timeBin, err := exec.LookPath("/usr/bin/time"); err == nil {
-		cmd = exec.CommandContext(ctx, timeBin, append([]string{"-f", "%M", "-o", rssFile, c.hinge}, args...)...)
+		cmd = exec.CommandContext(ctx, timeBin, append([]string{"-f", "%U %S %M", "-o", rssFile, c.hinge}, args...)...)
 	}
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -207,9 +228,14 @@ func (c *config) infer(ctx context.Context, k *kb, flips int, extra ...string) (
 		m.exit = cmd.ProcessState.ExitCode()
 		if b, err := os.ReadFile(rssFile); err == nil {
 			fs := strings.Fields(string(b)) // "Command exited with non-zero status 1" comes first then
-			if len(fs) > 0 {
+			if len(fs) >= 3 {
 				if kb, err := strconv.ParseFloat(fs[len(fs)-1], 64); err == nil {
 					m.rssMB = kb / 1024
+				}
+				u, uerr := strconv.ParseFloat(fs[len(fs)-3], 64)
+				sy, serr := strconv.ParseFloat(fs[len(fs)-2], 64)
+				if uerr == nil && serr == nil {
+					m.cpu = u + sy
 				}
 			}
 		} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -330,4 +356,44 @@ func (c *config) kinship(ctx context.Context, people int) error {
 	}
 	results.Markdown(c.stdout, rows)
 	return results.WriteCSV(filepath.Join(c.out, "kinship.csv"), rows)
+}
+
+var marginalHeader = []string{"case", "entities", "facts", "clauses", "samples", "chains", "burn_in", "ground_clauses_built", "initial_ground_clauses",
+	"merged_clauses", "cross_product", "atoms_active", "unknown_atoms", "r_hat", "mixed", "ground_s", "sample_s", "wall_s", "cpu_s", "peak_rss_mb", "exit", "note"}
+
+// marginals runs lazy MC-SAT on the kb generator's knowledge bases.
+func (c *config) marginals(ctx context.Context, sizes string, samples, burnIn, chains int) error {
+	rows := [][]string{marginalHeader}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < community {
+			return fmt.Errorf("-marginal-sizes: %q is not a number of entities >= %d", s, community)
+		}
+		dir := filepath.Join(c.work, "kb"+s)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		k, err := generateKB(dir, n, c.seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "mlnkb: kb of %d entities, %d facts; hinge mln infer --lazy --marginal --samples %d --chains %d --burn-in %d ...\n", n, k.facts, samples, chains, burnIn)
+		m, err := c.infer(ctx, k, 0, "--lazy", "--marginal", "--samples", strconv.Itoa(samples), "--chains", strconv.Itoa(chains), "--burn-in", strconv.Itoa(burnIn))
+		if err != nil {
+			return err
+		}
+		f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+		r := m.rep
+		row := []string{"kb marginals", strconv.Itoa(k.entities), strconv.Itoa(k.facts), strconv.Itoa(k.clauses), strconv.Itoa(samples), strconv.Itoa(chains), strconv.Itoa(burnIn)}
+		if m.timeout || !r.Lazy {
+			row = append(row, "", "", "", "", "", "", "", "", "", "", f(m.wall), f(m.cpu), f(m.rssMB), strconv.Itoa(m.exit), m.note)
+		} else {
+			row = append(row, strconv.Itoa(r.GroundClauses), strconv.Itoa(r.Initial), strconv.Itoa(r.Merged), strconv.FormatFloat(r.CrossProduct, 'e', 2, 64),
+				strconv.Itoa(r.Unknowns), strconv.FormatFloat(r.AllUnknowns, 'e', 2, 64), strconv.FormatFloat(r.Convergence.RHat, 'f', 3, 64),
+				strconv.FormatBool(r.Convergence.Mixed), f(r.Seconds.Ground), f(r.Seconds.Sample), f(m.wall), f(m.cpu), f(m.rssMB), strconv.Itoa(m.exit), m.note)
+		}
+		rows = append(rows, row)
+	}
+	results.Markdown(c.stdout, rows)
+	return results.WriteCSV(filepath.Join(c.out, "marginals.csv"), rows)
 }

@@ -84,3 +84,39 @@ func TestRunSmall(t *testing.T) {
 		t.Fatalf("row %v", r)
 	}
 }
+
+// TestRunMarginalsSmall runs the marginals experiment (lazy MC-SAT) on a
+// small knowledge base and checks its row.
+func TestRunMarginalsSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds hinge")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"-experiments", "marginals", "-marginal-sizes", "300", "-samples", "10", "-chains", "2", "-burn-in", "2", "-work", dir, "-out", dir}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	f, err := os.Open(filepath.Join(dir, "marginals.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%v, %d rows", err, len(rows))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	r := rows[1]
+	built, _ := strconv.Atoi(r[col["ground_clauses_built"]])
+	initial, _ := strconv.Atoi(r[col["initial_ground_clauses"]])
+	cross, _ := strconv.ParseFloat(r[col["cross_product"]], 64)
+	active, _ := strconv.Atoi(r[col["atoms_active"]])
+	_, cerr := strconv.ParseFloat(r[col["cpu_s"]], 64)
+	if r[col["exit"]] != "0" || built == 0 || initial == 0 || initial > built || float64(built) >= cross || active == 0 || cerr != nil {
+		t.Fatalf("row %v", r)
+	}
+}
