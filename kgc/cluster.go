@@ -54,7 +54,7 @@ type ClusterOptions struct {
 	// (0: 256): Jaccard indexes of sets of at most this size are exact,
 	// of larger sets estimated.
 	Sketch int
-	// Thresholds tried (nil: DefaultThresholds), each in (0, 1].
+	// Thresholds tried (empty: DefaultThresholds), each in (0, 1].
 	Thresholds []float64
 	// TopK is the list length of the ranking the thresholds are chosen
 	// for (0: 100): a true answer below it is a miss.
@@ -221,7 +221,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 	if opt.Sketch <= 0 {
 		opt.Sketch = 256
 	}
-	if opt.Thresholds == nil {
+	if len(opt.Thresholds) == 0 {
 		opt.Thresholds = DefaultThresholds
 	}
 	for _, t := range opt.Thresholds {

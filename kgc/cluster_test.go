@@ -156,6 +156,11 @@ func TestClusteredNeedsCluster(t *testing.T) {
 	if _, err := rk.Cluster(context.Background(), nil, g.Has, ClusterOptions{Thresholds: []float64{1.5}}); err == nil {
 		t.Fatal("threshold 1.5 accepted")
 	}
+	// An empty list of thresholds means the default ones (it used to
+	// index past its end).
+	if _, err := rk.Cluster(context.Background(), g.Triples[:5], g.Has, ClusterOptions{Thresholds: []float64{}}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // The sketch of a rule without a body constant, taken from its body's
