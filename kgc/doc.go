@@ -31,7 +31,12 @@
 // compared lexicographically: ties on the largest are broken by the next),
 // or noisy-or (1 - prod(1 - conf) over its few best rules, ties broken as
 // by maxplus: over every rule, the near-duplicate rules of a dense graph
-// drive every candidate to 1). The filtered rank of the true answer
+// drive every candidate to 1), or clustered: the non-redundant noisy-or of
+// Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable, rule-based
+// link prediction method outperforming embedding models"), where rules
+// whose predictions overlap (Jaccard index over the graph) form clusters
+// that count once, with their largest confidence, the thresholds chosen
+// per relation on validation triples (Ranker.Cluster). The filtered rank of the true answer
 // leaves out the other true answers (from the training, validation and test
 // triples); a candidate tied with it counts half (the expected rank under
 // random tie-breaking); a true answer no rule predicts is a miss
