@@ -81,7 +81,7 @@ func TestLoadAndRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range scorings {
+	for _, s := range append(scorings, kgc.Clustered) { // clustered: no validation triples, every rule alone
 		m, _, err := d.rank(context.Background(), lr.Rules, s, 1)
 		if err != nil {
 			t.Fatal(err)
