@@ -247,6 +247,9 @@ func TestKGCClustered(t *testing.T) {
 		t.Fatalf("clustered without --valid: exit %d, %s", code, stderr)
 	}
 	args = append(args, "--valid", filepath.Join(dir, "valid.txt"))
+	if code, _, stderr := runCLI(t, append(args, "--explain", "parent(p0,p60)")...); code != 2 || !strings.Contains(stderr, "not with --score clustered") {
+		t.Fatalf("clustered with --explain: exit %d, %s", code, stderr)
+	}
 	var outs [2]string
 	for i := range outs {
 		rep := filepath.Join(dir, fmt.Sprint("report", i, ".json"))
