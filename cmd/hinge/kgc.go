@@ -94,11 +94,12 @@ largest confidence, and the score is the noisy-or over the candidate's
 --noisy-or-k best clusters. The Jaccard threshold of each relation, query
 direction and kind of rule (cyclic, with a body constant, other) is chosen
 to maximise the MRR of the --valid triples (filtered by the graph and the
-validation triples only; the test triples play no part). With --score psl each relation's --psl-rules best
-rules become a PSL model whose weights PPLL learns from --psl-train sampled
-training triples; each query's --psl-candidates best maxplus candidates are
-then re-scored by MAP inference (ADMM), and --psl-out DIR writes that model,
-its data and the inferred values for hinge infer.
+validation triples only; the test triples play no part). With --score psl
+each relation's --psl-rules best rules become a PSL model whose weights PPLL
+learns from --psl-train sampled training triples; each query's
+--psl-candidates best maxplus candidates are then re-scored by MAP inference
+(ADMM), and --psl-out DIR writes that model, its data and the inferred values
+for hinge infer.
 
 Each query's list holds its --top-k best candidates (and those tied with the
 k-th), known answers (train, facts, valid and test triples) other than the
@@ -130,7 +131,7 @@ SIGTERM) writes nothing.`,
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
-	f.IntVar(&o.cluster.Starts, "cluster-starts", 500, "clustered: heads and tails of each relation (each) whose predictions stand for a cyclic rule's when comparing rules")
+	f.IntVar(&o.cluster.Starts, "cluster-starts", 500, "clustered: sampled heads (and as many tails) of each relation whose predictions stand for a cyclic rule's when comparing rules")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
