@@ -34,12 +34,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/eval"
+	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -55,14 +58,23 @@ func main() {
 }
 
 type config struct {
-	out            string
-	pairs          int
-	seed           uint64
-	samples, burn  int
-	learnIter      int
-	l2             float64
-	rrfLearn       string
-	people         int
+	out           string
+	pairs         int
+	seed          uint64
+	samples, burn int
+	learnIter     int
+	l2            float64
+	rrfLearn      string
+	norm          rrf.Norm
+	people        int
+	whyK          int
+	whyNoise      float64
+	// UW-CSE (experiment uwcse)
+	data, saveDir  string
+	areas          []string
+	lambda         float64
+	memLimit       int64
+	merged         bool
 	mlnInfer       string
 	noise, extra   []float64
 	ks             []int
@@ -84,7 +96,9 @@ func parseFloats(s string) ([]float64, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rrf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	experiments := fs.String("experiments", "inclusion,fd,perf", "comma-separated: inclusion, fd, perf")
+	experiments := fs.String("experiments", "inclusion,fd,perf", "comma-separated: inclusion, fd, perf; not in the default set: uwcse (UW-CSE leave one area out), uwperf (the engine on UW-CSE ai), why (where the RRF loses: learning, inference or the model)")
+	whyK := fs.Int("why-k", 5, "why: functional-dependency group size")
+	whyNoise := fs.Float64("why-noise", 0.7, "why: functional-dependency noise")
 	out := fs.String("out", "", "directory for the CSV and PNG files (default: hinge-bench-rrf in the temporary directory)")
 	update := fs.Bool("update-results", false, "write the results into the committed results/ beside this program")
 	pairs := fs.Int("pairs", 10, "generated train/test pairs per point")
@@ -95,6 +109,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	l2 := fs.Float64("l2", 0.01, "RRF learning: pull l2/2 * |w - w0|^2 towards the initial (knowledge base) weights")
 	rrfLearn := fs.String("rrf-learn", "pll", "RRF learning method: pll (pseudo-likelihood, L-BFGS) or ll (likelihood, sampled gradient; -learn-iter steps)")
 	mlnInfer := fs.String("mln-infer", mln.MethodGibbs, "MLN marginals: gibbs (from all false) or mcsat (from a MaxWalkSAT world)")
+	norm := fs.String("norm", rrf.NormSmooth.String(), "RRF feature normalisation: smooth (the rrf package's default: max(w, 0) smoothed near 0), max (sum of the positive weights) or softplus (sum of log(1 + exp(w)))")
+	data := fs.String("data", "", "uwcse: shared data directory (default: $HINGE_DATA or ../shared/data)")
+	areas := fs.String("areas", strings.Join(uwAreas, ","), "uwcse: test areas")
+	uwIter := fs.Int("uw-iter", 200, "uwcse: L-BFGS iterations of weight learning (0: the file's weights only)")
+	uwSamples := fs.Int("uw-samples", 500, "uwcse: Gibbs samples kept")
+	uwBurn := fs.Int("uw-burn-in", 100, "uwcse: Gibbs samples discarded first")
+	lambda := fs.Float64("lambda", 10, "uwcse: sharpness of a converted clause's feature (rrf.FromMLN)")
+	memLimit := fs.String("memory-limit", "8GiB", "uwcse: memory limit of a grounding (the ground network and one state)")
+	save := fs.String("save", "", "uwcse: directory to write the learned programs to (default: none)")
+	merged := fs.Bool("merged", false, "uwcse: train on the four areas merged into one world (as bench/mln) instead of four worlds with tied weights")
 	people := fs.Int("people", 50, "inclusion: people and projects (the paper: 100; one 100x100 pair takes about 40 s here, so 50 by default)")
 	noise := fs.String("noise", "0,0.1,0.2,0.3,0.5,0.7,1", "noise levels (inclusion: flip probability of an observed atom; fd: corruption probability of a name)")
 	extra := fs.String("extra", "0.001,0.01,0.1", "inclusion: probabilities of a spurious management link")
@@ -104,6 +128,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	c := &config{out: *out, pairs: *pairs, seed: *seed, samples: *samples, burn: *burn, learnIter: *learnIter, l2: *l2, rrfLearn: *rrfLearn, people: *people, mlnInfer: *mlnInfer, stdout: stdout, stderr: stderr}
 	var err error
+	if c.norm, err = rrf.ParseNorm(*norm); err != nil {
+		return fmt.Errorf("-norm: %w", err)
+	}
+	c.data, c.saveDir, c.lambda, c.merged = *data, *save, *lambda, *merged
+	c.whyK, c.whyNoise = *whyK, *whyNoise
+	if c.whyK <= 0 || 30%c.whyK != 0 || c.whyNoise < 0 || c.whyNoise > 1 {
+		return errors.New("-why-k must divide 30 and -why-noise be a probability")
+	}
+	c.areas = strings.Split(*areas, ",")
+	for _, a := range c.areas {
+		if !slices.Contains(uwAreas, a) {
+			return fmt.Errorf("-areas: %q is not a UW-CSE area (%s)", a, strings.Join(uwAreas, ", "))
+		}
+	}
+	if c.memLimit, err = memlimit.ParseSize(*memLimit); err != nil {
+		return fmt.Errorf("-memory-limit: %w", err)
+	}
+	if !(c.lambda > 0) || *uwIter < 0 || *uwSamples <= 0 || *uwBurn < 0 {
+		return errors.New("-lambda and -uw-samples must be positive, -uw-iter and -uw-burn-in >= 0")
+	}
 	if c.noise, err = parseFloats(*noise); err != nil {
 		return fmt.Errorf("-noise: %w", err)
 	}
@@ -148,8 +192,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = c.fd(ctx)
 		case "perf":
 			err = c.perf(ctx)
+		case "why":
+			err = c.why(ctx)
+		case "uwperf":
+			uw := *c
+			uw.learnIter = *uwIter
+			if uw.data == "" {
+				if uw.data, err = shareddata.Dir(); err != nil {
+					return err
+				}
+			}
+			err = uw.uwperf(ctx)
+		case "uwcse":
+			uw := *c
+			uw.learnIter, uw.samples, uw.burn = *uwIter, *uwSamples, *uwBurn
+			if uw.data == "" {
+				if uw.data, err = shareddata.Dir(); err != nil {
+					return err
+				}
+			}
+			err = uw.uwcse(ctx)
 		default:
-			err = fmt.Errorf("unknown experiment %q (want inclusion, fd, perf)", e)
+			err = fmt.Errorf("unknown experiment %q (want inclusion, fd, perf, uwcse, uwperf, why)", e)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e, err)
@@ -180,12 +244,14 @@ type task struct {
 
 // result is one model's score on one pair.
 type result struct {
-	AUC, CLL      float64
-	Learn, Infer  float64 // seconds
-	Positives     int
-	Atoms         int
-	GibbsSweepsPS float64 // RRF only: Gibbs sweeps per second
-	LearnStatus   string  // RRF only: why L-BFGS stopped
+	AUC, CLL     float64
+	Learn, Infer float64 // seconds
+	Positives    int
+	Atoms        int
+	LearnStatus  string  // RRF only: why L-BFGS stopped
+	Converged    bool    // RRF only: rrf.LearnResult.Converged
+	GradNorm     float64 // RRF only: the objective's gradient norm at the end
+	PLL          float64 // RRF only: the training world's pseudo-log-likelihood at the learned weights
 }
 
 // score computes AUC-PR (positive class) and the mean conditional
@@ -262,47 +328,10 @@ func (c *config) runMLN(ctx context.Context, t *task) (result, error) {
 }
 
 // runRRF learns the RRF's weights by back-propagated pseudo-likelihood
-// from the knowledge base's initial weights and estimates the test
-// marginals by Gibbs sampling from an ICM mode.
+// from the knowledge base's initial weights (learning method c.rrfLearn)
+// and estimates the test marginals by Gibbs sampling from an ICM mode.
 func (c *config) runRRF(ctx context.Context, t *task) (result, *rrf.Program, error) {
-	prog, err := rrf.ParseProgram("model.rrf", []byte(t.decls+t.rrfText))
-	if err != nil {
-		return result{}, nil, err
-	}
-	start := time.Now()
-	lr, err := prog.LearnRelational(ctx, t.train, t.query, rrf.LearnOptions{Method: c.rrfLearn, L2: c.l2, MaxIter: c.learnIter, Seed: t.inferSeed})
-	if err != nil {
-		return result{}, nil, fmt.Errorf("RRF learning: %w", err)
-	}
-	learn := time.Since(start).Seconds()
-	start = time.Now()
-	net, err := mln.Build(prog.Decls, t.testEv, mln.Options{Query: t.query})
-	if err != nil {
-		return result{}, nil, err
-	}
-	gr, err := prog.Ground(net, 0)
-	if err != nil {
-		return result{}, nil, err
-	}
-	mode, _, err := rrf.ICM(ctx, gr.Net, gr.Evidence, rrf.ICMOptions{Restarts: 1, Seed: t.inferSeed})
-	if err != nil {
-		return result{}, nil, err
-	}
-	g0 := time.Now()
-	marg, err := rrf.Gibbs(ctx, gr.Net, gr.Evidence, mode, rrf.GibbsOptions{Samples: c.samples, BurnIn: c.burn, Seed: t.inferSeed})
-	if err != nil {
-		return result{}, nil, err
-	}
-	sweeps := float64(c.samples+c.burn) / time.Since(g0).Seconds()
-	prob := map[string]float64{}
-	for v, a := range gr.Atoms {
-		if gr.Target[v] {
-			prob[mln.AtomString(a.Pred, a.Args)] = marg[v]
-		}
-	}
-	r, err := score(prob, t.truth)
-	r.Learn, r.Infer, r.GibbsSweepsPS, r.LearnStatus = learn, time.Since(start).Seconds(), sweeps, lr.Status
-	return r, prog, err
+	return c.learnInfer(ctx, t, t.rrfText, nil)
 }
 
 // point runs both models on c.pairs generated pairs and returns the
@@ -321,8 +350,8 @@ func (c *config) point(ctx context.Context, label string, mk func(trainSeed, tes
 		if err != nil {
 			return nil, fmt.Errorf("%s pair %d: %w", label, i, err)
 		}
-		fmt.Fprintf(c.stderr, "    %s pair %d: MLN AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)  RRF AUC %.3f CLL %.3f (learn %.1fs %s, infer %.1fs)\n",
-			label, i, m.AUC, m.CLL, m.Learn, m.Infer, r.AUC, r.CLL, r.Learn, r.LearnStatus, r.Infer)
+		fmt.Fprintf(c.stderr, "    %s pair %d: MLN AUC %.3f CLL %.3f (learn %.1fs, infer %.1fs)  RRF AUC %.3f CLL %.3f (learn %.1fs %s, converged %v, gradient %.2g, PLL %.2f, infer %.1fs)\n",
+			label, i, m.AUC, m.CLL, m.Learn, m.Infer, r.AUC, r.CLL, r.Learn, r.LearnStatus, r.Converged, r.GradNorm, r.PLL, r.Infer)
 		out = append(out, [2]result{m, r})
 	}
 	return out, nil
@@ -347,7 +376,7 @@ func meanSD(rs [][2]result, model int, f func(result) float64) (float64, float64
 	return m, math.Sqrt(v)
 }
 
-var pointHeader = []string{"model", "noise", "pairs", "query atoms", "positives (mean)", "AUC-PR", "AUC-PR sd", "CLL", "CLL sd", "learn s", "infer s"}
+var pointHeader = []string{"model", "noise", "pairs", "query atoms", "positives (mean)", "AUC-PR", "AUC-PR sd", "CLL", "CLL sd", "learn s", "infer s", "converged", "train PLL"}
 
 func pointRows(rs [][2]result, noise float64) [][]string {
 	var rows [][]string
@@ -357,19 +386,39 @@ func pointRows(rs [][2]result, noise float64) [][]string {
 		pos, _ := meanSD(rs, model, func(r result) float64 { return float64(r.Positives) })
 		lrn, _ := meanSD(rs, model, func(r result) float64 { return r.Learn })
 		inf, _ := meanSD(rs, model, func(r result) float64 { return r.Infer })
+		conv, pll := "", ""
+		if model == 1 { // L-BFGS's ending and the pseudo-log-likelihood it reached, RRF only
+			n := 0
+			for _, r := range rs {
+				if r[1].Converged {
+					n++
+				}
+			}
+			p, _ := meanSD(rs, model, func(r result) float64 { return r.PLL })
+			conv, pll = fmt.Sprintf("%d/%d", n, len(rs)), fmt.Sprintf("%.2f", p)
+		}
 		rows = append(rows, []string{name, g(noise), fmt.Sprint(len(rs)), fmt.Sprint(rs[0][model].Atoms), fmt.Sprintf("%.1f", pos),
-			fmt.Sprintf("%.4f", auc), fmt.Sprintf("%.4f", aucSD), fmt.Sprintf("%.4f", cll), fmt.Sprintf("%.4f", cllSD), fmt.Sprintf("%.2f", lrn), fmt.Sprintf("%.2f", inf)})
+			fmt.Sprintf("%.4f", auc), fmt.Sprintf("%.4f", aucSD), fmt.Sprintf("%.4f", cll), fmt.Sprintf("%.4f", cllSD), fmt.Sprintf("%.2f", lrn), fmt.Sprintf("%.2f", inf), conv, pll})
 	}
 	return rows
 }
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// rrfCols are a per-pair row's last columns: L-BFGS's ending and the
+// training pseudo-log-likelihood (RRF rows; empty for the MLN's).
+func rrfCols(r result, model int) []string {
+	if model != 1 {
+		return []string{"", ""}
+	}
+	return []string{r.LearnStatus, fmt.Sprintf("%.4f", r.PLL)}
+}
+
 // inclusion runs the inclusion-constraint experiment over every
 // (extra, noise) point.
 func (c *config) inclusion(ctx context.Context) error {
 	rows := [][]string{append([]string{"p_extra"}, pointHeader...)}
-	raw := [][]string{{"p_extra", "noise", "pair", "model", "AUC-PR", "CLL", "learn s", "infer s"}}
+	raw := [][]string{{"p_extra", "noise", "pair", "model", "AUC-PR", "CLL", "learn s", "infer s", "L-BFGS", "train PLL"}}
 	var curves []curve
 	for _, pe := range c.extra {
 		mc, rc := curve{name: fmt.Sprintf("MLN, extra %g", pe)}, curve{name: fmt.Sprintf("RRF, extra %g", pe), dashed: true}
@@ -391,7 +440,7 @@ func (c *config) inclusion(ctx context.Context) error {
 			}
 			for i, r := range rs {
 				for m, name := range []string{"MLN", "RRF"} {
-					raw = append(raw, []string{g(pe), g(pn), fmt.Sprint(i), name, fmt.Sprintf("%.4f", r[m].AUC), fmt.Sprintf("%.4f", r[m].CLL), fmt.Sprintf("%.2f", r[m].Learn), fmt.Sprintf("%.2f", r[m].Infer)})
+					raw = append(raw, append([]string{g(pe), g(pn), fmt.Sprint(i), name, fmt.Sprintf("%.4f", r[m].AUC), fmt.Sprintf("%.4f", r[m].CLL), fmt.Sprintf("%.2f", r[m].Learn), fmt.Sprintf("%.2f", r[m].Infer)}, rrfCols(r[m], m)...))
 				}
 			}
 			mc.add(pn, rs, 0)
@@ -412,7 +461,7 @@ func (c *config) inclusion(ctx context.Context) error {
 // fd runs the functional-dependency experiment over every (k, noise) point.
 func (c *config) fd(ctx context.Context) error {
 	rows := [][]string{append([]string{"k"}, pointHeader...)}
-	raw := [][]string{{"k", "noise", "pair", "model", "AUC-PR", "CLL", "learn s", "infer s"}}
+	raw := [][]string{{"k", "noise", "pair", "model", "AUC-PR", "CLL", "learn s", "infer s", "L-BFGS", "train PLL"}}
 	var curves []curve
 	for _, k := range c.ks {
 		mc, rc := curve{name: fmt.Sprintf("MLN, k=%d", k)}, curve{name: fmt.Sprintf("RRF, k=%d", k), dashed: true}
@@ -433,7 +482,7 @@ func (c *config) fd(ctx context.Context) error {
 			}
 			for i, r := range rs {
 				for m, name := range []string{"MLN", "RRF"} {
-					raw = append(raw, []string{fmt.Sprint(k), g(pn), fmt.Sprint(i), name, fmt.Sprintf("%.4f", r[m].AUC), fmt.Sprintf("%.4f", r[m].CLL), fmt.Sprintf("%.2f", r[m].Learn), fmt.Sprintf("%.2f", r[m].Infer)})
+					raw = append(raw, append([]string{fmt.Sprint(k), g(pn), fmt.Sprint(i), name, fmt.Sprintf("%.4f", r[m].AUC), fmt.Sprintf("%.4f", r[m].CLL), fmt.Sprintf("%.2f", r[m].Learn), fmt.Sprintf("%.2f", r[m].Infer)}, rrfCols(r[m], m)...))
 				}
 			}
 			mc.add(pn, rs, 0)

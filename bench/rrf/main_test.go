@@ -144,7 +144,8 @@ func TestFDPlanted(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-k", "7"}, {"-noise", "2"}, {"-pairs", "0"}, {"-experiments", "nope"}, {"-mln-infer", "bp"}} {
+	for _, args := range [][]string{{"-k", "7"}, {"-noise", "2"}, {"-pairs", "0"}, {"-experiments", "nope"}, {"-mln-infer", "bp"},
+		{"-norm", "sum"}, {"-areas", "ai,biology"}, {"-why-k", "4"}, {"-why-noise", "1.5"}, {"-lambda", "0"}, {"-uw-iter", "-1"}, {"-memory-limit", "lots"}} {
 		if err := run(t.Context(), append(args, "-out", t.TempDir()), nil, discard{}); err == nil {
 			t.Errorf("%v: no error", args)
 		}

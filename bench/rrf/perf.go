@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"syscall"
 	"time"
 
 	"github.com/hinge-srl/hinge/bench/internal/results"
@@ -97,9 +100,10 @@ func ancestors(n *rrf.Net, fixed []bool) float64 {
 	par := make([][]int32, len(n.Features))
 	for i, cs := range n.Features {
 		for _, ch := range cs {
-			if ch.Var >= 0 {
+			switch {
+			case ch.Var >= 0:
 				varPar[ch.Var] = append(varPar[ch.Var], int32(i))
-			} else {
+			case ch.Feature >= 0:
 				par[ch.Feature] = append(par[ch.Feature], int32(i))
 			}
 		}
@@ -134,7 +138,8 @@ func ancestors(n *rrf.Net, fixed []bool) float64 {
 // same at every size; a full re-evaluation (Recompute) grows with the
 // model. The flips are drawn at random over the whole domain (worst case for
 // the caches); a Gibbs sweep visits the atoms in order, and its time per
-// flip includes the one Recompute per sweep that drops rounding drift.
+// flip includes the recomputation every 16 sweeps that drops rounding
+// drift.
 func (c *config) scaling(ctx context.Context) error {
 	rows := [][]string{{"people = projects", "unknown atoms", "ground features", "edges", "ancestors per atom", "ns per flip", "ns per full re-evaluation", "Gibbs sweeps/s", "ns per Gibbs flip"}}
 	for _, n := range []int{25, 50, 100, 200, 400} {
@@ -191,4 +196,140 @@ func (c *config) scaling(ctx context.Context) error {
 	}
 	results.Markdown(c.stdout, rows)
 	return c.writeCSV("scaling", rows)
+}
+
+// uwperf measures the RRF engine on UW-CSE's ai area, the Markov logic
+// knowledge base converted to an RRF (rrf.FromMLN, lambda c.lambda): the
+// grounding over the area's facts, Gibbs sweeps, one pseudo-log-likelihood
+// with its gradient, and pseudo-likelihood learning from the area's facts
+// and advisedBy truths (L-BFGS, at most c.learnIter iterations), each with
+// its wall time and the process's CPU time (user + system: the machine is
+// shared, so the CPU time is the figure of the work) and the peak resident
+// memory.
+func (c *config) uwperf(ctx context.Context) error {
+	rows := [][]string{{"step", "repeats", "wall s (median)", "CPU s (median)", "peak MB", "detail"}}
+	fo, err := mln.ReadFolder(filepath.Join(c.data, "uw-cse", "ai"))
+	if err != nil {
+		return err
+	}
+	p, err := rrf.FromMLN(fo.Program, c.lambda, 20)
+	if err != nil {
+		return err
+	}
+	p.Norm = c.norm
+	type timing struct{ wall, cpu float64 }
+	measure := func(f func() error) (timing, error) {
+		c0, w0 := cpuSeconds(), time.Now()
+		err := f()
+		return timing{time.Since(w0).Seconds(), cpuSeconds() - c0}, err
+	}
+	med := func(ts []timing) (float64, float64) {
+		ws, cs := make([]float64, len(ts)), make([]float64, len(ts))
+		for i, t := range ts {
+			ws[i], cs[i] = t.wall, t.cpu
+		}
+		return median(ws), median(cs)
+	}
+	add := func(step string, ts []timing, peak float64, detail string) {
+		w, cpu := med(ts)
+		rows = append(rows, []string{step, fmt.Sprint(len(ts)), fmt.Sprintf("%.3f", w), fmt.Sprintf("%.3f", cpu), fmt.Sprintf("%.0f", peak), detail})
+		fmt.Fprintf(c.stderr, "    %s: wall %.3f s, CPU %.3f s (median of %d), peak %.0f MB; %s\n", step, w, cpu, len(ts), peak, detail)
+	}
+	var gr *rrf.Grounded
+	var ts []timing
+	peak := peakMB()
+	for range 3 {
+		t, err := measure(func() error {
+			net, err := mln.Build(p.Decls, fo.Evidence, mln.Options{Query: []string{"advisedBy"}})
+			if err != nil {
+				return err
+			}
+			gr, err = p.GroundWith(net, rrf.GroundOptions{MemoryLimit: c.memLimit, Context: ctx})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		ts = append(ts, t)
+	}
+	add("ground (mln.Build + GroundWith)", ts, peak(), fmt.Sprintf("%d unknown atoms, %d features, %d child entries", gr.Net.NumVars, len(gr.Net.Features), edges(gr.Net)))
+	// A Gibbs call of 100 sweeps (with its setup: the state, the random
+	// start) and of 500, taking turns; the per-sweep cost is their
+	// difference over 400 sweeps, pair by pair.
+	var t100, t500, marg []timing
+	peak = peakMB()
+	for r := range 5 {
+		for _, n := range []int{100, 500} {
+			t, err := measure(func() error {
+				_, err := rrf.Gibbs(ctx, gr.Net, gr.Evidence, nil, rrf.GibbsOptions{Samples: n, Seed: uint64(r + 1)})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if n == 100 {
+				t100 = append(t100, t)
+			} else {
+				t500 = append(t500, t)
+			}
+		}
+		marg = append(marg, timing{(t500[r].wall - t100[r].wall) / 4, (t500[r].cpu - t100[r].cpu) / 4})
+	}
+	gpeak := peak()
+	fixed := make([]bool, gr.Net.NumVars)
+	for v := range fixed {
+		fixed[v] = gr.Evidence != nil && gr.Evidence.Fixed[v]
+	}
+	add("Gibbs, 100 sweeps from a random world (one call)", t100, gpeak, fmt.Sprintf("%d flips", 100*gr.Net.NumVars))
+	add("Gibbs, 500 sweeps from a random world (one call)", t500, gpeak, fmt.Sprintf("%d flips", 500*gr.Net.NumVars))
+	add("Gibbs, per 100 sweeps after the setup ((500 - 100) / 4)", marg, gpeak, fmt.Sprintf("%.1f features above an unknown atom on average", ancestors(gr.Net, fixed)))
+	ts = ts[:0]
+	x := make([]bool, gr.Net.NumVars)
+	g := make([]float64, len(gr.Net.Weights))
+	peak = peakMB()
+	for range 3 {
+		t, err := measure(func() error {
+			_, err := rrf.PseudoLogLikelihood(gr.Net, x, gr.Evidence, g)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		ts = append(ts, t)
+	}
+	add("pseudo-log-likelihood and gradient", ts, peak(), "all-false world")
+	train := append(slices.Clone(fo.Evidence), fo.Queries...)
+	learned, err := rrf.FromMLN(fo.Program, c.lambda, 20)
+	if err != nil {
+		return err
+	}
+	learned.Norm = c.norm
+	peak = peakMB()
+	var lr *rrf.LearnResult
+	t, err := measure(func() error {
+		var err error
+		lr, err = learned.LearnRelational(ctx, train, []string{"advisedBy"}, rrf.LearnOptions{L2: c.l2, MaxIter: c.learnIter, Ground: rrf.GroundOptions{MemoryLimit: c.memLimit}})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	add("learning (PLL, L-BFGS) on ai's facts and truths", []timing{t}, peak(), fmt.Sprintf("%s after %d iterations, pseudo-log-likelihood %.2f, gradient norm %.3g", lr.Status, lr.Iterations, lr.PLL, lr.GradNorm))
+	results.Markdown(c.stdout, rows)
+	return c.writeCSV("uwperf-"+c.norm.String(), rows)
+}
+
+// cpuSeconds is the process's user and system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
 }
