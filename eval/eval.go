@@ -231,6 +231,28 @@ func New(name string, options map[string]string) (Evaluator, error) {
 	return c.make(own)
 }
 
+// IsOption reports whether name (any case) is in the evaluators' namespace:
+// an "eval." option or one prefixed by an evaluator's name
+// ("discreteevaluator.threshold", or a misspelt option of one). A PSL
+// config's global options hold other components' options too
+// ("admm.maxiterations", "runtime.db.intids"), which are not the
+// evaluators' to check.
+func IsOption(name string) bool {
+	prefix, _, ok := strings.Cut(strings.ToLower(strings.TrimSpace(name)), ".")
+	if !ok {
+		return false
+	}
+	if prefix == "eval" {
+		return true
+	}
+	for _, c := range constructors {
+		if c.prefix == prefix {
+			return true
+		}
+	}
+	return false
+}
+
 // knownOptions lists every option name New accepts.
 func knownOptions() []string {
 	var out []string

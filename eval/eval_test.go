@@ -588,3 +588,25 @@ func TestCategoricalCheckArity(t *testing.T) {
 		}
 	}
 }
+
+// TestIsOption: the evaluators' namespace is eval.* and each evaluator's
+// prefix, in any case; other components' options are outside it.
+func TestIsOption(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"eval.includeobs", true},
+		{"DiscreteEvaluator.Threshold", true},
+		{"discreteevaluator.treshold", true}, // misspelt, but the evaluator's to refuse
+		{" aucevaluator.representative ", true},
+		{"admm.maxiterations", false},
+		{"runtime.db.intids", false},
+		{"discreteevaluator", false},
+		{"", false},
+	} {
+		if got := IsOption(tc.name); got != tc.want {
+			t.Errorf("IsOption(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

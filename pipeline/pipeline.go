@@ -370,12 +370,16 @@ func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []config.Eva
 			specs = append(specs, config.EvalSpec{Evaluator: name})
 		}
 	}
-	// Options: the config's global options, the spec's own, then the caller's.
+	// Options: the config's global options in the evaluators' namespace
+	// (the others are other components', e.g. admm.maxiterations), the
+	// spec's own, then the caller's.
 	for i := range specs {
 		o := map[string]string{}
 		if p.Config != nil {
 			for k, v := range p.Config.Options {
-				o[k] = v
+				if eval.IsOption(k) {
+					o[k] = v
+				}
 			}
 		}
 		for k, v := range specs[i].Options {
