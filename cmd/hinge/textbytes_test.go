@@ -12,7 +12,8 @@ import (
 // the exchange format, kgc triples) through the command that reads it. Every
 // reader skips the mark alike: a good file gives the output it gives without
 // the mark, and a file with a mistake on its first line gives the same
-// message, at the same line and column, as without the mark.
+// message, at the same line and column, as without the mark; a mark after
+// the start is refused at its line and column by every reader.
 func TestByteOrderMark(t *testing.T) {
 	psl := "1: Friends(A, B) & Smokes(A) -> Smokes(B)\n"
 	data := "predicates:\n  Friends/2: closed\n  Smokes/1: open\nobservations:\n  Friends: friends.tsv\n  Smokes: smokes.tsv\ntargets:\n  Smokes: targets.tsv\n"
@@ -90,6 +91,14 @@ func TestByteOrderMark(t *testing.T) {
 			}
 			if code, marked := run(bom + tc.bad); code != 2 || marked != plain {
 				t.Errorf("the mistake with a mark: exit %d:\n%s\nwithout:\n%s", code, marked, plain)
+			}
+			// A mark after the start (two marked files joined with cat)
+			// is refused where it is, not made part of a name.
+			good := tc.files[tc.file]
+			nl := strings.IndexByte(good, '\n') + 1
+			joined := bom + good[:nl] + bom + good[nl:]
+			if code, out := run(joined); code != 2 || !strings.Contains(out, tc.file+":2:1: a byte-order mark (U+FEFF) after the start") {
+				t.Errorf("a mark at the start of line 2: exit %d, want 2 and the mark named at %s:2:1:\n%s", code, tc.file, out)
 			}
 		})
 	}

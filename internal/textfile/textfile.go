@@ -114,7 +114,8 @@ func ReadFile(path string) ([]byte, error) {
 const BOM = "\uFEFF"
 
 // NewReader wraps r as the reader of a text file named name: a UTF-8
-// byte-order mark at its start is skipped, and a read fails, after the text
+// byte-order mark at its start is skipped (one anywhere else is refused as
+// an *EncodingError, Mark), and a read fails, after the text
 // before it, with a *BinaryError at the first NUL byte (no text format
 // hinge reads contains one, and refusing it at once stops an endless binary
 // stream such as /dev/zero) or an *EncodingError at the first byte that is
@@ -144,7 +145,7 @@ type textReader struct {
 	started    bool  // the start was looked at for a byte-order mark
 	eof        bool  // r is at its end
 	rerr       error // r's error, returned after buf[lo:ok]
-	bad        byte  // 0, or what stops the text at buf[ok]: 0xFF invalid UTF-8, 1 a NUL byte
+	bad        byte  // 0, or what stops the text at buf[ok]: 0xFF invalid UTF-8, 1 a NUL byte, 2 a byte-order mark
 	err        error // once set, every read returns it
 }
 
@@ -176,15 +177,20 @@ func (e *FullError) As(target any) bool {
 	return ok
 }
 
-// EncodingError reports a byte that is not UTF-8 in a file read as text.
+// EncodingError reports a byte that is not UTF-8 in a file read as text,
+// or a byte-order mark after its start (Mark).
 type EncodingError struct {
 	Name      string
 	Offset    int64 // of the byte, from 0
 	Line, Col int   // of the byte, from 1
 	Byte      byte
+	Mark      bool // a byte-order mark (U+FEFF) that is not at the start
 }
 
 func (e *EncodingError) msg() string {
+	if e.Mark {
+		return "a byte-order mark (U+FEFF) after the start of the text (two files joined, for example with cat?): remove it"
+	}
 	return fmt.Sprintf("invalid UTF-8 (byte 0x%02X): hinge reads text as UTF-8; convert the file (for example with iconv -f latin1 -t utf-8)", e.Byte)
 }
 
@@ -234,6 +240,8 @@ func (n *textReader) Read(p []byte) (int, error) {
 		switch {
 		case n.bad == 1:
 			n.err = &BinaryError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col}
+		case n.bad == 2:
+			n.err = &EncodingError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col, Byte: n.buf[n.ok], Mark: true}
 		case n.bad != 0:
 			n.err = &EncodingError{Name: n.name, Offset: n.off, Line: n.line, Col: n.col, Byte: n.buf[n.ok]}
 		case n.rerr != nil:
@@ -336,6 +344,12 @@ func (n *textReader) check(b []byte) (good int, wait bool) {
 		b = b[:nul]
 	}
 	j := validPrefix(b)
+	if m := bytes.Index(b[:j], []byte(BOM)); m >= 0 {
+		// A mark after the start (two files joined with cat, say) would
+		// otherwise become part of a name, invisibly.
+		n.bad = 2
+		return m, false
+	}
 	switch {
 	case j < len(b) && (utf8.FullRune(b[j:]) || n.eof || n.rerr != nil || nul >= 0):
 		n.bad = 0xFF // not UTF-8, or a character cut by the end or a NUL byte

@@ -177,7 +177,8 @@ func TestEndlessText(t *testing.T) {
 
 // A byte-order mark at the start is skipped, however the reader hands out
 // its bytes (one at a time, half a buffer, with EOF on the last bytes);
-// only at the start, and only a whole one (part of one is not UTF-8). A NUL
+// only at the start (one anywhere else is refused: two files joined), and
+// only a whole one (part of one is not UTF-8). A NUL
 // byte after it is placed as the text's own line and column, at its offset
 // in the file.
 func TestByteOrderMark(t *testing.T) {
@@ -192,8 +193,10 @@ func TestByteOrderMark(t *testing.T) {
 		{"short", "a", "a", ""},
 		{"part of a mark", "\xEF\xBB", "", "f.txt:1:1: invalid UTF-8 (byte 0xEF)"},
 		{"part of a mark, then text", "\xEF\xBBx\n", "", "f.txt:1:1: invalid UTF-8 (byte 0xEF)"},
-		{"two marks", BOM + BOM + "a", BOM + "a", ""},
-		{"mark inside", "a" + BOM + "b", "a" + BOM + "b", ""},
+		{"two marks", BOM + BOM + "a", "", "f.txt:1:1: a byte-order mark (U+FEFF) after the start"},
+		{"mark inside", "a" + BOM + "b", "a", "f.txt:1:2: a byte-order mark (U+FEFF) after the start"},
+		{"files joined", BOM + "ab\n" + BOM + "cd\n", "ab\n", "f.txt:2:1: a byte-order mark (U+FEFF) after the start"},
+		{"mark across the buffer", strings.Repeat("x", readBuf-1) + BOM, strings.Repeat("x", readBuf-1), "f.txt:1:65536: a byte-order mark"},
 	}
 	wraps := map[string]func(io.Reader) io.Reader{
 		"plain":    func(r io.Reader) io.Reader { return r },
@@ -295,8 +298,8 @@ func TestEncodingError(t *testing.T) {
 }
 
 // FuzzNewReader: whatever the bytes and however they arrive, NewReader
-// delivers them without a leading byte-order mark, up to the first NUL byte
-// or byte that is not UTF-8, where it fails with a *BinaryError or an
+// delivers them without a leading byte-order mark, up to the first NUL byte,
+// byte that is not UTF-8 or byte-order mark after the start, where it fails with a *BinaryError or an
 // *EncodingError at that byte's offset.
 func FuzzNewReader(f *testing.F) {
 	for _, s := range []string{"", BOM, BOM + "a\x00b", "\xEF\xBB", "\xEF\xBB\xBF\xEF", "ab\ncd\x00", "x" + BOM, "caf\xe9", "\xc3\x00"} {
@@ -337,7 +340,7 @@ func FuzzNewReader(f *testing.F) {
 				break
 			}
 			c, size := utf8.DecodeRune(rest[i:])
-			if c == utf8.RuneError && size <= 1 {
+			if c == utf8.RuneError && size <= 1 || c == '\uFEFF' {
 				stop = i
 				break
 			}
@@ -358,7 +361,7 @@ func FuzzNewReader(f *testing.F) {
 		case stop >= 0 && nul && (!errors.As(err, &be) || be.Offset != int64(start+stop)):
 			t.Fatalf("error %v (%+v), want a NUL byte at offset %d", err, be, start+stop)
 		case stop >= 0 && !nul && (!errors.As(err, &ee) || ee.Offset != int64(start+stop)):
-			t.Fatalf("error %v (%+v), want invalid UTF-8 at offset %d", err, ee, start+stop)
+			t.Fatalf("error %v (%+v), want invalid UTF-8 or a byte-order mark at offset %d", err, ee, start+stop)
 		}
 	})
 }
