@@ -396,12 +396,21 @@ const MaxClauses = 256
 // clauses, each grounded as its own potential with the rule's weight (for
 // the usual PSL rule, body conjunction -> head disjunction, there is exactly
 // one). Clauses with complementary literals (always true) are dropped.
+//
+// A formula may share subformulas (a Markov logic equivalence l <=> r is
+// the conjunction of l -> r and r -> l over the same l and r). Negations
+// are pushed down during the conversion rather than by first copying the
+// formula into a tree, and the MaxClauses bound applies to every
+// subformula as its clauses are produced, so a formula is refused after
+// work bounded by its size: nested equivalences, whose expanded tree
+// doubles with each level, are refused in microseconds at any depth.
 func Clauses(f Formula) ([]Clause, error) {
-	cs, err := cnf(nnf(f, false))
+	b := cnfBuilder{shared: sharedSubformulas(f)}
+	cs, err := b.cnf(f, false)
 	if err != nil {
 		return nil, err
 	}
-	out := cs[:0]
+	out := make([]Clause, 0, len(cs))
 	for _, c := range cs {
 		if !tautology(c) {
 			out = append(out, c)
@@ -410,99 +419,193 @@ func Clauses(f Formula) ([]Clause, error) {
 	return out, nil
 }
 
-// nnf pushes negations down to literals. The result contains only *And,
-// *Or and literal leaves (wrapped as *litF).
-func nnf(f Formula, neg bool) Formula {
+// errTooManyClauses is the error of a formula beyond MaxClauses.
+func errTooManyClauses() error {
+	return fmt.Errorf("rule expands to more than %d clauses; simplify it", MaxClauses)
+}
+
+// cnfBuilder converts one formula. The clauses of a shared subformula are
+// worked out once per polarity (memo); results are never modified once
+// returned, so they may be shared.
+type cnfBuilder struct {
+	shared map[Formula]bool
+	memo   map[cnfKey][]Clause
+}
+
+type cnfKey struct {
+	f   Formula
+	neg bool
+}
+
+// compound reports whether f has subformulas worth remembering the clauses
+// of: a connective, or a negation of one.
+func compound(f Formula) bool {
+	switch x := f.(type) {
+	case *And, *Or, *Implies:
+		return true
+	case *Not:
+		return compound(x.X)
+	}
+	return false
+}
+
+// sharedSubformulas returns the compound subformulas of f reached from
+// more than one parent (nil when there are none, as in any formula read
+// from PSL text). Each subformula is visited once.
+func sharedSubformulas(f Formula) map[Formula]bool {
+	var parents map[Formula]int
+	var shared map[Formula]bool
+	stack := []Formula{f}
+	visit := func(c Formula) {
+		if !compound(c) {
+			return
+		}
+		if parents == nil {
+			parents = map[Formula]int{}
+		}
+		parents[c]++
+		switch parents[c] {
+		case 1:
+			stack = append(stack, c)
+		case 2:
+			if shared == nil {
+				shared = map[Formula]bool{}
+			}
+			shared[c] = true
+		}
+	}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := x.(type) {
+		case *Not:
+			visit(x.X)
+		case *And:
+			for _, a := range x.Args {
+				visit(a)
+			}
+		case *Or:
+			for _, a := range x.Args {
+				visit(a)
+			}
+		case *Implies:
+			visit(x.Body)
+			visit(x.Head)
+		}
+	}
+	return shared
+}
+
+// cnf returns the clauses of f, or of !f when neg is set: those of f's
+// negation normal form, in the same order, with at most MaxClauses at
+// every step.
+func (b *cnfBuilder) cnf(f Formula, neg bool) ([]Clause, error) {
+	if !b.shared[f] {
+		return b.convert(f, neg)
+	}
+	k := cnfKey{f, neg}
+	if cs, ok := b.memo[k]; ok {
+		return cs, nil
+	}
+	cs, err := b.convert(f, neg)
+	if err != nil {
+		return nil, err
+	}
+	if b.memo == nil {
+		b.memo = map[cnfKey][]Clause{}
+	}
+	b.memo[k] = cs
+	return cs, nil
+}
+
+func (b *cnfBuilder) convert(f Formula, neg bool) ([]Clause, error) {
 	switch x := f.(type) {
 	case *Atom:
-		return &litF{Literal{Atom: x, Neg: neg}}
+		return []Clause{{Literal{Atom: x, Neg: neg}}}, nil
 	case *Comparison:
-		return &litF{Literal{Cmp: x, Neg: neg}}
+		return []Clause{{Literal{Cmp: x, Neg: neg}}}, nil
 	case *Not:
-		return nnf(x.X, !neg)
+		return b.cnf(x.X, !neg)
 	case *And:
-		return nnfJunction(x.Args, neg, !neg, x.Pos)
+		// By De Morgan, !(a & b) is !a | !b.
+		if neg {
+			return b.disjunction(len(x.Args), func(i int) (Formula, bool) { return x.Args[i], true })
+		}
+		return b.conjunction(len(x.Args), func(i int) (Formula, bool) { return x.Args[i], false })
 	case *Or:
-		return nnfJunction(x.Args, neg, neg, x.Pos)
+		if neg {
+			return b.conjunction(len(x.Args), func(i int) (Formula, bool) { return x.Args[i], true })
+		}
+		return b.disjunction(len(x.Args), func(i int) (Formula, bool) { return x.Args[i], false })
 	case *Implies:
 		// B -> H  ==  !B | H ;  !(B -> H) == B & !H
 		if neg {
-			return &And{Args: []Formula{nnf(x.Body, false), nnf(x.Head, true)}, Pos: x.Pos}
+			return b.conjunction(2, func(i int) (Formula, bool) {
+				if i == 0 {
+					return x.Body, false
+				}
+				return x.Head, true
+			})
 		}
-		return &Or{Args: []Formula{nnf(x.Body, true), nnf(x.Head, false)}, Pos: x.Pos}
+		return b.disjunction(2, func(i int) (Formula, bool) {
+			if i == 0 {
+				return x.Body, true
+			}
+			return x.Head, false
+		})
 	}
 	panic(fmt.Sprintf("model: unknown formula %T", f))
 }
 
-// nnfJunction pushes neg into the operands of a conjunction or disjunction
-// and returns an *And of them when and is set (an *Or otherwise): by De
-// Morgan, a negated And becomes an Or and a negated Or an And.
-func nnfJunction(xs []Formula, neg, and bool, pos srcpos.Position) Formula {
-	args := make([]Formula, len(xs))
-	for i, a := range xs {
-		args[i] = nnf(a, neg)
+// conjunction returns the clauses of the conjunction of n operands (the
+// i-th is arg(i), negated when its flag is set): all their clauses.
+func (b *cnfBuilder) conjunction(n int, arg func(int) (Formula, bool)) ([]Clause, error) {
+	var out []Clause
+	for i := range n {
+		cs, err := b.cnf(arg(i))
+		if err != nil {
+			return nil, err
+		}
+		if len(out)+len(cs) > MaxClauses {
+			return nil, errTooManyClauses()
+		}
+		out = append(out, cs...)
 	}
-	if and {
-		return &And{Args: args, Pos: pos}
-	}
-	return &Or{Args: args, Pos: pos}
+	return out, nil
 }
 
-// litF wraps a literal during normalisation.
-type litF struct{ l Literal }
-
-func (*litF) formula()                    {}
-func (l *litF) Position() srcpos.Position { return srcpos.Position{} }
-
-func cnf(f Formula) ([]Clause, error) {
-	switch x := f.(type) {
-	case *litF:
-		return []Clause{{x.l}}, nil
-	case *And:
-		var out []Clause
-		for _, a := range x.Args {
-			cs, err := cnf(a)
-			if err != nil {
-				return nil, err
+// disjunction returns the clauses of the disjunction of n operands: every
+// clause made of one clause of each operand.
+func (b *cnfBuilder) disjunction(n int, arg func(int) (Formula, bool)) ([]Clause, error) {
+	acc := []Clause{{}}
+	for i := range n {
+		cs, err := b.cnf(arg(i))
+		if err != nil {
+			return nil, err
+		}
+		if len(acc)*len(cs) > MaxClauses {
+			return nil, errTooManyClauses()
+		}
+		if len(cs) == 1 {
+			// The usual case (a literal): extend every clause in place
+			// rather than copying it, which made a disjunction of k
+			// literals cost O(k^2). Each clause of acc owns its array.
+			for i := range acc {
+				acc[i] = append(acc[i], cs[0]...)
 			}
-			out = append(out, cs...)
-			if len(out) > MaxClauses {
-				return nil, fmt.Errorf("rule expands to more than %d clauses; simplify it", MaxClauses)
+			continue
+		}
+		next := make([]Clause, 0, len(acc)*len(cs))
+		for _, c1 := range acc {
+			for _, c2 := range cs {
+				c := make(Clause, 0, len(c1)+len(c2))
+				c = append(append(c, c1...), c2...)
+				next = append(next, c)
 			}
 		}
-		return out, nil
-	case *Or:
-		acc := []Clause{{}}
-		for _, a := range x.Args {
-			cs, err := cnf(a)
-			if err != nil {
-				return nil, err
-			}
-			if len(acc)*len(cs) > MaxClauses {
-				return nil, fmt.Errorf("rule expands to more than %d clauses; simplify it", MaxClauses)
-			}
-			if len(cs) == 1 {
-				// The usual case (a literal): extend every clause in place
-				// rather than copying it, which made a disjunction of k
-				// literals cost O(k^2). Each clause of acc owns its array.
-				for i := range acc {
-					acc[i] = append(acc[i], cs[0]...)
-				}
-				continue
-			}
-			next := make([]Clause, 0, len(acc)*len(cs))
-			for _, c1 := range acc {
-				for _, c2 := range cs {
-					c := make(Clause, 0, len(c1)+len(c2))
-					c = append(append(c, c1...), c2...)
-					next = append(next, c)
-				}
-			}
-			acc = next
-		}
-		return acc, nil
+		acc = next
 	}
-	panic(fmt.Sprintf("model: unexpected %T in cnf", f))
+	return acc, nil
 }
 
 // sameLiteralTarget reports whether two literals refer to the same atom or
