@@ -94,6 +94,19 @@ func TestGroundDBRead(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "lists atoms too") {
 		t.Errorf("--db-read with atoms in --data: exit %d, %q; want exit 2", code, errs)
 	}
+	// Tables that are not there are named, with exit status 2, not passed
+	// on as PostgreSQL's "relation does not exist".
+	empty := pgtest.Schema(t, url)
+	code, _, errs = runCLI(t, "ground", "-m", model, "-d", decl, "--db", url, "--db-schema", empty, "--db-read")
+	if want := "--db-read: schema " + empty + " has no table hinge_constants (the constants), "; code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "SQLSTATE") {
+		t.Errorf("--db-read of a schema without tables: exit %d, %q; want exit 2 and %q", code, errs, want)
+	}
+	extra := writeFile(t, dir, "extra.data", "predicates:\n  Friends/2: closed\n  Smokes/1: open\n  Cancer/1: open\n  Tall/1: closed\n")
+	extraModel := writeFile(t, dir, "extra.psl", "1: Friends(A, B) & Smokes(A) & Tall(A) -> Smokes(B)\n")
+	code, _, errs = runCLI(t, "ground", "-m", extraModel, "-d", extra, "--db", url, "--db-schema", schema, "--db-read")
+	if want := "has no table tall (the atoms of Tall/1)"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("--db-read with a predicate the schema has no table for: exit %d, %q; want exit 2 and %q", code, errs, want)
+	}
 }
 
 // TestGroundDBErrors checks the exit status and message when the database

@@ -258,6 +258,10 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 		s, err := db.Read(prog.Model)
 		if err != nil {
 			db.Close()
+			var me *pgstore.MissingError
+			if errors.As(err, &me) {
+				return nil, badInput(fmt.Errorf("--db-read: %w", err))
+			}
 			return nil, failed(err)
 		}
 		prog.Store = s

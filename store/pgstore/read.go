@@ -18,6 +18,9 @@ func (db *DB) Read(m *model.Model) (*store.Store, error) {
 	if err := checkNames(m); err != nil {
 		return nil, err
 	}
+	if err := db.checkReadable(m); err != nil {
+		return nil, err
+	}
 	s := store.New(m)
 	rows, err := db.conn.Query(db.ctx, "SELECT id, name FROM "+db.table(constantsTable)+" ORDER BY id")
 	if err != nil {
@@ -44,6 +47,59 @@ func (db *DB) Read(m *model.Model) (*store.Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// MissingError reports tables Read needs that the schema does not have.
+type MissingError struct {
+	Schema string
+	// Tables are the missing tables, each with what it holds.
+	Tables []string
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("schema %s has no table %s: reading atoms from the database needs the constants' table and one table a predicate, as a run with --db (without --db-read) writes them or as the README's schema describes",
+		e.Schema, strings.Join(e.Tables, ", "))
+}
+
+// checkReadable returns a *MissingError naming the tables of m (and the
+// constants' table) that the schema does not have, so that a schema that
+// was never filled is named as such instead of by PostgreSQL's "relation
+// does not exist".
+func (db *DB) checkReadable(m *model.Model) error {
+	names := []string{constantsTable}
+	what := map[string]string{constantsTable: constantsTable + " (the constants)"}
+	for _, p := range m.Predicates {
+		n := TableName(p)
+		names = append(names, n)
+		what[n] = fmt.Sprintf("%s (the atoms of %s/%d)", n, p.Name, p.Arity)
+	}
+	rows, err := db.conn.Query(db.ctx, `SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relname = ANY($2)`, db.schema, names)
+	if err != nil {
+		return fmt.Errorf("PostgreSQL: looking for the tables to read: %w", err)
+	}
+	found := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return fmt.Errorf("PostgreSQL: looking for the tables to read: %w", err)
+		}
+		found[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("PostgreSQL: looking for the tables to read: %w", err)
+	}
+	var missing []string
+	for _, n := range names {
+		if !found[n] {
+			missing = append(missing, what[n])
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingError{Schema: db.schema, Tables: missing}
+	}
+	return nil
 }
 
 // readTable adds the atoms of p's table to s, observed and targets in atom
