@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,9 @@ type output struct {
 }
 
 // checkOutputs runs before any long work: each output must be writable
-// where it is named (its parent directory exists; a file is not a
+// where it is named (its parent directory exists and a file can be created
+// there, as the temporary file of atomicfile.Write or the sibling
+// directory and lock of atomicfile.WriteDir will be; a file is not a
 // directory and a directory is not a file), a directory must be one that
 // hinge may replace (atomicfile.CheckDir: nothing in it that hinge did not
 // write), and none may be one of the inputs, which a run would otherwise
@@ -42,8 +45,20 @@ func checkOutputs(inputs []string, outs ...output) error {
 			continue
 		}
 		parent := filepath.Dir(o.path)
+		if o.dir {
+			// WriteDir works beside the directory: its parent, by the
+			// absolute path (the parent of "." or "out/" is not itself).
+			abs, err := filepath.Abs(o.path)
+			if err != nil {
+				return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
+			}
+			parent = filepath.Dir(abs)
+		}
 		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
 			return badInput(fmt.Errorf("%s %s: directory %s does not exist", o.flag, clipPath(o.path), clipPath(parent)))
+		}
+		if err := canCreate(parent); err != nil {
+			return badInput(fmt.Errorf("%s %s: cannot write in directory %s (%w)", o.flag, clipPath(o.path), clipPath(parent), err))
 		}
 		st, err := os.Stat(o.path)
 		if err != nil {
@@ -66,6 +81,23 @@ func checkOutputs(inputs []string, outs ...output) error {
 		}
 	}
 	return nil
+}
+
+// canCreate reports whether a file can be created in dir, by creating a
+// probe file there and removing it: permissions, a read-only file system,
+// or a directory such as /proc where even root cannot create files.
+func canCreate(dir string) error {
+	f, err := os.CreateTemp(dir, ".hinge-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // programInputs lists the files a loaded PSL program was read from: the
