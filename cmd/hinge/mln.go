@@ -869,7 +869,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
 		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
 	}
-	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force)
+	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force, o.training...)
 	if err != nil {
 		return err
 	}

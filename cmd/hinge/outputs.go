@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hinge-srl/hinge/config"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/pipeline"
@@ -112,6 +113,36 @@ func programInputs(f *programFlags, prog *pipeline.Program) []string {
 	return files
 }
 
+// configInputs lists the input files that a program's .data file or JSON
+// config names, read without loading any data (cheap, unlike
+// programFlags.load), so that an output naming one of them is refused as
+// an input before anything else: the data file itself and every data file
+// it lists.
+func configInputs(f *programFlags) ([]string, error) {
+	var cfg *config.Config
+	var err error
+	switch {
+	case f.data != "":
+		cfg, err = config.ReadData(f.data)
+	case f.config != "":
+		part := f.partition
+		if part == "" {
+			part = "infer"
+		}
+		cfg, err = config.ReadJSON(f.config, part)
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, badInput(err)
+	}
+	files := []string{f.data, f.config}
+	for _, s := range cfg.Sources {
+		files = append(files, s.File)
+	}
+	return files, nil
+}
+
 // outputFiles lists the files infer --output DIR writes (one per open
 // predicate), so that none of them may be an input either.
 func outputFiles(dir string, prog *pipeline.Program) []output {
@@ -140,14 +171,15 @@ func learnedPath(input, ext string) string {
 }
 
 // learnedOutput is the file a learning command writes: given, else
-// learnedPath(input, ext), refused when it is the input model itself
-// (--force or not) and when it exists (see refuseExisting).
-func learnedOutput(given, input, ext, flag string, force bool) (string, error) {
+// learnedPath(input, ext), refused when it is the input model itself or
+// one of the other inputs (the training databases), --force or not, and
+// then when it exists (see refuseExisting).
+func learnedOutput(given, input, ext, flag string, force bool, others ...string) (string, error) {
 	out := given
 	if out == "" {
 		out = learnedPath(input, ext)
 	}
-	if err := checkOutputs([]string{input}, output{flag: flag, path: out}); err != nil {
+	if err := checkOutputs(append([]string{input}, others...), output{flag: flag, path: out}); err != nil {
 		return out, err
 	}
 	return out, refuseExisting(out, flag, force)

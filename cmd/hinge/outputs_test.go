@@ -91,6 +91,9 @@ func TestLearnOutputIsInput(t *testing.T) {
 		{"learn, a data file", []string{"learn", "-m", in("m.psl"), "-d", in("d.data"), "--output", in("s.txt")}, "s.txt"},
 		{"structure, the data", []string{"structure", "-d", in("k.data"), "--target", "Knows", "--output", in("k.data")}, "k.data"},
 		{"mln learn, the program", []string{"mln", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("p.mln")}, "p.mln"},
+		{"structure, an observation file", []string{"structure", "-d", in("k.data"), "--target", "Knows", "--output", in("f.txt")}, "f.txt"},
+		{"mln learn, the training database", []string{"mln", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("train.db")}, "train.db"},
+		{"rrf learn, the training database", []string{"rrf", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("train.db")}, "train.db"},
 	} {
 		before, err := os.ReadFile(in(tc.input))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -243,6 +244,18 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	// below against the program's input files.
 	if err := checkOutputs(nil, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
+	}
+	if _, err := os.Stat(o.output); err == nil && o.output != "" {
+		// An existing output that is one of the inputs (the data file or
+		// a file it names) is refused as such, --force or not, before
+		// refuseExisting suggests --force.
+		inputs, err := configInputs(&o.programFlags)
+		if err != nil {
+			return err
+		}
+		if err := checkOutputs(inputs, output{flag: "--output", path: o.output}); err != nil {
+			return err
+		}
 	}
 	if err := refuseExisting(o.output, "--output", o.force); err != nil {
 		return err
