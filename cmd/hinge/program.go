@@ -259,7 +259,8 @@ func (f *programFlags) loadDB(prog *pipeline.Program) (*pgstore.DB, error) {
 		if err != nil {
 			db.Close()
 			var me *pgstore.MissingError
-			if errors.As(err, &me) {
+			var ce *pgstore.ContentError
+			if errors.As(err, &me) || errors.As(err, &ce) {
 				return nil, badInput(fmt.Errorf("--db-read: %w", err))
 			}
 			return nil, failed(err)

@@ -35,7 +35,7 @@ func (db *DB) Read(m *model.Model) (*store.Store, error) {
 		}
 		if want := int32(s.Dict.Len()); id != want || s.Dict.ID(name) != want {
 			rows.Close()
-			return nil, fmt.Errorf("%s: constant %q has id %d; ids must be 0, 1, ... without gaps and names distinct", constantsTable, name, id)
+			return nil, contentErrorf("%s: constant %q has id %d; ids must be 0, 1, ... without gaps and names distinct", constantsTable, name, id)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -47,6 +47,19 @@ func (db *DB) Read(m *model.Model) (*store.Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// ContentError reports tables whose content does not follow the schema
+// Read reads (ids with gaps, an argument tuple twice, an id that names no
+// constant): bad input, as a mistake in a data file is.
+type ContentError struct{ Err error }
+
+func (e *ContentError) Error() string { return e.Err.Error() }
+
+func (e *ContentError) Unwrap() error { return e.Err }
+
+func contentErrorf(format string, args ...any) error {
+	return &ContentError{fmt.Errorf(format, args...)}
 }
 
 // MissingError reports tables Read needs that the schema does not have.
@@ -133,13 +146,13 @@ func (db *DB) readTable(s *store.Store, p *model.Predicate) error {
 		atom := *dest[0].(*int32)
 		for i, id := range ids {
 			if id < 0 || int(id) >= s.Dict.Len() {
-				return fmt.Errorf("table %s: atom %d: argument a%d = %d is not an id in %s", name, atom, i, id, constantsTable)
+				return contentErrorf("table %s: atom %d: argument a%d = %d is not an id in %s", name, atom, i, id, constantsTable)
 			}
 			args[i] = s.Dict.Name(id)
 		}
 		if part == partObserved || part == partTarget {
 			if first, ok := t.Find(ids); ok {
-				return fmt.Errorf("table %s: atoms %d and %d have the same arguments %s: each argument tuple may appear once among the observed and target atoms (part 0 and 1)",
+				return contentErrorf("table %s: atoms %d and %d have the same arguments %s: each argument tuple may appear once among the observed and target atoms (part 0 and 1)",
 					name, first, atom, store.AtomString(p, args))
 			}
 		}
@@ -157,10 +170,10 @@ func (db *DB) readTable(s *store.Store, p *model.Predicate) error {
 			err = fmt.Errorf("part %d is not 0 (observed), 1 (target) or 2 (truth)", part)
 		}
 		if err != nil {
-			return fmt.Errorf("table %s: atom %d: %w", name, atom, err)
+			return contentErrorf("table %s: atom %d: %w", name, atom, err)
 		}
 		if part != partTruth && int(atom) != t.Len()-1 {
-			return fmt.Errorf("table %s: observed and target atoms must be numbered 0, 1, ... without gaps or repeats (atom %d where %d was expected)", name, atom, t.Len()-1)
+			return contentErrorf("table %s: observed and target atoms must be numbered 0, 1, ... without gaps or repeats (atom %d where %d was expected)", name, atom, t.Len()-1)
 		}
 	}
 	if err := rows.Err(); err != nil {

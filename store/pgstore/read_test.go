@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/pgtest"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/store/pgstore"
 )
 
 // TestReadRoundTrip loads a store, reads it back and grounds over the
@@ -67,6 +69,7 @@ INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 1, 0.3, 1), (2, 2, 0, 1), (0, 2, 1, 
 		{"repeated tuple", "INSERT INTO hinge_constants VALUES (0, 'alice'), (1, 'bob'); INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 1, 0, 1), (2, 0, 1, 0);", "atoms 0 and 2 have the same arguments Smokes('alice')"},
 		{"repeated target", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 0, 0, 1), (1, 0, 0, 1);", "atoms 0 and 1 have the same arguments Smokes('alice')"},
 		{"observed and target", "INSERT INTO hinge_constants VALUES (0, 'alice'); INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 0, 0, 1);", "atoms 0 and 1 have the same arguments"},
+		{"missing table", "DROP TABLE smokes;", "has no table smokes (the atoms of Smokes/1)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,8 +88,13 @@ INSERT INTO smokes VALUES (0, 0, 1, 0), (1, 1, 0.3, 1), (2, 2, 0, 1), (0, 2, 1, 
 			}
 			read, err := db.Read(m)
 			if tc.err != "" {
+				var ce *pgstore.ContentError
+				var me *pgstore.MissingError
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("got %v, want an error containing %q", err, tc.err)
+				}
+				if !errors.As(err, &ce) && !errors.As(err, &me) {
+					t.Fatalf("%v is neither a ContentError nor a MissingError (bad input, exit status 2)", err)
 				}
 				return
 			}
