@@ -164,7 +164,7 @@ func (e *explainFlags) checkPSL(o *inferOptions) error {
 	}
 	switch {
 	case o.dbURL() != "":
-		return badInput(fmt.Errorf("%s: not with --db: the ground rules are read back from the atoms in memory", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --db: an explanation grounds the rules again over the atoms in memory, and under --db they are in PostgreSQL (run without --db to explain)", e.flagNames()))
 	case o.streaming.on:
 		return badInput(fmt.Errorf("%s: not with --streaming: the ground problem must be in memory", e.flagNames()))
 	case e.explains() && (o.lifted || o.discrete):

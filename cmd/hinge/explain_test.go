@@ -151,6 +151,8 @@ func TestExplainBadInput(t *testing.T) {
 		{args([]string{"infer"}, smokersPSL, []string{"--explain-json", j}), "--explain-json writes the explanations of --explain"},
 		{args([]string{"infer"}, smokersPSL, []string{"--explain", "Cancer(Bob)", "--lifted", "--explain-json", j}), "not with --lifted or --discrete"},
 		{args([]string{"infer"}, smokersPSL, []string{"--explain", "Cancer(Bob)", "--explain-top", "-1"}), "--explain-top -1"},
+		{args([]string{"infer"}, smokersPSL, []string{"--explain", "Cancer(Bob)", "--db", "postgres://postgres@127.0.0.1:1/postgres", "--explain-json", j}), "not with --db: an explanation grounds the rules again"},
+		{args([]string{"infer"}, smokersPSL, []string{"--satisfaction", filepath.Join(dir, "s.tsv"), "--streaming"}), "not with --streaming"},
 		{args([]string{"infer"}, smokersPSL, []string{"--html", filepath.Join(dir, "no", "r.html")}), "--html"},
 		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain", "Cancer(Bob)", "--marginal", "--explain-json", j}), "not with --marginal or a sampling method"},
 		{args([]string{"mln", "infer"}, smokersMLN, []string{"--explain", "Friends(Anna, Bob)", "--explain-json", j}), "is observed"},
