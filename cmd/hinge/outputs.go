@@ -41,9 +41,29 @@ func checkOutputs(inputs []string, outs ...output) error {
 			ins = append(ins, in{p, st})
 		}
 	}
+	// A directory output is replaced as a whole, so a file output inside
+	// it would be lost with the old set, or be a file hinge did not write
+	// there (and, inside the current directory when that is the output,
+	// written into a directory no longer in place).
+	var dirs []output
+	for _, o := range outs {
+		if o.dir && o.path != "" {
+			if abs, err := filepath.Abs(o.path); err == nil {
+				dirs = append(dirs, output{flag: o.flag, path: abs, dir: true})
+			}
+		}
+	}
 	for _, o := range outs {
 		if o.path == "" {
 			continue
+		}
+		if !o.dir {
+			abs, _ := filepath.Abs(o.path)
+			for _, d := range dirs {
+				if rel, err := filepath.Rel(d.path, abs); d.flag != o.flag && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					return badInput(fmt.Errorf("%s %s is inside the directory of %s, which hinge replaces as a whole: write it elsewhere", o.flag, clipPath(o.path), d.flag))
+				}
+			}
 		}
 		parent := filepath.Dir(o.path)
 		if o.dir {

@@ -114,3 +114,88 @@ func TestLearnOutputIsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestInferOutputSpelledRelative: infer --output names its directory in
+// any spelling: "." (the current directory), "./", "out/", the parent
+// "..". WriteDir put its lock (DIR.lock) and its new set beside the
+// directory by the name as given, which for "." is inside it ("..lock"), so
+// a run into an empty current directory ended, after all the work, refusing
+// the files it had itself put there. Now the directory is written (and
+// holds hinge's files only) or, for "..", which holds the current directory,
+// refused up front, exit 2, leaving nothing behind.
+func TestInferOutputSpelledRelative(t *testing.T) {
+	model, err := filepath.Abs(smokersModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := filepath.Abs(smokersData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cwd, output, written string // cwd and written under the test's directory
+		extra                          []string
+		code                           int
+	}{
+		{"dot", "out", ".", "out", nil, 0},
+		{"dot slash", "out", "./", "out", nil, 0},
+		{"new directory with a slash", "", "out/", "out", nil, 0},
+		{"existing directory with a slash", "", "out/", "out", nil, 0},
+		{"dot dot", "a/b", "..", "", nil, 2},
+		// A report inside the directory that is replaced as a whole.
+		{"dot with a report in it", "out", ".", "", []string{"--report", "r.json"}, 2},
+		{"report inside", "", "out", "", []string{"--report", "out/r.json"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			cwd := filepath.Join(root, tc.cwd)
+			if err := os.MkdirAll(cwd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "existing directory with a slash" {
+				if err := os.Mkdir(filepath.Join(root, "out"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(cwd)
+			code, stdout, errs := runCLI(t, append([]string{"infer", "--model", model, "--data", data, "--output", tc.output}, tc.extra...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, errs)
+			}
+			if tc.code != 0 {
+				if strings.Contains(stdout, "potentials") {
+					t.Errorf("work was done before the refusal:\n%s", stdout)
+				}
+			} else {
+				got := dirNames(t, filepath.Join(root, tc.written))
+				if want := []string{".hinge-output", "CANCER.txt", "SMOKES.txt"}; !slices.Equal(got, want) {
+					t.Errorf("the output directory holds %v, want %v", got, want)
+				}
+			}
+			// Nothing else beside it: no lock, no temporary directory.
+			var want []string
+			if tc.cwd != "" {
+				want = []string{strings.Split(tc.cwd, "/")[0]}
+			} else if tc.written != "" {
+				want = []string{tc.written}
+			}
+			if got := dirNames(t, root); !slices.Equal(got, want) {
+				t.Errorf("the test's directory holds %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -71,14 +71,24 @@ func (e *ForeignError) Error() string {
 // CheckDir, which a caller runs before long work; WriteDir runs it again
 // under the lock, as the directory may have changed since). Anything else
 // in dir refuses the run with a *ForeignError, and dir is left as it was.
+//
+// dir is made absolute first, so that the lock and the sibling directory
+// are beside it for any spelling of it ("." or "out/" or ".."), never
+// inside it; messages name dir as given.
 func WriteDir(dir string, fill func(tmp string) error) (err error) {
-	dir = filepath.Clean(dir)
+	name := dir
+	if dir, err = filepath.Abs(dir); err != nil {
+		return fmt.Errorf("output directory %s: %w", name, err)
+	}
+	if filepath.Dir(dir) == dir {
+		return fmt.Errorf("output directory %s is the root directory, which cannot be replaced", name)
+	}
 	unlock, err := lock(dir + ".lock")
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := CheckDir(dir); err != nil {
+	if err := checkDir(dir, name); err != nil {
 		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
@@ -118,7 +128,7 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 		}
 		// Checked again once the old set is aside, where nothing adds to
 		// it: a file put into dir while fill ran would be lost with it.
-		if err = checkDir(old, dir); err != nil {
+		if err = checkDir(old, name); err != nil {
 			if rerr := os.Rename(old, dir); rerr != nil {
 				return fmt.Errorf("%w; and putting it back failed, it is at %s: %v", err, old, rerr)
 			}
