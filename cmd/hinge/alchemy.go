@@ -149,7 +149,7 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
 	}
-	if err := alchemyProgram(args); err != nil {
+	if err := alchemyProgram(root, args); err != nil {
 		return nil, err
 	}
 	cmd, _, err := root.Find(args)
@@ -220,8 +220,11 @@ func isBoolWord(s string) bool {
 
 // alchemyProgram answers a command line of Alchemy's programs (learnwts,
 // or infer / learn given a .mln program or Alchemy's options) with the
-// hinge mln command that runs it.
-func alchemyProgram(args []string) error {
+// hinge mln command that runs it. A command line written with the PSL
+// commands' flags (-m/--model, -d/--data) is translated into hinge mln's
+// (mlnArgs), so that the command suggested parses and runs once its
+// placeholders are filled.
+func alchemyProgram(root *cobra.Command, args []string) error {
 	rest := args[1:]
 	if k := slices.Index(rest, "--"); k >= 0 {
 		rest = rest[:k]
@@ -245,11 +248,100 @@ func alchemyProgram(args []string) error {
 	default:
 		return nil
 	}
-	cmdline := to + " " + strings.Join(quoteArgs(args[1:]), " ")
+	words, notes := args[1:], ""
+	if args[0] != "learnwts" && !slices.Contains(rest, "-i") {
+		words, notes = mlnArgs(root, args[0], to, args[1:])
+	}
+	cmdline := to + " " + strings.Join(quoteArgs(words), " ")
 	if args[0] == "learnwts" {
 		return badInput(fmt.Errorf("Alchemy's learnwts is `hinge mln learn` (it takes Alchemy's options): did you mean `%s`?", cmdline))
 	}
-	return badInput(fmt.Errorf("hinge %s is for PSL models; a Markov logic network (.mln) runs with `%s` (it takes Alchemy's options): did you mean `%s`?", args[0], to, cmdline))
+	return badInput(fmt.Errorf("hinge %s is for PSL models; a Markov logic network (.mln) runs with `%s` (it takes Alchemy's options): did you mean `%s`?%s", args[0], to, cmdline, notes))
+}
+
+// mlnArgs translates the arguments of hinge infer or hinge learn (from),
+// written with the PSL flags, into those of the hinge mln command to: the
+// model (-m, --model, or a .mln argument) becomes -i, the data (-d, --data,
+// --config, or a .db argument) the evidence (-e) or training database (-t),
+// a flag that to has by the same name stays, and the others are left out.
+// A PSL data file is not Alchemy evidence and infer needs the query
+// predicates: those become the placeholders EVIDENCE.db, TRAIN.db and
+// QUERY. notes says what was replaced or left out.
+func mlnArgs(root *cobra.Command, from, to string, args []string) ([]string, string) {
+	src, _, err1 := root.Find([]string{from})
+	dst, _, err2 := root.Find(strings.Fields(to)[1:])
+	if err1 != nil || err2 != nil {
+		return args, ""
+	}
+	dataFlag, dataHolder := "-e", "EVIDENCE.db"
+	if from == "learn" {
+		dataFlag, dataHolder = "-t", "TRAIN.db"
+	}
+	var out, notes, dropped []string
+	data := func(v string) {
+		if strings.EqualFold(filepath.Ext(v), ".db") {
+			out = append(out, dataFlag, v)
+			return
+		}
+		out = append(out, dataFlag, dataHolder)
+		notes = append(notes, fmt.Sprintf("%s: an Alchemy database (.db) in place of the PSL data %s", dataHolder, v))
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			switch strings.ToLower(filepath.Ext(a)) {
+			case ".mln":
+				out = append(out, "-i", a)
+			case ".db":
+				out = append(out, dataFlag, a)
+			default:
+				dropped = append(dropped, a)
+			}
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := src.Flags().Lookup(name)
+		if f == nil && len(name) == 1 && a[1] != '-' {
+			f = src.Flags().ShorthandLookup(name)
+		}
+		if f == nil {
+			out = append(out, a) // unknown to both: reported as it is
+			continue
+		}
+		if !hasVal && f.Value.Type() != "bool" && i+1 < len(args) {
+			i++
+			val, hasVal = args[i], true
+		}
+		switch {
+		case f.Name == "model" && hasVal:
+			out = append(out, "-i", val)
+		case (f.Name == "data" || f.Name == "config") && hasVal:
+			data(val)
+		case dst.Flags().Lookup(f.Name) != nil:
+			if hasVal {
+				out = append(out, "--"+f.Name+"="+val)
+			} else {
+				out = append(out, "--"+f.Name)
+			}
+		default:
+			dropped = append(dropped, "--"+f.Name)
+		}
+	}
+	if from == "infer" {
+		out = append(out, "-q", "QUERY")
+		notes = append([]string{"QUERY: the predicates to infer"}, notes...)
+	}
+	if len(dropped) > 0 {
+		notes = append(notes, fmt.Sprintf("%s left out: no counterpart in %s", strings.Join(dropped, ", "), to))
+	}
+	if len(notes) == 0 {
+		return out, ""
+	}
+	return out, " (" + strings.Join(notes, "; ") + ")"
 }
 
 // quoteArgs quotes the arguments that a shell would split.

@@ -204,3 +204,44 @@ func TestMLNLearnAllPredicates(t *testing.T) {
 		t.Errorf("--max-iter 1: exit %d, %s", code, errs)
 	}
 }
+
+// TestAlchemySuggestionRuns: hinge infer or hinge learn given a .mln
+// program with the PSL commands' flags suggests a hinge mln command, which
+// must run: -m/--model becomes -i, -d/--data -e (infer) or -t (learn), a
+// PSL data file and the query predicates become placeholders the message
+// explains, and flags hinge mln does not have are left out (it suggested
+// `hinge mln infer -m P.mln -d D.data`, where -m is --map and -d unknown).
+// The suggestion, its placeholders filled, runs with exit status 0.
+func TestAlchemySuggestionRuns(t *testing.T) {
+	prog, ev, data := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db", "../../examples/smokers/smokers.data"
+	out := filepath.Join(t.TempDir(), "learned.mln")
+	fill := strings.NewReplacer("QUERY", "Cancer", "EVIDENCE.db", ev, "TRAIN.db", ev)
+	for _, tc := range []struct {
+		args  []string
+		notes []string // in the message besides the command
+	}{
+		{[]string{"infer", "-m", prog, "-d", data}, []string{"QUERY: the predicates to infer", "EVIDENCE.db: an Alchemy database (.db) in place of the PSL data " + data}},
+		{[]string{"infer", "--model", prog, "--data", data}, []string{"EVIDENCE.db"}},
+		{[]string{"infer", "--model=" + prog, "-d", ev, "--output", "/tmp/o", "--seed", "3", "--quiet"}, []string{"--output left out: no counterpart in hinge mln infer"}},
+		{[]string{"infer", prog, ev}, nil},
+		{[]string{"learn", "-m", prog, "-d", data, "--output", out}, []string{"TRAIN.db"}},
+		{[]string{"learn", "--model", prog, "--data", ev, "--output", out, "--force", "--l2", "1"}, []string{"--l2 left out"}},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		_, after, ok := strings.Cut(errs, "did you mean `")
+		cmdline, notes, ok2 := strings.Cut(after, "`?")
+		if code != 2 || !ok || !ok2 || !strings.HasPrefix(cmdline, "hinge mln ") {
+			t.Errorf("%q: exit %d, stderr %q: want exit 2 and a hinge mln command", tc.args, code, errs)
+			continue
+		}
+		for _, n := range tc.notes {
+			if !strings.Contains(notes, n) {
+				t.Errorf("%q: %q does not say %q", tc.args, errs, n)
+			}
+		}
+		args := strings.Fields(fill.Replace(cmdline))[1:]
+		if code, _, errs := runCLI(t, args...); code != 0 {
+			t.Errorf("%q suggests %q, which exits %d: %s", tc.args, cmdline, code, errs)
+		}
+	}
+}
