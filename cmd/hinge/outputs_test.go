@@ -134,8 +134,8 @@ func TestInferOutputSpelledRelative(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, cwd, output, written string // cwd and written under the test's directory
-		extra                          []string
-		code                           int
+		extra                      []string
+		code                       int
 	}{
 		{"dot", "out", ".", "out", nil, 0},
 		{"dot slash", "out", "./", "out", nil, 0},
