@@ -344,6 +344,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.marginal && o.lifted {
 		return badInput(errors.New("--lifted is for MAP inference (lp-round, lp-walksat, maxwalksat); the samplers of --marginal do not lift"))
 	}
+	if o.lazy && o.lifted {
+		return badInput(errors.New("--lifted lifts the LP relaxation of the full grounding; --lazy searches by MaxWalkSAT over clauses built as needed, with no relaxation to lift: give one or the other"))
+	}
 	if o.marginal && o.mapFlag {
 		return badInput(errors.New("--map and --marginal exclude each other"))
 	}
@@ -410,6 +413,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && o.explain.any() {
 		return failed(fmt.Errorf("%s: explanations need the full grounding, and it would not fit in --memory-limit (the run would ground lazily)", o.explain.flagNames()))
 	}
+	if o.lazy && o.lifted {
+		return failed(errors.New("--lifted lifts the LP relaxation of the full grounding, and it would not fit in --memory-limit (the run would ground lazily, without lifting)"))
+	}
 	if o.lazy && o.marginal {
 		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
 	}
@@ -445,6 +451,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		// without them (the joins then pass over fewer rows).
 		if o.explain.any() {
 			return failed(fmt.Errorf("%v; %s: explanations need the full grounding", err, o.explain.flagNames()))
+		}
+		if o.lifted {
+			return failed(fmt.Errorf("%v; --lifted lifts the LP relaxation of the full grounding", err))
 		}
 		fmt.Fprintf(stderr, "hinge mln infer: note: %v; grounding lazily instead (--lazy)\n", err)
 		if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
