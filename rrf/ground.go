@@ -189,6 +189,10 @@ type grounder struct {
 	seed  maphash.Seed
 	hbuf  []byte
 
+	// origin is, per ground feature, the parfeature that made it first
+	// (for messages).
+	origin []*ParFeature
+
 	scratch [][]Child // per nesting level: a feature's children being built
 	stamp   []uint32  // per constant id: last relevance pass it was seen in
 	epoch   uint32
@@ -772,6 +776,7 @@ func (g *grounder) intern(gf *gFeature, level int) (int32, error) {
 	g.arena = append(g.arena, out...)
 	g.off = append(g.off, int64(len(g.arena)))
 	g.fixed = append(g.fixed, fixed)
+	g.origin = append(g.origin, gf.f)
 	if 2*(n+1) > len(g.table) {
 		g.rehash(max(1024, 2*len(g.table)))
 	} else {
@@ -873,6 +878,8 @@ func (g *grounder) finish() (*Grounded, error) {
 		}
 	}
 	all := make([]Child, 0, size)
+	origin := make([]*ParFeature, kept+1)
+	origin[0] = g.p.Features[g.root]
 	for f := nf - 1; f >= 0; f-- {
 		if !reach[f] {
 			continue
@@ -882,6 +889,7 @@ func (g *grounder) finish() (*Grounded, error) {
 		cs := all[start:len(all):len(all)]
 		remap(cs)
 		n.Features[newID[f]] = cs
+		origin[newID[f]] = g.origin[f]
 	}
 	g.arena, g.table = nil, nil
 	gr := g.gr
@@ -891,5 +899,13 @@ func (g *grounder) finish() (*Grounded, error) {
 	for v := range gr.Target {
 		gr.Target[v] = true
 	}
-	return gr, n.Validate()
+	if err := n.Validate(); err != nil {
+		return gr, err
+	}
+	// Refuse a network whose values may overflow before any inference.
+	if e := n.checkRange(gr.Evidence); e != nil {
+		pf := origin[e.feature]
+		return gr, srcpos.Errorf(pf.Pos, "%s", e.describe("parfeature "+pf.Name, n.Norm))
+	}
+	return gr, nil
 }

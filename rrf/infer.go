@@ -50,7 +50,11 @@ type ICMOptions struct {
 // raises the score; the best of Restarts runs is returned with its log
 // score s_0. A cancelled ctx stops it before the next variable, with ctx's
 // error (a variable under many features can take a while, a sweep over
-// many such much longer).
+// many such much longer). A network whose feature values could pass
+// float64's range under the evidence (a chain of features under the smooth
+// normalisation compounds each one's excess over 1) is refused before the
+// first move, and a log score that is not finite is an error, never an
+// answer.
 func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, float64, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return nil, 0, err
@@ -59,6 +63,9 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 		opt.MaxSweeps = 1000
 	}
 	if err := net.Validate(); err != nil {
+		return nil, 0, err
+	}
+	if err := net.rangeError(ev); err != nil {
 		return nil, 0, err
 	}
 	tp := newTopology(net)
@@ -90,6 +97,9 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 				break
 			}
 		}
+		if err := finiteScore(s.LogScore()); err != nil {
+			return nil, 0, err
+		}
 		if sc := s.LogScore(); sc > bestScore {
 			best, bestScore = append([]bool(nil), s.X...), sc
 		}
@@ -108,7 +118,8 @@ type GibbsOptions struct {
 // each sweep resamples every unknown variable from
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(s_0(x_v=1) - s_0(x_v=0)))), computed
 // from the cached feature sums of v's ancestors only. A cancelled ctx stops
-// it before the next variable, with ctx's error.
+// it before the next variable, with ctx's error. A network whose values
+// could overflow is refused as by ICM.
 func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOptions) ([]float64, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return nil, err
@@ -125,9 +136,15 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 	if err != nil {
 		return nil, err
 	}
+	if err := net.rangeError(ev); err != nil {
+		return nil, err
+	}
 	count := make([]float64, net.NumVars)
 	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
 		if err := s.gibbsSweep(ctx, ev, rng); err != nil {
+			return nil, err
+		}
+		if err := finiteScore(s.LogScore()); err != nil {
 			return nil, err
 		}
 		if it >= opt.BurnIn {
@@ -137,6 +154,10 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 				}
 			}
 		}
+	}
+	s.refresh()
+	if err := finiteScore(s.LogScore()); err != nil {
+		return nil, err
 	}
 	for v := range count {
 		count[v] /= float64(opt.Samples)
