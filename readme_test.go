@@ -272,6 +272,31 @@ func placeholders(script string) []string {
 	return out
 }
 
+// serverRE matches a command that reaches a PostgreSQL server: a
+// postgres:// URL or the variable that holds one.
+var serverRE = regexp.MustCompile(`postgres(?:ql)?://|\$\{?HINGE_DB\b`)
+
+// unsaidNeeds says what a shell script needs but does not say in a comment:
+// a PostgreSQL server (unless the script starts one, with pg_ctl), or the
+// shared data sets by the path ../shared/data alone, which ignores
+// HINGE_DATA (written ${HINGE_DATA:-../shared/data}, it does not).
+func unsaidNeeds(script string) string {
+	var comments, commands []string
+	for _, line := range strings.Split(script, "\n") {
+		c := commentRE.FindString(line)
+		comments = append(comments, c)
+		commands = append(commands, strings.TrimSuffix(line, c))
+	}
+	code := strings.Join(commands, "\n")
+	switch {
+	case serverRE.MatchString(code) && !strings.Contains(code, "pg_ctl") && !strings.Contains(strings.Join(comments, "\n"), "PostgreSQL"):
+		return "the block needs a PostgreSQL server: say so in a comment of the block (# needs a PostgreSQL server ...)"
+	case strings.Contains(strings.ReplaceAll(code, "${HINGE_DATA:-../shared/data}", ""), "../shared/data"):
+		return "the block reads ../shared/data, ignoring HINGE_DATA: write ${HINGE_DATA:-../shared/data}"
+	}
+	return ""
+}
+
 // placeholderNotes returns the comments of a shell script that say
 // "placeholder", joined.
 func placeholderNotes(script string) string {
@@ -287,10 +312,15 @@ func placeholderNotes(script string) string {
 // TestReadmePlaceholders: the top README says that its commands run as
 // written, except for placeholders that a comment names. So a placeholder
 // in a shell block of any README must be named as one in a comment of its
-// block, and a quick block (which TestReadmeCommands runs) holds none.
+// block, and a quick block (which TestReadmeCommands runs) holds none. What a
+// block needs besides the repository must be said too (unsaidNeeds): a
+// PostgreSQL server, and the shared data sets where HINGE_DATA says.
 func TestReadmePlaceholders(t *testing.T) {
 	for _, readme := range readmes(t) {
 		for _, b := range shellBlocks(t, readme) {
+			if why := unsaidNeeds(b.script); why != "" {
+				t.Errorf("%s:%d: %s", b.file, b.line, why)
+			}
 			ph := placeholders(b.script)
 			if len(ph) == 0 {
 				continue
@@ -344,6 +374,23 @@ func TestPlaceholders(t *testing.T) {
 		got := placeholders(tc.script)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%q: placeholders %q, want %q", tc.script, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		script string
+		says   string
+	}{
+		{"hinge ground $a --db \"$HINGE_DB\"\n", "PostgreSQL server"},
+		{"hinge ground --db 'postgres://postgres@127.0.0.1:5432/postgres'\n", "PostgreSQL server"},
+		{"# needs a PostgreSQL server, its URL in HINGE_DB\nhinge ground --db \"$HINGE_DB\"\n", ""},
+		{"runuser -u postgres -- pg_ctl -D $d/data start\nexport HINGE_DB=\"postgres://postgres@/postgres?host=$d\"\n", ""},
+		{"go run ./examples/citations -data ../shared/data/cora\n", "HINGE_DATA"},
+		{"go run ./examples/citations -data ${HINGE_DATA:-../shared/data}/cora\n", ""},
+		{"go -C bench run ./mlnkb   # needs ../shared/data/kinship-mln\n", ""},
+		{"hinge infer -m examples/smokers/smokers.psl -d examples/smokers/smokers.data\n", ""},
+	} {
+		if got := unsaidNeeds(tc.script); (tc.says == "") != (got == "") || !strings.Contains(got, tc.says) {
+			t.Errorf("%q: unsaidNeeds %q, want one saying %q", tc.script, got, tc.says)
 		}
 	}
 	if n := placeholderNotes("# placeholder: M.psl, your model\nhinge infer -m M.psl\n"); !strings.Contains(n, "M.psl") {
