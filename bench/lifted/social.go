@@ -404,8 +404,9 @@ func runSocial(ctx context.Context, c *config) error {
 	return savePNG(filepath.Join(c.out, "social.png"), 6*vg.Inch, 4*vg.Inch, pl)
 }
 
-// socialTarget measures the target of 1.5x: K-fold LHL-MRF total time
-// against the 1x HL-MRF time, with the two solves alternated run by run:
+// socialTarget measures the ratio of the K-fold LHL-MRF total time
+// (lifting and solving) to the 1x HL-MRF time, with the two solves
+// alternated run by run:
 // this machine's speed drifts by tens of percent over the minutes the sweep
 // takes, so a ratio of times taken minutes apart can be off by that much.
 // It prints the median of the per-pair ratios and writes

@@ -13,8 +13,9 @@ import (
 	"github.com/hinge-srl/hinge/mln"
 )
 
-// alchemy runs lp-round MAP on the two programs ANCHORS.md measured Alchemy 2
-// on (UW-CSE's ai fold and Tuffy's cse sample) and gives the answer's cost
+// alchemy runs lp-round MAP on the two programs whose Alchemy 2 MAP figures
+// were measured on this kind of machine (UW-CSE's ai fold and Tuffy's cse
+// sample) and gives the answer's cost
 // three ways: as hinge grounds the network, as Alchemy counts the same
 // network (mln.AlchemyView: identical ground clauses merged, opposite unit
 // clauses cancelled), and under Alchemy's model, where a clause of negative
