@@ -610,7 +610,14 @@ func (c *lazyChain) selectClause(k int32) {
 	if c.sel[k] == c.stamp {
 		return
 	}
+	// Selected and in the violated list first: pinning a unit clause's
+	// atom may change x, and setX keeps the list of selected clauses.
 	c.sel[k] = c.stamp
+	if c.ntrue[k] == 0 {
+		c.addUnsat(k)
+	} else {
+		c.pos[k] = -1
+	}
 	lits := c.clause(k)
 	if len(lits) == 1 {
 		c.pin(lits[0].Var(), !lits[0].Neg())
@@ -620,11 +627,6 @@ func (c *lazyChain) selectClause(k int32) {
 			c.walking[v] = c.stamp
 			c.walk = append(c.walk, int32(v))
 		}
-	}
-	if c.ntrue[k] == 0 {
-		c.addUnsat(k)
-	} else {
-		c.pos[k] = -1
 	}
 }
 
