@@ -441,13 +441,16 @@ func (x *Binary) Connect(l, r model.Formula) model.Formula {
 	}, Pos: x.P}
 }
 
-// maxExpansion bounds the disjuncts (or conjuncts) one quantifier expands to.
+// maxExpansion bounds the disjuncts (or conjuncts) one quantifier expands
+// to, times the number of copies of it the quantifiers around it make.
 const maxExpansion = 100_000
 
 // toModel converts a formula to hinge's formula type, expanding quantifiers
 // over their variables' domains: EXIST x F is the disjunction of F over the
-// constants of x's type, FORALL x F the conjunction.
-func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error) {
+// constants of x's type, FORALL x F the conjunction. outer is the number
+// of copies of n the enclosing quantifiers make (1 at the top): nested
+// quantifiers multiply, and maxExpansion bounds the product.
+func (net *Network) toModel(n Node, vt map[string]string, outer int) (model.Formula, error) {
 	term := func(t Term) model.Term {
 		if t.IsVar {
 			mt := model.Var(t.Name)
@@ -472,17 +475,17 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 		}
 		return &model.Comparison{Op: op, Left: term(x.L), Right: term(x.R), Pos: x.P}, nil
 	case *Not:
-		y, err := net.toModel(x.X, vt)
+		y, err := net.toModel(x.X, vt, outer)
 		if err != nil {
 			return nil, err
 		}
 		return &model.Not{X: y, Pos: x.P}, nil
 	case *Binary:
-		l, err := net.toModel(x.X, vt)
+		l, err := net.toModel(x.X, vt, outer)
 		if err != nil {
 			return nil, err
 		}
-		r, err := net.toModel(x.Y, vt)
+		r, err := net.toModel(x.Y, vt, outer)
 		if err != nil {
 			return nil, err
 		}
@@ -498,6 +501,9 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 			if len(subs)*len(dom) > maxExpansion {
 				return nil, srcpos.Errorf(x.P, "quantifier expands to more than %d terms (domain of %s has %d constants)", maxExpansion, typ, len(dom))
 			}
+			if outer*len(subs)*len(dom) > maxExpansion {
+				return nil, srcpos.Errorf(x.P, "nested quantifiers expand to more than %d terms (this one to %d, inside quantifiers that make %d copies of it)", maxExpansion, len(subs)*len(dom), outer)
+			}
 			next := make([]map[string]string, 0, len(subs)*len(dom))
 			for _, s := range subs {
 				for _, c := range dom {
@@ -512,7 +518,7 @@ func (net *Network) toModel(n Node, vt map[string]string) (model.Formula, error)
 		}
 		parts := make([]model.Formula, 0, len(subs))
 		for _, s := range subs {
-			y, err := net.toModel(substitute(x.Body, s), vt)
+			y, err := net.toModel(substitute(x.Body, s), vt, outer*len(subs))
 			if err != nil {
 				return nil, err
 			}
@@ -546,7 +552,7 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 		soft.Hard, soft.Weight = false, net.hardWeight
 		f = &soft
 	}
-	mf, err := net.toModel(n, vt)
+	mf, err := net.toModel(n, vt, 1)
 	if err != nil {
 		return err
 	}

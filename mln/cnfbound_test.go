@@ -62,3 +62,48 @@ func TestNestedEquivalenceRefusedEarly(t *testing.T) {
 		t.Fatalf("depth 4: %v", err)
 	}
 }
+
+// quantifierProgram nests EXIST over three variables of a type with n
+// constants, on line 3 of q.mln.
+func quantifierProgram(t *testing.T, n int) (*Program, []GroundAtom) {
+	t.Helper()
+	prog, err := ParseProgram("q.mln", []byte("P(t, t, t)\nQ(t)\n1 EXIST x EXIST y EXIST z P(x, y, z)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db strings.Builder
+	for i := range n {
+		fmt.Fprintf(&db, "Q(C%d)\n", i)
+	}
+	ev, err := ParseAtoms("q.db", []byte(db.String()), prog, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, ev
+}
+
+// Nested quantifiers multiply: the bound on the terms one quantifier
+// expands to applies to the product of the quantifiers around it, so three
+// nested EXISTs over 100 constants (a million terms, each quantifier under
+// the bound on its own) are refused at the innermost quantifier before the
+// formula is built (over 300 constants the expansion ran past a minute and
+// 1.6 GB), while 20 constants (8,000 terms) are built.
+func TestNestedQuantifiersBounded(t *testing.T) {
+	prog, ev := quantifierProgram(t, 100)
+	var err error
+	allocs := testing.AllocsPerRun(1, func() { _, err = Build(prog, ev, Options{Query: []string{"Q"}}) })
+	if err == nil || !strings.Contains(err.Error(), "q.mln:3:") || !strings.Contains(err.Error(), fmt.Sprintf("more than %d terms", maxExpansion)) {
+		t.Fatalf("100 constants: %v, want the expansion bound", err)
+	}
+	if allocs > 200_000 {
+		t.Fatalf("100 constants: %.0f allocations before the refusal, want at most 200000", allocs)
+	}
+	prog, ev = quantifierProgram(t, 20)
+	net, err := Build(prog, ev, Options{Query: []string{"Q"}})
+	if err != nil {
+		t.Fatalf("20 constants: %v", err)
+	}
+	if len(net.Clauses) != 1 {
+		t.Fatalf("20 constants: %d clauses, want 1", len(net.Clauses))
+	}
+}
