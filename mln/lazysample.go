@@ -258,6 +258,7 @@ type lazyChain struct {
 	undo       []int32
 	cands      []int32
 	conflict   bool     // two selected clauses hold an atom at different values
+	err        error    // of a delta join made by pin
 	queue      []int32  // atoms pinned and not yet propagated
 	psat       []uint32 // clause -> stamp when satisfied by a pinned atom
 	stuckSteps int
@@ -503,6 +504,9 @@ func (c *lazyChain) lookAhead(v int) (int, error) {
 // settle decides, during a step, the selection of the ground clauses built
 // since the last call (see LazyMarginals); outside a step it drops them.
 func (c *lazyChain) settle() error {
+	if c.err != nil {
+		return c.err
+	}
 	for i := 0; i < len(c.parts); i++ {
 		if !c.inStep {
 			break
@@ -538,11 +542,11 @@ func (c *lazyChain) settle() error {
 	c.parts = c.parts[:0]
 	if c.inStep {
 		c.propagate()
-		if len(c.parts) > 0 { // atoms the propagation made true
+		if len(c.parts) > 0 || c.err != nil { // atoms the propagation made true
 			return c.settle()
 		}
 	}
-	return nil
+	return c.err
 }
 
 // propagate runs unit propagation over the selected clauses from the atoms
@@ -597,10 +601,8 @@ func (c *lazyChain) pin(v int, val bool) {
 		// the move being made changed it (then it is undone). Made true,
 		// its clauses are built by the next expansion of the step.
 		c.setX(v, val)
-		if val {
-			if err := c.e.expandFrom(v); err != nil {
-				c.conflict = true
-			}
+		if val && c.err == nil {
+			c.err = c.e.expandFrom(v) // returned by settle
 		}
 	}
 }
