@@ -42,7 +42,7 @@ func BenchmarkRound(b *testing.B) {
 	}
 	ix := buildIndex(in)
 	for b.Loop() {
-		round(in, ix, y)
+		round(context.Background(), in, ix, y)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(in.NumClauses()), "ns/clause")
 }
@@ -57,7 +57,7 @@ func BenchmarkDerandomize(b *testing.B) {
 	ix := buildIndex(in)
 	hw := hardWeight(in)
 	for b.Loop() {
-		derandomize(in, ix, p, hw)
+		derandomize(context.Background(), in, ix, p, hw)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(in.NumClauses()), "ns/clause")
 }

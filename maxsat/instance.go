@@ -43,6 +43,7 @@
 package maxsat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -141,6 +142,13 @@ func (in *Instance) AddClause(weight float64, hard bool, lits ...Lit) error {
 // consistent lengths, monotone offsets, literals nonzero and in range, soft
 // weights finite and nonnegative.
 func (in *Instance) Validate() error {
+	return in.validate(context.Background())
+}
+
+// validate is Validate looking at ctx every few thousand literals: it
+// returns ctx's error once ctx is done.
+func (in *Instance) validate(ctx context.Context) error {
+	pl := newPoll(ctx)
 	m := len(in.Weight)
 	if len(in.Hard) != m {
 		return errors.New("maxsat: Weight and Hard have different lengths")
@@ -155,6 +163,9 @@ func (in *Instance) Validate() error {
 		return errors.New("maxsat: Start is not a CSR offset array for the clauses")
 	}
 	for c := 0; c < m; c++ {
+		if err := pl.add(1); err != nil {
+			return err
+		}
 		if in.Start[c] > in.Start[c+1] {
 			return fmt.Errorf("maxsat: clause %d: offsets decrease", c)
 		}
@@ -165,6 +176,9 @@ func (in *Instance) Validate() error {
 		}
 	}
 	for k, l := range in.Lits {
+		if err := pl.add(1); err != nil {
+			return err
+		}
 		if l == 0 {
 			return fmt.Errorf("maxsat: literal %d is 0", k)
 		}
@@ -176,6 +190,9 @@ func (in *Instance) Validate() error {
 	// be counted twice (AddClause merges them).
 	mark := make([]int32, in.NumVars)
 	for c := 0; c < m; c++ {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return err
+		}
 		for _, l := range in.Clause(c) {
 			s := int32(c + 1)
 			if l.Neg() {
@@ -260,11 +277,25 @@ type index struct {
 }
 
 func buildIndex(in *Instance) *index {
+	ix, err := buildIndexCtx(context.Background(), in)
+	if err != nil {
+		panic(err) // context.Background is never done
+	}
+	return ix
+}
+
+// buildIndexCtx is buildIndex looking at ctx every few thousand literals:
+// it returns ctx's error, and no index, once ctx is done.
+func buildIndexCtx(ctx context.Context, in *Instance) (*index, error) {
+	pl := newPoll(ctx)
 	n, m := in.NumVars, in.NumClauses()
 	ix := &index{occStart: make([]int32, n+1), taut: make([]bool, m)}
 	// Tautology detection with a per-variable marker (clause id + 1, signed).
 	mark := make([]int32, n)
 	for c := 0; c < m; c++ {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		for _, l := range in.Clause(c) {
 			v := l.Var()
 			s := int32(c + 1)
@@ -278,6 +309,9 @@ func buildIndex(in *Instance) *index {
 		}
 	}
 	for c := 0; c < m; c++ {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		if ix.taut[c] {
 			continue
 		}
@@ -291,6 +325,9 @@ func buildIndex(in *Instance) *index {
 	ix.occ = make([]int32, ix.occStart[n])
 	fill := append([]int32(nil), ix.occStart[:n]...)
 	for c := 0; c < m; c++ {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		if ix.taut[c] {
 			continue
 		}
@@ -304,7 +341,7 @@ func buildIndex(in *Instance) *index {
 			fill[v]++
 		}
 	}
-	return ix
+	return ix, nil
 }
 
 // FalsifiedWeight returns the weight of the soft clauses that x falsifies

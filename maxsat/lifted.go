@@ -147,8 +147,10 @@ const (
 // clauses is not refined at all), then the coarsest stable coloring and the
 // lifted problem, kept if its terms are at most LiftWorth of the ground
 // relaxation's. It returns nil (with the report saying why) when the
-// relaxation is to be solved as it is.
-func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
+// relaxation is to be solved as it is. It returns ctx's error when ctx is
+// done between rounds of refinement (a round itself, in package lift, runs
+// to its end).
+func liftRelaxation(ctx context.Context, rel *relaxation) (*liftedRelax, *LiftReport, error) {
 	p := rel.Problem
 	lrep := &LiftReport{Ground: sizesOf(p), Lifted: sizesOf(p), Rounding: RoundAtoms}
 	rows := p.NumPotentials() + p.NumConstraints()
@@ -161,6 +163,9 @@ func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
 		return nil, nil, fmt.Errorf("lifting the relaxation: %w", err)
 	}
 	for r := 1; r <= boundRounds && b.Round(); r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		_, bp, bc := b.Counts()
 		if bp+bc == rows {
 			lrep.Note = fmt.Sprintf("no symmetry: %d rounds of refinement tell every clause of the relaxation apart", r)
@@ -176,6 +181,9 @@ func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
 	// touches every copy at every split. Otherwise, or if hashing does not
 	// settle, refine.
 	var l *lift.Lifted
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if _, bp, bc := b.Counts(); float64(bp+bc) <= hashWorth*float64(rows) {
 		var ok bool
 		if l, ok, err = b.Lift(hashRounds); err != nil {
@@ -183,6 +191,9 @@ func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
 		} else if ok {
 			lrep.Hashed = true
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	if l == nil {
 		var col *lift.Coloring
@@ -192,6 +203,9 @@ func liftRelaxation(rel *relaxation) (*liftedRelax, *LiftReport, error) {
 		if l != nil && !col.Symmetric() {
 			l = nil
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	if l == nil {
 		lrep.Note = "no symmetry: refinement tells every atom and clause of the relaxation apart"
@@ -262,8 +276,9 @@ func (lr *liftedRelax) primal(in *Instance, emptySoft float64) (weight, hardResi
 // certify returns the best lower bound on the LP optimum that it finds on
 // the lifted problem and which multipliers gave it (the sources are those
 // of certify). constant is what the clauses left out of the relaxation add
-// to any dual value (emptyClauses).
-func (lr *liftedRelax) certify(constant float64, sweeps int) (float64, string) {
+// to any dual value (emptyClauses). It returns ctx's error once ctx is done
+// (coordinate ascent looks at it every few thousand terms).
+func (lr *liftedRelax) certify(ctx context.Context, constant float64, sweeps int) (float64, string, error) {
 	lp := lr.l.Problem
 	constant += lr.l.Offset
 	best, source := 0.0, "trivial"
@@ -276,13 +291,20 @@ func (lr *liftedRelax) certify(constant float64, sweeps int) (float64, string) {
 	if lr.pot != nil {
 		try(admm.LowerBound(lp, lr.pot, lr.con)+constant, "admm-duals", nil)
 		d := newLPDual(lp, lpMultipliersFromDuals(lp, lr.pot, lr.con))
-		d.ascend(sweeps, 1e-9)
+		if err := d.ascend(ctx, sweeps, 1e-9); err != nil {
+			return 0, "", err
+		}
 		try(d.value()+constant, "clause-duals", d.mu)
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, "", err
+	}
 	d := newLPDual(lp, lpMultipliersFromPrimal(lp, lr.y, 1e-3))
-	d.ascend(sweeps, 1e-9)
+	if err := d.ascend(ctx, sweeps, 1e-9); err != nil {
+		return 0, "", err
+	}
 	try(d.value()+constant, "slackness", d.mu)
-	return best, source
+	return best, source, nil
 }
 
 // groundMultipliers spreads lifted multipliers mu (as lpDual holds them)
@@ -405,11 +427,18 @@ func (d *lpDual) value() float64 {
 // ascend does exact coordinate ascent on g, as dual.ascend does for
 // clauses: each multiplier in turn is set to a maximiser of the concave
 // piecewise-linear function of it alone (best). It stops after sweeps
-// passes or when a pass gains less than tol (relative).
-func (d *lpDual) ascend(sweeps int, tol float64) {
+// passes or when a pass gains less than tol (relative). It looks at ctx
+// every few thousand terms and returns its error once it is done (mu is
+// then feasible but unfinished).
+func (d *lpDual) ascend(ctx context.Context, sweeps int, tol float64) error {
+	pl := newPoll(ctx)
 	prev := d.value()
 	for range sweeps {
 		for k := range d.mu {
+			vs, _ := d.row(k)
+			if err := pl.add(len(vs) + 1); err != nil {
+				return err
+			}
 			t := d.best(k)
 			old := d.mu[k]
 			if math.IsInf(t, 1) || t == old {
@@ -421,12 +450,16 @@ func (d *lpDual) ascend(sweeps int, tol float64) {
 				d.s[v] += (t - old) * as[q]
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		cur := d.value()
 		if cur-prev <= tol*(1+math.Abs(cur)) {
 			break
 		}
 		prev = cur
 	}
+	return nil
 }
 
 // lpBreak is a breakpoint of g along one multiplier: where it is and by how
@@ -568,8 +601,11 @@ func lpMultipliersFromPrimal(p *hlmrf.Problem, y []float64, delta float64) []flo
 // The class-level instance has one clause per clause class with such
 // members, its literals those of the lifted row (coefficient -1: the class
 // positive, +1: negated), weighted by its members; derandomizeMult rounds
-// it with both probability functions, as round does.
-func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*rounded, []bool, *Instance, string) {
+// it with both probability functions, as round does. Its passes look at
+// ctx every few thousand literals; once ctx is done it returns its error
+// and nothing else.
+func (lr *liftedRelax) roundClasses(ctx context.Context, in *Instance, ix *index, hw float64) (*rounded, []bool, *Instance, string, error) {
+	pl := newPoll(ctx)
 	l, rel := lr.l, lr.rel
 	lp := l.Problem
 	nClass := lp.NumVars
@@ -610,6 +646,9 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 	}
 	stamp := int32(0)
 	for i, c := range rel.PotClause {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, nil, nil, "", err
+		}
 		k := l.PotClass[i]
 		rowLen := -1
 		if k >= 0 {
@@ -619,7 +658,7 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 		stamp++
 		switch {
 		case why != "":
-			return nil, nil, nil, why
+			return nil, nil, nil, why, nil
 		case taut:
 			constSat += in.Weight[c]
 		default:
@@ -627,6 +666,9 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 		}
 	}
 	for j, c := range rel.ConClause {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, nil, nil, "", err
+		}
 		k := l.ConClass[j]
 		rowLen := -1
 		if k >= 0 {
@@ -635,7 +677,7 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 		taut, why := check(c, stamp, k, rowLen)
 		stamp++
 		if why != "" {
-			return nil, nil, nil, why
+			return nil, nil, nil, why, nil
 		}
 		if !taut {
 			count[np+int(k)]++
@@ -677,7 +719,7 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 		}
 		vars, coefs := lp.Terms(k)
 		if why := add(k, vars, coefs, lp.Weight[k]/size[k], false); why != "" {
-			return nil, nil, nil, why
+			return nil, nil, nil, why, nil
 		}
 	}
 	for j := range lp.NumConstraints() {
@@ -686,10 +728,16 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 		}
 		vars, coefs := lp.CTerms(j)
 		if why := add(np+j, vars, coefs, 0, true); why != "" {
-			return nil, nil, nil, why
+			return nil, nil, nil, why, nil
 		}
 	}
-	r := roundMult(ci, buildIndex(ci), lr.y, hw, mult)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, "", err
+	}
+	r, err := roundMult(ctx, ci, buildIndex(ci), lr.y, hw, mult)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
 	// Ground figures: the clauses outside the relaxation (tautologies are
 	// satisfied, empty clauses never) and the class-tautological members.
 	// The satisfied weight is the total less the violated weight, summed
@@ -698,6 +746,9 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 	var extra, violated float64
 	emptyHard := 0
 	for c := range in.Weight {
+		if err := pl.add(1); err != nil {
+			return nil, nil, nil, "", err
+		}
 		switch {
 		case ix.taut[c] && !in.Hard[c]:
 			extra += in.Weight[c]
@@ -725,5 +776,5 @@ func (lr *liftedRelax) roundClasses(in *Instance, ix *index, hw float64) (*round
 	}
 	classX := r.X
 	r.X = x
-	return r, classX, ci, ""
+	return r, classX, ci, "", nil
 }

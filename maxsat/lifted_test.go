@@ -214,7 +214,7 @@ func TestLiftedDualIsGroundDual(t *testing.T) {
 			in = copies(rng, base, 2+rng.IntN(2))
 		}
 		ix := buildIndex(in)
-		rel := toProblem(in, ix)
+		rel := relaxOf(in, ix)
 		l, err := lift.Lift(rel.Problem)
 		if err != nil {
 			t.Fatal(err)
@@ -231,13 +231,18 @@ func TestLiftedDualIsGroundDual(t *testing.T) {
 		}
 		d := newLPDual(lp, mu)
 		g0 := d.value()
-		d.ascend(20, 0)
+		if err := d.ascend(context.Background(), 20, 0); err != nil {
+			t.Fatal(err)
+		}
 		if g1 := d.value(); g1 < g0-1e-9*(1+math.Abs(g0)) {
 			t.Fatalf("trial %d: ascent lowered the lifted dual from %v to %v", trial, g0, g1)
 		}
 		emptySoft, emptyHard := emptyClauses(in)
 		constant := emptySoft + float64(len(emptyHard))*hardWeight(in)
-		best, source := lr.certify(constant, 10)
+		best, source, err := lr.certify(context.Background(), constant, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
 		lpOpt, _, feasible := lpRelaxation(t, in)
 		for _, m := range [][]float64{d.mu, lr.mu} {
 			if m == nil {
@@ -250,7 +255,15 @@ func TestLiftedDualIsGroundDual(t *testing.T) {
 					t.Fatalf("trial %d: ground multiplier %d = %v outside [0, %v]", trial, c, x, in.Weight[c])
 				}
 			}
-			groundG := newDual(in, ix, lambda).value() + emptySoft
+			gd, err := newDual(context.Background(), in, ix, lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groundG, err := gd.value(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			groundG += emptySoft
 			if math.Abs(groundG-lifted) > 1e-9*(1+math.Abs(lifted)) {
 				t.Fatalf("trial %d: lifted dual value %v, ground value of the spread multipliers %v", trial, lifted, groundG)
 			}

@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -182,7 +183,10 @@ func TestOracleLPMatchesRelaxedWeight(t *testing.T) {
 		if !ok {
 			t.Fatal("soft-only LP infeasible")
 		}
-		rw, _ := relaxedWeight(in, y)
+		rw, _, err := relaxedWeight(context.Background(), in, y)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if math.Abs(in.SoftWeight()-rw-opt) > 1e-7 {
 			t.Fatalf("trial %d: LP %v but W - relaxed(y*) = %v", trial, opt, in.SoftWeight()-rw)
 		}

@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -51,13 +52,19 @@ type relaxation struct {
 // toProblem builds the LP relaxation of in as an HL-MRF. The rows are
 // written straight into the CSR arrays: a validated instance has no
 // repeated literal and toProblem leaves out tautologies, so no row repeats
-// a variable (what hlmrf's Add methods would merge).
-func toProblem(in *Instance, ix *index) *relaxation {
+// a variable (what hlmrf's Add methods would merge). It looks at ctx every
+// few thousand literals and returns its error, and no relaxation, once it
+// is done.
+func toProblem(ctx context.Context, in *Instance, ix *index) (*relaxation, error) {
+	pl := newPoll(ctx)
 	np, nc, tp, tc := 0, 0, 0, 0
 	keep := func(c int) bool {
 		return !ix.taut[c] && in.Start[c] < in.Start[c+1] && (in.Hard[c] || in.Weight[c] != 0)
 	}
 	for c := range in.Weight {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		if !keep(c) {
 			continue
 		}
@@ -77,6 +84,9 @@ func toProblem(in *Instance, ix *index) *relaxation {
 	}
 	r := &relaxation{Problem: p, PotClause: make([]int32, 0, np), ConClause: make([]int32, 0, nc)}
 	for c := range in.Weight {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		if !keep(c) {
 			continue
 		}
@@ -109,7 +119,7 @@ func toProblem(in *Instance, ix *index) *relaxation {
 			r.PotClause = append(r.PotClause, int32(c))
 		}
 	}
-	return r
+	return r, nil
 }
 
 // NotClauseError says which potential (or constraint) of a problem is not a
@@ -143,6 +153,13 @@ func (e *NotClauseError) Error() string {
 // and the hard clauses follow in constraint order. A potential or
 // constraint of any other shape is an error naming it.
 func FromProblem(p *hlmrf.Problem) (*Instance, error) {
+	return fromProblem(context.Background(), p)
+}
+
+// fromProblem is FromProblem looking at ctx every few thousand terms: it
+// returns ctx's error, and no instance, once ctx is done.
+func fromProblem(ctx context.Context, p *hlmrf.Problem) (*Instance, error) {
+	pl := newPoll(ctx)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -179,6 +196,9 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 			return nil, &NotClauseError{Index: i, Reason: fmt.Sprintf("squared hinge (power %d)", p.Power[i])}
 		}
 		vars, coefs := p.Terms(i)
+		if err := pl.add(len(vars) + 1); err != nil {
+			return nil, err
+		}
 		if err := clause("potential", i, vars, coefs, p.Const[i]); err != nil {
 			return nil, err
 		}
@@ -191,6 +211,9 @@ func FromProblem(p *hlmrf.Problem) (*Instance, error) {
 			return nil, &NotClauseError{Constraint: true, Index: j, Reason: "an equality"}
 		}
 		vars, coefs := p.CTerms(j)
+		if err := pl.add(len(vars) + 1); err != nil {
+			return nil, err
+		}
 		if err := clause("constraint", j, vars, coefs, p.CConst[j]); err != nil {
 			return nil, err
 		}
@@ -217,9 +240,16 @@ func (d *dual) upper(c int) float64 {
 	return d.in.Weight[c]
 }
 
-func newDual(in *Instance, ix *index, lambda []float64) *dual {
+// newDual returns the dual point lambda clamped into the feasible box (nil:
+// all zero). It looks at ctx every few thousand literals and returns its
+// error once it is done.
+func newDual(ctx context.Context, in *Instance, ix *index, lambda []float64) (*dual, error) {
+	pl := newPoll(ctx)
 	d := &dual{in: in, ix: ix, lambda: make([]float64, in.NumClauses()), g: make([]float64, in.NumVars)}
 	for c := range d.lambda {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		if ix.taut[c] || lambda == nil {
 			continue
 		}
@@ -230,7 +260,7 @@ func newDual(in *Instance, ix *index, lambda []float64) *dual {
 		d.lambda[c] = math.Min(l, d.upper(c))
 		d.shift(in.Clause(c), d.lambda[c])
 	}
-	return d
+	return d, nil
 }
 
 // shift updates the running G for a change dl in the multiplier of the
@@ -247,12 +277,17 @@ func (d *dual) shift(lits []Lit, dl float64) {
 }
 
 // value returns g(lambda), recomputing G from lambda so that drift in the
-// running sums cannot make the bound invalid.
-func (d *dual) value() float64 {
+// running sums cannot make the bound invalid. It looks at ctx every few
+// thousand literals and returns its error once it is done.
+func (d *dual) value(ctx context.Context) (float64, error) {
 	in := d.in
+	pl := newPoll(ctx)
 	G := make([]float64, in.NumVars)
 	var s float64
 	for c, l := range d.lambda {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return 0, err
+		}
 		if l == 0 || d.ix.taut[c] {
 			continue
 		}
@@ -272,7 +307,7 @@ func (d *dual) value() float64 {
 			s += gi
 		}
 	}
-	return s
+	return s, nil
 }
 
 // ascend does coordinate ascent on g: each clause's lambda_c in turn is set
@@ -280,14 +315,22 @@ func (d *dual) value() float64 {
 // function of one variable, solved exactly from its breakpoints; on a flat
 // top the middle is taken). Every step keeps lambda feasible and g never
 // decreases. It stops after sweeps passes or when a pass gains less than
-// tol (relative).
-func (d *dual) ascend(sweeps int, tol float64) {
+// tol (relative). It looks at ctx every few thousand literals and returns
+// its error once it is done (lambda is then feasible but unfinished).
+func (d *dual) ascend(ctx context.Context, sweeps int, tol float64) error {
 	in := d.in
+	pl := newPoll(ctx)
 	bps := make([]float64, 0, 16)
-	prev := d.value()
+	prev, err := d.value(ctx)
+	if err != nil {
+		return err
+	}
 	for s := 0; s < sweeps; s++ {
 		for c := range d.lambda {
 			lits := in.Clause(c)
+			if err := pl.add(len(lits) + 1); err != nil {
+				return err
+			}
 			if d.ix.taut[c] {
 				continue
 			}
@@ -352,26 +395,35 @@ func (d *dual) ascend(sweeps int, tol float64) {
 			d.lambda[c] = t
 			d.shift(lits, t-old)
 		}
-		cur := d.value()
+		cur, err := d.value(ctx)
+		if err != nil {
+			return err
+		}
 		if cur-prev <= tol*(1+math.Abs(cur)) {
 			break
 		}
 		prev = cur
 	}
+	return nil
 }
 
 // lambdaFromPrimal guesses multipliers from a relaxed solution by
 // complementary slackness: lambda_c = w_c where the clause's hinge is clearly
 // active (1 - l_c(y) > delta), 0 where it is clearly slack, interpolated in
-// between. Hard clauses start at 0.
-func lambdaFromPrimal(in *Instance, y []float64, delta float64) []float64 {
+// between. Hard clauses start at 0. It looks at ctx every few thousand
+// literals and returns its error once it is done.
+func lambdaFromPrimal(ctx context.Context, in *Instance, y []float64, delta float64) ([]float64, error) {
+	pl := newPoll(ctx)
 	lambda := make([]float64, in.NumClauses())
 	for c := range lambda {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return nil, err
+		}
 		if in.Hard[c] {
 			continue
 		}
 		r := 1 - in.relaxedSat(c, y)
 		lambda[c] = in.Weight[c] * math.Min(1, math.Max(0, (r+delta)/(2*delta)))
 	}
-	return lambda
+	return lambda, nil
 }

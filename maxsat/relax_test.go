@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -96,7 +97,11 @@ func TestDualAscentFromPrimal(t *testing.T) {
 	for trial := 0; trial < 40; trial++ {
 		in := randomInstance(rng, 8, 30, 3, true, 0)
 		lpOpt, y, _ := lpRelaxation(t, in)
-		g, _, _ := dualBound(in, lambdaFromPrimal(in, y, 1e-6), 50)
+		lambda, err := lambdaFromPrimal(context.Background(), in, y, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _, _ := dualBound(in, lambda, 50)
 		if g > lpOpt+1e-7 {
 			t.Fatalf("trial %d: dual %v above LP %v", trial, g, lpOpt)
 		}
@@ -128,7 +133,7 @@ func TestToFromProblem(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	for trial := 0; trial < 30; trial++ {
 		in := randomInstance(rng, 6, 20, 4, false, 0.2)
-		rel := toProblem(in, buildIndex(in))
+		rel := relaxOf(in, buildIndex(in))
 		p := rel.Problem
 		if err := p.Validate(); err != nil {
 			t.Fatal(err)
@@ -138,7 +143,10 @@ func TestToFromProblem(t *testing.T) {
 		for i := range y {
 			y[i] = rng.Float64()
 		}
-		rw, hres := relaxedWeight(in, y)
+		rw, hres, err := relaxedWeight(context.Background(), in, y)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if f := p.Objective(y); math.Abs(f-(in.SoftWeight()-rw)) > 1e-9 {
 			t.Fatalf("trial %d: HL-MRF objective %v, W - relaxed %v", trial, f, in.SoftWeight()-rw)
 		}
@@ -245,7 +253,7 @@ func TestConsensusBound(t *testing.T) {
 			pHard = 0.15
 		}
 		in := randomInstance(rng, 2+rng.IntN(7), 1+rng.IntN(20), 4, trial%3 == 0, pHard)
-		rel := toProblem(in, buildIndex(in))
+		rel := relaxOf(in, buildIndex(in))
 		p := rel.Problem
 		lpOpt, _, feasible := lpRelaxation(t, in)
 		pot := make([]float64, len(p.Var))
@@ -290,9 +298,16 @@ func dualBound(in *Instance, lambda []float64, sweeps int) (g float64, improved 
 	if lambda != nil && len(lambda) != in.NumClauses() {
 		return 0, nil, fmt.Errorf("%d multipliers for %d clauses", len(lambda), in.NumClauses())
 	}
-	d := newDual(in, buildIndex(in), lambda)
-	d.ascend(sweeps, 0)
-	return d.value(), d.lambda, nil
+	ctx := context.Background()
+	d, err := newDual(ctx, in, buildIndex(in), lambda)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := d.ascend(ctx, sweeps, 0); err != nil {
+		return 0, nil, err
+	}
+	g, err = d.value(ctx)
+	return g, d.lambda, err
 }
 
 // TestToProblemRows: toProblem's directly written rows are those that
@@ -306,7 +321,7 @@ func TestToProblemRows(t *testing.T) {
 		in.AddClause(2, false)                        // empty
 		in.AddClause(1, trial%3 == 0, Pos(0), Not(0)) // tautology
 		ix := buildIndex(in)
-		got := toProblem(in, ix)
+		got := relaxOf(in, ix)
 		want := &hlmrf.Problem{NumVars: in.NumVars, Start: []int32{0}, CStart: []int32{0}}
 		var pots, cons []int32
 		for c := range in.Weight {

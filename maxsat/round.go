@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"context"
 	"math"
 )
 
@@ -60,9 +61,14 @@ func (in *Instance) relaxedSat(c int, y []float64) float64 {
 
 // relaxedWeight returns sum over soft clauses of w_c * min(1, l_c(y)), the
 // objective of Bach et al.'s eq. (2) at y, and the largest relaxed violation
-// max(0, 1 - l_c(y)) of a hard clause.
-func relaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
+// max(0, 1 - l_c(y)) of a hard clause. It looks at ctx every few thousand
+// literals and returns its error once it is done.
+func relaxedWeight(ctx context.Context, in *Instance, y []float64) (weight, hardResidual float64, err error) {
+	pl := newPoll(ctx)
 	for c := range in.Weight {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return 0, 0, err
+		}
 		l := in.relaxedSat(c, y)
 		if in.Hard[c] {
 			hardResidual = math.Max(hardResidual, 1-l)
@@ -70,7 +76,7 @@ func relaxedWeight(in *Instance, y []float64) (weight, hardResidual float64) {
 		}
 		weight += in.Weight[c] * math.Min(1, l)
 	}
-	return weight, hardResidual
+	return weight, hardResidual, nil
 }
 
 // expectedWeight returns the exact expected weight of the satisfied soft
@@ -201,8 +207,10 @@ type derandomized struct {
 // products, so the pass is linear in the instance size. The weight of the
 // result (counting hard clauses with that weight) is never below the
 // expectation under p. hw is the weight of a hard clause (hardWeight).
-func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized {
-	return derandomizeMult(in, ix, p, hw, nil)
+// It looks at ctx every few thousand literals and returns its error, and no
+// assignment, once it is done.
+func derandomize(ctx context.Context, in *Instance, ix *index, p []float64, hw float64) (derandomized, error) {
+	return derandomizeMult(ctx, in, ix, p, hw, nil)
 }
 
 // derandomizeMult is derandomize for an instance whose clause c stands for
@@ -210,7 +218,8 @@ func derandomize(in *Instance, ix *index, p []float64, hw float64) derandomized 
 // roundClasses): its objective weight, satisfied weight, expected values
 // and violated hard count are mult[c] times a single clause's. mult nil
 // means 1 for every clause.
-func derandomizeMult(in *Instance, ix *index, p []float64, hw float64, mult []float64) derandomized {
+func derandomizeMult(ctx context.Context, in *Instance, ix *index, p []float64, hw float64, mult []float64) (derandomized, error) {
+	pl := newPoll(ctx)
 	m := in.NumClauses()
 	st := make([]clauseState, m)
 	var d derandomized
@@ -221,6 +230,9 @@ func derandomizeMult(in *Instance, ix *index, p []float64, hw float64, mult []fl
 		return mult[c]
 	}
 	for c := 0; c < m; c++ {
+		if err := pl.add(int(in.Start[c+1]-in.Start[c]) + 1); err != nil {
+			return derandomized{}, err
+		}
 		w := in.Weight[c]
 		if in.Hard[c] {
 			w = hw
@@ -251,6 +263,9 @@ func derandomizeMult(in *Instance, ix *index, p []float64, hw float64, mult []fl
 	for v := 0; v < in.NumVars; v++ {
 		pv := p[v]
 		occ := ix.occ[ix.occStart[v]:ix.occStart[v+1]]
+		if err := pl.add(2*len(occ) + 1); err != nil {
+			return derandomized{}, err
+		}
 		// delta = E[W | x_v = 1] - E[W | x_v = 0].
 		var delta float64
 		for _, e := range occ {
@@ -284,7 +299,7 @@ func derandomizeMult(in *Instance, ix *index, p []float64, hw float64, mult []fl
 		}
 	}
 	d.x = x
-	return d
+	return d, nil
 }
 
 // litFalseProb is the probability that a literal on a variable that is true
@@ -312,28 +327,37 @@ type rounded struct {
 // (y) probabilities, each derandomised by derandomize, and keeps the better
 // assignment (fewer violated hard clauses, then more satisfied weight). For
 // an instance without hard clauses the result's weight is at least
-// max(ExpectedGW, ExpectedPlain) >= 3/4 * relaxedWeight(y).
-func round(in *Instance, ix *index, y []float64) *rounded {
-	return roundMult(in, ix, y, hardWeight(in), nil)
+// max(ExpectedGW, ExpectedPlain) >= 3/4 * relaxedWeight(y). Both passes
+// look at ctx every few thousand literals; once it is done, round returns
+// its error and no assignment.
+func round(ctx context.Context, in *Instance, ix *index, y []float64) (*rounded, error) {
+	return roundMult(ctx, in, ix, y, hardWeight(in), nil)
 }
 
 // roundMult is round with derandomizeMult's clause multiplicities, and the
 // weight hw of one hard clause given.
-func roundMult(in *Instance, ix *index, y []float64, hw float64, mult []float64) *rounded {
+func roundMult(ctx context.Context, in *Instance, ix *index, y []float64, hw float64, mult []float64) (*rounded, error) {
 	// The two passes are independent: run them side by side.
 	var g, pl derandomized
+	var gErr, plErr error
 	done := make(chan struct{})
 	go func() {
-		g = derandomizeMult(in, ix, gwProb(y), hw, mult)
+		g, gErr = derandomizeMult(ctx, in, ix, gwProb(y), hw, mult)
 		close(done)
 	}()
-	pl = derandomizeMult(in, ix, plainProb(y), hw, mult)
+	pl, plErr = derandomizeMult(ctx, in, ix, plainProb(y), hw, mult)
 	<-done
+	if plErr != nil {
+		return nil, plErr
+	}
+	if gErr != nil {
+		return nil, gErr
+	}
 	r := &rounded{ExpectedGW: g.expSoft, ExpectedPlain: pl.expSoft, ExpectedHardGW: g.expHard, ExpectedHardPlain: pl.expHard}
 	if pl.hardViolated < g.hardViolated || (pl.hardViolated == g.hardViolated && pl.satisfied > g.satisfied) {
 		r.X, r.Method, r.Satisfied, r.HardViolated = pl.x, MethodPlain, pl.satisfied, pl.hardViolated
 	} else {
 		r.X, r.Method, r.Satisfied, r.HardViolated = g.x, MethodGW, g.satisfied, g.hardViolated
 	}
-	return r
+	return r, nil
 }

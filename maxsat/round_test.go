@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,7 +43,10 @@ func TestRoundingGuarantees(t *testing.T) {
 			if W-lpOpt < opt-1e-7 {
 				t.Errorf("%s: LP upper bound %v below optimum %v", name, W-lpOpt, opt)
 			}
-			relaxed, _ := relaxedWeight(in, y)
+			relaxed, _, err := relaxedWeight(context.Background(), in, y)
+			if err != nil {
+				t.Fatal(err)
+			}
 			pg, pp := gwProb(y), plainProb(y)
 			eg, _ := expectedWeight(in, pg)
 			ep, _ := expectedWeight(in, pp)
@@ -166,8 +170,8 @@ func derandomizeProbs(in *Instance, p []float64) ([]bool, float64, error) {
 	if len(p) != in.NumVars {
 		return nil, 0, fmt.Errorf("%d probabilities for %d variables", len(p), in.NumVars)
 	}
-	d := derandomize(in, buildIndex(in), p, hardWeight(in))
-	return d.x, d.expSoft, nil
+	d, err := derandomize(context.Background(), in, buildIndex(in), p, hardWeight(in))
+	return d.x, d.expSoft, err
 }
 
 // roundRelaxed is round on a fresh index.
@@ -175,5 +179,5 @@ func roundRelaxed(in *Instance, y []float64) (*rounded, error) {
 	if len(y) != in.NumVars {
 		return nil, fmt.Errorf("%d relaxed values for %d variables", len(y), in.NumVars)
 	}
-	return round(in, buildIndex(in), y), nil
+	return round(context.Background(), in, buildIndex(in), y)
 }

@@ -2,6 +2,7 @@ package maxsat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -151,16 +152,22 @@ type Result struct {
 
 // Solve relaxes, certifies, rounds and optionally improves: see the package
 // documentation. It returns an error only for invalid input or options, or
-// when ctx is cancelled.
+// when ctx is cancelled: every stage (building the relaxation, solving it,
+// the certificate, the rounding, local search) looks at ctx every few
+// thousand clauses or atoms and returns its error, and no result, once it
+// is done.
 func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
-	if err := in.Validate(); err != nil {
+	if err := in.validate(ctx); err != nil {
 		return nil, err
 	}
 	if err := opt.ADMM.Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	ix := buildIndex(in)
+	ix, err := buildIndexCtx(ctx, in)
+	if err != nil {
+		return nil, err
+	}
 	rep := Report{
 		Variables: in.NumVars, Clauses: in.NumClauses(), HardClauses: in.NumHard(),
 		WeightTotal: in.SoftWeight(), LPBoundKind: "dual", Certified: true,
@@ -168,13 +175,16 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	W := rep.WeightTotal
 
 	// Relax.
-	rel := toProblem(in, ix)
+	rel, err := toProblem(ctx, in, ix)
+	if err != nil {
+		return nil, err
+	}
 	p := rel.Problem
 	var lr *liftedRelax
 	if opt.Lift {
 		t0 := time.Now()
 		var err error
-		lr, rep.Lifted, err = liftRelaxation(rel)
+		lr, rep.Lifted, err = liftRelaxation(ctx, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +215,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		rep.Lifted.Seconds.Solve = t1.Sub(t0).Seconds()
 		rw, hres := lr.primal(in, emptySoft)
 		rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
-		g, source = lr.certify(constant, opt.DualSweeps)
+		if g, source, err = lr.certify(ctx, constant, opt.DualSweeps); err != nil {
+			return nil, err
+		}
 		rep.Lifted.Seconds.Certify = time.Since(t1).Seconds()
 	} else {
 		if p.NumPotentials()+p.NumConstraints() > 0 {
@@ -222,10 +234,15 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 			pot, con = s.Duals()
 			rep.ADMM = ADMMReport{res.Iterations, res.Status, res.Converged(), res.PrimalResidual, res.DualResidual}
 		}
-		rw, hres := relaxedWeight(in, y)
+		rw, hres, err := relaxedWeight(ctx, in, y)
+		if err != nil {
+			return nil, err
+		}
 		rep.LPPrimalValue, rep.LPPrimalResidual = rw, math.Max(hres, 0)
 		// Certify: the best of several dual-feasible points.
-		g, source = certify(in, ix, rel, y, pot, con, opt.DualSweeps)
+		if g, source, err = certify(ctx, in, ix, rel, y, pot, con, opt.DualSweeps); err != nil {
+			return nil, err
+		}
 	}
 	ub := W - g
 	if in.IntegerWeights() {
@@ -241,8 +258,10 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		if opt.AtomRounding {
 			rep.Lifted.RoundingNote = "atoms rounded one by one as asked (Options.AtomRounding)"
 		} else {
-			cr, _, ci, why := lr.roundClasses(in, ix, hw)
+			cr, _, ci, why, err := lr.roundClasses(ctx, in, ix, hw)
 			switch {
+			case err != nil:
+				return nil, err
 			case cr == nil:
 				rep.Lifted.RoundingNote = why
 			case cr.HardViolated > 0:
@@ -254,7 +273,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		}
 	}
 	if r == nil {
-		r = round(in, ix, y)
+		if r, err = round(ctx, in, ix, y); err != nil {
+			return nil, err
+		}
 	}
 	rep.Rounding = RoundingReport{r.Method, r.Satisfied, r.HardViolated, r.ExpectedGW, r.ExpectedPlain}
 	x, sat, hv := r.X, r.Satisfied, r.HardViolated
@@ -296,8 +317,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 }
 
 // certify returns the best lower bound g on the LP optimum over the
-// dual-feasible points it tries, and which one gave it.
-func certify(in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sweeps int) (float64, string) {
+// dual-feasible points it tries, and which one gave it. Its passes look at
+// ctx every few thousand literals; once ctx is done it returns its error.
+func certify(ctx context.Context, in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sweeps int) (float64, string, error) {
 	hw := hardWeight(in)
 	constant, emptyHard := emptyClauses(in)
 	best, source := 0.0, "trivial"
@@ -322,14 +344,36 @@ func certify(in *Instance, ix *index, rel *relaxation, y, pot, con []float64, sw
 			g += float64(len(emptyHard)) * hw
 		}
 		try(g, "admm-duals")
-		d := newDual(in, ix, withEmpty(lambdaFromDuals(in, rel, pot, con)))
-		d.ascend(sweeps, 1e-9)
-		try(d.value(), "clause-duals")
+		if err := tryDual(ctx, in, ix, sweeps, withEmpty(lambdaFromDuals(in, rel, pot, con)), "clause-duals", try); err != nil {
+			return 0, "", err
+		}
 	}
-	d := newDual(in, ix, withEmpty(lambdaFromPrimal(in, y, 1e-3)))
-	d.ascend(sweeps, 1e-9)
-	try(d.value(), "slackness")
-	return best, source
+	lambda, err := lambdaFromPrimal(ctx, in, y, 1e-3)
+	if err != nil {
+		return 0, "", err
+	}
+	if err := tryDual(ctx, in, ix, sweeps, withEmpty(lambda), "slackness", try); err != nil {
+		return 0, "", err
+	}
+	return best, source, nil
+}
+
+// tryDual improves the multipliers lambda by coordinate ascent and offers
+// the value of the result to try as source.
+func tryDual(ctx context.Context, in *Instance, ix *index, sweeps int, lambda []float64, source string, try func(float64, string)) error {
+	d, err := newDual(ctx, in, ix, lambda)
+	if err != nil {
+		return err
+	}
+	if err := d.ascend(ctx, sweeps, 1e-9); err != nil {
+		return err
+	}
+	g, err := d.value(ctx)
+	if err != nil {
+		return err
+	}
+	try(g, source)
+	return nil
 }
 
 // emptyClauses returns the weight of the empty soft clauses and the empty
@@ -356,8 +400,11 @@ func emptyClauses(in *Instance) (soft float64, hard []int) {
 // potential or constraint that is not a clause is an error naming it. This
 // is discrete MAP inference for PSL models whose rules are all clauses.
 func SolveProblem(ctx context.Context, p *hlmrf.Problem, opt Options) (*Result, error) {
-	in, err := FromProblem(p)
+	in, err := fromProblem(ctx, p)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("maxsat: %w", err)
+		}
 		return nil, err
 	}
 	res, err := Solve(ctx, in, opt)
