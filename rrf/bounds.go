@@ -35,12 +35,16 @@ func (n *Net) checkRange(ev *Evidence) *rangeExcess {
 	nf := len(n.Features)
 	lo, hi := make([]float64, nf), make([]float64, nf)
 	height := make([]int, nf)
+	normW := make([]float64, len(n.Weights)) // m(w) per weight
+	for k, w := range n.Weights {
+		normW[k] = n.Norm.norm(w)
+	}
 	for i := nf - 1; i >= 0; i-- {
 		m, sLo, sHi := 0.0, 0.0, 0.0
 		for k := range n.Features[i] {
 			c := &n.Features[i][k]
 			w := n.Weights[c.Weight]
-			m += c.mult() * n.Norm.norm(w)
+			m += c.mult() * normW[c.Weight]
 			vlo, vhi := 0.0, 1.0
 			switch {
 			case c.Var >= 0:

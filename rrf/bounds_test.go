@@ -165,3 +165,17 @@ func TestInferenceRefusesOverflow(t *testing.T) {
 		t.Fatalf("ICM with Cancer false: score %v, %v", score, err)
 	}
 }
+
+// BenchmarkCheckRange: the range check grounding, ICM and Gibbs run once,
+// on UW-CSE ai as an RRF, to set beside a Gibbs sweep there
+// (BenchmarkUWCSE/gibbs-sweep).
+//
+//	go test -run '^$' -bench 'CheckRange|UWCSE/gibbs' ./rrf
+func BenchmarkCheckRange(b *testing.B) {
+	gr := uwcseAI(b)
+	for b.Loop() {
+		if e := gr.Net.checkRange(gr.Evidence); e != nil {
+			b.Fatal(e.describe("feature", gr.Net.Norm))
+		}
+	}
+}
