@@ -84,10 +84,11 @@ func (r *LazyMarginalResult) Args(s *store.Store, i int) []string {
 // sample the network conditioned on the atoms they never activate being
 // false: the marginals are exact (as MCSAT's are) for a network in which
 // every atom that can be true with non-negligible probability is active,
-// which holds when every open predicate has a unit clause (Alchemy's
-// learned networks have them) or evidence that makes its atoms' clauses
-// violable, and an atom that no clause, evidence or true atom ever
-// reaches is reported false: it is not in Atoms, and its estimate, its
+// which holds when every open predicate has a unit clause of positive
+// weight (one of negative weight, such as a learned prior of a sparse
+// predicate, is built only once its atom is true, and activates nothing)
+// or evidence that makes its atoms' clauses violable, and an atom that no
+// clause, evidence or true atom ever reaches is reported false: it is not in Atoms, and its estimate, its
 // value in every sample, is 0. An atom activated during a run counts as 0
 // (its value) in the samples before its activation, and by its
 // Rao-Blackwellised conditional probability after: both estimate the same
