@@ -64,21 +64,23 @@
 //     of the children worth 1, so a weight reads as "how much each child
 //     counts". The pseudo-likelihood has a kink where an inner weight
 //     crosses 0, and L-BFGS's line search fails there (on the inclusion
-//     experiment of the paper's Figure 2, on every training world, with
-//     the gradient's norm still about 2.6).
+//     experiment of the paper's Figure 2, on every training world
+//     measured, with the gradient's norm still 0.2-1.2).
 //   - NormSoftplus, m(w) = log(1 + exp(w)): smooth, but a feature over n
 //     children is scaled by prod (1 + exp(-|w|))^(-n): a soft quantifier
 //     over 50 atoms of weight 2 by exp(-6.3), so a knowledge base's weights
 //     no longer say what they did, and learning from them, with a prior
-//     centred on them, lands elsewhere (a pseudo-log-likelihood of -375
-//     against -295 on that world).
+//     centred on them, lands elsewhere (a pseudo-log-likelihood of -328
+//     against -301 on one of those worlds, AUC-PR 0.47 against 0.63 on
+//     two).
 //   - NormSmooth, the default, m(w) = w / (1 + exp(-10 w)): max smoothed
 //     near 0. It equals max to 5e-5 for |w| >= 1, so knowledge-base weights
 //     keep their meaning, and m(0) = 0, so theory revision's small added
 //     weights move the distribution by O(eps) (Program.Revise); learning
-//     converges (to a gradient of 1e-5, the objective's rounding) and
-//     reaches the best pseudo-likelihood of the three (-294.7 on that
-//     world). The price: a value may exceed 1 by exp(0.028) per child, so a
+//     converges (to a gradient of 4e-6 to 4e-5, the objective's rounding)
+//     and reaches max's pseudo-likelihood or slightly more, with the best
+//     AUC-PR and CLL of the three on those worlds. The price: a value may
+//     exceed 1 by exp(0.028) per child, so a
 //     feature with more than 25,000 children is refused (Net.Validate).
 //
 // bench/rrf's README has the measurements on Figure 2's experiments and on
