@@ -23,21 +23,43 @@ type GroundAtom struct {
 // atom must name a predicate of prog with the right arity; with
 // allowVars false (evidence) every argument must be a constant.
 func ReadAtoms(path string, prog *Program, allowVars bool) ([]GroundAtom, error) {
+	return ReadAtomsProgress(path, prog, allowVars, nil)
+}
+
+// ReadAtomsProgress is ReadAtoms reporting how far it got: progress, when
+// not nil, is called with (0, n) once the file is read and split into its
+// n statements, then with the statements parsed so far every
+// ProgressEvery statements, and with (n, n) at the end.
+func ReadAtomsProgress(path string, prog *Program, allowVars bool, progress func(done, total int)) ([]GroundAtom, error) {
 	text, err := textfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseAtoms(path, text, prog, allowVars)
+	return parseAtoms(path, text, prog, allowVars, progress)
 }
+
+// ProgressEvery is how many statements ReadAtomsProgress parses between
+// calls of its progress function.
+const ProgressEvery = 1 << 14
 
 // ParseAtoms is ReadAtoms on text; name is used in positions.
 func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]GroundAtom, error) {
+	return parseAtoms(name, text, prog, allowVars, nil)
+}
+
+func parseAtoms(name string, text []byte, prog *Program, allowVars bool, progress func(done, total int)) ([]GroundAtom, error) {
 	sts, err := lex.Statements(name, text)
 	if err != nil {
 		return nil, err
 	}
+	if progress != nil {
+		progress(0, len(sts))
+	}
 	out := make([]GroundAtom, 0, len(sts))
-	for _, st := range sts {
+	for i, st := range sts {
+		if progress != nil && i > 0 && i%ProgressEvery == 0 {
+			progress(i, len(sts))
+		}
 		toks, err := lex.Lex(st.Text, st.Pos, puncts)
 		if err != nil {
 			return nil, err
@@ -79,6 +101,9 @@ func ParseAtoms(name string, text []byte, prog *Program, allowVars bool) ([]Grou
 		}
 		ga.Pred, ga.Args = a.Pred, a.Args
 		out = append(out, ga)
+	}
+	if progress != nil {
+		progress(len(sts), len(sts))
 	}
 	return out, nil
 }

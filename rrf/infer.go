@@ -43,6 +43,9 @@ type ICMOptions struct {
 	Restarts  int // random starts (at least 1)
 	Seed      uint64
 	MaxSweeps int // per restart (0: 1000)
+	// Progress, when set, is called after every sweep with the restart
+	// (from 0) and the sweeps it has done.
+	Progress func(restart, sweeps int)
 }
 
 // ICM finds a mode: from a random assignment, set each unknown variable in
@@ -93,6 +96,9 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 				}
 			}
 			s.refresh() // drop the rounding of the incremental updates
+			if opt.Progress != nil {
+				opt.Progress(r, sweep+1)
+			}
 			if !changed {
 				break
 			}
@@ -111,6 +117,9 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 type GibbsOptions struct {
 	Samples, BurnIn int // sweeps kept and discarded
 	Seed            uint64
+	// Progress, when set, is called after every sweep with the sweeps done
+	// and BurnIn+Samples.
+	Progress func(done, total int)
 }
 
 // Gibbs estimates each variable's marginal probability by Gibbs sampling
@@ -153,6 +162,9 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 					count[v]++
 				}
 			}
+		}
+		if opt.Progress != nil {
+			opt.Progress(it+1, opt.BurnIn+opt.Samples)
 		}
 	}
 	s.refresh()

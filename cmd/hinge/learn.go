@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/internal/atomicfile"
-	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/learn"
 	"github.com/hinge-srl/hinge/pipeline"
 	"github.com/hinge-srl/hinge/syntax"
@@ -190,14 +189,19 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 
-	rep := progress.New(o.stderr, o.quiet, "hinge learn")
+	rep := newProgress(o.stderr, o.quiet, "hinge learn")
 	o.opt.Progress = func(s learn.Step) {
+		// A line off a terminal ends with the time already.
+		elapsed := ""
+		if !rep.LineMode() {
+			elapsed = fmt.Sprintf(" (%.1f s)", s.Seconds)
+		}
 		if method == learn.MLE {
-			rep.Status("%s step %d/%d: energy gap %.6g, gradient %.3g, ADMM %d iterations (%.1f s)",
-				method, s.Iteration, o.opt.Iterations, s.Objective, s.GradNorm, s.ADMMIterations, s.Seconds)
+			rep.Status("%s step %d/%d: energy gap %.6g, gradient %.3g, ADMM %d iterations%s",
+				method, s.Iteration, o.opt.Iterations, s.Objective, s.GradNorm, s.ADMMIterations, elapsed)
 		} else {
-			rep.Status("%s iteration %d: objective %.10g, projected gradient %.3g (%.1f s)",
-				method, s.Iteration, s.Objective, s.GradNorm, s.Seconds)
+			rep.Status("%s iteration %d: objective %.10g, projected gradient %.3g%s",
+				method, s.Iteration, s.Objective, s.GradNorm, elapsed)
 		}
 	}
 	learnStart := time.Now()

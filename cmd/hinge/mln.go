@@ -44,7 +44,14 @@ weighted MAX-SAT with a certified bound.`,
 type mlnInputs struct {
 	input, queryFile, folder string
 	evidence, query, open    []string
+	// progress, when set, shows the reading of the evidence and the
+	// building of the network.
+	progress *progress.Reporter
 }
+
+// newProgress makes a command's progress reporter (progress.New; tests
+// replace it to see every line).
+var newProgress = progress.New
 
 func (in *mlnInputs) add(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -96,7 +103,7 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		if err := checkProgram(in.input, prog); err != nil {
 			return nil, nil, err
 		}
-		if evidence, err = readDBs(in.evidence, prog); err != nil {
+		if evidence, err = readDBs(in.evidence, prog, in.progress); err != nil {
 			return nil, nil, err
 		}
 		if in.queryFile != "" {
@@ -107,6 +114,7 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 			opt.QueryAtoms = qs
 		}
 	}
+	in.progress.Status("building the network")
 	net, err := mln.Build(prog, evidence, opt)
 	if err != nil {
 		return nil, nil, badInput(err)
@@ -114,12 +122,20 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	return net, queries, nil
 }
 
-// readDBs reads the atoms of every .db file in paths for prog; a bad file
-// is bad input.
-func readDBs(paths []string, prog *mln.Program) ([]mln.GroundAtom, error) {
+// readDBs reads the atoms of every .db file in paths for prog, showing
+// how far it got on rep (the file's statements parsed); a bad file is bad
+// input.
+func readDBs(paths []string, prog *mln.Program, rep *progress.Reporter) ([]mln.GroundAtom, error) {
 	var atoms []mln.GroundAtom
+	defer rep.Done()
 	for _, p := range paths {
-		a, err := mln.ReadAtoms(p, prog, false)
+		stage := "reading " + filepath.Base(p)
+		a, err := mln.ReadAtomsProgress(p, prog, false, func(done, total int) {
+			if done == 0 && total > 0 {
+				rep.Stage(stage, total)
+			}
+			rep.Set(done)
+		})
 		if err != nil {
 			return nil, badInput(err)
 		}
@@ -180,6 +196,7 @@ type mlnInferOptions struct {
 	lifted                 bool
 	seed                   uint64
 	quiet                  bool
+	bar                    *progress.Reporter // the run's progress (hinge mln infer)
 	admm                   admm.Options
 	explain                explainFlags
 }
@@ -316,6 +333,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return o.runAsRRF(ctx, stdout, stderr)
 	}
 	start := time.Now()
+	o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
+	o.mlnInputs.progress = o.bar
 	if err := o.admm.Validate(); err != nil {
 		return badInput(err)
 	}
@@ -384,6 +403,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	net, queries := b.net, b.queries
+	o.bar.Done() // the reading and building shown
 	load := time.Since(start).Seconds()
 	if !o.lazy {
 		n, limit := net.UnknownAtoms(), memlimit.Current()
@@ -426,7 +446,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 
-	bar := progress.ForTerminal(stderr, o.quiet)
+	bar := o.bar
 	mo := mln.DefaultMAPOptions()
 	mo.Method = o.method
 	mo.MaxSAT.ADMM = o.admm
@@ -568,7 +588,7 @@ type lazyReport struct {
 // lazyMAP finds a MAP world by lazy grounding (mln.Network.LazyMAP) and
 // writes the true query atoms.
 func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
-	bar := progress.ForTerminal(stderr, o.quiet)
+	bar := o.bar
 	res, err := net.LazyMAP(ctx, mln.LazyOptions{Flips: o.flips, Seed: o.seed, Noise: o.noise, MemoryLimit: memlimit.Current(),
 		Progress: func(flips, clauses int) {
 			bar.Status("lazy MaxWalkSAT: %d flips, %d ground clauses built", flips, clauses)
@@ -636,7 +656,7 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 // marginals runs MC-SAT or Gibbs and writes 'Pred(A, B) p' lines, as
 // Alchemy's result files do, then says whether the chains have mixed.
 func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo mln.MAPOptions, load float64, start time.Time, queries []mln.GroundAtom, stdout, stderr io.Writer) error {
-	bar := progress.ForTerminal(stderr, o.quiet)
+	bar := o.bar
 	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Chains: o.chains, Seed: o.seed,
 		Progress: func(done, total int) { bar.Status("%s: step %d of %d (%d chains)", o.method, done, total, o.chains) }}
 	res, err := net.Marginals(ctx, o.method, mo, so)
@@ -701,7 +721,7 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 // query atoms the chains activated; every other one was false in every
 // sample.
 func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, load float64, start time.Time, stdout, stderr io.Writer) error {
-	bar := progress.ForTerminal(stderr, o.quiet)
+	bar := o.bar
 	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Chains: o.chains, Seed: o.seed,
 		Progress: func(done, total int) {
 			bar.Status("lazy MC-SAT: step %d of %d (%d chains)", done, total, o.chains)
@@ -896,7 +916,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkProgram(o.input, prog); err != nil {
 		return err
 	}
-	training, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.training, prog) })
+	training, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.training, prog, nil) })
 	if err != nil {
 		return err
 	}
@@ -907,7 +927,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	var res *mln.LearnResult
 	if o.method == "dn" {
 		o.disc.PriorStdDev = prior
-		rep := progress.ForTerminal(stderr, false)
+		rep := newProgress(stderr, false, "hinge mln learn")
 		o.disc.Progress = func(it int, norm, lambda float64) {
 			rep.Status("dn iteration %d/%d: gradient %.3g, damping %.3g", it, o.disc.Iterations, norm, lambda)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
@@ -37,6 +38,7 @@ type rrfInferOptions struct {
 	lambda, hardWeight      float64
 	samples, burnIn, starts int
 	seed                    uint64
+	bar                     *progress.Reporter // the run's progress
 }
 
 func newRRFInferCmd() *cobra.Command {
@@ -97,6 +99,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}); err != nil {
 		return err
 	}
+	o.bar = newProgress(stderr, false, "hinge rrf infer")
+	defer o.bar.Done()
+	o.mlnInputs.progress = o.bar
 	if strings.EqualFold(filepath.Ext(o.input), ".rrf") {
 		return o.runRelational(ctx, norm, stdout, stderr)
 	}
@@ -113,7 +118,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	net, queries := b.net, b.queries
-	g, in, err := net.GroundClauses(ground.Options{MemoryLimit: memlimit.Current(), Context: ctx})
+	rules := len(net.Model.Rules)
+	g, in, err := net.GroundClauses(ground.Options{MemoryLimit: memlimit.Current(), Context: ctx,
+		Progress: func(rule, done, total int) { o.bar.Status("grounding: rule %d of %d", rule+1, rules) }})
 	if err != nil {
 		return failed(err)
 	}
@@ -135,6 +142,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			tie[c] = p.CGroup[c-p.NumPotentials()]
 		}
 	}
+	o.bar.Status("building the random field")
 	rnet, err := rrf.FromClauses(in, o.lambda, o.hardWeight, tie, weights)
 	if err != nil {
 		return badInput(err)
@@ -143,6 +151,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	groundSecs := time.Since(start).Seconds()
 	t0 := time.Now()
 	values, format, score, err := o.infer(ctx, rnet, nil)
+	o.bar.Done() // cleared before the summary
 	if err != nil {
 		return err
 	}
@@ -162,12 +171,16 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 // marginals by Gibbs sampling started from it: the values to print, their
 // format and the mode's log score.
 func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evidence) ([]float64, string, float64, error) {
-	mode, score, err := rrf.ICM(ctx, net, ev, rrf.ICMOptions{Restarts: o.starts, Seed: o.seed})
+	mode, score, err := rrf.ICM(ctx, net, ev, rrf.ICMOptions{Restarts: o.starts, Seed: o.seed,
+		Progress: func(restart, sweeps int) {
+			o.bar.Status("ICM: restart %d of %d, sweep %d", restart+1, o.starts, sweeps)
+		}})
 	if err != nil {
 		return nil, "", 0, failed(err)
 	}
 	if o.method == "gibbs" {
-		values, err := rrf.Gibbs(ctx, net, ev, mode, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed})
+		values, err := rrf.Gibbs(ctx, net, ev, mode, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed,
+			Progress: func(done, total int) { o.bar.Status("Gibbs: sweep %d of %d", done, total) }})
 		if err != nil {
 			return nil, "", 0, failed(err)
 		}
@@ -191,7 +204,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 		return badInput(err)
 	}
 	prog.Norm = norm
-	evidence, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.evidence, prog.Decls) })
+	evidence, err := whileRunning(ctx, func() ([]mln.GroundAtom, error) { return readDBs(o.evidence, prog.Decls, o.bar) })
 	if err != nil {
 		return err
 	}
@@ -206,6 +219,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 		gr  *rrf.Grounded
 	}
 	g, err := whileRunning(ctx, func() (grounded, error) {
+		o.bar.Status("grounding the parfeatures")
 		net, err := mln.Build(prog.Decls, evidence, opt)
 		if err != nil {
 			return grounded{}, badInput(err)
@@ -223,6 +237,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 	built := time.Since(start).Seconds()
 	t0 := time.Now()
 	values, format, score, err := o.infer(ctx, gr.Net, gr.Evidence)
+	o.bar.Done() // cleared before the summary
 	if err != nil {
 		return err
 	}
@@ -367,12 +382,12 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	worlds, err := whileRunning(ctx, func() ([][]mln.GroundAtom, error) {
 		if !o.separate {
-			w, err := readDBs(o.training, prog.Decls)
+			w, err := readDBs(o.training, prog.Decls, nil)
 			return [][]mln.GroundAtom{w}, err
 		}
 		var ws [][]mln.GroundAtom
 		for _, db := range o.training {
-			w, err := readDBs([]string{db}, prog.Decls)
+			w, err := readDBs([]string{db}, prog.Decls, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -89,6 +89,11 @@ func Lines(w io.Writer, prefix string, every time.Duration, now func() time.Time
 	return &Reporter{w: w, lines: true, prefix: prefix, every: every, now: now, start: t, lastLine: t}
 }
 
+// LineMode reports whether r prints plain lines (stderr is not a
+// terminal), which end with the time since r was made: a caller's status
+// text then need not give the time itself.
+func (r *Reporter) LineMode() bool { return r != nil && r.lines }
+
 // To returns a reporter that always writes to w as on a terminal (for
 // tests).
 func To(w io.Writer) *Reporter { return &Reporter{w: w} }

@@ -107,3 +107,21 @@ func TestTerminalStandIn(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestLineMode: only a line reporter says that its lines carry the time.
+func TestLineMode(t *testing.T) {
+	var nilRep *Reporter
+	var ft fakeTerminal
+	for _, c := range []struct {
+		r    *Reporter
+		want bool
+	}{
+		{nilRep, false},
+		{New(&ft, false, "x"), false},
+		{Lines(&bytes.Buffer{}, "x", time.Second, time.Now), true},
+	} {
+		if got := c.r.LineMode(); got != c.want {
+			t.Errorf("%+v: LineMode %v, want %v", c.r, got, c.want)
+		}
+	}
+}
