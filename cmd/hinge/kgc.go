@@ -135,7 +135,7 @@ SIGTERM) writes nothing.`,
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
-	f.StringVar(&o.pslOut, "psl-out", "", "psl: write the model (model.psl), its inference data (kgc.data) and the inferred values (values.tsv) to this directory")
+	f.StringVar(&o.pslOut, "psl-out", "", "psl: write the model (model.psl), its inference data (kgc.data) and the inferred values (values.tsv) to this directory, as one set (a directory holding files hinge did not write is refused)")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
@@ -215,7 +215,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
 	if err := checkOutputs(inputs, append([]output{{flag: "--predictions", path: o.predictions}, {flag: "--rules", path: o.rules},
-		{flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
+		{flag: "--report", path: o.report}, {flag: "--psl-out", path: o.pslOut, dir: true}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
 	prog := newKGCProgress(stderr, o.quiet)
@@ -387,10 +387,16 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.pslOut != "" {
-		if err := evalOpt.PSL.WriteFiles(o.pslOut, pslAtoms); err != nil {
-			return failed(err)
-		}
-		if err := atomicfile.Write(filepath.Join(o.pslOut, "values.tsv"), func(w io.Writer) error { return evalOpt.PSL.WriteValues(w, pslAtoms, pslValues) }); err != nil {
+		// One set, as infer --output writes it: a user's file in the
+		// directory refuses the run (checked above, before any work) and
+		// is never overwritten.
+		err := atomicfile.WriteDir(o.pslOut, func(tmp string) error {
+			if err := evalOpt.PSL.WriteFiles(tmp, pslAtoms); err != nil {
+				return err
+			}
+			return atomicfile.Write(filepath.Join(tmp, "values.tsv"), func(w io.Writer) error { return evalOpt.PSL.WriteValues(w, pslAtoms, pslValues) })
+		})
+		if err != nil {
 			return failed(err)
 		}
 	}

@@ -275,3 +275,54 @@ func TestKGCClustered(t *testing.T) {
 		t.Fatal("two runs wrote different predictions")
 	}
 }
+
+// TestKGCPSLOutKeepsUserFiles: --psl-out DIR is written as one set, as infer
+// --output is: a directory holding a file hinge did not write is refused
+// before any work (exit 2) and the file is left as it was (the model,
+// data and values files used to be written into it one by one, over a
+// user's model.psl); hinge's own earlier set is replaced.
+func TestKGCPSLOutKeepsUserFiles(t *testing.T) {
+	var train, test strings.Builder
+	for x := range 20 {
+		fmt.Fprintf(&train, "p%d\tparent\tp%d\n", x, x+20)
+		if x%4 != 0 {
+			fmt.Fprintf(&train, "p%d\tchild\tp%d\n", x+20, x)
+		} else {
+			fmt.Fprintf(&test, "p%d\tchild\tp%d\n", x+20, x)
+		}
+	}
+	dir := writeFiles(t, map[string]string{"train.txt": train.String(), "test.txt": test.String()})
+	out := filepath.Join(dir, "psl")
+	kgcRun := func() (int, string) {
+		code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--test", filepath.Join(dir, "test.txt"),
+			"--rounds", "1", "--score", "psl", "--psl-candidates", "3", "--psl-train", "10", "--psl-out", out, "--quiet")
+		return code, stdout + stderr
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(out, "model.psl")
+	if err := os.WriteFile(mine, []byte("my own model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, msg := kgcRun()
+	if code != 2 || !strings.Contains(msg, "holds files hinge did not write") || strings.Contains(msg, "MRR") {
+		t.Fatalf("a user's file in --psl-out: exit %d, want 2 before any work:\n%s", code, msg)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "my own model\n" {
+		t.Fatalf("the user's model.psl: %q, %v", b, err)
+	}
+	if err := os.Remove(mine); err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 { // a new set, then hinge's own set replaced
+		if code, msg := kgcRun(); code != 0 {
+			t.Fatalf("run %d: exit %d:\n%s", run, code, msg)
+		}
+		for _, f := range []string{"model.psl", "kgc.data", "values.tsv"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("run %d: %v", run, err)
+			}
+		}
+	}
+}
