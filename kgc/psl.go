@@ -321,7 +321,9 @@ func (p *PSLModel) Infer(ctx context.Context, atoms []Triple, opt admm.Options) 
 
 // WriteFiles writes the learned model and the inference data of atoms to
 // dir as hinge infer (and PSL) read them: model.psl, kgc.data, and a
-// graph and a targets file per relation.
+// graph and a targets file per relation. The files are written in place,
+// replacing any of the same names: give it a new directory (hinge kgc
+// --psl-out gives the temporary one of atomicfile.WriteDir).
 func (p *PSLModel) WriteFiles(dir string, atoms []Triple) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
