@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -1019,82 +1018,9 @@ func (c *lazyChain) sampleBlock(vs []int32) error {
 		c.score = make([]float64, states)
 	}
 	score := c.score[:states]
-	sc, hardViolated := 0.0, 0
-	for j, k := range c.bclauses {
-		switch n := c.bcnt[j]; {
-		case c.hard[k]:
-			if n == 0 {
-				hardViolated++
-			}
-		case n > 0:
-			sc += c.weight[k]
-		}
-	}
-	st := 0
-	for s := range states {
-		if s > 0 {
-			i := bits.TrailingZeros(uint(s))
-			st ^= 1 << i
-			on := st>>i&1 == 1
-			for _, o := range c.bocc[i] {
-				j, k := o.clause, c.bclauses[o.clause]
-				was := c.bcnt[j]
-				if on != o.neg {
-					c.bcnt[j]++
-				} else {
-					c.bcnt[j]--
-				}
-				now := c.bcnt[j]
-				if (was > 0) == (now > 0) {
-					continue
-				}
-				switch {
-				case c.hard[k] && now > 0:
-					hardViolated--
-				case c.hard[k]:
-					hardViolated++
-				case now > 0:
-					sc += c.weight[k]
-				default:
-					sc -= c.weight[k]
-				}
-			}
-		}
-		if hardViolated > 0 {
-			score[st] = math.Inf(-1)
-		} else {
-			score[st] = sc
-		}
-	}
-	top := math.Inf(-1)
-	for _, s := range score {
-		top = max(top, s)
-	}
-	if math.IsInf(top, -1) {
+	pick, ok := drawBlock(score, c.bclauses, c.bcnt, c.hard, c.weight, c.bocc[:len(vs)], vs, c.cond, c.rng)
+	if !ok {
 		return fmt.Errorf("mln: lazy MC-SAT: no assignment of %d atoms tied by hard clauses satisfies them", len(vs))
-	}
-	sum := 0.0
-	for s := range score {
-		score[s] = math.Exp(score[s] - top)
-		sum += score[s]
-	}
-	for i, v := range vs {
-		p := 0.0
-		for st, q := range score {
-			if st>>i&1 == 1 {
-				p += q
-			}
-		}
-		c.cond[v] = p / sum
-	}
-	r := c.rng.Float64() * sum
-	pick := states - 1
-	for s, p := range score {
-		if r < p {
-			pick = s
-			break
-		}
-		r -= p
 	}
 	for i, v := range vs {
 		if err := c.move(int(v), pick>>i&1 == 1, false); err != nil {

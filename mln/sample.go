@@ -1145,21 +1145,16 @@ func (ch *chainState) sampleBlock(b *gibbsBlock) error {
 			cur |= 1 << i
 		}
 	}
-	// Walk the block's assignments in Gray-code order, each one flip from
-	// the last, keeping every clause's count of true literals and the
-	// score (the weight of the satisfied soft clauses; -Inf while a hard
-	// clause is violated) up to date: a step costs the flipped atom's
-	// clauses, not all of them.
+	// Each clause's true literals in the block's all-false assignment,
+	// where drawBlock's walk starts.
 	if cap(ch.blockTrue) < len(b.clauses) {
 		ch.blockTrue = make([]int32, len(b.clauses))
 	}
 	cnt := ch.blockTrue[:len(b.clauses)]
-	sc, hardViolated := 0.0, 0
 	for j, c32 := range b.clauses {
-		c := int(c32)
 		// True literals outside the block, plus the block's negated ones
 		// (true in the all-false assignment the walk starts from).
-		n := int(ch.ntrue[c])
+		n := int(ch.ntrue[c32])
 		for _, bl := range b.lits[j] {
 			if (cur>>bl.at&1 == 1) != bl.neg {
 				n--
@@ -1169,23 +1164,50 @@ func (ch *chainState) sampleBlock(b *gibbsBlock) error {
 			}
 		}
 		cnt[j] = int32(n)
-		switch {
-		case in.Hard[c]:
+	}
+	pick, ok := drawBlock(score, b.clauses, cnt, in.Hard, in.Weight, b.occ, b.vars, ch.cond, ch.rng)
+	if !ok {
+		return fmt.Errorf("mln: Gibbs sampling: no assignment of %d atoms tied by hard clauses satisfies them", size)
+	}
+	for i, v := range b.vars {
+		ch.set(int(v), pick>>i&1 == 1)
+	}
+	return nil
+}
+
+// drawBlock draws a block of atoms from its exact conditional. clauses are
+// the block's clauses (indexes into hard and weight), cnt[j] the true
+// literals of clauses[j] in the block's all-false assignment, occ[i] atom
+// i's literals in them. It walks the block's assignments in Gray-code
+// order, each one flip from the last, keeping every clause's count of true
+// literals (cnt is changed) and the score (the weight of the satisfied
+// soft clauses; -Inf while a hard clause is violated) up to date, so that
+// a step costs the flipped atom's clauses, not all of them. It sets
+// cond[vars[i]] to atom i's conditional probability of being true and
+// returns the assignment drawn with rng (bit i: atom i), or ok false when
+// no assignment satisfies the hard clauses. score holds 1 << len(occ)
+// entries.
+func drawBlock(score []float64, clauses, cnt []int32, hard []bool, weight []float64, occ [][]blockOcc, vars []int32, cond []float64, rng *rand.Rand) (pick int, ok bool) {
+	sc, hardViolated := 0.0, 0
+	for j, c := range clauses {
+		switch n := cnt[j]; {
+		case hard[c]:
 			if n == 0 {
 				hardViolated++
 			}
 		case n > 0:
-			sc += in.Weight[c]
+			sc += weight[c]
 		}
 	}
+	states := len(score)
 	st := 0
 	for k := range states {
 		if k > 0 {
 			i := bits.TrailingZeros(uint(k))
 			st ^= 1 << i
 			on := st>>i&1 == 1
-			for _, o := range b.occ[i] {
-				c := int(b.clauses[o.clause])
+			for _, o := range occ[i] {
+				c := clauses[o.clause]
 				was := cnt[o.clause]
 				if on != o.neg {
 					cnt[o.clause]++
@@ -1197,14 +1219,14 @@ func (ch *chainState) sampleBlock(b *gibbsBlock) error {
 					continue
 				}
 				switch {
-				case in.Hard[c] && now > 0:
+				case hard[c] && now > 0:
 					hardViolated--
-				case in.Hard[c]:
+				case hard[c]:
 					hardViolated++
 				case now > 0:
-					sc += in.Weight[c]
+					sc += weight[c]
 				default:
-					sc -= in.Weight[c]
+					sc -= weight[c]
 				}
 			}
 		}
@@ -1219,24 +1241,24 @@ func (ch *chainState) sampleBlock(b *gibbsBlock) error {
 		top = max(top, s)
 	}
 	if math.IsInf(top, -1) {
-		return fmt.Errorf("mln: Gibbs sampling: no assignment of %d atoms tied by hard clauses satisfies them", size)
+		return 0, false
 	}
 	sum := 0.0
 	for s := range score {
 		score[s] = math.Exp(score[s] - top)
 		sum += score[s]
 	}
-	for i, v := range b.vars {
+	for i, v := range vars {
 		p := 0.0
 		for st, q := range score {
 			if st>>i&1 == 1 {
 				p += q
 			}
 		}
-		ch.cond[v] = p / sum
+		cond[v] = p / sum
 	}
-	r := ch.rng.Float64() * sum
-	pick := states - 1
+	r := rng.Float64() * sum
+	pick = states - 1
 	for s, p := range score {
 		if r < p {
 			pick = s
@@ -1244,8 +1266,5 @@ func (ch *chainState) sampleBlock(b *gibbsBlock) error {
 		}
 		r -= p
 	}
-	for i, v := range b.vars {
-		ch.set(int(v), pick>>i&1 == 1)
-	}
-	return nil
+	return pick, true
 }
