@@ -72,30 +72,10 @@ func (o *LearnOptions) defaults() {
 	if o.MinConf == 0 {
 		o.MinConf = 0.0001
 	}
-	if o.PC == 0 {
-		o.PC = 5
-	}
 	if o.SamplesPerRound == 0 {
 		o.SamplesPerRound = 20_000
 	}
-	switch {
-	case o.Sample == 0:
-		o.Sample = 1000
-	case o.Sample < 0:
-		o.Sample = 0
-	}
-	switch {
-	case o.SampleErr == 0:
-		o.SampleErr = 0.01
-	case o.SampleErr < 0:
-		o.SampleErr = 0
-	}
-	switch {
-	case o.Work == 0:
-		o.Work = 2_000_000
-	case o.Work < 0:
-		o.Work = 0
-	}
+	pathrule.SetDefaults(&o.PC, &o.Sample, &o.SampleErr, &o.Work)
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}

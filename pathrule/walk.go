@@ -108,6 +108,45 @@ func (w *Walker) Walk(x int32, steps []Step, out []int32) []int32 {
 	return out
 }
 
+// Defaults of the sampling settings the learners give CountOptions
+// (kgc.LearnOptions and structure.GenOptions): 0 means the default, a
+// negative value none.
+const (
+	DefaultPC     = 5
+	DefaultSample = 1000
+	DefaultErr    = 0.01
+	DefaultWork   = 2_000_000
+)
+
+// SetDefaults applies the learners' convention to their sampling
+// settings: a 0 becomes the default (DefaultPC, DefaultSample, DefaultErr,
+// DefaultWork), a negative sample, err or work becomes 0 (count exactly,
+// never stop early, no bound on the work). A negative or NaN pc is left
+// for the caller to refuse.
+func SetDefaults(pc *float64, sample *int, err *float64, work *int64) {
+	if *pc == 0 {
+		*pc = DefaultPC
+	}
+	switch {
+	case *sample == 0:
+		*sample = DefaultSample
+	case *sample < 0:
+		*sample = 0
+	}
+	switch {
+	case *err == 0:
+		*err = DefaultErr
+	case *err < 0:
+		*err = 0
+	}
+	switch {
+	case *work == 0:
+		*work = DefaultWork
+	case *work < 0:
+		*work = 0
+	}
+}
+
 // CountOptions say how CountPath counts a path rule's body groundings.
 type CountOptions struct {
 	// PC smooths the confidence: support / (body size + PC).

@@ -228,30 +228,11 @@ func (o *GenOptions) defaults() error {
 	if o.ConstMinSupport == 0 {
 		o.ConstMinSupport = o.MinSupport
 	}
-	switch {
-	case o.Sample == 0:
-		o.Sample = 1000
-	case o.Sample < 0:
-		o.Sample = 0
-	}
-	switch {
-	case o.SampleErr == 0:
-		o.SampleErr = 0.01
-	case o.SampleErr < 0:
-		o.SampleErr = 0
-	case math.IsNaN(o.SampleErr) || math.IsInf(o.SampleErr, 0):
+	pathrule.SetDefaults(&o.PC, &o.Sample, &o.SampleErr, &o.Work)
+	if math.IsNaN(o.SampleErr) || math.IsInf(o.SampleErr, 0) {
 		return fmt.Errorf("sample error %v: must be a number", o.SampleErr)
 	}
-	switch {
-	case o.Work == 0:
-		o.Work = 2_000_000
-	case o.Work < 0:
-		o.Work = 0
-	}
-	switch {
-	case o.PC == 0:
-		o.PC = 5
-	case !(o.PC > 0) || math.IsInf(o.PC, 0):
+	if !(o.PC > 0) || math.IsInf(o.PC, 0) {
 		return fmt.Errorf("pc %v: must be a finite number > 0", o.PC)
 	}
 	if o.Threads <= 0 {
