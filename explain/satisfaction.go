@@ -42,22 +42,17 @@ func (e *PSL) WriteSatisfaction(w io.Writer) error {
 		var coefs []float64
 		var c float64
 		var group int32
+		var d float64 // the distance to satisfaction, or the violation
 		hard, equal := int(t) >= np, false
 		if !hard {
 			vars, coefs = p.Terms(int(t))
 			c, group = p.Const[t], p.Group[t]
+			d = p.Hinge(int(t), e.Values)
 		} else {
 			j := int(t) - np
 			vars, coefs = p.CTerms(j)
 			c, group, equal = p.CConst[j], p.CGroup[j], p.CKind[j] == hlmrf.Equal
-		}
-		inner := -c
-		for k, u := range vars {
-			inner += coefs[k] * e.Values[u]
-		}
-		d := max(inner, 0)
-		if equal {
-			d = math.Abs(inner)
+			d = p.ConstraintViolation(j, e.Values)
 		}
 		where := ""
 		if group >= 0 && int(group) < len(e.Model.Rules) && e.Model.Rules[group].Pos.IsValid() {
