@@ -283,23 +283,8 @@ func (db *DB) survey(q querier, names []string) (exist map[string]relation, mine
 	fail := func(what string, err error) (map[string]relation, map[string]bool, bool, string, error) {
 		return nil, nil, false, "", fmt.Errorf("PostgreSQL: %s: %w", what, err)
 	}
-	exist = map[string]relation{}
-	rows, err := q.Query(ctx, `SELECT c.relname::text, c.relkind::text, c.oid::int8 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = $1 AND c.relname = ANY($2)`, db.schema, append(slices.Clone(names), metaTable))
-	if err != nil {
-		return fail("looking for existing tables", err)
-	}
-	for rows.Next() {
-		var name, kind string
-		var oid int64
-		if err := rows.Scan(&name, &kind, &oid); err != nil {
-			rows.Close()
-			return fail("looking for existing tables", err)
-		}
-		exist[name] = relation{kind, uint32(oid)}
-	}
-	if err := rows.Err(); err != nil {
-		return fail("looking for existing tables", err)
+	if exist, err = db.existing(q, append(slices.Clone(names), metaTable)); err != nil {
+		return nil, nil, false, "", err
 	}
 	mine = map[string]bool{}
 	meta, ok := exist[metaTable]
@@ -338,6 +323,33 @@ WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped`, int64(meta.oid)).Scan(
 		return fail("reading "+db.schema+"."+metaTable, err)
 	}
 	return exist, mine, true, "", nil
+}
+
+// existing returns which of names exist in the schema (tables, views and
+// the like), with their kind and oid.
+func (db *DB) existing(q querier, names []string) (map[string]relation, error) {
+	fail := func(err error) (map[string]relation, error) {
+		return nil, fmt.Errorf("PostgreSQL: looking for existing tables: %w", err)
+	}
+	exist := map[string]relation{}
+	rows, err := q.Query(db.ctx, `SELECT c.relname::text, c.relkind::text, c.oid::int8 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relname = ANY($2)`, db.schema, names)
+	if err != nil {
+		return fail(err)
+	}
+	for rows.Next() {
+		var name, kind string
+		var oid int64
+		if err := rows.Scan(&name, &kind, &oid); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		exist[name] = relation{kind, uint32(oid)}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	return exist, nil
 }
 
 // check returns which of names exist, refusing with a *ForeignError those

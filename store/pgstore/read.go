@@ -86,26 +86,13 @@ func (db *DB) checkReadable(m *model.Model) error {
 		names = append(names, n)
 		what[n] = fmt.Sprintf("%s (the atoms of %s/%d)", n, p.Name, p.Arity)
 	}
-	rows, err := db.conn.Query(db.ctx, `SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = $1 AND c.relname = ANY($2)`, db.schema, names)
+	found, err := db.existing(db.conn, names)
 	if err != nil {
-		return fmt.Errorf("PostgreSQL: looking for the tables to read: %w", err)
-	}
-	found := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return fmt.Errorf("PostgreSQL: looking for the tables to read: %w", err)
-		}
-		found[name] = true
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("PostgreSQL: looking for the tables to read: %w", err)
+		return err
 	}
 	var missing []string
 	for _, n := range names {
-		if !found[n] {
+		if _, ok := found[n]; !ok {
 			missing = append(missing, what[n])
 		}
 	}
