@@ -39,7 +39,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +51,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/measure"
 	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/kgc"
 )
@@ -327,25 +327,11 @@ func generate(n int, seed uint64) (*kgc.Vocab, []kgc.Triple) {
 	return v, ts[:n]
 }
 
-// peakMB resets the process's peak resident memory (Linux: clear_refs 5)
-// and returns a function reading it back in MB (0 where unknown).
+// peakMB resets the process's peak resident memory and returns a function
+// reading it back in MB (0 where unknown).
 func peakMB() func() float64 {
-	runtime.GC()
-	debug.FreeOSMemory()
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	return func() float64 {
-		b, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return 0
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			var kb float64
-			if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
-				return kb / 1024
-			}
-		}
-		return 0
-	}
+	measure.ResetPeak()
+	return measure.PeakRSSMB
 }
 
 func scale(ctx context.Context, dir string, n, nTest int, budget time.Duration, seed uint64) error {

@@ -6,14 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hinge-srl/hinge/bench/internal/results"
 	"github.com/hinge-srl/hinge/eval"
+	"github.com/hinge-srl/hinge/internal/measure"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -158,23 +156,9 @@ func (c *config) uwMarginals(ctx context.Context, p *rrf.Program, fo *mln.Folder
 	return eval.AUPRC(items), cll / float64(len(fo.Queries)), pos, len(gr.Net.Features), nil
 }
 
-// peakMB resets the process's peak resident memory (Linux: clear_refs 5)
-// and returns a function reading it back in MB (0 where unknown).
+// peakMB resets the process's peak resident memory and returns a function
+// reading it back in MB (0 where unknown).
 func peakMB() func() float64 {
-	runtime.GC()
-	debug.FreeOSMemory()
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	return func() float64 {
-		b, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return 0
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			var kb float64
-			if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
-				return kb / 1024
-			}
-		}
-		return 0
-	}
+	measure.ResetPeak()
+	return measure.PeakRSSMB
 }

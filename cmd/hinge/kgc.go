@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
+	"github.com/hinge-srl/hinge/internal/measure"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/kgc"
@@ -413,7 +412,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
-			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: peakRSSMB(), Cluster: clusterRep}
+			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
 		if err := writeJSON(o.report, r); err != nil {
@@ -516,20 +515,4 @@ func (p *kgcProgress) stop() {
 	p.stopped = true
 	close(p.done)
 	p.term.Done()
-}
-
-// peakRSSMB reads the process's peak resident memory (VmHWM) in MB, 0
-// when unknown. (In-process runs, as in tests, report the test binary's.)
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	var kb float64
-	for _, line := range strings.Split(string(b), "\n") {
-		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
-			return kb / 1024
-		}
-	}
-	return 0
 }

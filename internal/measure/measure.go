@@ -1,7 +1,8 @@
 // Package measure holds what benchmarks share for reporting their runs (the
 // programs under bench/ and the packages' go test benchmarks): the process's
 // CPU time (CPUTime, CPUSeconds; in cputime_*.go), the median of repeated
-// measurements, and the -cpuprofile flag's profile (StartCPUProfile).
+// measurements, the peak resident memory (PeakRSSMB, ResetPeak), and the
+// -cpuprofile flag's profile (StartCPUProfile).
 package measure
 
 import "slices"

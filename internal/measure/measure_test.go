@@ -3,6 +3,7 @@ package measure
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -40,5 +41,25 @@ func TestStartCPUProfile(t *testing.T) {
 	}
 	if _, err := StartCPUProfile(filepath.Join(t.TempDir(), "no", "such", "dir", "p")); err == nil {
 		t.Fatal("no error for an uncreatable file")
+	}
+}
+
+// TestPeakRSS: the peak counts memory the process touched, and survives
+// ResetPeak only as what is resident now.
+func TestPeakRSS(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc/self/status: the peak is not known here")
+	}
+	b := make([]byte, 64<<20)
+	for i := range b {
+		b[i] = 1
+	}
+	if p := PeakRSSMB(); p < 64 {
+		t.Fatalf("peak %.1f MB after touching 64 MB", p)
+	}
+	runtime.KeepAlive(b)
+	ResetPeak()
+	if p := PeakRSSMB(); p <= 0 {
+		t.Fatalf("peak %.1f MB after ResetPeak", p)
 	}
 }
