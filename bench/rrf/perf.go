@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/hinge-srl/hinge/bench/internal/results"
+	"github.com/hinge-srl/hinge/internal/measure"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -218,17 +218,17 @@ func (c *config) uwperf(ctx context.Context) error {
 	}
 	p.Norm = c.norm
 	type timing struct{ wall, cpu float64 }
-	measure := func(f func() error) (timing, error) {
-		c0, w0 := cpuSeconds(), time.Now()
+	timeIt := func(f func() error) (timing, error) {
+		c0, w0 := measure.CPUSeconds(), time.Now()
 		err := f()
-		return timing{time.Since(w0).Seconds(), cpuSeconds() - c0}, err
+		return timing{time.Since(w0).Seconds(), measure.CPUSeconds() - c0}, err
 	}
 	med := func(ts []timing) (float64, float64) {
 		ws, cs := make([]float64, len(ts)), make([]float64, len(ts))
 		for i, t := range ts {
 			ws[i], cs[i] = t.wall, t.cpu
 		}
-		return median(ws), median(cs)
+		return measure.Median(ws), measure.Median(cs)
 	}
 	add := func(step string, ts []timing, peak float64, detail string) {
 		w, cpu := med(ts)
@@ -239,7 +239,7 @@ func (c *config) uwperf(ctx context.Context) error {
 	var ts []timing
 	peak := peakMB()
 	for range 3 {
-		t, err := measure(func() error {
+		t, err := timeIt(func() error {
 			net, err := mln.Build(p.Decls, fo.Evidence, mln.Options{Query: []string{"advisedBy"}})
 			if err != nil {
 				return err
@@ -260,7 +260,7 @@ func (c *config) uwperf(ctx context.Context) error {
 	peak = peakMB()
 	for r := range 5 {
 		for _, n := range []int{100, 500} {
-			t, err := measure(func() error {
+			t, err := timeIt(func() error {
 				_, err := rrf.Gibbs(ctx, gr.Net, gr.Evidence, nil, rrf.GibbsOptions{Samples: n, Seed: uint64(r + 1)})
 				return err
 			})
@@ -288,7 +288,7 @@ func (c *config) uwperf(ctx context.Context) error {
 	g := make([]float64, len(gr.Net.Weights))
 	peak = peakMB()
 	for range 3 {
-		t, err := measure(func() error {
+		t, err := timeIt(func() error {
 			_, err := rrf.PseudoLogLikelihood(gr.Net, x, gr.Evidence, g)
 			return err
 		})
@@ -306,7 +306,7 @@ func (c *config) uwperf(ctx context.Context) error {
 	learned.Norm = c.norm
 	peak = peakMB()
 	var lr *rrf.LearnResult
-	t, err := measure(func() error {
+	t, err := timeIt(func() error {
 		var err error
 		lr, err = learned.LearnRelational(ctx, train, []string{"advisedBy"}, rrf.LearnOptions{L2: c.l2, MaxIter: c.learnIter, Ground: rrf.GroundOptions{MemoryLimit: c.memLimit}})
 		return err
@@ -317,19 +317,4 @@ func (c *config) uwperf(ctx context.Context) error {
 	add("learning (PLL, L-BFGS) on ai's facts and truths", []timing{t}, peak(), fmt.Sprintf("%s after %d iterations, pseudo-log-likelihood %.2f, gradient norm %.3g", lr.Status, lr.Iterations, lr.PLL, lr.GradNorm))
 	results.Markdown(c.stdout, rows)
 	return c.writeCSV("uwperf-"+c.norm.String(), rows)
-}
-
-// cpuSeconds is the process's user and system CPU time so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
-
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[len(v)/2]
 }

@@ -71,13 +71,13 @@ func (c *config) uwcse(ctx context.Context) error {
 			}
 			learned.Norm = c.norm
 			peak := peakMB()
-			start, cpu0 := time.Now(), cpuSeconds()
+			start, cpu0 := time.Now(), measure.CPUSeconds()
 			lr, err := learned.LearnRelationalWorlds(ctx, train, []string{"advisedBy"}, rrf.LearnOptions{L2: c.l2, MaxIter: c.learnIter,
 				Ground: rrf.GroundOptions{MemoryLimit: c.memLimit}})
 			if err != nil {
 				return fmt.Errorf("%s: learning: %w", test, err)
 			}
-			secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
+			secs, cpu := time.Since(start).Seconds(), measure.CPUSeconds()-cpu0
 			fmt.Fprintf(c.stderr, "    learned in %.1f s (CPU %.1f s): %s after %d iterations, pseudo-log-likelihood %.2f, gradient norm %.3g\n",
 				secs, cpu, lr.Status, lr.Iterations, lr.PLL, lr.GradNorm)
 			sets = append(sets, set{"learned (PLL)", learned, []string{fmt.Sprintf("%.1f", secs), fmt.Sprintf("%.1f", cpu), lr.Status, fmt.Sprint(lr.Iterations),
@@ -91,12 +91,12 @@ func (c *config) uwcse(ctx context.Context) error {
 		}
 		for _, s := range sets {
 			peak := peakMB()
-			start, cpu0 := time.Now(), cpuSeconds()
+			start, cpu0 := time.Now(), measure.CPUSeconds()
 			auc, cll, pos, nf, err := c.uwMarginals(ctx, s.prog, fo)
 			if err != nil {
 				return fmt.Errorf("%s: %w", test, err)
 			}
-			secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
+			secs, cpu := time.Since(start).Seconds(), measure.CPUSeconds()-cpu0
 			fmt.Fprintf(c.stderr, "    %s: AUC-PR %.4f CLL %.4f (%d features, %.1f s, CPU %.1f s)\n", s.name, auc, cll, nf, secs, cpu)
 			row := []string{test, s.name, c.norm.String(), fmt.Sprint(len(fo.Queries)), fmt.Sprint(pos), fmt.Sprintf("%.4f", auc), fmt.Sprintf("%.4f", cll)}
 			row = append(row, s.cols...)
