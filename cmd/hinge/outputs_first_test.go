@@ -13,16 +13,7 @@ import (
 // data set is not loaded for nothing. The data file here names a TSV file
 // that does not exist, which reading the data would report first.
 func TestOutputsCheckedBeforeData(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "m.psl")
-	data := filepath.Join(dir, "d.data")
-	if err := os.WriteFile(model, []byte("1.0: Smokes(X) -> Cancer(X) ^2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	yaml := "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: missing.txt\ntargets:\n  Cancer: missing-targets.txt\ntruth:\n  Cancer: missing-truth.txt\n"
-	if err := os.WriteFile(data, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, model, data := programWithoutData(t)
 	bad := filepath.Join(dir, "no-such-dir", "out")
 	in := []string{"--model", model, "--data", data}
 	for _, tc := range []struct {
@@ -57,16 +48,7 @@ func TestOutputsCheckedBeforeData(t *testing.T) {
 // create a file, so the test holds when run as root (as CI runs it); a
 // directory without write permission is tried too when not root.
 func TestOutputsWritableBeforeData(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "m.psl")
-	data := filepath.Join(dir, "d.data")
-	if err := os.WriteFile(model, []byte("1.0: Smokes(X) -> Cancer(X) ^2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	yaml := "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: missing.txt\ntargets:\n  Cancer: missing-targets.txt\ntruth:\n  Cancer: missing-truth.txt\n"
-	if err := os.WriteFile(data, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, model, data := programWithoutData(t)
 	missing := filepath.Join(dir, "missing")
 	dirs := []string{"/proc/self"}
 	if os.Geteuid() != 0 {
@@ -106,4 +88,21 @@ func TestOutputsWritableBeforeData(t *testing.T) {
 			})
 		}
 	}
+}
+
+// programWithoutData writes a model and a data file into a new directory
+// whose data file names TSV files that do not exist, which reading the
+// data would report first.
+func programWithoutData(t *testing.T) (dir, model, data string) {
+	t.Helper()
+	dir = t.TempDir()
+	model, data = filepath.Join(dir, "m.psl"), filepath.Join(dir, "d.data")
+	if err := os.WriteFile(model, []byte("1.0: Smokes(X) -> Cancer(X) ^2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: missing.txt\ntargets:\n  Cancer: missing-targets.txt\ntruth:\n  Cancer: missing-truth.txt\n"
+	if err := os.WriteFile(data, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, model, data
 }
