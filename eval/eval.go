@@ -215,12 +215,7 @@ func New(name string, options map[string]string) (Evaluator, error) {
 			continue
 		}
 		prefix, opt, ok := strings.Cut(lk, ".")
-		var owner *constructor
-		for i := range constructors {
-			if constructors[i].prefix == prefix {
-				owner = &constructors[i]
-			}
-		}
+		owner := ownerOf(prefix)
 		if !ok || owner == nil || !slices.Contains(owner.options, opt) {
 			return nil, fmt.Errorf("%s: unknown option %q (known: %s)", c.name, k, strings.Join(knownOptions(), ", "))
 		}
@@ -242,15 +237,18 @@ func IsOption(name string) bool {
 	if !ok {
 		return false
 	}
-	if prefix == "eval" {
-		return true
-	}
-	for _, c := range constructors {
-		if c.prefix == prefix {
-			return true
+	return prefix == "eval" || ownerOf(prefix) != nil
+}
+
+// ownerOf returns the evaluator whose options are prefixed by prefix
+// (lower case, without the dot), or nil.
+func ownerOf(prefix string) *constructor {
+	for i := range constructors {
+		if constructors[i].prefix == prefix {
+			return &constructors[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // knownOptions lists every option name New accepts.
