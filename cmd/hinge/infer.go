@@ -163,6 +163,11 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := checkOutputs(nil, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
+	unlock, err := lockOutputDir("--output", o.output)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err

@@ -217,6 +217,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		{flag: "--report", path: o.report}, {flag: "--psl-out", path: o.pslOut, dir: true}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
+	unlock, err := lockOutputDir("--psl-out", o.pslOut)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	prog := newKGCProgress(stderr, o.quiet)
 	defer prog.stop()
 	cancelled := func(err error) error {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/hinge-srl/hinge/config"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
@@ -25,8 +26,12 @@ type output struct {
 // directory and lock of atomicfile.WriteDir will be; a file is not a
 // directory and a directory is not a file), a directory must be one that
 // hinge may replace (atomicfile.CheckDir: nothing in it that hinge did not
-// write), and none may be one of the inputs, which a run would otherwise
-// overwrite silently.
+// write), none may be one of the inputs, which a run would otherwise
+// overwrite silently, and no two outputs may name one file (the last one
+// written would win). Paths are compared as writing them resolves them
+// (atomicfile.Resolve): a symlink by the file it names; a device, FIFO or
+// descriptor (/dev/null, /dev/stdout) is written through, so it needs no
+// directory to write in and may take two outputs.
 func checkOutputs(inputs []string, outs ...output) error {
 	type in struct {
 		path string
@@ -41,59 +46,81 @@ func checkOutputs(inputs []string, outs ...output) error {
 			ins = append(ins, in{p, st})
 		}
 	}
-	// A directory output is replaced as a whole, so a file output inside
-	// it would be lost with the old set, or be a file hinge did not write
-	// there (and, inside the current directory when that is the output,
-	// written into a directory no longer in place).
-	var dirs []output
-	for _, o := range outs {
-		if o.dir && o.path != "" {
-			if abs, err := filepath.Abs(o.path); err == nil {
-				dirs = append(dirs, output{flag: o.flag, path: abs, dir: true})
-			}
-		}
+	type resolved struct {
+		output
+		t atomicfile.Target
 	}
+	var rs []resolved
 	for _, o := range outs {
 		if o.path == "" {
 			continue
 		}
-		if !o.dir {
-			abs, _ := filepath.Abs(o.path)
-			for _, d := range dirs {
-				if rel, err := filepath.Rel(d.path, abs); d.flag != o.flag && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-					return badInput(fmt.Errorf("%s %s is inside the directory of %s, which hinge replaces as a whole: write it elsewhere", o.flag, clipPath(o.path), d.flag))
+		t, err := atomicfile.Resolve(o.path)
+		if err != nil {
+			return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
+		}
+		rs = append(rs, resolved{o, t})
+	}
+	// A directory output is replaced as a whole, so a file output inside
+	// it would be lost with the old set, or be a file hinge did not write
+	// there (and, inside the current directory when that is the output,
+	// written into a directory no longer in place).
+	for _, o := range rs {
+		if o.dir || o.t.Through() {
+			continue
+		}
+		for _, d := range rs {
+			if rel, err := filepath.Rel(d.t.Path, o.t.Path); d.dir && d.flag != o.flag && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return badInput(fmt.Errorf("%s %s is inside the directory of %s, which hinge replaces as a whole: write it elsewhere", o.flag, clipPath(o.path), d.flag))
+			}
+		}
+	}
+	for i, o := range rs {
+		if o.t.Through() {
+			if o.dir {
+				return badInput(fmt.Errorf("%s %s is not a directory", o.flag, clipPath(o.path)))
+			}
+			if o.t.Special {
+				if err := syscall.Access(o.t.Path, 2 /* W_OK */); err != nil {
+					return badInput(fmt.Errorf("%s %s: cannot write to %s (%w)", o.flag, clipPath(o.path), clipPath(o.t.Path), err))
 				}
 			}
+			continue
 		}
-		parent := filepath.Dir(o.path)
-		if o.dir {
-			// WriteDir works beside the directory: its parent, by the
-			// absolute path (the parent of "." or "out/" is not itself).
-			abs, err := filepath.Abs(o.path)
-			if err != nil {
-				return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
-			}
-			parent = filepath.Dir(abs)
+		// The directory the file (or, for --output DIR, the sibling
+		// directory and lock) is written in: where the path leads, but
+		// named as given when no symlink changed it.
+		parent, shown := filepath.Dir(o.t.Path), filepath.Dir(o.path)
+		if abs, err := filepath.Abs(o.path); err != nil || abs != o.t.Path || o.dir {
+			shown = parent
 		}
 		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-			return badInput(fmt.Errorf("%s %s: directory %s does not exist", o.flag, clipPath(o.path), clipPath(parent)))
+			return badInput(fmt.Errorf("%s %s: directory %s does not exist", o.flag, clipPath(o.path), clipPath(shown)))
 		}
 		if err := canCreate(parent); err != nil {
-			return badInput(fmt.Errorf("%s %s: cannot write in directory %s (%w)", o.flag, clipPath(o.path), clipPath(parent), err))
+			return badInput(fmt.Errorf("%s %s: cannot write in directory %s (%w)", o.flag, clipPath(o.path), clipPath(shown), err))
 		}
-		st, err := os.Stat(o.path)
-		if err != nil {
+		for _, p := range rs[:i] {
+			if p.flag != o.flag && !p.t.Through() && sameFile(p.t, o.t) {
+				return badInput(fmt.Errorf("%s %s and %s %s name the same file: give each output its own", p.flag, clipPath(p.path), o.flag, clipPath(o.path)))
+			}
+		}
+		if !o.t.Exists {
 			continue // to be created
 		}
 		switch {
-		case st.IsDir() && !o.dir:
+		case o.t.Dir && !o.dir:
 			return badInput(fmt.Errorf("%s %s is a directory; give a file name", o.flag, clipPath(o.path)))
-		case !st.IsDir() && o.dir:
+		case !o.t.Dir && o.dir:
 			return badInput(fmt.Errorf("%s %s is a file; give a directory", o.flag, clipPath(o.path)))
 		case o.dir:
 			if err := atomicfile.CheckDir(o.path); err != nil {
 				return badInput(fmt.Errorf("%s: %w", o.flag, err))
 			}
+		}
+		st, err := os.Stat(o.t.Path)
+		if err != nil {
+			continue
 		}
 		for _, i := range ins {
 			if os.SameFile(st, i.info) {
@@ -102,6 +129,36 @@ func checkOutputs(inputs []string, outs ...output) error {
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether two resolved outputs are one file: one path,
+// or two names (hard links) of one existing file.
+func sameFile(a, b atomicfile.Target) bool {
+	if a.Path == b.Path {
+		return true
+	}
+	if !a.Exists || !b.Exists {
+		return false
+	}
+	sa, err1 := os.Stat(a.Path)
+	sb, err2 := os.Stat(b.Path)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// lockOutputDir takes the lock of an output directory (--output DIR,
+// --psl-out DIR) for the whole run, once its outputs are checked: a second
+// run writing the same directory is refused at its start, naming this
+// one's process, instead of both running and the later silently replacing
+// the earlier's set. unlock releases it; for no directory it does nothing.
+func lockOutputDir(flag, dir string) (unlock func(), err error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	unlock, err = atomicfile.LockDir(dir)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %w", flag, err))
+	}
+	return unlock, nil
 }
 
 // canCreate reports whether a file can be created in dir, by creating a

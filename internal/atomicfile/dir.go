@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -75,19 +76,25 @@ func (e *ForeignError) Error() string {
 // dir is made absolute first, so that the lock and the sibling directory
 // are beside it for any spelling of it ("." or "out/" or ".."), never
 // inside it; messages name dir as given.
+//
+// A symlink naming dir is left in place and the directory it points to is
+// replaced (or created, when the link dangles), as Write does for a file.
+//
+// A run that takes the lock early (LockDir), so that a second run is
+// refused at its start rather than at its end, keeps it here: WriteDir
+// does not lock again then.
 func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	name := dir
-	if dir, err = filepath.Abs(dir); err != nil {
-		return fmt.Errorf("output directory %s: %w", name, err)
-	}
-	if filepath.Dir(dir) == dir {
-		return fmt.Errorf("output directory %s is the root directory, which cannot be replaced", name)
-	}
-	unlock, err := lock(dir + ".lock")
-	if err != nil {
+	if dir, err = resolveDir(dir); err != nil {
 		return err
 	}
-	defer unlock()
+	if _, mine := held.Load(dir + ".lock"); !mine {
+		unlock, err := lock(dir + ".lock")
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	if err := checkDir(dir, name); err != nil {
 		return err
 	}
@@ -146,13 +153,58 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	return nil
 }
 
+// resolveDir is the directory WriteDir writes for dir: absolute, symlinks
+// followed (Resolve), not the root directory and not a file.
+func resolveDir(dir string) (string, error) {
+	t, err := Resolve(dir)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("output directory %s: %w", dir, err)
+	case t.Exists && !t.Dir:
+		return "", fmt.Errorf("output directory %s is a file", dir)
+	case filepath.Dir(t.Path) == t.Path:
+		return "", fmt.Errorf("output directory %s is the root directory, which cannot be replaced", dir)
+	}
+	return t.Path, nil
+}
+
+// held lists the lock files this process holds through LockDir.
+var held sync.Map
+
+// LockDir takes the lock that WriteDir takes for dir (DIR.lock beside the
+// directory, symlinks followed), for a whole run: a second run that would
+// write dir, in this process or another, is refused from then on, naming
+// this one's process, and WriteDir in this run does not lock again.
+// unlock releases it.
+func LockDir(dir string) (unlock func(), err error) {
+	if dir, err = resolveDir(dir); err != nil {
+		return nil, err
+	}
+	path := dir + ".lock"
+	release, err := lock(path)
+	if err != nil {
+		return nil, err
+	}
+	held.Store(path, true)
+	return func() {
+		held.Delete(path)
+		release()
+	}, nil
+}
+
 // CheckDir reports whether WriteDir may replace dir: it does not exist, is
 // an empty directory, or holds its Marker and only the regular files that
 // Marker lists. Otherwise the error is a *ForeignError naming what is not
 // hinge's (a directory whose Marker an earlier version of hinge wrote,
 // without a list, is refused too: its files cannot be told from others),
 // or says that dir is not a directory or cannot be read.
-func CheckDir(dir string) error { return checkDir(dir, dir) }
+func CheckDir(dir string) error {
+	path, err := resolveDir(dir)
+	if err != nil {
+		return err
+	}
+	return checkDir(path, dir)
+}
 
 // checkDir is CheckDir naming the directory name in its messages.
 func checkDir(dir, name string) error {

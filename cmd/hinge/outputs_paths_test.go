@@ -1,0 +1,288 @@
+package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// singleFileOutputs are the commands and flags that write one file, each
+// as a function of the path to write.
+func singleFileOutputs(t *testing.T) []struct {
+	name string
+	args func(path string) []string
+} {
+	t.Helper()
+	dir := t.TempDir()
+	training := writeFile(t, dir, "train.db", "Smokes(Anna)\nSmokes(Bob)\nCancer(Anna)\nFriends(Anna, Bob)\n")
+	return []struct {
+		name string
+		args func(path string) []string
+	}{
+		{"mln infer -r", func(p string) []string { return args([]string{"mln", "infer"}, smokersMLN, []string{"-r", p}) }},
+		{"mln infer --report", func(p string) []string {
+			return args([]string{"mln", "infer"}, smokersMLN, []string{"--report", p, "-r", filepath.Join(t.TempDir(), "r")})
+		}},
+		{"mln infer --html", func(p string) []string {
+			return args([]string{"mln", "infer"}, smokersMLN, []string{"--html", p, "-r", filepath.Join(t.TempDir(), "r")})
+		}},
+		{"mln infer --satisfaction", func(p string) []string {
+			return args([]string{"mln", "infer"}, smokersMLN, []string{"--satisfaction", p, "-r", filepath.Join(t.TempDir(), "r")})
+		}},
+		{"infer --report", func(p string) []string {
+			return args([]string{"infer"}, smokersPSL, []string{"--report", p, "--quiet"})
+		}},
+		{"infer --html", func(p string) []string { return args([]string{"infer"}, smokersPSL, []string{"--html", p, "--quiet"}) }},
+		{"infer --satisfaction", func(p string) []string {
+			return args([]string{"infer"}, smokersPSL, []string{"--satisfaction", p, "--quiet"})
+		}},
+		{"kgc --predictions", func(p string) []string { return args([]string{"kgc"}, exampleKGC, []string{"--predictions", p}) }},
+		{"mln learn -o", func(p string) []string {
+			return []string{"mln", "learn", "-i", "../../examples/mln/smokers.mln", "-t", training, "-o", p, "--force"}
+		}},
+	}
+}
+
+// TestSingleFileOutputsWriteThrough: a single-file output named by a
+// symlink writes the file the link points to and leaves the link; one
+// naming a device (through a symlink to /dev/null) or a FIFO writes
+// through it and leaves it a device or FIFO. Each used to rename a
+// temporary file over the path: -r /dev/stdout replaced the symlink and,
+// as root, --html /dev/null made /dev/null a regular file.
+func TestSingleFileOutputsWriteThrough(t *testing.T) {
+	for _, c := range singleFileOutputs(t) {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// A symlink to the user's file.
+			target := writeFile(t, dir, "target", "the user's old content\n")
+			l := filepath.Join(dir, "link")
+			if err := os.Symlink(target, l); err != nil {
+				t.Fatal(err)
+			}
+			if code, stdout, errs := runCLI(t, c.args(l)...); code != 0 {
+				t.Fatalf("symlink: exit %d\n%s%s", code, stdout, errs)
+			}
+			if st, err := os.Lstat(l); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the symlink was replaced by %v (%v)", st.Mode(), err)
+			}
+			if b, _ := os.ReadFile(target); len(b) == 0 || strings.Contains(string(b), "old content") {
+				t.Errorf("the link's target was not written: %q", b)
+			}
+			// A symlink to /dev/null.
+			null := filepath.Join(dir, "null")
+			if err := os.Symlink("/dev/null", null); err != nil {
+				t.Fatal(err)
+			}
+			if code, stdout, errs := runCLI(t, c.args(null)...); code != 0 {
+				t.Fatalf("/dev/null: exit %d\n%s%s", code, stdout, errs)
+			}
+			if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+				t.Fatalf("/dev/null is now %v (%v)", st.Mode(), err)
+			}
+			if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link to /dev/null is now %v (%v)", st.Mode(), err)
+			}
+			// A FIFO, read while the run writes.
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			got := make(chan []byte, 1) // a reader that never opens does not block the test
+			go func() {
+				f, err := os.Open(fifo)
+				if err != nil {
+					got <- nil
+					return
+				}
+				b, _ := io.ReadAll(f)
+				f.Close()
+				got <- b
+			}()
+			code, stdout, errs := runCLI(t, c.args(fifo)...)
+			var b []byte
+			select {
+			case b = <-got:
+			case <-time.After(10 * time.Second):
+				// Nothing opened the FIFO: unblock the reader if it still
+				// waits (a FIFO replaced by a file leaves it waiting).
+				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+			}
+			if code != 0 {
+				t.Fatalf("FIFO: exit %d\n%s%s", code, stdout, errs)
+			}
+			if len(b) == 0 {
+				t.Errorf("nothing came through the FIFO")
+			}
+			if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the FIFO is now %v (%v)", st.Mode(), err)
+			}
+		})
+	}
+}
+
+// TestResultToDevStdout: mln infer -r naming /proc/self/fd/1 (what
+// /dev/stdout links to) in a real process writes the result to its
+// standard output (a pipe here), and the link stays.
+func TestResultToDevStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	// A link of our own to what /dev/stdout links to, so that a failure
+	// replaces no more than the link.
+	stdout := filepath.Join(t.TempDir(), "stdout")
+	if err := os.Symlink("/proc/self/fd/1", stdout); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", stdout, "--quiet"})...)
+	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Cancer(Bob) 1") {
+		t.Errorf("standard output does not hold the result:\n%s", out)
+	}
+	if st, err := os.Lstat(stdout); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is now %v (%v)", st.Mode(), err)
+	}
+}
+
+// TestOutputsNamingOneFile: two outputs of one run that name one file (as
+// spelled differently, through a symlink, or a hard link) are refused with
+// exit status 2 before any work, naming both flags; the last writer used
+// to win silently.
+func TestOutputsNamingOneFile(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	writeFile(t, dir, "hard", "")
+	if err := os.Link(p("hard"), p("hard2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p("target.txt"), p("link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p("sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		flags  []string
+		unmade []string
+	}{
+		{"mln -r and --report", args([]string{"mln", "infer"}, smokersMLN, []string{"-r", p("same.txt"), "--report", p("same.txt")}),
+			[]string{"--result", "--report"}, []string{p("same.txt")}},
+		{"infer --html, --satisfaction, --report", args([]string{"infer"}, smokersPSL, []string{"--html", p("h.html"), "--satisfaction", dir + "/./h.html", "--report", p("sub") + "/../h.html"}),
+			[]string{"--html", "--report"}, []string{p("h.html")}},
+		{"kgc --predictions and --html", args([]string{"kgc"}, exampleKGC, []string{"--predictions", p("p.txt"), "--html", p("p.txt")}),
+			[]string{"--predictions", "--html"}, []string{p("p.txt")}},
+		{"a symlink and its target", args([]string{"mln", "infer"}, smokersMLN, []string{"-r", p("link.txt"), "--report", p("target.txt")}),
+			[]string{"--result", "--report"}, []string{p("target.txt")}},
+		{"two hard links", args([]string{"mln", "infer"}, smokersMLN, []string{"-r", p("hard"), "--report", p("hard2")}),
+			[]string{"--result", "--report"}, nil},
+		{"learn --output and --report", []string{"learn", "--model", smokersModel, "--data", smokersData, "--output", p("l.psl"), "--report", p("l.psl")},
+			[]string{"--output", "--report"}, []string{p("l.psl")}},
+	} {
+		code, stdout, errs := runCLI(t, tc.args...)
+		ok := code == 2 && strings.Contains(errs, "name the same file") && stdout == ""
+		for _, f := range tc.flags {
+			ok = ok && strings.Contains(errs, f+" ")
+		}
+		if !ok {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q: want exit 2 naming %v before any work", tc.name, code, errs, stdout, tc.flags)
+		}
+		for _, f := range tc.unmade {
+			if _, err := os.Stat(f); err == nil {
+				t.Errorf("%s: %s was written", tc.name, f)
+			}
+		}
+	}
+	// Two outputs through one device are written through, one after the
+	// other, and are not refused (through a link of our own to /dev/null,
+	// so that a failure replaces no more than the link).
+	null := p("null")
+	if err := os.Symlink("/dev/null", null); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", null, "--report", null})...); code != 0 {
+		t.Errorf("-r and --report through one link to /dev/null: exit %d: %s", code, errs)
+	}
+	if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link to /dev/null is now %v (%v)", st.Mode(), err)
+	}
+}
+
+// TestInferOutputDirSymlink: infer --output naming a symlink (to an empty
+// directory, with a trailing slash, dangling) leaves the symlink and
+// writes the directory it names; it used to replace the link by a real
+// directory.
+func TestInferOutputDirSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := filepath.Join(dir, "l")
+	if err := os.Symlink(real, l); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "d")
+	if err := os.Symlink(filepath.Join(dir, "new"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ given, link, holds string }{{l, l, real}, {l + "/", l, real}, {dangling, dangling, filepath.Join(dir, "new")}} {
+		if code, stdout, errs := runCLI(t, "infer", "--model", smokersModel, "--data", smokersData, "--output", tc.given, "--quiet"); code != 0 {
+			t.Fatalf("--output %s: exit %d\n%s%s", tc.given, code, stdout, errs)
+		}
+		if st, err := os.Lstat(tc.link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("--output %s: the symlink is now %v (%v)", tc.given, st.Mode(), err)
+		}
+		if _, err := os.Stat(filepath.Join(tc.holds, "CANCER.txt")); err != nil {
+			t.Errorf("--output %s: %v", tc.given, err)
+		}
+	}
+}
+
+// TestOverlappingRunsOneOutputDir: while another hinge process holds an
+// output directory (its DIR.lock, taken at its start), a second run
+// writing it is refused at its start with exit status 2 naming that
+// process; the lock used to be taken only for the final swap, so both
+// runs succeeded and the later replaced the earlier's set.
+func TestOverlappingRunsOneOutputDir(t *testing.T) {
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	out := filepath.Join(t.TempDir(), "out")
+	writeFile(t, filepath.Dir(out), "out.lock", strconv.Itoa(other.Process.Pid)+"\n")
+	code, stdout, errs := runCLI(t, "infer", "--model", smokersModel, "--data", smokersData, "--output", out)
+	if code != 2 || !strings.Contains(errs, "another hinge run (process "+strconv.Itoa(other.Process.Pid)+")") || stdout != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q: want exit 2 naming process %d before any work", code, errs, stdout, other.Process.Pid)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+	// The lock of a run that is over (this one, here) is gone: a third
+	// run with the other process gone succeeds.
+	other.Process.Kill()
+	other.Wait()
+	if code, _, errs := runCLI(t, "infer", "--model", smokersModel, "--data", smokersData, "--output", out, "--quiet"); code != 0 {
+		t.Fatalf("after the other run: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(out + ".lock"); err == nil {
+		t.Errorf("the lock was left behind")
+	}
+}
