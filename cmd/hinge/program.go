@@ -31,8 +31,10 @@ type programFlags struct {
 	dbRead                         bool        // --db-read: atoms from the schema's tables, not --data's files
 	dbReplace                      bool        // --db-replace: replace tables hinge did not create
 	quiet                          bool
-	stderr                         io.Writer // progress display; the command's injected stderr
-	estimates                      io.Writer // when set, large grounding estimates are printed here (hinge ground)
+	stderr                         io.Writer           // progress display; the command's injected stderr
+	ctx                            context.Context     // the run's, set when it starts (addDB)
+	schemaLock                     *pgstore.SchemaLock // --db-schema held for the run (connectDB), released at its end
+	estimates                      io.Writer           // when set, large grounding estimates are printed here (hinge ground)
 }
 
 // bigEstimate is the estimated number of groundings above which hinge
@@ -47,8 +49,20 @@ func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	f.addData(cmd, partition)
 }
 
-// addDB registers --db, --db-schema, --db-read and --db-replace.
+// addDB registers --db, --db-schema, --db-read and --db-replace, and makes
+// the command (whose RunE is set by now) release the schema's lock, taken
+// by its first connection (connectDB), when it ends.
 func (f *programFlags) addDB(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			f.ctx = cmd.Context()
+			defer func() {
+				f.schemaLock.Release()
+				f.schemaLock = nil
+			}()
+			return run(cmd, args)
+		}
+	}
 	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
 	f.dbFlag = cmd.Flags().Lookup("db")
 	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (hinge's own tables there are replaced on every run unless --db-read)")
@@ -219,11 +233,29 @@ func (f *programFlags) dbURL() string {
 	return os.Getenv(dbEnv)
 }
 
-// connectDB connects to PostgreSQL at dbURL. A URL that does not parse is
-// bad input; a server that cannot be reached fails the run (exit status 1).
+// connectDB connects to PostgreSQL at dbURL, once it holds --db-schema for
+// the run (pgstore.LockSchema; a message says whom it waits for). A URL
+// that does not parse is bad input; a server that cannot be reached fails
+// the run (exit status 1).
 func (f *programFlags) connectDB() (*pgstore.DB, error) {
 	if err := f.checkDB(); err != nil {
 		return nil, err
+	}
+	if f.schemaLock == nil {
+		// The schema is this run's until it ends: another run on it
+		// (loading other atoms into tables of the same names, or creating
+		// the schema) waits, and this one waits for it.
+		ctx := f.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		l, err := pgstore.LockSchema(ctx, f.dbURL(), f.dbSchema, func(holder string) {
+			fmt.Fprintf(f.stderr, "hinge: waiting for another run using PostgreSQL schema %s to end (%s)\n", f.dbSchema, holder)
+		})
+		if err != nil {
+			return nil, failed(fmt.Errorf("--db: %w", err))
+		}
+		f.schemaLock = l
 	}
 	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
 	if err != nil {

@@ -113,7 +113,8 @@ func CheckIdentifier(what, name string) error {
 
 // Connect opens a connection to the PostgreSQL server at url (for example
 // postgres://user@host:5432/db) and uses schema (DefaultSchema when empty)
-// for the store's tables. ctx bounds every later operation too.
+// for the store's tables. ctx bounds every later operation too. Two runs
+// that may use one schema at once each hold its LockSchema first.
 func Connect(ctx context.Context, url, schema string) (*DB, error) {
 	if schema == "" {
 		schema = DefaultSchema
@@ -133,6 +134,7 @@ func Connect(ctx context.Context, url, schema string) (*DB, error) {
 			cfg.RuntimeParams[k] = v
 		}
 	}
+	setApplicationName(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
