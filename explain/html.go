@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -44,6 +46,13 @@ type Item struct {
 // explanations. Every figure shown carries its exact value in a data-v
 // attribute.
 func (r *Report) WriteHTML(w io.Writer) error {
+	return r.WriteHTMLContext(context.Background(), w)
+}
+
+// WriteHTMLContext is WriteHTML stopping, with the context's error, once
+// ctx is done: the answers are written one at a time (never the whole
+// report built in memory first) and the context looked at between them.
+func (r *Report) WriteHTMLContext(ctx context.Context, w io.Writer) error {
 	head, tail, ok := strings.Cut(reportPage, "{{DATA}}")
 	if !ok {
 		return errors.New("explain: the report page has no data slot")
@@ -52,13 +61,39 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if _, err := io.WriteString(w, fill.Replace(head)); err != nil {
 		return err
 	}
-	// Streamed, not built in memory first; the encoder escapes <, > and
-	// &, so the data cannot close its <script> element.
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(true)
-	if err := enc.Encode(r); err != nil {
+	// The fields but the items, then the items one by one. The encoder
+	// escapes <, > and &, so the data cannot close its <script> element.
+	fields := *r
+	fields.Items = nil
+	b, err := json.Marshal(fields) // {...,"items":null}
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, fill.Replace(tail))
+	b, ok = bytes.CutSuffix(b, []byte(`"items":null}`))
+	if !ok {
+		return errors.New("explain: the report's fields do not end with its items")
+	}
+	if _, err := w.Write(append(b, `"items":[`...)); err != nil {
+		return err
+	}
+	for i := range r.Items {
+		if i%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		b, err := json.Marshal(&r.Items[i])
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b = append([]byte{','}, b...)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "]}\n"); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, fill.Replace(tail))
 	return err
 }

@@ -266,3 +266,80 @@ func TestHTMLEscapes(t *testing.T) {
 		t.Fatal("a template slot is left in the page")
 	}
 }
+
+// TestHTMLReportExactNames: answers whose names differ only by case,
+// spaces or quotes (Smokes('ANN'), Smokes('A nn'), Smokes('Ann')) each open
+// their own explanation, by search and by a link from a ground rule; the
+// page used to fold them into one key, so clicking Smokes('ANN') opened
+// Smokes('Ann') (0.975 where the right value is 0). A search that matches
+// no name exactly still finds an answer written loosely when one answer
+// alone has that form.
+func TestHTMLReportExactNames(t *testing.T) {
+	b := chromium.Start(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"m.psl":          "0.5: Smokes(X) -> Cancer(X) ^2\n0.4: Friends(A, B) & Smokes(A) -> Smokes(B) ^2\n0.01: !Smokes(X)\n0.01: !Cancer(X)\n",
+		"m.data":         "predicates:\n  Friends/2: closed\n  Smokes/1: open\n  Cancer/1: open\nobservations:\n  Friends: friends.tsv\n  Smokes: smokes_obs.tsv\ntargets:\n  Smokes: smokes.tsv\n  Cancer: cancer.tsv\n",
+		"friends.tsv":    "Bob\tAnn\nBob\tA nn\n",
+		"smokes_obs.tsv": "Bob\n",
+		"smokes.tsv":     "Ann\nANN\nA nn\n",
+		"cancer.tsv":     "Ann\nANN\nA nn\nCarl\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, err := pipeline.Load(pipeline.Inputs{Model: filepath.Join(dir, "m.psl"), Data: filepath.Join(dir, "m.data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := prog.Ground(ground.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := admm.New(g.Problem, admm.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Solve(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd, cd := s.Duals()
+	x, err := explain.NewPSL(prog.Model, prog.Store, g, res.Values, pd, cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := x.ExplainAll(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &explain.Report{Engine: "psl", Title: "names"}
+	value := map[string]float64{}
+	for v, ex := range all {
+		r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: g.Vars[v].Pred.Name, Value: ex.Value, Explanation: ex})
+		value[ex.Atom] = ex.Value
+	}
+	if value["Smokes('Ann')"] < 0.5 || value["Smokes('ANN')"] > 0.1 {
+		t.Fatalf("the data do not separate the names: %v", value)
+	}
+	p := open(t, b, writeReport(t, r))
+	for _, name := range []string{"Smokes('ANN')", "Smokes('A nn')", "Smokes('Ann')", "Cancer('ANN')"} {
+		shown, err := explaintest.Search(p, name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		explaintest.Expect(t, name, shown.Head, map[string]float64{"value": value[name]})
+	}
+	// From Cancer('ANN') (shown last) to Smokes('ANN') by its link.
+	shown, err := explaintest.Follow(p, "Smokes('ANN')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	explaintest.Expect(t, "link to Smokes('ANN')", shown.Head, map[string]float64{"value": value["Smokes('ANN')"]})
+	// A loose spelling of the one answer of that form is still found.
+	if _, err := explaintest.Search(p, "cancer(carl)", "Cancer('Carl')"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -89,6 +89,8 @@ type MLNTerm struct {
 	Pull       float64 `json:"pull"`
 	// Atoms are the ground clause's atoms with their values.
 	Atoms []AtomValue `json:"atoms"`
+
+	term int32 // the clause's term number (Recoverer.TermsOf)
 }
 
 // MLNExplanation explains one atom's value in a MAP world.
@@ -137,28 +139,40 @@ func mlnName(a Atom) string { return mln.AtomString(a.Pred, a.Args) }
 // Explain explains variable v's value, keeping the top clauses (all when
 // top <= 0).
 func (e *MLN) Explain(v, top int) (*MLNExplanation, error) {
-	if v < 0 || v >= len(e.Values) {
-		return nil, fmt.Errorf("explain: no variable %d", v)
-	}
-	grs, err := e.rec.Of(v)
+	xs, err := e.ExplainMany([]int{v}, top)
 	if err != nil {
 		return nil, err
 	}
-	return e.explain(v, top, grs), nil
+	return xs[0], nil
 }
 
 // ExplainAll explains every variable (one recovery pass).
 func (e *MLN) ExplainAll(top int) ([]*MLNExplanation, error) {
-	all := map[int32]*Grounding{}
-	if _, err := e.rec.All(func(t int32, g *Grounding) error {
-		all[t] = g
-		return nil
-	}); err != nil {
+	vs := make([]int, len(e.Values))
+	for v := range vs {
+		vs[v] = v
+	}
+	return e.ExplainMany(vs, top)
+}
+
+// ExplainMany explains the variables vs, in that order, keeping the top
+// clauses of each (all when top <= 0); see PSL.ExplainMany.
+func (e *MLN) ExplainMany(vs []int, top int) ([]*MLNExplanation, error) {
+	for _, v := range vs {
+		if v < 0 || v >= len(e.Values) {
+			return nil, fmt.Errorf("explain: no variable %d", v)
+		}
+	}
+	grs, err := e.rec.groundings(vs)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*MLNExplanation, len(e.Values))
-	for v := range e.Values {
-		out[v] = e.explain(v, top, all)
+	out := make([]*MLNExplanation, len(vs))
+	for i, v := range vs {
+		if err := e.rec.tick(); err != nil {
+			return nil, err
+		}
+		out[i] = e.explain(v, top, grs)
 	}
 	return out, nil
 }
@@ -172,7 +186,7 @@ func violated(vars []int32, coefs []float64, c float64, y func(int32) float64) b
 	return inner > 0.5
 }
 
-func (e *MLN) explain(v, top int, grs map[int32]*Grounding) *MLNExplanation {
+func (e *MLN) explain(v, top int, grs *foundSet) *MLNExplanation {
 	g := e.Ground
 	x := &MLNExplanation{Atom: mlnName(VarAtom(g, v)), Var: v, Value: e.Values[v]}
 	p := g.Problem
@@ -247,24 +261,7 @@ func (e *MLN) explain(v, top int, grs map[int32]*Grounding) *MLNExplanation {
 		if e.Values[v] == 0 {
 			term.Pull = -term.FlipCost
 		}
-		if gr := grs[t]; gr != nil {
-			term.Ground, term.Substitution = mlnGroundText(gr), gr.Substitution()
-			for _, a := range gr.Atoms {
-				if isDomainPred(a.Atom.Pred) {
-					continue
-				}
-				av := AtomValue{Atom: mlnName(a.Atom), Value: a.Value}
-				if a.Var >= 0 {
-					av.Value, av.Target = e.Values[a.Var], true
-				}
-				term.Atoms = append(term.Atoms, av)
-			}
-		} else {
-			term.Ground = mlnLinearClause(g, vars, coefs)
-			for _, u := range vars {
-				term.Atoms = append(term.Atoms, AtomValue{Atom: mlnName(VarAtom(g, int(u))), Value: e.Values[u], Target: true})
-			}
-		}
+		term.term = t
 		x.Terms = append(x.Terms, term)
 	}
 	x.Count = len(x.Terms)
@@ -277,14 +274,53 @@ func (e *MLN) explain(v, top int, grs map[int32]*Grounding) *MLNExplanation {
 		}
 		return 2
 	}
-	slices.SortStableFunc(x.Terms, func(a, b MLNTerm) int {
-		return cmp.Or(cmp.Compare(hardRank(a), hardRank(b)), cmp.Compare(math.Abs(b.FlipCost), math.Abs(a.FlipCost)),
-			cmp.Compare(a.Rule, b.Rule), strings.Compare(a.Ground, b.Ground))
+	// As PSL.explain: the text only for the clauses that can be kept.
+	byCost := func(a, b MLNTerm) int {
+		return cmp.Or(cmp.Compare(hardRank(a), hardRank(b)), cmp.Compare(math.Abs(b.FlipCost), math.Abs(a.FlipCost)), cmp.Compare(a.Rule, b.Rule))
+	}
+	kept := keepTop(x.Terms, top, byCost)
+	for i := range x.Terms[:kept] {
+		e.termText(&x.Terms[i], grs.get(x.Terms[i].term))
+	}
+	slices.SortStableFunc(x.Terms[:kept], func(a, b MLNTerm) int {
+		return cmp.Or(byCost(a, b), strings.Compare(a.Ground, b.Ground))
 	})
 	if top > 0 && len(x.Terms) > top {
 		x.Terms = x.Terms[:top]
 	}
 	return x
+}
+
+// termText fills in the ground clause of term from its grounding gr (nil
+// when none matched: the clause in its linear form) and its atoms.
+func (e *MLN) termText(term *MLNTerm, gr *Grounding) {
+	g := e.Ground
+	if gr != nil {
+		term.Ground, term.Substitution = mlnGroundText(gr), gr.Substitution()
+		for _, a := range gr.Atoms {
+			if isDomainPred(a.Atom.Pred) {
+				continue
+			}
+			av := AtomValue{Atom: mlnName(a.Atom), Value: a.Value}
+			if a.Var >= 0 {
+				av.Value, av.Target = e.Values[a.Var], true
+			}
+			term.Atoms = append(term.Atoms, av)
+		}
+		return
+	}
+	p := g.Problem
+	var vars []int32
+	var coefs []float64
+	if t, np := int(term.term), p.NumPotentials(); t < np {
+		vars, coefs = p.Terms(t)
+	} else {
+		vars, coefs = p.CTerms(t - np)
+	}
+	term.Ground = mlnLinearClause(g, vars, coefs)
+	for _, u := range vars {
+		term.Atoms = append(term.Atoms, AtomValue{Atom: mlnName(VarAtom(g, int(u))), Value: e.Values[u], Target: true})
+	}
 }
 
 // isDomainPred reports a type predicate Markov logic grounding adds to

@@ -124,6 +124,8 @@ type PSLTerm struct {
 	Gradient *float64 `json:"gradient"`
 	// Atoms are the ground rule's atoms with their values.
 	Atoms []AtomValue `json:"atoms"`
+
+	term int32 // the term's number (Recoverer.TermsOf)
 }
 
 // PSLExplanation explains one atom's value: every ground rule containing
@@ -205,35 +207,48 @@ func FindVar(m *model.Model, s *store.Store, g *ground.Result, a Atom) (int, err
 // Explain explains variable v's value, keeping the top largest pulls (all
 // when top <= 0).
 func (e *PSL) Explain(v int, top int) (*PSLExplanation, error) {
-	if v < 0 || v >= len(e.Values) {
-		return nil, fmt.Errorf("explain: no variable %d", v)
-	}
-	if err := e.checkDuals(); err != nil {
-		return nil, err
-	}
-	grs, err := e.rec.Of(v)
+	xs, err := e.ExplainMany([]int{v}, top)
 	if err != nil {
 		return nil, err
 	}
-	return e.explain(v, top, grs), nil
+	return xs[0], nil
 }
 
 // ExplainAll explains every variable, recovering the ground rules in one
-// pass (Recoverer.All) instead of one per atom.
+// pass (Recoverer.many) instead of one per atom.
 func (e *PSL) ExplainAll(top int) ([]*PSLExplanation, error) {
+	vs := make([]int, len(e.Values))
+	for v := range vs {
+		vs[v] = v
+	}
+	return e.ExplainMany(vs, top)
+}
+
+// ExplainMany explains the variables vs, in that order, keeping the top
+// largest pulls of each (all when top <= 0). Their ground rules are
+// recovered by a join per variable for a few of them, else in one pass over
+// the groundings of their rules; the text of a ground rule is made only for
+// those kept. It stops, with the context's error, once the context
+// (SetContext) is done.
+func (e *PSL) ExplainMany(vs []int, top int) ([]*PSLExplanation, error) {
+	for _, v := range vs {
+		if v < 0 || v >= len(e.Values) {
+			return nil, fmt.Errorf("explain: no variable %d", v)
+		}
+	}
 	if err := e.checkDuals(); err != nil {
 		return nil, err
 	}
-	all := map[int32]*Grounding{}
-	if _, err := e.rec.All(func(t int32, g *Grounding) error {
-		all[t] = g
-		return nil
-	}); err != nil {
+	grs, err := e.rec.groundings(vs)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*PSLExplanation, len(e.Values))
-	for v := range e.Values {
-		out[v] = e.explain(v, top, all)
+	out := make([]*PSLExplanation, len(vs))
+	for i, v := range vs {
+		if err := e.rec.tick(); err != nil {
+			return nil, err
+		}
+		out[i] = e.explain(v, top, grs)
 	}
 	return out, nil
 }
@@ -246,16 +261,17 @@ func (e *PSL) checkDuals() error {
 	return nil
 }
 
-func (e *PSL) explain(v, top int, grs map[int32]*Grounding) *PSLExplanation {
+func (e *PSL) explain(v, top int, grs *foundSet) *PSLExplanation {
 	g := e.Ground
 	x := &PSLExplanation{Atom: pslName(VarAtom(g, v)), Var: v, Value: e.Values[v]}
-	for _, t := range e.rec.TermsOf(v) {
-		term := e.term(v, t, grs[t])
-		x.Terms = append(x.Terms, term)
-		if term.Pull > 0 {
-			x.Up += term.Pull
+	terms := e.rec.TermsOf(v)
+	x.Terms = make([]PSLTerm, len(terms))
+	for i, t := range terms {
+		x.Terms[i] = e.term(v, t)
+		if p := x.Terms[i].Pull; p > 0 {
+			x.Up += p
 		} else {
-			x.Down += term.Pull
+			x.Down += p
 		}
 	}
 	x.Count = len(x.Terms)
@@ -268,8 +284,19 @@ func (e *PSL) explain(v, top int, grs map[int32]*Grounding) *PSLExplanation {
 	default:
 		x.At = "interior"
 	}
-	slices.SortStableFunc(x.Terms, func(a, b PSLTerm) int {
-		return cmp.Or(cmp.Compare(math.Abs(b.Pull), math.Abs(a.Pull)), cmp.Compare(a.Rule, b.Rule), strings.Compare(a.Ground, b.Ground))
+	// The largest pulls first, then by rule, then by the ground rule's
+	// text: the text is made only for the terms that can be kept (those
+	// before the top-th and those tied with it), so that explaining every
+	// atom does not write out every ground rule.
+	byPull := func(a, b PSLTerm) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.Pull), math.Abs(a.Pull)), cmp.Compare(a.Rule, b.Rule))
+	}
+	kept := keepTop(x.Terms, top, byPull)
+	for i := range x.Terms[:kept] {
+		e.termText(v, &x.Terms[i], grs.get(x.Terms[i].term))
+	}
+	slices.SortStableFunc(x.Terms[:kept], func(a, b PSLTerm) int {
+		return cmp.Or(byPull(a, b), strings.Compare(a.Ground, b.Ground))
 	})
 	if top > 0 && len(x.Terms) > top {
 		for _, t := range x.Terms[top:] {
@@ -284,15 +311,32 @@ func (e *PSL) explain(v, top int, grs map[int32]*Grounding) *PSLExplanation {
 	return x
 }
 
-// term describes term t (TermsOf's numbering) as it bears on variable v.
-func (e *PSL) term(v int, t int32, gr *Grounding) PSLTerm {
+// keepTop sorts ts stably by order and returns how many of them can be
+// among the first top once ties under order are broken by another key:
+// all of them when top <= 0, else those up to the top-th and every one
+// tied with it.
+func keepTop[T any](ts []T, top int, order func(a, b T) int) int {
+	slices.SortStableFunc(ts, order)
+	if top <= 0 || len(ts) <= top {
+		return len(ts)
+	}
+	n := top
+	for n < len(ts) && order(ts[top-1], ts[n]) == 0 {
+		n++
+	}
+	return n
+}
+
+// term gives the figures of term t (TermsOf's numbering) as it bears on
+// variable v; termText adds its text.
+func (e *PSL) term(v int, t int32) PSLTerm {
 	p := e.Ground.Problem
 	np := p.NumPotentials()
 	var vars []int32
 	var coefs []float64
 	var c float64
 	var group int32
-	var out PSLTerm
+	out := PSLTerm{term: t}
 	var duals []float64
 	if int(t) < np {
 		vars, coefs = p.Terms(int(t))
@@ -307,13 +351,6 @@ func (e *PSL) term(v int, t int32, gr *Grounding) PSLTerm {
 		duals = e.ConstraintDuals[p.CStart[j]:p.CStart[j+1]]
 	}
 	out.Rule = int(group)
-	if group >= 0 && int(group) < len(e.Model.Rules) {
-		r := e.Model.Rules[group]
-		out.RuleText = ruleText(r)
-		if r.Pos.IsValid() {
-			out.Where = r.Pos.String()
-		}
-	}
 	inner := -c
 	for k, u := range vars {
 		inner += coefs[k] * e.Values[u]
@@ -322,9 +359,7 @@ func (e *PSL) term(v int, t int32, gr *Grounding) PSLTerm {
 			out.Pull = duals[k]
 		}
 	}
-	op := "<="
 	if out.Hard && p.CKind[int(t)-np] == hlmrf.Equal {
-		op = "="
 		out.Distance = math.Abs(inner)
 	} else {
 		out.Distance = max(inner, 0)
@@ -348,6 +383,20 @@ func (e *PSL) term(v int, t int32, gr *Grounding) PSLTerm {
 		}
 	}
 	out.Negated = out.Coef > 0
+	return out
+}
+
+// termText fills in the text of out (made by term for variable v): the
+// rule, the ground rule from its grounding gr (nil for an arithmetic rule,
+// shown in its linear form), and the ground rule's atoms.
+func (e *PSL) termText(v int, out *PSLTerm, gr *Grounding) {
+	if out.Rule >= 0 && out.Rule < len(e.Model.Rules) {
+		r := e.Model.Rules[out.Rule]
+		out.RuleText = ruleText(r)
+		if r.Pos.IsValid() {
+			out.Where = r.Pos.String()
+		}
+	}
 	if gr != nil {
 		out.Ground = gr.PSLText()
 		out.Substitution = gr.Substitution()
@@ -361,14 +410,29 @@ func (e *PSL) term(v int, t int32, gr *Grounding) PSLTerm {
 			}
 			out.Atoms = append(out.Atoms, av)
 		}
+		return
+	}
+	p := e.Ground.Problem
+	np := p.NumPotentials()
+	var vars []int32
+	var coefs []float64
+	var c float64
+	op := "<="
+	if t := int(out.term); t < np {
+		vars, coefs = p.Terms(t)
+		c = p.Const[t]
 	} else {
-		out.Role = "coef " + strconv.FormatFloat(out.Coef, 'g', 6, 64)
-		out.Ground = linearForm(e.Ground, vars, coefs, c, op, out)
-		for _, u := range vars {
-			out.Atoms = append(out.Atoms, AtomValue{Atom: pslName(VarAtom(e.Ground, int(u))), Value: e.Values[u], Target: true})
+		vars, coefs = p.CTerms(t - np)
+		c = p.CConst[t-np]
+		if p.CKind[t-np] == hlmrf.Equal {
+			op = "="
 		}
 	}
-	return out
+	out.Role = "coef " + strconv.FormatFloat(out.Coef, 'g', 6, 64)
+	out.Ground = linearForm(e.Ground, vars, coefs, c, op, *out)
+	for _, u := range vars {
+		out.Atoms = append(out.Atoms, AtomValue{Atom: pslName(VarAtom(e.Ground, int(u))), Value: e.Values[u], Target: true})
+	}
 }
 
 // ruleText is the rule as written, clipped for display.

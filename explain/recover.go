@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -392,27 +393,15 @@ func (r *Recoverer) Of(v int) (map[int32]*Grounding, error) {
 		return out, nil
 	}
 	ref := r.g.Vars[v]
-	byRule := map[int32]candidates{}
-	np := r.p.NumPotentials()
+	byRule := make([]candidates, len(r.clauses))
 	for _, t := range terms {
-		grp := int32(-1)
-		if int(t) < np {
-			grp = r.p.Group[t]
-		} else {
-			grp = r.p.CGroup[int(t)-np]
-		}
-		if grp < 0 || int(grp) >= len(r.clauses) || r.clauses[grp] == nil {
-			continue
-		}
-		cs := byRule[grp]
-		if cs == nil {
-			cs = candidates{}
-			byRule[grp] = cs
-		}
-		r.addCandidate(cs, t)
+		r.addTo(byRule, t)
 	}
 	err := r.withTargetsAt(func() error {
 		for grp, cs := range byRule {
+			if cs == nil {
+				continue
+			}
 			for _, ci := range r.clauses[grp] {
 				seen := map[string]bool{}
 				for ai, qa := range ci.join.Query.Atoms {
@@ -450,59 +439,135 @@ func (r *Recoverer) Of(v int) (map[int32]*Grounding, error) {
 // terms of arithmetic rules and terms no grounding matched are not passed
 // (Unmatched counts the latter).
 func (r *Recoverer) All(f func(term int32, g *Grounding) error) (unmatched int, err error) {
-	np := r.p.NumPotentials()
 	byRule := make([]candidates, len(r.clauses))
-	for i := range np {
-		if g := r.p.Group[i]; g >= 0 && int(g) < len(r.clauses) && r.clauses[g] != nil {
-			if byRule[g] == nil {
-				byRule[g] = candidates{}
-			}
-			r.addCandidate(byRule[g], int32(i))
-		}
-	}
-	for j := range r.p.NumConstraints() {
-		if g := r.p.CGroup[j]; g >= 0 && int(g) < len(r.clauses) && r.clauses[g] != nil {
-			if byRule[g] == nil {
-				byRule[g] = candidates{}
-			}
-			r.addCandidate(byRule[g], int32(np+j))
-		}
+	for t := range r.p.NumPotentials() + r.p.NumConstraints() {
+		r.addTo(byRule, int32(t))
 	}
 	err = r.withTargetsAt(func() error {
-		for grp, cls := range r.clauses {
-			cs := byRule[grp]
-			if cs == nil {
-				continue
-			}
-			for _, ci := range cls {
-				err := ci.join.All(func(vals, rows []int32) error {
-					if err := r.tick(); err != nil {
-						return err
-					}
-					key, c := r.groundTerm(ci, rows)
-					if t := cs.take(key, c); t >= 0 {
-						return f(t, r.grounding(ci, vals, rows))
-					}
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-			}
-			for _, list := range cs {
-				for _, c := range list {
-					if !c.used {
-						unmatched++
-					}
-				}
-			}
-		}
-		return nil
+		unmatched, err = r.pass(byRule, func(t int32, ci *clauseInfo, vals, rows []int32) error {
+			return f(t, r.grounding(ci, vals, rows))
+		})
+		return err
 	})
 	return unmatched, err
 }
 
-// tick counts a grounding and, every 1024, looks at the context.
+// many finds the groundings of the terms in which any of vs occurs, in one
+// pass over the groundings of the rules those terms belong to (as All, but
+// keeping only these terms), which costs less than one join per variable
+// (Of) once there are more than a few. It keeps each grounding's
+// substitution and rows, and makes a Grounding of it only when asked for
+// (foundSet.get).
+func (r *Recoverer) many(vs []int) (*foundSet, error) {
+	byRule := make([]candidates, len(r.clauses))
+	seen := map[int32]bool{}
+	for _, v := range vs {
+		for _, t := range r.TermsOf(v) {
+			if !seen[t] {
+				seen[t] = true
+				r.addTo(byRule, t)
+			}
+		}
+	}
+	f := &foundSet{r: r, at: map[int32]foundRef{}}
+	err := r.withTargetsAt(func() error {
+		_, err := r.pass(byRule, func(t int32, ci *clauseInfo, vals, rows []int32) error {
+			f.at[t] = foundRef{ci: ci, start: len(f.arena), nv: len(vals)}
+			f.arena = append(append(f.arena, vals...), rows...)
+			return nil
+		})
+		return err
+	})
+	return f, err
+}
+
+// foundSet holds the groundings found for terms: built ones, or the
+// substitution and rows of each, made into a Grounding when asked for.
+type foundSet struct {
+	r     *Recoverer
+	built map[int32]*Grounding
+	at    map[int32]foundRef
+	arena []int32
+}
+
+// foundRef is a grounding of clause ci: its values at arena[start:],
+// nv of them, and its rows after them, one per atom of the clause.
+type foundRef struct {
+	ci    *clauseInfo
+	start int
+	nv    int
+}
+
+// get returns the grounding of term t, nil when none was found.
+func (f *foundSet) get(t int32) *Grounding {
+	if g, ok := f.built[t]; ok {
+		return g
+	}
+	ref, ok := f.at[t]
+	if !ok {
+		return nil
+	}
+	vals := f.arena[ref.start : ref.start+ref.nv]
+	rows := f.arena[ref.start+ref.nv : ref.start+ref.nv+len(ref.ci.join.Query.Atoms)]
+	return f.r.grounding(ref.ci, vals, rows)
+}
+
+// addTo adds term t (TermsOf's numbering) to the candidates of its rule,
+// when that is a logical rule.
+func (r *Recoverer) addTo(byRule []candidates, t int32) {
+	np := r.p.NumPotentials()
+	g := int32(-1)
+	if int(t) < np {
+		g = r.p.Group[t]
+	} else {
+		g = r.p.CGroup[int(t)-np]
+	}
+	if g < 0 || int(g) >= len(r.clauses) || r.clauses[g] == nil {
+		return
+	}
+	if byRule[g] == nil {
+		byRule[g] = candidates{}
+	}
+	r.addCandidate(byRule[g], t)
+}
+
+// pass enumerates the groundings of every rule with candidates and calls
+// f for each candidate a grounding matches, with the grounding's clause,
+// values and rows (see All); the caller holds withTargetsAt.
+func (r *Recoverer) pass(byRule []candidates, f func(term int32, ci *clauseInfo, vals, rows []int32) error) (unmatched int, err error) {
+	for grp, cls := range r.clauses {
+		cs := byRule[grp]
+		if cs == nil {
+			continue
+		}
+		for _, ci := range cls {
+			err := ci.join.All(func(vals, rows []int32) error {
+				if err := r.tick(); err != nil {
+					return err
+				}
+				key, c := r.groundTerm(ci, rows)
+				if t := cs.take(key, c); t >= 0 {
+					return f(t, ci, vals, rows)
+				}
+				return nil
+			})
+			if err != nil {
+				return unmatched, err
+			}
+		}
+		for _, list := range cs {
+			for _, c := range list {
+				if !c.used {
+					unmatched++
+				}
+			}
+		}
+	}
+	return unmatched, nil
+}
+
+// tick counts a step (a grounding, an explanation) and, every 1024,
+// looks at the context.
 func (r *Recoverer) tick() error {
 	r.steps++
 	if r.Context != nil && r.steps%1024 == 0 {
@@ -510,6 +575,28 @@ func (r *Recoverer) tick() error {
 	}
 	return nil
 }
+
+// groundings returns the groundings of the terms in which the variables vs
+// occur: by a join per variable (Of) for a few, else in one pass (many).
+func (r *Recoverer) groundings(vs []int) (*foundSet, error) {
+	if len(vs) >= manyAtOnce {
+		return r.many(vs)
+	}
+	f := &foundSet{r: r, built: map[int32]*Grounding{}}
+	for _, v := range vs {
+		grs, err := r.Of(v)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(f.built, grs)
+	}
+	return f, nil
+}
+
+// manyAtOnce is the number of variables from which explaining them goes
+// through one pass over their rules' groundings (many) instead of a join
+// per variable (Of).
+const manyAtOnce = 16
 
 func valsKey(vals []int32) string {
 	buf := make([]byte, 0, 4*len(vals))

@@ -15,7 +15,9 @@ import (
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/kgc"
 	"github.com/hinge-srl/hinge/mln"
+	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/pipeline"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // explainFlags are the flags that explain a run's answer, shared by hinge
@@ -132,7 +134,7 @@ func (e *explainFlags) flagNames() string {
 // --html. The commands call it after their own outputs: the work is done
 // by then (the prepare methods run before any output is written, so a run
 // cancelled during them writes nothing).
-func (e *explainFlags) finish(stdout io.Writer) error {
+func (e *explainFlags) finish(ctx context.Context, stdout io.Writer) error {
 	xs := make([]any, 0, len(e.texts))
 	for _, x := range e.texts {
 		if err := x.WriteText(stdout); err != nil {
@@ -146,7 +148,8 @@ func (e *explainFlags) finish(stdout io.Writer) error {
 		}
 	}
 	if e.html != "" && e.report != nil {
-		if err := atomicfile.Write(e.html, e.report.WriteHTML); err != nil {
+		err := atomicfile.Write(e.html, func(w io.Writer) error { return e.report.WriteHTMLContext(ctx, w) })
+		if err != nil {
 			return failed(err)
 		}
 	}
@@ -208,16 +211,18 @@ func (e *explainFlags) preparePSL(ctx context.Context, prog *pipeline.Program, g
 		return failed(err)
 	}
 	x.SetContext(ctx)
-	for _, a := range e.parsed {
-		v, err := explain.FindVar(prog.Model, prog.Store, g, a)
-		if err != nil {
-			return badInput(fmt.Errorf("--explain: %w", err))
-		}
-		ex, err := x.Explain(v, e.top)
+	vs, err := e.vars(prog.Model, prog.Store, g)
+	if err != nil {
+		return err
+	}
+	if len(vs) > 0 {
+		xs, err := x.ExplainMany(vs, e.top)
 		if err != nil {
 			return failed(err)
 		}
-		e.texts = append(e.texts, ex)
+		for _, ex := range xs {
+			e.texts = append(e.texts, ex)
+		}
 	}
 	if e.html != "" {
 		all, err := x.ExplainAll(e.top)
@@ -228,6 +233,9 @@ func (e *explainFlags) preparePSL(ctx context.Context, prog *pipeline.Program, g
 			Summary: fmt.Sprintf("%d target atoms, %d ground rules (%d potentials, %d hard constraints); objective %.6g",
 				len(values), g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumPotentials(), g.Problem.NumConstraints(), g.Problem.Objective(values))}
 		for v, ex := range all {
+			if v%1024 == 0 && ctx.Err() != nil {
+				return failed(ctx.Err())
+			}
 			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: g.Vars[v].Pred.Name, Value: values[v], Explanation: ex})
 		}
 		if len(r.Items) > 0 {
@@ -241,6 +249,20 @@ func (e *explainFlags) preparePSL(ctx context.Context, prog *pipeline.Program, g
 		}
 	}
 	return interrupted(ctx)
+}
+
+// vars finds the variables of the atoms of --explain in the ground
+// problem g.
+func (e *explainFlags) vars(m *model.Model, s *store.Store, g *ground.Result) ([]int, error) {
+	vs := make([]int, len(e.parsed))
+	for i, a := range e.parsed {
+		v, err := explain.FindVar(m, s, g, a)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--explain: %w", err))
+		}
+		vs[i] = v
+	}
+	return vs, nil
 }
 
 // checkMLN refuses, before any work, what the explanations of hinge mln
@@ -286,17 +308,17 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 		return failed(err)
 	}
 	x.SetContext(ctx)
-	for _, a := range e.parsed {
-		v, err := explain.FindVar(net.Model, net.Store, res.Ground, a)
-		if err != nil {
-			return badInput(fmt.Errorf("--explain: %w", err))
-		}
-		ex, err := x.Explain(v, e.top)
-		if err != nil {
-			return failed(err)
-		}
+	vs, err := e.vars(net.Model, net.Store, res.Ground)
+	if err != nil {
+		return err
+	}
+	xs, err := x.ExplainMany(vs, e.top)
+	if err != nil {
+		return failed(err)
+	}
+	for i, ex := range xs {
 		if e.resolve {
-			if ex.Resolved, err = x.Resolve(ctx, v, opt); err != nil {
+			if ex.Resolved, err = x.Resolve(ctx, vs[i], opt); err != nil {
 				return failed(err)
 			}
 		}
@@ -310,6 +332,9 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 		cost, _ := x.WorldCost(res.Values)
 		r := &explain.Report{Engine: "mln", Title: "hinge mln infer", Example: "Cancer(Bob)"}
 		for v, ex := range all {
+			if v%1024 == 0 && ctx.Err() != nil {
+				return failed(ctx.Err())
+			}
 			if !net.Query[res.Ground.Vars[v].Pred.Index] {
 				continue
 			}

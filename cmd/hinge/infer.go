@@ -282,7 +282,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "evaluation %s (%d atoms) %s\n", ev.Predicate.Name, ev.Atoms, ev.Result)
 	}
-	if err := o.explain.finish(stdout); err != nil {
+	if err := o.explain.finish(ctx, stdout); err != nil {
 		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()

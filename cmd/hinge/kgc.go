@@ -404,7 +404,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return failed(err)
 		}
 	}
-	if err := o.explain.finish(stdout); err != nil {
+	if err := o.explain.finish(ctx, stdout); err != nil {
 		return err
 	}
 	m := ev.Metrics

@@ -529,7 +529,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return failed(err)
 		}
 	}
-	if err := o.explain.finish(stdout); err != nil {
+	if err := o.explain.finish(ctx, stdout); err != nil {
 		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()
