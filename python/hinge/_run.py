@@ -165,8 +165,9 @@ def run(args, logger=None, labels=None, describe=None, cwd=None):
     """Runs `hinge ARGS...` and returns its standard output.
 
     labels maps paths the package wrote to what they hold ("<rules>"); they
-    are replaced in hinge's message. describe(label, line) may name what a
-    labelled file's line holds (a rule, a row); it is added to the error.
+    are replaced in hinge's message. describe(label, line, message) may
+    name what a labelled file's line holds (a rule, a row); it is added to
+    the error as its hint.
     A non-zero exit raises HingeError (HingeInputError for status 2); a
     KeyboardInterrupt while hinge runs stops it (see the module doc) and is
     raised again once hinge has exited.
@@ -215,7 +216,7 @@ def run(args, logger=None, labels=None, describe=None, cwd=None):
         if describe is not None:
             m = _POS.search(message)
             if m:
-                hint = describe(m.group(1), int(m.group(2)))
+                hint = describe(m.group(1), int(m.group(2)), message)
         raise from_status(message, status, command, relabel(stderr, labels), hint)
     return stdout, stderr
 

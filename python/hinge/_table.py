@@ -39,8 +39,16 @@ class Rows(list):
         i = self.columns.index(name)
         return [r[i] for r in self]
 
-    def __repr__(self):
-        return "Rows(columns=%r, %d rows)" % (self.columns, len(self))
+    def __str__(self):
+        """The rows as a table, floats to 6 decimals (as pandas shows them)."""
+        def cell(v):
+            return "%.6f" % v if isinstance(v, float) else str(v)
+        table = [[""] + [str(c) for c in self.columns]]
+        table += [[str(i)] + [cell(v) for v in row] for i, row in enumerate(self)]
+        widths = [max(len(r[k]) for r in table) for k in range(len(table[0]))]
+        return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table)
+
+    __repr__ = __str__
 
 
 def frame(rows, columns):

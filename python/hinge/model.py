@@ -32,7 +32,8 @@ class InferenceResults(dict):
 
     report: hinge's --report (objective, lower_bound, iterations, status,
         evaluation, seconds, and for discrete/lifted runs their sections).
-    evaluation: {predicate name: {metric: value}} for predicates with truth.
+    evaluation: {predicate name, as given to Predicate: {metric: value}} for
+        the predicates with truth data.
     explanations: the explanations of the atoms given to explain=, as
         hinge's --explain-json writes them (a list), else [].
     """
@@ -453,7 +454,7 @@ class Model(object):
         for p in Partition:
             doc[p.value] = {}
         for pred in self._predicates.values():
-            doc["predicates"]["%s/%d" % (pred.name(), len(pred))] = "closed" if pred.closed() else "open"
+            doc["predicates"]["%s/%d" % (pred.raw_name(), len(pred))] = "closed" if pred.closed() else "open"
             for p in Partition:
                 paths = []
                 for k, (kind, content) in enumerate(pred.chunks(p)):
@@ -467,12 +468,12 @@ class Model(object):
                             if row[-1] is not None:
                                 fields.append(repr(row[-1]))
                             f.write("\t".join(fields) + "\n")
-                    label = "<%s %s rows>" % (pred.name(), p.value)
+                    label = "<%s %s rows>" % (pred.raw_name(), p.value)
                     files.labels[path] = label
                     files.rows[label] = content
                     paths.append(path)
                 if paths:
-                    doc[p.value][pred.name()] = paths
+                    doc[p.value][pred.raw_name()] = paths
         for p in Partition:
             if not doc[p.value]:
                 del doc[p.value]
@@ -521,11 +522,15 @@ class _Files(object):
         self.rule_lines = []  # (first line, last line, index, text)
         self.rows = {}  # label -> rows
 
-    def describe(self, label, line):
+    def describe(self, label, line, message):
         if label == "<rules>":
             for first, last, i, text in self.rule_lines:
                 if first <= line <= last:
-                    return "<rules>:%d is rule %d of the model (get_rules()[%d]): %s" % (line, i, i, text)
+                    hint = "<rules>:%d is rule %d of the model (get_rules()[%d]): %s" % (line, i, i, text)
+                    m = re.search(r"unknown predicate (\w+)", message)
+                    if m:
+                        hint += "\n%s is not a predicate of the model: add it with model.add_predicate()" % m.group(1)
+                    return hint
         rows = self.rows.get(label)
         if rows is not None and 1 <= line <= len(rows):
             return "%s:%d is row %d of those added: %r" % (label, line, line - 1, rows[line - 1])

@@ -76,6 +76,7 @@ class Predicate(object):
                 "pass evaluators=['DiscreteEvaluator', ...] to Model.infer(), which hinge "
                 "applies to every predicate with truth data." % raw_name)
         self._name = Predicate.normalize_name(raw_name)
+        self._raw_name = raw_name.strip()
         self._closed = closed
         self._types = list(arg_types)
         # {partition: [chunk, ...]}: a chunk is ("file", path) or ("rows", [row, ...]),
@@ -165,7 +166,12 @@ class Predicate(object):
         return self._closed
 
     def name(self):
+        """The normalised (upper-case) name, as pslpython gives it."""
         return self._name
+
+    def raw_name(self):
+        """The name as given; hinge's messages, evaluations and explanations use it."""
+        return self._raw_name
 
     def types(self):
         return self._types
