@@ -15,6 +15,7 @@ A pslpython script ports by changing its imports::
     from hinge import Model, Partition, Predicate, Rule
 """
 
+from . import kgc, mln
 from ._run import find_binary, version as binary_version
 from ._table import Rows
 from .errors import (BinaryNotFoundError, HingeError, HingeInputError, HingeRunError,
@@ -29,5 +30,5 @@ __version__ = "0.1.0"
 __all__ = [
     "BinaryNotFoundError", "HingeError", "HingeInputError", "HingeRunError", "InferenceResults",
     "Model", "ModelError", "Partition", "Predicate", "PredicateError", "Rows", "Rule", "RuleError",
-    "binary_version", "find_binary",
+    "binary_version", "find_binary", "kgc", "mln",
 ]
