@@ -64,8 +64,15 @@ def _package_files():
 
 
 def _platform_tag():
-    tag = os.environ.get("HINGE_WHEEL_PLATFORM") or sysconfig.get_platform()
-    return re.sub(r"[^\w]", "_", tag)
+    """HINGE_WHEEL_PLATFORM as given (it may be a compressed tag set such as
+    manylinux2014_x86_64.musllinux_1_1_x86_64), else the running platform's
+    tag (linux-x86_64 -> linux_x86_64, macosx-11.0-arm64 -> macosx_11_0_arm64)."""
+    tag = os.environ.get("HINGE_WHEEL_PLATFORM")
+    if tag:
+        if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", tag):
+            raise ValueError("HINGE_WHEEL_PLATFORM=%r is not a wheel platform tag" % tag)
+        return tag
+    return re.sub(r"[^\w]", "_", sysconfig.get_platform())
 
 
 class _Wheel(object):

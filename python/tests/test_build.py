@@ -75,7 +75,7 @@ class TestBuild(_util.Case):
         out = self.path("dist")
         os.mkdir(out)
         old = os.environ.get("HINGE_WHEEL_PLATFORM")
-        os.environ["HINGE_WHEEL_PLATFORM"] = "manylinux2014_x86_64"
+        os.environ["HINGE_WHEEL_PLATFORM"] = "manylinux2014_x86_64.musllinux_1_1_x86_64"
         try:
             name = backend.build_wheel(out)
         finally:
@@ -83,7 +83,7 @@ class TestBuild(_util.Case):
                 del os.environ["HINGE_WHEEL_PLATFORM"]
             else:
                 os.environ["HINGE_WHEEL_PLATFORM"] = old
-        self.assertTrue(name.endswith("-py3-none-manylinux2014_x86_64.whl"), name)
+        self.assertTrue(name.endswith("-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"), name)
         names, infos, wheel = check_record(self, os.path.join(out, name))
         self.assertIn("Root-Is-Purelib: false", wheel)
         mode = infos["hinge/bin/hinge"].external_attr >> 16
