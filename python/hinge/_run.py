@@ -8,6 +8,7 @@ left behind: a hinge that has not stopped after STOP_GRACE seconds, or a
 second Ctrl-C while waiting, kills it (SIGKILL) and waits for that.
 """
 
+import json
 import logging
 import os
 import re
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 
 from .errors import BinaryNotFoundError, from_status
 
-__all__ = ["find_binary", "run", "workdir", "version", "STOP_GRACE"]
+__all__ = ["find_binary", "load_json", "run", "workdir", "version", "STOP_GRACE"]
 
 # How long a hinge that was sent SIGINT may take to stop before it is killed.
 STOP_GRACE = 30.0
@@ -156,6 +157,14 @@ def relabel(text, labels):
     for path, label in sorted(labels.items(), key=lambda kv: -len(kv[0])):
         text = text.replace(path, label)
     return text
+
+
+def load_json(path, labels):
+    """A JSON file hinge wrote (a report, explanations), with the paths of
+    the files the package wrote replaced by what they hold, as in errors."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return json.loads(relabel(text, {json.dumps(k)[1:-1]: v for k, v in labels.items()}))
 
 
 _POS = re.compile(r"(<[^<>\n]+>):(\d+):(\d+)")

@@ -14,7 +14,6 @@ Triples are head<TAB>relation<TAB>tail files, DataFrames of three columns,
 or lists of (head, relation, tail).
 """
 
-import json
 import os
 
 from . import _run, _table
@@ -206,8 +205,7 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
         _run.run(args + flags, logger=logger, labels=labels)
 
         res = KGCResult()
-        with open(report, encoding="utf-8") as f:
-            res.report = json.load(f)
+        res.report = _run.load_json(report, labels)
         for k, v in (res.report.get("metrics") or {}).items():
             res.metrics[_METRICS.get(k, k)] = v
         path, test_rows = written["test"]
@@ -219,6 +217,5 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
         else:
             res.rules = _table.frame(_read_rules(rp), RULE_COLUMNS)
         if atoms and os.path.isfile(why):
-            with open(why, encoding="utf-8") as f:
-                res.explanations = json.load(f).get("explanations") or []
+            res.explanations = _run.load_json(why, labels).get("explanations") or []
         return res

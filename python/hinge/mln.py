@@ -14,7 +14,6 @@ break or an atom is text: "Friends(Anna, Bob)\\nSmokes(Anna)\\n"); evidence
 may be a list of them. hinge's options are keyword arguments.
 """
 
-import json
 import os
 
 from . import _run, _table
@@ -202,11 +201,9 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
         for name, rs in rows.items():
             arity = len(rs[0]) - 1
             out[name] = _table.frame(rs, list(range(arity)) + [out.value_column])
-        with open(report, encoding="utf-8") as f:
-            out.report = json.load(f)
+        out.report = _run.load_json(report, labels)
         if atoms and os.path.isfile(why):
-            with open(why, encoding="utf-8") as f:
-                out.explanations = json.load(f).get("explanations") or []
+            out.explanations = _run.load_json(why, labels).get("explanations") or []
         return out
 
 

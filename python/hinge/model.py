@@ -279,9 +279,9 @@ class Model(object):
                 _run.run(args + flags, logger=logger, labels=files.labels, describe=files.describe)
             except HingeError as e:
                 if e.status == 1 and os.path.isfile(report) and os.path.isdir(out_dir):
-                    e.results = self._collect(out_dir, report, None)
+                    e.results = self._collect(out_dir, report, None, files.labels)
                 raise
-            return self._collect(out_dir, report, why if atoms else None)
+            return self._collect(out_dir, report, why if atoms else None, files.labels)
 
     def learn(self, method="", additional_cli_options=None, psl_config=None, jvm_options=None,
               logger=None, temp_dir=None, cleanup_temp=True, *,
@@ -319,8 +319,7 @@ class Model(object):
             args = ["learn", "--model", files.rules, "--data", files.data, "--output", learned,
                     "--report", report, "--quiet"]
             _run.run(args + flags, logger=logger, labels=files.labels, describe=files.describe)
-            with open(report, encoding="utf-8") as f:
-                rep = json.load(f)
+            rep = _run.load_json(report, files.labels)
         rules = rep.get("rules") or []
         if len(rules) != len(self._rules):
             raise ModelError("hinge learned %d rules for a model of %d." % (len(rules), len(self._rules)))
@@ -485,12 +484,11 @@ class Model(object):
         files.labels[tmp] = "<temp dir>"
         return files
 
-    def _collect(self, out_dir, report_path, explain_path):
+    def _collect(self, out_dir, report_path, explain_path, labels):
         """The values hinge wrote, as InferenceResults, in hinge's order."""
         results = InferenceResults()
         if os.path.isfile(report_path):
-            with open(report_path, encoding="utf-8") as f:
-                results.report = json.load(f)
+            results.report = _run.load_json(report_path, labels)
             results.evaluation = results.report.get("evaluation") or {}
         by_file = {p.name() + ".txt": p for p in self._predicates.values()}
         entries = [os.path.basename(p) for p in results.report.get("outputs") or []]
@@ -508,8 +506,7 @@ class Model(object):
                 rows = [tuple(c(v) if c else v for c, v in zip(conv, r[:size])) + (r[size],) for r in rows]
             results[pred] = _table.frame(rows, list(range(size)) + [Model.TRUTH_COLUMN_NAME])
         if explain_path and os.path.isfile(explain_path):
-            with open(explain_path, encoding="utf-8") as f:
-                results.explanations = json.load(f).get("explanations") or []
+            results.explanations = _run.load_json(explain_path, labels).get("explanations") or []
         return results
 
 

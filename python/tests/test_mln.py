@@ -114,13 +114,15 @@ class TestMLN(_util.Case):
             want = json.load(f)["explanations"]
         got = mln.infer(PROG, DB, query="Cancer,Smokes", explain="Cancer(Bob)").explanations
 
-        def strip(es):
-            es = json.loads(json.dumps(es))
-            for e in es:
-                for c in e.get("clauses", []):
-                    c.pop("where", None)
-            return es
-        self.assertEqual(strip(got), strip(want))
+        self.assertEqual(got, want)
+        self.assertEqual(got[0]["terms"][0]["where"], PROG + ":9:1")
+        # A program given as text: its lines are named on <program>.
+        got = mln.infer(read(PROG), DB, query="Cancer,Smokes", explain="Cancer(Bob)").explanations
+        self.assertEqual(got[0]["terms"][0]["where"], "<program>:9:1")
+        for g, w in zip(got[0]["terms"], want[0]["terms"]):
+            g.pop("where")
+            w.pop("where")
+        self.assertEqual(got, want)
 
     def test_errors_name_the_text(self):
         bad = read(PROG).replace("1.5  Smokes(x) => Cancer(x)", "1.5  Smokes(x) => Cancer(x")

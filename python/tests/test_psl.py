@@ -138,6 +138,9 @@ class TestInfer(_util.Case):
         got = smokers().infer(explain="Cancer(Bob)").explanations
         self.assertEqual(len(got), 1)
 
+        # The rules file the package wrote is named <rules>, at the rule's line.
+        self.assertEqual([t["where"] for t in got[0]["terms"]], ["<rules>:1:1", "<rules>:5:1"])
+
         def strip(e):
             e = json.loads(json.dumps(e))
             for t in e.get("terms", []):
