@@ -85,7 +85,10 @@ class _Reader(threading.Thread):
         for line in self.stream:
             self.lines.append(line)
             if self.emit is not None:
-                self.emit(line.rstrip("\n"))
+                try:
+                    self.emit(line.rstrip("\n"))
+                except Exception:  # a failing handler must not stop the draining
+                    pass
         self.stream.close()
 
     def text(self):

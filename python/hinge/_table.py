@@ -40,13 +40,24 @@ class Rows(list):
         return [r[i] for r in self]
 
     def __str__(self):
-        """The rows as a table, floats to 6 decimals (as pandas shows them)."""
+        """The rows as a table, floats to 6 decimals, the first and last five
+        rows of a long one (as pandas shows them)."""
         def cell(v):
             return "%.6f" % v if isinstance(v, float) else str(v)
+        shown = list(enumerate(self))
+        if len(shown) > 60:
+            shown = shown[:5] + [None] + shown[-5:]
         table = [[""] + [str(c) for c in self.columns]]
-        table += [[str(i)] + [cell(v) for v in row] for i, row in enumerate(self)]
+        for item in shown:
+            if item is None:
+                table.append(["..."] * len(table[0]))
+            else:
+                table.append([str(item[0])] + [cell(v) for v in item[1]])
         widths = [max(len(r[k]) for r in table) for k in range(len(table[0]))]
-        return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table)
+        text = "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table)
+        if len(self) > 60:
+            text += "\n\n[%d rows x %d columns]" % (len(self), len(self.columns))
+        return text
 
     __repr__ = __str__
 

@@ -356,7 +356,8 @@ class TestConstants(_util.Case):
         """Constants with tabs, line breaks, blanks at their ends, quotes,
         backslashes and non-ASCII come back as they went in."""
         names = ["plain", "two words", " lead", "trail ", "tab\there", "line\nbreak", '"quoted"',
-                 "back\\slash", "über 東京", "x'y", "1.5"]
+                 "back\\slash", "über 東京", "x'y", "1.5", "ctl\t\x01\x7f\u200b\U0001F600\\\"",
+                 "\r", "\a\v\b\f\t"]
         m = Model("constants")
         p = Predicate("Tag", closed=False, size=2)
         m.add_predicate(p)
