@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -173,8 +174,8 @@ def load_json(path, labels):
 _POS = re.compile(r"(<[^<>\n]+>):(\d+):(\d+)")
 
 
-def run(args, logger=None, labels=None, describe=None, cwd=None):
-    """Runs `hinge ARGS...` and returns its standard output.
+def run(args, logger=None, labels=None, describe=None):
+    """Runs `hinge ARGS...` and returns its standard output and error.
 
     labels maps paths the package wrote to what they hold ("<rules>"); they
     are replaced in hinge's message. describe(label, line, message) may
@@ -193,10 +194,10 @@ def run(args, logger=None, labels=None, describe=None, cwd=None):
     else:
         kwargs["start_new_session"] = True
     if log is not None:
-        log.debug("running %s", " ".join(_shell_quote(c) for c in command))
+        log.debug("running %s", " ".join(shlex.quote(c) for c in command))
     proc = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=cwd, encoding="utf-8", errors="replace", **kwargs)
+        encoding="utf-8", errors="replace", **kwargs)
     if log is not None:
         log.debug("started hinge pid %d", proc.pid)
     out = _Reader(proc.stdout, (lambda line: log.info("%s", line)) if log is not None else None)
@@ -231,12 +232,6 @@ def run(args, logger=None, labels=None, describe=None, cwd=None):
                 hint = describe(m.group(1), int(m.group(2)), message)
         raise from_status(message, status, command, relabel(stderr, labels), hint)
     return stdout, stderr
-
-
-def _shell_quote(s):
-    if s and re.fullmatch(r"[\w@%+=:,./-]+", s):
-        return s
-    return "'" + s.replace("'", "'\"'\"'") + "'"
 
 
 def version():

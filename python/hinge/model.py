@@ -128,8 +128,6 @@ class Model(object):
     """
 
     CLI_INFERRED_OUTPUT_DIR = "inferred-predicates"
-    CLI_DELIM = "\t"
-    TEMP_DIR_SUBDIR = "hinge-python"
     DATA_STORAGE_DIR = "data"
     TRUTH_COLUMN_NAME = "truth"
 
@@ -214,11 +212,12 @@ class Model(object):
                 --eval-option); inference.reasoner (ADMMReasoner,
                 DCDReasoner). Logging keys are ignored; learning keys too
                 (so one dict serves infer and learn); others are refused.
-            jvm_options: -Xmx sets hinge's --memory-limit, -Xms is ignored;
-                other JVM options are refused.
-            logger: a logging.Logger for hinge's output (stdout lines at
-                INFO, stderr lines at WARNING); None the "hinge" logger;
-                False nothing.
+            jvm_options: -Xmx sets hinge's --memory-limit; -Xms, -Xss and
+                -server are ignored; other JVM options are refused.
+            logger: a logging.Logger for hinge's output (its warnings at
+                WARNING, the rest at INFO); None the "hinge" logger, which
+                shows only warnings unless logging is configured; False
+                nothing.
             temp_dir, cleanup_temp: where the run's files go, and whether
                 they are removed afterwards.
         hinge's own options:

@@ -107,6 +107,7 @@ class TestInfer(_util.Case):
                     for k, v in printed.items():
                         self.assertAlmostEqual(got[k], v, delta=6e-7, msg=k)
                     self.assertEqual([p.name() for p in res], ["SMOKES", "CANCER"])
+                    self.assertIs(res.by_name("cancer"), res[next(p for p in res if p.name() == "CANCER")])
                     self.assertEqual(res.report["status"], "converged")
                     self.assertAlmostEqual(res.evaluation["Cancer"]["ACCURACY"], 10 / 12)
 

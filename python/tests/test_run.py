@@ -148,5 +148,16 @@ class TestWithoutPandas(_util.Case):
         self.assertEqual(p.stdout.strip(), "False")
 
 
+class TestRows(unittest.TestCase):
+    def test_rows(self):
+        r = hinge.Rows([("a", 0.5), ("bb", 1.0)], [0, "truth"])
+        self.assertEqual(r.column("truth"), [0.5, 1.0])
+        self.assertEqual(str(r).splitlines(), ["    0     truth", "0   a  0.500000", "1  bb  1.000000"])
+        long = hinge.Rows([("x%d" % i, 0.0) for i in range(100)], [0, "truth"])
+        lines = str(long).splitlines()
+        self.assertEqual(len(lines), 1 + 5 + 1 + 5 + 2)
+        self.assertEqual(lines[-1], "[100 rows x 2 columns]")
+
+
 if __name__ == "__main__":
     unittest.main()
