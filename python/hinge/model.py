@@ -323,7 +323,7 @@ class Model(object):
         if len(rules) != len(self._rules):
             raise ModelError("hinge learned %d rules for a model of %d." % (len(rules), len(self._rules)))
         for rule, r in zip(self._rules, rules):
-            if rule.weighted():
+            if rule.weighted() and r.get("learned_weight") is not None:
                 rule.set_weight(r["learned_weight"])
         self.learn_report = rep
         return self
