@@ -1,0 +1,156 @@
+"""hinge.mln against `hinge mln infer` on examples/mln."""
+
+import json
+import os
+import unittest
+
+from tests import _util
+from tests._util import EXAMPLES, cli, pandas_mode, pandas_modes, rows
+
+from hinge import HingeInputError, mln
+
+PROG = os.path.join(EXAMPLES, "mln", "smokers.mln")
+DB = os.path.join(EXAMPLES, "mln", "smokers.db")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+class TestMLN(_util.Case):
+    def cli_result(self, *flags, program=PROG, evidence=DB):
+        out = self.path("result-%d.txt" % len(os.listdir(self.tmp)))
+        rep = out + ".json"
+        cli("mln", "infer", "-i", program, "-e", evidence, "-r", out, "--report", rep, *flags)
+        with open(rep) as f:
+            report = json.load(f)
+        return [l for l in read(out).splitlines() if l.strip()], report
+
+    def check(self, res, lines, use, column):
+        """res holds exactly the CLI's result lines, as tables and as a dict."""
+        self.assertEqual(res.lines, lines)
+        want = {}
+        for line in lines:
+            atom, value = line.rsplit(" ", 1)
+            want[atom] = float(value)
+        self.assertEqual(res.to_dict(), want)
+        from_tables = {}
+        for pred, table in res.items():
+            self.assertEqual(_util.columns(table)[-1], column)
+            for r in rows(table, use):
+                args = ", ".join(a if a.isidentifier() and a[0].isupper() else json.dumps(a, ensure_ascii=False)
+                                 for a in r[:-1])
+                from_tables["%s(%s)" % (pred, args)] = float(r[-1])
+        self.assertEqual(from_tables, want)
+
+    def test_map_is_the_cli_world(self):
+        lines, report = self.cli_result("-q", "Cancer,Smokes")
+        self.assertIn("Cancer(Anna) 1", lines)
+        for use in pandas_modes():
+            with self.subTest(pandas=use), pandas_mode(use):
+                res = mln.infer(PROG, DB, query=["Cancer", "Smokes"])
+                self.check(res, lines, use, "truth")
+                self.assertEqual(sorted(res), ["Cancer", "Smokes"])
+                self.assertEqual((res.cost, res.lower_bound, res.optimal),
+                                 (report["cost"], report["cost_lower_bound"], report["optimal"]))
+                self.assertIsInstance(rows(res["Cancer"], use)[0][-1], int)
+
+    def test_marginals_are_the_cli_marginals(self):
+        flags = ["-q", "Cancer,Smokes", "--marginal", "--samples", "3000", "--seed", "7"]
+        lines, report = self.cli_result(*flags)
+        for use in pandas_modes():
+            with self.subTest(pandas=use), pandas_mode(use):
+                res = mln.marginals(PROG, DB, query="Cancer,Smokes", samples=3000, seed=7)
+                self.check(res, lines, use, "probability")
+                self.assertEqual(res.report["convergence"], report["convergence"])
+        # Gary does not smoke by the evidence: P(Cancer(Gary)) = 1/(1 + e^0.5) = 0.3775.
+        self.assertAlmostEqual(res.to_dict()["Cancer(Gary)"], 0.3775, delta=0.03)
+
+    def test_methods_and_lazy(self):
+        for kwargs, flags in (({"method": "maxwalksat", "flips": 5000, "seed": 3},
+                               ["--method", "maxwalksat", "--flips", "5000", "--seed", "3"]),
+                              ({"lazy": True, "flips": 10000}, ["--lazy", "--flips", "10000"]),
+                              ({"lifted": True}, ["--lifted"]),
+                              ({"marginal": True, "method": "gibbs", "samples": 500, "chains": 2, "burn_in": 20},
+                               ["--marginal", "--method", "gibbs", "--samples", "500", "--chains", "2",
+                                "--burn-in", "20"])):
+            with self.subTest(kwargs=kwargs):
+                lines, _ = self.cli_result("-q", "Cancer,Smokes", *flags)
+                res = mln.infer(PROG, DB, query="Cancer,Smokes", **kwargs)
+                self.assertEqual(res.lines, lines)
+
+    def test_text_inputs_are_the_files(self):
+        """A program and evidence given as strings (or a list of evidence)
+        give what the files give."""
+        lines, _ = self.cli_result("-q", "Cancer,Smokes")
+        ev = read(DB).splitlines(keepends=True)
+        half = len(ev) // 2
+        for program, evidence in ((read(PROG), read(DB)),
+                                  (PROG, ["".join(ev[:half]), "".join(ev[half:])]),
+                                  (PROG, [DB, "\n"])):
+            res = mln.infer(program, evidence, query=["Cancer", "Smokes"])
+            self.assertEqual(res.lines, lines)
+
+    def test_quoted_constants(self):
+        evidence = ('Friends("Anna Bell", "Bob \\"B\\"")\nFriends("Bob \\"B\\"", "Anna Bell")\n'
+                    'Smokes("Anna Bell")\nFriends(Cy, "über 東京")\n')
+        ev = self.path("q.db")
+        with open(ev, "w", encoding="utf-8") as f:
+            f.write(evidence)
+        lines, _ = self.cli_result("-q", "Smokes", evidence=ev)
+        for use in pandas_modes():
+            with pandas_mode(use):
+                res = mln.infer(PROG, evidence, query="Smokes")
+                self.assertEqual(res.lines, lines)
+                got = {r[0]: r[1] for r in rows(res["Smokes"], use)}
+                self.assertEqual(got, {'Bob "B"': 1, "über 東京": 0, "Cy": 0})
+
+    def test_explain(self):
+        why = self.path("why.json")
+        cli("mln", "infer", "-i", PROG, "-e", DB, "-q", "Cancer,Smokes", "--explain", "Cancer(Bob)",
+            "--explain-json", why)
+        with open(why) as f:
+            want = json.load(f)["explanations"]
+        got = mln.infer(PROG, DB, query="Cancer,Smokes", explain="Cancer(Bob)").explanations
+
+        self.assertEqual(got, want)
+        self.assertEqual(got[0]["terms"][0]["where"], PROG + ":9:1")
+        # A program given as text: its lines are named on <program>.
+        got = mln.infer(read(PROG), DB, query="Cancer,Smokes", explain="Cancer(Bob)").explanations
+        self.assertEqual(got[0]["terms"][0]["where"], "<program>:9:1")
+        for g, w in zip(got[0]["terms"], want[0]["terms"]):
+            g.pop("where")
+            w.pop("where")
+        self.assertEqual(got, want)
+
+    def test_errors_name_the_text(self):
+        bad = read(PROG).replace("1.5  Smokes(x) => Cancer(x)", "1.5  Smokes(x) => Cancer(x")
+        path = self.path("bad.mln")
+        with open(path, "w") as f:
+            f.write(bad)
+        _, stderr, status = cli("mln", "infer", "-i", path, "-e", DB, "-q", "Cancer", check=False)
+        self.assertEqual(status, 2)
+        with self.assertRaises(HingeInputError) as cm:
+            mln.infer(bad, DB, query="Cancer")
+        e = cm.exception
+        self.assertEqual(e.message, stderr.strip().split("hinge mln infer: ", 1)[1].replace(path, "<program>"))
+        self.assertEqual((e.file, e.line), ("<program>", 9))
+        with self.assertRaises(FileNotFoundError):
+            mln.infer("no-such-program.mln", DB, query="Cancer")
+        with self.assertRaises(ValueError):
+            mln.infer(PROG, DB)
+
+    def test_parse_atom(self):
+        for text, want in (("Cancer(Anna)", ("Cancer", ("Anna",))),
+                           ('Friends("a, b", C)', ("Friends", ("a, b", "C"))),
+                           ('P("q\\"x\\\\", "t\\tu")', ("P", ('q"x\\', "t\tu"))),
+                           ("Z()", ("Z", ()))):
+            self.assertEqual(mln.parse_atom(text), want)
+        for bad in ("Cancer", 'P("x)'):
+            with self.assertRaises(ValueError):
+                mln.parse_atom(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()
