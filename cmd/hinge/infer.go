@@ -109,7 +109,7 @@ is 1.`,
 	addADMMFlags(cmd, &o.admm)
 	f := cmd.Flags()
 	f.StringVar(&o.output, "output", "", "write DIR/PRED.txt for every open predicate instead of printing the values")
-	f.BoolVar(&o.printValues, "print", false, "print the inferred values even with --output")
+	f.BoolVar(&o.printValues, "print", false, "print every inferred value (without --output, more than 100 are summed up by the first 20)")
 	f.StringVar(&o.outputTable, "output-table", "", "with --db: also write the inferred values to this table of --db-schema (predicate, atom, args, value), replacing it")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.StringArrayVar(&o.evals, "eval", nil, "evaluator to apply to every predicate with truth data (repeatable)")
@@ -262,8 +262,18 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "wrote %d values to table %s.%s\n", len(values), o.dbSchema, o.outputTable)
 	}
-	if o.output == "" || o.printValues {
-		printValues(stdout, g, values)
+	switch {
+	case o.printValues:
+		printValues(stdout, g, values, len(values))
+	case o.output == "":
+		// A long list would bury the evaluation printed after it: the
+		// first few, and where the rest are.
+		if n := len(values); n > printAll {
+			fmt.Fprintf(stdout, "%d inferred values; the first %d (--output DIR writes them all, one file per predicate; --print prints them all):\n", n, printFirst)
+			printValues(stdout, g, values, printFirst)
+		} else {
+			printValues(stdout, g, values, n)
+		}
 	}
 
 	evs, err := prog.Evaluate(g, values, evalOptions)
@@ -471,10 +481,18 @@ func printLiftedDiscrete(w io.Writer, l *maxsat.LiftReport, roundSec float64) {
 	}
 }
 
-// printValues prints PRED('a', 'b') = value for every variable, in
+// printAll is the most inferred values infer prints without --output or
+// --print; above it, it prints the first printFirst and says where the
+// rest are.
+const (
+	printAll   = 100
+	printFirst = 20
+)
+
+// printValues prints PRED('a', 'b') = value for the first n variables, in
 // predicate then row order (the grounder's variable order).
-func printValues(w io.Writer, g *ground.Result, values []float64) {
-	for v, ref := range g.Vars {
+func printValues(w io.Writer, g *ground.Result, values []float64, n int) {
+	for v, ref := range g.Vars[:n] {
 		args := g.Args(v)
 		q := make([]string, len(args))
 		for i, a := range args {

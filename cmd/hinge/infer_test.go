@@ -254,3 +254,30 @@ func TestOutputConstantsReadBack(t *testing.T) {
 		t.Errorf("read back %q", names)
 	}
 }
+
+// TestInferPrintsSummary: without --output, infer prints every value of a
+// small problem, but of more than 100 only the first 20, saying how many
+// there are and how to get them all (they used to bury the evaluation:
+// 9,892 lines on drug-interaction); --print prints them all.
+func TestInferPrintsSummary(t *testing.T) {
+	psl, data := writeTransitivity(t, 40, 5) // 40 people, 5 others each: about 150 targets
+	count := func(out string) int { return strings.Count(out, "') = ") }
+	code, stdout, stderr := runCLI(t, "infer", "--model", psl, "--data", data, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := count(stdout); n != 20 || !strings.Contains(stdout, "inferred values; the first 20 (--output DIR writes them all") {
+		t.Errorf("%d values printed:\n%s", n, stdout)
+	}
+	code, all, stderr := runCLI(t, "infer", "--model", psl, "--data", data, "--quiet", "--print")
+	if code != 0 {
+		t.Fatalf("--print: exit %d: %s", code, stderr)
+	}
+	if n := count(all); n <= printAll || strings.Contains(all, "the first 20") {
+		t.Errorf("--print: %d values printed", n)
+	}
+	code, small, _ := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--quiet"})...)
+	if n := count(small); code != 0 || n != 18 {
+		t.Errorf("smokers: exit %d, %d values printed, want all 18", code, n)
+	}
+}
