@@ -164,6 +164,8 @@ type Result struct {
 	// targets without truth, an all-zero truth).
 	Warnings []string
 	Seconds  float64
+
+	zeroAt int // MLE: the first step after which every learned weight was 0
 }
 
 // ErrNoTruth is returned (wrapped) when no target atom has a truth value.
@@ -268,9 +270,38 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 			return nil, fmt.Errorf("learning produced weight %v for rule %d (a bug: please report)", w, r)
 		}
 	}
+	if err == nil {
+		res.Warnings = append(res.Warnings, degenerate(res)...)
+	}
 	setWeights(p, res.Weights, res.Learned)
 	res.Seconds = time.Since(start).Seconds()
 	return res, err
+}
+
+// zeroWeight is the largest weight counted as 0 (projected gradient steps
+// can end a rounding error above it).
+const zeroWeight = 1e-12
+
+// degenerate says when a learning run's answer is not a fit, though it
+// converged: every learned weight 0 (the objective is best with no rule at
+// all), or the perceptron's iterate driven to 0, where the energy gap is 0
+// whatever the truth (the averaged weights it returns then mostly reflect
+// the initial ones).
+func degenerate(res *Result) []string {
+	zero := true
+	for r, l := range res.Learned {
+		if l && res.Weights[r] > zeroWeight {
+			zero = false
+		}
+	}
+	var out []string
+	if zero {
+		out = append(out, fmt.Sprintf("every learned weight is 0: %s found the training truth best explained by no rule at all (objective %.6g), so the written model gives the rules no say; the rules may not fit this data as written, or the truth be too small or contradict the hard constraints", res.Method, res.Objective))
+	}
+	if res.Method == MLE && res.zeroAt > 0 && !zero {
+		out = append(out, fmt.Sprintf("the perceptron's weights all reached 0 at step %d, where every state has energy 0: the energy gap of 0 and \"converged\" mean no fit, and the weights written are the average of every step, those zeros included (try a smaller --step-size or more --iterations, or another --method)", res.zeroAt))
+	}
+	return out
 }
 
 // setWeights gives every ground potential of a learned rule r the weight
@@ -403,6 +434,9 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 			sum[r] += nw
 		}
 		steps++
+		if res.zeroAt == 0 && allZero(w, res.Learned) {
+			res.zeroAt = it
+		}
 		avg := slices.Clone(res.Weights)
 		average(avg, res.Learned, sum, steps)
 		stp := Step{Iteration: it, Objective: gap + reg, GradNorm: math.Sqrt(norm), Weights: avg,
@@ -420,6 +454,16 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 	}
 	average(res.Weights, res.Learned, sum, steps)
 	return nil
+}
+
+// allZero reports whether every learned entry of w is 0.
+func allZero(w []float64, learned []bool) bool {
+	for r, x := range w {
+		if learned[r] && x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // average sets the learned entries of w to the running averages sum/steps.

@@ -354,3 +354,66 @@ func TestPerceptronStepAgainstBruteForceMAP(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnDegenerateWarnings: a truth that contradicts the only rule
+// (Cause true everywhere, Effect false) is best explained with the rule's
+// weight 0: the pseudo-likelihoods return 0 and say that every learned
+// weight is 0, and so does the perceptron, whose iterate reaches 0 (energy
+// gap 0, "converged") from its first step. (The perceptron reaching 0 later,
+// its average not 0, is TestLearnWarnsWhenWorse's smokers in cmd/hinge.)
+func TestLearnDegenerateWarnings(t *testing.T) {
+	m := model.New()
+	cause, _ := m.AddPredicate("Cause", 1, true)
+	effect, _ := m.AddPredicate("Effect", 1, false)
+	r, err := syntax.ParseRule("1.0: Cause(X) -> Effect(X) ^2", srcpos.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddRule(r); err != nil {
+		t.Fatal(err)
+	}
+	s := store.New(m)
+	for i := range 10 {
+		x := []string{fmt.Sprintf("c%d", i)}
+		s.AddObservation(cause, x, 1)
+		s.AddTarget(effect, x)
+		s.AddTruth(effect, x, 0)
+	}
+	g, err := ground.Ground(m, s, ground.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method Method
+		want   string
+	}{{MPLE, "every learned weight is 0"}, {PPLL, "every learned weight is 0"}, {MLE, "every learned weight is 0"}} {
+		res, err := Learn(context.Background(), g, s, m, learnOpts(tc.method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), tc.want) {
+			t.Errorf("%v: weights %v, warnings %q: want %q", tc.method, res.Weights, res.Warnings, tc.want)
+		}
+	}
+	// A truth the rule fits gets neither warning.
+	s2 := store.New(m)
+	for i := range 10 {
+		x := []string{fmt.Sprintf("c%d", i)}
+		s2.AddObservation(cause, x, 1)
+		s2.AddTarget(effect, x)
+		s2.AddTruth(effect, x, 1)
+	}
+	g2, err := ground.Ground(m, s2, ground.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []Method{MPLE, PPLL, MLE} {
+		res, err := Learn(context.Background(), g2, s2, m, learnOpts(method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := strings.Join(res.Warnings, "\n"); strings.Contains(w, "reached 0") || strings.Contains(w, "every learned weight is 0") {
+			t.Errorf("%v: weights %v, warnings %q", method, res.Weights, w)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hinge-srl/hinge/admm"
+	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/learn"
 	"github.com/hinge-srl/hinge/pipeline"
@@ -21,6 +23,7 @@ type learnOptions struct {
 	method, output, report, constraints string
 	iterations                          int
 	force                               bool
+	checkTrain                          bool // --check-train
 	opt                                 learn.Options
 }
 
@@ -37,6 +40,7 @@ type learnReport struct {
 	Lines       *learn.LineStats   `json:"conditionals,omitempty"`
 	Constraints string             `json:"constraints,omitempty"`
 	Warnings    []string           `json:"warnings,omitempty"`
+	TrainCheck  []pipeline.Change  `json:"train_check,omitempty"`
 	Options     learnReportOptions `json:"options"`
 	Seconds     learnReportSeconds `json:"seconds"`
 	Ground      problemSizes       `json:"ground"`
@@ -116,6 +120,7 @@ counted in the report. With a JSON config the data split defaults to "learn".`,
 	f.StringVar(&o.output, "output", "", "learned model file (default: the model's name with -learned.psl)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.BoolVar(&o.force, "force", false, "overwrite the learned model file if it exists")
+	f.BoolVar(&o.checkTrain, "check-train", true, "infer with the initial and with the learned weights on the training data and compare them on its truth (two ADMM solves): a warning says when the learned weights do worse")
 	f.IntVar(&o.iterations, "iterations", 0, "perceptron steps (mle; default 25) or largest number of optimiser iterations (mple, ppll; default 200)")
 	f.Float64Var(&o.opt.StepSize, "step-size", o.opt.StepSize, "perceptron step size (mle)")
 	f.Float64Var(&o.opt.L2, "l2", o.opt.L2, "L2 regularisation weight")
@@ -215,6 +220,17 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		return failed(err)
 	}
 
+	// The initial and the learned weights on the training truth: learning
+	// fits its objective, which can disagree with the metrics a user reads.
+	var checks []pipeline.Change
+	if o.checkTrain {
+		if checks, err = o.trainCheck(ctx, prog, g, res, threads); err != nil {
+			if isCancel(err) {
+				return failed(err)
+			}
+			return failed(fmt.Errorf("comparing the learned weights with the initial ones on the training truth: %w (--check-train=false skips it)", err))
+		}
+	}
 	if err := interrupted(ctx); err != nil {
 		return err
 	}
@@ -253,12 +269,26 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%12.6g %12.6g  %s%s\n", res.Initial[r], res.Weights[r], pipeline.RuleText(rule), note)
 	}
+	var worse []string
+	if len(checks) > 0 {
+		fmt.Fprintln(stdout, "on the training truth, initial -> learned weights:")
+	}
+	for _, c := range checks {
+		fmt.Fprintf(stdout, "  %s %s %s %.6g -> %.6g\n", c.Predicate, c.Evaluator, c.Metric, c.Before, c.After)
+		if c.Worse {
+			worse = append(worse, fmt.Sprintf("%s %s %.6g -> %.6g", c.Predicate, c.Metric, c.Before, c.After))
+		}
+	}
+	if len(worse) > 0 {
+		fmt.Fprintf(stdout, "warning: the learned weights do worse than the initial ones on the training truth (%s): %s fits its own objective, not these metrics; check on a held-out split (hinge infer --model %s --data HELD_OUT.data) before using them\n",
+			strings.Join(worse, ", "), method, out)
+	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
 
 	if o.report != "" {
 		jr := learnReport{
 			Method: method.String(), Output: out, Objective: res.Objective, Iterations: res.Iterations,
-			Converged: res.Converged, Truth: res.Truth, Lines: res.Lines, Warnings: res.Warnings,
+			Converged: res.Converged, Truth: res.Truth, Lines: res.Lines, Warnings: res.Warnings, TrainCheck: checks,
 			Options: learnReportOptions{Iterations: o.opt.Iterations, L2: o.opt.L2, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: threads},
 			Seconds: learnReportSeconds{Load: prog.Seconds, Ground: groundSec, Learn: learnSec, Total: time.Since(start).Seconds()},
 			Ground:  sizesOf(g.Problem),
@@ -282,6 +312,23 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// trainCheck infers the training data's targets with the initial and
+// with the learned weights and compares the answers on its truth
+// (pipeline.EvaluateWeights, pipeline.Compare).
+func (o *learnOptions) trainCheck(ctx context.Context, prog *pipeline.Program, g *ground.Result, res *learn.Result, threads int) ([]pipeline.Change, error) {
+	opt := admm.DefaultOptions()
+	opt.Threads = threads
+	before, err := prog.EvaluateWeights(ctx, g, res.Initial, opt, pipeline.EvalOptions{})
+	if err != nil {
+		return nil, err
+	}
+	after, err := prog.EvaluateWeights(ctx, g, res.Weights, opt, pipeline.EvalOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.Compare(before, after), nil
 }
 
 // methodName accepts PSL's fully qualified class names by their last part.

@@ -187,3 +187,43 @@ func TestExamplesHoldNoLearnedModel(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnWarnsWhenWorse: learning the smokers' weights, which every method
+// makes worse on the example's own truth (Smokes F1 0.8 -> 0), prints the
+// comparison on the training truth and a warning, and the perceptron
+// collapsing to zero weights says so; --check-train=false skips the
+// comparison. All used to report "converged" and write the model silently.
+func TestLearnWarnsWhenWorse(t *testing.T) {
+	dir := t.TempDir()
+	for _, method := range []string{"mple", "mle", "ppll"} {
+		out := filepath.Join(dir, method+".psl")
+		report := filepath.Join(dir, method+".json")
+		code, stdout, stderr := runCLI(t, "learn", "--model", smokersModel, "--data", smokersData, "--method", method, "--output", out, "--report", report, "--quiet")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", method, code, stderr)
+		}
+		for _, want := range []string{"on the training truth, initial -> learned weights:", "Smokes DiscreteEvaluator F1 0.8 -> 0\n", "warning: the learned weights do worse than the initial ones on the training truth (Smokes F1 0.8 -> 0"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: no %q in\n%s", method, want, stdout)
+			}
+		}
+		if method == "mle" && !strings.Contains(stdout, "the perceptron's weights all reached 0 at step") {
+			t.Errorf("mle: no warning about the collapse in\n%s", stdout)
+		}
+		var rep struct {
+			TrainCheck []struct {
+				Predicate, Metric string
+				Before, After     float64
+				Worse             bool
+			} `json:"train_check"`
+		}
+		readJSON(t, report, &rep)
+		if len(rep.TrainCheck) != 4 || !rep.TrainCheck[0].Worse || rep.TrainCheck[0].Before != 0.8 {
+			t.Errorf("%s: report's train_check %+v", method, rep.TrainCheck)
+		}
+	}
+	code, stdout, _ := runCLI(t, "learn", "--model", smokersModel, "--data", smokersData, "--output", filepath.Join(dir, "x.psl"), "--check-train=false", "--quiet")
+	if code != 0 || strings.Contains(stdout, "on the training truth") {
+		t.Errorf("--check-train=false: exit %d\n%s", code, stdout)
+	}
+}
