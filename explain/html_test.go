@@ -114,6 +114,13 @@ func TestHTMLReportInChromium(t *testing.T) {
 				if !term.Hard {
 					w["weight"] = term.Weight
 				}
+				switch {
+				case term.Blocks:
+				case term.Back != nil && *term.Back != 0:
+					w["back"] = *term.Back
+				case term.BackQuadratic != 0:
+					w["back_quadratic"] = term.BackQuadratic
+				}
 				explaintest.Expect(t, shown.Atom+" row "+term.Ground, shown.Rows[i], w)
 			}
 		}

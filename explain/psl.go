@@ -122,6 +122,17 @@ type PSLTerm struct {
 	// dual says, and Gradient is null.
 	Pull     float64  `json:"pull"`
 	Gradient *float64 `json:"gradient"`
+	// At a bound (the atom at 0 or 1), where every pull may be 0 and
+	// say nothing: what the term would do if the atom left the bound
+	// (rose from 0, fell from 1) by d. Back is the rate at which its
+	// penalty would change (> 0: it resists the move, a pull back
+	// towards the bound), BackQuadratic the coefficient of d^2 of a
+	// squared hinge at its corner, which resists only to second order,
+	// and Blocks says a hard constraint, tight at the answer, forbids the
+	// move. Null inside (0, 1).
+	Back          *float64 `json:"back,omitempty"`
+	BackQuadratic float64  `json:"back_quadratic,omitempty"`
+	Blocks        bool     `json:"blocks,omitempty"`
 	// Atoms are the ground rule's atoms with their values.
 	Atoms []AtomValue `json:"atoms"`
 
@@ -289,7 +300,7 @@ func (e *PSL) explain(v, top int, grs *foundSet) *PSLExplanation {
 	// before the top-th and those tied with it), so that explaining every
 	// atom does not write out every ground rule.
 	byPull := func(a, b PSLTerm) int {
-		return cmp.Or(cmp.Compare(math.Abs(b.Pull), math.Abs(a.Pull)), cmp.Compare(a.Rule, b.Rule))
+		return cmp.Or(cmp.Compare(math.Abs(b.Pull), math.Abs(a.Pull)), cmp.Compare(backKey(b), backKey(a)), cmp.Compare(b.BackQuadratic, a.BackQuadratic), cmp.Compare(a.Rule, b.Rule))
 	}
 	kept := keepTop(x.Terms, top, byPull)
 	for i := range x.Terms[:kept] {
@@ -309,6 +320,18 @@ func (e *PSL) explain(v, top int, grs *foundSet) *PSLExplanation {
 		x.Terms = x.Terms[:top]
 	}
 	return x
+}
+
+// backKey orders terms at a bound by what they do against leaving it: a
+// blocking hard constraint first, then by the rate of resistance.
+func backKey(t PSLTerm) float64 {
+	switch {
+	case t.Blocks:
+		return math.Inf(1)
+	case t.Back == nil:
+		return 0
+	}
+	return math.Abs(*t.Back)
 }
 
 // keepTop sorts ts stably by order and returns how many of them can be
@@ -383,7 +406,46 @@ func (e *PSL) term(v int, t int32) PSLTerm {
 		}
 	}
 	out.Negated = out.Coef > 0
+	e.back(v, &out, inner)
 	return out
+}
+
+// back fills in what term out (inner value inner) would do if variable v
+// left the bound it is at (see PSLTerm.Back).
+func (e *PSL) back(v int, out *PSLTerm, inner float64) {
+	dir := 0.0
+	switch y := e.Values[v]; {
+	case y <= 1e-9:
+		dir = 1 // rising from 0
+	case y >= 1-1e-9:
+		dir = -1 // falling from 1
+	default:
+		return
+	}
+	a := dir * out.Coef // the inner value's rate along the move
+	rate := 0.0
+	switch {
+	case out.Hard:
+		p := e.Ground.Problem
+		equal := p.CKind[int(out.term)-p.NumPotentials()] == hlmrf.Equal
+		tight := math.Abs(inner) <= KinkTol
+		out.Blocks = a != 0 && (equal || tight && a > 0)
+	case !out.Squared:
+		switch {
+		case inner > KinkTol:
+			rate = out.Weight * a
+		case inner >= -KinkTol:
+			rate = out.Weight * max(a, 0)
+		}
+	default:
+		if inner > KinkTol {
+			rate = 2 * out.Weight * inner * a
+		}
+		if inner >= -KinkTol && (inner > KinkTol || a > 0) {
+			out.BackQuadratic = out.Weight * a * a
+		}
+	}
+	out.Back = &rate
 }
 
 // termText fills in the text of out (made by term for variable v): the

@@ -3,9 +3,12 @@ package explain
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/hlmrf"
 )
 
 // varNamed finds the variable of an atom written as hinge infer prints it.
@@ -353,4 +356,97 @@ func parseFloat(t *testing.T, s string) float64 {
 		t.Fatalf("%q: %v", s, err)
 	}
 	return x
+}
+
+// TestPSLBackAtBounds: an atom at a bound, where every pull is 0, is
+// explained by what its ground rules would do if it left the bound, and
+// those figures are the one-sided derivatives of the penalties: each
+// rate and quadratic coefficient is checked against the penalty
+// recomputed with the atom moved by d (finite differences), and a hard
+// constraint said to forbid the move is violated by it.
+func TestPSLBackAtBounds(t *testing.T) {
+	for _, files := range [][2]string{smokers, mix, {"testdata/bounds/bounds.psl", "testdata/bounds/bounds.data"}} {
+		e := solvedPSL(t, files[0], files[1])
+		all, err := e.ExplainAll(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := e.Ground.Problem
+		np := p.NumPotentials()
+		atBound := 0
+		for v, x := range all {
+			if x.At == "interior" {
+				for _, term := range x.Terms {
+					if term.Back != nil || term.Blocks || term.BackQuadratic != 0 {
+						t.Errorf("%s inside (0, 1) has a back figure: %+v", x.Atom, term)
+					}
+				}
+				continue
+			}
+			atBound++
+			dir := 1.0
+			if x.At == "upper bound" {
+				dir = -1
+			}
+			for _, term := range x.Terms {
+				if term.Back == nil {
+					t.Fatalf("%s at a bound: %s has no back figure", x.Atom, term.Ground)
+				}
+				moved := func(d float64) []float64 {
+					y := slices.Clone(e.Values)
+					y[v] += dir * d
+					return y
+				}
+				if term.Hard {
+					j := int(term.term) - np
+					viol := func(y []float64) float64 {
+						vars, coefs := p.CTerms(j)
+						in := -p.CConst[j]
+						for k, u := range vars {
+							in += coefs[k] * y[u]
+						}
+						if p.CKind[j] == hlmrf.Equal {
+							return math.Abs(in)
+						}
+						return max(in, 0)
+					}
+					if grows := viol(moved(1e-3)) > viol(e.Values)+1e-6; grows != term.Blocks {
+						t.Errorf("%s: %s blocks %v, but the move changes its violation %v -> %v", x.Atom, term.Ground, term.Blocks, viol(e.Values), viol(moved(1e-3)))
+					}
+					continue
+				}
+				inner := func(y []float64) float64 {
+					vars, coefs := p.Terms(int(term.term))
+					in := -p.Const[term.term]
+					for k, u := range vars {
+						in += coefs[k] * y[u]
+					}
+					return in
+				}
+				pen := func(y []float64) float64 {
+					d := max(inner(y), 0)
+					if p.Power[term.term] == 2 {
+						return p.Weight[term.term] * d * d
+					}
+					return p.Weight[term.term] * d
+				}
+				// f(d) = f(0) + back*d + quad*d^2 for a move d that does
+				// not cross the hinge's corner; near the corner (within
+				// KinkTol, where the figures take the term to be on it),
+				// up to what its distance from the corner accounts for.
+				in, a := inner(e.Values), math.Abs(term.Coef)
+				d, tol := 1e-3, term.Weight*(math.Abs(in)+in*in+2*math.Abs(in)*a*1e-3)
+				if math.Abs(in) > KinkTol {
+					d, tol = min(1e-3, math.Abs(in)/(2*max(a, 1e-12))), 0
+				}
+				want := pen(e.Values) + *term.Back*d + term.BackQuadratic*d*d
+				if got := pen(moved(d)); math.Abs(got-want) > 1e-9*max(1, math.Abs(got))+tol {
+					t.Errorf("%s: %s moved by %g: penalty %v, the back figures give %v", x.Atom, term.Ground, d, got, want)
+				}
+			}
+		}
+		if atBound == 0 {
+			t.Errorf("%s: no atom at a bound to check", files[0])
+		}
+	}
 }

@@ -82,11 +82,36 @@ func (x *PSLExplanation) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "the atom is inside (0, 1), where they balance (bound multiplier %s)\n", signed(bound))
 	case "lower bound":
 		fmt.Fprintf(&b, "the atom is at 0, held there by the bound y >= 0 (multiplier %s)\n", withSign(bound))
+		writeBack(&b, x, "rising from 0")
 	default:
 		fmt.Fprintf(&b, "the atom is at 1, held there by the bound y <= 1 (multiplier %s)\n", withSign(bound))
+		writeBack(&b, x, "falling from 1")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeBack says what the ground rules shown would do if the atom, at a
+// bound, left it by d: the hard constraints that forbid it, the rates at
+// which penalties would grow (or shrink), and the squared rules that resist
+// only to second order.
+func writeBack(b *strings.Builder, x *PSLExplanation, move string) {
+	var parts []string
+	for _, t := range x.Terms {
+		switch {
+		case t.Blocks:
+			parts = append(parts, "forbidden by "+t.Ground)
+		case t.Back != nil && *t.Back != 0:
+			parts = append(parts, fmt.Sprintf("%s per unit from %s", withSign(*t.Back), t.Ground))
+		case t.BackQuadratic != 0:
+			parts = append(parts, fmt.Sprintf("+%s*d^2 from %s", signed(t.BackQuadratic), t.Ground))
+		}
+	}
+	if len(parts) == 0 {
+		fmt.Fprintf(b, "  %s, the penalties shown would not change to first or second order\n", move)
+		return
+	}
+	fmt.Fprintf(b, "  %s by d, the penalty would change: %s\n", move, strings.Join(parts, "; "))
 }
 
 // roleWord describes the atom's place in a ground rule.
