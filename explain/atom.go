@@ -33,17 +33,30 @@ func (a Atom) String() string {
 // quoteIfNeeded returns s as it is when ParseAtom reads it back unchanged
 // as an argument, else single-quoted with \ escapes.
 func quoteIfNeeded(s string) string {
-	plain := s != "" && strings.TrimSpace(s) == s && !strings.ContainsAny(s, ",()'\"\\")
+	plain := s != "" && strings.TrimSpace(s) == s && !strings.ContainsAny(s, ",()'\"\\\n\t")
 	if plain {
 		return s
 	}
+	return quote(s)
+}
+
+// quote writes s single-quoted as ParseAtom reads it: a quote or a
+// backslash escaped with a backslash, a newline and a tab as \n and \t.
+func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('\'')
 	for _, r := range s {
-		if r == '\'' || r == '\\' {
+		switch r {
+		case '\'', '\\':
 			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	b.WriteByte('\'')
 	return b.String()
@@ -77,8 +90,9 @@ func clip(s string) string {
 
 // ParseAtom reads an atom written as Pred(a, b, ...): a name, then its
 // arguments in parentheses separated by commas. An argument is a constant
-// as it is (blanks around it ignored), or quoted with ' or " (inside, a
-// backslash escapes the next character), as hinge writes atoms of PSL
+// as it is (blanks around it ignored), or quoted with ' or " (inside, \n
+// is a newline, \t a tab, and a backslash escapes any other character), as
+// hinge writes atoms of PSL
 // ('Bob'), Markov logic (Bob, "a string") and knowledge graphs
 // (_hypernym(00260881, 00262792)). An atom without arguments is Pred() or
 // Pred.
@@ -143,7 +157,14 @@ func ParseAtom(s string) (Atom, error) {
 				c := s[i]
 				if c == '\\' && i+1 < len(s) {
 					_, size := utf8.DecodeRuneInString(s[i+1:])
-					b.WriteString(s[i+1 : i+1+size])
+					switch e := s[i+1 : i+1+size]; e {
+					case "n":
+						b.WriteByte('\n')
+					case "t":
+						b.WriteByte('\t')
+					default:
+						b.WriteString(e)
+					}
 					i += 1 + size
 					continue
 				}

@@ -169,11 +169,14 @@ func VarAtom(g *ground.Result, v int) Atom {
 	return Atom{Pred: g.Vars[v].Pred.Name, Args: g.Args(v)}
 }
 
-// pslName writes an atom as hinge infer prints it: Pred('a', 'b').
+// pslName writes an atom as PSL quotes constants, Pred('a', 'b'), with the
+// escapes ParseAtom reads back (a quote, a backslash, a newline or a tab
+// in a constant), so that an explanation's header can be given to
+// --explain as it is.
 func pslName(a Atom) string {
 	q := make([]string, len(a.Args))
 	for i, s := range a.Args {
-		q[i] = "'" + strings.ReplaceAll(s, "'", "\\'") + "'"
+		q[i] = quote(s)
 	}
 	return a.Pred + "(" + strings.Join(q, ", ") + ")"
 }
