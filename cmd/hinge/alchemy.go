@@ -161,11 +161,44 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 		return args, nil
 	}
 	out := make([]string, 0, len(args))
+	// A flag that two options set to different values (Alchemy's -ms and
+	// -p, -g and -d, or one of them and the hinge flag it becomes) is
+	// refused rather than the last one winning.
+	type setting struct{ by, val string }
+	set := map[string]setting{}
+	translated := map[string]bool{}
+	for _, o := range table {
+		if len(o.to) > 0 {
+			translated[o.to[0]] = true
+		}
+	}
+	sets := func(flag, by, val string) error {
+		if prev, ok := set[flag]; ok && prev.val != val {
+			return badInput(fmt.Errorf("%s and %s ask for different %s (%s and %s): give one", prev.by, by, flag, prev.val, val))
+		}
+		set[flag] = setting{by, val}
+		return nil
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			out = append(out, args[i:]...)
 			break
+		}
+		if strings.HasPrefix(a, "--") {
+			if name, val, hasVal := strings.Cut(a, "="); translated[name] {
+				f := cmd.Flags().Lookup(strings.TrimPrefix(name, "--"))
+				switch {
+				case hasVal:
+				case f != nil && f.Value.Type() == "bool":
+					val = "true"
+				case i+1 < len(args):
+					val = args[i+1]
+				}
+				if err := sets(name, name, val); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
 			out = append(out, a)
@@ -196,6 +229,18 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 			val, hasVal = args[i], true
 		case !o.value && !o.optional && hasVal:
 			return nil, badInput(fmt.Errorf("Alchemy's option -%s takes no value", o.name))
+		}
+		if len(o.to) > 0 {
+			v := val
+			switch {
+			case len(o.to) > 1 && !o.value && !strings.HasPrefix(o.to[1], "--"):
+				v = o.to[1]
+			case !hasVal:
+				v = "true"
+			}
+			if err := sets(o.to[0], "-"+o.name, v); err != nil {
+				return nil, err
+			}
 		}
 		switch {
 		case o.optional && hasVal:

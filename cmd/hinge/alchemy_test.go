@@ -28,6 +28,14 @@ func TestAlchemyArgs(t *testing.T) {
 		{[]string{"mln", "learn", "-gNoEqualPredWt", "false"}, []string{"mln", "learn", "--atom-weights=false"}, ""},
 		// Other commands are left alone: PSL's -m is --model.
 		{[]string{"infer", "-m", "x.psl", "-d", "x.data"}, []string{"infer", "-m", "x.psl", "-d", "x.data"}, ""},
+		// Two options setting one flag to different values are refused
+		// (the last one used to win); the same value twice is not.
+		{[]string{"mln", "infer", "-ms", "-p"}, nil, "-ms and -p ask for different --method (mcsat and gibbs): give one"},
+		{[]string{"mln", "infer", "--method", "gibbs", "-ms"}, nil, "--method and -ms ask for different --method (gibbs and mcsat)"},
+		{[]string{"mln", "infer", "-ms", "--method=gibbs"}, nil, "-ms and --method ask for different --method (mcsat and gibbs)"},
+		{[]string{"mln", "learn", "-d", "-g"}, nil, "-d and -g ask for different --method (dn and pll)"},
+		{[]string{"mln", "infer", "-seed", "1", "--seed", "2"}, nil, "-seed and --seed ask for different --seed (1 and 2)"},
+		{[]string{"mln", "infer", "-ms", "--method", "mcsat", "-m", "-a"}, []string{"mln", "infer", "--method", "mcsat", "--method", "mcsat", "--map", "--true-only", "--map"}, ""},
 		{[]string{"mln", "infer", "-bp"}, nil, "Alchemy's option -bp has no counterpart in hinge mln infer: belief propagation is not implemented"},
 		{[]string{"mln", "learn", "-multipleDatabases"}, nil, "Alchemy's option -multipleDatabases has no counterpart"},
 		{[]string{"mln", "infer", "-maxSteps"}, nil, "Alchemy's option -maxSteps needs a value"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -816,6 +817,7 @@ type mlnLearnOptions struct {
 	input, output, report, method string
 	training, query               []string
 	prior                         float64
+	priorSet                      bool // --prior-stddev given (0 is refused, not the default)
 	maxIter                       int
 	atomWeights                   bool
 	force                         bool
@@ -859,6 +861,7 @@ PROG-learned.mln; an existing file is replaced only with --force), and
 the weights are printed, initial then learned, as hinge learn prints them.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.priorSet = cmd.Flags().Changed("prior-stddev")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -886,6 +889,12 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.maxIter <= 0 {
 		return badInput(fmt.Errorf("--max-iter %d: must be > 0", o.maxIter))
+	}
+	switch {
+	case math.IsNaN(o.prior) || math.IsInf(o.prior, 0):
+		return badInput(fmt.Errorf("--prior-stddev %v: want a number (> 0, or < 0 for no prior)", o.prior))
+	case o.priorSet && o.prior == 0:
+		return badInput(errors.New("--prior-stddev 0: a prior of standard deviation 0 would hold every weight at the program's; give one > 0, or < 0 for no prior (the default is 100 for pll, 1 for dn)"))
 	}
 	switch o.method {
 	case "pll", "dn":

@@ -135,6 +135,17 @@ func TestMLNLearn(t *testing.T) {
 	if code, _, errs := runCLI(t, "mln", "learn", "-i", prog, "-t", train, "-q", "Smokes", "--method", "cg", "-o", filepath.Join(dir, "x.mln")); code != 2 || !strings.Contains(errs, "want pll or dn") {
 		t.Errorf("unknown method: exit %d, %s", code, errs)
 	}
+	// A prior of standard deviation 0 is refused (it used to mean the
+	// default silently), as Alchemy's -priorStdDev 0 is.
+	for _, flag := range [][]string{{"--prior-stddev", "0"}, {"-priorStdDev", "0"}, {"--prior-stddev=NaN"}} {
+		a := append([]string{"mln", "learn", "-i", prog, "-t", train, "-o", filepath.Join(dir, "p0.mln")}, flag...)
+		if code, _, errs := runCLI(t, a...); code != 2 || !strings.Contains(errs, "--prior-stddev") {
+			t.Errorf("%v: exit %d, %s", flag, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p0.mln")); err == nil {
+		t.Error("a refused run wrote its output")
+	}
 }
 
 // TestRRFInfer: the RRF of a Markov logic network gives the network's MAP

@@ -19,6 +19,14 @@ import (
 // knows which files are its own to replace and which are not.
 const Marker = ".hinge-output"
 
+// legacyMarker is the whole of the Marker an earlier hinge wrote, which
+// listed no files.
+const legacyMarker = "written by hinge; the directory is replaced as a whole by the next run\n"
+
+// errForeignMarker: a file named Marker that neither this hinge nor an
+// earlier one wrote.
+var errForeignMarker = errors.New("a " + Marker + " that hinge did not write")
+
 // markerHeader is the first line of a Marker; the names of the files
 // follow, one a line, quoted as Go strings.
 const markerHeader = "hinge output directory: the next run replaces it only if it holds nothing but the files listed below"
@@ -31,10 +39,11 @@ type ForeignError struct {
 	// few are kept, Count says how many there are.
 	Foreign []string
 	Count   int
-	// NoMarker: the directory has no Marker at all. Legacy: its Marker
+	// NoMarker: the directory has no Marker at all, or (ForeignMarker) a
+	// file of that name that hinge did not write. Legacy: its Marker
 	// was written by an earlier hinge, which did not list its files, so
 	// none of them can be told from a file someone else put there.
-	NoMarker, Legacy bool
+	NoMarker, ForeignMarker, Legacy bool
 }
 
 // maxForeign is how many foreign names a ForeignError keeps.
@@ -52,6 +61,8 @@ func (e *ForeignError) Error() string {
 	switch {
 	case e.Legacy:
 		return fmt.Sprintf("output directory %s was written by an earlier version of hinge, whose %s marker does not list the files it wrote, so they cannot be told from files added since (%s): remove the directory or give a new one, so that replacing it loses nothing", e.Dir, Marker, list)
+	case e.ForeignMarker:
+		return fmt.Sprintf("output directory %s holds files hinge did not write (%s; its %s is not a marker hinge wrote): give an empty or new directory, so that replacing it loses nothing", e.Dir, list, Marker)
 	case e.NoMarker:
 		return fmt.Sprintf("output directory %s holds files hinge did not write (%s; it has no %s marker): give an empty or new directory, so that replacing it loses nothing", e.Dir, list, Marker)
 	}
@@ -226,13 +237,16 @@ func checkDir(dir, name string) error {
 	}
 	listed, legacy, err := readMarker(filepath.Join(dir, Marker))
 	noMarker := errors.Is(err, os.ErrNotExist)
-	if err != nil && !noMarker {
+	foreignMarker := errors.Is(err, errForeignMarker)
+	if err != nil && !noMarker && !foreignMarker {
 		return fmt.Errorf("output directory %s: %w", name, err)
 	}
-	fe := &ForeignError{Dir: name, NoMarker: noMarker, Legacy: legacy}
+	// A file named like the marker that hinge did not write is the
+	// user's, as is everything beside it.
+	fe := &ForeignError{Dir: name, NoMarker: noMarker || foreignMarker, ForeignMarker: foreignMarker, Legacy: legacy}
 	for _, e := range entries {
 		name := e.Name()
-		if name == Marker && e.Type().IsRegular() {
+		if name == Marker && e.Type().IsRegular() && !foreignMarker {
 			continue
 		}
 		if !legacy && !noMarker && e.Type().IsRegular() && slices.Contains(listed, name) {
@@ -268,7 +282,10 @@ func readMarker(path string) (names []string, legacy bool, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, len(b)+1)
 	if !sc.Scan() || sc.Text() != markerHeader {
-		return nil, true, nil
+		if string(b) == legacyMarker {
+			return nil, true, nil
+		}
+		return nil, false, errForeignMarker
 	}
 	for line := 2; sc.Scan(); line++ {
 		name, err := strconv.Unquote(sc.Text())

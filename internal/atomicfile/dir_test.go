@@ -188,6 +188,10 @@ func TestCheckDir(t *testing.T) {
 		{"no marker", map[string]string{"data.tsv": ""}, `("data.tsv"; it has no .hinge-output marker)`, []string{"data.tsv"}},
 		{"many", map[string]string{Marker: marker(), "a": "", "b": "", "c": "", "d": "", "e": ""}, `"a", "b", "c" and 2 more`, []string{"a", "b", "c"}},
 		{"earlier hinge's marker", map[string]string{Marker: legacy, "A.txt": ""}, "written by an earlier version of hinge", []string{"A.txt"}},
+		{"earlier hinge's marker alone", map[string]string{Marker: legacy}, "", nil},
+		{"a user's file named like the marker", map[string]string{Marker: "my notes\n"}, `(".hinge-output"; its .hinge-output is not a marker hinge wrote)`, []string{Marker}},
+		{"an empty file named like the marker", map[string]string{Marker: ""}, "not a marker hinge wrote", []string{Marker}},
+		{"a user's marker and files", map[string]string{Marker: "x", "A.txt": ""}, "not a marker hinge wrote", []string{Marker, "A.txt"}},
 		{"marker is a directory", map[string]string{Marker + "/": ""}, "marker is not a regular file", nil},
 		{"bad marker line", map[string]string{Marker: markerHeader + "\nA.txt\n"}, ".hinge-output:2: not a quoted file name", nil},
 	} {
