@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/suggest"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -23,6 +25,21 @@ type Program struct {
 // Pred returns the declaration of the named predicate (case-sensitive, as in
 // Alchemy), or nil.
 func (p *Program) Pred(name string) *PredDecl { return p.byName[name] }
+
+// undeclared is the error for a predicate name (what names its use: "query
+// predicate") that p does not declare, with the nearest declared name when
+// it looks like a misspelling of one.
+func (p *Program) undeclared(what, name string) error {
+	names := make([]string, len(p.Preds))
+	for i, d := range p.Preds {
+		names[i] = d.Name
+	}
+	hint := ""
+	if near := suggest.Nearest(name, names); near != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return fmt.Errorf("%s %s is not declared in the program%s", what, textfile.Clip(name), hint)
+}
 
 // PredDecl declares a predicate: its argument types, which arguments are
 // functional (type!: exactly one value for each combination of the others)

@@ -98,7 +98,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	query := map[string]bool{}
 	for _, q := range opt.Query {
 		if prog.Pred(q) == nil {
-			return nil, fmt.Errorf("query predicate %s is not declared in the program", textfile.Clip(q))
+			return nil, prog.undeclared("query predicate", q)
 		}
 		query[q] = true
 	}
@@ -116,11 +116,11 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	for _, d := range prog.Preds {
 		open[d.Name] = !d.Closed && (tuffy || query[d.Name])
 	}
-	if !tuffy {
-		for _, o := range opt.Open {
-			if prog.Pred(o) == nil {
-				return nil, fmt.Errorf("open predicate %s is not declared in the program", textfile.Clip(o))
-			}
+	for _, o := range opt.Open {
+		if prog.Pred(o) == nil {
+			return nil, prog.undeclared("open predicate", o)
+		}
+		if !tuffy {
 			open[o] = true
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/logistic"
-	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -290,7 +289,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	var preds []string
 	for _, q := range query {
 		if prog.Pred(q) == nil {
-			return nil, nil, fmt.Errorf("query predicate %s is not declared in the program", textfile.Clip(q))
+			return nil, nil, prog.undeclared("query predicate", q)
 		}
 		if !isQuery[q] {
 			isQuery[q] = true

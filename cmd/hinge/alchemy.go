@@ -27,6 +27,19 @@ type alchemyOption struct {
 	to []string
 	// why, when set, says that hinge has no counterpart, and what to do.
 	why string
+	// note says why an option with nothing to translate to (to empty,
+	// why empty) is accepted: it changes nothing here.
+	note string
+	// tuffy: the option is Tuffy's, not Alchemy's.
+	tuffy bool
+}
+
+// owner names whose option o is, for messages.
+func (o alchemyOption) owner() string {
+	if o.tuffy {
+		return "Tuffy's"
+	}
+	return "Alchemy's"
 }
 
 // inferArgs are Alchemy's infer options (Alchemy 2, infer.cpp) that
@@ -57,6 +70,40 @@ var inferArgs = []alchemyOption{
 	{name: "queryEvidence", why: "not implemented"},
 	{name: "outputNetwork", why: "not implemented"},
 	{name: "counts", why: "not implemented"},
+
+	// Tuffy 0.3's options (tuffy.parse.CommandOptions) that Alchemy's
+	// do not already cover. Tuffy's -o (its output file) is not among
+	// them: -o is --open, as in Alchemy's first infer, and an -o naming
+	// no predicate is refused pointing to -r.
+	{name: "mln", value: true, to: []string{"--input"}, tuffy: true},
+	{name: "evidence", value: true, to: []string{"--evidence"}, tuffy: true},
+	{name: "query", value: true, to: []string{"--query"}, tuffy: true},
+	{name: "queryFile", value: true, to: []string{"--query-file"}, tuffy: true},
+	{name: "result", value: true, to: []string{"--result"}, tuffy: true},
+	{name: "marginal", to: []string{"--marginal"}, tuffy: true},
+	{name: "mcsatSamples", value: true, to: []string{"--samples"}, tuffy: true},
+	{name: "maxFlips", value: true, to: []string{"--flips"}, tuffy: true},
+	{name: "threads", value: true, to: []string{"--threads"}, tuffy: true},
+	{name: "closedWorld", value: true, why: "predicates that are neither queried nor --open are closed-world already", tuffy: true},
+	{name: "nopart", note: "the network is not partitioned into components", tuffy: true},
+	{name: "activateAll", note: "every unknown atom is grounded, unless --lazy", tuffy: true},
+	{name: "keepData", note: "hinge keeps no database", tuffy: true},
+	{name: "verbose", value: true, note: "progress goes to standard error; --quiet silences it", tuffy: true},
+	{name: "maxTries", value: true, why: "MaxWalkSAT makes one try of --flips flips", tuffy: true},
+	{name: "dual", why: "run once for the MAP world and once with --marginal", tuffy: true},
+	{name: "mcsatParam", value: true, why: "MC-SAT keeps a satisfied clause of weight w with probability 1 - exp(-|w|), as Alchemy does", tuffy: true},
+	{name: "randomStep", value: true, why: "MaxWalkSAT's random-step probability is not a setting here", tuffy: true},
+	{name: "dontBreak", why: "not implemented", tuffy: true},
+	{name: "minProb", value: true, why: "every query atom is listed with its probability: filter the result file", tuffy: true},
+	{name: "dribble", value: true, why: "the log goes to standard error: redirect it (2> FILE)", tuffy: true},
+	{name: "timeout", value: true, why: "not implemented: Ctrl-C (SIGINT) or SIGTERM stops a run", tuffy: true},
+	{name: "learnwt", why: "weight learning is `hinge mln learn` (-i, -t, -o, and -d for discriminative learning)", tuffy: true},
+	{name: "mle", why: "not implemented", tuffy: true},
+	{name: "conf", value: true, why: "hinge grounds in memory and needs no database configuration", tuffy: true},
+	{name: "db", value: true, why: "the evidence is read from .db files (-e)", tuffy: true},
+	{name: "gz", why: "not implemented: compress the result file afterwards", tuffy: true},
+	{name: "printResultsAsPrologFacts", why: "not implemented", tuffy: true},
+	{name: "lineHeader", value: true, why: "not implemented", tuffy: true},
 }
 
 // learnwtsArgs are Alchemy's learnwts options that differ from hinge mln
@@ -71,7 +118,7 @@ var learnwtsArgs = []alchemyOption{
 	{name: "dNumIter", value: true, to: []string{"--iterations"}},
 	{name: "gNoEqualPredWt", optional: true, to: []string{"--atom-weights"}},
 	{name: "seed", value: true, to: []string{"--seed"}},
-	{name: "noAddUnitClauses", to: []string{}}, // hinge never adds unit clauses
+	{name: "noAddUnitClauses", note: "hinge never adds unit clauses"},
 	{name: "multipleDatabases", why: "the training databases form one world"},
 	{name: "withEM", why: "atoms the training database does not list are false"},
 	{name: "infer", value: true, why: "dn samples with MC-SAT: use --samples and --chains"},
@@ -91,7 +138,11 @@ var learnwtsArgs = []alchemyOption{
 // command lacks is listed among the refused options).
 func addAlchemyHelp(cmd *cobra.Command, opts []alchemyOption) {
 	var b strings.Builder
-	b.WriteString("\n\nAlchemy's options are accepted as Alchemy users type them (translated before\nthe flags are read):\n")
+	whose := "Alchemy's"
+	if slices.ContainsFunc(opts, func(o alchemyOption) bool { return o.tuffy }) {
+		whose = "Alchemy's and Tuffy's"
+	}
+	fmt.Fprintf(&b, "\n\n%s options are accepted as their users type them (translated\nbefore the flags are read):\n", whose)
 	var none []string
 	for _, o := range opts {
 		name := "-" + o.name
@@ -102,7 +153,7 @@ func addAlchemyHelp(cmd *cobra.Command, opts []alchemyOption) {
 		case o.why != "" || len(o.to) > 0 && cmd.Flags().Lookup(strings.TrimPrefix(o.to[0], "--")) == nil:
 			none = append(none, "-"+o.name)
 		case len(o.to) == 0:
-			fmt.Fprintf(&b, "  %-18s accepted (hinge never adds unit clauses)\n", name)
+			fmt.Fprintf(&b, "  %-18s accepted (%s)\n", name, o.note)
 		default:
 			to := strings.Join(o.to, " ")
 			if o.value {
@@ -116,7 +167,7 @@ func addAlchemyHelp(cmd *cobra.Command, opts []alchemyOption) {
 		return
 	}
 	// The refused ones, wrapped at 78 columns.
-	line := "Alchemy's"
+	line := whose
 	for k, n := range none {
 		word := " " + n
 		if k < len(none)-1 {
@@ -212,15 +263,15 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 		}
 		o := table[k]
 		if o.why != "" {
-			return nil, badInput(fmt.Errorf("Alchemy's option -%s has no counterpart in %s: %s", o.name, cmd.CommandPath(), o.why))
+			return nil, badInput(fmt.Errorf("%s option -%s has no counterpart in %s: %s", o.owner(), o.name, cmd.CommandPath(), o.why))
 		}
 		if len(o.to) > 0 && cmd.Flags().Lookup(strings.TrimPrefix(o.to[0], "--")) == nil {
-			return nil, badInput(fmt.Errorf("Alchemy's option -%s (%s) is not available in %s", o.name, o.to[0], cmd.CommandPath()))
+			return nil, badInput(fmt.Errorf("%s option -%s (%s) is not available in %s", o.owner(), o.name, o.to[0], cmd.CommandPath()))
 		}
 		switch {
 		case o.value && !hasVal:
 			if i+1 >= len(args) {
-				return nil, badInput(fmt.Errorf("Alchemy's option -%s needs a value", o.name))
+				return nil, badInput(fmt.Errorf("%s option -%s needs a value", o.owner(), o.name))
 			}
 			i++
 			val, hasVal = args[i], true
@@ -228,7 +279,7 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 			i++
 			val, hasVal = args[i], true
 		case !o.value && !o.optional && hasVal:
-			return nil, badInput(fmt.Errorf("Alchemy's option -%s takes no value", o.name))
+			return nil, badInput(fmt.Errorf("%s option -%s takes no value", o.owner(), o.name))
 		}
 		if len(o.to) > 0 {
 			v := val
@@ -243,6 +294,7 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 			}
 		}
 		switch {
+		case len(o.to) == 0: // accepted, changes nothing
 		case o.optional && hasVal:
 			out = append(out, o.to[0]+"="+val)
 		case o.value:
@@ -286,7 +338,7 @@ func alchemyProgram(root *cobra.Command, args []string) error {
 	switch {
 	case args[0] == "learnwts":
 		to = "hinge mln learn"
-	case args[0] == "infer" && has("-i", "-e", "-r", "-q", "-f", "-ms", "-mwsMaxSteps", "-maxSteps"):
+	case args[0] == "infer" && has("-i", "-e", "-r", "-q", "-f", "-ms", "-mwsMaxSteps", "-maxSteps", "-mln", "-evidence", "-queryFile", "-marginal", "-mcsatSamples", "-result"):
 		to = "hinge mln infer"
 	case args[0] == "learn" && has("-i", "-t", "-ne", "-g"):
 		to = "hinge mln learn"
@@ -294,7 +346,19 @@ func alchemyProgram(root *cobra.Command, args []string) error {
 		return nil
 	}
 	words, notes := args[1:], ""
-	if args[0] != "learnwts" && !slices.Contains(rest, "-i") {
+	// A command line in Alchemy's or Tuffy's words runs as it is under the
+	// hinge mln command, which translates them; one in the PSL commands'
+	// words is translated here.
+	// (Alchemy's -m and -d are also the PSL commands' own -m and -d.)
+	src, _, _ := root.Find(args[:1])
+	native := slices.Contains(rest, "-i") || slices.ContainsFunc(rest, func(a string) bool {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") || src != nil && (src.Flags().Lookup(name) != nil || len(name) == 1 && src.Flags().ShorthandLookup(name) != nil) {
+			return false
+		}
+		return slices.ContainsFunc(alchemyTables[to], func(o alchemyOption) bool { return o.name == name })
+	})
+	if args[0] != "learnwts" && !native {
 		words, notes = mlnArgs(root, args[0], to, args[1:])
 	}
 	cmdline := to + " " + strings.Join(quoteArgs(words), " ")

@@ -104,7 +104,7 @@ func TestAlchemyArgsRun(t *testing.T) {
 	}
 	for _, c := range [][]string{{"mln", "infer", "--help"}, {"mln", "learn", "--help"}} {
 		_, help, _ := runCLI(t, c...)
-		for _, w := range []string{"Alchemy's options are accepted", "have no counterpart here"} {
+		for _, w := range []string{"options are accepted as their users type them", "have no counterpart here"} {
 			if !strings.Contains(help, w) {
 				t.Errorf("%v: no %q in\n%s", c, w, help)
 			}
@@ -251,5 +251,53 @@ func TestAlchemySuggestionRuns(t *testing.T) {
 		if code, _, errs := runCLI(t, args...); code != 0 {
 			t.Errorf("%q suggests %q, which exits %d: %s", tc.args, cmdline, code, errs)
 		}
+	}
+}
+
+// TestTuffyArgs: a Tuffy command line (its -mln, -evidence, -queryFile,
+// -marginal, -mcsatSamples, -result) runs under hinge mln infer as the same
+// hinge flags do; given to hinge infer it is answered with that command;
+// Tuffy's options without a counterpart are refused naming Tuffy, an
+// argument left over names the mln command's flags (not PSL's), a
+// misspelt query predicate gets a suggestion, -q's blanks are trimmed, and
+// Tuffy's -o (its output file, here Alchemy's --open) naming no predicate
+// is refused pointing to -r; it used to be ignored silently.
+func TestTuffyArgs(t *testing.T) {
+	dir := t.TempDir()
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	q := writeFile(t, dir, "q.db", "Cancer(x)\n")
+	tuffyOut, hingeOut := filepath.Join(dir, "tuffy.txt"), filepath.Join(dir, "hinge.txt")
+	code, _, errs := runCLI(t, "mln", "infer", "-mln", prog, "-evidence", ev, "-queryFile", q, "-marginal", "-mcsatSamples", "300", "-result", tuffyOut, "-nopart", "-activateAll")
+	if code != 0 {
+		t.Fatalf("Tuffy's words: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "--query-file", q, "--marginal", "--samples", "300", "-r", hingeOut); code != 0 {
+		t.Fatalf("hinge's words: exit %d: %s", code, errs)
+	}
+	a, _ := os.ReadFile(tuffyOut)
+	b, _ := os.ReadFile(hingeOut)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("Tuffy's words wrote\n%s\nhinge's\n%s", a, b)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"infer", "-mln", prog, "-evidence", ev, "-queryFile", q, "-marginal"}, "did you mean `hinge mln infer -mln " + prog + " -evidence " + ev + " -queryFile " + q + " -marginal`?"},
+		{[]string{"mln", "infer", "-i", prog, "-e", ev, "-queryFile", q, "-dribble", "log.txt"}, "Tuffy's option -dribble has no counterpart in hinge mln infer"},
+		{[]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "extra"}, `unexpected argument "extra": this command takes only flags (-i PROG.mln -e EVIDENCE.db`},
+		{[]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Canser"}, "query predicate Canser is not declared in the program (did you mean Cancer?)"},
+		{[]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "-o", filepath.Join(dir, "out.txt")}, "the result file is -r, which is Tuffy's -o"},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, %q: want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+		t.Error("-o out.txt wrote a file")
+	}
+	if code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Smokes, Cancer"); code != 0 || !strings.Contains(stdout, "Cancer(Bob)") || !strings.Contains(stdout, "Smokes(") {
+		t.Errorf(`-q "Smokes, Cancer": exit %d: %s%s`, code, stdout, errs)
 	}
 }

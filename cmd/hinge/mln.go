@@ -81,7 +81,7 @@ func (in *mlnInputs) files() []string {
 func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, error) {
 	var prog *mln.Program
 	var evidence, queries []mln.GroundAtom
-	opt.Query, opt.Open = in.query, in.open
+	opt.Query, opt.Open = trimmed(in.query), trimmed(in.open)
 	switch {
 	case in.folder != "" && (in.input != "" || len(in.evidence) > 0):
 		return nil, nil, badInput(errors.New("give either --folder or -i/-e, not both"))
@@ -118,9 +118,28 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	in.progress.Status("building the network")
 	net, err := mln.Build(prog, evidence, opt)
 	if err != nil {
+		for _, o := range opt.Open {
+			if prog.Pred(o) == nil {
+				// Tuffy's -o is its output file; here it is Alchemy's.
+				err = fmt.Errorf("%w; -o (--open) names open-world predicates, as in Alchemy's first infer: the result file is -r, which is Tuffy's -o", err)
+				break
+			}
+		}
 		return nil, nil, badInput(err)
 	}
 	return net, queries, nil
+}
+
+// trimmed returns the names of a comma-separated list flag without the
+// blanks around them (-q "Smokes, Cancer"), leaving out empty ones.
+func trimmed(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // readDBs reads the atoms of every .db file in paths for prog, showing
@@ -901,6 +920,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	default:
 		return badInput(fmt.Errorf("--method %q: want pll or dn", clipPath(o.method)))
 	}
+	o.query = trimmed(o.query)
 	if o.method == "dn" && len(o.query) == 0 {
 		return badInput(errors.New("--method dn needs the query predicates (-q, Alchemy's -ne): it learns their conditional likelihood given the other predicates"))
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/hinge-srl/hinge/internal/suggest"
 )
 
 // This file turns a bad command line into a helpful answer: suggestions for
@@ -90,37 +92,11 @@ func flagError(cmd *cobra.Command, err error) error {
 // nearestFlag returns the name of cmd's flag closest to name in edit
 // distance, if it is close enough to be a misspelling.
 func nearestFlag(cmd *cobra.Command, name string) string {
-	best, bestD := "", 0
-	visit := func(f *pflag.Flag) {
-		d := editDistance(name, f.Name)
-		if d <= max(1, len(name)/3) && (best == "" || d < bestD) {
-			best, bestD = f.Name, d
-		}
-	}
+	var names []string
+	visit := func(f *pflag.Flag) { names = append(names, f.Name) }
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(name, names)
 }
 
 // longFlagsWithOneDash rewrites -model as --model (and -model=x as
@@ -183,17 +159,29 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
+	// The Markov logic and RRF commands take programs and databases, the
+	// PSL ones models, data files and configs.
+	mln := strings.HasPrefix(cmd.CommandPath(), "hinge mln") || strings.HasPrefix(cmd.CommandPath(), "hinge rrf")
+	db := "-e"
+	if cmd.Name() == "learn" {
+		db = "-t"
+	}
 	var fixed []string
 	for _, a := range args {
-		switch strings.ToLower(filepath.Ext(a)) {
-		case ".psl":
+		switch ext := strings.ToLower(filepath.Ext(a)); {
+		case !mln && ext == ".psl":
 			fixed = append(fixed, "--model", a)
-		case ".data":
+		case !mln && ext == ".data":
 			fixed = append(fixed, "--data", a)
-		case ".json":
+		case !mln && ext == ".json":
 			fixed = append(fixed, "--config", a)
+		case mln && (ext == ".mln" || ext == ".rrf"):
+			fixed = append(fixed, "-i", a)
+		case mln && ext == ".db":
+			fixed = append(fixed, db, a)
 		default:
-			return badInput(fmt.Errorf("unexpected argument %q: this command takes only flags (--model M.psl --data D.data or --config C.json)", a))
+			use := strings.TrimSuffix(strings.TrimPrefix(cmd.UseLine(), cmd.CommandPath()+" "), " [flags]")
+			return badInput(fmt.Errorf("unexpected argument %q: this command takes only flags (%s)", a, use))
 		}
 	}
 	return badInput(fmt.Errorf("files are given by flags: did you mean `%s %s`?", cmd.CommandPath(), strings.Join(fixed, " ")))
