@@ -224,6 +224,9 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, error) {
 		}
 	}
 	sets := func(flag, by, val string) error {
+		if f := cmd.Flags().Lookup(strings.TrimPrefix(flag, "--")); f != nil && (strings.HasSuffix(f.Value.Type(), "Slice") || strings.HasSuffix(f.Value.Type(), "Array")) {
+			return nil // repeatable: each one adds
+		}
 		if prev, ok := set[flag]; ok && prev.val != val {
 			return badInput(fmt.Errorf("%s and %s ask for different %s (%s and %s): give one", prev.by, by, flag, prev.val, val))
 		}

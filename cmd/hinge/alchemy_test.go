@@ -301,3 +301,46 @@ func TestTuffyArgs(t *testing.T) {
 		t.Errorf(`-q "Smokes, Cancer": exit %d: %s%s`, code, stdout, errs)
 	}
 }
+
+// TestPSLDefines: PSL's -D key=value (and -Dkey=value) becomes the hinge
+// flag that does the same; logging keys are dropped, a learning key is
+// dropped by infer and kept by learn, and any other key is refused naming
+// the keys hinge reads (it used to be "unknown shorthand flag: 'D'").
+func TestPSLDefines(t *testing.T) {
+	root := newRoot()
+	for _, tc := range []struct {
+		args, want []string
+		err        string
+	}{
+		{[]string{"infer", "-m", "M.psl", "-D", "admmreasoner.maxiterations=10", "-Dadmm.epsilonabs=1e-6", "-D", "log4j.threshold=DEBUG", "-D", "random.seed=3"},
+			[]string{"infer", "-m", "M.psl", "--max-iter=10", "--eps-abs=1e-6", "--seed=3"}, ""},
+		{[]string{"infer", "-D", "votedperceptron.numsteps=5", "-D", "discreteevaluator.threshold=0.3", "-D", "eval.includeobs=true", "-D", "inference.reasoner=org.linqs.psl.reasoner.dcd.DCDReasoner"},
+			[]string{"infer", "--eval-option=discreteevaluator.threshold=0.3", "--include-observed=true", "--streaming"}, ""},
+		{[]string{"learn", "-D", "votedperceptron.numsteps=5", "-D", "parallel.numthreads=2", "--", "-D", "x"},
+			[]string{"learn", "--iterations=5", "--threads=2", "--", "-D", "x"}, ""},
+		{[]string{"mln", "infer", "-D", "x=1"}, []string{"mln", "infer", "-D", "x=1"}, ""}, // not a PSL command
+		{[]string{"infer", "-D", "sgd.learningrate=1"}, nil, "PSL's -D sgd.learningrate: hinge has no such setting"},
+		{[]string{"infer", "-D", "inference.reasoner=SGDReasoner"}, nil, "no SGD solver"},
+		{[]string{"infer", "-D", "novalue"}, nil, `PSL's -D "novalue": want key=value`},
+		{[]string{"infer", "-D"}, nil, "PSL's -D needs key=value"},
+		{[]string{"ground", "-D", "random.seed=1"}, nil, "hinge ground has no --seed"},
+	} {
+		got, err := pslDefines(root, tc.args)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) || exitCode(err) != 2 {
+				t.Errorf("%v: error %v, want %q (exit 2)", tc.args, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case !slices.Equal(got, tc.want):
+			t.Errorf("%v:\n got %q\nwant %q", tc.args, got, tc.want)
+		}
+	}
+	// A run given PSL's keys is the run given hinge's flags.
+	_, viaD, _ := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"-D", "admmreasoner.maxiterations=10", "--quiet"})...)
+	_, viaFlag, _ := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--max-iter", "10", "--quiet"})...)
+	if !strings.Contains(viaD, "ADMM: 10 iterations") || strings.Split(viaD, "ADMM:")[1][:40] != strings.Split(viaFlag, "ADMM:")[1][:40] {
+		t.Errorf("-D admmreasoner.maxiterations=10:\n%s\n--max-iter 10:\n%s", viaD, viaFlag)
+	}
+}

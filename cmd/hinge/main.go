@@ -165,6 +165,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	args, err := alchemyArgs(root, args)
+	if err == nil {
+		args, err = pslDefines(root, args)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hinge:", err)
 		return exitCode(err)

@@ -45,8 +45,12 @@ func version() string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if rev != "" {
+	switch {
+	case rev != "":
 		v += fmt.Sprintf(" (commit %s%s%s)", rev, at, modified)
+	case v == "(devel)":
+		// go run, or a build with -buildvcs=false, records no commit.
+		v += " (no commit recorded: `go install -buildvcs=auto ./cmd/hinge` in a git checkout records it)"
 	}
 	return v + ", " + bi.GoVersion
 }

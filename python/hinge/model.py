@@ -53,31 +53,6 @@ class InferenceResults(dict):
         raise KeyError(name)
 
 
-# PSL configuration keys (psl_config, psl_options, -D) and the hinge flags
-# that do the same. Keys of the other command (a learning key given to
-# infer) are ignored, so that one options dict serves both, as in PSL.
-_ADMM_KEYS = {
-    "maxiterations": "--max-iter",
-    "stepsize": "--rho",
-    "epsilonabs": "--eps-abs",
-    "epsilonrel": "--eps-rel",
-    "computeperiod": "--check-every",
-}
-_BOTH = {"random.seed": "--seed", "parallel.numthreads": "--threads"}
-for _k, _f in _ADMM_KEYS.items():
-    _BOTH["admmreasoner." + _k] = _f
-    _BOTH["admm." + _k] = _f
-_LEARN_ONLY = {
-    "votedperceptron.numsteps": "--iterations",
-    "votedperceptron.stepsize": "--step-size",
-    "votedperceptron.l2regularization": "--l2",
-}
-# Keys that only set PSL's logging, statistics or Java database details: they
-# change no result, and hinge has nothing to set for them.
-_HARMLESS = {"log4j.threshold", "runtime.log.level", "runtimestats.collect",
-             "runtimestats.period", "rdbmsdatabase.fetchsize", "runtime.db.intids",
-             "persistedatommanager.throwaccessexception"}
-
 _INFER_METHODS = {
     "": None, "mpeinference": None, "admminference": None, "admmreasoner": None, "admm": None,
     "dcdstreaminginference": "--streaming", "dcdinference": "--streaming",
@@ -385,36 +360,11 @@ class Model(object):
                 raise ModelError("additional_cli_options %s: %s." % (a, _CLI_REFUSED[a]))
             flags.append(a)
             i += 1
+        # PSL's configuration keys go to hinge as PSL's -D key=value, which
+        # hinge translates into its flags (or refuses, naming the keys it
+        # reads), as it does on its own command line.
         for k, v in opts.items():
-            key = str(k).lower()
-            if key in _HARMLESS:
-                continue
-            if key in _BOTH:
-                flags += [_BOTH[key], _flag_value(v)]
-            elif key in _LEARN_ONLY:
-                if mode == "learn":
-                    flags += [_LEARN_ONLY[key], _flag_value(v)]
-            elif key == "inference.reasoner":
-                name = str(v).rsplit(".", 1)[-1].lower()
-                if name in _INFER_REFUSED:
-                    raise ModelError("psl_config %s=%s: %s." % (k, v, _INFER_REFUSED[name]))
-                if name not in _INFER_METHODS:
-                    raise ModelError("psl_config %s=%s: hinge has ADMMReasoner (the default) and DCDReasoner (streaming)." % (k, v))
-                if mode == "infer" and _INFER_METHODS[name]:
-                    flags.append(_INFER_METHODS[name])
-            elif key == "eval.includeobs":
-                if mode == "infer" and _flag_value(v).lower() == "true":
-                    flags.append("--include-observed")
-            elif re.fullmatch(r"\w*evaluator\.\w+", key):
-                if mode == "infer":
-                    flags += ["--eval-option", "%s=%s" % (k, _flag_value(v))]
-            else:
-                raise ModelError(
-                    "psl_config %r: hinge has no such setting. It reads admmreasoner.* "
-                    "(maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod), random.seed, "
-                    "parallel.numthreads, votedperceptron.* (numsteps, stepsize, l2regularization), "
-                    "eval.includeobs, evaluator options and inference.reasoner; logging keys are "
-                    "ignored. hinge's own flags go in options=[...]." % k)
+            flags += ["-D", "%s=%s" % (k, _flag_value(v))]
         for o in jvm:
             o = str(o)
             if o.startswith("-Xmx"):

@@ -181,7 +181,8 @@ class TestInfer(_util.Case):
         self.assertEqual(os.listdir(self.tmp), [])  # cleanup_temp removed the run's files
 
     def test_options_reach_hinge(self):
-        """-Xmx, psl_config and hinge's own keywords become hinge's flags."""
+        """-Xmx and hinge's own keywords become hinge's flags, psl_config
+        PSL's -D, which hinge reads (cmd/hinge's TestPSLDefines)."""
         log = logging.getLogger("hinge-test-options")
         log.setLevel(logging.DEBUG)
         seen = []
@@ -191,7 +192,7 @@ class TestInfer(_util.Case):
         smokers().infer(jvm_options=["-Xmx2g"], psl_config={"random.seed": 5, "parallel.numthreads": 1},
                         seed=None, logger=log)
         cmd = [s for s in seen if s.startswith("running ")][0]
-        for want in ("--memory-limit 2GiB", "--seed 5", "--threads 1", "--quiet"):
+        for want in ("--memory-limit 2GiB", "-D random.seed=5", "-D parallel.numthreads=1", "--quiet"):
             self.assertIn(want, cmd)
         self.assertTrue(any(s.startswith("ADMM: ") for s in seen), seen)  # stdout at INFO
 
@@ -205,20 +206,26 @@ class TestInfer(_util.Case):
     def test_refused(self):
         m = smokers()
         for kwargs, words in (
-                ({"psl_config": {"sgd.learningrate": 1}}, "sgd.learningrate"),
                 ({"jvm_options": ["-XX:+UseG1GC"]}, "not a Java program"),
                 ({"method": "SGDStreamingInference"}, "no SGD solver"),
                 ({"method": "LazyMPEInference"}, "lazy"),
                 ({"method": "Bogus"}, "unknown inference method"),
                 ({"additional_cli_options": ["--postgres", "psl"]}, "db='postgres://"),
                 ({"additional_cli_options": ["--h2path", "/tmp/x"]}, "no H2"),
-                ({"transform_config": lambda c: c}, "transform_config"),
-                ({"psl_config": {"inference.reasoner": "SGDReasoner"}}, "no SGD solver")):
+                ({"transform_config": lambda c: c}, "transform_config")):
             with self.subTest(kwargs=kwargs):
                 with self.assertRaises(ModelError) as cm:
                     m.infer(**kwargs)
                 self.assertIn(words, str(cm.exception))
                 self.assertNotIsInstance(cm.exception, HingeError)
+        # PSL's configuration keys are hinge's -D, which hinge refuses itself.
+        for kwargs, words in (
+                ({"psl_config": {"sgd.learningrate": 1}}, "sgd.learningrate"),
+                ({"psl_config": {"inference.reasoner": "SGDReasoner"}}, "no SGD solver")):
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaises(HingeInputError) as cm:
+                    m.infer(**kwargs)
+                self.assertIn(words, str(cm.exception))
         with self.assertRaises(ModelError):
             Model("empty").infer()
 

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// pslKey is a PSL configuration key (PSL's -D key=value, psl_config of
+// pslpython) and what hinge makes of it.
+type pslKey struct {
+	flag string // the hinge flag that does the same, given the value
+	// learn: the key sets weight learning (ignored by infer, as PSL
+	// ignores the keys of a step it does not run).
+	learn bool
+}
+
+// pslKeys are PSL 2.3's configuration keys that have a hinge flag.
+// admm.* is PSL 3's spelling of admmreasoner.*.
+var pslKeys = func() map[string]pslKey {
+	m := map[string]pslKey{
+		"random.seed":                      {flag: "--seed"},
+		"parallel.numthreads":              {flag: "--threads"},
+		"votedperceptron.numsteps":         {flag: "--iterations", learn: true},
+		"votedperceptron.stepsize":         {flag: "--step-size", learn: true},
+		"votedperceptron.l2regularization": {flag: "--l2", learn: true},
+	}
+	for k, f := range map[string]string{"maxiterations": "--max-iter", "stepsize": "--rho", "epsilonabs": "--eps-abs",
+		"epsilonrel": "--eps-rel", "computeperiod": "--check-every"} {
+		m["admmreasoner."+k] = pslKey{flag: f}
+		m["admm."+k] = pslKey{flag: f}
+	}
+	return m
+}()
+
+// pslQuietKeys only set PSL's logging, statistics or Java database
+// details: they change no result, and hinge has nothing to set for them.
+var pslQuietKeys = []string{"log4j.threshold", "runtime.log.level", "runtimestats.collect", "runtimestats.period",
+	"rdbmsdatabase.fetchsize", "runtime.db.intids", "persistedatommanager.throwaccessexception"}
+
+// pslEvaluatorKey is an evaluator's option (discreteevaluator.threshold),
+// which --eval-option takes as it is.
+var pslEvaluatorKey = regexp.MustCompile(`^[a-z]*evaluator\.[a-z0-9_.]+$`)
+
+// pslDefines translates PSL's -D key=value (and -Dkey=value) in the
+// command lines of hinge infer, learn and ground into hinge's flags, before
+// the flags are read: a key with a hinge counterpart becomes its flag, a
+// key that changes no result (logging) is dropped, a learning key is
+// dropped by infer, and any other key is refused naming the ones hinge
+// reads. Arguments after "--" are never touched.
+func pslDefines(root *cobra.Command, args []string) ([]string, error) {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil || !slices.Contains([]string{"hinge infer", "hinge learn", "hinge ground"}, cmd.CommandPath()) {
+		return args, nil
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		var def string
+		switch {
+		case a == "-D" || a == "--D":
+			if i+1 >= len(args) {
+				return nil, badInput(fmt.Errorf("PSL's -D needs key=value"))
+			}
+			i++
+			def = args[i]
+		case strings.HasPrefix(a, "-D") && !strings.HasPrefix(a, "--"):
+			def = a[2:]
+		default:
+			out = append(out, a)
+			continue
+		}
+		flags, err := pslDefine(cmd, def)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		out = append(out, flags...)
+	}
+	return out, nil
+}
+
+// pslDefine is the hinge flags for one PSL key=value of cmd.
+func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
+	key, val, ok := strings.Cut(def, "=")
+	key = strings.ToLower(strings.TrimSpace(key))
+	if !ok || key == "" {
+		return nil, fmt.Errorf("PSL's -D %q: want key=value", def)
+	}
+	val = strings.TrimSpace(val)
+	infer := cmd.Name() == "infer"
+	switch k, known := pslKeys[key]; {
+	case known:
+		if k.learn && infer {
+			return nil, nil
+		}
+		if cmd.Flags().Lookup(strings.TrimPrefix(k.flag, "--")) == nil {
+			return nil, fmt.Errorf("PSL's -D %s: %s has no %s here", key, cmd.CommandPath(), k.flag)
+		}
+		return []string{k.flag + "=" + val}, nil
+	case slices.Contains(pslQuietKeys, key):
+		return nil, nil
+	case key == "inference.reasoner" || key == "reasoner.type":
+		name := strings.ToLower(val[strings.LastIndexByte(val, '.')+1:])
+		switch name {
+		case "admmreasoner", "admm":
+			return nil, nil
+		case "dcdreasoner", "dcd", "dcdstreaminginference":
+			if cmd.Flags().Lookup("streaming") == nil {
+				return nil, fmt.Errorf("PSL's -D %s=%s: %s has no --streaming", key, val, cmd.CommandPath())
+			}
+			return []string{"--streaming"}, nil
+		}
+		if strings.HasPrefix(name, "sgd") {
+			return nil, fmt.Errorf("PSL's -D %s=%s: hinge has no SGD solver for PSL; its reasoners are ADMMReasoner (the default) and DCDReasoner (--streaming, dual coordinate descent)", key, val)
+		}
+		return nil, fmt.Errorf("PSL's -D %s=%s: hinge has ADMMReasoner (the default) and DCDReasoner (--streaming)", key, val)
+	case key == "eval.includeobs":
+		if !infer {
+			return nil, nil
+		}
+		return []string{"--include-observed=" + val}, nil
+	case pslEvaluatorKey.MatchString(key):
+		if !infer {
+			return nil, nil
+		}
+		return []string{"--eval-option=" + key + "=" + val}, nil
+	}
+	return nil, fmt.Errorf("PSL's -D %s: hinge has no such setting; it reads admmreasoner.* (maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod), random.seed, parallel.numthreads, votedperceptron.* (numsteps, stepsize, l2regularization), eval.includeobs, evaluator options (discreteevaluator.threshold) and inference.reasoner, and ignores logging keys (log4j.threshold); its own flags are listed by --help", key)
+}
