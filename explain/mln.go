@@ -298,7 +298,7 @@ func (e *MLN) termText(term *MLNTerm, gr *Grounding) {
 	if gr != nil {
 		term.Ground, term.Substitution = mlnGroundText(gr), gr.Substitution()
 		for _, a := range gr.Atoms {
-			if isDomainPred(a.Atom.Pred) {
+			if mln.IsDomainPredicate(a.Atom.Pred) {
 				continue
 			}
 			av := AtomValue{Atom: mlnName(a.Atom), Value: a.Value}
@@ -323,15 +323,11 @@ func (e *MLN) termText(term *MLNTerm, gr *Grounding) {
 	}
 }
 
-// isDomainPred reports a type predicate Markov logic grounding adds to
-// enumerate a variable's domain (mln's dom$TYPE).
-func isDomainPred(name string) bool { return strings.HasPrefix(name, "dom$") }
-
 // mlnGroundText writes a ground clause in Alchemy syntax.
 func mlnGroundText(gr *Grounding) string {
 	var parts []string
 	for _, a := range gr.Atoms {
-		if isDomainPred(a.Atom.Pred) {
+		if mln.IsDomainPredicate(a.Atom.Pred) {
 			continue
 		}
 		s := mlnName(a.Atom)

@@ -82,6 +82,11 @@ type ClauseInfo struct {
 // '$' cannot occur in a Markov logic name, so it never collides.
 func domainPred(typ string) string { return "dom$" + typ }
 
+// IsDomainPredicate reports whether name is one of the closed unary
+// predicates that grounding adds to enumerate a type's constants (no user
+// wrote it, and explanations leave it out).
+func IsDomainPredicate(name string) bool { return strings.HasPrefix(name, "dom$") }
+
 // Build binds prog to its evidence: it declares the predicates, computes the
 // domains, loads the evidence, makes every atom of an open predicate that the
 // evidence does not fix a target, and turns every formula into clauses

@@ -295,8 +295,13 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 // ground hard clauses in Clauses.
 type InfeasibleError struct {
 	// Clauses are the ground hard clauses of the proof, each written as its
-	// ground literals that the evidence leaves open, then its formula.
+	// ground literals that the evidence leaves open, then its formula; a
+	// clause the evidence alone falsifies is written in full, with its
+	// substitution and why each literal is false.
 	Clauses []string
+	// Closed says, for each closed-world predicate whose missing atoms
+	// falsify a literal of the proof, why it is closed and how to open it.
+	Closed []string
 }
 
 // Error lists the first dozen clauses of the proof and the way out
@@ -304,7 +309,7 @@ type InfeasibleError struct {
 func (e *InfeasibleError) Error() string {
 	const show = 12
 	var b strings.Builder
-	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from these %d ground hard clauses (their literals the evidence decides are false and left out):", len(e.Clauses))
+	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from these %d ground hard clauses (a clause's literals that the evidence decides false are left out, but one the evidence alone falsifies is written in full, with why):", len(e.Clauses))
 	for i, c := range e.Clauses {
 		if i == show {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Clauses)-show)
@@ -312,14 +317,28 @@ func (e *InfeasibleError) Error() string {
 		}
 		b.WriteString("\n  " + c)
 	}
+	for _, c := range e.Closed {
+		b.WriteString("\n" + c)
+	}
 	b.WriteString("\n(--hard-weight W makes hard clauses soft with weight W, as Alchemy and Tuffy treat them)")
 	return b.String()
+}
+
+// closedList sorts the reasons of closed[pred].
+func closedList(closed map[string]string) []string {
+	var out []string
+	for _, c := range closed {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // infeasible describes the ground hard clauses core of in as an
 // InfeasibleError.
 func (net *Network) infeasible(g *ground.Result, in *maxsat.Instance, core []int) *InfeasibleError {
 	e := &InfeasibleError{}
+	closed := map[string]string{}
 	soft := g.Problem.NumPotentials()
 	for _, c := range core {
 		lits := []string{}
@@ -338,10 +357,19 @@ func (net *Network) infeasible(g *ground.Result, in *maxsat.Instance, core []int
 		case j >= len(g.Problem.CGroup):
 			text += "   (an atom held by MAPOptions.Fixed)"
 		case j >= 0:
-			text += "   from " + net.Model.Rules[g.Problem.CGroup[j]].Text
+			rule := net.Model.Rules[g.Problem.CGroup[j]]
+			if len(lits) == 0 {
+				// The evidence alone falsifies it: say which grounding
+				// and why each literal is false.
+				if full, ok := net.emptyGrounding(rule, closed); ok {
+					text = full
+				}
+			}
+			text += "   from " + rule.Text
 		}
 		e.Clauses = append(e.Clauses, text)
 	}
+	e.Closed = closedList(closed)
 	return e
 }
 

@@ -679,7 +679,9 @@ func (e *lazyEngine) buildOne(c *lazyClause, vals, rows []int32) error {
 	if len(lits) == 0 {
 		e.constant++
 		if c.hard {
-			return &InfeasibleError{Clauses: []string{"(empty)   from " + e.net.Model.Rules[c.rule].Text}}
+			closed := map[string]string{}
+			text := e.net.decided(c.j.Query, c.j.Names, vals, rows, closed)
+			return &InfeasibleError{Clauses: []string{text + "   from " + e.net.Model.Rules[c.rule].Text}, Closed: closedList(closed)}
 		}
 		return nil
 	}

@@ -444,3 +444,80 @@ func signedCost(in *maxsat.Instance, x []bool) float64 {
 	}
 	return cost
 }
+
+// TestInfeasibleClosedWorld: evidence Cancer(Chris) against the hard
+// Cancer(x) => Smokes(x), with Smokes neither queried nor opened (so
+// closed-world, Alchemy's convention), is refused with the ground clause
+// written in full, its substitution, why each literal is false, and how to
+// open Smokes; it said "(empty)" with the formula only. The lazy grounder
+// says the same; an explicit !Smokes(Chris) is named as evidence with no
+// closed-world note, and Tuffy's '*' is named as the reason.
+func TestInfeasibleClosedWorld(t *testing.T) {
+	const prog = "Smokes(person)\nCancer(person)\nCancer(x) => Smokes(x).\n1.5 Smokes(x) => Cancer(x)\n"
+	for _, tc := range []struct {
+		name, prog, ev string
+		query          []string
+		lazy           bool
+		want, not      []string
+	}{
+		{"closed by default", prog, "Cancer(Chris)\nCancer(Anna)\n", []string{"Cancer"}, false,
+			[]string{"!Cancer(Chris) v Smokes(Chris)   (x=Chris): Cancer(Chris) is true in the evidence; Smokes(Chris) is false, absent from the evidence   from !Cancer(x) v Smokes(x).",
+				"Smokes is closed-world by default", "-o Smokes (or -q Smokes) opens it"}, []string{"(empty)"}},
+		{"lazy", prog, "Cancer(Chris)\n", []string{"Cancer"}, true,
+			[]string{"!Cancer(Chris) v Smokes(Chris)   (x=Chris)", "Smokes is closed-world by default"}, []string{"(empty)"}},
+		{"false in the evidence", prog, "Cancer(Chris)\n!Smokes(Chris)\n", []string{"Cancer", "Smokes"}, false,
+			[]string{"Smokes(Chris) is false in the evidence"}, []string{"closed-world", "(empty)"}},
+		{"Tuffy's star", "*Smokes(person)\nCancer(person)\nCancer(x) => Smokes(x).\n", "Cancer(Chris)\n", []string{"Cancer"}, false,
+			[]string{"Smokes is closed-world ('*' in the program)"}, []string{"-o Smokes"}},
+	} {
+		_, _, net := network(t, tc.prog, tc.ev, Options{Query: tc.query, Lazy: tc.lazy})
+		var err error
+		if tc.lazy {
+			_, err = net.LazyMAP(context.Background(), LazyOptions{Flips: 1000, Seed: 1})
+		} else {
+			_, err = net.MAP(context.Background(), DefaultMAPOptions())
+		}
+		var ie *InfeasibleError
+		if !errors.As(err, &ie) {
+			t.Fatalf("%s: error %v, want an *InfeasibleError", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: no %q in\n%v", tc.name, w, err)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q in\n%v", tc.name, w, err)
+			}
+		}
+	}
+}
+
+// TestClosedNotes: a query predicate whose atoms all come out false because
+// the only other predicate of its formula is closed by default (and has no
+// true atom) gets a note naming it and how to open it; none when that
+// predicate is open, has true evidence, or the query has a true atom.
+func TestClosedNotes(t *testing.T) {
+	const prog = "Friends(person, person)\nSmokes(person)\nCancer(person)\n2 Smokes(x) => Cancer(x)\n1 !Cancer(x)\n"
+	for _, tc := range []struct {
+		name, ev string
+		query    []string
+		note     bool
+	}{
+		{"closed, no evidence", "", []string{"Cancer"}, true},
+		{"opened", "", []string{"Cancer", "Smokes"}, false},
+		{"true evidence", "Smokes(Anna)\n", []string{"Cancer"}, false},
+	} {
+		_, _, net := network(t, prog, tc.ev+"Friends(Anna, Bob)\n", Options{Query: tc.query})
+		res, err := net.MAP(context.Background(), DefaultMAPOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := net.ClosedNotes(res.Ground, res.Values)
+		got := strings.Join(notes, "\n")
+		if tc.note != strings.Contains(got, "every unknown atom of Cancer came out false; Smokes, in 2 Smokes(x) => Cancer(x)") || tc.note && !strings.Contains(got, "-o Smokes opens it") {
+			t.Errorf("%s: notes %q", tc.name, notes)
+		}
+	}
+}
