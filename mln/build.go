@@ -63,6 +63,69 @@ type Network struct {
 	hardWeight float64  // Options.HardWeight
 	lazy       bool     // Options.Lazy: the store has no unknown atoms
 	prog       *Program // the program built (lazy inference reads argument types)
+	// asked holds, for a query predicate asked for only through ground
+	// query atoms, their argument patterns (see Asked).
+	asked map[string][][]Term
+}
+
+// Asked reports whether the atom pred(args) of a query predicate is asked
+// for: every atom of a predicate named as a query (-q Pred) or by an atom
+// of variables only (Cancer(x)); else only those matching one of its query
+// atoms (Cancer(Bob); Knows(Anna, y): a variable matches any constant, the
+// same one wherever it repeats). Inference covers every atom of a query
+// predicate either way (they depend on each other); results list the
+// asked ones.
+func (net *Network) Asked(pred string, args []string) bool {
+	ps, some := net.asked[pred]
+	if !some {
+		return true
+	}
+	for _, p := range ps {
+		if matches(p, args) {
+			return true
+		}
+	}
+	return false
+}
+
+// Reported reports whether the atom pred(args) is in a query's results:
+// pred is a query predicate and the atom is asked for (Asked).
+func (net *Network) Reported(pred *model.Predicate, args []string) bool {
+	return net.Query[pred.Index] && net.Asked(pred.Name, args)
+}
+
+// matches reports whether args fits the pattern p.
+func matches(p []Term, args []string) bool {
+	if len(p) != len(args) {
+		return false
+	}
+	bound := map[string]string{}
+	for i, t := range p {
+		if !t.IsVar {
+			if t.Name != args[i] {
+				return false
+			}
+			continue
+		}
+		if b, ok := bound[t.Name]; ok && b != args[i] {
+			return false
+		}
+		bound[t.Name] = args[i]
+	}
+	return true
+}
+
+// allVars reports whether the terms are distinct variables (an atom that
+// asks for every atom of its predicate).
+func allVars(ts []Term) bool {
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if !t.IsVar || seen[t.Name] {
+			return false
+		}
+		seen[t.Name] = true
+	}
+	return true
 }
 
 // ClauseInfo says which formula a clause (a rule of the network's model)
@@ -107,8 +170,21 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 		query[q] = true
 	}
+	// Ground query atoms (Cancer(Bob), Knows(Anna, y)) ask for those atoms
+	// only; a predicate named alone, or in an atom of variables only
+	// (Cancer(x)), is asked for in full.
+	whole := map[string]bool{}
+	for q := range query {
+		whole[q] = true
+	}
+	patterns := map[string][][]Term{}
 	for _, a := range opt.QueryAtoms {
 		query[a.Pred] = true
+		if allVars(a.Args) {
+			whole[a.Pred] = true
+		} else {
+			patterns[a.Pred] = append(patterns[a.Pred], a.Args)
+		}
 	}
 	if len(query) == 0 {
 		return nil, fmt.Errorf("no query predicate: give -q Pred or a query file")
@@ -135,7 +211,12 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 	}
 
-	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog}
+	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string][][]Term{}}
+	for p, ps := range patterns {
+		if !whole[p] {
+			net.asked[p] = ps
+		}
+	}
 	if err := net.domains(prog, opt.DomainAtoms, evidence, opt.QueryAtoms); err != nil {
 		return nil, err
 	}

@@ -521,3 +521,45 @@ func TestClosedNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestAsked: query atoms ask for the atoms they match (a constant matches
+// itself, a variable any constant, a repeated variable the same one); an
+// atom of distinct variables or a predicate named alone asks for all.
+func TestAsked(t *testing.T) {
+	const prog = "Knows(person, person)\nSmokes(person)\n1 Knows(x, y) => Smokes(y)\n"
+	p, err := ParseProgram("t.mln", []byte(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := ParseAtoms("q.db", []byte("Knows(Anna, y)\nKnows(x, x)\n"), p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := ParseAtoms("e.db", []byte("Smokes(Anna)\n!Smokes(Bob)\n"), p, false)
+	net, err := Build(p, ev, Options{QueryAtoms: qs, Query: []string{"Smokes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pred string
+		args []string
+		want bool
+	}{
+		{"Knows", []string{"Anna", "Bob"}, true},
+		{"Knows", []string{"Bob", "Bob"}, true},
+		{"Knows", []string{"Bob", "Anna"}, false},
+		{"Smokes", []string{"Bob"}, true},
+	} {
+		if got := net.Asked(tc.pred, tc.args); got != tc.want {
+			t.Errorf("Asked(%s%v) = %v, want %v", tc.pred, tc.args, got, tc.want)
+		}
+	}
+	all, _ := ParseAtoms("q.db", []byte("Knows(Anna, y)\nKnows(x, y)\n"), p, true)
+	net, err = Build(p, ev, Options{QueryAtoms: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !net.Asked("Knows", []string{"Bob", "Anna"}) {
+		t.Error("Knows(x, y) does not ask for every Knows atom")
+	}
+}

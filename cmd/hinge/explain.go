@@ -335,7 +335,7 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 			if v%1024 == 0 && ctx.Err() != nil {
 				return failed(ctx.Err())
 			}
-			if !net.Query[res.Ground.Vars[v].Pred.Index] {
+			if !net.Reported(res.Ground.Vars[v].Pred, res.Ground.Args(v)) {
 				continue
 			}
 			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: res.Ground.Vars[v].Pred.Name, Value: res.Values[v], Explanation: ex})

@@ -58,8 +58,8 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&in.input, "input", "i", "", "Markov logic program (.mln)")
 	f.StringSliceVarP(&in.evidence, "evidence", "e", nil, "evidence file(s) (.db; repeatable or comma-separated)")
-	f.StringSliceVarP(&in.query, "query", "q", nil, "query predicate(s) (repeatable or comma-separated)")
-	f.StringVar(&in.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant")
+	f.StringSliceVarP(&in.query, "query", "q", nil, "query predicate(s) or atom(s) (repeatable or comma-separated; Cancer(Bob) asks for that atom only, Cancer or Cancer(x) for every one)")
+	f.StringVar(&in.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant; only the atoms asked for are listed")
 	f.StringSliceVarP(&in.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -ow; ignored when the program marks closed ones with '*')")
 	f.StringVar(&in.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
 }
@@ -81,7 +81,13 @@ func (in *mlnInputs) files() []string {
 func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, error) {
 	var prog *mln.Program
 	var evidence, queries []mln.GroundAtom
-	opt.Query, opt.Open = trimmed(in.query), trimmed(in.open)
+	words := queryWords(in.query)
+	opt.Open = trimmed(in.open)
+	for _, w := range words {
+		if !strings.Contains(w, "(") {
+			opt.Query = append(opt.Query, w)
+		}
+	}
 	switch {
 	case in.folder != "" && (in.input != "" || len(in.evidence) > 0):
 		return nil, nil, badInput(errors.New("give either --folder or -i/-e, not both"))
@@ -114,6 +120,17 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 			}
 			opt.QueryAtoms = qs
 		}
+		// Atoms given to -q (Cancer(Bob), Knows(Anna, y)) ask for those
+		// atoms only, as a query file's do.
+		for _, w := range words {
+			if strings.Contains(w, "(") {
+				qs, err := mln.ParseAtoms("-q", []byte(w), prog, true)
+				if err != nil {
+					return nil, nil, badInput(err)
+				}
+				opt.QueryAtoms = append(opt.QueryAtoms, qs...)
+			}
+		}
 	}
 	in.progress.Status("building the network")
 	net, err := mln.Build(prog, evidence, opt)
@@ -128,6 +145,33 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		return nil, nil, badInput(err)
 	}
 	return net, queries, nil
+}
+
+// queryWords splits -q's values back into predicate names and atoms: the
+// flag splits at every comma, inside an atom's parentheses too
+// (-q "Smokes, Friends(Anna, Bob)"), so the pieces of an atom are joined
+// again; blanks around each are trimmed.
+func queryWords(vals []string) []string {
+	var out []string
+	cur, depth := "", 0
+	for _, v := range vals {
+		if depth > 0 {
+			cur += "," + v
+		} else {
+			cur = v
+		}
+		depth += strings.Count(v, "(") - strings.Count(v, ")")
+		if depth <= 0 {
+			if w := strings.TrimSpace(cur); w != "" {
+				out = append(out, w)
+			}
+			depth = 0
+		}
+	}
+	if depth > 0 {
+		out = append(out, strings.TrimSpace(cur)) // unbalanced: the parser says where
+	}
+	return out
 }
 
 // trimmed returns the names of a comma-separated list flag without the
@@ -169,7 +213,7 @@ func readDBs(paths []string, prog *mln.Program, rep *progress.Reporter) ([]mln.G
 func queryLines(g *ground.Result, net *mln.Network, values []float64, format string) []string {
 	var lines []string
 	for v, ref := range g.Vars {
-		if net.Query[ref.Pred.Index] {
+		if net.Reported(ref.Pred, g.Args(v)) {
 			lines = append(lines, fmt.Sprintf(format, mln.AtomString(ref.Pred.Name, g.Args(v)), values[v]))
 		}
 	}
@@ -185,7 +229,7 @@ func queryAccuracy(queries []mln.GroundAtom, g *ground.Result, net *mln.Network,
 	}
 	value := map[string]float64{}
 	for v, ref := range g.Vars {
-		if net.Query[ref.Pred.Index] {
+		if net.Reported(ref.Pred, g.Args(v)) {
 			value[mln.AtomString(ref.Pred.Name, g.Args(v))] = values[v]
 		}
 	}
@@ -629,7 +673,7 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 	var lines []string
 	truth := map[string]bool{}
 	for i, a := range res.Atoms {
-		if net.Query[a.Pred.Index] && res.Values[i] == 1 {
+		if res.Values[i] == 1 && net.Reported(a.Pred, res.Args(net.Store, i)) {
 			s := mln.AtomString(a.Pred.Name, res.Args(net.Store, i))
 			truth[s] = true
 			lines = append(lines, fmt.Sprintf(format, s))
@@ -759,7 +803,7 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 		return mln.AtomString(res.Atoms[i].Pred.Name, res.Args(net.Store, i))
 	}
 	for i, a := range res.Atoms {
-		if net.Query[a.Pred.Index] {
+		if net.Reported(a.Pred, res.Args(net.Store, i)) {
 			lines = append(lines, fmt.Sprintf("%s %.4f", atom(i), res.Probs[i]))
 		}
 	}

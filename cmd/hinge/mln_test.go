@@ -287,3 +287,59 @@ func TestRRFLearnFromMLN(t *testing.T) {
 		t.Errorf("quantified knowledge base: exit %d, %s", code, errs)
 	}
 }
+
+// TestGroundQueryAtoms: ground query atoms, in a query file or given to -q
+// (Cancer(Bob), with commas inside: Friends-like atoms of two arguments),
+// ask for those atoms only, as Alchemy does: the result lists them with
+// the values the whole predicate's run gives them, for MAP, marginals and
+// lazy MAP; an atom of distinct variables asks for every atom. They used to
+// list every Cancer atom (query file) or be refused as undeclared (-q).
+func TestGroundQueryAtoms(t *testing.T) {
+	dir := t.TempDir()
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	qf := writeFile(t, dir, "q.db", "Cancer(Bob)\n")
+	lines := func(out string) []string {
+		var ls []string
+		for _, l := range strings.Split(out, "\n") {
+			if l != "" {
+				ls = append(ls, l)
+			}
+		}
+		return ls
+	}
+	for _, mode := range [][]string{{}, {"--marginal", "--seed", "2"}, {"--lazy"}} {
+		_, all, _ := runCLI(t, append([]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes"}, mode...)...)
+		want := map[string]string{}
+		for _, l := range lines(all) {
+			want[strings.Fields(l)[0]] = l
+		}
+		for _, q := range [][]string{{"-q", "Cancer(Bob)"}, {"--query-file", qf}, {"-q", "Smokes, Cancer(Bob)"}, {"-q", "Cancer(x)"}} {
+			a := append(append([]string{"mln", "infer", "-i", prog, "-e", ev}, q...), mode...)
+			code, out, errs := runCLI(t, a...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", a, code, errs)
+			}
+			got := lines(out)
+			for _, l := range got {
+				atom := strings.Fields(l)[0]
+				switch {
+				case want[atom] != l:
+					t.Errorf("%v: %q, the whole run gives %q", a, l, want[atom])
+				case q[1] != "Cancer(x)" && strings.HasPrefix(atom, "Cancer(") && atom != "Cancer(Bob)":
+					t.Errorf("%v: %s listed, not asked for", a, atom)
+				}
+			}
+			if len(mode) == 0 || mode[0] != "--lazy" { // lazy MAP lists the true atoms only
+				n := 0
+				for atom := range want {
+					if q[1] == "Cancer(x)" && strings.HasPrefix(atom, "Cancer(") || atom == "Cancer(Bob)" || q[1] == "Smokes, Cancer(Bob)" && strings.HasPrefix(atom, "Smokes(") {
+						n++
+					}
+				}
+				if len(got) != n {
+					t.Errorf("%v: %d lines, want %d:\n%s", a, len(got), n, out)
+				}
+			}
+		}
+	}
+}

@@ -243,7 +243,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 	}
 	var lines []string
 	for v, a := range gr.Atoms {
-		if gr.Target[v] && net.Query[net.Model.Predicate(a.Pred).Index] {
+		if gr.Target[v] && net.Reported(net.Model.Predicate(a.Pred), a.Args) {
 			lines = append(lines, fmt.Sprintf(format, mln.AtomString(a.Pred, a.Args), values[v]))
 		}
 	}
