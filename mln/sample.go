@@ -49,6 +49,9 @@ type SampleOptions struct {
 	// clauses is sampled atom by atom and may mix slowly.
 	BlockWeight float64
 	MaxBlock    int
+	// Exact bounds exact inference (InferMarginals with MarginalAuto or
+	// MarginalExact; see ExactMarginals).
+	Exact ExactOptions
 	// NoGibbsMoves leaves out the Gibbs sweep that follows every MC-SAT
 	// step (see MCSAT); for measuring MC-SAT alone.
 	NoGibbsMoves bool
@@ -135,6 +138,11 @@ type Samples struct {
 	// Merged is the number of clauses sampled, identical ground clauses
 	// merged (mergeClauses).
 	Merged int
+	// Exact says which variables' marginals are exact (nil when the
+	// network was sampled in full), and Components how the network was
+	// split for exact inference (see ExactMarginals).
+	Exact      []bool
+	Components []Component
 }
 
 // sampler is one Markov chain.
