@@ -255,7 +255,6 @@ type lazyChain struct {
 	walk       []int32
 	unsat      []int32
 	pos        []int32 // clause -> index in unsat, or -1
-	undo       []int32
 	cands      []int32
 	conflict   bool     // two selected clauses hold an atom at different values
 	err        error    // of a delta join made by pin
@@ -705,17 +704,22 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	if err := c.settle(); err != nil {
 		return false, err
 	}
-	// A fresh random world for the atoms active when the step began that
-	// the selection leaves free; atoms activated during the step start
-	// false.
+	// A fresh random value for each atom active when the step began that
+	// the selection leaves free and no selected clause holds (the walk's
+	// atoms keep theirs, as in MCSAT); atoms activated during the step
+	// start false. A clause first built during the step, when one of these
+	// values makes it violable, takes its selection coin then; selected and
+	// violated, it is repaired by the WalkSAT moves below, where MCSAT
+	// would have kept its atoms: that is where a lazy step can differ from
+	// a step of MCSAT over the same clauses.
 	for v := range len(c.prev) {
-		if c.fixed[v] != c.stamp {
+		if c.fixed[v] != c.stamp && c.walking[v] != c.stamp {
 			if err := c.move(v, c.rng.IntN(2) == 1, false); err != nil {
 				return false, err
 			}
 		}
 	}
-	temp := c.opt.SATemperature
+	temp := satTemperature(c.opt, len(c.walk))
 	budget := c.maxFlips()
 	for f := 0; len(c.unsat) > 0; f++ {
 		if f >= budget || c.conflict {
@@ -744,31 +748,24 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	if c.conflict {
 		return false, nil
 	}
-	moves := c.opt.SampleSATSteps
-	if moves == 0 {
-		moves = max(100, 5*len(c.walk))
+	// The world at the m-th visit to a solution of the annealing moves'
+	// chain, as MCSAT's uniformMoves.
+	visits := c.opt.SampleSATSteps
+	if visits == 0 {
+		visits = max(100, 5*len(c.walk))
 	}
-	c.undo = c.undo[:0]
-	for range moves {
-		v, err := c.anneal(temp)
-		if err != nil {
+	for f := 0; visits > 0; f++ {
+		if f >= budget || c.conflict {
+			return false, nil // the step goes back to the previous world
+		}
+		if _, err := c.anneal(temp); err != nil {
 			return false, err
 		}
-		if v >= 0 {
-			if len(c.unsat) == 0 {
-				c.undo = c.undo[:0]
-			} else {
-				c.undo = append(c.undo, int32(v))
-			}
+		if len(c.unsat) == 0 {
+			visits--
 		}
 	}
-	for i := len(c.undo) - 1; i >= 0; i-- {
-		v := int(c.undo[i])
-		if err := c.move(v, !c.x[v], false); err != nil {
-			return false, err
-		}
-	}
-	return len(c.unsat) == 0 && !c.conflict, nil
+	return !c.conflict, nil
 }
 
 // anneal makes one simulated-annealing move at temperature temp among the

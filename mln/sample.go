@@ -37,8 +37,9 @@ type SampleOptions struct {
 	// keeps the chain where it is and is counted in Diagnostics.Stuck.
 	SampleSATSteps, MaxFlips int
 	// SAProb is the probability of a simulated-annealing move (else a
-	// WalkSAT move) in SampleSAT before it reaches a solution, and
-	// SATemperature the annealing temperature (0: 0.5 and 0.5).
+	// WalkSAT move) in SampleSAT before it reaches a solution (0: 0.5),
+	// and SATemperature the annealing temperature (0: chosen at each step,
+	// see satTemperature).
 	SAProb, SATemperature float64
 	// BlockWeight and MaxBlock configure Gibbs sampling: atoms tied
 	// together by hard clauses, or by clauses of at least two literals
@@ -82,9 +83,6 @@ func (o *SampleOptions) check() error {
 	}
 	if o.SAProb == 0 {
 		o.SAProb = 0.5
-	}
-	if o.SATemperature == 0 {
-		o.SATemperature = 0.5
 	}
 	if o.BlockWeight == 0 {
 		o.BlockWeight = 4
@@ -714,10 +712,13 @@ func (ch *mcsatChain) sampleSAT() bool {
 			}
 		}
 	}
-	// A fresh random world for every atom the selection leaves free: the
-	// ones in no active clause are then exactly uniform.
+	// Every atom the selection leaves free and no active clause holds is
+	// uniform given the rest: a fresh random value. Before the chain's
+	// world satisfies the hard clauses, the walk's atoms keep their values
+	// too, so that the chain's first solution is found from its start
+	// (overdispersed starts: see runChains).
 	for v := range ch.x {
-		if ch.fixed[v] != ch.stamp {
+		if ch.fixed[v] != ch.stamp && ch.walking[v] != ch.stamp {
 			ch.x[v] = ch.rng.IntN(2) == 1
 		}
 	}
@@ -734,11 +735,13 @@ func (ch *mcsatChain) sampleSAT() bool {
 	if len(ch.walk) == 0 {
 		return len(ch.unsat) == 0
 	}
-	// Find a solution: WalkSAT moves (a variable of a random violated
-	// clause, the one breaking fewest clauses or a random one) mixed with
-	// annealing moves.
-	temp := ch.opt.SATemperature
+	temp := satTemperature(ch.opt, len(ch.walk))
 	budget := ch.maxFlips()
+	// Only before the first solution: WalkSAT moves (a variable of a
+	// random violated clause, the one breaking fewest clauses or a random
+	// one) mixed with annealing moves find one. Later the world satisfies
+	// every selected clause already (they were chosen among those it
+	// satisfies).
 	for f := 0; len(ch.unsat) > 0; f++ {
 		if f >= budget {
 			return false
@@ -750,28 +753,61 @@ func (ch *mcsatChain) sampleSAT() bool {
 		}
 		ch.anneal(temp)
 	}
-	// Spread over the solutions: annealing moves (a random walk atom,
-	// flipped with probability min(1, exp(-delta/T)), delta the change in
-	// violated clauses) have stationary distribution proportional to
-	// exp(-violated/T), uniform on the solutions; the sample is the last
-	// solution visited (the flips since are undone).
-	moves := ch.opt.SampleSATSteps
-	if moves == 0 {
-		moves = max(100, 5*len(ch.walk))
+	return ch.uniformMoves(temp, budget)
+}
+
+// satTemperature is opt.SATemperature, or when that is 0 the temperature
+// of a step's annealing moves over walk atoms: 1/ln(e + walk), at most 0.5.
+// A move that violates one clause is accepted with probability
+// exp(-1/T) = 1/(e + walk), so that the moves out of the solutions, about
+// walk of them, add up to about one: the chain spends about half its moves
+// at a solution whatever the number of atoms it walks (at 0.5 on UW-CSE's
+// 600-atom walks it nearly never came back to one), while on a walk of a
+// dozen atoms it crosses barriers of a few violated clauses in a few
+// hundred moves.
+func satTemperature(opt SampleOptions, walk int) float64 {
+	if opt.SATemperature > 0 {
+		return opt.SATemperature
+	}
+	return min(0.5, 1/math.Log(math.E+float64(walk)))
+}
+
+// uniformMoves moves the walk's atoms from a solution of the active
+// clauses to another, leaving the uniform distribution over the solutions
+// unchanged (see sampleSAT), and returns false when it fails to come back
+// to a solution within budget flips (the world is then the last solution
+// visited). Annealing moves (a random walk atom, flipped with probability
+// min(1, exp(-delta/T)), delta the change in violated active clauses) are
+// a Metropolis chain whose stationary distribution is proportional to
+// exp(-violated/T), uniform on the solutions; the chain watched only while
+// it is at a solution (its trace on the solutions) is a Markov chain whose
+// stationary distribution is that one restricted to the solutions, the
+// uniform distribution (Levin, Peres and Wilmer, Markov Chains and Mixing
+// Times, the induced chain). So the sample is the world at the chain's
+// m-th visit to a solution, a fixed m (each move that ends at a solution,
+// staying put included, is a visit): m steps of the trace chain from the
+// current solution. Moves through worlds that violate clauses cross
+// between solutions that single flips cannot join.
+func (ch *mcsatChain) uniformMoves(temp float64, budget int) bool {
+	visits := ch.opt.SampleSATSteps
+	if visits == 0 {
+		visits = max(100, 5*len(ch.walk))
 	}
 	ch.undo = ch.undo[:0]
-	for range moves {
-		if v := ch.anneal(temp); v >= 0 {
-			if len(ch.unsat) == 0 {
-				ch.undo = ch.undo[:0]
-			} else {
-				ch.undo = append(ch.undo, int32(v))
+	for f := 0; visits > 0; f++ {
+		if f >= budget {
+			for i := len(ch.undo) - 1; i >= 0; i-- {
+				ch.x[ch.undo[i]] = !ch.x[ch.undo[i]] // the counts are rebuilt by the next step
 			}
+			return false
 		}
-	}
-	for i := len(ch.undo) - 1; i >= 0; i-- {
-		v := ch.undo[i]
-		ch.x[v] = !ch.x[v] // the counts are rebuilt by the next step
+		if v := ch.anneal(temp); v >= 0 {
+			ch.undo = append(ch.undo, int32(v))
+		}
+		if len(ch.unsat) == 0 {
+			visits--
+			ch.undo = ch.undo[:0]
+		}
 	}
 	return true
 }
