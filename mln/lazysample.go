@@ -750,10 +750,7 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	}
 	// The world at the m-th visit to a solution of the annealing moves'
 	// chain, as MCSAT's uniformMoves.
-	visits := c.opt.SampleSATSteps
-	if visits == 0 {
-		visits = max(100, 5*len(c.walk))
-	}
+	visits := sampleSATVisits(c.opt, len(c.walk), c.rng)
 	for f := 0; visits > 0; f++ {
 		if f >= budget || c.conflict {
 			return false, nil // the step goes back to the previous world

@@ -2,6 +2,7 @@ package mln
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/hinge-srl/hinge/maxsat"
 )
@@ -25,6 +26,17 @@ type mergedNet struct {
 	// its weight counts with the opposite sign.
 	into []int32
 	flip []bool
+
+	// equiv holds in's equivalence pairs (equivalencePairs), found once.
+	equivOnce sync.Once
+	equiv     [][2]int32
+}
+
+// pairs returns the merged clauses' equivalence pairs (see
+// equivalencePairs), found on the first call; the chains share them.
+func (m *mergedNet) pairs() [][2]int32 {
+	m.equivOnce.Do(func() { m.equiv = equivalencePairs(m.in) })
+	return m.equiv
 }
 
 // mergeClauses merges the clauses of src (soft weights may be negative).
@@ -121,7 +133,12 @@ func (m *mergedNet) offset() float64 {
 // among those that cost: a negative-weight unit clause costs in the worlds
 // that satisfy it, the optimum among them, and a walk kept picking it.
 func walkable(in *maxsat.Instance) *maxsat.Instance {
-	m := mergeClauses(in).in
+	return walkableMerged(mergeClauses(in).in)
+}
+
+// walkableMerged is walkable for a network whose identical clauses are
+// merged already.
+func walkableMerged(m *maxsat.Instance) *maxsat.Instance {
 	out := &maxsat.Instance{NumVars: m.NumVars, Start: []int32{0}}
 	for c := range m.NumClauses() {
 		w, lits := m.Weight[c], m.Clause(c)

@@ -53,6 +53,9 @@ type SampleOptions struct {
 	// Exact bounds exact inference (InferMarginals with MarginalAuto or
 	// MarginalExact; see ExactMarginals).
 	Exact ExactOptions
+	// NoClusterMoves makes SampleSAT's annealing moves flip single atoms
+	// only (see clusters); for measuring what cluster moves bring.
+	NoClusterMoves bool
 	// NoGibbsMoves leaves out the Gibbs sweep that follows every MC-SAT
 	// step (see MCSAT); for measuring MC-SAT alone.
 	NoGibbsMoves bool
@@ -444,13 +447,50 @@ func MCSAT(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	if err != nil {
 		return nil, err
 	}
-	s, err := runChains(ctx, in.NumVars, opt, func(_ int, rng *rand.Rand) (sampler, error) {
-		return newMCSATChain(net, ix, sw, nil, opt, rng), nil
+	s, err := runChains(ctx, in.NumVars, opt, func(k int, rng *rand.Rand) (sampler, error) {
+		start, err := overdispersedStart(ctx, k, net.in, rng)
+		if err != nil {
+			return nil, err
+		}
+		return newMCSATChain(net, ix, sw, start, opt, rng), nil
 	})
 	if err == nil {
 		s.Merged = net.in.NumClauses()
 	}
 	return s, err
+}
+
+// overdispersedStart is chain k's first world over the merged network m:
+// for chain 0 a good world found by MaxWalkSAT (10 flips per atom, between
+// 1,000 and 100,000), for chain 1 every atom false, for chain 2 every atom
+// true, and a random world for the others. A chain's first step moves to a
+// solution of the hard clauses near its start (WalkSAT moves from it), so
+// the chains start from solutions spread over the worlds: one in or near
+// the most probable mode, one among mostly false atoms, one among mostly
+// true ones (as a graph of soft equivalences has them). Chains that cannot
+// cross between the modes they start in disagree, and the diagnostics see
+// it, where chains from random worlds all fall into one.
+func overdispersedStart(ctx context.Context, k int, m *maxsat.Instance, rng *rand.Rand) ([]bool, error) {
+	x := make([]bool, m.NumVars)
+	switch k {
+	case 0:
+		flips := min(max(10*m.NumVars, 1000), 100_000)
+		res, err := maxsat.WalkSAT(ctx, walkableMerged(m), nil, maxsat.WalkOptions{Steps: flips, Seed: rng.Uint64()})
+		if err != nil {
+			return nil, err
+		}
+		copy(x, res.X)
+	case 1:
+	case 2:
+		for v := range x {
+			x[v] = true
+		}
+	default:
+		for v := range x {
+			x[v] = rng.IntN(2) == 1
+		}
+	}
+	return x, nil
 }
 
 // mcsatChain is an MC-SAT Markov chain over a merged network.
@@ -476,10 +516,21 @@ type mcsatChain struct {
 	queue    []int32
 	unsat    []int32 // active clauses with no true literal
 	pos      []int32 // clause -> index in unsat, or -1
-	undo     []int32
 	cands    []int32
 	prob     []float64 // clause -> selection probability for weight probW
 	probW    []float64
+
+	// The step's clusters (see clusters): union-find with parities over
+	// the walk's atoms, and the units moves flip, unit u holding
+	// unitAtoms[unitStart[u]:unitStart[u+1]], its root first.
+	parent              []int32
+	parity              []bool
+	unitOf              []int32
+	unitStart, unitNext []int32
+	unitAtoms           []int32
+	// paired[c] == stamp: soft clause c's selection was decided with its
+	// equivalence pair's (selectPairs).
+	paired []uint32
 }
 
 // chain is the MC-SAT chain the discriminative learner keeps.
@@ -580,13 +631,16 @@ func (ch *mcsatChain) selectClauses() bool {
 	in := ch.net.in
 	ch.queue = ch.queue[:0]
 	x := ch.x
+	if ch.hardOK {
+		ch.selectPairs()
+	}
 	for c := range in.NumClauses() {
 		w, hard := in.Weight[c], in.Hard[c]
 		var sel bool
 		switch {
 		case hard:
 			sel = true
-		case !ch.hardOK || w == 0:
+		case !ch.hardOK || w == 0 || (ch.paired != nil && ch.paired[c] == ch.stamp):
 		default:
 			if w != ch.probW[c] || ch.prob[c] < 0 {
 				ch.probW[c], ch.prob[c] = w, -math.Expm1(-math.Abs(w))
@@ -772,6 +826,19 @@ func satTemperature(opt SampleOptions, walk int) float64 {
 	return min(0.5, 1/math.Log(math.E+float64(walk)))
 }
 
+// sampleSATVisits is the number of visits to a solution after which
+// SampleSAT takes its sample: opt.SampleSATSteps, or 5 per atom walked
+// (at least 100), plus 0 or 1 at random. A fixed number would make the
+// kernel periodic where every move is accepted (a single cluster flips at
+// every move, and would be back where it started after an even number).
+func sampleSATVisits(opt SampleOptions, walk int, rng *rand.Rand) int {
+	m := opt.SampleSATSteps
+	if m == 0 {
+		m = max(100, 5*walk)
+	}
+	return m + rng.IntN(2)
+}
+
 // uniformMoves moves the walk's atoms from a solution of the active
 // clauses to another, leaving the uniform distribution over the solutions
 // unchanged (see sampleSAT), and returns false when it fails to come back
@@ -786,27 +853,24 @@ func satTemperature(opt SampleOptions, walk int) float64 {
 // Times, the induced chain). So the sample is the world at the chain's
 // m-th visit to a solution, a fixed m (each move that ends at a solution,
 // staying put included, is a visit): m steps of the trace chain from the
-// current solution. Moves through worlds that violate clauses cross
-// between solutions that single flips cannot join.
+// current solution (m is drawn before the moves: see sampleSATVisits).
+// Moves through worlds that violate clauses cross between solutions that
+// single flips cannot join, and a cluster move (see clusters) flips atoms
+// that the step's equivalences tie together at once.
 func (ch *mcsatChain) uniformMoves(temp float64, budget int) bool {
-	visits := ch.opt.SampleSATSteps
-	if visits == 0 {
-		visits = max(100, 5*len(ch.walk))
-	}
-	ch.undo = ch.undo[:0]
+	visits := sampleSATVisits(ch.opt, len(ch.walk), ch.rng)
+	units := !ch.opt.NoClusterMoves && ch.clusters()
 	for f := 0; visits > 0; f++ {
 		if f >= budget {
-			for i := len(ch.undo) - 1; i >= 0; i-- {
-				ch.x[ch.undo[i]] = !ch.x[ch.undo[i]] // the counts are rebuilt by the next step
-			}
-			return false
+			return false // the step goes back to the previous world
 		}
-		if v := ch.anneal(temp); v >= 0 {
-			ch.undo = append(ch.undo, int32(v))
+		if units {
+			ch.annealUnit(temp)
+		} else {
+			ch.anneal(temp)
 		}
 		if len(ch.unsat) == 0 {
 			visits--
-			ch.undo = ch.undo[:0]
 		}
 	}
 	return true
@@ -816,12 +880,21 @@ func (ch *mcsatChain) uniformMoves(temp float64, budget int) bool {
 // the atom it flipped, or -1.
 func (ch *mcsatChain) anneal(temp float64) int {
 	v := int(ch.walk[ch.rng.IntN(len(ch.walk))])
-	d := ch.delta(v)
-	if d <= 0 || (temp > 0 && ch.rng.Float64() < math.Exp(-float64(d)/temp)) {
-		ch.flip(v)
+	if ch.anneal1(v, temp) {
 		return v
 	}
 	return -1
+}
+
+// anneal1 flips atom v with probability min(1, exp(-delta/temp)), delta
+// the change in violated active clauses, and returns whether it did.
+func (ch *mcsatChain) anneal1(v int, temp float64) bool {
+	d := ch.delta(v)
+	if d <= 0 || (temp > 0 && ch.rng.Float64() < math.Exp(-float64(d)/temp)) {
+		ch.flip(v)
+		return true
+	}
+	return false
 }
 
 // fixVar picks an unfixed atom of violated active clause c: one whose flip
