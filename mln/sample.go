@@ -117,7 +117,8 @@ type Diagnostics struct {
 	// one atom's probability, at atom SpreadAtom (0 with one chain).
 	Spread     float64
 	SpreadAtom int
-	// Mixed is RHat <= MixedRHat.
+	// Mixed is RHat <= MixedRHat and Spread <= MixedSpread: the chains,
+	// started apart (see overdispersedStart), agree.
 	Mixed bool
 	// Stuck counts MC-SAT steps in which SampleSAT found no solution of the
 	// selected clauses within its flips, so the chain stayed where it was
@@ -130,6 +131,13 @@ type Diagnostics struct {
 // MixedRHat is the potential scale reduction below which Diagnostics.Mixed
 // holds (1.1, the usual threshold of Gelman and Rubin's diagnostic).
 const MixedRHat = 1.1
+
+// MixedSpread is the largest difference between two chains' estimates of
+// one atom's probability with which Diagnostics.Mixed holds: a check
+// beside R-hat, which compares the chains' differences with the variance
+// within them and so can miss chains that each wander slowly between
+// modes in different proportions.
+const MixedSpread = 0.25
 
 // Samples is the result of a sampler: every variable's estimated
 // probability of being true and how far to trust it.
@@ -293,7 +301,7 @@ func summarize(n int, per []int, sums, squares [][2][]float64, stuck []int, tota
 			d.Spread, d.SpreadAtom = s, v
 		}
 	}
-	d.Mixed = d.RHat <= MixedRHat
+	d.Mixed = d.RHat <= MixedRHat && d.Spread <= MixedSpread
 	return res
 }
 
