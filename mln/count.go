@@ -37,6 +37,9 @@ import (
 // count vectors number at most maxConfigs; nil marginals otherwise. It
 // returns the classes of two or more atoms and the count vectors.
 func countExchangeable(ctx context.Context, in *maxsat.Instance, maxConfigs float64) ([]float64, int, float64, error) {
+	if classBound(in) > maxConfigs {
+		return nil, 0, 0, nil
+	}
 	col, err := lift.Refine(colorProblem(in))
 	if err != nil {
 		return nil, 0, 0, err
@@ -92,6 +95,47 @@ func countExchangeable(ctx context.Context, in *maxsat.Instance, maxConfigs floa
 		}
 	}
 	return probs, big, configs, nil
+}
+
+// classBound is a lower bound on the count vectors of any split of in's
+// atoms into exchangeable classes, from one round of color refinement:
+// atoms are grouped by the multiset of their clauses' weights, hardness,
+// lengths and their own signs in them (a sum of hashes), which
+// exchangeable atoms share, and every split into classes refines these
+// groups, which only adds count vectors. It spares the full refinement of
+// networks whose atoms all differ.
+func classBound(in *maxsat.Instance) float64 {
+	sig := make([]uint64, in.NumVars)
+	for c := range in.NumClauses() {
+		lits := in.Clause(c)
+		h := math.Float64bits(in.Weight[c])*0x9e3779b97f4a7c15 + uint64(len(lits))
+		if in.Hard[c] {
+			h ^= 0xbf58476d1ce4e5b9
+		}
+		for _, l := range lits {
+			k := h
+			if l.Neg() {
+				k ^= 0x94d049bb133111eb
+			}
+			sig[l.Var()] += mix64(k)
+		}
+	}
+	size := map[uint64]int{}
+	for _, g := range sig {
+		size[g]++
+	}
+	bound := 1.0
+	for _, n := range size {
+		bound *= float64(n + 1)
+	}
+	return bound
+}
+
+// mix64 is SplitMix64's finaliser.
+func mix64(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // colorProblem is in as an HL-MRF for color refinement: a soft clause is a

@@ -255,12 +255,14 @@ func propagateHard(in *maxsat.Instance) ([]int8, error) {
 	return val, nil
 }
 
-// simplify returns in without the clauses that the fixed atoms (val)
-// satisfy, tautologies and clauses of weight 0, and with the fixed atoms'
-// false literals left out, identical clauses merged again.
+// simplify returns in (merged) without the clauses that the fixed atoms
+// (val) satisfy, tautologies and clauses of weight 0, and with the fixed
+// atoms' false literals left out, identical clauses merged again when
+// leaving literals out made any.
 func simplify(in *maxsat.Instance, val []int8) *maxsat.Instance {
 	out := &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
 	var lits []maxsat.Lit
+	shortened := false
 	for c := range in.NumClauses() {
 		if !in.Hard[c] && in.Weight[c] == 0 {
 			continue
@@ -278,6 +280,7 @@ func simplify(in *maxsat.Instance, val []int8) *maxsat.Instance {
 		if sat || len(lits) == 0 {
 			continue // an empty hard clause was ruled out by propagateHard
 		}
+		shortened = shortened || len(lits) < len(in.Clause(c))
 		taut := false
 		for i, l := range lits {
 			if slices.Contains(lits[i+1:], -l) {
@@ -292,6 +295,9 @@ func simplify(in *maxsat.Instance, val []int8) *maxsat.Instance {
 		out.Start = append(out.Start, int32(len(out.Lits)))
 		out.Weight = append(out.Weight, in.Weight[c])
 		out.Hard = append(out.Hard, in.Hard[c])
+	}
+	if !shortened {
+		return out
 	}
 	return mergeClauses(out).in
 }

@@ -44,7 +44,10 @@ func InferMarginals(ctx context.Context, in *maxsat.Instance, method string, opt
 	if ex.Rest == nil {
 		return res, nil
 	}
-	s, err := MCSAT(ctx, ex.Rest, opt)
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	s, err := mcsat(ctx, mergedAlready(ex.Rest), opt)
 	if err != nil {
 		return nil, err
 	}

@@ -82,6 +82,17 @@ func mergeClauses(src *maxsat.Instance) *mergedNet {
 	return m
 }
 
+// mergedAlready wraps a network whose identical clauses are merged
+// already (each clause its own, soft unit clauses positive) as a
+// mergedNet, without hashing its clauses again.
+func mergedAlready(in *maxsat.Instance) *mergedNet {
+	m := &mergedNet{in: in, src: in, into: make([]int32, in.NumClauses()), flip: make([]bool, in.NumClauses())}
+	for c := range m.into {
+		m.into[c] = int32(c)
+	}
+	return m
+}
+
 // refresh sets the merged soft weights from the source's current ones (a
 // learner changes them between sampling steps).
 func (m *mergedNet) refresh() {

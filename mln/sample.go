@@ -449,7 +449,12 @@ func MCSAT(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	net := mergeClauses(in)
+	return mcsat(ctx, mergeClauses(in), opt)
+}
+
+// mcsat is MCSAT over a merged network.
+func mcsat(ctx context.Context, net *mergedNet, opt SampleOptions) (*Samples, error) {
+	in := net.in
 	ix := newClauseIndex(net.in)
 	sw, err := newSweep(net.in, ix, opt, false)
 	if err != nil {
@@ -528,12 +533,14 @@ type mcsatChain struct {
 	prob     []float64 // clause -> selection probability for weight probW
 	probW    []float64
 
-	// The step's clusters (see clusters): union-find with parities over
-	// the walk's atoms, and the units moves flip, unit u holding
-	// unitAtoms[unitStart[u]:unitStart[u+1]], its root first.
-	parent              []int32
-	parity              []bool
-	unitOf              []int32
+	// The step's clusters (see clusters): the implication graph of its
+	// binary active clauses and its strongly connected components, and the
+	// units moves flip, unit u holding unitAtoms[unitStart[u]:unitStart[u+1]].
+	walkAt              []int32
+	edges               [][2]int32
+	eStart, eAdj, eFill []int32
+	scc                 sccState
+	sccUnit, unitID     []int32
 	unitStart, unitNext []int32
 	unitAtoms           []int32
 	// paired[c] == stamp: soft clause c's selection was decided with its
