@@ -423,18 +423,28 @@ func (ix *clauseIndex) trueLits(c int, x []bool) int {
 // MCSAT estimates marginals by MC-SAT (Poon and Domingos, "Sound and
 // Efficient Inference with Probabilistic and Deterministic Dependencies",
 // AAAI 2006). Identical ground clauses are merged first (mergeClauses), so
-// that the sampler sees the network Alchemy and the cost see. Each chain
-// starts from a random world; its first step samples the worlds that satisfy
-// the hard clauses. Every later step selects each hard clause, each soft
-// clause of weight w > 0 that the current world satisfies with probability
-// 1 - exp(-w), and each soft clause of weight w < 0 that it violates with
-// probability 1 - exp(w) (as the constraint that it stays violated), then
-// moves to a near-uniform sample of the worlds that satisfy every selected
-// clause, drawn by SampleSAT (Wei, Erenrich and Selman, "Towards Efficient
-// Sampling: Exploiting Random Walk Strategies", AAAI 2004) from a fresh
-// random world: unit propagation fixes what the selection forces, WalkSAT
-// moves mixed with simulated-annealing moves reach a solution, and then
-// annealing moves among the solutions spread the sample over them.
+// that the sampler sees the network Alchemy and the cost see. The chains
+// start apart (overdispersedStart: a MaxWalkSAT world, every atom false,
+// every atom true, random worlds); a chain's first step moves to a world
+// that satisfies the hard clauses. Every later step selects each hard
+// clause, each soft clause of weight w > 0 that the current world
+// satisfies with probability 1 - exp(-w) (the two clauses of a soft
+// equivalence as one feature: selectPairs), and each soft clause of weight
+// w < 0 that it violates with probability 1 - exp(w) (as the constraint
+// that it stays violated), then moves within the worlds that satisfy
+// every selected clause by SampleSAT (Wei, Erenrich and Selman, "Towards
+// Efficient Sampling: Exploiting Random Walk Strategies", AAAI 2004) made
+// a kernel that leaves the uniform distribution over them unchanged:
+// unit propagation fixes what the selection forces, every atom no
+// selected clause holds gets a fresh random value, and the others move
+// from the current world (a solution: the clauses were selected among
+// those it satisfies) by annealing moves, single atoms or whole clusters
+// that the selected implications tie (clusters), taken at the m-th visit
+// to a solution (uniformMoves). That makes MC-SAT exact in the limit
+// whatever the number of atoms the hard clauses tie, where SampleSAT from
+// a fresh random world, kept at the last solution it visited, is biased
+// towards the solutions its walk reaches first (issue 41: on 13 atoms tied
+// by two hard formulas, 0.380 for an exact 0.273 at 10^5 samples).
 //
 // Each step is followed by a Gibbs sweep (blocked as in Gibbs; not with
 // opt.NoGibbsMoves). Both kernels leave the distribution unchanged, so their

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+
+	"github.com/hinge-srl/hinge/bench/internal/results"
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/mln"
+)
+
+// Exact marginals (issue 41): how much of the shared data sets exact
+// inference solves (exact-share), and whether SampleSAT samples the
+// solutions of hard clauses uniformly once more atoms are tied than Gibbs'
+// blocks hold (samplesat).
+
+// exactShare splits UW-CSE's ai fold and Tuffy's cse sample as hinge mln
+// infer --marginal does (mln.ExactMarginals with the default limits) and
+// says how many atoms come out exact, how, and how large the sampled part
+// is: its largest component, and the clique its junction tree would need
+// at least.
+func (c *config) exactShare(ctx context.Context) error {
+	rows := [][]string{{"data set", "unknown atoms", "merged clauses", "exact atoms", "junction tree atoms (components)", "counted atoms (components)",
+		"fixed by hard clauses", "in no clause", "sampled atoms (components)", "largest sampled component", "its clique at least", "CPU seconds (median of 3)"}}
+	sets := []struct {
+		name  string
+		build func() (*mln.Network, error)
+	}{
+		{"UW-CSE ai", func() (*mln.Network, error) {
+			fo, err := mln.ReadFolder(filepath.Join(c.data, "uw-cse", "ai"))
+			if err != nil {
+				return nil, err
+			}
+			return mln.Build(fo.Program, fo.Evidence, mln.Options{Query: queryPreds(fo.Queries)})
+		}},
+		{"Tuffy cse", func() (*mln.Network, error) {
+			dir := filepath.Join(c.data, "tuffy", "cse")
+			prog, err := mln.ReadProgram(filepath.Join(dir, "prog.mln"))
+			if err != nil {
+				return nil, err
+			}
+			ev, err := mln.ReadAtoms(filepath.Join(dir, "evidence.db"), prog, false)
+			if err != nil {
+				return nil, err
+			}
+			qs, err := mln.ReadAtoms(filepath.Join(dir, "query.db"), prog, true)
+			if err != nil {
+				return nil, err
+			}
+			return mln.Build(prog, ev, mln.Options{QueryAtoms: qs})
+		}},
+	}
+	for _, s := range sets {
+		fmt.Fprintf(c.stderr, "  exact-share %s ...\n", s.name)
+		net, err := s.build()
+		if err != nil {
+			return err
+		}
+		_, in, err := net.GroundClauses(ground.Options{})
+		if err != nil {
+			return err
+		}
+		var res *mln.ExactResult
+		var secs []float64
+		for range 3 {
+			start := measure.CPUSeconds()
+			if res, err = mln.ExactMarginals(ctx, in, mln.ExactOptions{}, false); err != nil {
+				return err
+			}
+			secs = append(secs, measure.CPUSeconds()-start)
+		}
+		by := map[string][2]int{} // method -> atoms, components
+		var big mln.Component
+		for _, comp := range res.Components {
+			t := by[comp.Method]
+			t[0] += comp.Atoms
+			t[1]++
+			by[comp.Method] = t
+			if comp.Method == mln.Sampled && comp.Atoms > big.Atoms {
+				big = comp
+			}
+		}
+		ac := func(m string) string { return fmt.Sprintf("%d (%d)", by[m][0], by[m][1]) }
+		bigText, width := "-", "-"
+		if big.Atoms > 0 {
+			bigText = fmt.Sprintf("%d atoms, %d clauses", big.Atoms, big.Clauses)
+			width = fmt.Sprintf("%d atoms", big.Width)
+		}
+		rows = append(rows, []string{s.name, fmt.Sprint(in.NumVars), fmt.Sprint(res.Merged), fmt.Sprintf("%d (%.1f%%)", res.ExactAtoms(), 100*float64(res.ExactAtoms())/float64(in.NumVars)),
+			ac(mln.ExactJunctionTree), ac(mln.ExactCounting), fmt.Sprint(by[mln.ExactPropagated][0]), fmt.Sprint(by[mln.ExactFree][0]),
+			ac(mln.Sampled), bigText, width, f3(measure.Median(secs))})
+	}
+	results.Markdown(c.stdout, rows)
+	return c.writeCSV("exact-share", rows)
+}
+
+// hardNet is a network of hard clauses only, the target uniform over
+// their solutions, with every atom tied to the others.
+type hardNet struct {
+	name string
+	in   *maxsat.Instance
+}
+
+// issueFamily is issue 41's first network over n constants of t0 and m of
+// t1: (Q(x1) ^ R(x1, y1)) => R(x1, y2). and R(x2, y2) => !P(y2). with the
+// evidence Q(A2) and !R(A3, B2): n + m + nm - 2 unknown atoms, all tied by
+// hard clauses (3 and 3: 13 atoms, the issue's network).
+func issueFamily(n, m int) (*hardNet, error) {
+	var a, b []string
+	for i := 1; i <= n; i++ {
+		a = append(a, fmt.Sprintf("A%d", i))
+	}
+	for j := 1; j <= m; j++ {
+		b = append(b, fmt.Sprintf("B%d", j))
+	}
+	prog := fmt.Sprintf("t0 = {%s}\nt1 = {%s}\nP(t1)\nQ(t0)\nR(t0, t1)\n(Q(x1) ^ R(x1, y1)) => R(x1, y2).\nR(x2, y2) => !P(y2).\n",
+		strings.Join(a, ", "), strings.Join(b, ", "))
+	p, err := mln.ParseProgram("family.mln", []byte(prog))
+	if err != nil {
+		return nil, err
+	}
+	ev, err := mln.ParseAtoms("family.db", []byte("Q(A2)\n!R(A3, B2)\n"), p, false)
+	if err != nil {
+		return nil, err
+	}
+	net, err := mln.Build(p, ev, mln.Options{Query: []string{"P", "Q", "R"}})
+	if err != nil {
+		return nil, err
+	}
+	_, in, err := net.GroundClauses(ground.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &hardNet{fmt.Sprintf("issue network, %dx%d constants", n, m), in}, nil
+}
+
+// plantedHard is a random network of n atoms and 2n hard clauses of two
+// and three literals over atoms close in a random order (so a small
+// treewidth), satisfied by a planted world, plus implications tying each
+// atom to the next.
+func plantedHard(n int, seed uint64) *hardNet {
+	rng := rand.New(rand.NewPCG(seed, 41))
+	in := &maxsat.Instance{NumVars: n}
+	plant := make([]bool, n)
+	for v := range plant {
+		plant[v] = rng.IntN(2) == 1
+	}
+	lit := func(v int, val bool) maxsat.Lit {
+		if val {
+			return maxsat.Pos(v)
+		}
+		return maxsat.Not(v)
+	}
+	for len(in.Weight) < 2*n {
+		base := rng.IntN(n)
+		var lits []maxsat.Lit
+		ok := false
+		for range 2 + rng.IntN(2) {
+			v, val := (base+rng.IntN(4))%n, rng.IntN(2) == 1
+			lits = append(lits, lit(v, val))
+			ok = ok || plant[v] == val
+		}
+		if ok {
+			_ = in.AddClause(0, true, lits...)
+		}
+	}
+	for v := 0; v+1 < n; v++ {
+		_ = in.AddClause(0, true, lit(v, !plant[v]), lit(v+1, plant[v+1]))
+	}
+	return &hardNet{fmt.Sprintf("planted hard clauses, %d atoms", n), in}
+}
+
+// sampleSAT measures MC-SAT on hard-only networks of 13 to 60 tied atoms,
+// where it is SampleSAT alone (with and without the Gibbs sweep after each
+// step), against their exact marginals (junction tree): the largest error
+// over the atoms, for -samplesat-samples samples and three seeds.
+func (c *config) sampleSAT(ctx context.Context) error {
+	var nets []*hardNet
+	for _, nm := range [][2]int{{3, 3}, {4, 4}, {5, 5}, {6, 6}, {6, 8}} {
+		h, err := issueFamily(nm[0], nm[1])
+		if err != nil {
+			return err
+		}
+		nets = append(nets, h)
+	}
+	for i, n := range []int{13, 20, 30, 45, 60} {
+		nets = append(nets, plantedHard(n, uint64(i)))
+	}
+	rows := [][]string{{"network", "atoms", "hard clauses", "solutions", "sampler", "samples", "largest error (worst of 3 seeds)", "R-hat (worst)", "CPU seconds a run (median)"}}
+	for _, h := range nets {
+		ex, err := mln.ExactMarginals(ctx, h.in, mln.ExactOptions{MaxClique: 24, MaxEntries: 1 << 26}, true)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.name, err)
+		}
+		solutions := "-"
+		if h.in.NumVars <= 20 {
+			solutions = fmt.Sprint(countSolutions(h.in))
+		}
+		for _, pure := range []bool{true, false} {
+			name := "MC-SAT with its Gibbs sweep"
+			if pure {
+				name = "SampleSAT alone (no Gibbs sweep)"
+			}
+			worst, rhat := 0.0, 0.0
+			var secs []float64
+			for seed := uint64(1); seed <= 3; seed++ {
+				fmt.Fprintf(c.stderr, "  samplesat %s, %s, seed %d ...\n", h.name, name, seed)
+				start := measure.CPUSeconds()
+				s, err := mln.MCSAT(ctx, h.in, mln.SampleOptions{Samples: c.satSamples, BurnIn: 1000, Chains: 4, Threads: 1, Seed: seed, NoGibbsMoves: pure})
+				if err != nil {
+					return fmt.Errorf("%s: %w", h.name, err)
+				}
+				secs = append(secs, measure.CPUSeconds()-start)
+				for v, p := range s.Probs {
+					worst = max(worst, math.Abs(p-ex.Probs[v]))
+				}
+				rhat = max(rhat, s.Diagnostics.RHat)
+			}
+			rows = append(rows, []string{h.name, fmt.Sprint(h.in.NumVars), fmt.Sprint(h.in.NumClauses()), solutions, name, fmt.Sprint(c.satSamples),
+				fmt.Sprintf("%.4f", worst), fmt.Sprintf("%.3f", rhat), f3(measure.Median(secs))})
+		}
+	}
+	results.Markdown(c.stdout, rows)
+	return c.writeCSV("samplesat", rows)
+}
+
+// countSolutions counts the worlds that satisfy in's hard clauses.
+func countSolutions(in *maxsat.Instance) int {
+	x := make([]bool, in.NumVars)
+	n := 0
+	for mask := 0; mask < 1<<in.NumVars; mask++ {
+		for v := range x {
+			x[v] = mask>>v&1 == 1
+		}
+		if _, hv := in.Eval(x); hv == 0 {
+			n++
+		}
+	}
+	return n
+}
