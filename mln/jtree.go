@@ -109,54 +109,58 @@ func degeneracy(adj [][]int32) int {
 	return best
 }
 
-// degHeap orders atoms by degree (lazily: stale entries are skipped).
-type degHeap []struct{ deg, v int32 }
+// fillHeap orders atoms by their fill-in, then degree, then index
+// (lazily: an entry whose version is stale is skipped).
+type fillHeap []fillEntry
 
-func (h degHeap) Len() int { return len(h) }
-func (h degHeap) Less(i, j int) bool {
-	return h[i].deg < h[j].deg || (h[i].deg == h[j].deg && h[i].v < h[j].v)
+type fillEntry struct{ fill, deg, v, version int32 }
+
+func (h fillHeap) Len() int { return len(h) }
+func (h fillHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.fill != b.fill {
+		return a.fill < b.fill
+	}
+	if a.deg != b.deg {
+		return a.deg < b.deg
+	}
+	return a.v < b.v
 }
-func (h degHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *degHeap) Push(x any)   { *h = append(*h, x.(struct{ deg, v int32 })) }
-func (h *degHeap) Pop() any {
+func (h fillHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *fillHeap) Push(x any)   { *h = append(*h, x.(fillEntry)) }
+func (h *fillHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
 }
 
-// minFillCandidates is how many atoms of least degree minFill compares by
-// their fill-in at each step.
-const minFillCandidates = 8
-
-// minFill finds an elimination order greedily: at each step, of the
-// minFillCandidates remaining atoms of least degree, the one whose
+// minFill finds an elimination order greedily: at each step the atom whose
 // elimination adds the fewest edges between its neighbours (min-fill, ties
-// to the lower degree; Kjaerulff 1990), restricted to low-degree candidates
-// so that a step costs a few neighbourhoods, not the whole graph. adj is
-// consumed. It stops with ok false as soon as a clique would exceed
-// maxClique atoms or the tables maxEntries entries; the elimination then
-// holds the width and entries reached so far.
+// to the lower degree; Kjaerulff 1990). Fill-ins are kept in a heap and
+// recomputed only for the atoms within two edges of the one eliminated
+// (the only ones whose neighbourhoods change), and only for atoms of fewer
+// than maxClique neighbours, the others being out of reach. adj is
+// consumed. It stops with ok false as soon as no atom can be eliminated
+// within maxClique atoms or the tables exceed maxEntries entries; the
+// elimination then holds the width and entries reached so far.
 func minFill(ctx context.Context, adj [][]int32, maxClique int, maxEntries float64) (*elimination, bool, error) {
 	n := len(adj)
 	el := &elimination{cliques: make([][]int32, 0, n), parent: make([]int32, n)}
-	h := make(degHeap, 0, n)
-	for v := range adj {
-		h = append(h, struct{ deg, v int32 }{int32(len(adj[v])), int32(v)})
-	}
-	heap.Init(&h)
 	alive := make([]bool, n)
-	for v := range alive {
-		alive[v] = true
-	}
+	version := make([]int32, n)
 	pos := make([]int32, n) // atom -> step at which it was eliminated
 	adjacent := func(a, b int32) bool {
 		_, ok := slices.BinarySearch(adj[a], b)
 		return ok
 	}
-	fill := func(v int32) int {
-		f := 0
+	const far = math.MaxInt32
+	fill := func(v int32) int32 {
 		nb := adj[v]
+		if len(nb)+1 > maxClique {
+			return far
+		}
+		f := int32(0)
 		for i, a := range nb {
 			for _, b := range nb[i+1:] {
 				if !adjacent(a, b) {
@@ -166,41 +170,33 @@ func minFill(ctx context.Context, adj [][]int32, maxClique int, maxEntries float
 		}
 		return f
 	}
-	var cands []struct{ deg, v int32 }
+	h := make(fillHeap, 0, n)
+	for v := range adj {
+		alive[v] = true
+		h = append(h, fillEntry{fill(int32(v)), int32(len(adj[v])), int32(v), 0})
+	}
+	heap.Init(&h)
+	touched := make([]int32, n) // stamp: recomputed at this step
+	var stamp int32
 	for step := range n {
 		if step&255 == 255 {
 			if err := ctx.Err(); err != nil {
 				return nil, false, err
 			}
 		}
-		cands = cands[:0]
-		for len(cands) < minFillCandidates && h.Len() > 0 {
-			e := heap.Pop(&h).(struct{ deg, v int32 })
-			if !alive[e.v] || int(e.deg) != len(adj[e.v]) {
-				continue
-			}
-			cands = append(cands, e)
-		}
-		best, bestFill := -1, math.MaxInt
-		for i, e := range cands {
-			if int(e.deg)+1 > maxClique {
-				break // sorted by degree: the rest are no smaller
-			}
-			if f := fill(e.v); f < bestFill {
-				best, bestFill = i, f
+		var e fillEntry
+		for {
+			e = heap.Pop(&h).(fillEntry)
+			if alive[e.v] && e.version == version[e.v] {
+				break
 			}
 		}
-		if best < 0 {
-			el.width = max(el.width, int(cands[0].deg)+1)
+		v := e.v
+		nb := adj[v]
+		if e.fill == far {
+			el.width = max(el.width, len(nb)+1)
 			return el, false, nil
 		}
-		for i, e := range cands {
-			if i != best {
-				heap.Push(&h, e)
-			}
-		}
-		v := cands[best].v
-		nb := adj[v]
 		cl := append([]int32{v}, nb...)
 		el.cliques = append(el.cliques, cl)
 		el.width = max(el.width, len(cl))
@@ -221,9 +217,20 @@ func minFill(ctx context.Context, adj [][]int32, maxClique int, maxEntries float
 		for _, a := range nb {
 			i, _ := slices.BinarySearch(adj[a], v)
 			adj[a] = slices.Delete(adj[a], i, i+1)
-			heap.Push(&h, struct{ deg, v int32 }{int32(len(adj[a])), a})
 		}
 		adj[v] = nil
+		// The neighbours and their neighbours have new fill-ins.
+		stamp++
+		for _, a := range nb {
+			for _, u := range append([]int32{a}, adj[a]...) {
+				if touched[u] == stamp {
+					continue
+				}
+				touched[u] = stamp
+				version[u]++
+				heap.Push(&h, fillEntry{fill(u), int32(len(adj[u])), u, version[u]})
+			}
+		}
 	}
 	for i, cl := range el.cliques {
 		el.parent[i] = -1
@@ -276,33 +283,6 @@ func (p projector) index(e int) int32 {
 		s |= p[k][(e>>(8*k))&255]
 	}
 	return s
-}
-
-// logSumExp2 is log(exp(a) + exp(b)).
-func logSumExp2(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(a, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
-// logSumExp is the log of the sum of exp of xs.
-func logSumExp(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	if math.IsInf(m, -1) {
-		return m
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s)
 }
 
 // junctionTree computes the marginal probability of every atom of in (a
@@ -359,19 +339,33 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 			}
 		}
 	}
-	children := make([][]int32, nc)
-	for i, p := range el.parent {
-		if p >= 0 {
-			children[p] = append(children[p], int32(i))
+	// From here on the tables are potentials, exp of the log-potentials
+	// less their largest, and every product is scaled back to a largest
+	// entry of 1: only ratios within a clique matter, and a scaled table
+	// neither overflows nor, but for entries negligible beside its
+	// largest, underflows.
+	for _, t := range tables {
+		top := math.Inf(-1)
+		for _, x := range t {
+			top = max(top, x)
+		}
+		if math.IsInf(top, -1) {
+			return nil, fmt.Errorf("mln: exact marginals: no world satisfies the hard clauses of a component of %d atoms", in.NumVars)
+		}
+		for e, x := range t {
+			t[e] = math.Exp(x - top)
 		}
 	}
+	children := make([][]int32, nc)
 	proj := make([]projector, nc) // clique -> its parent's entries onto its separator
 	for i, p := range el.parent {
 		if p >= 0 {
+			children[p] = append(children[p], int32(i))
 			proj[i] = newProjector(el.cliques[p], el.cliques[i])
 		}
 	}
-	// Upward: cliques in elimination order, children first.
+	// Upward: cliques in elimination order, children first; clique i sends
+	// its table summed over its own atom (bit 0), indexed by the rest.
 	up := make([][]float64, nc)
 	for i := range nc {
 		if i&63 == 63 {
@@ -383,26 +377,27 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 		for _, ch := range children[i] {
 			m, pr := up[ch], proj[ch]
 			for e := range t {
-				t[e] += m[pr.index(e)]
+				t[e] *= m[pr.index(e)]
+			}
+			if !scaleMax(t) {
+				return nil, fmt.Errorf("mln: exact marginals: no world satisfies the hard clauses of a component of %d atoms", in.NumVars)
 			}
 		}
 		if el.parent[i] < 0 {
-			if math.IsInf(logSumExp(t), -1) {
-				return nil, fmt.Errorf("mln: exact marginals: no world satisfies the hard clauses of a component of %d atoms", in.NumVars)
-			}
 			continue
 		}
 		m := make([]float64, len(t)/2)
 		for s := range m {
-			m[s] = logSumExp2(t[2*s], t[2*s+1])
+			m[s] = t[2*s] + t[2*s+1]
 		}
+		scaleMax(m)
 		up[i] = m
 	}
 	// Downward: parents first; a clique's table becomes its calibrated
 	// belief, and the message to a child is the parent's belief summed
-	// onto the separator, less what the child sent up.
+	// onto the separator, less (divided by) what the child sent up.
 	probs := make([]float64, in.NumVars)
-	var mx, sum []float64
+	var down []float64
 	for i := nc - 1; i >= 0; i-- {
 		if i&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -412,47 +407,46 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 		t := tables[i]
 		if p := el.parent[i]; p >= 0 {
 			pt, m, pr := tables[p], up[i], proj[i]
-			mx = slices.Grow(mx[:0], len(m))[:len(m)]
-			sum = slices.Grow(sum[:0], len(m))[:len(m)]
-			for s := range mx {
-				mx[s], sum[s] = math.Inf(-1), 0
-			}
+			down = slices.Grow(down[:0], len(m))[:len(m)]
+			clear(down)
 			for e, x := range pt {
+				if x == 0 {
+					continue
+				}
 				s := pr.index(e)
-				if x = excess(x, m[s]); x > mx[s] {
-					mx[s] = x
-				}
-			}
-			for e, x := range pt {
-				s := pr.index(e)
-				if x = excess(x, m[s]); !math.IsInf(x, -1) {
-					sum[s] += math.Exp(x - mx[s])
-				}
-			}
-			for s := range sum {
-				if sum[s] > 0 {
-					mx[s] += math.Log(sum[s])
-				}
+				down[s] += x / m[s] // m[s] > 0 wherever the belief x is
 			}
 			for e := range t {
-				t[e] += mx[e>>1]
+				t[e] *= down[e>>1]
+			}
+			scaleMax(t)
+		}
+		on, all := 0.0, 0.0
+		for e, x := range t {
+			all += x
+			if e&1 == 1 {
+				on += x
 			}
 		}
-		var on, all []float64
-		on = make([]float64, 0, len(t)/2)
-		for e := 1; e < len(t); e += 2 {
-			on = append(on, t[e])
-		}
-		all = t
-		probs[el.cliques[i][0]] = math.Exp(logSumExp(on) - logSumExp(all))
+		probs[el.cliques[i][0]] = on / all
 	}
 	return probs, nil
 }
 
-// excess is x - m in log space, where m is a part of x: -Inf when x is.
-func excess(x, m float64) float64 {
-	if math.IsInf(x, -1) {
-		return x
+// scaleMax divides t by its largest entry; false when every entry is 0.
+func scaleMax(t []float64) bool {
+	top := 0.0
+	for _, x := range t {
+		top = max(top, x)
 	}
-	return x - m
+	if top == 0 {
+		return false
+	}
+	if top != 1 {
+		f := 1 / top
+		for e := range t {
+			t[e] *= f
+		}
+	}
+	return true
 }
