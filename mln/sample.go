@@ -1004,8 +1004,9 @@ func (ch *mcsatChain) delta(v int) int {
 }
 
 // Gibbs estimates the marginal probability that each variable is true by
-// Gibbs sampling. Identical clauses are merged first, as for MC-SAT. Each
-// chain starts from a random world, and each sweep resamples every atom
+// Gibbs sampling. Identical clauses are merged first, as for MC-SAT. The
+// first chain starts from a world MaxWalkSAT finds, the others from random
+// worlds, and each sweep resamples every atom
 // from its conditional given the others,
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(W1 - W0))), W1 and W0 the weights of
 // the clauses satisfied with x_v true and false. Atoms tied together by hard
@@ -1028,10 +1029,22 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	if err != nil {
 		return nil, err
 	}
-	s, err := runChains(ctx, in.NumVars, opt, func(_ int, rng *rand.Rand) (sampler, error) {
+	s, err := runChains(ctx, in.NumVars, opt, func(k int, rng *rand.Rand) (sampler, error) {
 		ch := &gibbsChain{chainState: newChainState(ix, rng), sw: sw}
-		for v := range ch.x {
-			ch.x[v] = rng.IntN(2) == 1
+		if k == 0 {
+			// From the most probable mode MaxWalkSAT finds, so that chains
+			// stuck elsewhere disagree with it (the worlds of every atom
+			// false or true that MCSAT also starts from can violate hard
+			// clauses that single-atom moves cannot repair).
+			start, err := overdispersedStart(ctx, 0, net.in, rng)
+			if err != nil {
+				return nil, err
+			}
+			copy(ch.x, start)
+		} else {
+			for v := range ch.x {
+				ch.x[v] = rng.IntN(2) == 1
+			}
 		}
 		ch.recount()
 		return ch, nil
