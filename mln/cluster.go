@@ -101,13 +101,7 @@ func equivalencePairs(in *maxsat.Instance) [][2]int32 {
 // with its mirror (the negated literals) as one unit. It returns false
 // when every unit is a single atom, so that moves flip single atoms.
 func (ch *mcsatChain) clusters() bool {
-	n, w := len(ch.x), len(ch.walk)
-	if ch.walkAt == nil {
-		ch.walkAt = make([]int32, n)
-	}
-	for i, v := range ch.walk {
-		ch.walkAt[v] = int32(i)
-	}
+	w := len(ch.walk) // walkAt is set (indexActive)
 	// The implication graph over the 2w literals (2i: walk atom i true,
 	// 2i+1: false), in CSR form.
 	node := func(l maxsat.Lit) int32 {

@@ -542,11 +542,15 @@ type mcsatChain struct {
 	cands    []int32
 	prob     []float64 // clause -> selection probability for weight probW
 	probW    []float64
+	// The walk atoms' occurrences in the active clauses (indexActive):
+	// walk atom v, at walkAt[v], has aOcc[aStart[i]:aEnd[i]].
+	walkAt       []int32
+	aStart, aEnd []int32
+	aOcc         []activeOcc
 
 	// The step's clusters (see clusters): the implication graph of its
 	// binary active clauses and its strongly connected components, and the
 	// units moves flip, unit u holding unitAtoms[unitStart[u]:unitStart[u+1]].
-	walkAt              []int32
 	edges               [][2]int32
 	eStart, eAdj, eFill []int32
 	scc                 sccState
@@ -791,11 +795,12 @@ func (ch *mcsatChain) sampleSAT() bool {
 			}
 		}
 	}
+	ch.indexActive()
 	// Every atom the selection leaves free and no active clause holds is
 	// uniform given the rest: a fresh random value. Before the chain's
 	// world satisfies the hard clauses, the walk's atoms keep their values
 	// too, so that the chain's first solution is found from its start
-	// (overdispersed starts: see runChains).
+	// (see overdispersedStart).
 	for v := range ch.x {
 		if ch.fixed[v] != ch.stamp && ch.walking[v] != ch.stamp {
 			ch.x[v] = ch.rng.IntN(2) == 1
@@ -867,8 +872,8 @@ func sampleSATVisits(opt SampleOptions, walk int, rng *rand.Rand) int {
 // uniformMoves moves the walk's atoms from a solution of the active
 // clauses to another, leaving the uniform distribution over the solutions
 // unchanged (see sampleSAT), and returns false when it fails to come back
-// to a solution within budget flips (the world is then the last solution
-// visited). Annealing moves (a random walk atom, flipped with probability
+// to a solution within budget flips (the step then keeps the previous
+// world). Annealing moves (a random walk atom, flipped with probability
 // min(1, exp(-delta/T)), delta the change in violated active clauses) are
 // a Metropolis chain whose stationary distribution is proportional to
 // exp(-violated/T), uniform on the solutions; the chain watched only while
@@ -881,7 +886,7 @@ func sampleSATVisits(opt SampleOptions, walk int, rng *rand.Rand) int {
 // current solution (m is drawn before the moves: see sampleSATVisits).
 // Moves through worlds that violate clauses cross between solutions that
 // single flips cannot join, and a cluster move (see clusters) flips atoms
-// that the step's equivalences tie together at once.
+// that the step's selected implications tie together at once.
 func (ch *mcsatChain) uniformMoves(temp float64, budget int) bool {
 	visits := sampleSATVisits(ch.opt, len(ch.walk), ch.rng)
 	units := !ch.opt.NoClusterMoves && ch.clusters()
@@ -952,20 +957,78 @@ func (ch *mcsatChain) fixVar(c int, greedy bool) int {
 	return v
 }
 
-// isActive says whether clause c is one of this step's active clauses.
-func (ch *mcsatChain) isActive(c int) bool {
-	return ch.selected[c] == ch.stamp && ch.sat[c] != ch.stamp
+// activeOcc is an occurrence of a walk atom in an active clause: the
+// clause, and the change in its true literals when the atom goes from
+// false to true (1 for a positive literal, -1 for a negated one).
+type activeOcc struct {
+	c int32
+	g int8
+}
+
+// indexActive lists, for every walk atom (walkAt gives its position), its
+// occurrences in the step's active clauses, so that moves look at those
+// alone rather than at every clause of the atom.
+func (ch *mcsatChain) indexActive() {
+	w := len(ch.walk)
+	if ch.walkAt == nil {
+		ch.walkAt = make([]int32, len(ch.x))
+	}
+	for i, v := range ch.walk {
+		ch.walkAt[v] = int32(i)
+	}
+	start := slices.Grow(ch.aStart[:0], w+1)[:w+1]
+	clear(start)
+	for _, c := range ch.active {
+		for _, l := range ch.net.in.Clause(int(c)) {
+			if u := l.Var(); ch.fixed[u] != ch.stamp {
+				start[ch.walkAt[u]+1]++
+			}
+		}
+	}
+	for i := range w {
+		start[i+1] += start[i]
+	}
+	occ := slices.Grow(ch.aOcc[:0], int(start[w]))[:start[w]]
+	end := slices.Grow(ch.aEnd[:0], w)[:w]
+	copy(end, start[:w])
+	for _, c := range ch.active {
+		for _, l := range ch.net.in.Clause(int(c)) {
+			u := l.Var()
+			if ch.fixed[u] == ch.stamp {
+				continue
+			}
+			g := int8(1)
+			if l.Neg() {
+				g = -1
+			}
+			i := ch.walkAt[u]
+			if e := end[i]; e > start[i] && occ[e-1].c == c { // x v !x
+				occ[e-1].g += g
+				continue
+			}
+			occ[end[i]] = activeOcc{c, g}
+			end[i]++
+		}
+	}
+	ch.aStart, ch.aOcc, ch.aEnd = start, occ, end
+}
+
+// activeOf returns walk atom v's occurrences in the active clauses.
+func (ch *mcsatChain) activeOf(v int) []activeOcc {
+	i := ch.walkAt[v]
+	return ch.aOcc[ch.aStart[i]:ch.aEnd[i]]
 }
 
 // flip flips v and updates the active clauses' counts.
 func (ch *mcsatChain) flip(v int) {
-	for k, c32 := range ch.occ[v] {
-		c := int(c32)
-		if !ch.isActive(c) {
-			continue
+	for _, o := range ch.activeOf(v) {
+		c := o.c
+		g := int32(o.g)
+		if ch.x[v] {
+			g = -g
 		}
 		was := ch.ntrue[c]
-		n := was + int32(ch.gain(ch.x, v, k))
+		n := was + g
 		ch.ntrue[c] = n
 		switch {
 		case was == 0 && n > 0:
@@ -987,16 +1050,15 @@ func (ch *mcsatChain) flip(v int) {
 // flipped.
 func (ch *mcsatChain) delta(v int) int {
 	d := 0
-	for k, c32 := range ch.occ[v] {
-		c := int(c32)
-		if !ch.isActive(c) {
-			continue
+	for _, o := range ch.activeOf(v) {
+		g := int32(o.g)
+		if ch.x[v] {
+			g = -g
 		}
-		n := int(ch.ntrue[c])
-		switch m := n + ch.gain(ch.x, v, k); {
-		case n == 0 && m > 0:
+		switch n := ch.ntrue[o.c]; {
+		case n == 0 && n+g > 0:
 			d--
-		case n > 0 && m == 0:
+		case n > 0 && n+g == 0:
 			d++
 		}
 	}
