@@ -23,6 +23,9 @@
 //     how large the part left to sampling is (exactshare.go).
 //   - samplesat: MC-SAT on networks of hard clauses only, 13 to 60 atoms
 //     all tied (SampleSAT's uniformity), against their exact marginals.
+//   - modes: MC-SAT with and without cluster moves, and Gibbs, on networks
+//     whose modes single flips cannot cross (groups of friends, a
+//     symmetric network, complete graphs), against exact marginals.
 //   - peer-map, peer-mcsat, peer-learn: Alchemy 2 (-alchemy names the
 //     directory of its infer and learnwts binaries) and hinge's command
 //     line side by side on UW-CSE: MAP cost and time, MC-SAT CPU time a
@@ -90,7 +93,7 @@ type config struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mln", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots, exact, exact-share, samplesat, peer-map, peer-mcsat, peer-learn")
+	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots, exact, exact-share, samplesat, modes, peer-map, peer-mcsat, peer-learn")
 	data := fs.String("data", "", "shared data directory (default: $HINGE_DATA or ../shared/data)")
 	out := fs.String("out", "", "directory for the CSV files (default: hinge-bench-mln in the temporary directory)")
 	update := fs.Bool("update-results", false, "write the CSV files into the committed results/ beside this program")
@@ -165,6 +168,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = c.exactShare(ctx)
 		case "samplesat":
 			err = c.sampleSAT(ctx)
+		case "modes":
+			err = c.modes(ctx)
 		case "peer-map":
 			err = c.peerMAP(ctx)
 		case "peer-mcsat":
@@ -172,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		case "peer-learn":
 			err = c.peerLearn(ctx)
 		default:
-			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots, exact, exact-share, samplesat, peer-map, peer-mcsat, peer-learn)", e)
+			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots, exact, exact-share, samplesat, modes, peer-map, peer-mcsat, peer-learn)", e)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e, err)
