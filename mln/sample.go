@@ -443,8 +443,8 @@ func (ix *clauseIndex) trueLits(c int, x []bool) int {
 // to a solution (uniformMoves). That makes MC-SAT exact in the limit
 // whatever the number of atoms the hard clauses tie, where SampleSAT from
 // a fresh random world, kept at the last solution it visited, is biased
-// towards the solutions its walk reaches first (issue 41: on 13 atoms tied
-// by two hard formulas, 0.380 for an exact 0.273 at 10^5 samples).
+// towards the solutions its walk reaches first (on 13 atoms tied by two
+// hard formulas, 0.380 for an exact 0.273 at 10^5 samples).
 //
 // Each step is followed by a Gibbs sweep (blocked as in Gibbs; not with
 // opt.NoGibbsMoves). Both kernels leave the distribution unchanged, so their

@@ -254,6 +254,17 @@ al., "Lifted Hinge-Loss Markov Random Fields"): same optimum and certified
 bound from a smaller problem when atoms are interchangeable, and rounding of
 one atom per class of symmetric atoms where that keeps the 3/4 guarantee.
 
+--marginal writes every query atom's probability ('Pred(A, B) 0.2732'),
+exact wherever that is affordable (--method auto, the default): the ground
+network, identical clauses merged and the atoms the hard clauses force
+fixed, splits into connected components, each solved by a junction tree
+when its cliques have at most 20 atoms, or by counting when its atoms are
+exchangeable, and only the others are sampled by MC-SAT; stderr and the
+report say which. --method exact refuses a component too large (exit 1),
+with its cost; --method mcsat or gibbs samples the whole network. The
+chains start apart; when they disagree stderr warns, the report has
+"mixed": false, and --strict makes it an error (exit 1, nothing written).
+
 --lazy grounds lazily (LazySAT, Singla and Domingos, "Memory-Efficient
 Inference in Relational Domains", AAAI 2006): every unknown atom starts
 false and a ground clause is built only once every atom it negates is true,
@@ -263,13 +274,15 @@ as it makes atoms true. There is no certified bound then (the relaxation
 needs the full grounding). With --marginal, lazy MC-SAT (Poon, Domingos and
 Sumner, "A General Method for Reducing the Complexity of Relational
 Inference and its Application to MCMC", AAAI 2008) samples over the same
-lazily built clauses; SampleSAT starts at random over the atoms in a clause
-built so far, and an atom that no built clause reaches is never moved: the
-marginals are those of the network conditioned on such atoms being false
-(the result lists the activated query atoms; every other one was false in
-every sample). MAP, and marginals by MC-SAT, ground lazily by themselves
-when the unknown atoms or the full grounding would not fit in
---memory-limit.
+lazily built clauses. With at most 100,000 unknown atoms every atom is
+active from the start, so it samples what MC-SAT samples and lists every
+query atom; otherwise (and when lazy grounding was chosen for want of
+memory) an atom that no built clause reaches is never moved: the marginals
+are those of the network conditioned on such atoms being false (the result
+lists the activated query atoms, stderr says how many atoms were held
+false, and the run counts as not mixed). MAP, and marginals by MC-SAT,
+ground lazily by themselves when the unknown atoms or the full grounding
+would not fit in --memory-limit.
 
 The result (-r FILE, else standard output) lists every unknown atom of the
 query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'; after lazy grounding,

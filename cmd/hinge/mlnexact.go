@@ -10,7 +10,7 @@ import (
 )
 
 // How hinge mln infer --marginal says which marginals are exact and
-// whether the sampled ones can be trusted (issue 41).
+// whether the sampled ones can be trusted.
 
 // exactSummary groups a network's components by how their marginals were
 // found, for the report and stderr.
