@@ -192,19 +192,20 @@ type mlnInferOptions struct {
 	trueOnly               bool
 	lazy                   bool
 	noise                  float64
+	asRRF                  bool
+	lifted                 bool
+	seed                   uint64
+	quiet                  bool
+	bar                    *progress.Reporter // the run's progress (hinge mln infer)
+	admm                   admm.Options
+	explain                explainFlags
+
 	// marginalMethod is auto or exact when --marginal takes exact
 	// inference (MC-SAT samples what it leaves: method is mcsat then);
 	// strict makes marginals that cannot be trusted an error.
 	marginalMethod string
 	strict         bool
 	lazyAsked      bool // --lazy given, not chosen for want of memory
-	asRRF          bool
-	lifted         bool
-	seed           uint64
-	quiet          bool
-	bar            *progress.Reporter // the run's progress (hinge mln infer)
-	admm           admm.Options
-	explain        explainFlags
 }
 
 // mlnReport is the --report JSON of hinge mln infer.
