@@ -101,9 +101,12 @@ type ExactResult struct {
 }
 
 // ExactAtoms counts the variables whose marginals are exact.
-func (r *ExactResult) ExactAtoms() int {
+func (r *ExactResult) ExactAtoms() int { return countTrue(r.Exact) }
+
+// countTrue counts the true entries of b.
+func countTrue(b []bool) int {
 	n := 0
-	for _, e := range r.Exact {
+	for _, e := range b {
 		if e {
 			n++
 		}

@@ -374,15 +374,7 @@ type MarginalResult struct {
 }
 
 // ExactAtoms counts the atoms whose marginals are exact.
-func (r *MarginalResult) ExactAtoms() int {
-	n := 0
-	for _, e := range r.Exact {
-		if e {
-			n++
-		}
-	}
-	return n
-}
+func (r *MarginalResult) ExactAtoms() int { return countTrue(r.Exact) }
 
 // Marginals grounds the network and computes every unknown atom's
 // marginal probability by the method (see InferMarginals): exactly where
