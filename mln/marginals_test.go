@@ -177,39 +177,39 @@ func TestUnmixedChainsFlagged(t *testing.T) {
 }
 
 // hardOnlyNetwork is a random network of n atoms and hard clauses only,
-// every atom tied to the others: the target is uniform over the worlds
-// that satisfy them, so MC-SAT is SampleSAT alone. The clauses are
-// implications along a random order and ternary clauses between atoms
-// close in it (a small treewidth), all satisfied by a planted world.
+// every atom tied to the next: the target is uniform over the worlds that
+// satisfy them, so MC-SAT is SampleSAT alone. Each clause has three
+// literals over a window of consecutive atoms (a small treewidth), its
+// signs random but at least one true in a planted world, so that some
+// world satisfies them all and about (7/8)^(3n/2) of all worlds do.
 func hardOnlyNetwork(rng *rand.Rand, n int) *maxsat.Instance {
 	in := &maxsat.Instance{NumVars: n}
 	plant := make([]bool, n)
 	for v := range plant {
 		plant[v] = rng.IntN(2) == 1
 	}
-	lit := func(v int, val bool) maxsat.Lit {
-		if val {
-			return maxsat.Pos(v)
-		}
-		return maxsat.Not(v)
-	}
-	for len(in.Weight) < 2*n {
-		k := 2 + rng.IntN(2)
-		base := rng.IntN(n)
-		lits := make([]maxsat.Lit, 0, k)
+	clause := func(vs ...int) {
+		lits := make([]maxsat.Lit, len(vs))
 		ok := false
-		for range k {
-			v := (base + rng.IntN(4)) % n
+		for i, v := range vs {
 			val := rng.IntN(2) == 1
-			lits = append(lits, lit(v, val))
-			ok = ok || plant[v] == val
+			ok = ok || val == plant[v]
+			lits[i] = maxsat.Not(v)
+			if val {
+				lits[i] = maxsat.Pos(v)
+			}
 		}
-		if ok {
-			_ = in.AddClause(0, true, lits...)
+		if !ok { // make the first literal the planted world's
+			lits[0] = -lits[0]
 		}
+		_ = in.AddClause(0, true, lits...)
 	}
-	for v := 0; v+1 < n; v++ { // tie neighbours: plant-consistent implications
-		_ = in.AddClause(0, true, lit(v, !plant[v]), lit(v+1, plant[v+1]))
+	for v := 0; v+2 < n; v++ {
+		clause(v, v+1, v+2)
+	}
+	for range n / 2 {
+		v := rng.IntN(n - 3)
+		clause(v, v+1+rng.IntN(3), v+3)
 	}
 	return in
 }
@@ -223,6 +223,9 @@ func TestSampleSATUniform(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 13))
 	for i := range 6 {
 		in := hardOnlyNetwork(rng, 13+i%4)
+		if n := feasibleCount(in); n < 20 {
+			t.Fatalf("network %d has %d solutions: too few to tell uniform sampling", i, n)
+		}
 		exact := exactMarginals(in)
 		s, err := MCSAT(context.Background(), in, SampleOptions{Samples: 20000, BurnIn: 100, Chains: 4, Seed: uint64(i), NoGibbsMoves: true})
 		if err != nil {

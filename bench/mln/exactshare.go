@@ -141,10 +141,11 @@ func tiedFamily(n, m int) (*hardNet, error) {
 	return &hardNet{fmt.Sprintf("two hard formulas, %dx%d constants", n, m), in}, nil
 }
 
-// plantedHard is a random network of n atoms and 2n hard clauses of two
-// and three literals over atoms close in a random order (so a small
-// treewidth), satisfied by a planted world, plus implications tying each
-// atom to the next.
+// plantedHard is a random network of n atoms and hard clauses only: for
+// every atom a clause of three literals over it and the next two, and n/2
+// more over windows of four, their signs random but each with a literal
+// true in a planted world, so that it is satisfiable, every atom is tied
+// to the next, and about (7/8)^(3n/2) of all worlds are solutions.
 func plantedHard(n int, seed uint64) *hardNet {
 	rng := rand.New(rand.NewPCG(seed, 41))
 	in := &maxsat.Instance{NumVars: n}
@@ -152,27 +153,28 @@ func plantedHard(n int, seed uint64) *hardNet {
 	for v := range plant {
 		plant[v] = rng.IntN(2) == 1
 	}
-	lit := func(v int, val bool) maxsat.Lit {
-		if val {
-			return maxsat.Pos(v)
-		}
-		return maxsat.Not(v)
-	}
-	for len(in.Weight) < 2*n {
-		base := rng.IntN(n)
-		var lits []maxsat.Lit
+	clause := func(vs ...int) {
+		lits := make([]maxsat.Lit, len(vs))
 		ok := false
-		for range 2 + rng.IntN(2) {
-			v, val := (base+rng.IntN(4))%n, rng.IntN(2) == 1
-			lits = append(lits, lit(v, val))
-			ok = ok || plant[v] == val
+		for i, v := range vs {
+			val := rng.IntN(2) == 1
+			ok = ok || val == plant[v]
+			lits[i] = maxsat.Not(v)
+			if val {
+				lits[i] = maxsat.Pos(v)
+			}
 		}
-		if ok {
-			_ = in.AddClause(0, true, lits...)
+		if !ok {
+			lits[0] = -lits[0]
 		}
+		_ = in.AddClause(0, true, lits...)
 	}
-	for v := 0; v+1 < n; v++ {
-		_ = in.AddClause(0, true, lit(v, !plant[v]), lit(v+1, plant[v+1]))
+	for v := 0; v+2 < n; v++ {
+		clause(v, v+1, v+2)
+	}
+	for range n / 2 {
+		v := rng.IntN(n - 3)
+		clause(v, v+1+rng.IntN(3), v+3)
 	}
 	return &hardNet{fmt.Sprintf("planted hard clauses, %d atoms", n), in}
 }
