@@ -416,8 +416,14 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 		}
 		rep.Width, rep.Entries = max(el.width, d), max(el.entries, math.Ldexp(1, d))
 		if ok {
-			rep.Method = ExactJunctionTree
-			return junctionTree(ctx, c.in, el)
+			probs, err := junctionTree(ctx, c.in, el)
+			if err == nil {
+				rep.Method = ExactJunctionTree
+				return probs, nil
+			}
+			if !errors.Is(err, errUnderflow) {
+				return nil, err
+			}
 		}
 	}
 	probs, classes, configs, err := countExchangeable(ctx, c.in, opt.MaxConfigs)

@@ -3,6 +3,7 @@ package mln
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -289,7 +290,9 @@ func (p projector) index(e int) int32 {
 // connected network; weights signed, P(world) proportional to the exp of
 // the weights of the soft clauses it satisfies, 0 when it violates a hard
 // one) on the cliques of el. It returns an error when no world satisfies
-// the hard clauses.
+// the hard clauses, and errUnderflow when the product of two messages
+// leaves no entry above float64's range (weights of hundreds that pull
+// apart; the component is then sampled).
 func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]float64, error) {
 	nc := len(el.cliques)
 	tables := make([][]float64, nc)
@@ -380,7 +383,10 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 				t[e] *= m[pr.index(e)]
 			}
 			if !scaleMax(t) {
-				return nil, fmt.Errorf("mln: exact marginals: no world satisfies the hard clauses of a component of %d atoms", in.NumVars)
+				// Both tables had a nonzero entry, so the product's mass
+				// sits where each is below 1e-308 of its largest: too
+				// far apart for float64 (weights in the hundreds).
+				return nil, errUnderflow
 			}
 		}
 		if el.parent[i] < 0 {
@@ -432,6 +438,9 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 	}
 	return probs, nil
 }
+
+// errUnderflow says that a junction tree's potentials underflowed.
+var errUnderflow = errors.New("mln: exact marginals: the junction tree's potentials underflow")
 
 // scaleMax divides t by its largest entry; false when every entry is 0.
 func scaleMax(t []float64) bool {
