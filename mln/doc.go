@@ -123,9 +123,9 @@
 // down gives every atom's marginal where a model counter counts once per
 // atom or needs a compiled circuit. On UW-CSE's ai fold and Tuffy's cse
 // sample every atom is in one component whose graph has a degeneracy of
-// 67 (so no junction tree has cliques under 68 atoms), and no atoms are
-// exchangeable: nothing there is exact, and everything is sampled
-// (bench/mln, exact-share).
+// 67 (so no junction tree has cliques under 68 atoms), and its atoms fall
+// into far too many classes to count: nothing there is exact, and
+// everything is sampled (bench/mln, exact-share).
 //
 // Sampling is MC-SAT (Poon and Domingos 2006), each step followed by a
 // Gibbs sweep, or Gibbs sampling alone, which samples atoms tied by hard
