@@ -96,16 +96,16 @@ func (r *LazyMarginalResult) Args(s *store.Store, i int) []string {
 // the first step when there are at most opt.MaxActivate of them (100,000
 // by default): the chains then sample every atom as MCSAT does, and only
 // the ground clauses are built lazily, once a world makes them violable
-// (Result.Complete). A larger network is sampled conditioned as above:
-// its marginals are exact (as MCSAT's are) only where every atom that can
-// be true with non-negligible probability is active, which holds when
-// every open predicate has a unit clause of positive weight (one of
+// (LazyMarginalResult.Complete). A larger network is sampled conditioned
+// as above: its marginals are exact (as MCSAT's are) only where every atom
+// that can be true with non-negligible probability is active, which holds
+// when every open predicate has a unit clause of positive weight (one of
 // negative weight, such as a learned prior of a sparse predicate, is built
 // only once its atom is true, and activates nothing) or evidence that
 // makes its atoms' clauses violable; an atom that no clause, evidence or
 // true atom ever reaches is not in Atoms, and its estimate, its value in
-// every sample, is 0 (Result.NeverActivated counts them). An atom
-// activated during a run counts as 0 (its value) in the samples before
+// every sample, is 0 (LazyMarginalResult.NeverActivated counts them). An
+// atom activated during a run counts as 0 (its value) in the samples before
 // its activation, and by its Rao-Blackwellised conditional probability
 // after: both estimate the same marginal.
 //
