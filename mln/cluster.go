@@ -95,11 +95,12 @@ func equivalencePairs(in *maxsat.Instance) [][2]int32 {
 	return pairs
 }
 
-// clusters groups the step's walk atoms into ch.units by the strongly
-// connected components of the implications of the active clauses with two
-// unfixed literals (Tarjan's algorithm, iterative), each component taken
-// with its mirror (the negated literals) as one unit. It returns false
-// when every unit is a single atom, so that moves flip single atoms.
+// clusters groups the step's walk atoms into units (unitStart, unitAtoms)
+// by the strongly connected components of the implications of the active
+// clauses with two unfixed literals (Tarjan's algorithm, iterative), each
+// component taken with its mirror (the negated literals) as one unit. It
+// returns false when every unit is a single atom, so that moves flip
+// single atoms.
 func (ch *mcsatChain) clusters() bool {
 	w := len(ch.walk) // walkAt is set (indexActive)
 	// The implication graph over the 2w literals (2i: walk atom i true,
