@@ -108,14 +108,36 @@
 //
 // MAP (Network.MAP) is weighted MAX-SAT over the ground clauses (package
 // maxsat: LP relaxation and rounding with a certified bound, MaxWalkSAT).
-// Marginals (Network.Marginals) are estimated by MC-SAT (Poon and Domingos
-// 2006) with SampleSAT from a fresh random world at every step, each step
-// followed by a Gibbs sweep, or by Gibbs sampling alone, which samples atoms
-// tied by hard or heavy clauses jointly in small blocks and refuses hard
-// clauses that tie more atoms than that. Both merge identical ground clauses
-// first (as Alchemy does), report Rao-Blackwellised estimates, run several
-// chains from random worlds and say whether they agree (Diagnostics: split
-// R-hat and the largest difference between chains).
+// Marginals (Network.Marginals, InferMarginals) are exact wherever that is
+// affordable (ExactMarginals): after identical ground clauses are merged
+// and unit propagation over the hard clauses fixes what they force, the
+// network splits into connected components, and each is solved by a
+// junction tree on a min-fill elimination order (jtree.go) when its
+// cliques are small, or by lifted counting over classes of atoms that
+// color refinement proposes and a check of every transposition proves
+// fully exchangeable (count.go), as for a complete graph of soft
+// equivalences at any size; the rest is sampled. A junction tree was
+// chosen over weighted model counting because its cost is known before it
+// runs (the tables of its cliques), so that a component too large is
+// refused with that cost and no time lost, and because one pass up and one
+// down gives every atom's marginal where a model counter counts once per
+// atom or needs a compiled circuit. On UW-CSE's ai fold and Tuffy's cse
+// sample every atom is in one component whose graph has a degeneracy of
+// 67 (so no junction tree has cliques under 68 atoms), and its atoms fall
+// into far too many classes to count: nothing there is exact, and
+// everything is sampled (bench/mln, exact-share).
+//
+// Sampling is MC-SAT (Poon and Domingos 2006), each step followed by a
+// Gibbs sweep, or Gibbs sampling alone, which samples atoms tied by hard
+// or heavy clauses jointly in small blocks and refuses hard clauses that
+// tie more atoms than that. MC-SAT's SampleSAT is a kernel that leaves
+// the uniform distribution over the selected clauses' solutions unchanged,
+// and its moves flip whole clusters of atoms that the selected
+// implications tie, so that chains cross between the modes of
+// equivalences, functional constraints and groups of friends. Both
+// samplers report Rao-Blackwellised estimates, run several chains from
+// worlds spread apart and say whether they agree (Diagnostics: split R-hat
+// and the largest difference between chains; Mixed needs both small).
 //
 // LazyMAP finds a MAP world without the full grounding, as LazySAT does
 // (Singla and Domingos 2006): unknown atoms start false, a ground clause is
@@ -123,13 +145,15 @@
 // ground.ClauseJoin, as MaxWalkSAT makes atoms true), and memory grows with
 // the clauses built. It has no certified bound. LazyMarginals is lazy
 // MC-SAT (Poon, Domingos and Sumner 2008) over the same lazy grounding: a
-// clause built during a step takes its selection coin then, SampleSAT
-// starts at random over the active atoms only, and the atoms no built
-// clause reaches stay false, so the marginals are those of the network
-// conditioned on them being false (exact when every atom that can be true
-// is activated). A network built with Options.Lazy holds no unknown atoms;
-// Materialize adds them, and GroundingEstimate says what the full grounding
-// would take.
+// clause built during a step takes its selection coin then. On a network
+// of at most 100,000 unknown atoms every atom is active from the start, so
+// that the chains sample what MCSAT samples; on a larger one SampleSAT
+// moves only the active atoms, and the atoms no built clause reaches stay
+// false, so the marginals are those of the network conditioned on them
+// being false (LazyMarginalResult.Complete and NeverActivated say which).
+// A network built with Options.Lazy holds no unknown atoms; Materialize
+// adds them, and GroundingEstimate says what the full grounding would
+// take.
 //
 // # Learning
 //

@@ -12,11 +12,12 @@ import (
 // network built without its unknown atoms. Anna smokes (evidence), so the
 // ground clauses Smokes(Anna) => Cancer(Anna) and Friends(Anna, Bob) ^
 // Smokes(Anna) => Smokes(Bob) can be violated and are built at the start;
-// Cancer(Bob) is activated once a chain makes Smokes(Bob) true. The exact
-// marginals are 0.8176, 0.7057 and 0.6476. Carl has no friend who smokes
-// and no unit clause reaches him: his atoms are never activated and are
-// false in every sample, where the full network gives Smokes(Carl)
-// 0.3795 (see LazyMarginals).
+// the others are built once a chain's world makes them violable. The
+// network is small, so every unknown atom is active from the start
+// (LazySampleOptions.MaxActivate) and sampled as MC-SAT samples it: Carl,
+// whom no clause reaches from the evidence, gets his exact marginals too
+// (Smokes(Carl) 0.3795). The exact marginals of Anna's and Bob's atoms are
+// 0.8176, 0.7057 and 0.6476.
 func ExampleNetwork_LazyMarginals() {
 	prog, err := mln.ParseProgram("smokers.mln", []byte(`*Friends(person, person)
 Smokes(person)
@@ -51,6 +52,8 @@ Cancer(person)
 	// Output:
 	// Cancer(Anna) 0.82
 	// Cancer(Bob) 0.71
+	// Cancer(Carl) 0.62
 	// Smokes(Bob) 0.65
+	// Smokes(Carl) 0.38
 	// mixed: true
 }

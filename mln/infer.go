@@ -382,23 +382,34 @@ const (
 	MethodGibbs = "gibbs"
 )
 
-// MarginalResult holds the estimated probability that each unknown atom is
-// true.
+// MarginalResult holds the probability that each unknown atom is true:
+// exact where Exact says so, else estimated by sampling.
 type MarginalResult struct {
 	Ground *ground.Result
 	Probs  []float64 // per variable of Ground
-	// Diagnostics say whether the chains agree (see Diagnostics).
+	// Exact says which variables' marginals are exact (nil when the
+	// network was sampled in full), and Components how exact inference
+	// split the network (see ExactMarginals).
+	Exact      []bool
+	Components []Component
+	// Diagnostics say whether the chains agree (see Diagnostics), over
+	// the sampled atoms.
 	Diagnostics Diagnostics
-	// Merged is the number of ground clauses the samplers saw, identical
-	// ones merged (AlchemyView.Clauses).
+	// Merged is the number of ground clauses once identical ones are
+	// merged (AlchemyView.Clauses).
 	Merged  int
 	Seconds struct{ Ground, Sample float64 }
 }
 
-// Marginals grounds the network and estimates every unknown atom's
-// marginal probability by MC-SAT or Gibbs sampling (see MCSAT and Gibbs);
-// mapOpt supplies the grounding options. Hard clauses that unit
-// propagation proves contradictory are reported as an InfeasibleError.
+// ExactAtoms counts the atoms whose marginals are exact.
+func (r *MarginalResult) ExactAtoms() int { return countTrue(r.Exact) }
+
+// Marginals grounds the network and computes every unknown atom's
+// marginal probability by the method (see InferMarginals): exactly where
+// affordable and by MC-SAT elsewhere (MarginalAuto or ""), exactly or not
+// at all (MarginalExact), or by MC-SAT or Gibbs sampling alone; mapOpt
+// supplies the grounding options. Hard clauses that unit propagation
+// proves contradictory are reported as an InfeasibleError.
 func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOptions, so SampleOptions) (*MarginalResult, error) {
 	start := time.Now()
 	g, in, err := net.GroundClauses(mapOpt.Ground)
@@ -411,19 +422,12 @@ func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOpti
 	if core := in.HardConflict(); core != nil {
 		return nil, net.infeasible(g, in, core)
 	}
-	var s *Samples
-	switch method {
-	case MethodMCSAT, "":
-		s, err = MCSAT(ctx, in, so)
-	case MethodGibbs:
-		s, err = Gibbs(ctx, in, so)
-	default:
-		return nil, fmt.Errorf("mln: unknown marginal method %q (want %s or %s)", method, MethodMCSAT, MethodGibbs)
-	}
+	s, err := InferMarginals(ctx, in, method, so)
 	if err != nil {
 		return nil, err
 	}
 	res.Probs, res.Diagnostics, res.Merged = s.Probs, s.Diagnostics, s.Merged
+	res.Exact, res.Components = s.Exact, s.Components
 	res.Seconds.Sample = time.Since(start).Seconds()
 	return res, nil
 }

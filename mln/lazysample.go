@@ -22,6 +22,11 @@ type LazySampleOptions struct {
 	SampleOptions
 	// MemoryLimit as LazyOptions.MemoryLimit.
 	MemoryLimit int64
+	// MaxActivate: when the network has at most this many unknown atoms
+	// (0: 100,000; negative: none), every one of them is activated before
+	// the first step, so that the chains sample every atom as MCSAT does
+	// (see LazyMarginals); the ground clauses are still built lazily.
+	MaxActivate int
 }
 
 // LazyMarginalResult is what lazy MC-SAT estimated and what it built.
@@ -32,6 +37,12 @@ type LazyMarginalResult struct {
 	// estimate is 0 (see LazyMarginals).
 	Atoms []ground.AtomRef
 	Probs []float64
+	// Complete says that every unknown atom was activated (see
+	// LazySampleOptions.MaxActivate), so that Atoms lists them all;
+	// otherwise NeverActivated of them were held false throughout, and
+	// the marginals are those of the network conditioned on that.
+	Complete       bool
+	NeverActivated float64
 	// Diagnostics say whether the chains agree, over the activated atoms.
 	Diagnostics Diagnostics
 	// ActiveClauses is the number of ground clauses built (HardClauses of
@@ -75,23 +86,28 @@ func (r *LazyMarginalResult) Args(s *store.Store, i int) []string {
 // own coin for the rest of the step, and counts in the merged weight from
 // the next step on).
 //
-// SampleSAT's random start covers the active atoms only (those in a ground
-// clause built so far); the other unknown atoms stay false, their default.
-// Full MC-SAT starts every atom that no selected clause fixes at random,
-// and an atom in no selected clause stays at that random value; lazily,
-// an atom that no built clause mentions is never moved. So the chains
-// sample the network conditioned on the atoms they never activate being
-// false: the marginals are exact (as MCSAT's are) for a network in which
-// every atom that can be true with non-negligible probability is active,
-// which holds when every open predicate has a unit clause of positive
-// weight (one of negative weight, such as a learned prior of a sparse
-// predicate, is built only once its atom is true, and activates nothing)
-// or evidence that makes its atoms' clauses violable, and an atom that no
-// clause, evidence or true atom ever reaches is reported false: it is not in Atoms, and its estimate, its
-// value in every sample, is 0. An atom activated during a run counts as 0
-// (its value) in the samples before its activation, and by its
-// Rao-Blackwellised conditional probability after: both estimate the same
-// marginal.
+// SampleSAT starts from the chain's world, as in MCSAT, and gives a fresh
+// random value to the active atoms (those in a ground clause built so far,
+// or activated at the start) that no selected clause holds; the other
+// unknown atoms stay false, their default. Full MC-SAT gives every such
+// atom a random value, so a network whose unknown atoms are not all
+// active is sampled conditioned on the atoms the chains never activate
+// being false. LazyMarginals therefore activates every unknown atom before
+// the first step when there are at most opt.MaxActivate of them (100,000
+// by default): the chains then sample every atom as MCSAT does, and only
+// the ground clauses are built lazily, once a world makes them violable
+// (LazyMarginalResult.Complete). A larger network is sampled conditioned
+// as above: its marginals are exact (as MCSAT's are) only where every atom
+// that can be true with non-negligible probability is active, which holds
+// when every open predicate has a unit clause of positive weight (one of
+// negative weight, such as a learned prior of a sparse predicate, is built
+// only once its atom is true, and activates nothing) or evidence that
+// makes its atoms' clauses violable; an atom that no clause, evidence or
+// true atom ever reaches is not in Atoms, and its estimate, its value in
+// every sample, is 0 (LazyMarginalResult.NeverActivated counts them). An
+// atom activated during a run counts as 0 (its value) in the samples before
+// its activation, and by its Rao-Blackwellised conditional probability
+// after: both estimate the same marginal.
 //
 // Each step is followed by a Gibbs sweep over the active atoms, blocked as
 // in Gibbs (atoms tied by the hard and heavy clauses built so far are
@@ -112,6 +128,17 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 		return nil, err
 	}
 	ch := &lazyChain{opt: so, ctx: ctx, index: map[uint64][]int32{}, start: []int32{0}}
+	unknown := net.UnknownAtoms()
+	maxActivate := opt.MaxActivate
+	if maxActivate == 0 {
+		maxActivate = 100_000
+	}
+	complete := maxActivate > 0 && unknown <= float64(maxActivate)
+	if complete {
+		if err := net.Materialize(maxActivate); err != nil {
+			return nil, err
+		}
+	}
 	e, err := net.newLazy(LazyOptions{MemoryLimit: opt.MemoryLimit}, ch)
 	if err != nil {
 		return nil, err
@@ -123,6 +150,20 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	}
 	if err := e.initial(); err != nil {
 		return nil, err
+	}
+	if complete {
+		// Every unknown atom active from the start, false like the others.
+		for _, p := range net.Model.Predicates {
+			if p.Closed {
+				continue
+			}
+			t := net.Store.Table(p)
+			for row := range t.Len() {
+				if t.Kind(row) == store.Target {
+					e.varOf(p, row)
+				}
+			}
+		}
 	}
 	ch.parts = ch.parts[:0]
 	res.InitialClauses = ch.built
@@ -183,6 +224,7 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	}
 	s := summarize(n, per, sums, squares, stuck, total)
 	res.Atoms, res.Probs, res.Diagnostics = e.atoms, s.Probs, s.Diagnostics
+	res.Complete, res.NeverActivated = complete, max(0, unknown-float64(len(e.atoms)))
 	res.ActiveClauses, res.HardClauses, res.Merged, res.Constant = ch.built, e.hardBuilt, len(ch.weight), e.constant
 	res.Seconds.Sample = time.Since(start).Seconds()
 	return res, nil
@@ -255,7 +297,6 @@ type lazyChain struct {
 	walk       []int32
 	unsat      []int32
 	pos        []int32 // clause -> index in unsat, or -1
-	undo       []int32
 	cands      []int32
 	conflict   bool     // two selected clauses hold an atom at different values
 	err        error    // of a delta join made by pin
@@ -705,17 +746,22 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	if err := c.settle(); err != nil {
 		return false, err
 	}
-	// A fresh random world for the atoms active when the step began that
-	// the selection leaves free; atoms activated during the step start
-	// false.
+	// A fresh random value for each atom active when the step began that
+	// the selection leaves free and no selected clause holds (the walk's
+	// atoms keep theirs, as in MCSAT); atoms activated during the step
+	// start false. A clause first built during the step, when one of these
+	// values makes it violable, takes its selection coin then; selected and
+	// violated, it is repaired by the WalkSAT moves below, where MCSAT
+	// would have kept its atoms: that is where a lazy step can differ from
+	// a step of MCSAT over the same clauses.
 	for v := range len(c.prev) {
-		if c.fixed[v] != c.stamp {
+		if c.fixed[v] != c.stamp && c.walking[v] != c.stamp {
 			if err := c.move(v, c.rng.IntN(2) == 1, false); err != nil {
 				return false, err
 			}
 		}
 	}
-	temp := c.opt.SATemperature
+	temp := satTemperature(c.opt, len(c.walk))
 	budget := c.maxFlips()
 	for f := 0; len(c.unsat) > 0; f++ {
 		if f >= budget || c.conflict {
@@ -744,31 +790,21 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	if c.conflict {
 		return false, nil
 	}
-	moves := c.opt.SampleSATSteps
-	if moves == 0 {
-		moves = max(100, 5*len(c.walk))
-	}
-	c.undo = c.undo[:0]
-	for range moves {
-		v, err := c.anneal(temp)
-		if err != nil {
+	// The world at the m-th visit to a solution of the annealing moves'
+	// chain, as MCSAT's uniformMoves.
+	visits := sampleSATVisits(c.opt, len(c.walk), c.rng)
+	for f := 0; visits > 0; f++ {
+		if f >= budget || c.conflict {
+			return false, nil // the step goes back to the previous world
+		}
+		if _, err := c.anneal(temp); err != nil {
 			return false, err
 		}
-		if v >= 0 {
-			if len(c.unsat) == 0 {
-				c.undo = c.undo[:0]
-			} else {
-				c.undo = append(c.undo, int32(v))
-			}
+		if len(c.unsat) == 0 {
+			visits--
 		}
 	}
-	for i := len(c.undo) - 1; i >= 0; i-- {
-		v := int(c.undo[i])
-		if err := c.move(v, !c.x[v], false); err != nil {
-			return false, err
-		}
-	}
-	return len(c.unsat) == 0 && !c.conflict, nil
+	return !c.conflict, nil
 }
 
 // anneal makes one simulated-annealing move at temperature temp among the

@@ -151,7 +151,8 @@ func TestLazyMCSATAgainstEnumeration(t *testing.T) {
 // TestLazyMCSATActivatesMidRun: Cancer has no unit clause and appears only
 // as the conclusion of Smokes(x) => Cancer(x); its atoms are in no ground
 // clause built at the start (the all-false world satisfies every ground
-// clause that mentions them) and are activated when a chain first makes
+// clause that mentions them) and, when atoms are not all activated at the
+// start (MaxActivate -1), are activated when a chain first makes
 // Smokes(x) true. Their marginals, and the others', then match the exact
 // ones.
 func TestLazyMCSATActivatesMidRun(t *testing.T) {
@@ -189,7 +190,7 @@ Cancer(person)
 		}
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		got, res := lazyMarginalsByKey(t, prog, evidence, query, LazySampleOptions{SampleOptions: SampleOptions{Samples: 10000, BurnIn: 100, Chains: 4, Seed: seed}})
+		got, res := lazyMarginalsByKey(t, prog, evidence, query, LazySampleOptions{SampleOptions: SampleOptions{Samples: 10000, BurnIn: 100, Chains: 4, Seed: seed}, MaxActivate: -1})
 		if res.ActiveClauses <= res.InitialClauses {
 			t.Fatalf("seed %d: %d ground clauses built, %d before the chains", seed, res.ActiveClauses, res.InitialClauses)
 		}
@@ -212,16 +213,47 @@ Cancer(person)
 // in Smokes(x) => Cancer(x) only, and Smokes has no unit clause and no
 // evidence: nothing activates either, while the full network gives each
 // atom a probability near one half.
+
+// By default lazy MC-SAT activates every unknown atom of a small network
+// before its first step (LazySampleOptions.MaxActivate), so that it
+// samples every atom as MC-SAT does. Without that, an atom that no built
+// clause reaches is never moved: the chains sample the network
+// conditioned on it being false, and it is left out of the result. Here
+// Cancer(x) is in Smokes(x) => Cancer(x) only, and Smokes has no unit
+// clause and no evidence: nothing activates either, while the full
+// network gives each atom a probability near one half; and in the
+// network of the issue, 1 !Cancer(x) alone, Cancer(x) has probability
+// 1/(1+e) = 0.2689, which lazy MC-SAT left out.
 func TestLazyMCSATNeverActivated(t *testing.T) {
-	prog := "person = {A, B}\nSmokes(person)\nCancer(person)\nLikes(person)\n1.5 Smokes(x) => Cancer(x)\n0.4 Likes(x)\n"
-	got, res := lazyMarginalsByKey(t, prog, "", []string{"Smokes", "Cancer", "Likes"}, LazySampleOptions{SampleOptions: SampleOptions{Samples: 4000, BurnIn: 50, Chains: 2, Seed: 1}})
-	if len(res.Atoms) != 2 {
-		t.Fatalf("activated %v, want Likes(A) and Likes(B) only", got)
-	}
-	want := 1 / (1 + math.Exp(-0.4))
-	for _, k := range []string{"Likes(A)", "Likes(B)"} {
-		if math.Abs(got[k]-want) > 0.02 {
-			t.Errorf("%s: %.4f, exact %.4f", k, got[k], want)
+	for _, tc := range []struct {
+		prog  string
+		query []string
+		held  int // atoms never activated when not every atom is
+	}{
+		{"person = {A, B}\nSmokes(person)\nCancer(person)\nLikes(person)\n1.5 Smokes(x) => Cancer(x)\n0.4 Likes(x)\n", []string{"Smokes", "Cancer", "Likes"}, 4},
+		{"person = {A, B, C}\nCancer(person)\n1 !Cancer(x)\n", []string{"Cancer"}, 3},
+	} {
+		_, _, full := network(t, tc.prog, "", Options{Query: tc.query})
+		g, in, err := full.GroundClauses(ground.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := exactMarginals(in)
+		opt := LazySampleOptions{SampleOptions: SampleOptions{Samples: 4000, BurnIn: 50, Chains: 2, Seed: 1}}
+		got, res := lazyMarginalsByKey(t, tc.prog, "", tc.query, opt)
+		if !res.Complete || res.NeverActivated != 0 || len(res.Atoms) != in.NumVars {
+			t.Fatalf("complete %v, %v never activated, %d of %d atoms listed", res.Complete, res.NeverActivated, len(res.Atoms), in.NumVars)
+		}
+		for v := range g.Vars {
+			k := key(g.Vars[v].Pred.Name, g.Args(v))
+			if math.Abs(got[k]-exact[v]) > 0.02 {
+				t.Errorf("%s: lazy %.4f, exact %.4f", k, got[k], exact[v])
+			}
+		}
+		opt.MaxActivate = -1
+		_, res = lazyMarginalsByKey(t, tc.prog, "", tc.query, opt)
+		if res.Complete || res.NeverActivated != float64(tc.held) || len(res.Atoms) != in.NumVars-tc.held {
+			t.Errorf("activated lazily: complete %v, %v never activated, %d listed; want %d held false", res.Complete, res.NeverActivated, len(res.Atoms), tc.held)
 		}
 	}
 }
@@ -262,9 +294,10 @@ func TestLazyMCSATOptionsAndCancel(t *testing.T) {
 
 // TestLazyMCSATRandomNetworks: on random networks (existentials,
 // comparisons, constants, hard clauses, negative weights; see
-// randomNetwork), lazy MC-SAT's marginals are those of the full network
-// conditioned on the atoms it never activated being false, computed by
-// enumeration: within 0.04 at 8,000 samples. Every ground clause built
+// randomNetwork), lazy MC-SAT's marginals are the full network's, computed
+// by enumeration, when every atom is activated (the default for small
+// networks), and otherwise those of the full network conditioned on the
+// atoms it never activated being false: within 0.04 at 8,000 samples. Every ground clause built
 // during a step must have been satisfied in the world before it (the
 // invariant the lazy selection rests on; LazyMarginals fails otherwise).
 func TestLazyMCSATRandomNetworks(t *testing.T) {
@@ -284,12 +317,34 @@ func TestLazyMCSATRandomNetworks(t *testing.T) {
 		if in.NumVars > 16 || in.HardConflict() != nil {
 			continue
 		}
+		// Every atom activated (the default for a network this small):
+		// the full network's marginals.
 		_, _, net := network(t, prog, evidence, Options{Query: query, Lazy: true})
-		res, err := net.LazyMarginals(context.Background(), LazySampleOptions{SampleOptions: SampleOptions{Samples: 8000, BurnIn: 200, Chains: 2, Seed: seed}})
+		opt := LazySampleOptions{SampleOptions: SampleOptions{Samples: 8000, BurnIn: 200, Chains: 2, Seed: seed}}
+		res, err := net.LazyMarginals(context.Background(), opt)
 		var inf *InfeasibleError
 		if errors.As(err, &inf) {
 			continue
 		}
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s\n%s", seed, err, prog, evidence)
+		}
+		exact := exactMarginals(in)
+		for i, a := range res.Atoms {
+			k := key(a.Pred.Name, res.Args(net.Store, i))
+			for v := range g.Vars {
+				if key(g.Vars[v].Pred.Name, g.Args(v)) == k && math.Abs(res.Probs[i]-exact[v]) > 0.04 {
+					t.Errorf("seed %d, every atom active: %s lazy %.4f, exact %.4f\n%s\n%s", seed, k, res.Probs[i], exact[v], prog, evidence)
+				}
+			}
+		}
+		if len(res.Atoms) != in.NumVars {
+			t.Errorf("seed %d: %d of %d atoms listed with every atom active", seed, len(res.Atoms), in.NumVars)
+		}
+		// Atoms activated only as clauses reach them.
+		_, _, net = network(t, prog, evidence, Options{Query: query, Lazy: true})
+		opt.MaxActivate = -1
+		res, err = net.LazyMarginals(context.Background(), opt)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s\n%s", seed, err, prog, evidence)
 		}
@@ -311,7 +366,7 @@ func TestLazyMCSATRandomNetworks(t *testing.T) {
 		if _, hv := clamped.Eval(make([]bool, in.NumVars)); hv > 0 && feasibleCount(&clamped) == 0 {
 			t.Fatalf("seed %d: no world satisfies the hard clauses with the never-activated atoms false", seed)
 		}
-		exact := exactMarginals(&clamped)
+		exact = exactMarginals(&clamped)
 		for v := range g.Vars {
 			k := key(g.Vars[v].Pred.Name, g.Args(v))
 			if d := math.Abs(got[k] - exact[v]); d > 0.04 {

@@ -2,6 +2,7 @@ package mln
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/hinge-srl/hinge/maxsat"
 )
@@ -25,6 +26,17 @@ type mergedNet struct {
 	// its weight counts with the opposite sign.
 	into []int32
 	flip []bool
+
+	// equiv holds in's equivalence pairs (equivalencePairs), found once.
+	equivOnce sync.Once
+	equiv     [][2]int32
+}
+
+// pairs returns the merged clauses' equivalence pairs (see
+// equivalencePairs), found on the first call; the chains share them.
+func (m *mergedNet) pairs() [][2]int32 {
+	m.equivOnce.Do(func() { m.equiv = equivalencePairs(m.in) })
+	return m.equiv
 }
 
 // mergeClauses merges the clauses of src (soft weights may be negative).
@@ -67,6 +79,17 @@ func mergeClauses(src *maxsat.Instance) *mergedNet {
 		m.in.Hard[k] = m.in.Hard[k] || src.Hard[c]
 	}
 	m.refresh()
+	return m
+}
+
+// mergedAlready wraps a network whose identical clauses are merged
+// already (each clause its own, soft unit clauses positive) as a
+// mergedNet, without hashing its clauses again.
+func mergedAlready(in *maxsat.Instance) *mergedNet {
+	m := &mergedNet{in: in, src: in, into: make([]int32, in.NumClauses()), flip: make([]bool, in.NumClauses())}
+	for c := range m.into {
+		m.into[c] = int32(c)
+	}
 	return m
 }
 
@@ -121,7 +144,12 @@ func (m *mergedNet) offset() float64 {
 // among those that cost: a negative-weight unit clause costs in the worlds
 // that satisfy it, the optimum among them, and a walk kept picking it.
 func walkable(in *maxsat.Instance) *maxsat.Instance {
-	m := mergeClauses(in).in
+	return walkableMerged(mergeClauses(in).in)
+}
+
+// walkableMerged is walkable for a network whose identical clauses are
+// merged already.
+func walkableMerged(m *maxsat.Instance) *maxsat.Instance {
 	out := &maxsat.Instance{NumVars: m.NumVars, Start: []int32{0}}
 	for c := range m.NumClauses() {
 		w, lits := m.Weight[c], m.Clause(c)

@@ -37,8 +37,9 @@ type SampleOptions struct {
 	// keeps the chain where it is and is counted in Diagnostics.Stuck.
 	SampleSATSteps, MaxFlips int
 	// SAProb is the probability of a simulated-annealing move (else a
-	// WalkSAT move) in SampleSAT before it reaches a solution, and
-	// SATemperature the annealing temperature (0: 0.5 and 0.5).
+	// WalkSAT move) in SampleSAT before it reaches a solution (0: 0.5),
+	// and SATemperature the annealing temperature (0: chosen at each step,
+	// see satTemperature).
 	SAProb, SATemperature float64
 	// BlockWeight and MaxBlock configure Gibbs sampling: atoms tied
 	// together by hard clauses, or by clauses of at least two literals
@@ -49,6 +50,12 @@ type SampleOptions struct {
 	// clauses is sampled atom by atom and may mix slowly.
 	BlockWeight float64
 	MaxBlock    int
+	// Exact bounds exact inference (InferMarginals with MarginalAuto or
+	// MarginalExact; see ExactMarginals).
+	Exact ExactOptions
+	// NoClusterMoves makes SampleSAT's annealing moves flip single atoms
+	// only (see clusters); for measuring what cluster moves bring.
+	NoClusterMoves bool
 	// NoGibbsMoves leaves out the Gibbs sweep that follows every MC-SAT
 	// step (see MCSAT); for measuring MC-SAT alone.
 	NoGibbsMoves bool
@@ -80,9 +87,6 @@ func (o *SampleOptions) check() error {
 	if o.SAProb == 0 {
 		o.SAProb = 0.5
 	}
-	if o.SATemperature == 0 {
-		o.SATemperature = 0.5
-	}
 	if o.BlockWeight == 0 {
 		o.BlockWeight = 4
 	}
@@ -113,7 +117,8 @@ type Diagnostics struct {
 	// one atom's probability, at atom SpreadAtom (0 with one chain).
 	Spread     float64
 	SpreadAtom int
-	// Mixed is RHat <= MixedRHat.
+	// Mixed is RHat <= MixedRHat and Spread <= MixedSpread: the chains,
+	// started apart (see overdispersedStart), agree.
 	Mixed bool
 	// Stuck counts MC-SAT steps in which SampleSAT found no solution of the
 	// selected clauses within its flips, so the chain stayed where it was
@@ -127,6 +132,13 @@ type Diagnostics struct {
 // holds (1.1, the usual threshold of Gelman and Rubin's diagnostic).
 const MixedRHat = 1.1
 
+// MixedSpread is the largest difference between two chains' estimates of
+// one atom's probability with which Diagnostics.Mixed holds: a check
+// beside R-hat, which compares the chains' differences with the variance
+// within them and so can miss chains that each wander slowly between
+// modes in different proportions.
+const MixedSpread = 0.25
+
 // Samples is the result of a sampler: every variable's estimated
 // probability of being true and how far to trust it.
 type Samples struct {
@@ -135,6 +147,11 @@ type Samples struct {
 	// Merged is the number of clauses sampled, identical ground clauses
 	// merged (mergeClauses).
 	Merged int
+	// Exact says which variables' marginals are exact (nil when the
+	// network was sampled in full), and Components how the network was
+	// split for exact inference (see ExactMarginals).
+	Exact      []bool
+	Components []Component
 }
 
 // sampler is one Markov chain.
@@ -284,7 +301,7 @@ func summarize(n int, per []int, sums, squares [][2][]float64, stuck []int, tota
 			d.Spread, d.SpreadAtom = s, v
 		}
 	}
-	d.Mixed = d.RHat <= MixedRHat
+	d.Mixed = d.RHat <= MixedRHat && d.Spread <= MixedSpread
 	return res
 }
 
@@ -406,18 +423,28 @@ func (ix *clauseIndex) trueLits(c int, x []bool) int {
 // MCSAT estimates marginals by MC-SAT (Poon and Domingos, "Sound and
 // Efficient Inference with Probabilistic and Deterministic Dependencies",
 // AAAI 2006). Identical ground clauses are merged first (mergeClauses), so
-// that the sampler sees the network Alchemy and the cost see. Each chain
-// starts from a random world; its first step samples the worlds that satisfy
-// the hard clauses. Every later step selects each hard clause, each soft
-// clause of weight w > 0 that the current world satisfies with probability
-// 1 - exp(-w), and each soft clause of weight w < 0 that it violates with
-// probability 1 - exp(w) (as the constraint that it stays violated), then
-// moves to a near-uniform sample of the worlds that satisfy every selected
-// clause, drawn by SampleSAT (Wei, Erenrich and Selman, "Towards Efficient
-// Sampling: Exploiting Random Walk Strategies", AAAI 2004) from a fresh
-// random world: unit propagation fixes what the selection forces, WalkSAT
-// moves mixed with simulated-annealing moves reach a solution, and then
-// annealing moves among the solutions spread the sample over them.
+// that the sampler sees the network Alchemy and the cost see. The chains
+// start apart (overdispersedStart: a MaxWalkSAT world, every atom false,
+// every atom true, random worlds); a chain's first step moves to a world
+// that satisfies the hard clauses. Every later step selects each hard
+// clause, each soft clause of weight w > 0 that the current world
+// satisfies with probability 1 - exp(-w) (the two clauses of a soft
+// equivalence as one feature: selectPairs), and each soft clause of weight
+// w < 0 that it violates with probability 1 - exp(w) (as the constraint
+// that it stays violated), then moves within the worlds that satisfy
+// every selected clause by SampleSAT (Wei, Erenrich and Selman, "Towards
+// Efficient Sampling: Exploiting Random Walk Strategies", AAAI 2004) made
+// a kernel that leaves the uniform distribution over them unchanged:
+// unit propagation fixes what the selection forces, every atom no
+// selected clause holds gets a fresh random value, and the others move
+// from the current world (a solution: the clauses were selected among
+// those it satisfies) by annealing moves, single atoms or whole clusters
+// that the selected implications tie (clusters), taken at the m-th visit
+// to a solution (uniformMoves). That makes MC-SAT exact in the limit
+// whatever the number of atoms the hard clauses tie, where SampleSAT from
+// a fresh random world, kept at the last solution it visited, is biased
+// towards the solutions its walk reaches first (on 13 atoms tied by two
+// hard formulas, 0.380 for an exact 0.273 at 10^5 samples).
 //
 // Each step is followed by a Gibbs sweep (blocked as in Gibbs; not with
 // opt.NoGibbsMoves). Both kernels leave the distribution unchanged, so their
@@ -432,19 +459,61 @@ func MCSAT(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	net := mergeClauses(in)
+	return mcsat(ctx, mergeClauses(in), opt)
+}
+
+// mcsat is MCSAT over a merged network.
+func mcsat(ctx context.Context, net *mergedNet, opt SampleOptions) (*Samples, error) {
+	in := net.in
 	ix := newClauseIndex(net.in)
 	sw, err := newSweep(net.in, ix, opt, false)
 	if err != nil {
 		return nil, err
 	}
-	s, err := runChains(ctx, in.NumVars, opt, func(_ int, rng *rand.Rand) (sampler, error) {
-		return newMCSATChain(net, ix, sw, nil, opt, rng), nil
+	s, err := runChains(ctx, in.NumVars, opt, func(k int, rng *rand.Rand) (sampler, error) {
+		start, err := overdispersedStart(ctx, k, net.in, rng)
+		if err != nil {
+			return nil, err
+		}
+		return newMCSATChain(net, ix, sw, start, opt, rng), nil
 	})
 	if err == nil {
 		s.Merged = net.in.NumClauses()
 	}
 	return s, err
+}
+
+// overdispersedStart is chain k's first world over the merged network m:
+// for chain 0 a good world found by MaxWalkSAT (10 flips per atom, between
+// 1,000 and 100,000), for chain 1 every atom false, for chain 2 every atom
+// true, and a random world for the others. A chain's first step moves to a
+// solution of the hard clauses near its start (WalkSAT moves from it), so
+// the chains start from solutions spread over the worlds: one in or near
+// the most probable mode, one among mostly false atoms, one among mostly
+// true ones (as a graph of soft equivalences has them). Chains that cannot
+// cross between the modes they start in disagree, and the diagnostics see
+// it, where chains from random worlds all fall into one.
+func overdispersedStart(ctx context.Context, k int, m *maxsat.Instance, rng *rand.Rand) ([]bool, error) {
+	x := make([]bool, m.NumVars)
+	switch k {
+	case 0:
+		flips := min(max(10*m.NumVars, 1000), 100_000)
+		res, err := maxsat.WalkSAT(ctx, walkableMerged(m), nil, maxsat.WalkOptions{Steps: flips, Seed: rng.Uint64()})
+		if err != nil {
+			return nil, err
+		}
+		copy(x, res.X)
+	case 1:
+	case 2:
+		for v := range x {
+			x[v] = true
+		}
+	default:
+		for v := range x {
+			x[v] = rng.IntN(2) == 1
+		}
+	}
+	return x, nil
 }
 
 // mcsatChain is an MC-SAT Markov chain over a merged network.
@@ -470,10 +539,27 @@ type mcsatChain struct {
 	queue    []int32
 	unsat    []int32 // active clauses with no true literal
 	pos      []int32 // clause -> index in unsat, or -1
-	undo     []int32
 	cands    []int32
 	prob     []float64 // clause -> selection probability for weight probW
 	probW    []float64
+	// The walk atoms' occurrences in the active clauses (indexActive):
+	// walk atom v, at walkAt[v], has aOcc[aStart[i]:aEnd[i]].
+	walkAt       []int32
+	aStart, aEnd []int32
+	aOcc         []activeOcc
+
+	// The step's clusters (see clusters): the implication graph of its
+	// binary active clauses and its strongly connected components, and the
+	// units moves flip, unit u holding unitAtoms[unitStart[u]:unitStart[u+1]].
+	edges               [][2]int32
+	eStart, eAdj, eFill []int32
+	scc                 sccState
+	sccUnit, unitID     []int32
+	unitStart, unitNext []int32
+	unitAtoms           []int32
+	// paired[c] == stamp: soft clause c's selection was decided with its
+	// equivalence pair's (selectPairs).
+	paired []uint32
 }
 
 // chain is the MC-SAT chain the discriminative learner keeps.
@@ -574,13 +660,16 @@ func (ch *mcsatChain) selectClauses() bool {
 	in := ch.net.in
 	ch.queue = ch.queue[:0]
 	x := ch.x
+	if ch.hardOK {
+		ch.selectPairs()
+	}
 	for c := range in.NumClauses() {
 		w, hard := in.Weight[c], in.Hard[c]
 		var sel bool
 		switch {
 		case hard:
 			sel = true
-		case !ch.hardOK || w == 0:
+		case !ch.hardOK || w == 0 || (ch.paired != nil && ch.paired[c] == ch.stamp):
 		default:
 			if w != ch.probW[c] || ch.prob[c] < 0 {
 				ch.probW[c], ch.prob[c] = w, -math.Expm1(-math.Abs(w))
@@ -706,10 +795,14 @@ func (ch *mcsatChain) sampleSAT() bool {
 			}
 		}
 	}
-	// A fresh random world for every atom the selection leaves free: the
-	// ones in no active clause are then exactly uniform.
+	ch.indexActive()
+	// Every atom the selection leaves free and no active clause holds is
+	// uniform given the rest: a fresh random value. Before the chain's
+	// world satisfies the hard clauses, the walk's atoms keep their values
+	// too, so that the chain's first solution is found from its start
+	// (see overdispersedStart).
 	for v := range ch.x {
-		if ch.fixed[v] != ch.stamp {
+		if ch.fixed[v] != ch.stamp && ch.walking[v] != ch.stamp {
 			ch.x[v] = ch.rng.IntN(2) == 1
 		}
 	}
@@ -726,11 +819,13 @@ func (ch *mcsatChain) sampleSAT() bool {
 	if len(ch.walk) == 0 {
 		return len(ch.unsat) == 0
 	}
-	// Find a solution: WalkSAT moves (a variable of a random violated
-	// clause, the one breaking fewest clauses or a random one) mixed with
-	// annealing moves.
-	temp := ch.opt.SATemperature
+	temp := satTemperature(ch.opt, len(ch.walk))
 	budget := ch.maxFlips()
+	// Only before the first solution: WalkSAT moves (a variable of a
+	// random violated clause, the one breaking fewest clauses or a random
+	// one) mixed with annealing moves find one. Later the world satisfies
+	// every selected clause already (they were chosen among those it
+	// satisfies).
 	for f := 0; len(ch.unsat) > 0; f++ {
 		if f >= budget {
 			return false
@@ -742,28 +837,71 @@ func (ch *mcsatChain) sampleSAT() bool {
 		}
 		ch.anneal(temp)
 	}
-	// Spread over the solutions: annealing moves (a random walk atom,
-	// flipped with probability min(1, exp(-delta/T)), delta the change in
-	// violated clauses) have stationary distribution proportional to
-	// exp(-violated/T), uniform on the solutions; the sample is the last
-	// solution visited (the flips since are undone).
-	moves := ch.opt.SampleSATSteps
-	if moves == 0 {
-		moves = max(100, 5*len(ch.walk))
+	return ch.uniformMoves(temp, budget)
+}
+
+// satTemperature is opt.SATemperature, or when that is 0 the temperature
+// of a step's annealing moves over walk atoms: 1/ln(e + walk), at most 0.5.
+// A move that violates one clause is accepted with probability
+// exp(-1/T) = 1/(e + walk), so that the moves out of the solutions, about
+// walk of them, add up to about one: the chain spends about half its moves
+// at a solution whatever the number of atoms it walks (at 0.5 on UW-CSE's
+// 600-atom walks it nearly never came back to one), while on a walk of a
+// dozen atoms it crosses barriers of a few violated clauses in a few
+// hundred moves.
+func satTemperature(opt SampleOptions, walk int) float64 {
+	if opt.SATemperature > 0 {
+		return opt.SATemperature
 	}
-	ch.undo = ch.undo[:0]
-	for range moves {
-		if v := ch.anneal(temp); v >= 0 {
-			if len(ch.unsat) == 0 {
-				ch.undo = ch.undo[:0]
-			} else {
-				ch.undo = append(ch.undo, int32(v))
-			}
+	return min(0.5, 1/math.Log(math.E+float64(walk)))
+}
+
+// sampleSATVisits is the number of visits to a solution after which
+// SampleSAT takes its sample: opt.SampleSATSteps, or 5 per atom walked
+// (at least 100), plus 0 or 1 at random. A fixed number would make the
+// kernel periodic where every move is accepted (a single cluster flips at
+// every move, and would be back where it started after an even number).
+func sampleSATVisits(opt SampleOptions, walk int, rng *rand.Rand) int {
+	m := opt.SampleSATSteps
+	if m == 0 {
+		m = max(100, 5*walk)
+	}
+	return m + rng.IntN(2)
+}
+
+// uniformMoves moves the walk's atoms from a solution of the active
+// clauses to another, leaving the uniform distribution over the solutions
+// unchanged (see sampleSAT), and returns false when it fails to come back
+// to a solution within budget flips (the step then keeps the previous
+// world). Annealing moves (a random walk atom, flipped with probability
+// min(1, exp(-delta/T)), delta the change in violated active clauses) are
+// a Metropolis chain whose stationary distribution is proportional to
+// exp(-violated/T), uniform on the solutions; the chain watched only while
+// it is at a solution (its trace on the solutions) is a Markov chain whose
+// stationary distribution is that one restricted to the solutions, the
+// uniform distribution (Levin, Peres and Wilmer, Markov Chains and Mixing
+// Times, the induced chain). So the sample is the world at the chain's
+// m-th visit to a solution, a fixed m (each move that ends at a solution,
+// staying put included, is a visit): m steps of the trace chain from the
+// current solution (m is drawn before the moves: see sampleSATVisits).
+// Moves through worlds that violate clauses cross between solutions that
+// single flips cannot join, and a cluster move (see clusters) flips atoms
+// that the step's selected implications tie together at once.
+func (ch *mcsatChain) uniformMoves(temp float64, budget int) bool {
+	visits := sampleSATVisits(ch.opt, len(ch.walk), ch.rng)
+	units := !ch.opt.NoClusterMoves && ch.clusters()
+	for f := 0; visits > 0; f++ {
+		if f >= budget {
+			return false // the step goes back to the previous world
 		}
-	}
-	for i := len(ch.undo) - 1; i >= 0; i-- {
-		v := ch.undo[i]
-		ch.x[v] = !ch.x[v] // the counts are rebuilt by the next step
+		if units {
+			ch.annealUnit(temp)
+		} else {
+			ch.anneal(temp)
+		}
+		if len(ch.unsat) == 0 {
+			visits--
+		}
 	}
 	return true
 }
@@ -772,12 +910,21 @@ func (ch *mcsatChain) sampleSAT() bool {
 // the atom it flipped, or -1.
 func (ch *mcsatChain) anneal(temp float64) int {
 	v := int(ch.walk[ch.rng.IntN(len(ch.walk))])
-	d := ch.delta(v)
-	if d <= 0 || (temp > 0 && ch.rng.Float64() < math.Exp(-float64(d)/temp)) {
-		ch.flip(v)
+	if ch.anneal1(v, temp) {
 		return v
 	}
 	return -1
+}
+
+// anneal1 flips atom v with probability min(1, exp(-delta/temp)), delta
+// the change in violated active clauses, and returns whether it did.
+func (ch *mcsatChain) anneal1(v int, temp float64) bool {
+	d := ch.delta(v)
+	if d <= 0 || (temp > 0 && ch.rng.Float64() < math.Exp(-float64(d)/temp)) {
+		ch.flip(v)
+		return true
+	}
+	return false
 }
 
 // fixVar picks an unfixed atom of violated active clause c: one whose flip
@@ -810,20 +957,78 @@ func (ch *mcsatChain) fixVar(c int, greedy bool) int {
 	return v
 }
 
-// isActive says whether clause c is one of this step's active clauses.
-func (ch *mcsatChain) isActive(c int) bool {
-	return ch.selected[c] == ch.stamp && ch.sat[c] != ch.stamp
+// activeOcc is an occurrence of a walk atom in an active clause: the
+// clause, and the change in its true literals when the atom goes from
+// false to true (1 for a positive literal, -1 for a negated one).
+type activeOcc struct {
+	c int32
+	g int8
+}
+
+// indexActive lists, for every walk atom (walkAt gives its position), its
+// occurrences in the step's active clauses, so that moves look at those
+// alone rather than at every clause of the atom.
+func (ch *mcsatChain) indexActive() {
+	w := len(ch.walk)
+	if ch.walkAt == nil {
+		ch.walkAt = make([]int32, len(ch.x))
+	}
+	for i, v := range ch.walk {
+		ch.walkAt[v] = int32(i)
+	}
+	start := slices.Grow(ch.aStart[:0], w+1)[:w+1]
+	clear(start)
+	for _, c := range ch.active {
+		for _, l := range ch.net.in.Clause(int(c)) {
+			if u := l.Var(); ch.fixed[u] != ch.stamp {
+				start[ch.walkAt[u]+1]++
+			}
+		}
+	}
+	for i := range w {
+		start[i+1] += start[i]
+	}
+	occ := slices.Grow(ch.aOcc[:0], int(start[w]))[:start[w]]
+	end := slices.Grow(ch.aEnd[:0], w)[:w]
+	copy(end, start[:w])
+	for _, c := range ch.active {
+		for _, l := range ch.net.in.Clause(int(c)) {
+			u := l.Var()
+			if ch.fixed[u] == ch.stamp {
+				continue
+			}
+			g := int8(1)
+			if l.Neg() {
+				g = -1
+			}
+			i := ch.walkAt[u]
+			if e := end[i]; e > start[i] && occ[e-1].c == c { // x v !x
+				occ[e-1].g += g
+				continue
+			}
+			occ[end[i]] = activeOcc{c, g}
+			end[i]++
+		}
+	}
+	ch.aStart, ch.aOcc, ch.aEnd = start, occ, end
+}
+
+// activeOf returns walk atom v's occurrences in the active clauses.
+func (ch *mcsatChain) activeOf(v int) []activeOcc {
+	i := ch.walkAt[v]
+	return ch.aOcc[ch.aStart[i]:ch.aEnd[i]]
 }
 
 // flip flips v and updates the active clauses' counts.
 func (ch *mcsatChain) flip(v int) {
-	for k, c32 := range ch.occ[v] {
-		c := int(c32)
-		if !ch.isActive(c) {
-			continue
+	for _, o := range ch.activeOf(v) {
+		c := o.c
+		g := int32(o.g)
+		if ch.x[v] {
+			g = -g
 		}
 		was := ch.ntrue[c]
-		n := was + int32(ch.gain(ch.x, v, k))
+		n := was + g
 		ch.ntrue[c] = n
 		switch {
 		case was == 0 && n > 0:
@@ -845,16 +1050,15 @@ func (ch *mcsatChain) flip(v int) {
 // flipped.
 func (ch *mcsatChain) delta(v int) int {
 	d := 0
-	for k, c32 := range ch.occ[v] {
-		c := int(c32)
-		if !ch.isActive(c) {
-			continue
+	for _, o := range ch.activeOf(v) {
+		g := int32(o.g)
+		if ch.x[v] {
+			g = -g
 		}
-		n := int(ch.ntrue[c])
-		switch m := n + ch.gain(ch.x, v, k); {
-		case n == 0 && m > 0:
+		switch n := ch.ntrue[o.c]; {
+		case n == 0 && n+g > 0:
 			d--
-		case n > 0 && m == 0:
+		case n > 0 && n+g == 0:
 			d++
 		}
 	}
@@ -862,8 +1066,9 @@ func (ch *mcsatChain) delta(v int) int {
 }
 
 // Gibbs estimates the marginal probability that each variable is true by
-// Gibbs sampling. Identical clauses are merged first, as for MC-SAT. Each
-// chain starts from a random world, and each sweep resamples every atom
+// Gibbs sampling. Identical clauses are merged first, as for MC-SAT. The
+// first chain starts from a world MaxWalkSAT finds, the others from random
+// worlds, and each sweep resamples every atom
 // from its conditional given the others,
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(W1 - W0))), W1 and W0 the weights of
 // the clauses satisfied with x_v true and false. Atoms tied together by hard
@@ -886,10 +1091,22 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	if err != nil {
 		return nil, err
 	}
-	s, err := runChains(ctx, in.NumVars, opt, func(_ int, rng *rand.Rand) (sampler, error) {
+	s, err := runChains(ctx, in.NumVars, opt, func(k int, rng *rand.Rand) (sampler, error) {
 		ch := &gibbsChain{chainState: newChainState(ix, rng), sw: sw}
-		for v := range ch.x {
-			ch.x[v] = rng.IntN(2) == 1
+		if k == 0 {
+			// From the most probable mode MaxWalkSAT finds, so that chains
+			// stuck elsewhere disagree with it (the worlds of every atom
+			// false or true that MCSAT also starts from can violate hard
+			// clauses that single-atom moves cannot repair).
+			start, err := overdispersedStart(ctx, 0, net.in, rng)
+			if err != nil {
+				return nil, err
+			}
+			copy(ch.x, start)
+		} else {
+			for v := range ch.x {
+				ch.x[v] = rng.IntN(2) == 1
+			}
 		}
 		ch.recount()
 		return ch, nil

@@ -628,7 +628,7 @@ func (c *config) exact(ctx context.Context) error {
 		}
 		if c.engines["hinge"] {
 			engines = append(engines, engine{"hinge mcsat", func(seed int, res string) (*runStats, error) {
-				return runCmd(ctx, hinge, "mln", "infer", "-i", mlnPath, "-e", dbPath, "-q", strings.Join(n.query, ","), "--marginal",
+				return runCmd(ctx, hinge, "mln", "infer", "-i", mlnPath, "-e", dbPath, "-q", strings.Join(n.query, ","), "--marginal", "--method", "mcsat",
 					"--samples", fmt.Sprint(c.exactSamples), "--burn-in", "100", "--seed", fmt.Sprint(seed), "-r", res, "--quiet")
 			}})
 		}

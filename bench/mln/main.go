@@ -18,6 +18,14 @@
 //   - exact: small networks (hard, near-deterministic and negative
 //     clauses, opposite unit clauses) whose marginals are computed by
 //     enumeration, against each engine's MC-SAT (exact.go).
+//   - exact-share: how much of UW-CSE's ai fold and Tuffy's cse sample
+//     exact inference solves (hinge mln infer --marginal's default), and
+//     how large the part left to sampling is (exactshare.go).
+//   - samplesat: MC-SAT on networks of hard clauses only, 13 to 60 atoms
+//     all tied (SampleSAT's uniformity), against their exact marginals.
+//   - modes: MC-SAT with and without cluster moves, and Gibbs, on networks
+//     whose modes single flips cannot cross (groups of friends, a
+//     symmetric network, complete graphs), against exact marginals.
 //   - peer-map, peer-mcsat, peer-learn: Alchemy 2 (-alchemy names the
 //     directory of its infer and learnwts binaries) and hinge's command
 //     line side by side on UW-CSE: MAP cost and time, MC-SAT CPU time a
@@ -76,6 +84,7 @@ type config struct {
 	randomNets, exactSeeds  int
 	exactSamples            int
 	peerSamples, peerDNIter int
+	satSamples              int
 	engines                 map[string]bool // MC-SAT engines to run: "alchemy", "hinge"
 	peerLearners            string
 	stdout, stderr          io.Writer
@@ -84,7 +93,7 @@ type config struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mln", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots, exact, peer-map, peer-mcsat, peer-learn")
+	experiments := fs.String("experiments", "tuffy,kinship,uwcse", "comma-separated: tuffy, kinship, uwcse, alchemy, plots, exact, exact-share, samplesat, modes, peer-map, peer-mcsat, peer-learn")
 	data := fs.String("data", "", "shared data directory (default: $HINGE_DATA or ../shared/data)")
 	out := fs.String("out", "", "directory for the CSV files (default: hinge-bench-mln in the temporary directory)")
 	update := fs.Bool("update-results", false, "write the CSV files into the committed results/ beside this program")
@@ -100,6 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exactSamples := fs.Int("exact-samples", 10_000, "MC-SAT samples on each network (exact)")
 	peerSamples := fs.Int("peer-samples", 1000, "MC-SAT samples (peer-mcsat, peer-learn's test inference)")
 	peerDNIter := fs.Int("peer-dn-iter", 10, "iterations of learnwts -d and hinge mln learn --method dn (peer-learn)")
+	satSamples := fs.Int("samplesat-samples", 100_000, "MC-SAT samples on each network and seed (samplesat)")
 	peerLearners := fs.String("peer-learners", "", "peer-learn: comma-separated learners to run (file, alchemy-g, hinge-pll, alchemy-d, hinge-dn, alchemy-g-ne, hinge-pll-q, alchemy-g-nounit; default all)")
 	engines := fs.String("engines", "alchemy,hinge", "MC-SAT engines to run (exact, peer-mcsat, peer-learn's test inference): alchemy, hinge or both")
 	if err := fs.Parse(args); err != nil {
@@ -107,10 +117,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	c := &config{data: *data, out: *out, flips: *flips, samples: *samples, learnIter: *learnIter, dnIter: *dnIter,
 		alchemyBin: *alchemyBin, hingeBin: *hingeBin, runs: *runs, randomNets: *randomNets, exactSeeds: *exactSeeds,
-		exactSamples: *exactSamples, peerSamples: *peerSamples, peerDNIter: *peerDNIter, engines: map[string]bool{}, peerLearners: *peerLearners,
+		exactSamples: *exactSamples, peerSamples: *peerSamples, satSamples: *satSamples, peerDNIter: *peerDNIter, engines: map[string]bool{}, peerLearners: *peerLearners,
 		stdout: stdout, stderr: stderr}
-	if c.runs < 1 || c.exactSeeds < 1 || c.exactSamples < 1 || c.peerSamples < 1 || c.peerDNIter < 1 || c.randomNets < 0 {
-		return errors.New("-runs, -exact-seeds, -exact-samples, -peer-samples and -peer-dn-iter must be positive, -random-nets >= 0")
+	if c.runs < 1 || c.exactSeeds < 1 || c.exactSamples < 1 || c.peerSamples < 1 || c.peerDNIter < 1 || c.randomNets < 0 || c.satSamples < 4 {
+		return errors.New("-runs, -exact-seeds, -exact-samples, -peer-samples and -peer-dn-iter must be positive, -random-nets >= 0, -samplesat-samples >= 4")
 	}
 	for _, e := range strings.Split(*engines, ",") {
 		if e = strings.TrimSpace(e); e != "alchemy" && e != "hinge" {
@@ -154,6 +164,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = c.uwcse(ctx)
 		case "exact":
 			err = c.exact(ctx)
+		case "exact-share":
+			err = c.exactShare(ctx)
+		case "samplesat":
+			err = c.sampleSAT(ctx)
+		case "modes":
+			err = c.modes(ctx)
 		case "peer-map":
 			err = c.peerMAP(ctx)
 		case "peer-mcsat":
@@ -161,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		case "peer-learn":
 			err = c.peerLearn(ctx)
 		default:
-			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots, exact, peer-map, peer-mcsat, peer-learn)", e)
+			err = fmt.Errorf("unknown experiment %q (want tuffy, kinship, uwcse, alchemy, plots, exact, exact-share, samplesat, modes, peer-map, peer-mcsat, peer-learn)", e)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e, err)

@@ -512,7 +512,7 @@ func (c *config) alchemyMCSAT(ctx context.Context, prog, evidence, result string
 // discards none (reading, grounding, merging); without it, it is 0.
 func (c *config) hingeMCSAT(ctx context.Context, hinge, prog, evidence, result string, samples, seed int, base bool) (*mcsatRun, error) {
 	args := func(samples, burnIn int, res string) []string {
-		return []string{"mln", "infer", "-i", prog, "-e", evidence, "-q", "advisedBy", "--marginal", "--samples", fmt.Sprint(samples),
+		return []string{"mln", "infer", "-i", prog, "-e", evidence, "-q", "advisedBy", "--marginal", "--method", "mcsat", "--samples", fmt.Sprint(samples),
 			"--burn-in", fmt.Sprint(burnIn), "--chains", fmt.Sprint(hingeChains), "--seed", fmt.Sprint(seed), "-r", res, "--quiet"}
 	}
 	st, err := runCmd(ctx, hinge, args(samples, 100, result)...)

@@ -263,6 +263,13 @@ type mlnInferOptions struct {
 	bar                    *progress.Reporter // the run's progress (hinge mln infer)
 	admm                   admm.Options
 	explain                explainFlags
+
+	// marginalMethod is auto or exact when --marginal takes exact
+	// inference (MC-SAT samples what it leaves: method is mcsat then);
+	// strict makes marginals that cannot be trusted an error.
+	marginalMethod string
+	strict         bool
+	lazyAsked      bool // --lazy given, not chosen for want of memory
 }
 
 // mlnReport is the --report JSON of hinge mln infer.
@@ -312,6 +319,17 @@ al., "Lifted Hinge-Loss Markov Random Fields"): same optimum and certified
 bound from a smaller problem when atoms are interchangeable, and rounding of
 one atom per class of symmetric atoms where that keeps the 3/4 guarantee.
 
+--marginal writes every query atom's probability ('Pred(A, B) 0.2732'),
+exact wherever that is affordable (--method auto, the default): the ground
+network, identical clauses merged and the atoms the hard clauses force
+fixed, splits into connected components, each solved by a junction tree
+when its cliques have at most 20 atoms, or by counting when its atoms are
+exchangeable, and only the others are sampled by MC-SAT; stderr and the
+report say which. --method exact refuses a component too large (exit 1),
+with its cost; --method mcsat or gibbs samples the whole network. The
+chains start apart; when they disagree stderr warns, the report has
+"mixed": false, and --strict makes it an error (exit 1, nothing written).
+
 --lazy grounds lazily (LazySAT, Singla and Domingos, "Memory-Efficient
 Inference in Relational Domains", AAAI 2006): every unknown atom starts
 false and a ground clause is built only once every atom it negates is true,
@@ -321,13 +339,15 @@ as it makes atoms true. There is no certified bound then (the relaxation
 needs the full grounding). With --marginal, lazy MC-SAT (Poon, Domingos and
 Sumner, "A General Method for Reducing the Complexity of Relational
 Inference and its Application to MCMC", AAAI 2008) samples over the same
-lazily built clauses; SampleSAT starts at random over the atoms in a clause
-built so far, and an atom that no built clause reaches is never moved: the
-marginals are those of the network conditioned on such atoms being false
-(the result lists the activated query atoms; every other one was false in
-every sample). MAP, and marginals by MC-SAT, ground lazily by themselves
-when the unknown atoms or the full grounding would not fit in
---memory-limit.
+lazily built clauses. With at most 100,000 unknown atoms every atom is
+active from the start, so it samples what MC-SAT samples and lists every
+query atom; otherwise (and when lazy grounding was chosen for want of
+memory) an atom that no built clause reaches is never moved: the marginals
+are those of the network conditioned on such atoms being false (the result
+lists the activated query atoms, stderr says how many atoms were held
+false, and the run counts as not mixed). MAP, and marginals by MC-SAT,
+ground lazily by themselves when the unknown atoms or the full grounding
+would not fit in --memory-limit.
 
 The result (-r FILE, else standard output) lists every unknown atom of the
 query predicates, 'Pred(A, B) 1' or 'Pred(A, B) 0'; after lazy grounding,
@@ -346,8 +366,9 @@ in Alchemy.`,
 	o.mlnInputs.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
-	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: mcsat (default) or gibbs")
-	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
+	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: auto (default: exact where affordable, MC-SAT for the rest), exact (exact or refused with the cost), mcsat or gibbs (sampling alone)")
+	f.BoolVar(&o.marginal, "marginal", false, "every query atom's probability (exact where affordable, else sampled) instead of the MAP world")
+	f.BoolVar(&o.strict, "strict", false, "marginals: fail (exit 1, nothing written) when the sampled marginals cannot be trusted (chains that disagree, atoms lazy MC-SAT never activated)")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
 	f.BoolVar(&o.trueOnly, "true-only", false, "MAP: write only the query atoms that are true, one per line without a value (Alchemy's -m)")
 	f.BoolVar(&o.lazy, "lazy", false, "ground lazily (LazySAT): MAP by MaxWalkSAT, --marginal by lazy MC-SAT; chosen by itself when the full grounding would not fit in --memory-limit")
@@ -408,6 +429,17 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if !(o.noise > 0 && o.noise <= 1) {
 		return badInput(fmt.Errorf("--noise %v: must be in (0,1]", o.noise))
 	}
+	o.lazyAsked = o.lazy
+	if o.marginal && o.method == "" {
+		o.method = mln.MarginalAuto
+	}
+	if o.method == mln.MarginalAuto || (o.marginal && o.method == mln.MarginalExact) {
+		// Exact marginals (mln.InferMarginals); MC-SAT samples the rest.
+		o.marginal, o.marginalMethod, o.method = true, o.method, mln.MethodMCSAT
+		if o.lazy && o.marginalMethod == mln.MarginalExact {
+			return badInput(errors.New("--method exact computes marginals on the full grounding; --lazy samples them by lazy MC-SAT"))
+		}
+	}
 	explicitMethod := o.method
 	switch o.method {
 	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT:
@@ -447,7 +479,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	// Lazy grounding by itself beyond the memory limit: for MAP, and for
 	// marginals by MC-SAT (Gibbs has no lazy form).
-	autoLazy := !o.marginal || o.method == mln.MethodMCSAT
+	autoLazy := !o.marginal || (o.method == mln.MethodMCSAT && o.marginalMethod != mln.MarginalExact)
 	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
@@ -723,10 +755,18 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 	bar := o.bar
 	so := mln.SampleOptions{Samples: o.samples, BurnIn: o.burnIn, Chains: o.chains, Seed: o.seed,
 		Progress: func(done, total int) { bar.Status("%s: step %d of %d (%d chains)", o.method, done, total, o.chains) }}
-	res, err := net.Marginals(ctx, o.method, mo, so)
+	method := o.method
+	if o.marginalMethod != "" {
+		method = o.marginalMethod
+	}
+	res, err := net.Marginals(ctx, method, mo, so)
 	bar.Done()
+	var tl *mln.TooLargeError
+	if errors.As(err, &tl) {
+		return failed(err)
+	}
 	var me *ground.MemoryError
-	if errors.As(err, &me) && o.method == mln.MethodMCSAT {
+	if errors.As(err, &me) && o.method == mln.MethodMCSAT && o.marginalMethod != mln.MarginalExact {
 		// The unknown atoms fit, their full grounding does not.
 		fmt.Fprintf(stderr, "hinge mln infer: note: %v; grounding lazily instead (--lazy)\n", err)
 		if net, _, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
@@ -743,23 +783,35 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 	g := res.Ground
 	lines := queryLines(g, net, res.Probs, "%s %.4f")
 	d := res.Diagnostics
-	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard; %d once identical ones are merged), grounded in %.3f s; %s: %d chains x %d samples after %d burn-in in %.3f s\n",
+	ex := summarizeExact(res.Exact, res.Components)
+	sampled := fmt.Sprintf("%d chains x %d samples after %d burn-in", d.Chains, d.SamplesPerChain, o.burnIn)
+	if d.Chains == 0 {
+		sampled = "nothing sampled"
+	}
+	fmt.Fprintf(stderr, "mln: %d unknown atoms, %d ground clauses (%d hard; %d once identical ones are merged), grounded in %.3f s; %s: %s in %.3f s\n",
 		g.Problem.NumVars, g.Problem.NumPotentials()+g.Problem.NumConstraints(), g.Problem.NumConstraints(), res.Merged, res.Seconds.Ground,
-		o.method, d.Chains, d.SamplesPerChain, o.burnIn, res.Seconds.Sample)
+		method, sampled, res.Seconds.Sample)
 	atom := func(v int) string {
 		if v < 0 {
 			return "-"
 		}
 		return g.Vars[v].Pred.Name + "(" + strings.Join(g.Args(v), ", ") + ")"
 	}
-	fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
+	if ex != nil {
+		ex.print(stderr, g.Problem.NumVars)
+	}
+	if d.Chains > 0 {
+		fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
+	}
 	if !d.Mixed {
-		also := ""
+		advice := "take more samples (--samples, --burn-in)"
 		if o.method == mln.MethodGibbs {
-			also = ", or use --method mcsat"
+			advice += ", or use --method mcsat"
 		}
-		fmt.Fprintf(stderr, "warning: the chains have not mixed (R-hat %.3g > %.1f at %s): the marginals are not yet to be trusted; take more samples (--samples, --burn-in)%s\n",
-			d.RHat, mln.MixedRHat, atom(d.RHatAtom), also)
+		mixedWarning(stderr, d, atom, advice)
+		if o.strict {
+			return notTrusted("the chains have not mixed")
+		}
 	}
 	if d.Stuck > 0 {
 		fmt.Fprintf(stderr, "note: in %d of %d MC-SAT steps SampleSAT found no world satisfying the selected clauses, and the chain stayed where it was\n", d.Stuck, d.Steps)
@@ -768,11 +820,14 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		return err
 	}
 	if o.report != "" {
-		rep := map[string]any{"method": o.method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
-			"merged_clauses": res.Merged, "samples": o.samples, "burn_in": o.burnIn,
+		rep := map[string]any{"method": method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
+			"merged_clauses": res.Merged, "samples": o.samples, "burn_in": o.burnIn, "mixed": d.Mixed,
 			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
 				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
 			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
+		if ex != nil {
+			rep["exact"] = ex
+		}
 		if err := writeJSON(o.report, rep); err != nil {
 			return failed(err)
 		}
@@ -790,7 +845,15 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 		Progress: func(done, total int) {
 			bar.Status("lazy MC-SAT: step %d of %d (%d chains)", done, total, o.chains)
 		}}
-	res, err := net.LazyMarginals(ctx, mln.LazySampleOptions{SampleOptions: so, MemoryLimit: memlimit.Current()})
+	// Every unknown atom active from the start when there are few
+	// (mln.LazySampleOptions.MaxActivate), unless lazy grounding was
+	// chosen because the full grounding would not fit: sampling every atom
+	// would build most of it.
+	activate := 0
+	if !o.lazyAsked {
+		activate = -1
+	}
+	res, err := net.LazyMarginals(ctx, mln.LazySampleOptions{SampleOptions: so, MemoryLimit: memlimit.Current(), MaxActivate: activate})
 	bar.Done()
 	if err != nil {
 		return failed(err)
@@ -812,12 +875,26 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 	all := net.UnknownAtoms()
 	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard; %d once identical ones are merged) over %d unknown atoms of %.3g, %d of them in %.3f s before sampling (the clauses' variables range over %.3g substitutions)\n",
 		net.Formulas, len(net.Clauses), res.ActiveClauses, res.HardClauses, res.Merged, len(res.Atoms), all, res.InitialClauses, res.Seconds.Ground, res.CrossProduct)
-	fmt.Fprintf(stderr, "mcsat (lazy): %d chains x %d samples after %d burn-in in %.3f s; %d query atoms activated, every other one false in every sample (estimate 0, not listed)\n",
-		d.Chains, d.SamplesPerChain, o.burnIn, res.Seconds.Sample, len(lines))
+	activated := "every unknown atom active from the start, every query atom listed"
+	if !res.Complete {
+		activated = fmt.Sprintf("%d query atoms activated, every other one false in every sample (estimate 0, not listed)", len(lines))
+	}
+	fmt.Fprintf(stderr, "mcsat (lazy): %d chains x %d samples after %d burn-in in %.3f s; %s\n",
+		d.Chains, d.SamplesPerChain, o.burnIn, res.Seconds.Sample, activated)
 	fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
 	if !d.Mixed {
-		fmt.Fprintf(stderr, "warning: the chains have not mixed (R-hat %.3g > %.1f at %s): the marginals are not yet to be trusted; take more samples (--samples, --burn-in)\n",
-			d.RHat, mln.MixedRHat, atom(d.RHatAtom))
+		mixedWarning(stderr, d, atom, "take more samples (--samples, --burn-in)")
+	}
+	if !res.Complete && res.NeverActivated > 0 {
+		fmt.Fprintf(stderr, "warning: %.0f unknown atoms were never activated and were held false throughout: the marginals are those of the network conditioned on them being false, not MC-SAT's (every atom is activated from the start with --lazy on networks of at most 100,000 unknown atoms)\n", res.NeverActivated)
+	}
+	mixed := d.Mixed && (res.Complete || res.NeverActivated == 0)
+	if o.strict && !mixed {
+		why := "the chains have not mixed"
+		if d.Mixed {
+			why = fmt.Sprintf("%.0f unknown atoms never activated", res.NeverActivated)
+		}
+		return notTrusted(why)
 	}
 	if d.Stuck > 0 {
 		fmt.Fprintf(stderr, "note: in %d of %d MC-SAT steps SampleSAT found no world satisfying the selected clauses, and the chain stayed where it was\n", d.Stuck, d.Steps)
@@ -829,6 +906,7 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 		rep := map[string]any{"method": mln.MethodMCSAT, "lazy": true, "ground_clauses": res.ActiveClauses, "initial_ground_clauses": res.InitialClauses,
 			"ground_hard_clauses": res.HardClauses, "merged_clauses": res.Merged, "unknown_atoms": len(res.Atoms), "all_unknown_atoms": all,
 			"cross_product": res.CrossProduct, "query_atoms_listed": len(lines), "samples": o.samples, "burn_in": o.burnIn,
+			"complete": res.Complete, "never_activated": res.NeverActivated, "mixed": mixed,
 			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
 				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
 			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}

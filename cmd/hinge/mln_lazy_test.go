@@ -102,7 +102,7 @@ func TestMLNInferLazyMarginals(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	code, lazy, errs := runCLI(t, append(base, "--lazy", "--report", rep)...)
-	if code != 0 || !strings.Contains(errs, "mcsat (lazy)") || !strings.Contains(errs, "5 query atoms activated") {
+	if code != 0 || !strings.Contains(errs, "mcsat (lazy)") || !strings.Contains(errs, "every query atom listed") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	f, l := marginalLines(t, full), marginalLines(t, lazy)
@@ -121,7 +121,8 @@ func TestMLNInferLazyMarginals(t *testing.T) {
 	}
 	var r map[string]any
 	raw := readJSON(t, rep, &r)
-	if r["lazy"] != true || r["ground_clauses"].(float64) != 5 || r["initial_ground_clauses"].(float64) != 2 || r["convergence"].(map[string]any)["mixed"] != true {
+	if r["lazy"] != true || r["ground_clauses"].(float64) != 5 || r["initial_ground_clauses"].(float64) != 2 || r["convergence"].(map[string]any)["mixed"] != true ||
+		r["complete"] != true || r["never_activated"].(float64) != 0 || r["mixed"] != true {
 		t.Errorf("report %s", raw)
 	}
 }
@@ -142,5 +143,15 @@ func TestMLNInferLazyMarginalsByItself(t *testing.T) {
 	want := 1 / (1 + math.Exp(-1))
 	if len(m) != 2 || math.Abs(m["T(1, 2, 2)"]-want) > 0.02 || math.Abs(m["T(3, 4, 4)"]-want) > 0.02 {
 		t.Errorf("got %v, want T(1, 2, 2) and T(3, 4, 4) at %.4f", m, want)
+	}
+	// The other 999,998 atoms of T, in no clause, have probability 1/2,
+	// and were held false: the run says so, and --strict refuses it.
+	if !strings.Contains(errs, "999998 unknown atoms were never activated") {
+		t.Errorf("stderr does not say which atoms were held false:\n%s", errs)
+	}
+	res := filepath.Join(dir, "r.txt")
+	code, _, errs = runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "T", "--marginal", "--samples", "800", "--memory-limit", "96MiB", "--quiet", "--strict", "-r", res)
+	if _, err := os.Stat(res); code != 1 || !strings.Contains(errs, "--strict") || err == nil {
+		t.Errorf("--strict: exit %d (want 1), result file written: %v\n%s", code, err == nil, errs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,92 @@ func TestMLNMarginalsHardClauses(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "P", "--marginal", "--chains", "0"); code != 2 || !strings.Contains(errs, "--chains 0") {
 		t.Errorf("--chains 0: exit %d, %s", code, errs)
+	}
+}
+
+// TestMLNMarginalsExact: --marginal is exact where affordable (the issue 41
+// network of 13 atoms tied by hard clauses: R(A2, B1) = 0.2732, P(B2) =
+// 0.2568 exactly) and says so on stderr and in the report; --method exact
+// refuses a component too large (exit 1, nothing written) with its cost;
+// --strict makes chains that disagree an error (exit 1, nothing written),
+// where without it the run warns and reports mixed false.
+func TestMLNMarginalsExact(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "hard.mln", "t0 = {A1, A2, A3}\nt1 = {B1, B2, B3}\nP(t1)\nQ(t0)\nR(t0, t1)\n(Q(x1) ^ R(x1, y1)) => R(x1, y2).\nR(x2, y2) => !P(y2).\n")
+	ev := writeFile(t, dir, "hard.db", "Q(A2)\n!R(A3,B2)\n")
+	rep := dir + "/r.json"
+	code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "P,Q,R", "--marginal", "--report", rep)
+	if code != 0 || !strings.Contains(stdout, "R(A2, B1) 0.2732") || !strings.Contains(stdout, "P(B2) 0.2568") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
+	}
+	if !strings.Contains(errs, "exact marginals: 13 of 13 atoms") || strings.Contains(errs, "convergence") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	var r struct {
+		Method string `json:"method"`
+		Mixed  bool   `json:"mixed"`
+		Exact  struct {
+			Atoms   int `json:"atoms"`
+			Sampled int `json:"sampled_atoms"`
+		} `json:"exact"`
+	}
+	readJSON(t, rep, &r)
+	if r.Method != "auto" || !r.Mixed || r.Exact.Atoms != 13 || r.Exact.Sampled != 0 {
+		t.Errorf("report %+v", r)
+	}
+
+	// 40 smokers with random friends (a fixed pseudo-random graph):
+	// cliques of 24 atoms or more, and no two smokers exchangeable.
+	var fp, fe strings.Builder
+	fp.WriteString("person = {")
+	for i := 1; i <= 40; i++ {
+		if i > 1 {
+			fp.WriteString(", ")
+		}
+		fmt.Fprintf(&fp, "P%d", i)
+	}
+	fp.WriteString("}\n*Friends(person, person)\nSmokes(person)\n1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n0.3 Smokes(x)\n")
+	x := uint32(7)
+	for i := 1; i <= 40; i++ {
+		for j := 1; j <= 40; j++ {
+			x = x*1664525 + 1013904223
+			if i != j && x>>24 < 77 {
+				fmt.Fprintf(&fe, "Friends(P%d, P%d)\n", i, j)
+			}
+		}
+	}
+	fprog, fev := writeFile(t, dir, "friends.mln", fp.String()), writeFile(t, dir, "friends.db", fe.String())
+	res := dir + "/friends.result"
+	code, _, errs = runCLI(t, "mln", "infer", "-i", fprog, "-e", fev, "-q", "Smokes", "--marginal", "--method", "exact", "-r", res)
+	if _, err := os.Stat(res); code != 1 || !strings.Contains(errs, "too large") || !strings.Contains(errs, "table entries") || err == nil {
+		t.Errorf("--method exact on 40 friends: exit %d (want 1), result written %v\n%s", code, err == nil, errs)
+	}
+	// The default samples it, and says why.
+	code, _, errs = runCLI(t, "mln", "infer", "-i", fprog, "-e", fev, "-q", "Smokes", "--marginal", "--samples", "400", "-r", res)
+	if code != 0 || !strings.Contains(errs, "sampled by MC-SAT: 40 atoms in 1 component") {
+		t.Errorf("default on 40 friends: exit %d\n%s", code, errs)
+	}
+
+	// Gibbs on a strong complete graph of equivalences: chains stuck in
+	// the all-true and the all-false worlds.
+	var cg strings.Builder
+	cg.WriteString("person = {P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14}\nS(person)\n3 S(x) <=> S(y)\n")
+	cprog := writeFile(t, dir, "cg.mln", cg.String())
+	res = dir + "/cg.result"
+	code, _, errs = runCLI(t, "mln", "infer", "-i", cprog, "-q", "S", "--method", "gibbs", "--report", rep, "-r", res)
+	var rg struct {
+		Mixed bool `json:"mixed"`
+	}
+	readJSON(t, rep, &rg)
+	if code != 0 || !strings.Contains(errs, "warning: the chains have not mixed") || rg.Mixed {
+		t.Errorf("gibbs on the complete graph: exit %d, mixed %v\n%s", code, rg.Mixed, errs)
+	}
+	os.Remove(res)
+	code, _, errs = runCLI(t, "mln", "infer", "-i", cprog, "-q", "S", "--method", "gibbs", "--strict", "-r", res)
+	if _, err := os.Stat(res); code != 1 || !strings.Contains(errs, "--strict") || err == nil {
+		t.Errorf("--strict: exit %d (want 1), result written %v\n%s", code, err == nil, errs)
+	}
+	if code, _, errs := runCLI(t, "mln", "infer", "-i", cprog, "-q", "S", "--marginal", "--method", "exact", "--lazy"); code != 2 || !strings.Contains(errs, "--lazy") {
+		t.Errorf("--method exact --lazy: exit %d\n%s", code, errs)
 	}
 }

@@ -45,7 +45,7 @@ func TestProgressLinesOffTerminal(t *testing.T) {
 	}{
 		{"mln infer MAP", []string{"mln", "infer", "-i", mlnProg, "-e", db, "-q", "Cancer"},
 			[]string{"hinge mln infer: reading smokers.db 0/", "hinge mln infer: building the network", "hinge mln infer: relaxation: ADMM iteration "}},
-		{"mln infer MC-SAT", []string{"mln", "infer", "-i", mlnProg, "-e", db, "-q", "Cancer", "--marginal", "--samples", "100"},
+		{"mln infer MC-SAT", []string{"mln", "infer", "-i", mlnProg, "-e", db, "-q", "Cancer", "--marginal", "--method", "mcsat", "--samples", "100"},
 			[]string{"hinge mln infer: reading smokers.db ", "hinge mln infer: mcsat: step "}},
 		{"mln infer Gibbs", []string{"mln", "infer", "-i", mlnProg, "-e", db, "-q", "Cancer", "--marginal", "--method", "gibbs", "--samples", "100"},
 			[]string{"hinge mln infer: gibbs: step "}},
