@@ -58,6 +58,11 @@ type ExactOptions struct {
 	// or local-search world); those that violate hard clauses, or are not
 	// of the instance's length, are ignored.
 	Start [][]bool
+	// LowerBound is a lower bound on the cost known from elsewhere (the
+	// LP relaxation's certified bound): ExactResult.LowerBound is the
+	// better of it and the cores', and the run stops as soon as the best
+	// world meets it.
+	LowerBound float64
 	// Progress, when set, is called each time the upper or lower bound
 	// improves.
 	Progress func(ExactProgress)
@@ -204,9 +209,10 @@ type oll struct {
 	softs []soft
 	at    map[Lit]int32 // assumption literal -> index in softs
 
-	lb, ub int64 // the bounds, integers (over scale)
-	best   []bool
-	found  bool
+	lb, ub   int64 // the bounds, integers (over scale)
+	best     []bool
+	bestCost float64 // best's cost from the instance's weights
+	found    bool
 
 	cores, calls, hardened int
 	lastLB, lastUB         int64 // the bounds last reported to Progress
@@ -346,6 +352,7 @@ func (s *oll) offer(x []bool) {
 	if cost < s.ub || !s.found {
 		s.ub, s.found = cost, true
 		s.best = append(s.best[:0], x...)
+		s.bestCost = in.FalsifiedWeight(x)
 	}
 }
 
@@ -358,12 +365,21 @@ func (s *oll) report() {
 	p := ExactProgress{LowerBound: s.lowerBound(), Found: s.found, Cores: s.cores, SATCalls: s.calls,
 		Seconds: time.Since(s.start).Seconds()}
 	if s.found {
-		p.Cost = s.in.FalsifiedWeight(s.best)
+		p.Cost = s.bestCost
 	}
 	s.opt.Progress(p)
 }
 
-func (s *oll) lowerBound() float64 { return max(0, float64(s.lb)/s.scale-s.werr) }
+func (s *oll) lowerBound() float64 { return max(0, float64(s.lb)/s.scale-s.werr, s.opt.LowerBound) }
+
+// metOutside reports whether the best world meets the lower bound given
+// in the options (within the rounding of float64 sums).
+func (s *oll) metOutside() bool {
+	if !s.found || s.opt.LowerBound <= 0 {
+		return false
+	}
+	return s.bestCost <= s.opt.LowerBound+1e-9*(1+s.in.SoftWeight())
+}
 
 // solve calls the SAT solver under the assumptions.
 func (s *oll) solve(assume []Lit) (satResult, error) {
@@ -392,9 +408,12 @@ func (s *oll) result(status string) *ExactResult {
 	}
 	if s.found {
 		r.X = s.best
-		r.Cost = s.in.FalsifiedWeight(s.best)
-		if r.Optimal && s.werr == 0 {
-			r.LowerBound = r.Cost // the integer bounds met: the same number
+		if r.X == nil {
+			r.X = []bool{} // found, over no variables
+		}
+		r.Cost = s.bestCost
+		if r.Optimal && (s.werr == 0 || r.LowerBound > r.Cost) {
+			r.LowerBound = r.Cost // the bounds met: the same number
 		}
 	}
 	return r
@@ -408,7 +427,7 @@ func (s *oll) search() (*ExactResult, error) {
 	}
 	var assume []Lit
 	for {
-		if s.found && s.lb >= s.ub {
+		if s.found && s.lb >= s.ub || s.metOutside() {
 			return s.result("optimal"), nil
 		}
 		s.harden()
@@ -547,7 +566,6 @@ func (s *oll) shrink(core []Lit) ([]Lit, error) {
 			return nil, err
 		}
 		if r == satTrue {
-			s.offer(s.model())
 			i++
 			continue
 		}

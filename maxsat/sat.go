@@ -44,8 +44,10 @@ func newSATSolver() satSolver { return &giniSAT{g: gini.New()} }
 
 // giniSAT is satSolver over gini.
 type giniSAT struct {
-	g       *gini.Gini
-	assumed map[z.Lit]bool // the assumptions of the last call
+	g *gini.Gini
+	// assumed[m] is gen when m was assumed in the last call.
+	assumed []uint32
+	gen     uint32
 	buf     []z.Lit
 }
 
@@ -62,14 +64,14 @@ func (s *giniSAT) addClause(lits ...Lit) {
 }
 
 func (s *giniSAT) solve(ctx context.Context, deadline time.Time, assume []Lit) (satResult, error) {
-	clear(s.assumed)
-	if s.assumed == nil {
-		s.assumed = make(map[z.Lit]bool, len(assume))
-	}
+	s.gen++
 	s.buf = s.buf[:0]
 	for _, l := range assume {
 		m := z.Dimacs2Lit(int(l))
-		s.assumed[m] = true
+		for int(m) >= len(s.assumed) {
+			s.assumed = append(s.assumed, 0)
+		}
+		s.assumed[m] = s.gen
 		s.buf = append(s.buf, m)
 	}
 	for {
@@ -101,7 +103,7 @@ func (s *giniSAT) failed(dst []Lit) []Lit {
 	for _, m := range s.g.Why(nil) {
 		// gini may name a literal fixed at level 0 alongside the
 		// assumptions; the core is the assumptions.
-		if s.assumed[m] {
+		if int(m) < len(s.assumed) && s.assumed[m] == s.gen {
 			dst = append(dst, Lit(m.Dimacs()))
 		}
 	}

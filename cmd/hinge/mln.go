@@ -199,6 +199,7 @@ type mlnInferOptions struct {
 	bar                    *progress.Reporter // the run's progress (hinge mln infer)
 	admm                   admm.Options
 	explain                explainFlags
+	timeLimit              time.Duration // --method exact
 }
 
 // mlnReport is the --report JSON of hinge mln infer.
@@ -241,6 +242,9 @@ Methods (--method):
               Goemans-Williamson rounding (at least 3/4 of the optimum)
   lp-walksat  lp-round followed by MaxWalkSAT (--flips) from the rounded world
   maxwalksat  MaxWalkSAT alone from a random world (Alchemy's and Tuffy's MAP)
+  exact       core-guided exact MAX-SAT (OLL on a CDCL SAT solver): the world
+              is proven optimal, or at --time-limit the best world found is
+              given with a certified lower bound and the gap between them
 Every method also reports a certified lower bound on the cost (the weight of
 violated ground clauses) of any world that satisfies the hard clauses.
 --lifted solves the LP relaxation lifted by color refinement (Srinivasan et
@@ -282,7 +286,8 @@ in Alchemy.`,
 	o.mlnInputs.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
-	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: mcsat (default) or gibbs")
+	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat, maxwalksat or exact; marginals: mcsat (default) or gibbs")
+	f.DurationVar(&o.timeLimit, "time-limit", 0, "--method exact: stop after this long (e.g. 10m) with the best world, the certified bound and the gap; 0: until proven optimal")
 	f.BoolVar(&o.marginal, "marginal", false, "estimate every query atom's probability (MC-SAT or Gibbs) instead of the MAP world")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
 	f.BoolVar(&o.trueOnly, "true-only", false, "MAP: write only the query atoms that are true, one per line without a value (Alchemy's -m)")
@@ -346,11 +351,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	explicitMethod := o.method
 	switch o.method {
-	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT:
+	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT, mln.MethodExact:
 	case mln.MethodMCSAT, mln.MethodGibbs:
 		o.marginal = true
 	default:
-		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat, mcsat or gibbs", o.method))
+		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat, exact, mcsat or gibbs", o.method))
 	case "":
 		o.method = mln.MethodLPRound
 		if o.marginal {
@@ -378,8 +383,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && o.marginal && o.method != mln.MethodMCSAT {
 		return badInput(fmt.Errorf("--lazy estimates marginals by lazy MC-SAT (--method mcsat); --method %s needs the full grounding", o.method))
 	}
-	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT {
-		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
+	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT && explicitMethod != mln.MethodExact {
+		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat) or exactly by cutting planes (--method exact), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
+	}
+	if o.timeLimit < 0 || o.timeLimit > 0 && o.method != mln.MethodExact {
+		return badInput(fmt.Errorf("--time-limit %v: must be >= 0, and is for --method exact", o.timeLimit))
 	}
 	// Lazy grounding by itself beyond the memory limit: for MAP, and for
 	// marginals by MC-SAT (Gibbs has no lazy form).
@@ -457,6 +465,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	mo.MaxSAT.Noise = o.noise
 	mo.MaxSAT.LocalSearch = o.flips
 	mo.MaxSAT.Lift = o.lifted
+	mo.TimeLimit = o.timeLimit
+	mo.ExactProgress = func(p maxsat.ExactProgress) {
+		bar.Status("exact: cost %.6g, lower bound %.6g, %d cores, %.0f s", p.Cost, p.LowerBound, p.Cores, p.Seconds)
+	}
 	mo.Ground.MemoryLimit = memlimit.Current()
 	mo.Ground.Context = ctx
 	if o.marginal {
@@ -519,6 +531,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g, %d hard clause(s) violated%s; %.3f s\n",
 		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal), res.Seconds.Solve)
+	if x := res.Exact; x != nil {
+		printExactStatus(stderr, x, res.Cost, res.LowerBound)
+	}
 	fmt.Fprintf(stderr, "as Alchemy counts it (identical ground clauses merged, opposite unit clauses cancelled): %d ground clauses, cost %.6g, lower bound %.6g\n",
 		rep.AlchemyClauses, rep.AlchemyCost, rep.AlchemyLowerBound)
 	if rep.Accuracy != nil {
@@ -803,6 +818,21 @@ func writeLines(w io.Writer, lines []string) error {
 		}
 	}
 	return nil
+}
+
+// printExactStatus says how an exact run ended: proven optimal, or at the
+// time limit with the gap between the world's cost and the bound.
+func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
+	if x.Optimal {
+		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls\n", x.Cores, x.SATCalls)
+		return
+	}
+	gap := 0.0
+	if cost > 0 {
+		gap = (cost - bound) / cost
+	}
+	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
+		x.Cores, x.SATCalls, 100*gap, cost, bound)
 }
 
 func optimalWord(ok bool) string {
