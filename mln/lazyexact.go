@@ -135,8 +135,10 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 		if err := e.expandWorld(sink, prev, x); err != nil {
 			return nil, err
 		}
-		in = sink.in // the world's cost over every clause it can make cost
-		x = append(x, make([]bool, in.NumVars-len(x))...) // atoms new to play are false
+		// The world's cost over every clause it can make cost; atoms new
+		// to play are false in it.
+		in = sink.in
+		x = append(x, make([]bool, in.NumVars-len(x))...)
 		cost := networkCost(in, x)
 		if opt.Progress != nil {
 			opt.Progress(res.Rounds, in.NumClauses(), cost, res.LowerBound)
