@@ -448,7 +448,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
 	}
 	if o.lazy {
-		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+		return o.lazyMAPBy(ctx, net, queries, load, start, stdout, stderr)
 	}
 	if err := o.explain.findMLN(net); err != nil {
 		return err
@@ -491,7 +491,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
 			return err
 		}
-		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+		return o.lazyMAPBy(ctx, net, queries, load, start, stdout, stderr)
 	}
 	if err != nil {
 		return failed(err)
@@ -818,21 +818,6 @@ func writeLines(w io.Writer, lines []string) error {
 		}
 	}
 	return nil
-}
-
-// printExactStatus says how an exact run ended: proven optimal, or at the
-// time limit with the gap between the world's cost and the bound.
-func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
-	if x.Optimal {
-		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls\n", x.Cores, x.SATCalls)
-		return
-	}
-	gap := 0.0
-	if cost > 0 {
-		gap = (cost - bound) / cost
-	}
-	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
-		x.Cores, x.SATCalls, 100*gap, cost, bound)
 }
 
 func optimalWord(ok bool) string {

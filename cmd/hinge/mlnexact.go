@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/mln"
+)
+
+// printExactStatus says how an exact run ended: proven optimal, or at the
+// time limit with the gap between the world's cost and the bound.
+func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
+	if x.Optimal {
+		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls\n", x.Cores, x.SATCalls)
+		return
+	}
+	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
+		x.Cores, x.SATCalls, 100*gapOf(cost, bound), cost, bound)
+}
+
+// gapOf is (cost - bound) / cost, 0 for a cost of 0.
+func gapOf(cost, bound float64) float64 {
+	if cost <= 0 {
+		return 0
+	}
+	return max(0, (cost-bound)/cost)
+}
+
+// lazyMAPBy grounds lazily and finds the MAP world by the method asked:
+// cutting planes for --method exact, MaxWalkSAT otherwise.
+func (o *mlnInferOptions) lazyMAPBy(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
+	if o.method == mln.MethodExact {
+		return o.lazyExactMAP(ctx, net, queries, load, start, stdout, stderr)
+	}
+	return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+}
+
+// lazyExactReport is the --report JSON of hinge mln infer --lazy --method
+// exact.
+type lazyExactReport struct {
+	Formulas       int     `json:"formulas"`
+	Clauses        int     `json:"clauses"`
+	Lazy           bool    `json:"lazy"`
+	Method         string  `json:"method"`
+	GroundClauses  int     `json:"ground_clauses"`
+	InitialClauses int     `json:"initial_ground_clauses"`
+	HardClauses    int     `json:"ground_hard_clauses"`
+	Unknowns       int     `json:"unknown_atoms"`
+	AllUnknowns    float64 `json:"all_unknown_atoms"`
+	CrossProduct   float64 `json:"cross_product"`
+	// Cost is the world's cost in the whole network, LowerBound a
+	// certified lower bound on every world's.
+	Cost       float64  `json:"cost"`
+	LowerBound float64  `json:"cost_lower_bound"`
+	Optimal    bool     `json:"optimal"`
+	Status     string   `json:"status"`
+	Rounds     int      `json:"rounds"`
+	Cores      int      `json:"cores"`
+	SATCalls   int      `json:"sat_calls"`
+	TrueQuery  int      `json:"true_query_atoms"`
+	Accuracy   *float64 `json:"accuracy,omitempty"`
+	Queries    int      `json:"queries,omitempty"`
+	Seconds    struct {
+		Load, Ground, Solve, Total float64
+	} `json:"seconds"`
+}
+
+// lazyExactMAP finds a MAP world proven optimal by cutting planes over
+// lazily built ground clauses (mln.Network.LazyExactMAP) and writes the
+// true query atoms.
+func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
+	bar := o.bar
+	res, err := net.LazyExactMAP(ctx, mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(),
+		Progress: func(round, clauses int, cost, bound float64) {
+			bar.Status("cutting planes: round %d, %d ground clauses, cost %.6g, lower bound %.6g", round, clauses, cost, bound)
+		}})
+	bar.Done()
+	if err != nil {
+		return failed(err)
+	}
+	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: mln.MethodExact,
+		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
+		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct, Cost: res.Cost, LowerBound: res.LowerBound,
+		Optimal: res.Optimal, Status: res.Status, Rounds: res.Rounds, Cores: res.Cores, SATCalls: res.SATCalls}
+	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
+	format := "%s 1"
+	if o.trueOnly {
+		format = "%s"
+	}
+	var lines []string
+	truth := map[string]bool{}
+	for i, a := range res.Atoms {
+		if net.Query[a.Pred.Index] && res.Values[i] == 1 {
+			s := mln.AtomString(a.Pred.Name, res.Args(net.Store, i))
+			truth[s] = true
+			lines = append(lines, fmt.Sprintf(format, s))
+		}
+	}
+	sort.Strings(lines)
+	rep.TrueQuery = len(lines)
+	if len(queries) > 0 {
+		right := 0
+		for _, q := range queries {
+			args := make([]string, len(q.Args))
+			for i, t := range q.Args {
+				args[i] = t.Name
+			}
+			if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
+				right++
+			}
+		}
+		acc := float64(right) / float64(len(queries))
+		rep.Accuracy, rep.Queries = &acc, len(queries)
+	}
+	if err := writeResult(o.result, stdout, lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the first round (the clauses' variables range over %.3g substitutions)\n",
+		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
+	word := ", proven optimal for the whole network"
+	if !res.Optimal {
+		word = fmt.Sprintf("; stopped at the time limit: at most %.4g%% above the optimum", 100*gapOf(res.Cost, res.LowerBound))
+	}
+	fmt.Fprintf(stderr, "MAP (exact, lazy: cutting planes): cost %.6g, certified lower bound %.6g%s; %d rounds, %d cores, %d SAT calls; %.3f s; %d query atoms true, every other one false\n",
+		res.Cost, res.LowerBound, word, res.Rounds, res.Cores, res.SATCalls, res.Seconds.Solve, rep.TrueQuery)
+	if rep.Accuracy != nil {
+		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
+	}
+	rep.Seconds.Total = time.Since(start).Seconds()
+	if o.report != "" {
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
+	}
+	return nil
+}
