@@ -329,8 +329,13 @@ func (s *oll) run() (*ExactResult, error) {
 	return s.search()
 }
 
-// addSoft adds an assumption literal of weight w.
+// addSoft adds an assumption literal of weight w, or adds w to its weight
+// when it is one already (a bound of a totalizer raised by a second core).
 func (s *oll) addSoft(l Lit, w int64, t *totalizer, k int) {
+	if i, ok := s.at[l]; ok {
+		s.softs[i].w += w
+		return
+	}
 	s.at[l] = int32(len(s.softs))
 	s.softs = append(s.softs, soft{lit: l, w: w, tot: t, k: k})
 }
