@@ -104,7 +104,7 @@ func checkExact(t *testing.T, name string, in *Instance, r *ExactResult, opt flo
 // that hold, infeasibility only when true.
 func TestExactAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 1))
-	variants := []ExactOptions{{}, {NoStratify: true}, {NoExhaust: true, NoMinimize: true}, {NoStratify: true, NoExhaust: true}}
+	variants := []ExactOptions{{}, {NoStratify: true}, {Exhaust: true, Minimize: true}, {NoStratify: true, Minimize: true}, {Exhaust: true}}
 	trials := 300
 	if testing.Short() {
 		trials = 60
@@ -154,7 +154,7 @@ func TestExactAgainstGophersat(t *testing.T) {
 		n := 30 + rng.IntN(25)
 		in := exactCase(rng, n, 3*n, []float64{0, 0.05}[trial%2], 0)
 		best, ok := exactOptimum(in)
-		r, err := Exact(context.Background(), in, ExactOptions{})
+		r, err := Exact(context.Background(), in, ExactOptions{Exhaust: trial%2 == 0, Minimize: trial%2 == 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,5 +223,49 @@ func TestExactCancelled(t *testing.T) {
 	r, err := Exact(ctx, in, ExactOptions{})
 	if !errors.Is(err, context.Canceled) || r != nil {
 		t.Fatalf("got %v, %v; want context.Canceled and no result", r, err)
+	}
+}
+
+// TestExactComponents: an instance made of independent parts is solved
+// part by part, and its optimum and bound are the sums of the parts'.
+func TestExactComponents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 40 {
+		var parts []*Instance
+		in := &Instance{Start: []int32{0}}
+		want := 0.0
+		for range 2 + rng.IntN(3) {
+			p := exactCase(rng, 2+rng.IntN(6), 3+rng.IntN(10), 0.1, trial%3)
+			best, _, ok := bruteForce(p)
+			if !ok {
+				continue
+			}
+			want += p.SoftWeight() - best
+			off := in.NumVars
+			for c := range p.NumClauses() {
+				lits := make([]Lit, 0, 4)
+				for _, l := range p.Clause(c) {
+					m := Lit(int(l.Var()) + off + 1)
+					if l.Neg() {
+						m = -m
+					}
+					lits = append(lits, m)
+				}
+				must(in.AddClause(p.Weight[c], p.Hard[c], lits...))
+			}
+			in.NumVars = off + p.NumVars
+			parts = append(parts, p)
+		}
+		if len(components(in)) < len(parts) {
+			t.Fatalf("trial %d: %d components for %d independent parts", trial, len(components(in)), len(parts))
+		}
+		r, err := Exact(context.Background(), in, ExactOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, "components", in, r, want, true)
+		if !r.Optimal {
+			t.Fatalf("trial %d: not proven optimal: %+v", trial, r)
+		}
 	}
 }
