@@ -305,6 +305,9 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res.Report = rep
 	res.Cost = rep.WeightTotal - rep.WeightSatisfied
 	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
+	if opt.Method == MethodExact && rep.Optimal {
+		res.LowerBound = res.Cost // proven by the relaxation: the same number
+	}
 	if opt.Method == MethodExact && !rep.Optimal {
 		if opt.TimeLimit > 0 {
 			// The relaxation's time counts.

@@ -223,6 +223,7 @@ type mlnReport struct {
 	Accuracy          *float64      `json:"accuracy,omitempty"`
 	Queries           int           `json:"queries,omitempty"`
 	MaxSAT            maxsat.Report `json:"maxsat"`
+	Exact             *exactSummary `json:"exact,omitempty"` // --method exact
 	Seconds           struct {
 		Load, Ground, Solve, Total float64
 	} `json:"seconds"`
@@ -503,6 +504,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		Method: o.method, Cost: res.Cost, LowerBound: res.LowerBound, HardViolated: res.Report.HardViolated,
 		Optimal: res.Report.Optimal, MaxSAT: res.Report, AlchemyClauses: res.Alchemy.Clauses,
 		AlchemyCost: res.Cost - res.Alchemy.Offset, AlchemyLowerBound: max(0, res.LowerBound-res.Alchemy.Offset),
+		Exact: exactSummaryOf(res.Exact, res.Cost, res.LowerBound),
 	}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 
@@ -617,34 +619,10 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct,
 		Method: mln.MethodWalkSAT, Cost: res.Cost, HardViolated: res.HardViolated, Flips: res.Flips, BestFlip: res.BestFlip}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Search
-	format := "%s 1"
-	if o.trueOnly {
-		format = "%s"
-	}
-	var lines []string
-	truth := map[string]bool{}
-	for i, a := range res.Atoms {
-		if net.Query[a.Pred.Index] && res.Values[i] == 1 {
-			s := mln.AtomString(a.Pred.Name, res.Args(net.Store, i))
-			truth[s] = true
-			lines = append(lines, fmt.Sprintf(format, s))
-		}
-	}
-	sort.Strings(lines)
+	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
 	rep.TrueQuery = len(lines)
-	if len(queries) > 0 {
-		right := 0
-		for _, q := range queries {
-			args := make([]string, len(q.Args))
-			for i, t := range q.Args {
-				args[i] = t.Name
-			}
-			if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
-				right++
-			}
-		}
-		acc := float64(right) / float64(len(queries))
-		rep.Accuracy, rep.Queries = &acc, len(queries)
+	if acc != nil {
+		rep.Accuracy, rep.Queries = acc, len(queries)
 	}
 	if err := writeResult(o.result, stdout, lines); err != nil {
 		return err

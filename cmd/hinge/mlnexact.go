@@ -7,10 +7,36 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/mln"
+	"github.com/hinge-srl/hinge/store"
 )
+
+// exactSummary is what --report says of an exact run.
+type exactSummary struct {
+	// Status is "optimal" or "time limit"; Gap is (cost - lower bound) /
+	// cost.
+	Status      string  `json:"status"`
+	Gap         float64 `json:"gap"`
+	Cores       int     `json:"cores"`
+	SATCalls    int     `json:"sat_calls"`
+	Hardened    int     `json:"hardened"`
+	WeightScale float64 `json:"weight_scale"`
+	WeightError float64 `json:"weight_error"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// exactSummaryOf summarises x (nil: nil) for a world of that cost and
+// bound.
+func exactSummaryOf(x *maxsat.ExactResult, cost, bound float64) *exactSummary {
+	if x == nil {
+		return nil
+	}
+	return &exactSummary{Status: x.Status, Gap: gapOf(cost, bound), Cores: x.Cores, SATCalls: x.SATCalls, Hardened: x.Hardened,
+		WeightScale: x.Scale, WeightError: x.WeightError, Seconds: x.Seconds}
+}
 
 // printExactStatus says how an exact run ended: proven optimal, or at the
 // time limit with the gap between the world's cost and the bound.
@@ -38,6 +64,43 @@ func (o *mlnInferOptions) lazyMAPBy(ctx context.Context, net *mln.Network, queri
 		return o.lazyExactMAP(ctx, net, queries, load, start, stdout, stderr)
 	}
 	return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+}
+
+// lazyTrueLines formats the true query atoms of a lazy MAP world (atoms
+// and their 0/1 values; args gives an atom's arguments), sorted, as
+// 'Pred(A, B) 1' lines ('Pred(A, B)' with --true-only), and the accuracy
+// of the world on the query atoms with a known truth (nil when there are
+// none): every atom not among atoms is false.
+func (o *mlnInferOptions) lazyTrueLines(net *mln.Network, atoms []ground.AtomRef, values []float64, args func(*store.Store, int) []string, queries []mln.GroundAtom) ([]string, *float64) {
+	format := "%s 1"
+	if o.trueOnly {
+		format = "%s"
+	}
+	var lines []string
+	truth := map[string]bool{}
+	for i, a := range atoms {
+		if net.Query[a.Pred.Index] && values[i] == 1 {
+			s := mln.AtomString(a.Pred.Name, args(net.Store, i))
+			truth[s] = true
+			lines = append(lines, fmt.Sprintf(format, s))
+		}
+	}
+	sort.Strings(lines)
+	if len(queries) == 0 {
+		return lines, nil
+	}
+	right := 0
+	for _, q := range queries {
+		args := make([]string, len(q.Args))
+		for i, t := range q.Args {
+			args[i] = t.Name
+		}
+		if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
+			right++
+		}
+	}
+	acc := float64(right) / float64(len(queries))
+	return lines, &acc
 }
 
 // lazyExactReport is the --report JSON of hinge mln infer --lazy --method
@@ -88,34 +151,10 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct, Cost: res.Cost, LowerBound: res.LowerBound,
 		Optimal: res.Optimal, Status: res.Status, Rounds: res.Rounds, Cores: res.Cores, SATCalls: res.SATCalls}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
-	format := "%s 1"
-	if o.trueOnly {
-		format = "%s"
-	}
-	var lines []string
-	truth := map[string]bool{}
-	for i, a := range res.Atoms {
-		if net.Query[a.Pred.Index] && res.Values[i] == 1 {
-			s := mln.AtomString(a.Pred.Name, res.Args(net.Store, i))
-			truth[s] = true
-			lines = append(lines, fmt.Sprintf(format, s))
-		}
-	}
-	sort.Strings(lines)
+	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
 	rep.TrueQuery = len(lines)
-	if len(queries) > 0 {
-		right := 0
-		for _, q := range queries {
-			args := make([]string, len(q.Args))
-			for i, t := range q.Args {
-				args[i] = t.Name
-			}
-			if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
-				right++
-			}
-		}
-		acc := float64(right) / float64(len(queries))
-		rep.Accuracy, rep.Queries = &acc, len(queries)
+	if acc != nil {
+		rep.Accuracy, rep.Queries = acc, len(queries)
 	}
 	if err := writeResult(o.result, stdout, lines); err != nil {
 		return err
