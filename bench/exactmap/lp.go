@@ -25,7 +25,8 @@ import (
 // program in CPLEX LP form, as RockIt formulates MAP (Noessner, Niepert
 // and Stuckenschmidt, "RockIt: Exploiting Parallelism and Symmetry for MAP
 // Inference in Statistical Relational Models", AAAI 2013): a binary x_v
-// per atom; identical ground clauses merged, their weights added; a unit
+// per atom; identical ground clauses merged (a clause of negative weight w
+// costs |w| plus w when violated, so weights of either sign add up); a unit
 // clause enters the objective directly; a clause of positive weight w gets
 // a variable u in [0,1] with (sum of its literals) + u >= 1 and costs w*u;
 // a clause of negative weight w gets u >= each of its literals and costs
@@ -77,10 +78,15 @@ func writeLP(w io.Writer, in *maxsat.Instance) (constant float64, err error) {
 			merged[string(key)] = g
 			groups = append(groups, group{lits: lits})
 		}
+		// A clause of weight w < 0 costs |w| when satisfied: |w| plus w
+		// when violated. So every clause costs w when violated, plus the
+		// constant, and identical ones merge by adding their weights.
 		groups[g].w += in.Weight[c]
+		constant += max(0, -in.Weight[c])
 	}
 	for _, g := range groups {
 		wt, lits := g.w, g.lits
+		constant -= max(0, -wt) // the merged clause's own constant, if negative
 		switch {
 		case wt == 0:
 		case len(lits) == 0:
