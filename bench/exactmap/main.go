@@ -94,6 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	generated := fs.Int("generated", 4, "wcsp: generated weighted CSP instances (wcspgen.go)")
 	transFull := fs.String("trans-sizes", "40,60", "lazy: persons of the transitivity models solved both in full and lazily")
 	transLazy := fs.Int("trans-lazy", 3000, "lazy: persons of the transitivity model solved lazily only (0: none)")
+	programs := fs.String("programs", "smoke,cse,rc1000,ai", "peers: which programs (smoke, cse, rc1000, ai)")
 	out := fs.String("out", "", "directory for the CSV files (default: hinge-bench-exactmap in the temporary directory)")
 	update := fs.Bool("update-results", false, "write the CSV files into the committed results/ beside this program")
 	if err := fs.Parse(args); err != nil {
@@ -128,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, e := range strings.Split(*experiments, ",") {
 		switch e {
 		case "peers":
-			err = c.peers(ctx)
+			err = c.peers(ctx, *programs)
 		case "wcsp":
 			err = c.wcspRuns(ctx, *wcsp, *generated)
 		case "lazy":
@@ -211,18 +212,25 @@ func timed(f func() error) (cpu, wall float64, err error) {
 	return measure.CPUSeconds() - c0, time.Since(t0).Seconds(), err
 }
 
-// peers: hinge's exact MAP beside CBC and lp-round.
-func (c *config) peers(ctx context.Context) error {
+// peers: hinge's exact MAP beside CBC and lp-round. The exact run's
+// progress (each improvement of either bound) goes to trace.csv.
+func (c *config) peers(ctx context.Context, which string) error {
+	trace := [][]string{{"program", "seconds", "cost", "lower bound", "cores"}}
 	rows := [][]string{{"program", "unknowns", "ground clauses", "lp-round cost", "lp-round bound", "lp-round CPU s",
 		"hinge exact status", "cost", "bound", "gap", "CPU s", "wall s", "cores",
 		"CBC status", "CBC cost", "CBC bound", "CBC gap", "CBC CPU s", "CBC wall s",
 		"Alchemy's count: hinge cost", "bound", "CBC cost", "agree"}}
-	for _, p := range []program{
-		{name: "Tuffy smoke", dir: filepath.Join(c.data, "tuffy", "smoke")},
-		{name: "Tuffy cse", dir: filepath.Join(c.data, "tuffy", "cse")},
-		{name: "Tuffy rc1000 (hard weight 100)", dir: filepath.Join(c.data, "tuffy", "rc1000"), hardWeight: 100},
-		{name: "UW-CSE ai", dir: filepath.Join(c.data, "uw-cse", "ai")},
-	} {
+	all := map[string]program{
+		"smoke":  {name: "Tuffy smoke", dir: filepath.Join(c.data, "tuffy", "smoke")},
+		"cse":    {name: "Tuffy cse", dir: filepath.Join(c.data, "tuffy", "cse")},
+		"rc1000": {name: "Tuffy rc1000 (hard weight 100)", dir: filepath.Join(c.data, "tuffy", "rc1000"), hardWeight: 100},
+		"ai":     {name: "UW-CSE ai", dir: filepath.Join(c.data, "uw-cse", "ai")},
+	}
+	for _, key := range strings.Split(which, ",") {
+		p, ok := all[key]
+		if !ok {
+			return fmt.Errorf("-programs: unknown program %q (want smoke, cse, rc1000 or ai)", key)
+		}
 		fmt.Fprintf(c.stderr, "  peers %s ...\n", p.name)
 		net, err := p.build(false)
 		if err != nil {
@@ -238,6 +246,13 @@ func (c *config) peers(ctx context.Context) error {
 		}
 		mo := mln.DefaultMAPOptions()
 		mo.Method, mo.TimeLimit = mln.MethodExact, c.limit
+		last := -1.0
+		mo.ExactProgress = func(pr maxsat.ExactProgress) {
+			if pr.Seconds-last >= 1 { // a row a second at most
+				last = pr.Seconds
+				trace = append(trace, []string{p.name, f1(pr.Seconds), g6(pr.Cost), g6(pr.LowerBound), fmt.Sprint(pr.Cores)})
+			}
+		}
 		var ex *mln.MAPResult
 		cpu, wall, err := timed(func() (err error) {
 			ex, err = net.MAP(ctx, mo)
@@ -275,6 +290,9 @@ func (c *config) peers(ctx context.Context) error {
 			status, g6(ex.Cost), g6(ex.LowerBound), pct(ex.Cost, ex.LowerBound), f1(cpu), f1(wall), fmt.Sprint(cores),
 			cb.status, g6(cb.cost), g6(cb.bound), pct(cb.cost, cb.bound), f1(cb.cpu), f1(cb.wall),
 			g6(ex.Cost - off), g6(max(0, ex.LowerBound-off)), g6(cb.cost - off), agree})
+	}
+	if err := results.WriteCSV(filepath.Join(c.out, "trace.csv"), trace); err != nil {
+		return err
 	}
 	return c.writeCSV("peers", rows)
 }
