@@ -156,7 +156,12 @@ func g6(x float64) string {
 	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
-func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+func f1(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64)
+}
 
 // pct is 100*(cost-bound)/cost, the gap.
 func pct(cost, bound float64) string {
@@ -411,7 +416,8 @@ func (c *config) gophersat(ctx context.Context, path string) (cost, cpu float64,
 		}
 	}
 	if ctx.Err() != nil {
-		return math.NaN(), c.limit.Seconds(), "time limit"
+		// Killed with GNU time: no CPU figure, only the wall-clock limit.
+		return math.NaN(), math.NaN(), "time limit"
 	}
 	if err != nil {
 		return math.NaN(), cpu, "failed: " + err.Error()
