@@ -259,7 +259,11 @@ false and a ground clause is built only once every atom it negates is true,
 so memory grows with the clauses that can be violated, not with the
 groundings; MaxWalkSAT (--flips, --seed) searches over them and builds more
 as it makes atoms true. There is no certified bound then (the relaxation
-needs the full grounding). With --marginal, lazy MC-SAT (Poon, Domingos and
+needs the full grounding). With --method exact, --lazy is cutting-plane
+inference (Riedel, "Improving the Accuracy and Efficiency of MAP Inference
+for Markov Logic", UAI 2008): the clauses built so far are solved exactly,
+those the answer can make cost are built, and when none of them costs the
+world is proven optimal for the whole network. With --marginal, lazy MC-SAT (Poon, Domingos and
 Sumner, "A General Method for Reducing the Complexity of Relational
 Inference and its Application to MCMC", AAAI 2008) samples over the same
 lazily built clauses; SampleSAT starts at random over the atoms in a clause
