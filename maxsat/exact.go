@@ -70,6 +70,13 @@ type ExactOptions struct {
 	// NoStratify holds every assumption from the first call (for
 	// measuring what stratification brings).
 	NoStratify bool
+	// NoDelay relaxes each core as soon as it is found. By default the
+	// cores found under one threshold are relaxed together when the SAT
+	// solver next finds a world (weight-aware core extraction: Berg and
+	// Järvisalo, "Weight-Aware Core Extraction in SAT-Based MaxSAT
+	// Solving", CP 2017), so that the search for them is not slowed by the
+	// cardinality constraints of the others.
+	NoDelay bool
 	// Exhaust and Minimize turn on core exhaustion and core trimming and
 	// minimisation. Both are off by default, as in RC2: each costs SAT
 	// calls, which on large ground networks cost as much as finding a core
@@ -388,6 +395,7 @@ type oll struct {
 	cores, calls, hardened int
 	lastLB, lastUB         int64 // the bounds last reported to Progress
 	core                   []Lit
+	pending                []pendingCore // cores reduced, not yet relaxed
 }
 
 // soft is an assumption literal with its residual weight; for the output
@@ -627,6 +635,19 @@ func (s *oll) search() (*ExactResult, error) {
 			return s.result("time limit"), nil
 		case satTrue:
 			s.offer(s.model())
+			if len(s.pending) > 0 {
+				// The cores found at this threshold are relaxed now, and
+				// the threshold stays: their cardinality constraints are
+				// new soft literals.
+				for _, pc := range s.pending {
+					if err := s.relax(pc.idx, pc.wmin); err != nil {
+						return nil, err
+					}
+				}
+				s.pending = s.pending[:0]
+				s.report()
+				continue
+			}
 			if all {
 				// Every soft literal holds: the world costs the lower bound.
 				if !s.found || s.ub != s.lb {
@@ -653,8 +674,16 @@ func (s *oll) search() (*ExactResult, error) {
 				return s.result("time limit"), nil
 			}
 			s.core = core
-			if err := s.relax(core); err != nil {
+			idx, wmin, err := s.reduce(core)
+			if err != nil {
 				return nil, err
+			}
+			if s.opt.NoDelay {
+				if err := s.relax(idx, wmin); err != nil {
+					return nil, err
+				}
+			} else {
+				s.pending = append(s.pending, pendingCore{idx, wmin})
 			}
 			s.report()
 		}
@@ -759,24 +788,48 @@ func uniqueLits(core []Lit) []Lit {
 	return slices.Compact(core)
 }
 
-// relax takes a core into the lower bound and the soft literals.
-func (s *oll) relax(core []Lit) error {
+// pendingCore is a core taken into the lower bound and not yet relaxed
+// (its soft literals, their least weight then).
+type pendingCore struct {
+	idx  []int32
+	wmin int64
+}
+
+// reduce takes a core into the lower bound: its least residual weight is
+// added to the bound and taken from each of its soft literals (those left
+// with none are no longer held). It returns the soft literals' indexes and
+// that weight, for relax.
+func (s *oll) reduce(core []Lit) ([]int32, int64, error) {
 	s.cores++
 	idx := make([]int32, 0, len(core))
 	wmin := int64(math.MaxInt64)
 	for _, l := range core {
 		i, ok := s.at[l]
 		if !ok || s.softs[i].w <= 0 {
-			return fmt.Errorf("maxsat: internal error: core literal %d is no soft literal", l)
+			return nil, 0, fmt.Errorf("maxsat: internal error: core literal %d is no soft literal", l)
 		}
 		idx = append(idx, i)
 		wmin = min(wmin, s.softs[i].w)
 	}
 	s.lb += wmin
+	for _, i := range idx {
+		s.softs[i].w -= wmin
+	}
+	if len(idx) == 1 {
+		// Its one literal is false in every world: hard at once.
+		s.sat.addClause(-s.softs[idx[0]].lit)
+	}
+	return idx, wmin, nil
+}
+
+// relax adds a reduced core's soft cardinality constraint: a totalizer
+// over its falsified literals whose "fewer than 2" output is a new soft
+// literal of weight wmin, and for each member that is itself such an
+// output "fewer than k", the next one, "fewer than k+1".
+func (s *oll) relax(idx []int32, wmin int64) error {
 	inputs := make([]Lit, 0, len(idx))
 	for _, i := range idx {
 		sf := &s.softs[i]
-		sf.w -= wmin
 		inputs = append(inputs, -sf.lit)
 		if sf.tot != nil && sf.k < sf.tot.size {
 			// "Fewer than k" is falsified: the bound goes up by one, with
@@ -787,8 +840,7 @@ func (s *oll) relax(core []Lit) error {
 		}
 	}
 	if len(idx) == 1 {
-		s.sat.addClause(-s.softs[idx[0]].lit)
-		return nil
+		return nil // made hard by reduce
 	}
 	t := s.totalizer(inputs)
 	k := 2
