@@ -31,7 +31,13 @@ import (
 // Stratification (weight-aware): only assumptions of residual weight at
 // least a threshold are held, heaviest first, so that the first cores are of
 // heavy clauses; the threshold falls through the distinct weights when a call
-// is satisfiable. Optionally (ExactOptions.Minimize, Exhaust) cores are
+// is satisfiable. The cores found under one threshold are relaxed together
+// when the SAT solver next finds a world (weight-aware core extraction,
+// Berg and Järvisalo, CP 2017), and only then does the threshold fall. An
+// instance of several connected components is solved one component at a
+// time, each with its own SAT solver, and the bounds added up (exactly: the
+// integer weights are the whole instance's). Optionally
+// (ExactOptions.Minimize, Exhaust) cores are
 // trimmed (solved again under their own assumptions until they stop
 // shrinking) and, when small, minimised by removing one assumption at a
 // time, and a new cardinality constraint is exhausted (its bound raised
