@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/crillab/gophersat v1.4.0
+	github.com/go-air/gini v1.0.4
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.7.5
 	github.com/schollz/progressbar/v3 v3.19.1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/maxsat"
@@ -112,4 +113,32 @@ func ExampleSolve_lifted() {
 	// Output:
 	// lifted true: 3 atoms, 8 clauses (from 30, 80); rounded on the classes
 	// violated weight 15, certified lower bound 15, optimal true
+}
+
+// Solve a weighted partial MAX-SAT instance exactly: the world is proven
+// optimal by the cores' lower bound (or, with a time limit, comes with
+// the bound and the gap).
+func ExampleExact() {
+	const wcnf = `c (x1 | x2) weight 3, ~x1 weight 2, ~x2 weight 2.5, hard (x1 | ~x3), x3 weight 1
+h 1 -3 0
+3 1 2 0
+2 -1 0
+2.5 -2 0
+1 3 0
+`
+	in, err := maxsat.Read(strings.NewReader(wcnf), "example.wcnf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := maxsat.Exact(context.Background(), in, maxsat.ExactOptions{TimeLimit: time.Minute})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: cost %v, lower bound %v\n", res.Status, res.Cost, res.LowerBound)
+	fmt.Println("assignment:", res.X)
+	// Output:
+	// optimal: cost 2, lower bound 2
+	// assignment: [true false true]
 }

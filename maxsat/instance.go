@@ -38,6 +38,13 @@
 // the (nonexistent) optimum; a certified bound below zero proves that they
 // are unsatisfiable (Report.Infeasible).
 //
+// [Exact] solves an instance exactly instead: core-guided MAX-SAT (OLL,
+// as RC2 runs it, with stratification by weight and hardening) on a CDCL
+// SAT solver with assumptions (sat.go: one small interface, gini behind
+// it), one connected component at a time; the answer is proven optimal,
+// or at ExactOptions.TimeLimit comes with the cores' certified lower
+// bound and the gap (exact.go).
+//
 // WCNF files are read and written by [Read] and [Write]. [FromProblem] turns a
 // clause-shaped hlmrf.Problem (PSL rules that are clauses) into an Instance.
 package maxsat

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -341,6 +342,96 @@ func (w *LazyWalker) keep() {
 // clauses are not all active). Greedy moves subtract it from v's gain. f
 // must not add variables or clauses.
 func (w *LazyWalker) SetLookahead(f func(v int) (hard int32, soft float64)) { w.lookahead = f }
+
+// gain is what flipping v would gain: in hard clauses, and in signed soft
+// weight (less the lookahead's clauses not yet added).
+func (w *LazyWalker) gain(v int) (hard int32, soft float64) {
+	s := &w.mb[v]
+	hard, soft = s.hmake-s.hbreak, s.smake-s.sbreak
+	if w.lookahead != nil {
+		eh, es := w.lookahead(v)
+		hard, soft = hard-eh, soft-es
+	}
+	return hard, soft
+}
+
+// Descend is a greedy descent: it scores every variable of a costly clause
+// by what flipping it gains (hard clauses first, then soft weight, with the
+// lookahead), then goes through them best first, flipping each that still
+// gains, and repeats while a pass flips any, making at most steps flips
+// (calling after as Run does). Run from a start where some single flip
+// improves the world, the walk cannot stay there: MaxWalkSAT's random
+// choice of a costly clause among many (most of them, in a knowledge base,
+// of clauses no flip repairs cheaply) may never pick the one that pays.
+// Cancellation stops it early and is not an error.
+func (w *LazyWalker) Descend(ctx context.Context, steps int, after func(v int) error) error {
+	if w.better() {
+		w.keep()
+	}
+	seen := make(map[int]bool)
+	type cand struct {
+		v    int
+		h    int32
+		soft float64
+	}
+	var cands []cand
+	for done := 0; done < steps; {
+		clear(seen)
+		cands = cands[:0]
+		for _, list := range [][]int32{w.hardU, w.unsat} {
+			for k, c := range list {
+				if k&1023 == 1023 && ctx.Err() != nil {
+					return nil
+				}
+				for _, l := range w.lits[w.start[c]:w.start[c+1]] {
+					v := l.Var()
+					if seen[v] {
+						continue
+					}
+					seen[v] = true
+					if h, g := w.gain(v); h > 0 || h == 0 && g > 1e-12 {
+						cands = append(cands, cand{v, h, g})
+					}
+				}
+			}
+		}
+		slices.SortFunc(cands, func(a, b cand) int {
+			switch {
+			case a.h != b.h:
+				return int(b.h - a.h)
+			case a.soft > b.soft:
+				return -1
+			case a.soft < b.soft:
+				return 1
+			}
+			return a.v - b.v
+		})
+		flipped := 0
+		for _, c := range cands {
+			if done >= steps || ctx.Err() != nil {
+				break
+			}
+			if h, g := w.gain(c.v); !(h > 0 || h == 0 && g > 1e-12) {
+				continue
+			}
+			w.Flip(c.v)
+			done++
+			flipped++
+			if after != nil {
+				if err := after(c.v); err != nil {
+					return fmt.Errorf("%w: %w", ErrWalkCallback, err)
+				}
+			}
+			if w.better() {
+				w.keep()
+			}
+		}
+		if flipped == 0 {
+			break
+		}
+	}
+	return nil
+}
 
 // ErrWalkCallback wraps an error returned by Run's callback.
 var ErrWalkCallback = errors.New("maxsat: the walk's callback failed")

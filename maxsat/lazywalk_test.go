@@ -231,3 +231,27 @@ func TestLazyWalkerErrors(t *testing.T) {
 		t.Fatalf("callback error: got %v", err)
 	}
 }
+
+// TestLazyWalkerDescend: from a start where one flip improves the world
+// but nearly every costly clause is one that no flip repairs without
+// violating a hard clause, the greedy descent finds the flip at once.
+func TestLazyWalkerDescend(t *testing.T) {
+	w := NewLazyWalker(WalkOptions{Seed: 1})
+	a := w.AddVar(false)
+	if err := w.AddClause(1, false, Pos(a)); err != nil {
+		t.Fatal(err)
+	}
+	for range 5000 {
+		b, c := w.AddVar(true), w.AddVar(false)
+		must(w.AddClause(-1, false, Pos(b), Pos(c))) // costly while b holds
+		must(w.AddClause(0, true, Pos(b)))           // and b must hold
+	}
+	_, start, _, _ := w.Best()
+	if err := w.Descend(context.Background(), 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	x, soft, hard, _ := w.Best()
+	if hard != 0 || soft != start-1 || !x[a] {
+		t.Fatalf("after the descent: soft cost %v (start %v), %d hard violated, a = %v", soft, start, hard, x[a])
+	}
+}

@@ -24,13 +24,24 @@ const (
 	// MethodWalkSAT is MaxWalkSAT from a random assignment (Alchemy's and
 	// Tuffy's MAP), still reporting the relaxation's certified bound.
 	MethodWalkSAT = "maxwalksat"
+	// MethodExact solves the ground network exactly by core-guided MAX-SAT
+	// (maxsat.Exact): the answer is proven optimal, or, at
+	// MAPOptions.TimeLimit, the best world found with a certified lower
+	// bound from the cores.
+	MethodExact = "exact"
 )
 
 // MAPOptions configure MAP inference.
 type MAPOptions struct {
-	// Method is MethodLPRound (the default when empty), MethodLPWalkSAT or
-	// MethodWalkSAT.
+	// Method is MethodLPRound (the default when empty), MethodLPWalkSAT,
+	// MethodWalkSAT or MethodExact.
 	Method string
+	// TimeLimit, when positive, stops MethodExact after that long with the
+	// best world found and the certified bound (not an error).
+	TimeLimit time.Duration
+	// ExactProgress, when set, is called by MethodExact each time its upper
+	// or lower bound improves.
+	ExactProgress func(maxsat.ExactProgress)
 	// MaxSAT configures the relaxation, rounding and local search (start
 	// from maxsat.DefaultOptions, or use DefaultMAPOptions); its
 	// LocalSearch is the number of MaxWalkSAT flips (for MethodLPWalkSAT
@@ -68,6 +79,10 @@ type MAPResult struct {
 	// costs Cost-Alchemy.Offset there, and no world costs less than
 	// LowerBound-Alchemy.Offset (see AlchemyView).
 	Alchemy AlchemyView
+	// Exact is the exact solver's result (MethodExact only): its status,
+	// cores and SAT calls; its Cost and LowerBound are of the network
+	// rewritten with nonnegative weights, which are the network's.
+	Exact   *maxsat.ExactResult
 	Seconds struct{ Ground, Solve float64 }
 }
 
@@ -186,12 +201,17 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		flips = 1_000_000
 	}
 	switch opt.Method {
-	case "", MethodLPRound, MethodLPWalkSAT, MethodWalkSAT:
+	case "", MethodLPRound, MethodLPWalkSAT, MethodWalkSAT, MethodExact:
 	default:
-		return nil, fmt.Errorf("mln: unknown MAP method %q (want %s, %s or %s)", opt.Method, MethodLPRound, MethodLPWalkSAT, MethodWalkSAT)
+		return nil, fmt.Errorf("mln: unknown MAP method %q (want %s, %s, %s or %s)", opt.Method, MethodLPRound, MethodLPWalkSAT, MethodWalkSAT, MethodExact)
 	}
 	if core := in.HardConflict(); core != nil {
 		return nil, net.infeasible(g, in, core)
+	}
+	method := opt.Method
+	if method == MethodExact {
+		// The relaxation's world and bound start the exact search.
+		method = MethodLPRound
 	}
 	pos, err := positiveForm(in)
 	if err != nil {
@@ -204,7 +224,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	// of them violated in every world, and most of the walk's picks land on
 	// such a clause only to swap which of the two is violated.
 	var walkOn *maxsat.Instance
-	if opt.Method == MethodLPWalkSAT || opt.Method == MethodWalkSAT {
+	if method == MethodLPWalkSAT || method == MethodWalkSAT {
 		walkOn = walkable(in) // merging costs a hash per ground clause: only when a walk follows
 	}
 	mo.LocalSearch = 0 // MaxWalkSAT runs below, on walkOn
@@ -214,7 +234,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	}
 	x := sol.X[:in.NumVars]
 	rep := sol.Report
-	if signed && opt.Method != MethodWalkSAT {
+	if signed && method != MethodWalkSAT {
 		// The auxiliary form's relaxation is loose and its rounding poor;
 		// the surrogate (each negative clause as unit clauses of its
 		// negated literals) rounds to a much better world of the network
@@ -238,10 +258,10 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	}
 	var walkStart []bool // nil: a random start
 	switch {
-	case opt.Method == MethodWalkSAT:
+	case method == MethodWalkSAT:
 		// The relaxation was solved only for its certified bound; the
 		// answer is MaxWalkSAT's from a random start.
-	case opt.Method == MethodLPWalkSAT:
+	case method == MethodLPWalkSAT:
 		walkStart = x
 	default:
 		walkOn = nil
@@ -285,9 +305,132 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res.Report = rep
 	res.Cost = rep.WeightTotal - rep.WeightSatisfied
 	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
+	if opt.Method == MethodExact && rep.Optimal {
+		res.LowerBound = res.Cost // proven by the relaxation: the same number
+	}
+	if opt.Method == MethodExact && !rep.Optimal {
+		if opt.TimeLimit > 0 {
+			// The relaxation's time counts.
+			opt.TimeLimit = max(time.Nanosecond, opt.TimeLimit-time.Since(start))
+		}
+		if err := res.exact(ctx, in, x, opt); err != nil {
+			return nil, err
+		}
+	}
 	res.Alchemy = Alchemy(in)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
+}
+
+// exactForm is positiveForm for the exact solver: a unit clause l of
+// negative weight w becomes the unit clause !l of weight |w| (the same cost
+// in every world, and no auxiliary atom), so that opposite unit clauses meet
+// and the solver takes the lesser of their weights as a constant; an empty
+// one costs nothing and is left out. aux[k] is the clause of in whose
+// auxiliary atom is variable in.NumVars+k.
+func exactForm(in *maxsat.Instance) (pos *maxsat.Instance, aux []int32, err error) {
+	pos = &maxsat.Instance{NumVars: in.NumVars, Start: []int32{0}}
+	for c := range in.NumClauses() {
+		w, hard, lits := in.Weight[c], in.Hard[c], in.Clause(c)
+		switch {
+		case hard || w >= 0:
+			err = pos.AddClause(w, hard, lits...)
+		case len(lits) == 0:
+		case len(lits) == 1:
+			err = pos.AddClause(-w, false, -lits[0])
+		default:
+			aux = append(aux, int32(c))
+			z := pos.NumVars
+			pos.NumVars++
+			err = pos.AddClause(-w, false, maxsat.Pos(z))
+			for _, l := range lits {
+				if err == nil {
+					err = pos.AddClause(0, true, maxsat.Not(z), -l)
+				}
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return pos, aux, nil
+}
+
+// extendWorld gives a world of in the values of exactForm's auxiliary
+// atoms that cost least: true when their clause is violated.
+func extendWorld(in *maxsat.Instance, x []bool, aux []int32) []bool {
+	out := append(x[:in.NumVars:in.NumVars], make([]bool, len(aux))...)
+	for k, c := range aux {
+		out[in.NumVars+k] = !in.Satisfied(int(c), x)
+	}
+	return out
+}
+
+// exact solves the network's ground clauses in by maxsat.Exact (on
+// exactForm(in)), from the world x0 of the relaxation whose result res
+// holds, and fills the result in in's terms: the better world, and the
+// better of the relaxation's bound and the cores'.
+func (res *MAPResult) exact(ctx context.Context, in *maxsat.Instance, x0 []bool, opt MAPOptions) error {
+	pos, aux, err := exactForm(in)
+	if err != nil {
+		return err
+	}
+	var start [][]bool
+	if x0 != nil {
+		start = [][]bool{extendWorld(in, x0, aux)}
+	}
+	xr, err := maxsat.Exact(ctx, pos, maxsat.ExactOptions{TimeLimit: opt.TimeLimit, Progress: opt.ExactProgress, Start: start, LowerBound: res.LowerBound})
+	if err != nil {
+		return err
+	}
+	res.Exact = xr
+	if xr.Infeasible {
+		return errors.New("mln: the hard clauses cannot all hold with this evidence (proven by the exact MAX-SAT solver; --hard-weight W makes them soft, as Alchemy and Tuffy treat them)")
+	}
+	if xr.X == nil {
+		return fmt.Errorf("mln: the exact solver found no world that satisfies the hard clauses within the time limit of %v", opt.TimeLimit)
+	}
+	x := xr.X[:in.NumVars]
+	cost := networkCost(in, x)
+	lb := xr.LowerBound
+	if xr.Optimal && xr.WeightError == 0 {
+		lb = cost // the solver's integer bounds met; the float sums may differ in the last bits
+	}
+	total := pos.SoftWeight()
+	rep := maxsat.Report{Variables: pos.NumVars, Clauses: pos.NumClauses(), HardClauses: pos.NumHard(),
+		WeightTotal: total, WeightSatisfied: total - cost, LPUpperBound: total - lb,
+		LPBoundKind: "cores", LPBoundSource: "exact", Certified: true, Optimal: xr.Optimal, CertifiedRatio: 1}
+	if total-lb > 0 {
+		rep.CertifiedRatio = min(1, (total-cost)/(total-lb))
+	}
+	rep.Seconds.Total = xr.Seconds
+	res.Values = make([]float64, len(x))
+	for i, b := range x {
+		if b {
+			res.Values[i] = 1
+		}
+	}
+	res.Report, res.Cost, res.LowerBound = rep, cost, lb
+	return nil
+}
+
+// networkCost is the cost of world x in a ground network whose soft clauses
+// may have negative weights (GroundClauses): the weight of the violated
+// clauses of positive weight plus |w| for each satisfied clause of
+// negative weight w. Hard clauses are not counted.
+func networkCost(in *maxsat.Instance, x []bool) float64 {
+	var cost float64
+	for c, w := range in.Weight {
+		if in.Hard[c] || w == 0 {
+			continue
+		}
+		if sat := in.Satisfied(c, x); w > 0 && !sat {
+			cost += w
+		} else if w < 0 && sat {
+			cost -= w
+		}
+	}
+	return cost
 }
 
 // InfeasibleError says that the hard clauses cannot all hold with the

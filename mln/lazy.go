@@ -254,13 +254,19 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	if opt.Progress != nil {
 		opt.Progress(0, e.w.NumClauses())
 	}
-	err = e.walker.Run(ctx, opt.Flips, func(v int) error {
+	after := func(v int) error {
 		failed = e.flipped(v)
 		if n := e.walker.Flips(); opt.Progress != nil && n&0xffff == 0 {
 			opt.Progress(n, e.w.NumClauses())
 		}
 		return failed
-	})
+	}
+	// A greedy descent first (a tenth of the flips at most), so that the
+	// walk leaves its all-false start whenever one flip improves it.
+	err = e.walker.Descend(ctx, max(1, opt.Flips/10), after)
+	if err == nil && failed == nil {
+		err = e.walker.Run(ctx, opt.Flips-e.walker.Flips(), after)
+	}
 	if failed != nil {
 		return nil, failed
 	}

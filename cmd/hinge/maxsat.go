@@ -17,9 +17,11 @@ import (
 )
 
 type maxsatOptions struct {
-	report string
-	quiet  bool
-	opt    maxsat.Options
+	report    string
+	quiet     bool
+	opt       maxsat.Options
+	exact     bool
+	timeLimit time.Duration
 }
 
 // maxsatFileReport is the --report JSON: the library's report plus the file.
@@ -53,7 +55,17 @@ only when the cost meets the certified bound, else 's SATISFIABLE';
 's UNSATISFIABLE' only when the certified bound proves that no assignment
 satisfies the hard clauses, and 's UNKNOWN' when the answer violates hard
 clauses without such a proof (in both cases the exit status is 1); then
-'v 1 -2 3 ...' with the best assignment found.`,
+'v 1 -2 3 ...' with the best assignment found.
+
+--exact solves the instance exactly instead, by core-guided MAX-SAT (OLL
+with stratification by weight, on a CDCL SAT solver with assumptions): it
+stops with 's OPTIMUM FOUND' once the cores' lower bound meets the best
+assignment, or at --time-limit with 's SATISFIABLE', the best assignment
+found, the certified lower bound and the gap. --local-search N first runs N
+MaxWalkSAT flips from a random assignment, whose best world starts the
+search. Real weights are exact when they are decimals (up to nine digits
+after the point); others are rounded and the rounding error is taken from
+the bound.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -67,6 +79,8 @@ clauses without such a proof (in both cases the exit status is 1); then
 	f.IntVar(&o.opt.RepairSteps, "repair-steps", o.opt.RepairSteps, "least MaxWalkSAT flips spent repairing violated hard clauses")
 	f.IntVar(&o.opt.DualSweeps, "dual-sweeps", o.opt.DualSweeps, "coordinate-ascent passes that tighten the certified bound")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
+	f.BoolVar(&o.exact, "exact", false, "solve exactly by core-guided MAX-SAT (proven optimum, or the gap at --time-limit)")
+	f.DurationVar(&o.timeLimit, "time-limit", 0, "--exact: stop after this long (e.g. 10m) with the best assignment, the bound and the gap; 0: until proven optimal")
 	addADMMFlags(cmd, &o.opt.ADMM)
 	return cmd
 }
@@ -84,6 +98,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if o.opt.Noise < 0 || o.opt.Noise > 1 {
 		return badInput(fmt.Errorf("--noise %v must be in [0,1]", o.opt.Noise))
 	}
+	if o.timeLimit < 0 || o.timeLimit > 0 && !o.exact {
+		return badInput(fmt.Errorf("--time-limit %v: must be >= 0, and is for --exact", o.timeLimit))
+	}
 	if err := checkOutputs([]string{path}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
@@ -96,6 +113,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 		return err
 	}
 	load := time.Since(start).Seconds()
+	if o.exact {
+		return o.runExact(ctx, path, in, load, stdout, stderr)
+	}
 	prog := progress.New(stderr, o.quiet, "hinge maxsat")
 	opt := o.opt
 	opt.ADMM.Progress = func(pr admm.Progress) {
@@ -170,6 +190,11 @@ func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost floa
 		fmt.Fprintf(w, "o %s\n", g(cost))
 		fmt.Fprintln(w, "s SATISFIABLE")
 	}
+	writeV(w, x)
+}
+
+// writeV writes the 'v' line of assignment x.
+func writeV(w io.Writer, x []bool) {
 	buf := make([]byte, 0, 1<<16)
 	buf = append(buf, 'v')
 	for i, b := range x {
@@ -185,4 +210,107 @@ func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost floa
 	}
 	buf = append(buf, '\n')
 	w.Write(buf)
+}
+
+// maxsatExactReport is the --report JSON of hinge maxsat --exact.
+type maxsatExactReport struct {
+	File        string  `json:"file"`
+	Variables   int     `json:"variables"`
+	Clauses     int     `json:"clauses"`
+	HardClauses int     `json:"hard_clauses"`
+	WeightTotal float64 `json:"weight_total"`
+	// Cost is the best assignment's weight of falsified soft clauses (null
+	// when none satisfying the hard clauses was found), LowerBound a
+	// certified lower bound on the cost of any assignment that satisfies
+	// the hard clauses.
+	Cost        *float64 `json:"cost"`
+	LowerBound  float64  `json:"cost_lower_bound"`
+	Gap         float64  `json:"gap"`
+	Status      string   `json:"status"`
+	Optimal     bool     `json:"optimal"`
+	Infeasible  bool     `json:"infeasible"`
+	Scale       float64  `json:"weight_scale"`
+	WeightError float64  `json:"weight_error"`
+	Cores       int      `json:"cores"`
+	SATCalls    int      `json:"sat_calls"`
+	Hardened    int      `json:"hardened"`
+	Seconds     struct {
+		Load, LocalSearch, Solve, Total float64
+	} `json:"seconds"`
+}
+
+// runExact is hinge maxsat --exact: maxsat.Exact, from a MaxWalkSAT world
+// when --local-search is given.
+func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.Instance, load float64, stdout, stderr io.Writer) error {
+	rep := maxsatExactReport{File: path, Variables: in.NumVars, Clauses: in.NumClauses(), HardClauses: in.NumHard(), WeightTotal: in.SoftWeight()}
+	rep.Seconds.Load = load
+	prog := progress.New(stderr, o.quiet, "hinge maxsat")
+	xo := maxsat.ExactOptions{TimeLimit: o.timeLimit, Progress: func(p maxsat.ExactProgress) {
+		prog.Status("exact: cost %.10g, lower bound %.10g, %d cores, %.0f s", p.Cost, p.LowerBound, p.Cores, p.Seconds)
+	}}
+	t0 := time.Now()
+	if o.opt.LocalSearch > 0 {
+		prog.Status("MaxWalkSAT: %d flips", o.opt.LocalSearch)
+		wr, err := maxsat.WalkSAT(ctx, in, nil, maxsat.WalkOptions{Steps: o.opt.LocalSearch, Noise: o.opt.Noise, Seed: o.opt.Seed})
+		if err != nil {
+			prog.Done()
+			return failed(err)
+		}
+		xo.Start = [][]bool{wr.X}
+		if o.timeLimit > 0 {
+			xo.TimeLimit = max(time.Nanosecond, o.timeLimit-time.Since(t0))
+		}
+	}
+	rep.Seconds.LocalSearch = time.Since(t0).Seconds()
+	res, err := maxsat.Exact(ctx, in, xo)
+	prog.Done()
+	if err != nil {
+		return failed(err)
+	}
+	rep.Seconds.Solve = res.Seconds
+	rep.Seconds.Total = time.Since(t0).Seconds() + load
+	rep.LowerBound, rep.Gap, rep.Status, rep.Optimal, rep.Infeasible = res.LowerBound, res.Gap(), res.Status, res.Optimal, res.Infeasible
+	rep.Scale, rep.WeightError, rep.Cores, rep.SATCalls, rep.Hardened = res.Scale, res.WeightError, res.Cores, res.SATCalls, res.Hardened
+	if res.X != nil {
+		rep.Cost = &res.Cost
+	}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	w := bufio.NewWriterSize(stdout, 1<<16)
+	fmt.Fprintf(w, "c hinge maxsat --exact %s: %d variables, %d clauses (%d hard), soft weight %s\n", path, rep.Variables, rep.Clauses, rep.HardClauses, g(rep.WeightTotal))
+	fmt.Fprintf(w, "c core-guided (OLL): %d cores, %d SAT calls, %d soft literals hardened; weights scaled by %s", res.Cores, res.SATCalls, res.Hardened, g(res.Scale))
+	if res.WeightError > 0 {
+		fmt.Fprintf(w, " with rounding error %.3g (taken from the bound)", res.WeightError)
+	}
+	fmt.Fprintf(w, "\nc certified lower bound on the cost: %s\n", g(res.LowerBound))
+	fmt.Fprintf(w, "c seconds: load %.3f local search %.3f exact %.3f total %.3f\n", load, rep.Seconds.LocalSearch, res.Seconds, rep.Seconds.Total)
+	switch {
+	case res.Infeasible:
+		fmt.Fprintln(w, "c the hard clauses are unsatisfiable")
+		fmt.Fprintln(w, "s UNSATISFIABLE")
+	case res.X == nil:
+		fmt.Fprintf(w, "c no assignment satisfying the hard clauses found within the time limit (%v)\n", o.timeLimit)
+		fmt.Fprintln(w, "s UNKNOWN")
+	case res.Optimal:
+		fmt.Fprintf(w, "o %s\n", g(res.Cost))
+		fmt.Fprintln(w, "s OPTIMUM FOUND")
+	default:
+		fmt.Fprintf(w, "c stopped at the time limit (%v): the cost is at most %.4g%% above the optimum\n", o.timeLimit, 100*res.Gap())
+		fmt.Fprintf(w, "o %s\n", g(res.Cost))
+		fmt.Fprintln(w, "s SATISFIABLE")
+	}
+	if res.X != nil {
+		writeV(w, res.X)
+	}
+	if err := w.Flush(); err != nil {
+		return failed(err)
+	}
+	if o.report != "" {
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
+	}
+	if res.X == nil {
+		return failed(fmt.Errorf("%s: no assignment satisfies the hard clauses (%s)", path, res.Status))
+	}
+	return nil
 }

@@ -263,6 +263,7 @@ type mlnInferOptions struct {
 	bar                    *progress.Reporter // the run's progress (hinge mln infer)
 	admm                   admm.Options
 	explain                explainFlags
+	timeLimit              time.Duration // --method exact (MAP)
 
 	// marginalMethod is auto or exact when --marginal takes exact
 	// inference (MC-SAT samples what it leaves: method is mcsat then);
@@ -285,14 +286,15 @@ type mlnReport struct {
 	// Alchemy's convention (mln.AlchemyView): merged ground clauses, and
 	// the same world's cost and bound without the constant min(P, N) of
 	// opposite soft unit clauses.
-	AlchemyClauses    int           `json:"alchemy_ground_clauses"`
-	AlchemyCost       float64       `json:"alchemy_cost"`
-	AlchemyLowerBound float64       `json:"alchemy_cost_lower_bound"`
-	HardViolated      int           `json:"hard_violated"`
-	Optimal           bool          `json:"optimal"`
-	Accuracy          *float64      `json:"accuracy,omitempty"`
-	Queries           int           `json:"queries,omitempty"`
-	MaxSAT            maxsat.Report `json:"maxsat"`
+	AlchemyClauses    int              `json:"alchemy_ground_clauses"`
+	AlchemyCost       float64          `json:"alchemy_cost"`
+	AlchemyLowerBound float64          `json:"alchemy_cost_lower_bound"`
+	HardViolated      int              `json:"hard_violated"`
+	Optimal           bool             `json:"optimal"`
+	Accuracy          *float64         `json:"accuracy,omitempty"`
+	Queries           int              `json:"queries,omitempty"`
+	MaxSAT            maxsat.Report    `json:"maxsat"`
+	Exact             *exactMAPSummary `json:"exact,omitempty"` // --method exact
 	Seconds           struct {
 		Load, Ground, Solve, Total float64
 	} `json:"seconds"`
@@ -312,6 +314,9 @@ Methods (--method):
               Goemans-Williamson rounding (at least 3/4 of the optimum)
   lp-walksat  lp-round followed by MaxWalkSAT (--flips) from the rounded world
   maxwalksat  MaxWalkSAT alone from a random world (Alchemy's and Tuffy's MAP)
+  exact       core-guided exact MAX-SAT (OLL on a CDCL SAT solver): the world
+              is proven optimal, or at --time-limit the best world found is
+              given with a certified lower bound and the gap between them
 Every method also reports a certified lower bound on the cost (the weight of
 violated ground clauses) of any world that satisfies the hard clauses.
 --lifted solves the LP relaxation lifted by color refinement (Srinivasan et
@@ -336,7 +341,11 @@ false and a ground clause is built only once every atom it negates is true,
 so memory grows with the clauses that can be violated, not with the
 groundings; MaxWalkSAT (--flips, --seed) searches over them and builds more
 as it makes atoms true. There is no certified bound then (the relaxation
-needs the full grounding). With --marginal, lazy MC-SAT (Poon, Domingos and
+needs the full grounding). With --method exact, --lazy is cutting-plane
+inference (Riedel, "Improving the Accuracy and Efficiency of MAP Inference
+for Markov Logic", UAI 2008): the clauses built so far are solved exactly,
+those the answer can make cost are built, and when none of them costs the
+world is proven optimal for the whole network. With --marginal, lazy MC-SAT (Poon, Domingos and
 Sumner, "A General Method for Reducing the Complexity of Relational
 Inference and its Application to MCMC", AAAI 2008) samples over the same
 lazily built clauses. With at most 100,000 unknown atoms every atom is
@@ -366,7 +375,8 @@ in Alchemy.`,
 	o.mlnInputs.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
-	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat or maxwalksat; marginals: auto (default: exact where affordable, MC-SAT for the rest), exact (exact or refused with the cost), mcsat or gibbs (sampling alone)")
+	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat, maxwalksat or exact (proven optimal, or the best world and the gap at --time-limit); marginals: auto (default: exact where affordable, MC-SAT for the rest), exact (exact or refused with the cost), mcsat or gibbs (sampling alone)")
+	f.DurationVar(&o.timeLimit, "time-limit", 0, "MAP --method exact: stop after this long (e.g. 10m) with the best world, the certified bound and the gap; 0: until proven optimal")
 	f.BoolVar(&o.marginal, "marginal", false, "every query atom's probability (exact where affordable, else sampled) instead of the MAP world")
 	f.BoolVar(&o.strict, "strict", false, "marginals: fail (exit 1, nothing written) when the sampled marginals cannot be trusted (chains that disagree, atoms lazy MC-SAT never activated)")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
@@ -442,11 +452,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	explicitMethod := o.method
 	switch o.method {
-	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT:
+	case mln.MethodLPRound, mln.MethodLPWalkSAT, mln.MethodWalkSAT, mln.MethodExact:
 	case mln.MethodMCSAT, mln.MethodGibbs:
 		o.marginal = true
 	default:
-		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat, mcsat or gibbs", o.method))
+		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat, exact, mcsat or gibbs", o.method))
 	case "":
 		o.method = mln.MethodLPRound
 		if o.marginal {
@@ -474,8 +484,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && o.marginal && o.method != mln.MethodMCSAT {
 		return badInput(fmt.Errorf("--lazy estimates marginals by lazy MC-SAT (--method mcsat); --method %s needs the full grounding", o.method))
 	}
-	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT {
-		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
+	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT && explicitMethod != mln.MethodExact {
+		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat) or exactly by cutting planes (--method exact), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
+	}
+	if o.timeLimit < 0 || o.timeLimit > 0 && o.method != mln.MethodExact {
+		return badInput(fmt.Errorf("--time-limit %v: must be >= 0, and is for --method exact", o.timeLimit))
 	}
 	// Lazy grounding by itself beyond the memory limit: for MAP, and for
 	// marginals by MC-SAT (Gibbs has no lazy form).
@@ -536,7 +549,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
 	}
 	if o.lazy {
-		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+		return o.lazyMAPBy(ctx, net, queries, load, start, stdout, stderr)
 	}
 	if err := o.explain.findMLN(net); err != nil {
 		return err
@@ -553,6 +566,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	mo.MaxSAT.Noise = o.noise
 	mo.MaxSAT.LocalSearch = o.flips
 	mo.MaxSAT.Lift = o.lifted
+	mo.TimeLimit = o.timeLimit
+	mo.ExactProgress = func(p maxsat.ExactProgress) {
+		bar.Status("exact: cost %.6g, lower bound %.6g, %d cores, %.0f s", p.Cost, p.LowerBound, p.Cores, p.Seconds)
+	}
 	mo.Ground.MemoryLimit = memlimit.Current()
 	mo.Ground.Context = ctx
 	if o.marginal {
@@ -575,7 +592,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		if net, queries, err = o.mlnInputs.network(mln.Options{HardWeight: o.hardWeight, Lazy: true}); err != nil {
 			return err
 		}
-		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+		return o.lazyMAPBy(ctx, net, queries, load, start, stdout, stderr)
 	}
 	if err != nil {
 		return failed(err)
@@ -587,6 +604,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		Method: o.method, Cost: res.Cost, LowerBound: res.LowerBound, HardViolated: res.Report.HardViolated,
 		Optimal: res.Report.Optimal, MaxSAT: res.Report, AlchemyClauses: res.Alchemy.Clauses,
 		AlchemyCost: res.Cost - res.Alchemy.Offset, AlchemyLowerBound: max(0, res.LowerBound-res.Alchemy.Offset),
+		Exact: exactMAPSummaryOf(res.Exact, res.Cost, res.LowerBound),
 	}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 
@@ -615,6 +633,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g, %d hard clause(s) violated%s; %.3f s\n",
 		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal), res.Seconds.Solve)
+	if x := res.Exact; x != nil {
+		printExactStatus(stderr, x, res.Cost, res.LowerBound)
+	}
 	fmt.Fprintf(stderr, "as Alchemy counts it (identical ground clauses merged, opposite unit clauses cancelled): %d ground clauses, cost %.6g, lower bound %.6g\n",
 		rep.AlchemyClauses, rep.AlchemyCost, rep.AlchemyLowerBound)
 	if rep.Accuracy != nil {
@@ -698,34 +719,10 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct,
 		Method: mln.MethodWalkSAT, Cost: res.Cost, HardViolated: res.HardViolated, Flips: res.Flips, BestFlip: res.BestFlip}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Search
-	format := "%s 1"
-	if o.trueOnly {
-		format = "%s"
-	}
-	var lines []string
-	truth := map[string]bool{}
-	for i, a := range res.Atoms {
-		if res.Values[i] == 1 && net.Reported(a.Pred, res.Args(net.Store, i)) {
-			s := mln.AtomString(a.Pred.Name, res.Args(net.Store, i))
-			truth[s] = true
-			lines = append(lines, fmt.Sprintf(format, s))
-		}
-	}
-	sort.Strings(lines)
+	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
 	rep.TrueQuery = len(lines)
-	if len(queries) > 0 {
-		right := 0
-		for _, q := range queries {
-			args := make([]string, len(q.Args))
-			for i, t := range q.Args {
-				args[i] = t.Name
-			}
-			if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
-				right++
-			}
-		}
-		acc := float64(right) / float64(len(queries))
-		rep.Accuracy, rep.Queries = &acc, len(queries)
+	if acc != nil {
+		rep.Accuracy, rep.Queries = acc, len(queries)
 	}
 	if err := writeResult(o.result, stdout, lines); err != nil {
 		return err

@@ -1,114 +1,180 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
+	"sort"
+	"time"
 
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/mln"
+	"github.com/hinge-srl/hinge/store"
 )
 
-// How hinge mln infer --marginal says which marginals are exact and
-// whether the sampled ones can be trusted.
-
-// exactSummary groups a network's components by how their marginals were
-// found, for the report and stderr.
-type exactSummary struct {
-	Atoms      int                     `json:"atoms"`
-	Sampled    int                     `json:"sampled_atoms"`
-	ByMethod   map[string]methodTotals `json:"by_method"`
-	SampledSet []mln.Component         `json:"sampled_components,omitempty"`
+// exactMAPSummary is what --report says of an exact MAP run.
+type exactMAPSummary struct {
+	// Status is "optimal" or "time limit"; Gap is (cost - lower bound) /
+	// cost.
+	Status      string  `json:"status"`
+	Gap         float64 `json:"gap"`
+	Cores       int     `json:"cores"`
+	SATCalls    int     `json:"sat_calls"`
+	Hardened    int     `json:"hardened"`
+	WeightScale float64 `json:"weight_scale"`
+	WeightError float64 `json:"weight_error"`
+	Seconds     float64 `json:"seconds"`
 }
 
-// methodTotals counts the components (and atoms) of one method, with the
-// largest junction tree clique or counted class configurations among them.
-type methodTotals struct {
-	Components int     `json:"components"`
-	Atoms      int     `json:"atoms"`
-	MaxWidth   int     `json:"max_width,omitempty"`
-	MaxConfigs float64 `json:"max_configs,omitempty"`
-}
-
-// summarizeExact sums up exact inference's components; nil when the
-// network was sampled in full (no exact inference ran).
-func summarizeExact(exact []bool, comps []mln.Component) *exactSummary {
-	if exact == nil {
+// exactMAPSummaryOf summarises x (nil: nil) for a world of that cost and
+// bound.
+func exactMAPSummaryOf(x *maxsat.ExactResult, cost, bound float64) *exactMAPSummary {
+	if x == nil {
 		return nil
 	}
-	s := &exactSummary{ByMethod: map[string]methodTotals{}}
-	for _, e := range exact {
-		if e {
-			s.Atoms++
-		}
-	}
-	for _, c := range comps {
-		t := s.ByMethod[c.Method]
-		t.Components++
-		t.Atoms += c.Atoms
-		if c.Method == mln.Sampled {
-			s.Sampled += c.Atoms
-			s.SampledSet = append(s.SampledSet, c)
-		} else {
-			t.MaxWidth = max(t.MaxWidth, c.Width)
-			t.MaxConfigs = max(t.MaxConfigs, c.Configs)
-		}
-		s.ByMethod[c.Method] = t
-	}
-	return s
+	return &exactMAPSummary{Status: x.Status, Gap: gapOf(cost, bound), Cores: x.Cores, SATCalls: x.SATCalls, Hardened: x.Hardened,
+		WeightScale: x.Scale, WeightError: x.WeightError, Seconds: x.Seconds}
 }
 
-// print writes the summary's stderr line.
-func (s *exactSummary) print(w io.Writer, total int) {
-	var parts []string
-	for _, m := range []string{mln.ExactJunctionTree, mln.ExactCounting, mln.ExactPropagated, mln.ExactFree} {
-		t, ok := s.ByMethod[m]
-		if !ok {
-			continue
-		}
-		switch m {
-		case mln.ExactJunctionTree:
-			parts = append(parts, fmt.Sprintf("%d in %s by junction tree (cliques of at most %d atoms)", t.Atoms, components(t.Components), t.MaxWidth))
-		case mln.ExactCounting:
-			parts = append(parts, fmt.Sprintf("%d in %s by counting exchangeable atoms", t.Atoms, components(t.Components)))
-		case mln.ExactPropagated:
-			parts = append(parts, fmt.Sprintf("%d fixed by the hard clauses", t.Atoms))
-		case mln.ExactFree:
-			parts = append(parts, fmt.Sprintf("%d in no clause", t.Atoms))
-		}
-	}
-	if len(parts) == 0 {
-		parts = []string{"none"}
-	}
-	fmt.Fprintf(w, "exact marginals: %d of %d atoms (%s)\n", s.Atoms, total, strings.Join(parts, "; "))
-	if s.Sampled == 0 {
+// printExactStatus says how an exact run ended: proven optimal, or at the
+// time limit with the gap between the world's cost and the bound.
+func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
+	if x.Optimal {
+		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls\n", x.Cores, x.SATCalls)
 		return
 	}
-	big := slices.MaxFunc(s.SampledSet, func(a, b mln.Component) int { return a.Atoms - b.Atoms })
-	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms)\n",
-		s.Sampled, components(len(s.SampledSet)), big.Atoms, big.Clauses, big.Width)
+	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
+		x.Cores, x.SATCalls, 100*gapOf(cost, bound), cost, bound)
 }
 
-// components is "1 component" or "n components".
-func components(n int) string {
-	if n == 1 {
-		return "1 component"
+// gapOf is (cost - bound) / cost, 0 for a cost of 0.
+func gapOf(cost, bound float64) float64 {
+	if cost <= 0 {
+		return 0
 	}
-	return fmt.Sprintf("%d components", n)
+	return max(0, (cost-bound)/cost)
 }
 
-// mixedWarning says on stderr why the chains cannot be trusted; atom names
-// a variable.
-func mixedWarning(w io.Writer, d mln.Diagnostics, atom func(int) string, advice string) {
-	why := fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
-	if d.RHat <= mln.MixedRHat {
-		why = fmt.Sprintf("two chains differ by %.3g at %s", d.Spread, atom(d.SpreadAtom))
+// lazyMAPBy grounds lazily and finds the MAP world by the method asked:
+// cutting planes for --method exact, MaxWalkSAT otherwise.
+func (o *mlnInferOptions) lazyMAPBy(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
+	if o.method == mln.MethodExact {
+		return o.lazyExactMAP(ctx, net, queries, load, start, stdout, stderr)
 	}
-	fmt.Fprintf(w, "warning: the chains have not mixed (%s; they must agree to R-hat %.1f and %.2g): the sampled marginals are not to be trusted; %s\n",
-		why, mln.MixedRHat, mln.MixedSpread, advice)
+	return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
 }
 
-// notTrusted is the error of --strict when a run cannot be trusted.
-func notTrusted(why string) error {
-	return failed(fmt.Errorf("--strict: the marginals cannot be trusted (%s); nothing written", why))
+// lazyTrueLines formats the true query atoms of a lazy MAP world (atoms
+// and their 0/1 values; args gives an atom's arguments), sorted, as
+// 'Pred(A, B) 1' lines ('Pred(A, B)' with --true-only), and the accuracy
+// of the world on the query atoms with a known truth (nil when there are
+// none): every atom not among atoms is false.
+func (o *mlnInferOptions) lazyTrueLines(net *mln.Network, atoms []ground.AtomRef, values []float64, args func(*store.Store, int) []string, queries []mln.GroundAtom) ([]string, *float64) {
+	format := "%s 1"
+	if o.trueOnly {
+		format = "%s"
+	}
+	var lines []string
+	truth := map[string]bool{}
+	for i, a := range atoms {
+		if values[i] == 1 && net.Reported(a.Pred, args(net.Store, i)) {
+			s := mln.AtomString(a.Pred.Name, args(net.Store, i))
+			truth[s] = true
+			lines = append(lines, fmt.Sprintf(format, s))
+		}
+	}
+	sort.Strings(lines)
+	if len(queries) == 0 {
+		return lines, nil
+	}
+	right := 0
+	for _, q := range queries {
+		args := make([]string, len(q.Args))
+		for i, t := range q.Args {
+			args[i] = t.Name
+		}
+		if truth[mln.AtomString(q.Pred, args)] == (q.Value >= 0.5) {
+			right++
+		}
+	}
+	acc := float64(right) / float64(len(queries))
+	return lines, &acc
+}
+
+// lazyExactReport is the --report JSON of hinge mln infer --lazy --method
+// exact.
+type lazyExactReport struct {
+	Formulas       int     `json:"formulas"`
+	Clauses        int     `json:"clauses"`
+	Lazy           bool    `json:"lazy"`
+	Method         string  `json:"method"`
+	GroundClauses  int     `json:"ground_clauses"`
+	InitialClauses int     `json:"initial_ground_clauses"`
+	HardClauses    int     `json:"ground_hard_clauses"`
+	Unknowns       int     `json:"unknown_atoms"`
+	AllUnknowns    float64 `json:"all_unknown_atoms"`
+	CrossProduct   float64 `json:"cross_product"`
+	// Cost is the world's cost in the whole network, LowerBound a
+	// certified lower bound on every world's.
+	Cost       float64  `json:"cost"`
+	LowerBound float64  `json:"cost_lower_bound"`
+	Optimal    bool     `json:"optimal"`
+	Status     string   `json:"status"`
+	Rounds     int      `json:"rounds"`
+	Cores      int      `json:"cores"`
+	SATCalls   int      `json:"sat_calls"`
+	TrueQuery  int      `json:"true_query_atoms"`
+	Accuracy   *float64 `json:"accuracy,omitempty"`
+	Queries    int      `json:"queries,omitempty"`
+	Seconds    struct {
+		Load, Ground, Solve, Total float64
+	} `json:"seconds"`
+}
+
+// lazyExactMAP finds a MAP world proven optimal by cutting planes over
+// lazily built ground clauses (mln.Network.LazyExactMAP) and writes the
+// true query atoms.
+func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
+	bar := o.bar
+	res, err := net.LazyExactMAP(ctx, mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(),
+		Progress: func(round, clauses int, cost, bound float64) {
+			bar.Status("cutting planes: round %d, %d ground clauses, cost %.6g, lower bound %.6g", round, clauses, cost, bound)
+		}})
+	bar.Done()
+	if err != nil {
+		return failed(err)
+	}
+	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: mln.MethodExact,
+		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
+		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct, Cost: res.Cost, LowerBound: res.LowerBound,
+		Optimal: res.Optimal, Status: res.Status, Rounds: res.Rounds, Cores: res.Cores, SATCalls: res.SATCalls}
+	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
+	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
+	rep.TrueQuery = len(lines)
+	if acc != nil {
+		rep.Accuracy, rep.Queries = acc, len(queries)
+	}
+	if err := writeResult(o.result, stdout, lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the first round (the clauses' variables range over %.3g substitutions)\n",
+		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
+	word := ", proven optimal for the whole network"
+	if !res.Optimal {
+		word = fmt.Sprintf("; stopped at the time limit: at most %.4g%% above the optimum", 100*gapOf(res.Cost, res.LowerBound))
+	}
+	fmt.Fprintf(stderr, "MAP (exact, lazy: cutting planes): cost %.6g, certified lower bound %.6g%s; %d rounds, %d cores, %d SAT calls; %.3f s; %d query atoms true, every other one false\n",
+		res.Cost, res.LowerBound, word, res.Rounds, res.Cores, res.SATCalls, res.Seconds.Solve, rep.TrueQuery)
+	if rep.Accuracy != nil {
+		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
+	}
+	rep.Seconds.Total = time.Since(start).Seconds()
+	if o.report != "" {
+		if err := writeJSON(o.report, rep); err != nil {
+			return failed(err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hinge-srl/hinge/mln"
+)
+
+// How hinge mln infer --marginal says which marginals are exact and
+// whether the sampled ones can be trusted.
+
+// exactSummary groups a network's components by how their marginals were
+// found, for the report and stderr.
+type exactSummary struct {
+	Atoms      int                     `json:"atoms"`
+	Sampled    int                     `json:"sampled_atoms"`
+	ByMethod   map[string]methodTotals `json:"by_method"`
+	SampledSet []mln.Component         `json:"sampled_components,omitempty"`
+}
+
+// methodTotals counts the components (and atoms) of one method, with the
+// largest junction tree clique or counted class configurations among them.
+type methodTotals struct {
+	Components int     `json:"components"`
+	Atoms      int     `json:"atoms"`
+	MaxWidth   int     `json:"max_width,omitempty"`
+	MaxConfigs float64 `json:"max_configs,omitempty"`
+}
+
+// summarizeExact sums up exact inference's components; nil when the
+// network was sampled in full (no exact inference ran).
+func summarizeExact(exact []bool, comps []mln.Component) *exactSummary {
+	if exact == nil {
+		return nil
+	}
+	s := &exactSummary{ByMethod: map[string]methodTotals{}}
+	for _, e := range exact {
+		if e {
+			s.Atoms++
+		}
+	}
+	for _, c := range comps {
+		t := s.ByMethod[c.Method]
+		t.Components++
+		t.Atoms += c.Atoms
+		if c.Method == mln.Sampled {
+			s.Sampled += c.Atoms
+			s.SampledSet = append(s.SampledSet, c)
+		} else {
+			t.MaxWidth = max(t.MaxWidth, c.Width)
+			t.MaxConfigs = max(t.MaxConfigs, c.Configs)
+		}
+		s.ByMethod[c.Method] = t
+	}
+	return s
+}
+
+// print writes the summary's stderr line.
+func (s *exactSummary) print(w io.Writer, total int) {
+	var parts []string
+	for _, m := range []string{mln.ExactJunctionTree, mln.ExactCounting, mln.ExactPropagated, mln.ExactFree} {
+		t, ok := s.ByMethod[m]
+		if !ok {
+			continue
+		}
+		switch m {
+		case mln.ExactJunctionTree:
+			parts = append(parts, fmt.Sprintf("%d in %s by junction tree (cliques of at most %d atoms)", t.Atoms, components(t.Components), t.MaxWidth))
+		case mln.ExactCounting:
+			parts = append(parts, fmt.Sprintf("%d in %s by counting exchangeable atoms", t.Atoms, components(t.Components)))
+		case mln.ExactPropagated:
+			parts = append(parts, fmt.Sprintf("%d fixed by the hard clauses", t.Atoms))
+		case mln.ExactFree:
+			parts = append(parts, fmt.Sprintf("%d in no clause", t.Atoms))
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
+	fmt.Fprintf(w, "exact marginals: %d of %d atoms (%s)\n", s.Atoms, total, strings.Join(parts, "; "))
+	if s.Sampled == 0 {
+		return
+	}
+	big := slices.MaxFunc(s.SampledSet, func(a, b mln.Component) int { return a.Atoms - b.Atoms })
+	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms)\n",
+		s.Sampled, components(len(s.SampledSet)), big.Atoms, big.Clauses, big.Width)
+}
+
+// components is "1 component" or "n components".
+func components(n int) string {
+	if n == 1 {
+		return "1 component"
+	}
+	return fmt.Sprintf("%d components", n)
+}
+
+// mixedWarning says on stderr why the chains cannot be trusted; atom names
+// a variable.
+func mixedWarning(w io.Writer, d mln.Diagnostics, atom func(int) string, advice string) {
+	why := fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
+	if d.RHat <= mln.MixedRHat {
+		why = fmt.Sprintf("two chains differ by %.3g at %s", d.Spread, atom(d.SpreadAtom))
+	}
+	fmt.Fprintf(w, "warning: the chains have not mixed (%s; they must agree to R-hat %.1f and %.2g): the sampled marginals are not to be trusted; %s\n",
+		why, mln.MixedRHat, mln.MixedSpread, advice)
+}
+
+// notTrusted is the error of --strict when a run cannot be trusted.
+func notTrusted(why string) error {
+	return failed(fmt.Errorf("--strict: the marginals cannot be trusted (%s); nothing written", why))
+}

@@ -1,0 +1,271 @@
+package maxsat
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// exactCase makes a random instance with every feature the exact solver
+// must handle: hard clauses, repeated soft clauses, opposite unit clauses,
+// empty and tautological clauses, zero weights, and weights that are
+// integers, decimals (kind 1) or arbitrary reals (kind 2).
+func exactCase(rng *rand.Rand, n, m int, pHard float64, kind int) *Instance {
+	in := randomInstance(rng, n, m, 4, kind == 0, pHard)
+	weight := func() float64 {
+		switch kind {
+		case 0:
+			return float64(1 + rng.IntN(10))
+		case 1:
+			return float64(rng.IntN(100000)) / 1000 // three decimals
+		}
+		return 10 * rng.Float64()
+	}
+	if kind == 1 {
+		for c := range in.Weight {
+			in.Weight[c] = weight()
+		}
+	}
+	extra := 1 + rng.IntN(4)
+	for range extra {
+		v := rng.IntN(n)
+		must(in.AddClause(weight(), false, Pos(v)))
+		must(in.AddClause(weight(), false, Not(v))) // opposite units
+		c := rng.IntN(in.NumClauses())
+		if !in.Hard[c] {
+			must(in.AddClause(weight(), false, in.Clause(c)...)) // a repeat
+		}
+	}
+	if rng.IntN(3) == 0 {
+		must(in.AddClause(weight(), false)) // empty: always falsified
+	}
+	if rng.IntN(3) == 0 {
+		v := rng.IntN(n)
+		must(in.AddClause(weight(), rng.IntN(2) == 0, Pos(v), Not(v))) // tautology
+	}
+	if rng.IntN(4) == 0 {
+		must(in.AddClause(0, false, Pos(rng.IntN(n))))
+	}
+	return in
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// checkExact compares an Exact result with the optimum cost (ok false:
+// the hard clauses are unsatisfiable).
+func checkExact(t *testing.T, name string, in *Instance, r *ExactResult, opt float64, ok bool) {
+	t.Helper()
+	tol := 1e-9 * (1 + in.SoftWeight())
+	if !ok {
+		if !r.Infeasible || r.X != nil {
+			t.Fatalf("%s: hard clauses unsatisfiable, result %+v", name, r)
+		}
+		return
+	}
+	if r.Infeasible {
+		t.Fatalf("%s: infeasible claimed, optimum %v", name, opt)
+	}
+	if r.LowerBound > opt+tol {
+		t.Fatalf("%s: lower bound %v above the optimum %v", name, r.LowerBound, opt)
+	}
+	if r.X == nil {
+		if r.Optimal {
+			t.Fatalf("%s: optimal without a world", name)
+		}
+		return
+	}
+	if _, hv := in.Eval(r.X); hv > 0 {
+		t.Fatalf("%s: the world violates %d hard clauses", name, hv)
+	}
+	if c := in.FalsifiedWeight(r.X); math.Abs(c-r.Cost) > tol {
+		t.Fatalf("%s: cost %v, the world costs %v", name, r.Cost, c)
+	}
+	if r.Cost < opt-tol {
+		t.Fatalf("%s: cost %v below the optimum %v", name, r.Cost, opt)
+	}
+	if r.Optimal && r.Cost > opt+2*r.WeightError+tol {
+		t.Fatalf("%s: optimal claimed at %v, optimum %v (weight error %v)", name, r.Cost, opt, r.WeightError)
+	}
+	if r.Optimal && r.Cost-r.LowerBound > 2*r.WeightError+tol {
+		t.Fatalf("%s: optimal with a gap: cost %v, bound %v", name, r.Cost, r.LowerBound)
+	}
+}
+
+// TestExactAgainstBruteForce solves random instances with every feature
+// (exactCase) under each combination of the solver's options and checks
+// every answer against enumeration: the optimum found and proven, bounds
+// that hold, infeasibility only when true.
+func TestExactAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 1))
+	variants := []ExactOptions{{}, {NoStratify: true}, {Exhaust: true, Minimize: true}, {NoStratify: true, Minimize: true}, {Exhaust: true}}
+	trials := 300
+	if testing.Short() {
+		trials = 60
+	}
+	optimal := 0
+	for trial := range trials {
+		n := 2 + rng.IntN(13)
+		pHard := []float64{0, 0.1, 0.3}[trial%3]
+		in := exactCase(rng, n, n+rng.IntN(3*n), pHard, trial%3)
+		best, _, ok := bruteForce(in)
+		optCost := in.SoftWeight() - best
+		for k, o := range variants {
+			if trial%2 == 1 {
+				// Start from a world, feasible or not.
+				x := make([]bool, n)
+				for i := range x {
+					x[i] = rng.IntN(2) == 0
+				}
+				o.Start = [][]bool{x}
+			}
+			r, err := Exact(context.Background(), in, o)
+			if err != nil {
+				t.Fatalf("trial %d variant %d: %v", trial, k, err)
+			}
+			checkExact(t, "trial", in, r, optCost, ok)
+			if ok && !r.Optimal {
+				t.Fatalf("trial %d variant %d: not proven optimal without a time limit: %+v", trial, k, r)
+			}
+			if r.Optimal {
+				optimal++
+			}
+		}
+	}
+	t.Logf("%d runs proven optimal", optimal)
+}
+
+// TestExactAgainstGophersat solves medium random instances with integer
+// weights (too large for enumeration) and compares the optimum with
+// gophersat's.
+func TestExactAgainstGophersat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	trials := 16
+	if testing.Short() {
+		trials = 4
+	}
+	for trial := range trials {
+		n := 30 + rng.IntN(25)
+		in := exactCase(rng, n, 3*n, []float64{0, 0.05}[trial%2], 0)
+		best, ok := exactOptimum(in)
+		r, err := Exact(context.Background(), in, ExactOptions{Exhaust: trial%2 == 0, Minimize: trial%2 == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, "gophersat", in, r, in.SoftWeight()-best, ok)
+		if ok && (!r.Optimal || r.Cost != in.SoftWeight()-best) {
+			t.Fatalf("trial %d: cost %v (optimal %v), gophersat's optimum %v", trial, r.Cost, r.Optimal, in.SoftWeight()-best)
+		}
+	}
+}
+
+// TestExactScale checks the weights' scaling: decimals are exact, other
+// reals carry a rounding error that is taken from the bound.
+func TestExactScale(t *testing.T) {
+	for _, tc := range []struct {
+		w     []float64
+		scale float64
+		exact bool
+	}{
+		{[]float64{1, 2, 3}, 1, true},
+		{[]float64{0.5, 1.25}, 100, true},
+		{[]float64{0.0732856, 2.38127}, 1e7, true},
+		{[]float64{1.0 / 3, 2}, 0, false},
+		{[]float64{0.1 / 3, 7}, 0, false},
+	} {
+		in := &Instance{}
+		for i, w := range tc.w {
+			must(in.AddClause(w, false, Pos(i)))
+		}
+		s := &oll{in: in}
+		s.scaleWeights()
+		if tc.exact != (s.werr == 0) || tc.exact && s.scale != tc.scale {
+			t.Errorf("weights %v: scale %v error %v, want exact %v scale %v", tc.w, s.scale, s.werr, tc.exact, tc.scale)
+		}
+		for c, w := range tc.w {
+			if math.Abs(float64(s.w[c])/s.scale-w) > 1e-9 {
+				t.Errorf("weights %v: %d/%v for %v", tc.w, s.w[c], s.scale, w)
+			}
+		}
+	}
+}
+
+// TestExactTimeLimit stops a run at once: the answer is a certified
+// bound and the best world found, not a claim of optimality.
+func TestExactTimeLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	in := randomInstance(rng, 300, 1400, 3, true, 0)
+	r, err := Exact(context.Background(), in, ExactOptions{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Optimal || r.Status != "time limit" {
+		t.Fatalf("status %q optimal %v after a nanosecond", r.Status, r.Optimal)
+	}
+	if r.LowerBound < 0 || r.Gap() < 0 || r.Gap() > 1 {
+		t.Fatalf("bound %v gap %v", r.LowerBound, r.Gap())
+	}
+}
+
+// TestExactCancelled returns the context's error, and no result, once the
+// context is done.
+func TestExactCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	in := randomInstance(rng, 300, 1400, 3, true, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Exact(ctx, in, ExactOptions{})
+	if !errors.Is(err, context.Canceled) || r != nil {
+		t.Fatalf("got %v, %v; want context.Canceled and no result", r, err)
+	}
+}
+
+// TestExactComponents: an instance made of independent parts is solved
+// part by part, and its optimum and bound are the sums of the parts'.
+func TestExactComponents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 40 {
+		var parts []*Instance
+		in := &Instance{Start: []int32{0}}
+		want := 0.0
+		for range 2 + rng.IntN(3) {
+			p := exactCase(rng, 2+rng.IntN(6), 3+rng.IntN(10), 0.1, trial%3)
+			best, _, ok := bruteForce(p)
+			if !ok {
+				continue
+			}
+			want += p.SoftWeight() - best
+			off := in.NumVars
+			for c := range p.NumClauses() {
+				lits := make([]Lit, 0, 4)
+				for _, l := range p.Clause(c) {
+					m := Lit(int(l.Var()) + off + 1)
+					if l.Neg() {
+						m = -m
+					}
+					lits = append(lits, m)
+				}
+				must(in.AddClause(p.Weight[c], p.Hard[c], lits...))
+			}
+			in.NumVars = off + p.NumVars
+			parts = append(parts, p)
+		}
+		if len(components(in)) < len(parts) {
+			t.Fatalf("trial %d: %d components for %d independent parts", trial, len(components(in)), len(parts))
+		}
+		r, err := Exact(context.Background(), in, ExactOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, "components", in, r, want, true)
+		if !r.Optimal {
+			t.Fatalf("trial %d: not proven optimal: %+v", trial, r)
+		}
+	}
+}

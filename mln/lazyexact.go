@@ -1,0 +1,259 @@
+package mln
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/store"
+)
+
+// LazyExactOptions configure Network.LazyExactMAP.
+type LazyExactOptions struct {
+	// TimeLimit, when positive, stops the search after that long with the
+	// best world found, its cost in the whole network and a certified
+	// lower bound.
+	TimeLimit time.Duration
+	// MemoryLimit is as in LazyOptions.
+	MemoryLimit int64
+	// Progress, when set, is called after each round with the round, the
+	// ground clauses built so far, and the round's world's cost over them
+	// and lower bound.
+	Progress func(round, clauses int, cost, bound float64)
+}
+
+// LazyExactResult is the world lazy exact MAP found and what it proved.
+type LazyExactResult struct {
+	// Atoms are the unknown atoms brought into play (rows of the network's
+	// store) and Values their values (0 or 1); every other unknown atom is
+	// false.
+	Atoms  []ground.AtomRef
+	Values []float64
+	// Cost is the world's cost in the whole network (as Network.MAP
+	// counts it), LowerBound a certified lower bound on the cost of every
+	// world of the whole network that satisfies the hard clauses; Optimal
+	// says they are proven equal.
+	Cost, LowerBound float64
+	Optimal          bool
+	// Status is "optimal" or "time limit".
+	Status string
+	// Rounds is the number of exact solves; ActiveClauses the ground
+	// clauses built (HardClauses of them hard), InitialClauses of them
+	// before the first round; ActiveAtoms the unknown atoms in them.
+	Rounds, ActiveClauses, HardClauses, InitialClauses, ActiveAtoms int
+	// CrossProduct is as in LazyResult.
+	CrossProduct float64
+	// Cores and SATCalls add up the exact solver's over the rounds.
+	Cores, SATCalls int
+	Seconds         struct{ Ground, Solve float64 }
+}
+
+// Args returns the arguments of atom i of the result.
+func (r *LazyExactResult) Args(s *store.Store, i int) []string {
+	a := r.Atoms[i]
+	return s.Names(s.Table(a.Pred).Args(a.Row))
+}
+
+// LazyExactMAP finds a most probable world of the whole network, proven
+// optimal, without grounding it in full: cutting-plane inference (Riedel,
+// "Improving the Accuracy and Efficiency of MAP Inference for Markov
+// Logic", UAI 2008; RockIt solves its rounds with an ILP solver, hinge
+// with maxsat.Exact). The ground clauses start as LazyMAP's (those the
+// all-false world can make cost); each round solves them exactly, then
+// builds every ground clause that the round's world can make cost and that
+// is not built yet: by delta joins from each atom the world made true that
+// the previous round's world had false (as LazyMAP builds them after a
+// flip). When none of them costs in the world, the world is optimal for
+// the whole network: every ground clause not built is satisfied in it (it
+// negates a false atom, or for a negative weight has no true literal), so
+// its cost is its cost over the built clauses, which no world beats there,
+// and every world costs at least as much in the whole network as over the
+// built clauses (no ground clause costs less than nothing). The same
+// argument makes each round's lower bound a bound for the whole network.
+//
+// The network's store changes as in LazyMAP. Hard clauses that cannot all
+// hold are an error (InfeasibleError when grounding finds an empty one).
+func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*LazyExactResult, error) {
+	start := time.Now()
+	var deadline time.Time
+	if opt.TimeLimit > 0 {
+		deadline = start.Add(opt.TimeLimit)
+	}
+	sink := &clauseSink{in: &maxsat.Instance{Start: []int32{0}}}
+	e, err := net.newLazy(LazyOptions{MemoryLimit: opt.MemoryLimit}, sink)
+	if err != nil {
+		return nil, err
+	}
+	res := &LazyExactResult{}
+	for k := range e.cls {
+		res.CrossProduct += e.crossProduct(k)
+	}
+	if err := e.initial(); err != nil {
+		return nil, err
+	}
+	res.Seconds.Ground = time.Since(start).Seconds()
+	res.InitialClauses = sink.in.NumClauses()
+	t0 := time.Now()
+	var prev []bool // the last round's world
+	var best []bool // the best world of a round, by its cost in the whole network
+	bestCost := 0.0
+	for {
+		res.Rounds++
+		in := sink.in
+		pos, aux, err := exactForm(in)
+		if err != nil {
+			return nil, err
+		}
+		xo := maxsat.ExactOptions{}
+		if !deadline.IsZero() {
+			xo.TimeLimit = max(time.Nanosecond, time.Until(deadline))
+		}
+		if prev != nil {
+			x0 := append(prev[:len(prev):len(prev)], make([]bool, in.NumVars-len(prev))...)
+			xo.Start = [][]bool{extendWorld(in, x0, aux)}
+		}
+		xr, err := maxsat.Exact(ctx, pos, xo)
+		if err != nil {
+			return nil, err
+		}
+		res.Cores += xr.Cores
+		res.SATCalls += xr.SATCalls
+		// A round's bound holds for the whole network, and so does the
+		// best of them.
+		res.LowerBound = max(res.LowerBound, xr.LowerBound)
+		if xr.Infeasible {
+			return nil, errors.New("mln: the hard clauses cannot all hold with this evidence (proven by the exact MAX-SAT solver over the ground clauses built lazily; --hard-weight W makes them soft, as Alchemy and Tuffy treat them)")
+		}
+		if xr.X == nil {
+			return nil, fmt.Errorf("mln: lazy exact MAP found no world that satisfies the hard clauses within the time limit of %v", opt.TimeLimit)
+		}
+		x := xr.X[:in.NumVars]
+		before := in.NumClauses()
+		if err := e.expandWorld(sink, prev, x); err != nil {
+			return nil, err
+		}
+		// The world's cost over every clause it can make cost; atoms new
+		// to play are false in it.
+		in = sink.in
+		x = append(x, make([]bool, in.NumVars-len(x))...)
+		cost := networkCost(in, x)
+		if opt.Progress != nil {
+			opt.Progress(res.Rounds, in.NumClauses(), cost, res.LowerBound)
+		}
+		newCost := false
+		for c := before; c < in.NumClauses(); c++ {
+			if costs(in, c, x) {
+				newCost = true
+				break
+			}
+		}
+		prev = append(prev[:0], x...)
+		if best == nil || cost < bestCost {
+			// Every clause x can make cost is built: cost is its cost in
+			// the whole network.
+			best, bestCost = append(best[:0], x...), cost
+		}
+		if !newCost && xr.Optimal {
+			res.Status, res.Optimal = "optimal", true
+			res.Cost, res.LowerBound = cost, cost
+			break
+		}
+		if !xr.Optimal {
+			res.Status, res.Cost = "time limit", bestCost
+			prev = best
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	res.Atoms = e.atoms
+	res.Values = make([]float64, len(e.atoms))
+	for v, b := range prev {
+		if b {
+			res.Values[v] = 1
+		}
+	}
+	res.ActiveClauses, res.HardClauses, res.ActiveAtoms = sink.in.NumClauses(), e.hardBuilt, len(e.atoms)
+	res.Seconds.Solve = time.Since(t0).Seconds()
+	return res, nil
+}
+
+// costs reports whether clause c of a ground network (signed weights)
+// costs in world x: a hard or positive clause violated, a negative one
+// satisfied.
+func costs(in *maxsat.Instance, c int, x []bool) bool {
+	w := in.Weight[c]
+	if !in.Hard[c] && w == 0 {
+		return false
+	}
+	return in.Satisfied(c, x) == (!in.Hard[c] && w < 0)
+}
+
+// expandWorld puts world x into the store and builds the ground clauses
+// that negate an atom x makes true and prev (the world of the last
+// expansion; nil: every atom false) had false, and whose other negated
+// atoms are true in x (for a clause of negative weight, those with that
+// atom positive): every ground clause x can make cost that is not built
+// yet (see LazyExactMAP).
+func (e *lazyEngine) expandWorld(sink *clauseSink, prev, x []bool) error {
+	var rising []int
+	for v, b := range x {
+		was := v < len(prev) && prev[v]
+		a := e.atoms[v]
+		if b {
+			e.s.Table(a.Pred).SetValue(a.Row, 1)
+			if !was {
+				rising = append(rising, v)
+			}
+		} else {
+			e.s.Table(a.Pred).SetValue(a.Row, 0)
+		}
+	}
+	copy(sink.x, x)
+	for _, v := range rising {
+		a := e.atoms[v]
+		for _, sd := range e.seeds[a.Pred.Index] {
+			if err := e.cls[sd.clause].j.From(int(sd.atom), int32(a.Row), e.emitters[sd.clause]); err != nil {
+				e.pending = e.pending[:0]
+				return err
+			}
+		}
+	}
+	return e.build()
+}
+
+// clauseSink collects lazily built atoms and ground clauses into an
+// instance with signed weights (as Network.GroundClauses makes), with a
+// world over its atoms (lazySink).
+type clauseSink struct {
+	in *maxsat.Instance
+	x  []bool
+}
+
+func (s *clauseSink) AddVar(value bool) int {
+	s.in.NumVars++
+	s.x = append(s.x, value)
+	return s.in.NumVars - 1
+}
+
+func (s *clauseSink) AddClause(weight float64, hard bool, lits ...maxsat.Lit) error {
+	neg := !hard && weight < 0
+	if neg {
+		weight = -weight
+	}
+	if err := s.in.AddClause(weight, hard, lits...); err != nil {
+		return err
+	}
+	if neg {
+		s.in.Weight[len(s.in.Weight)-1] = -weight
+	}
+	return nil
+}
+
+func (s *clauseSink) NumClauses() int { return s.in.NumClauses() }
+
+func (s *clauseSink) Value(v int) bool { return s.x[v] }

@@ -1,0 +1,160 @@
+package mln
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/maxsat"
+)
+
+// withFunctional adds to a randomNetwork program a predicate with a
+// functional argument (exactly one thing per person: hard clauses) and
+// formulas over it, one of negative weight.
+func withFunctional(rng *rand.Rand, prog string) string {
+	var b strings.Builder
+	b.WriteString(prog)
+	b.WriteString("thing = {T1, T2}\nOwns(person, thing!)\n")
+	w := []string{"-1", "0.5", "2"}
+	fmt.Fprintf(&b, "%s Smokes(x) => Owns(x, T1)\n", w[rng.IntN(3)])
+	fmt.Fprintf(&b, "%s Owns(x, T2) ^ Friends(x, y) => Owns(y, T2)\n", w[rng.IntN(3)])
+	return b.String()
+}
+
+// TestExactMAPByEnumeration: on random networks with hard clauses,
+// negative weights, existential quantifiers and functional arguments
+// (randomNetwork, withFunctional), Network.MAP with MethodExact and
+// Network.LazyExactMAP both find the optimum that enumerating every world
+// of the full ground network finds, prove it, and their bounds hold; the
+// lazy world costs in the full network what LazyExactMAP reports.
+func TestExactMAPByEnumeration(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 50
+	}
+	proven := 0
+	for seed := range uint64(n) {
+		rng := rand.New(rand.NewPCG(seed, 97))
+		persons := 3
+		if seed%2 == 1 {
+			persons = 2 // the functional predicate adds atoms to enumerate
+		}
+		prog, evidence := randomNetwork(rng, persons)
+		query := []string{"Smokes", "Cancer", "Likes"}
+		if seed%2 == 1 {
+			prog = withFunctional(rng, prog)
+			query = append(query, "Owns")
+		}
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			_, _, full := network(t, prog, evidence, Options{Query: query})
+			g, in, err := full.GroundClauses(ground.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, bestHard, _, _ := optimum(t, in)
+			mo := DefaultMAPOptions()
+			mo.Method = MethodExact
+			mo.MaxSAT.ADMM.Threads = 1
+			res, err := full.MAP(context.Background(), mo)
+			if bestHard > 0 {
+				if err == nil {
+					t.Fatalf("the hard clauses cannot all hold, MAP says cost %v with %d violated", res.Cost, res.Report.HardViolated)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("%v\n%s", err, prog)
+				}
+				x := make([]bool, len(res.Values))
+				for i, v := range res.Values {
+					x[i] = v == 1
+				}
+				if c := signedCost(in, x); math.Abs(c-res.Cost) > 1e-9 || hardViolated(in, x) > 0 {
+					t.Fatalf("the world costs %v (%d hard violated), MAP says %v", c, hardViolated(in, x), res.Cost)
+				}
+				if !res.Report.Optimal || math.Abs(res.Cost-best) > 1e-9 || res.LowerBound > best+1e-9 {
+					t.Fatalf("exact MAP: cost %v bound %v optimal %v; optimum %v\n%s\n%s", res.Cost, res.LowerBound, res.Report.Optimal, best, prog, evidence)
+				}
+				proven++
+			}
+
+			_, _, lazyNet := network(t, prog, evidence, Options{Query: query, Lazy: true})
+			lr, err := lazyNet.LazyExactMAP(context.Background(), LazyExactOptions{})
+			if bestHard > 0 {
+				var inf *InfeasibleError
+				if err == nil || !errors.As(err, &inf) && !strings.Contains(err.Error(), "cannot all hold") {
+					t.Fatalf("the hard clauses cannot all hold; lazy exact MAP says %v (err %v)", lr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("lazy: %v\n%s", err, prog)
+			}
+			val := map[string]bool{}
+			for i, a := range lr.Atoms {
+				val[key(a.Pred.Name, lr.Args(lazyNet.Store, i))] = lr.Values[i] == 1
+			}
+			lx := make([]bool, g.Problem.NumVars)
+			for v, a := range g.Vars {
+				lx[v] = val[key(a.Pred.Name, g.Args(v))]
+			}
+			if c, h := signedCost(in, lx), hardViolated(in, lx); math.Abs(c-lr.Cost) > 1e-9 || h > 0 {
+				t.Fatalf("the lazy world costs %v (%d hard violated) in the full network, LazyExactMAP says %v", c, h, lr.Cost)
+			}
+			if !lr.Optimal || math.Abs(lr.Cost-best) > 1e-9 || lr.LowerBound > best+1e-9 {
+				t.Fatalf("lazy exact MAP: cost %v bound %v optimal %v after %d rounds; optimum %v\n%s\n%s", lr.Cost, lr.LowerBound, lr.Optimal, lr.Rounds, best, prog, evidence)
+			}
+			if lr.ActiveClauses > in.NumClauses() {
+				t.Fatalf("%d ground clauses built, the full network has %d", lr.ActiveClauses, in.NumClauses())
+			}
+		})
+	}
+	t.Logf("%d of %d networks feasible and proven optimal", proven, n)
+	if proven < n/2 {
+		t.Fatalf("only %d of %d networks feasible: the generator tests too little", proven, n)
+	}
+}
+
+// TestExactFormCost: exactForm's instance, with the auxiliary atoms at
+// their best (extendWorld), costs what the network costs in every world.
+func TestExactFormCost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50 {
+		in := &maxsat.Instance{NumVars: 5, Start: []int32{0}}
+		for range 12 {
+			k := 1 + rng.IntN(3)
+			var lits []maxsat.Lit
+			for _, v := range rng.Perm(5)[:k] {
+				l := maxsat.Pos(v)
+				if rng.IntN(2) == 0 {
+					l = -l
+				}
+				lits = append(lits, l)
+			}
+			if err := in.AddClause(1+float64(rng.IntN(4)), false, lits...); err != nil {
+				t.Fatal(err)
+			}
+			if rng.IntN(2) == 0 {
+				in.Weight[len(in.Weight)-1] *= -1
+			}
+		}
+		pos, aux, err := exactForm(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for mask := range 1 << 5 {
+			x := make([]bool, 5)
+			for v := range x {
+				x[v] = mask>>v&1 == 1
+			}
+			y := extendWorld(in, x, aux)
+			if _, hv := pos.Eval(y); hv > 0 || math.Abs(pos.FalsifiedWeight(y)-signedCost(in, x)) > 1e-9 {
+				t.Fatalf("world %v: exactForm costs %v (%d hard violated), the network %v", x, pos.FalsifiedWeight(y), hv, signedCost(in, x))
+			}
+		}
+	}
+}
