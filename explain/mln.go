@@ -309,14 +309,7 @@ func (e *MLN) termText(term *MLNTerm, gr *Grounding) {
 		}
 		return
 	}
-	p := g.Problem
-	var vars []int32
-	var coefs []float64
-	if t, np := int(term.term), p.NumPotentials(); t < np {
-		vars, coefs = p.Terms(t)
-	} else {
-		vars, coefs = p.CTerms(t - np)
-	}
+	vars, coefs, _, _ := termForm(g.Problem, term.term)
 	term.Ground = mlnLinearClause(g, vars, coefs)
 	for _, u := range vars {
 		term.Atoms = append(term.Atoms, AtomValue{Atom: mlnName(VarAtom(g, int(u))), Value: e.Values[u], Target: true})

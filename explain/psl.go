@@ -357,26 +357,19 @@ func keepTop[T any](ts []T, top int, order func(a, b T) int) int {
 // variable v; termText adds its text.
 func (e *PSL) term(v int, t int32) PSLTerm {
 	p := e.Ground.Problem
-	np := p.NumPotentials()
-	var vars []int32
-	var coefs []float64
-	var c float64
-	var group int32
+	vars, coefs, c, op := termForm(p, t)
 	out := PSLTerm{term: t}
 	var duals []float64
-	if int(t) < np {
-		vars, coefs = p.Terms(int(t))
-		c, group = p.Const[t], p.Group[t]
+	if np := p.NumPotentials(); int(t) < np {
+		out.Rule = int(p.Group[t])
 		out.Weight, out.Squared = p.Weight[t], p.Power[t] == 2
 		duals = e.PotentialDuals[p.Start[t]:p.Start[t+1]]
 	} else {
 		j := int(t) - np
-		vars, coefs = p.CTerms(j)
-		c, group = p.CConst[j], p.CGroup[j]
+		out.Rule = int(p.CGroup[j])
 		out.Hard = true
 		duals = e.ConstraintDuals[p.CStart[j]:p.CStart[j+1]]
 	}
-	out.Rule = int(group)
 	inner := -c
 	for k, u := range vars {
 		inner += coefs[k] * e.Values[u]
@@ -385,7 +378,7 @@ func (e *PSL) term(v int, t int32) PSLTerm {
 			out.Pull = duals[k]
 		}
 	}
-	if out.Hard && p.CKind[int(t)-np] == hlmrf.Equal {
+	if op == "=" {
 		out.Distance = math.Abs(inner)
 	} else {
 		out.Distance = max(inner, 0)
@@ -477,27 +470,29 @@ func (e *PSL) termText(v int, out *PSLTerm, gr *Grounding) {
 		}
 		return
 	}
-	p := e.Ground.Problem
-	np := p.NumPotentials()
-	var vars []int32
-	var coefs []float64
-	var c float64
-	op := "<="
-	if t := int(out.term); t < np {
-		vars, coefs = p.Terms(t)
-		c = p.Const[t]
-	} else {
-		vars, coefs = p.CTerms(t - np)
-		c = p.CConst[t-np]
-		if p.CKind[t-np] == hlmrf.Equal {
-			op = "="
-		}
-	}
+	vars, coefs, c, op := termForm(e.Ground.Problem, out.term)
 	out.Role = "coef " + strconv.FormatFloat(out.Coef, 'g', 6, 64)
 	out.Ground = linearForm(e.Ground, vars, coefs, c, op, *out)
 	for _, u := range vars {
 		out.Atoms = append(out.Atoms, AtomValue{Atom: pslName(VarAtom(e.Ground, int(u))), Value: e.Values[u], Target: true})
 	}
+}
+
+// termForm is term t's linear form a.y - c (TermsOf's numbering: a
+// potential, or a constraint after them) and the relation it is held to
+// ("<=", or "=" for an equality constraint).
+func termForm(p *hlmrf.Problem, t int32) (vars []int32, coefs []float64, c float64, op string) {
+	if np := p.NumPotentials(); int(t) >= np {
+		j := int(t) - np
+		vars, coefs = p.CTerms(j)
+		op = "<="
+		if p.CKind[j] == hlmrf.Equal {
+			op = "="
+		}
+		return vars, coefs, p.CConst[j], op
+	}
+	vars, coefs = p.Terms(int(t))
+	return vars, coefs, p.Const[t], "<="
 }
 
 // ruleText is the rule as written, clipped for display.

@@ -64,8 +64,23 @@ type Network struct {
 	lazy       bool     // Options.Lazy: the store has no unknown atoms
 	prog       *Program // the program built (lazy inference reads argument types)
 	// asked holds, for a query predicate asked for only through ground
-	// query atoms, their argument patterns (see Asked).
-	asked map[string][][]Term
+	// query atoms, those atoms (see Asked).
+	asked map[string]*askedAtoms
+}
+
+// askedAtoms are the atoms of a predicate that query atoms ask for: the
+// ground ones by their arguments (argsKey), the others as patterns.
+type askedAtoms struct {
+	ground   map[string]bool
+	patterns [][]Term
+}
+
+// argsKey joins arguments into one map key.
+func argsKey(args []string) string { return strings.Join(args, "\x00") }
+
+// hasVar reports whether a term of ts is a variable.
+func hasVar(ts []Term) bool {
+	return slices.ContainsFunc(ts, func(t Term) bool { return t.IsVar })
 }
 
 // Asked reports whether the atom pred(args) of a query predicate is asked
@@ -76,11 +91,14 @@ type Network struct {
 // predicate either way (they depend on each other); results list the
 // asked ones.
 func (net *Network) Asked(pred string, args []string) bool {
-	ps, some := net.asked[pred]
+	a, some := net.asked[pred]
 	if !some {
 		return true
 	}
-	for _, p := range ps {
+	if a.ground[argsKey(args)] {
+		return true
+	}
+	for _, p := range a.patterns {
 		if matches(p, args) {
 			return true
 		}
@@ -211,11 +229,24 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 	}
 
-	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string][][]Term{}}
+	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string]*askedAtoms{}}
 	for p, ps := range patterns {
-		if !whole[p] {
-			net.asked[p] = ps
+		if whole[p] {
+			continue
 		}
+		a := &askedAtoms{ground: map[string]bool{}}
+		for _, args := range ps {
+			if hasVar(args) {
+				a.patterns = append(a.patterns, args)
+				continue
+			}
+			names := make([]string, len(args))
+			for i, t := range args {
+				names[i] = t.Name
+			}
+			a.ground[argsKey(names)] = true
+		}
+		net.asked[p] = a
 	}
 	if err := net.domains(prog, opt.DomainAtoms, evidence, opt.QueryAtoms); err != nil {
 		return nil, err

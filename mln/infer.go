@@ -84,6 +84,8 @@ type MAPResult struct {
 	// rewritten with nonnegative weights, which are the network's.
 	Exact   *maxsat.ExactResult
 	Seconds struct{ Ground, Solve float64 }
+
+	tol float64 // how close two costs are to be one (costTol)
 }
 
 // GroundClauses grounds the network and reads the ground problem as
@@ -318,6 +320,8 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Alchemy = Alchemy(in)
+	res.tol = costTol * (1 + rep.WeightTotal)
+	res.Cost, res.LowerBound = snapCosts(res.Cost, res.LowerBound, res.tol)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
 }
@@ -412,6 +416,33 @@ func (res *MAPResult) exact(ctx context.Context, in *maxsat.Instance, x0 []bool,
 	}
 	res.Report, res.Cost, res.LowerBound = rep, cost, lb
 	return nil
+}
+
+// costTol, times 1 plus the total weight, is how far apart two costs may be
+// and count as one: the rounding of sums of float64 weights (a cost of
+// -5.6e-17 is 0, a bound 1.1e-16 above a cost of 0 is that cost).
+const costTol = 1e-9
+
+// snapCosts rounds a cost and a lower bound on it to tol: within tol of
+// 0 they are 0, and a bound within tol above the cost is the cost.
+func snapCosts(cost, bound, tol float64) (float64, float64) {
+	if math.Abs(cost) <= tol {
+		cost = 0
+	}
+	if math.Abs(bound) <= tol {
+		bound = 0
+	}
+	if bound > cost && bound-cost <= tol {
+		bound = cost
+	}
+	return cost, bound
+}
+
+// AlchemyCosts are the world's cost and the lower bound as Alchemy counts
+// them (Cost and LowerBound less Alchemy.Offset, the bound at least 0),
+// rounded as Cost and LowerBound are.
+func (r *MAPResult) AlchemyCosts() (cost, bound float64) {
+	return snapCosts(r.Cost-r.Alchemy.Offset, max(0, r.LowerBound-r.Alchemy.Offset), r.tol)
 }
 
 // networkCost is the cost of world x in a ground network whose soft clauses

@@ -244,6 +244,9 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	if err := e.initial(); err != nil {
 		return nil, err
 	}
+	if err := e.propagateHard(); err != nil {
+		return nil, err
+	}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	res.InitialClauses = e.w.NumClauses()
 	start = time.Now()
@@ -348,6 +351,10 @@ type lazyEngine struct {
 	occAt     []int
 	hardBuilt int
 	constant  int
+	// hard keeps the hard ground clauses built while keepHard is set
+	// (from the start until propagateHard is done).
+	hard     []hardGround
+	keepHard bool
 
 	limit     int64 // memory limit in bytes, 0 for none
 	sinceMem  int   // ground clauses built since the last memory check
@@ -371,9 +378,10 @@ type seedRef struct{ clause, atom int32 }
 // or, when it is nil, into a MaxWalkSAT walker (e.walker) for LazyMAP.
 func (net *Network) newLazy(opt LazyOptions, sink lazySink) (*lazyEngine, error) {
 	e := &lazyEngine{net: net, s: net.Store, w: sink,
-		seeds: make([][]seedRef, len(net.Model.Predicates)),
-		vars:  make([][]int32, len(net.Model.Predicates)),
-		limit: opt.MemoryLimit,
+		seeds:    make([][]seedRef, len(net.Model.Predicates)),
+		vars:     make([][]int32, len(net.Model.Predicates)),
+		limit:    opt.MemoryLimit,
+		keepHard: true, // until propagateHard
 	}
 	if sink == nil {
 		e.walker = maxsat.NewLazyWalker(maxsat.WalkOptions{Noise: opt.Noise, Seed: opt.Seed})
@@ -704,6 +712,9 @@ func (e *lazyEngine) buildOne(c *lazyClause, vals, rows []int32) error {
 	c.built++
 	if c.hard {
 		e.hardBuilt++
+		if e.keepHard {
+			e.hard = append(e.hard, hardGround{lits: slices.Clone(lits), rule: c.rule})
+		}
 	}
 	if e.sinceMem++; e.sinceMem >= 1<<16 && e.limit > 0 {
 		e.sinceMem = 0

@@ -94,6 +94,9 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 	if err := e.initial(); err != nil {
 		return nil, err
 	}
+	if err := e.propagateHard(); err != nil {
+		return nil, err
+	}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	res.InitialClauses = sink.in.NumClauses()
 	t0 := time.Now()

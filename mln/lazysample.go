@@ -151,6 +151,9 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	if err := e.initial(); err != nil {
 		return nil, err
 	}
+	if err := e.propagateHard(); err != nil {
+		return nil, err
+	}
 	if complete {
 		// Every unknown atom active from the start, false like the others.
 		for _, p := range net.Model.Predicates {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -561,5 +562,38 @@ func TestAsked(t *testing.T) {
 	}
 	if !net.Asked("Knows", []string{"Bob", "Anna"}) {
 		t.Error("Knows(x, y) does not ask for every Knows atom")
+	}
+}
+
+// TestCostsRounded: costs and bounds are rounded to the solver's tolerance,
+// so that a world costing 0 does not print as -5.6e-17 with a bound
+// 1.7e-16 above it, as it did with negative weights; on random weights a
+// bound never exceeds its cost.
+func TestCostsRounded(t *testing.T) {
+	_, _, net := network(t, "P(t)\nQ(t)\n-0.3 P(x)\n0.1 Q(x)\n-0.7 P(x) v Q(x)\n0.2 !Q(x)\n", "P(A)\nQ(C)\n!P(B)\n", Options{Query: []string{"P", "Q"}})
+	for _, m := range []string{MethodLPRound, MethodExact} {
+		opt := DefaultMAPOptions()
+		opt.Method = m
+		res, err := net.MAP(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, b := res.AlchemyCosts(); c != 0 || b != 0 {
+			t.Errorf("%s: Alchemy's cost %v, bound %v, want 0 and 0", m, c, b)
+		}
+	}
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		w := func() float64 { return math.Round((rng.Float64()*6-3)*1e4) / 1e4 }
+		prog := fmt.Sprintf("P(t)\nQ(t)\n%v P(x) v Q(x)\n%v !P(x) v !Q(x)\n%v P(x)\n%v !Q(x) v P(x)\n", w(), w(), w(), w())
+		_, _, net := network(t, prog, "Q(C)\n!P(D)\n", Options{Query: []string{"P", "Q"}})
+		res, err := net.MAP(context.Background(), DefaultMAPOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, b := res.AlchemyCosts()
+		if res.LowerBound > res.Cost || b > c || math.Abs(res.Cost) > 0 && math.Abs(res.Cost) < 1e-12 || math.Abs(c) > 0 && math.Abs(c) < 1e-12 {
+			t.Errorf("seed %d: cost %v bound %v, Alchemy's %v and %v\n%s", seed, res.Cost, res.LowerBound, c, b, prog)
+		}
 	}
 }

@@ -352,15 +352,8 @@ func alchemyProgram(root *cobra.Command, args []string) error {
 	// A command line in Alchemy's or Tuffy's words runs as it is under the
 	// hinge mln command, which translates them; one in the PSL commands'
 	// words is translated here.
-	// (Alchemy's -m and -d are also the PSL commands' own -m and -d.)
 	src, _, _ := root.Find(args[:1])
-	native := slices.Contains(rest, "-i") || slices.ContainsFunc(rest, func(a string) bool {
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") || src != nil && (src.Flags().Lookup(name) != nil || len(name) == 1 && src.Flags().ShorthandLookup(name) != nil) {
-			return false
-		}
-		return slices.ContainsFunc(alchemyTables[to], func(o alchemyOption) bool { return o.name == name })
-	})
+	native := slices.Contains(rest, "-i") || slices.ContainsFunc(rest, func(a string) bool { return isPeerOption(a, alchemyTables[to], src) })
 	if args[0] != "learnwts" && !native {
 		words, notes = mlnArgs(root, args[0], to, args[1:])
 	}
@@ -369,6 +362,20 @@ func alchemyProgram(root *cobra.Command, args []string) error {
 		return badInput(fmt.Errorf("Alchemy's learnwts is `hinge mln learn` (it takes Alchemy's options): did you mean `%s`?", cmdline))
 	}
 	return badInput(fmt.Errorf("hinge %s is for PSL models; a Markov logic network (.mln) runs with `%s` (it takes Alchemy's options): did you mean `%s`?%s", args[0], to, cmdline, notes))
+}
+
+// isPeerOption reports whether a is one of Alchemy's or Tuffy's options in
+// table (-ms, -queryFile) and not a flag of src, the PSL command it was
+// given to (Alchemy's -m and -d are also the PSL commands' own -m and -d).
+func isPeerOption(a string, table []alchemyOption, src *cobra.Command) bool {
+	if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
+		return false
+	}
+	name, _, _ := strings.Cut(a[1:], "=")
+	if src != nil && (src.Flags().Lookup(name) != nil || len(name) == 1 && src.Flags().ShorthandLookup(name) != nil) {
+		return false
+	}
+	return slices.ContainsFunc(table, func(o alchemyOption) bool { return o.name == name })
 }
 
 // mlnArgs translates the arguments of hinge infer or hinge learn (from),

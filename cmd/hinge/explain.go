@@ -312,9 +312,11 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 	if err != nil {
 		return err
 	}
-	xs, err := x.ExplainMany(vs, e.top)
-	if err != nil {
-		return failed(err)
+	var xs []*explain.MLNExplanation
+	if len(vs) > 0 {
+		if xs, err = x.ExplainMany(vs, e.top); err != nil {
+			return failed(err)
+		}
 	}
 	for i, ex := range xs {
 		if e.resolve {

@@ -109,7 +109,7 @@ is 1.`,
 	addADMMFlags(cmd, &o.admm)
 	f := cmd.Flags()
 	f.StringVar(&o.output, "output", "", "write DIR/PRED.txt for every open predicate instead of printing the values")
-	f.BoolVar(&o.printValues, "print", false, "print every inferred value (without --output, more than 100 are summed up by the first 20)")
+	f.BoolVar(&o.printValues, "print", false, "print every inferred value (without --output, more than 100 are summed up by the first 20 on a terminal)")
 	f.StringVar(&o.outputTable, "output-table", "", "with --db: also write the inferred values to this table of --db-schema (predicate, atom, args, value), replacing it")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.StringArrayVar(&o.evals, "eval", nil, "evaluator to apply to every predicate with truth data (repeatable)")
@@ -266,9 +266,10 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	case o.printValues:
 		printValues(stdout, g, values, len(values))
 	case o.output == "":
-		// A long list would bury the evaluation printed after it: the
-		// first few, and where the rest are.
-		if n := len(values); n > printAll {
+		// On a terminal, a long list would bury the evaluation printed
+		// after it: the first few, and where the rest are. Into a file or
+		// a pipe, every value, for the program reading them.
+		if n := len(values); n > printAll && progress.IsTerminal(stdout) {
 			fmt.Fprintf(stdout, "%d inferred values; the first %d (--output DIR writes them all, one file per predicate; --print prints them all):\n", n, printFirst)
 			printValues(stdout, g, values, printFirst)
 		} else {
@@ -481,9 +482,9 @@ func printLiftedDiscrete(w io.Writer, l *maxsat.LiftReport, roundSec float64) {
 	}
 }
 
-// printAll is the most inferred values infer prints without --output or
-// --print; above it, it prints the first printFirst and says where the
-// rest are.
+// printAll is the most inferred values infer prints on a terminal without
+// --output or --print; above it, it prints the first printFirst and says
+// where the rest are.
 const (
 	printAll   = 100
 	printFirst = 20

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -255,26 +256,35 @@ func TestOutputConstantsReadBack(t *testing.T) {
 	}
 }
 
+// terminalBuffer is a buffer that says it is a terminal
+// (progress.IsTerminal).
+type terminalBuffer struct{ bytes.Buffer }
+
+func (*terminalBuffer) Terminal() bool { return true }
+
 // TestInferPrintsSummary: without --output, infer prints every value of a
-// small problem, but of more than 100 only the first 20, saying how many
-// there are and how to get them all (they used to bury the evaluation:
-// 9,892 lines on drug-interaction); --print prints them all.
+// small problem, but on a terminal, of more than 100 only the first 20,
+// saying how many there are and how to get them all (they used to bury the
+// evaluation: 9,892 lines on drug-interaction); into a file or a pipe, and
+// with --print, every one.
 func TestInferPrintsSummary(t *testing.T) {
 	psl, data := writeTransitivity(t, 40, 5) // 40 people, 5 others each: about 150 targets
 	count := func(out string) int { return strings.Count(out, "') = ") }
-	code, stdout, stderr := runCLI(t, "infer", "--model", psl, "--data", data, "--quiet")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	var tty, errb terminalBuffer
+	if code := run([]string{"infer", "--model", psl, "--data", data, "--quiet"}, &tty, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if n := count(stdout); n != 20 || !strings.Contains(stdout, "inferred values; the first 20 (--output DIR writes them all") {
-		t.Errorf("%d values printed:\n%s", n, stdout)
+	if n := count(tty.String()); n != 20 || !strings.Contains(tty.String(), "inferred values; the first 20 (--output DIR writes them all") {
+		t.Errorf("on a terminal, %d values printed:\n%s", n, tty.String())
 	}
-	code, all, stderr := runCLI(t, "infer", "--model", psl, "--data", data, "--quiet", "--print")
-	if code != 0 {
-		t.Fatalf("--print: exit %d: %s", code, stderr)
-	}
-	if n := count(all); n <= printAll || strings.Contains(all, "the first 20") {
-		t.Errorf("--print: %d values printed", n)
+	for _, extra := range [][]string{nil, {"--print"}} {
+		code, all, stderr := runCLI(t, append([]string{"infer", "--model", psl, "--data", data, "--quiet"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		if n := count(all); n <= printAll || strings.Contains(all, "the first 20") {
+			t.Errorf("%v, not a terminal: %d values printed", extra, n)
+		}
 	}
 	code, small, _ := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--quiet"})...)
 	if n := count(small); code != 0 || n != 18 {

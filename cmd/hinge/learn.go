@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/learn"
@@ -222,13 +221,14 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 
 	// The initial and the learned weights on the training truth: learning
 	// fits its objective, which can disagree with the metrics a user reads.
+	// It runs before the model is written, so that a cancelled run writes
+	// nothing; a check that fails otherwise leaves a warning, not the
+	// learned weights thrown away.
 	var checks []pipeline.Change
+	var checkErr error
 	if o.checkTrain {
-		if checks, err = o.trainCheck(ctx, prog, g, res, threads); err != nil {
-			if isCancel(err) {
-				return failed(err)
-			}
-			return failed(fmt.Errorf("comparing the learned weights with the initial ones on the training truth: %w (--check-train=false skips it)", err))
+		if checks, checkErr = o.trainCheck(ctx, prog, g, res); checkErr != nil && isCancel(checkErr) {
+			return failed(checkErr)
 		}
 	}
 	if err := interrupted(ctx); err != nil {
@@ -246,6 +246,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stdout, "warning:", w)
+	}
+	if checkErr != nil {
+		fmt.Fprintf(stdout, "warning: the learned weights could not be compared with the initial ones on the training truth: %v\n", checkErr)
 	}
 	conv := "converged"
 	if !res.Converged {
@@ -316,10 +319,10 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 
 // trainCheck infers the training data's targets with the initial and
 // with the learned weights and compares the answers on its truth
-// (pipeline.EvaluateWeights, pipeline.Compare).
-func (o *learnOptions) trainCheck(ctx context.Context, prog *pipeline.Program, g *ground.Result, res *learn.Result, threads int) ([]pipeline.Change, error) {
-	opt := admm.DefaultOptions()
-	opt.Threads = threads
+// (pipeline.EvaluateWeights, pipeline.Compare), solving with the run's ADMM
+// settings.
+func (o *learnOptions) trainCheck(ctx context.Context, prog *pipeline.Program, g *ground.Result, res *learn.Result) ([]pipeline.Change, error) {
+	opt := o.opt.ADMM // the run's ADMM settings (--max-iter, --rho, -D admmreasoner.*)
 	before, err := prog.EvaluateWeights(ctx, g, res.Initial, opt, pipeline.EvalOptions{})
 	if err != nil {
 		return nil, err

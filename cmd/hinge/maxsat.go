@@ -150,13 +150,18 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	return nil
 }
 
-func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost float64) {
-	g := func(v float64) string {
-		if math.Abs(v) < 1e15 {
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
+// weightText writes a sum of weights: an integer exactly, any other
+// number to 12 significant digits, so that the rounding of float64 sums
+// does not show (0.6, not 0.6000000000000001).
+func weightText(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
+	return strconv.FormatFloat(v, 'g', 12, 64)
+}
+
+func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost float64) {
+	g := weightText
 	fmt.Fprintf(w, "c hinge maxsat %s: %d variables, %d clauses (%d hard), soft weight %s\n",
 		path, r.Variables, r.Clauses, r.HardClauses, g(r.WeightTotal))
 	conv := "converged"
@@ -274,7 +279,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	if res.X != nil {
 		rep.Cost = &res.Cost
 	}
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	g := weightText
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	fmt.Fprintf(w, "c hinge maxsat --exact %s: %d variables, %d clauses (%d hard), soft weight %s\n", path, rep.Variables, rep.Clauses, rep.HardClauses, g(rep.WeightTotal))
 	fmt.Fprintf(w, "c core-guided (OLL): %d cores, %d SAT calls, %d soft literals hardened; weights scaled by %s", res.Cores, res.SATCalls, res.Hardened, g(res.Scale))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&in.input, "input", "i", "", "Markov logic program (.mln)")
 	f.StringSliceVarP(&in.evidence, "evidence", "e", nil, "evidence file(s) (.db; repeatable or comma-separated)")
-	f.StringSliceVarP(&in.query, "query", "q", nil, "query predicate(s) or atom(s) (repeatable or comma-separated; Cancer(Bob) asks for that atom only, Cancer or Cancer(x) for every one)")
+	f.StringArrayVarP(&in.query, "query", "q", nil, "query predicate(s) or atom(s) (repeatable or comma-separated; Cancer(Bob) asks for that atom only, Cancer or Cancer(x) for every one)")
 	f.StringVar(&in.queryFile, "query-file", "", "query atoms, one per line (Tuffy's -queryFile); a variable stands for every constant; only the atoms asked for are listed")
 	f.StringSliceVarP(&in.open, "open", "o", nil, "predicates that are open besides the queries (Alchemy's -ow; ignored when the program marks closed ones with '*')")
 	f.StringVar(&in.folder, "folder", "", "an ExpressGNN folder (predicates, rules, facts, queries) instead of -i/-e/-q")
@@ -91,6 +92,8 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	switch {
 	case in.folder != "" && (in.input != "" || len(in.evidence) > 0):
 		return nil, nil, badInput(errors.New("give either --folder or -i/-e, not both"))
+	case in.folder != "" && slices.ContainsFunc(words, func(w string) bool { return strings.Contains(w, "(") }):
+		return nil, nil, badInput(errors.New("-q with atoms: a --folder's queries file names the query atoms; give predicates only"))
 	case in.folder != "":
 		fo, err := mln.ReadFolder(in.folder)
 		if err != nil {
@@ -147,29 +150,56 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	return net, queries, nil
 }
 
-// queryWords splits -q's values back into predicate names and atoms: the
-// flag splits at every comma, inside an atom's parentheses too
-// (-q "Smokes, Friends(Anna, Bob)"), so the pieces of an atom are joined
-// again; blanks around each are trimmed.
+// mlnFailed types an error of Markov logic inference: hard clauses that
+// the evidence contradicts (mln.InfeasibleError, proven by unit propagation
+// before any search, whatever the method) are bad input, exit status 2, as
+// the evidence and the program disagree; a cancelled run or anything else
+// fails it (exit status 1).
+func mlnFailed(err error) error {
+	var ie *mln.InfeasibleError
+	if errors.As(err, &ie) && !isCancel(err) {
+		return badInput(err)
+	}
+	return failed(err)
+}
+
+// queryWords splits -q's values into predicate names and atoms: at the
+// commas outside an atom's parentheses and outside quotes
+// (-q "Smokes, Friends(Anna, Bob)", -q 'Cancer("Bob, Jr")'), blanks around
+// each trimmed.
 func queryWords(vals []string) []string {
 	var out []string
-	cur, depth := "", 0
 	for _, v := range vals {
-		if depth > 0 {
-			cur += "," + v
-		} else {
-			cur = v
-		}
-		depth += strings.Count(v, "(") - strings.Count(v, ")")
-		if depth <= 0 {
-			if w := strings.TrimSpace(cur); w != "" {
+		depth, quote, start := 0, byte(0), 0
+		for i := 0; i <= len(v); i++ {
+			if i < len(v) {
+				c := v[i]
+				switch {
+				case quote != 0:
+					if c == '\\' {
+						i++
+					} else if c == quote {
+						quote = 0
+					}
+					continue
+				case c == '"' || c == '\'':
+					quote = c
+					continue
+				case c == '(':
+					depth++
+					continue
+				case c == ')':
+					depth--
+					continue
+				case c != ',' || depth > 0:
+					continue
+				}
+			}
+			if w := strings.TrimSpace(v[start:min(i, len(v))]); w != "" {
 				out = append(out, w)
 			}
-			depth = 0
+			start = i + 1
 		}
-	}
-	if depth > 0 {
-		out = append(out, strings.TrimSpace(cur)) // unbalanced: the parser says where
 	}
 	return out
 }
@@ -595,15 +625,16 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return o.lazyMAPBy(ctx, net, queries, load, start, stdout, stderr)
 	}
 	if err != nil {
-		return failed(err)
+		return mlnFailed(err)
 	}
 	g := res.Ground
+	ac, alb := res.AlchemyCosts()
 	rep := mlnReport{
 		Formulas: net.Formulas, Clauses: len(net.Clauses), Unknowns: g.Problem.NumVars,
 		GroundClauses: g.Problem.NumPotentials() + g.Problem.NumConstraints(), HardClauses: g.Problem.NumConstraints(),
 		Method: o.method, Cost: res.Cost, LowerBound: res.LowerBound, HardViolated: res.Report.HardViolated,
 		Optimal: res.Report.Optimal, MaxSAT: res.Report, AlchemyClauses: res.Alchemy.Clauses,
-		AlchemyCost: res.Cost - res.Alchemy.Offset, AlchemyLowerBound: max(0, res.LowerBound-res.Alchemy.Offset),
+		AlchemyCost: ac, AlchemyLowerBound: alb,
 		Exact: exactMAPSummaryOf(res.Exact, res.Cost, res.LowerBound),
 	}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
@@ -640,6 +671,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		rep.AlchemyClauses, rep.AlchemyCost, rep.AlchemyLowerBound)
 	if rep.Accuracy != nil {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
+	}
+	for _, n := range net.ClosedNotes(g, res.Values) {
+		fmt.Fprintln(stderr, "hinge mln infer: note:", n)
 	}
 	if o.result == "" {
 		if err := write(stdout); err != nil {
@@ -712,7 +746,7 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 		}})
 	bar.Done()
 	if err != nil {
-		return failed(err)
+		return mlnFailed(err)
 	}
 	rep := lazyReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true,
 		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
@@ -772,10 +806,10 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if isCancel(err) {
 			return failed(err)
 		}
-		return badInput(err)
+		return badInput(err) // hard clauses the evidence contradicts, or a refusal of the method's
 	}
 	g := res.Ground
 	lines := queryLines(g, net, res.Probs, "%s %.4f")
@@ -796,6 +830,9 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 	}
 	if ex != nil {
 		ex.print(stderr, g.Problem.NumVars)
+	}
+	for _, n := range net.ClosedNotes(g, res.Probs) {
+		fmt.Fprintln(stderr, "hinge mln infer: note:", n)
 	}
 	if d.Chains > 0 {
 		fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
@@ -853,7 +890,7 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 	res, err := net.LazyMarginals(ctx, mln.LazySampleOptions{SampleOptions: so, MemoryLimit: memlimit.Current(), MaxActivate: activate})
 	bar.Done()
 	if err != nil {
-		return failed(err)
+		return mlnFailed(err)
 	}
 	var lines []string
 	atom := func(i int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -84,11 +85,22 @@ func TestMLNInferFolderAndErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
 	}
-	// Unsatisfiable hard clauses: exit 1 with the proof, or a world with --hard-weight.
+	// Unsatisfiable hard clauses: exit 2 with the proof, whatever the
+	// method, nothing written; or a world with --hard-weight.
 	prog2 := writeFile(t, dir, "hard2.mln", "P(t)\nQ(t)\nP(x) v Q(x).\n!P(x).\n!Q(x).\n1 P(A)\n")
-	code, _, errs = runCLI(t, "mln", "infer", "-i", prog2, "-q", "P,Q", "-e", writeFile(t, dir, "d.db", ""))
-	if code != 1 || !strings.Contains(errs, "cannot all hold with this evidence") || !strings.Contains(errs, "P(A) v Q(A)   from P(x) v Q(x).") {
-		t.Errorf("unsatisfiable: exit %d, %s", code, errs)
+	for _, m := range [][]string{nil, {"--lazy"}, {"--lifted"}, {"--method", "exact"}, {"--lazy", "--method", "exact"}, {"--marginal"}, {"--marginal", "--method", "mcsat"}, {"--marginal", "--lazy"}} {
+		out, report := filepath.Join(dir, "unsat.r"), filepath.Join(dir, "unsat.json")
+		a := append([]string{"mln", "infer", "-i", prog2, "-q", "P,Q", "-e", writeFile(t, dir, "d.db", ""), "-r", out, "--report", report}, m...)
+		code, _, errs = runCLI(t, a...)
+		if code != 2 || !strings.Contains(errs, "cannot all hold with this evidence") || !strings.Contains(errs, "P(A) v Q(A)   from P(x) v Q(x).") {
+			t.Errorf("unsatisfiable %v: exit %d, %s", m, code, errs)
+		}
+		for _, f := range []string{out, report} {
+			if _, err := os.Stat(f); err == nil {
+				t.Errorf("unsatisfiable %v: %s written", m, f)
+				os.Remove(f)
+			}
+		}
 	}
 	if code, _, errs := runCLI(t, "mln", "infer", "-i", prog2, "-q", "P,Q", "-e", writeFile(t, dir, "d.db", ""), "--hard-weight", "10"); code != 0 {
 		t.Errorf("--hard-weight: exit %d, %s", code, errs)
@@ -289,8 +301,8 @@ func TestRRFLearnFromMLN(t *testing.T) {
 }
 
 // TestGroundQueryAtoms: ground query atoms, in a query file or given to -q
-// (Cancer(Bob), with commas inside: Friends-like atoms of two arguments),
-// ask for those atoms only, as Alchemy does: the result lists them with
+// (Cancer(Bob); TestQueryWords splits atoms with commas inside), ask for
+// those atoms only, as Alchemy does: the result lists them with
 // the values the whole predicate's run gives them, for MAP, marginals and
 // lazy MAP; an atom of distinct variables asks for every atom. They used to
 // list every Cancer atom (query file) or be refused as undeclared (-q).
@@ -340,6 +352,43 @@ func TestGroundQueryAtoms(t *testing.T) {
 					t.Errorf("%v: %d lines, want %d:\n%s", a, len(got), n, out)
 				}
 			}
+		}
+	}
+}
+
+// TestClosedWorldNote: a MAP world whose query atoms are all false because
+// the predicate that would make them true is closed by default (and has no
+// true atom) says so on stderr, naming the formula and how to open it; with
+// that predicate opened, no note.
+func TestClosedWorldNote(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.mln", "Friends(person, person)\nSmokes(person)\nCancer(person)\n2 Smokes(x) => Cancer(x)\n1 !Cancer(x)\n")
+	ev := writeFile(t, dir, "e.db", "Friends(Anna, Bob)\n")
+	_, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer")
+	if !strings.Contains(errs, "note: every unknown atom of Cancer came out false; Smokes, in 2 Smokes(x) => Cancer(x), is closed-world by default") {
+		t.Errorf("no closed-world note:\n%s", errs)
+	}
+	if _, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer", "-o", "Smokes"); strings.Contains(errs, "note: every unknown atom") {
+		t.Errorf("a note with Smokes open:\n%s", errs)
+	}
+}
+
+// TestQueryWords: -q's values split at commas outside parentheses and
+// quotes, blanks trimmed.
+func TestQueryWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want []string
+	}{
+		{[]string{"Smokes,Cancer"}, []string{"Smokes", "Cancer"}},
+		{[]string{"Smokes, Cancer", " Friends "}, []string{"Smokes", "Cancer", "Friends"}},
+		{[]string{"Smokes, Friends(Anna, Bob), Cancer(x)"}, []string{"Smokes", "Friends(Anna, Bob)", "Cancer(x)"}},
+		{[]string{`Cancer("Bob, Jr"), P('a)b', c)`}, []string{`Cancer("Bob, Jr")`, `P('a)b', c)`}},
+		{[]string{`P("a\"b, c")`}, []string{`P("a\"b, c")`}},
+		{[]string{",,", ""}, nil},
+	} {
+		if got := queryWords(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("queryWords(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -144,7 +144,7 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 		}})
 	bar.Done()
 	if err != nil {
-		return failed(err)
+		return mlnFailed(err)
 	}
 	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: mln.MethodExact,
 		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,

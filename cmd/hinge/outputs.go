@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/hinge-srl/hinge/config"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
@@ -80,12 +79,15 @@ func checkOutputs(inputs []string, outs ...output) error {
 			if o.dir {
 				return badInput(fmt.Errorf("%s %s is not a directory", o.flag, clipPath(o.path)))
 			}
-			if o.t.Special {
-				if err := syscall.Access(o.t.Path, 2 /* W_OK */); err != nil {
-					return badInput(fmt.Errorf("%s %s: cannot write to %s (%w)", o.flag, clipPath(o.path), clipPath(o.t.Path), err))
-				}
+			if err := atomicfile.CheckThrough(o.t); err != nil {
+				return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
 			}
 			continue
+		}
+		for _, d := range rs {
+			if d.dir && !o.dir && o.t.Path == d.t.Path+".lock" {
+				return badInput(fmt.Errorf("%s %s is the lock file of %s %s, which hinge takes and removes: write it elsewhere", o.flag, clipPath(o.path), d.flag, clipPath(d.path)))
+			}
 		}
 		// The directory the file (or, for --output DIR, the sibling
 		// directory and lock) is written in: where the path leads, but

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -51,7 +53,7 @@ func singleFileOutputs(t *testing.T) []struct {
 
 // TestSingleFileOutputsWriteThrough: a single-file output named by a
 // symlink writes the file the link points to and leaves the link; one
-// naming a device (through a symlink to /dev/null) or a FIFO writes
+// naming a device (through a symlink to a null device) or a FIFO writes
 // through it and leaves it a device or FIFO. Each used to rename a
 // temporary file over the path: -r /dev/stdout replaced the symlink and,
 // as root, --html /dev/null made /dev/null a regular file.
@@ -74,19 +76,22 @@ func TestSingleFileOutputsWriteThrough(t *testing.T) {
 			if b, _ := os.ReadFile(target); len(b) == 0 || strings.Contains(string(b), "old content") {
 				t.Errorf("the link's target was not written: %q", b)
 			}
-			// A symlink to /dev/null.
-			null := filepath.Join(dir, "null")
-			if err := os.Symlink("/dev/null", null); err != nil {
-				t.Fatal(err)
-			}
-			if code, stdout, errs := runCLI(t, c.args(null)...); code != 0 {
-				t.Fatalf("/dev/null: exit %d\n%s%s", code, stdout, errs)
-			}
-			if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-				t.Fatalf("/dev/null is now %v (%v)", st.Mode(), err)
-			}
-			if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
-				t.Errorf("the link to /dev/null is now %v (%v)", st.Mode(), err)
+			// A symlink to a null device of our own (as root), so that a
+			// failure cannot replace the machine's /dev/null.
+			if dev := nullDevice(t, dir); dev != "" {
+				null := filepath.Join(dir, "null")
+				if err := os.Symlink(dev, null); err != nil {
+					t.Fatal(err)
+				}
+				if code, stdout, errs := runCLI(t, c.args(null)...); code != 0 {
+					t.Fatalf("device: exit %d\n%s%s", code, stdout, errs)
+				}
+				if st, err := os.Stat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+					t.Fatalf("the device is now %v (%v)", st.Mode(), err)
+				}
+				if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("the link to the device is now %v (%v)", st.Mode(), err)
+				}
 			}
 			// A FIFO, read while the run writes.
 			fifo := filepath.Join(dir, "fifo")
@@ -126,6 +131,18 @@ func TestSingleFileOutputsWriteThrough(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nullDevice makes a character device like /dev/null (1, 3) in dir and
+// returns its path, or "" when this process may not (not root).
+func nullDevice(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "nulldev")
+	if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("no device of our own (%v): the device case is not run", err)
+		return ""
+	}
+	return p
 }
 
 // TestResultToDevStdout: mln infer -r naming /proc/self/fd/1 (what
@@ -210,17 +227,28 @@ func TestOutputsNamingOneFile(t *testing.T) {
 		}
 	}
 	// Two outputs through one device are written through, one after the
-	// other, and are not refused (through a link of our own to /dev/null,
-	// so that a failure replaces no more than the link).
-	null := p("null")
-	if err := os.Symlink("/dev/null", null); err != nil {
-		t.Fatal(err)
+	// other, and are not refused (a null device of our own, as root).
+	if dev := nullDevice(t, dir); dev != "" {
+		if code, _, errs := runCLI(t, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", dev, "--report", dev})...); code != 0 {
+			t.Errorf("-r and --report through one device: exit %d: %s", code, errs)
+		}
+		if st, err := os.Lstat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("the device is now %v (%v)", st.Mode(), err)
+		}
 	}
-	if code, _, errs := runCLI(t, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", null, "--report", null})...); code != 0 {
-		t.Errorf("-r and --report through one link to /dev/null: exit %d: %s", code, errs)
-	}
-	if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link to /dev/null is now %v (%v)", st.Mode(), err)
+	// A file output named as --output DIR's lock would be removed with
+	// the lock; a descriptor not open for writing, or one of hinge's own,
+	// cannot take an output: refused before any work.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"infer", "--model", smokersModel, "--data", smokersData, "--output", p("out"), "--report", p("out.lock")}, "is the lock file of --output"},
+		{args([]string{"mln", "infer"}, smokersMLN, []string{"-r", "/proc/self/fd/0"}), "descriptor 0"},
+	} {
+		if code, stdout, errs := runCLI(t, tc.args...); code != 2 || !strings.Contains(errs, tc.want) || stdout != "" {
+			t.Errorf("%v: exit %d, %q: want exit 2 and %q before any work", tc.args, code, errs, tc.want)
+		}
 	}
 }
 

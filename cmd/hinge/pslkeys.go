@@ -65,6 +65,9 @@ func pslDefines(root *cobra.Command, args []string) ([]string, error) {
 		}
 		var def string
 		switch {
+		case i > 0 && takesValue(cmd, args[i-1]):
+			out = append(out, a) // the value of the flag before it (--output -Dx)
+			continue
 		case a == "-D" || a == "--D":
 			if i+1 >= len(args) {
 				return nil, badInput(fmt.Errorf("PSL's -D needs key=value"))
@@ -86,6 +89,21 @@ func pslDefines(root *cobra.Command, args []string) ([]string, error) {
 	return out, nil
 }
 
+// takesValue reports whether arg is a flag of cmd that takes the next
+// argument as its value (--output FILE, -m FILE; not --flag=value, not a
+// boolean flag).
+func takesValue(cmd *cobra.Command, arg string) bool {
+	if !strings.HasPrefix(arg, "-") || strings.Contains(arg, "=") || arg == "-D" || arg == "--D" {
+		return false
+	}
+	name := strings.TrimLeft(arg, "-")
+	f := cmd.Flags().Lookup(name)
+	if f == nil && len(name) == 1 {
+		f = cmd.Flags().ShorthandLookup(name)
+	}
+	return f != nil && f.Value.Type() != "bool"
+}
+
 // pslDefine is the hinge flags for one PSL key=value of cmd.
 func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 	key, val, ok := strings.Cut(def, "=")
@@ -94,6 +112,9 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 		return nil, fmt.Errorf("PSL's -D %q: want key=value", def)
 	}
 	val = strings.TrimSpace(val)
+	if val == "" {
+		return nil, fmt.Errorf("PSL's -D %s=: no value", key)
+	}
 	infer := cmd.Name() == "infer"
 	switch k, known := pslKeys[key]; {
 	case known:
@@ -107,6 +128,9 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 	case slices.Contains(pslQuietKeys, key):
 		return nil, nil
 	case key == "inference.reasoner" || key == "reasoner.type":
+		if !infer {
+			return nil, nil // inference's reasoner: learn and ground keep theirs, as PSL does
+		}
 		name := strings.ToLower(val[strings.LastIndexByte(val, '.')+1:])
 		switch name {
 		case "admmreasoner", "admm":

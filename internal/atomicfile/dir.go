@@ -93,7 +93,9 @@ func (e *ForeignError) Error() string {
 //
 // A run that takes the lock early (LockDir), so that a second run is
 // refused at its start rather than at its end, keeps it here: WriteDir
-// does not lock again then.
+// does not lock again then. That holds for every caller in the process
+// while the lock is held: two goroutines of one process that write one
+// directory must not rely on WriteDir to keep them apart.
 func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	name := dir
 	if dir, err = resolveDir(dir); err != nil {
@@ -298,21 +300,37 @@ func readMarker(path string) (names []string, legacy bool, err error) {
 }
 
 // lock takes path as a lock file holding this process's id; a lock whose
-// process is gone is taken over.
+// process is gone is taken over. A file there that holds no process id is
+// not hinge's lock and is refused, never removed; and the lock is removed
+// at the end only while it still holds this process's id.
 func lock(path string) (func(), error) {
+	mine := strconv.Itoa(os.Getpid()) + "\n"
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 		if err == nil {
-			fmt.Fprintf(f, "%d\n", os.Getpid())
-			f.Close()
-			return func() { os.Remove(path) }, nil
+			_, werr := f.WriteString(mine)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("locking the output directory: %w", werr)
+			}
+			return func() {
+				if b, err := os.ReadFile(path); err == nil && string(b) == mine {
+					os.Remove(path)
+				}
+			}, nil
 		}
 		if !errors.Is(err, os.ErrExist) || attempt > 0 {
 			return nil, fmt.Errorf("locking the output directory: %w", err)
 		}
 		b, _ := os.ReadFile(path)
 		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-		if perr == nil && alive(pid) {
+		switch {
+		case perr != nil:
+			return nil, fmt.Errorf("%s exists and is not a hinge lock (it holds no process id): move it away, hinge uses that name to lock the output directory", path)
+		case alive(pid):
 			return nil, fmt.Errorf("another hinge run (process %d) is writing this output directory (%s exists); wait for it, or remove the lock if that process is gone", pid, path)
 		}
 		os.Remove(path) // stale: its process is gone

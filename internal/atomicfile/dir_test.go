@@ -268,3 +268,31 @@ func TestWriteDirMarkerLists(t *testing.T) {
 		}
 	}
 }
+
+// TestLockIsHingesOwn: a file named like the lock that holds no process id
+// is the user's: it is refused and kept, not removed as a stale lock; and
+// a lock is removed at the end only while it is still this run's.
+func TestLockIsHingesOwn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(dir+".lock", []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockDir(dir); err == nil || !strings.Contains(err.Error(), "not a hinge lock") {
+		t.Fatalf("LockDir over a user's file: %v", err)
+	}
+	if b, _ := os.ReadFile(dir + ".lock"); string(b) != "my notes\n" {
+		t.Fatalf("the user's file is now %q", b)
+	}
+	os.Remove(dir + ".lock")
+	unlock, err := LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone replaces the lock while the run holds it: it is not ours to
+	// remove any more.
+	os.WriteFile(dir+".lock", []byte("theirs\n"), 0o644)
+	unlock()
+	if b, _ := os.ReadFile(dir + ".lock"); string(b) != "theirs\n" {
+		t.Errorf("the replaced lock was removed (%q)", b)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 )
@@ -38,30 +37,53 @@ func (t Target) Through() bool { return t.FD >= 0 || t.Special }
 // as the kernel's own limit (40) does.
 const maxHops = 40
 
-// Resolve follows path's symlinks to the file a write reaches: a symlink
-// to a regular file, or a dangling one, resolves to the file it names (which
-// Write then replaces or creates, leaving the symlink in place); a device,
-// FIFO or socket is Special; /dev/stdout and the other names of this
-// process's open descriptors give FD.
+// Resolve follows path's symlinks to the file a write reaches, as the
+// kernel would: a symlink to a regular file, or a dangling one, resolves to
+// the file it names (which Write then replaces or creates, leaving the
+// symlink in place); a device, FIFO or socket is Special; /dev/stdout and
+// the other names of this process's open descriptors give FD. ".." is taken
+// after the symlinks before it, never by cleaning the path as text. A
+// symlink that the kernel's protected_symlinks would not follow for this
+// process (one in a sticky, world-writable directory such as /tmp, owned
+// by neither this user nor the directory's owner) is refused: another user
+// could otherwise point hinge's output at a file of this one's.
 func Resolve(path string) (Target, error) {
 	if path == "" {
 		return Target{}, errors.New("empty path")
 	}
-	p, err := filepath.Abs(path)
-	if err != nil {
-		return Target{}, err
+	p := path
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return Target{}, err
+		}
+		p = wd + string(filepath.Separator) + p
 	}
 	for hops := 0; ; hops++ {
 		if hops > maxHops {
 			return Target{}, fmt.Errorf("%s: %w (a symlink loop)", path, syscall.ELOOP)
 		}
+		dir, base := split(p)
+		if base == "." || base == ".." {
+			// A directory named through "..": the kernel's walk, whole.
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return Target{}, err
+			}
+			return Target{Path: r, FD: -1, Dir: true, Exists: true}, nil
+		}
 		// The directory part first, so that a relative link and ".." are
 		// taken from where the link really is.
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			p = filepath.Join(dir, filepath.Base(p))
-			if fd, ok := ownFD(dir, filepath.Base(p)); ok {
-				return Target{Path: p, FD: fd, Exists: true}, nil
-			}
+		rdir, err := filepath.EvalSymlinks(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return Target{Path: filepath.Join(filepath.Clean(dir), base), FD: -1}, nil // its directory is missing: the caller says so
+		}
+		if err != nil {
+			return Target{}, err
+		}
+		p = filepath.Join(rdir, base)
+		if fd, ok := ownFD(rdir, base); ok {
+			return Target{Path: p, FD: fd, Exists: true}, nil
 		}
 		st, err := os.Lstat(p)
 		if errors.Is(err, os.ErrNotExist) {
@@ -72,12 +94,15 @@ func Resolve(path string) (Target, error) {
 		}
 		switch m := st.Mode(); {
 		case m&os.ModeSymlink != 0:
+			if err := mayFollow(p, st, rdir); err != nil {
+				return Target{}, err
+			}
 			link, err := os.Readlink(p)
 			if err != nil {
 				return Target{}, err
 			}
 			if !filepath.IsAbs(link) {
-				link = filepath.Join(filepath.Dir(p), link)
+				link = rdir + string(filepath.Separator) + link
 			}
 			p = link
 		case m.IsRegular():
@@ -90,26 +115,18 @@ func Resolve(path string) (Target, error) {
 	}
 }
 
-// ownFD reports whether dir/name is the entry of this process's
-// descriptor table (/proc/PID/fd/N or /proc/PID/task/TID/fd/N, which
-// /dev/fd and /proc/self/fd resolve to) and which descriptor it names.
-func ownFD(dir, name string) (int, bool) {
-	rest, ok := strings.CutPrefix(dir, "/proc/")
-	if !ok {
-		return 0, false
+// split cuts an absolute path, not cleaned, into its directory and its last
+// element (trailing separators dropped: "out/" is "out").
+func split(p string) (dir, base string) {
+	sep := string(filepath.Separator)
+	for len(p) > len(filepath.VolumeName(p))+1 && strings.HasSuffix(p, sep) {
+		p = strings.TrimSuffix(p, sep)
 	}
-	parts := strings.Split(rest, "/")
-	if len(parts) != 2 && !(len(parts) == 4 && parts[1] == "task") {
-		return 0, false
+	i := strings.LastIndex(p, sep)
+	if i <= len(filepath.VolumeName(p)) {
+		return p[:i+1], p[i+1:]
 	}
-	if parts[len(parts)-1] != "fd" || parts[0] != strconv.Itoa(os.Getpid()) {
-		return 0, false
-	}
-	fd, err := strconv.Atoi(name)
-	if err != nil || fd < 0 {
-		return 0, false
-	}
-	return fd, true
+	return p[:i], p[i+1:]
 }
 
 // writeThrough writes what fill writes to t, a descriptor or a special
@@ -131,17 +148,8 @@ func writeThrough(t Target, fill func(w io.Writer) error) (err error) {
 	if _, err := buf.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	var out *os.File
-	if t.FD >= 0 {
-		// A copy of the descriptor, closed after: the descriptor itself
-		// (standard output, say) stays open, with its offset and mode
-		// (append, for a file opened with >>) as the caller has them.
-		fd, err := syscall.Dup(t.FD)
-		if err != nil {
-			return fmt.Errorf("descriptor %d: %w", t.FD, err)
-		}
-		out = os.NewFile(uintptr(fd), t.Path)
-	} else if out, err = os.OpenFile(t.Path, os.O_WRONLY, 0); err != nil {
+	out, err := openThrough(t)
+	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(out, buf); err != nil {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package atomicfile
 
 import (
@@ -88,6 +90,18 @@ func TestWriteFollowsSymlinks(t *testing.T) {
 	}
 }
 
+// nullDevice makes a character device like /dev/null (1, 3) in dir and
+// returns its path, or "" when this process may not (not root).
+func nullDevice(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "nulldev")
+	if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("no device of our own (%v): the device case is not run", err)
+		return ""
+	}
+	return p
+}
+
 // link makes a symlink at name pointing to to and returns name.
 func link(t *testing.T, to, name string) string {
 	t.Helper()
@@ -108,19 +122,26 @@ func TestWriteSymlinkLoop(t *testing.T) {
 	}
 }
 
-// TestWriteThroughDevice: a device (through a symlink to /dev/null too) and a
-// FIFO are written through and stay what they are.
+// TestWriteThroughDevice: a device (through a symlink to it too) and a
+// FIFO are written through and stay what they are. The device is a null
+// device of the test's own (made when the test runs as root), so that a
+// failure cannot replace the machine's /dev/null.
 func TestWriteThroughDevice(t *testing.T) {
 	dir := t.TempDir()
-	null := link(t, "/dev/null", filepath.Join(dir, "null"))
-	if err := Write(null, text("discarded")); err != nil {
-		t.Fatal(err)
+	if dev := nullDevice(t, dir); dev != "" {
+		null := link(t, dev, filepath.Join(dir, "null"))
+		if err := Write(null, text("discarded")); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("the device is now %v (%v)", st.Mode(), err)
+		}
+		if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link is now %v (%v)", st.Mode(), err)
+		}
 	}
-	if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		t.Fatalf("/dev/null is now %v (%v)", st.Mode(), err)
-	}
-	if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
-		t.Fatalf("the link is now %v (%v)", st.Mode(), err)
+	if tg, err := Resolve("/dev/null"); err != nil || !tg.Special {
+		t.Errorf("Resolve(/dev/null) = %+v, %v", tg, err)
 	}
 
 	fifo := filepath.Join(dir, "fifo")
@@ -263,5 +284,94 @@ func TestLockDirForTheRun(t *testing.T) {
 	}
 	if err := WriteDir(dir, writeFiles("B.txt")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestResolveDotDotAfterSymlink: ".." after a symlink goes up from where
+// the link leads, as the kernel takes it, in the path given and in a
+// link's target; cleaning the path as text first named another file.
+func TestResolveDotDotAfterSymlink(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"here", "elsewhere/deep"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(t, filepath.Join(root, "elsewhere", "deep"), filepath.Join(root, "here", "sub"))
+	want := filepath.Join(root, "elsewhere", "out.txt")
+	if tg, err := Resolve(filepath.Join(root, "here", "sub") + "/../out.txt"); err != nil || tg.Path != want {
+		t.Errorf("here/sub/../out.txt resolves to %+v (%v), want %s", tg, err, want)
+	}
+	l := link(t, "sub/../x.txt", filepath.Join(root, "here", "l"))
+	if tg, err := Resolve(l); err != nil || tg.Path != filepath.Join(root, "elsewhere", "x.txt") {
+		t.Errorf("a link to sub/../x.txt resolves to %+v (%v)", tg, err)
+	}
+	if err := Write(filepath.Join(root, "here", "sub")+"/../out.txt", text("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Errorf("the file was not written where the kernel puts it: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "here", "out.txt")); err == nil {
+		t.Error("a file was written where the cleaned text points")
+	}
+}
+
+// TestResolveProtectedSymlink: a symlink of another user in a sticky,
+// world-writable directory (a planted /tmp/report.json) is not followed, as
+// the kernel's protected_symlinks would not; one of this user's is.
+func TestResolveProtectedSymlink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a symlink of another user")
+	}
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(dir, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	planted := link(t, victim, filepath.Join(dir, "report.json"))
+	if err := os.Lchown(planted, 65534, 65534); err != nil {
+		t.Skip(err)
+	}
+	if err := Write(planted, text("report")); err == nil || !strings.Contains(err.Error(), "protected_symlinks") {
+		t.Errorf("a planted link was followed: %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the victim was written: %q", b)
+	}
+	own := link(t, victim, filepath.Join(dir, "mine.json"))
+	if err := Write(own, text("mine")); err != nil {
+		t.Errorf("this user's own link: %v", err)
+	}
+}
+
+// TestCheckThrough: a descriptor must be open for writing and not one of
+// the process's own (close-on-exec); a special file must be writable.
+func TestCheckThrough(t *testing.T) {
+	f, err := os.Open("/dev/null") // read only, close-on-exec (Go's own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := CheckThrough(Target{FD: int(f.Fd())}); err == nil || !strings.Contains(err.Error(), "reading only") {
+		t.Errorf("a read-only descriptor: %v", err)
+	}
+	w, err := os.OpenFile("/dev/null", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := CheckThrough(Target{FD: int(w.Fd())}); err == nil || !strings.Contains(err.Error(), "hinge's own") {
+		t.Errorf("a close-on-exec descriptor: %v", err)
+	}
+	if err := CheckThrough(Target{FD: 1 << 20}); err == nil || !strings.Contains(err.Error(), "not open") {
+		t.Errorf("a descriptor not open: %v", err)
+	}
+	if err := CheckThrough(Target{FD: -1, Path: "/dev/null", Special: true}); err != nil {
+		t.Errorf("/dev/null: %v", err)
 	}
 }

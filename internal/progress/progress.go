@@ -49,6 +49,10 @@ type Reporter struct {
 // test's stand-in for one).
 type terminal interface{ Terminal() bool }
 
+// IsTerminal reports whether w is a terminal (a writer with a Terminal
+// method, as tests give, says so itself).
+func IsTerminal(w io.Writer) bool { return isTerminal(w) }
+
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	if t, ok := w.(terminal); ok {

@@ -222,7 +222,7 @@ class Model(object):
                              "(ADMM, the default) or DCDStreamingInference (streaming=True)." % method)
         if _INFER_METHODS[key]:
             flags.append(_INFER_METHODS[key])
-        flags += self._option_flags("infer", psl_opts, jvm, cli)
+        flags += self._option_flags(psl_opts, jvm, cli)
         if lifted:
             flags.append("--lifted")
         if discrete:
@@ -280,7 +280,7 @@ class Model(object):
         key = re.sub(r"^org\.linqs\.psl\.application\.learning\.weight\.(\w+\.)*", "", method or "")
         if key:
             flags += ["--method", _LEARN_METHODS.get(key.lower(), key)]
-        flags += self._option_flags("learn", psl_opts, jvm, cli)
+        flags += self._option_flags(psl_opts, jvm, cli)
         flags += _common_flags(db=db, db_schema=db_schema, seed=seed, threads=threads,
                                memory_limit=memory_limit)
         if iterations is not None:
@@ -333,7 +333,7 @@ class Model(object):
                              "give hinge's options as keyword arguments (lifted=True, options=[...]).")
         return cli_list, opts, jvm_list
 
-    def _option_flags(self, mode, psl_opts, jvm, cli):
+    def _option_flags(self, psl_opts, jvm, cli):
         """hinge flags for PSL configuration keys, JVM options and PSL CLI
         options; raises ModelError for those that mean nothing here."""
         opts = dict(self._options)
@@ -344,14 +344,8 @@ class Model(object):
         while i < len(cli):
             a = str(cli[i])
             if a == "-D" and i + 1 < len(cli):
-                k, _, v = str(cli[i + 1]).partition("=")
-                opts[k] = v
+                flags += ["-D", str(cli[i + 1])]  # hinge reads PSL's -D itself
                 i += 2
-                continue
-            if a.startswith("-D") and "=" in a:
-                k, _, v = a[2:].partition("=")
-                opts[k] = v
-                i += 1
                 continue
             if a in _CLI_HARMLESS:
                 i += 1 + _CLI_HARMLESS[a]

@@ -67,15 +67,16 @@ class TestFindBinary(_util.Case):
             hinge.mln.infer(os.path.join(EXAMPLES, "mln", "smokers.mln"), query="Cancer")
 
 
-# A Python program that runs a long hinge job: marginals with a billion
-# samples, which hinge stops only when cancelled.
+# A Python program that runs a long hinge job: marginals by MC-SAT (the
+# smokers' are exact by default, at once) with a billion samples, which
+# hinge stops only when cancelled.
 LONG_RUN = r"""
 import logging, sys
 sys.path.insert(0, %(python_dir)r)
 logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%%(message)s")
 from hinge import mln
 try:
-    mln.marginals(%(prog)r, %(db)r, query="Cancer", samples=10**9)
+    mln.marginals(%(prog)r, %(db)r, query="Cancer", method="mcsat", samples=10**9)
 except KeyboardInterrupt:
     print("KeyboardInterrupt reached Python", flush=True)
     raise

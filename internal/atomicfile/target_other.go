@@ -1,0 +1,17 @@
+//go:build !unix
+
+package atomicfile
+
+import "os"
+
+// ownFD: no descriptor table is named by a path here.
+func ownFD(dir, name string) (int, bool) { return 0, false }
+
+// mayFollow: no protected_symlinks here.
+func mayFollow(path string, st os.FileInfo, dir string) error { return nil }
+
+// openThrough opens a special file for writing.
+func openThrough(t Target) (*os.File, error) { return os.OpenFile(t.Path, os.O_WRONLY, 0) }
+
+// CheckThrough: a special file is written as it is opened.
+func CheckThrough(t Target) error { return nil }

@@ -1,0 +1,95 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ownFD reports whether dir/name is the entry of this process's
+// descriptor table (/proc/PID/fd/N or /proc/PID/task/TID/fd/N, which
+// /dev/fd and /proc/self/fd resolve to) and which descriptor it names.
+func ownFD(dir, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(dir, "/proc/")
+	if !ok {
+		return 0, false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 2 && !(len(parts) == 4 && parts[1] == "task") {
+		return 0, false
+	}
+	if parts[len(parts)-1] != "fd" || parts[0] != strconv.Itoa(os.Getpid()) {
+		return 0, false
+	}
+	fd, err := strconv.Atoi(name)
+	if err != nil || fd < 0 {
+		return 0, false
+	}
+	return fd, true
+}
+
+// mayFollow refuses to follow the symlink at path (st its Lstat, dir its
+// directory) where the kernel's protected_symlinks would: in a sticky,
+// world-writable directory, a link owned by neither this process's user
+// nor the directory's owner.
+func mayFollow(path string, st os.FileInfo, dir string) error {
+	ds, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	dm := ds.Mode()
+	if dm&os.ModeSticky == 0 || dm.Perm()&0o002 == 0 {
+		return nil
+	}
+	ls, ok1 := st.Sys().(*syscall.Stat_t)
+	dst, ok2 := ds.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 || ls.Uid == uint32(os.Geteuid()) || ls.Uid == dst.Uid {
+		return nil
+	}
+	return fmt.Errorf("%s is a symlink of another user (uid %d) in a sticky, world-writable directory: hinge does not follow it, as the kernel's protected_symlinks does not (give the file it names instead)", path, ls.Uid)
+}
+
+// openThrough opens t, a descriptor or a special file, for writing: a
+// descriptor through a copy of it, closed after (the descriptor itself,
+// standard output say, stays open, with its offset and mode, append for a
+// file opened with >>, as the caller has them).
+func openThrough(t Target) (*os.File, error) {
+	if t.FD < 0 {
+		return os.OpenFile(t.Path, os.O_WRONLY, 0)
+	}
+	fd, err := syscall.Dup(t.FD)
+	if err != nil {
+		return nil, fmt.Errorf("descriptor %d: %w", t.FD, err)
+	}
+	return os.NewFile(uintptr(fd), t.Path), nil
+}
+
+// CheckThrough reports whether t, a descriptor or a special file, can take
+// a write, before any work: a special file this user may write; a
+// descriptor open for writing that the process inherited (Go opens its own,
+// and the connections hinge makes, close-on-exec; a descriptor of those is
+// not an output).
+func CheckThrough(t Target) error {
+	if t.FD < 0 {
+		if err := syscall.Access(t.Path, 2 /* W_OK */); err != nil {
+			return fmt.Errorf("cannot write to %s (%w)", t.Path, err)
+		}
+		return nil
+	}
+	fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(t.FD), syscall.F_GETFL, 0)
+	if errno != 0 {
+		return fmt.Errorf("descriptor %d is not open (%w)", t.FD, errno)
+	}
+	if fl&syscall.O_ACCMODE == syscall.O_RDONLY {
+		return fmt.Errorf("descriptor %d is open for reading only", t.FD)
+	}
+	fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(t.FD), syscall.F_GETFD, 0)
+	if errno == 0 && fd&syscall.FD_CLOEXEC != 0 {
+		return fmt.Errorf("descriptor %d is one of hinge's own, not an output given to it", t.FD)
+	}
+	return nil
+}
