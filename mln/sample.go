@@ -266,7 +266,7 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 // (per[k] of chain k, split in halves) into marginals and diagnostics;
 // total is the steps made over all chains.
 func summarize(n int, per []int, sums, squares [][2][]float64, stuck []int, total int) *Samples {
-	chains, samples := len(per), 0
+	samples := 0
 	for _, p := range per {
 		samples += p
 	}
@@ -281,13 +281,27 @@ func summarize(n int, per []int, sums, squares [][2][]float64, stuck []int, tota
 	for v := range res.Probs {
 		res.Probs[v] /= float64(samples)
 	}
+	res.Diagnostics = Diagnose(n, per, sums, squares)
 	d := &res.Diagnostics
-	d.Chains, d.SamplesPerChain = chains, per[chains-1]
-	d.RHat, d.RHatAtom, d.Spread, d.SpreadAtom = 1, -1, 0, -1
 	for k := range stuck {
 		d.Stuck += stuck[k]
 	}
 	d.Steps = total
+	return res
+}
+
+// Diagnose says whether chains that sampled n atoms agree (see
+// Diagnostics; Stuck and Steps are left 0): chain k kept per[k] samples,
+// split into two halves, and sums[k][h][v] and squares[k][h][v] add up, over
+// the samples of half h, the sample's estimate of atom v's probability (its
+// 0/1 value, or a conditional probability) and its square. Any sampler of
+// 0/1 worlds can use it.
+func Diagnose(n int, per []int, sums, squares [][2][]float64) Diagnostics {
+	chains := len(per)
+	d := Diagnostics{Chains: chains, RHat: 1, RHatAtom: -1, SpreadAtom: -1}
+	if chains > 0 {
+		d.SamplesPerChain = per[chains-1]
+	}
 	for v := range n {
 		if r := splitRHat(sums, squares, per, v); r > d.RHat || d.RHatAtom < 0 {
 			d.RHat, d.RHatAtom = r, v
@@ -302,7 +316,7 @@ func summarize(n int, per []int, sums, squares [][2][]float64, stuck []int, tota
 		}
 	}
 	d.Mixed = d.RHat <= MixedRHat && d.Spread <= MixedSpread
-	return res
+	return d
 }
 
 // splitRHat is variable v's split potential scale reduction over the chains'

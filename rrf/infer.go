@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/hinge-srl/hinge/mln"
 )
 
 // Evidence fixes some variables: Fixed[v] set means X[v] is given.
@@ -130,51 +132,101 @@ type GibbsOptions struct {
 // it before the next variable, with ctx's error. A network whose values
 // could overflow is refused as by ICM.
 func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOptions) ([]float64, error) {
+	res, err := GibbsChains(ctx, net, ev, init, 1, opt)
+	if err != nil {
+		return nil, err
+	}
+	return res.Probs, nil
+}
+
+// GibbsResult holds marginals estimated by Gibbs sampling and whether the
+// chains that estimated them agree.
+type GibbsResult struct {
+	Probs []float64
+	// Diagnostics compare the chains (Markov logic's split R-hat and
+	// largest spread, mln.Diagnose); with one chain its two halves.
+	Diagnostics mln.Diagnostics
+}
+
+// GibbsChains runs chains Gibbs chains (see Gibbs), the first from init
+// and the others from random assignments, each BurnIn sweeps and then its
+// share of opt.Samples (the samples are over all chains together), and
+// pools them; its Diagnostics say whether the chains agree. Chain k draws
+// from its own stream of opt.Seed, so the result depends on the chain
+// count, not on anything else.
+func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chains int, opt GibbsOptions) (*GibbsResult, error) {
 	if err := ev.check(net.NumVars); err != nil {
 		return nil, err
 	}
-	if opt.Samples <= 0 || opt.BurnIn < 0 {
-		return nil, fmt.Errorf("rrf: samples %d must be > 0 and burn-in %d >= 0", opt.Samples, opt.BurnIn)
-	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0xa54ff53a5f1d36f1))
-	x := init
-	if x == nil {
-		x = start(net.NumVars, ev, rng)
-	}
-	s, err := NewState(net, x)
-	if err != nil {
-		return nil, err
+	if opt.Samples <= 0 || opt.BurnIn < 0 || chains <= 0 {
+		return nil, fmt.Errorf("rrf: samples %d and chains %d must be > 0 and burn-in %d >= 0", opt.Samples, chains, opt.BurnIn)
 	}
 	if err := net.rangeError(ev); err != nil {
 		return nil, err
 	}
-	count := make([]float64, net.NumVars)
-	for it := 0; it < opt.BurnIn+opt.Samples; it++ {
-		if err := s.gibbsSweep(ctx, ev, rng); err != nil {
+	per := make([]int, chains)
+	for k := range per {
+		per[k] = opt.Samples / chains
+		if k < opt.Samples%chains {
+			per[k]++
+		}
+	}
+	sums := make([][2][]float64, chains)
+	total, done := 0, 0
+	for _, p := range per {
+		total += opt.BurnIn + p
+	}
+	for k := range chains {
+		stream := uint64(0xa54ff53a5f1d36f1) + uint64(k)
+		rng := rand.New(rand.NewPCG(opt.Seed, stream))
+		x := init
+		if k > 0 || x == nil {
+			x = start(net.NumVars, ev, rng)
+		}
+		s, err := NewState(net, x)
+		if err != nil {
 			return nil, err
 		}
+		sums[k] = [2][]float64{make([]float64, net.NumVars), make([]float64, net.NumVars)}
+		for it := 0; it < opt.BurnIn+per[k]; it++ {
+			if err := s.gibbsSweep(ctx, ev, rng); err != nil {
+				return nil, err
+			}
+			if err := finiteScore(s.LogScore()); err != nil {
+				return nil, err
+			}
+			if kept := it - opt.BurnIn; kept >= 0 {
+				half := 0
+				if kept >= per[k]/2 {
+					half = 1
+				}
+				for v, b := range s.X {
+					if b {
+						sums[k][half][v]++
+					}
+				}
+			}
+			if done++; opt.Progress != nil {
+				opt.Progress(done, total)
+			}
+		}
+		s.refresh()
 		if err := finiteScore(s.LogScore()); err != nil {
 			return nil, err
 		}
-		if it >= opt.BurnIn {
-			for v, b := range s.X {
-				if b {
-					count[v]++
-				}
-			}
-		}
-		if opt.Progress != nil {
-			opt.Progress(it+1, opt.BurnIn+opt.Samples)
+	}
+	res := &GibbsResult{Probs: make([]float64, net.NumVars)}
+	for k := range sums {
+		for v := range res.Probs {
+			res.Probs[v] += sums[k][0][v] + sums[k][1][v]
 		}
 	}
-	s.refresh()
-	if err := finiteScore(s.LogScore()); err != nil {
-		return nil, err
+	for v := range res.Probs {
+		res.Probs[v] /= float64(opt.Samples)
 	}
-	for v := range count {
-		count[v] /= float64(opt.Samples)
-	}
-	return count, nil
+	// 0/1 samples: each one's square is itself.
+	res.Diagnostics = mln.Diagnose(net.NumVars, per, sums, sums)
+	return res, nil
 }
 
 // gibbsSweep resamples every unknown variable once, in order, from

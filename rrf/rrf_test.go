@@ -232,6 +232,29 @@ func TestGibbsAndICMAgainstEnumeration(t *testing.T) {
 			t.Errorf("trial %d: ICM score %.9g (direct %.9g), best %.9g", trial, sc, score(n, x), best)
 		}
 	}
+	// Several chains pool to the same marginals, and their diagnostics say
+	// they agree; one chain is Gibbs itself.
+	for trial := range 3 {
+		n := randomNet(rng, 9, 5)
+		p, _ := exact(n)
+		res, err := GibbsChains(context.Background(), n, nil, nil, 4, GibbsOptions{Samples: 20000, BurnIn: 200, Seed: uint64(trial)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for v := range p {
+			worst = max(worst, math.Abs(res.Probs[v]-p[v]))
+		}
+		d := res.Diagnostics
+		if worst > 0.03 || !d.Mixed || d.Chains != 4 || d.SamplesPerChain != 5000 {
+			t.Errorf("trial %d, 4 chains: off by %.3f, diagnostics %+v", trial, worst, d)
+		}
+		one, _ := Gibbs(context.Background(), n, nil, nil, GibbsOptions{Samples: 500, Seed: 9})
+		chain, _ := GibbsChains(context.Background(), n, nil, nil, 1, GibbsOptions{Samples: 500, Seed: 9})
+		if !slices.Equal(one, chain.Probs) {
+			t.Errorf("trial %d: one chain %v, Gibbs %v", trial, chain.Probs, one)
+		}
+	}
 	// Evidence is respected.
 	n := randomNet(rng, 6, 3)
 	ev := &Evidence{Fixed: []bool{true, false, false, false, false, true}, X: []bool{true, false, false, false, false, false}}

@@ -432,7 +432,7 @@ in Alchemy.`,
 // runAsRRF hands the network to hinge rrf infer with the matching method.
 func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer) error {
 	r := &rrfInferOptions{mlnInputs: o.mlnInputs, result: o.result, method: "icm", lambda: 10, hardWeight: 20,
-		samples: o.samples, burnIn: o.burnIn, starts: 10, seed: o.seed}
+		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed}
 	switch o.method {
 	case "", mln.MethodLPRound, mln.MethodGibbs, mln.MethodMCSAT:
 	default:

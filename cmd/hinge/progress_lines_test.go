@@ -51,9 +51,9 @@ func TestProgressLinesOffTerminal(t *testing.T) {
 			[]string{"hinge mln infer: gibbs: step "}},
 		{"rrf infer, a Markov logic network", []string{"rrf", "infer", "-i", mlnProg, "-e", db, "-q", "Cancer", "--samples", "20", "--burn-in", "5", "--restarts", "2"},
 			[]string{"hinge rrf infer: reading smokers.db ", "hinge rrf infer: grounding: rule 1 of ", "hinge rrf infer: building the random field",
-				"hinge rrf infer: ICM: restart 1 of 2, sweep 1 ", "hinge rrf infer: ICM: restart 2 of 2, sweep 1 ", "hinge rrf infer: Gibbs: sweep 25 of 25 "}},
+				"hinge rrf infer: ICM: restart 1 of 2, sweep 1 ", "hinge rrf infer: ICM: restart 2 of 2, sweep 1 ", "hinge rrf infer: Gibbs: sweep 40 of 40 "}},
 		{"rrf infer, a relational RRF", []string{"rrf", "infer", "-i", "../../examples/rrf/smokers.rrf", "-e", db, "-q", "Cancer", "--samples", "20", "--burn-in", "5"},
-			[]string{"hinge rrf infer: reading smokers.db ", "hinge rrf infer: grounding the parfeatures", "hinge rrf infer: ICM: restart 1 of 10, sweep 1 ", "hinge rrf infer: Gibbs: sweep 25 of 25 "}},
+			[]string{"hinge rrf infer: reading smokers.db ", "hinge rrf infer: grounding the parfeatures", "hinge rrf infer: ICM: restart 1 of 10, sweep 1 ", "hinge rrf infer: Gibbs: sweep 40 of 40 "}},
 		{"learn", []string{"learn", "--model", "../../examples/smokers/smokers.psl", "--data", "../../examples/smokers/smokers.data", "--iterations", "3", "--output", filepath.Join(dir, "l.psl"), "--force"},
 			[]string{"hinge learn: mle step 1/3: ", "hinge learn: mle step 3/3: "}},
 	} {

@@ -37,8 +37,11 @@ type rrfInferOptions struct {
 	result, method, norm    string
 	lambda, hardWeight      float64
 	samples, burnIn, starts int
+	chains                  int
+	strict                  bool
 	seed                    uint64
 	bar                     *progress.Reporter // the run's progress
+	diag                    *mln.Diagnostics   // the Gibbs chains' agreement (--method gibbs)
 }
 
 func newRRFInferCmd() *cobra.Command {
@@ -74,6 +77,8 @@ updates only the cached sums of its ancestor features.`,
 	f.IntVar(&o.samples, "samples", 1000, "Gibbs sweeps kept")
 	f.IntVar(&o.burnIn, "burn-in", 100, "Gibbs sweeps discarded first")
 	f.IntVar(&o.starts, "restarts", 10, "ICM random restarts")
+	f.IntVar(&o.chains, "chains", 4, "Gibbs chains sharing --samples, the first from the ICM mode, the others from random worlds; their agreement (R-hat) says whether the run has mixed")
+	f.BoolVar(&o.strict, "strict", false, "fail (exit 1, nothing written) when the Gibbs chains disagree")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of every random choice")
 	f.StringVar(&o.norm, "norm", rrf.NormSmooth.String(), normHelp)
 	return cmd
@@ -93,8 +98,8 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err != nil {
 		return badInput(fmt.Errorf("--norm: %w", err))
 	}
-	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 {
-		return badInput(errors.New("--samples and --restarts must be > 0, --burn-in >= 0"))
+	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 || o.chains <= 0 {
+		return badInput(errors.New("--samples, --restarts and --chains must be > 0, --burn-in >= 0"))
 	}
 	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}); err != nil {
 		return err
@@ -161,6 +166,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if acc, ok := queryAccuracy(queries, g, net, values); ok {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth (values >= 0.5 count as true): %.4f\n", len(queries), acc)
 	}
+	if err := o.convergence(stderr, func(v int) string { return mln.AtomString(g.Vars[v].Pred.Name, g.Args(v)) }); err != nil {
+		return err
+	}
 	if err := interrupted(ctx); err != nil {
 		return err
 	}
@@ -179,12 +187,13 @@ func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evide
 		return nil, "", 0, failed(err)
 	}
 	if o.method == "gibbs" {
-		values, err := rrf.Gibbs(ctx, net, ev, mode, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed,
+		res, err := rrf.GibbsChains(ctx, net, ev, mode, o.chains, rrf.GibbsOptions{Samples: o.samples, BurnIn: o.burnIn, Seed: o.seed,
 			Progress: func(done, total int) { o.bar.Status("Gibbs: sweep %d of %d", done, total) }})
 		if err != nil {
 			return nil, "", 0, failed(err)
 		}
-		return values, "%s %.4f", score, nil
+		o.diag = &res.Diagnostics
+		return res.Probs, "%s %.4f", score, nil
 	}
 	values := make([]float64, len(mode))
 	for v, b := range mode {
@@ -250,13 +259,44 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 	sort.Strings(lines)
 	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts); %s in %.3f s\n",
 		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, time.Since(t0).Seconds())
+	if err := o.convergence(stderr, func(v int) string { return mln.AtomString(gr.Atoms[v].Pred, gr.Atoms[v].Args) }); err != nil {
+		return err
+	}
 	if err := interrupted(ctx); err != nil {
 		return err
 	}
 	return writeResult(o.result, stdout, lines)
 }
 
-// rrfGroundError types an error of the relational RRF grounder: a
+// convergence prints whether the Gibbs chains agree (R-hat and the largest
+// spread between them, as hinge mln infer --marginal does), warns when they
+// do not, and with --strict makes that an error (nothing written). atom
+// names a variable.
+func (o *rrfInferOptions) convergence(stderr io.Writer, atom func(int) string) error {
+	d := o.diag
+	if d == nil {
+		return nil
+	}
+	name := func(v int) string {
+		if v < 0 {
+			return "-"
+		}
+		return atom(v)
+	}
+	fmt.Fprintf(stderr, "convergence: %d chains x %d samples; largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n",
+		d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom))
+	if d.Mixed {
+		return nil
+	}
+	why := fmt.Sprintf("the Gibbs chains have not mixed (R-hat %.3g, spread %.3g at %s)", d.RHat, d.Spread, name(d.RHatAtom))
+	if o.strict {
+		return failed(fmt.Errorf("--strict: the marginals cannot be trusted (%s); nothing written", why))
+	}
+	fmt.Fprintf(stderr, "warning: %s: the marginals are not yet to be trusted; take more samples (--samples, --burn-in)\n", why)
+	return nil
+}
+
+// rrfGroundError types an error of the RRF grounder: a
 // grounding past the memory limit or the feature bound, or cancelled, fails
 // the run (exit status 1); anything else is bad input.
 func rrfGroundError(err error) error {

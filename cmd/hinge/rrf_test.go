@@ -86,3 +86,25 @@ func TestRRFMemoryLimit(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// TestRRFGibbsConvergence: Gibbs marginals of an RRF come with the chains'
+// agreement (R-hat and spread), as Markov logic's samplers do: --as-rrf
+// --marginal gave no diagnostic; --strict makes chains that disagree an
+// error, with nothing written (one sweep from random worlds cannot agree).
+func TestRRFGibbsConvergence(t *testing.T) {
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	for _, a := range [][]string{{"mln", "infer", "--as-rrf", "--marginal"}, {"rrf", "infer"}} {
+		code, _, errs := runCLI(t, append(a, "-i", prog, "-e", ev, "-q", "Cancer,Smokes")...)
+		if code != 0 || !strings.Contains(errs, "convergence: 4 chains x 250 samples; largest R-hat") {
+			t.Errorf("%v: exit %d\n%s", a, code, errs)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r.txt")
+	code, _, errs := runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--samples", "4", "--burn-in", "0", "--chains", "4", "--strict", "-r", out)
+	if code != 1 || !strings.Contains(errs, "--strict: the marginals cannot be trusted") {
+		t.Errorf("--strict with 4 chains of one sample: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--strict wrote the result")
+	}
+}
