@@ -93,7 +93,8 @@ func quickBlocks(t *testing.T, path string) []shellBlock {
 	return out
 }
 
-// readmes lists the README.md files of the repository, the top one first.
+// readmes lists the user documentation of the repository, the top README
+// first: every README.md, and the pages of docs/.
 func readmes(t *testing.T) []string {
 	t.Helper()
 	files := []string{"README.md"}
@@ -104,7 +105,7 @@ func readmes(t *testing.T) []string {
 		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != "." {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && d.Name() == "README.md" && path != "README.md" {
+		if !d.IsDir() && (d.Name() == "README.md" && path != "README.md" || filepath.Dir(path) == "docs" && strings.HasSuffix(path, ".md")) {
 			files = append(files, path)
 		}
 		return nil
