@@ -190,17 +190,17 @@ type readmeFigure struct {
 // readmeFigures are the README's figures that its quick blocks print, so
 // that a figure changed by the code cannot stay wrong in the text.
 var readmeFigures = []readmeFigure{
-	{"README.md", "--explain 'Cancer(Bob)' --explain-json", `Cancer\('Bob'\) = ([0-9.]+):`, "%.2f", "Why is `Cancer(Bob)` %s in the smokers example?"},
-	{"README.md", "-q Cancer,Smokes \\\n    --marginal --samples 5000", `Cancer\(Bob\) ([0-9.]+)`, "%.4f", "result format, `Cancer(Bob) %s`"},
-	{"README.md", "-q Cancer,Smokes \\\n    --marginal --samples 5000", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "against %s, which is exact"},
-	{"README.md", "smokers.db -q Cancer,Smokes --samples 5000", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "5,000 samples (at most 0.009 apart; `Cancer(Anna) %s` against"},
-	{"README.md", "--target Grandparent", `AUROC=([0-9.]+)`, "%g", "perfectly (AUROC %s)"},
-	{"README.md", "--target interacts", `kept (\d+ of \d+) candidate clauses`, "", "learns %s candidate clauses"},
-	{"README.md", "--target interacts", ` AUROC=([0-9.]+)`, "%.3f", "scores AUROC %s and AUPRC"},
-	{"README.md", "--target interacts", `POSITIVE_AUPRC=([0-9.]+)`, "%.3f", "and AUPRC %s on the evaluation split"},
-	{"README.md", "--output /tmp/cora/out", `CategoricalEvaluator: ACCURACY=([0-9.]+)`, "%.3f", "accuracy on the target papers: %s on Cora"},
-	{"README.md", "--output /tmp/cora/out", `CategoricalEvaluator: ACCURACY=([0-9.]+)`, "%.3f", "against %s with the example's untrained ones"},
-	{"README.md", "--model /tmp/cora/cora-learned.psl", `CategoricalEvaluator: ACCURACY=([0-9.]+)`, "%.3f", "(%s with the MPLE weights"},
+	{"docs/explain.md", "--explain 'Cancer(Bob)' --explain-json", `Cancer\('Bob'\) = ([0-9.]+):`, "%.2f", "Why is `Cancer(Bob)` %s in the smokers example?"},
+	{"docs/mln.md", "-q Cancer,Smokes \\\n    --marginal --samples 5000", `Cancer\(Bob\) ([0-9.]+)`, "%.4f", "result format, `Cancer(Bob) %s`"},
+	{"docs/rrf.md", "--marginal --method exact", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "against %s, which is exact"},
+	{"docs/rrf.md", "smokers.db -q Cancer,Smokes --samples 5000", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "5,000 samples (at most 0.005 apart; `Cancer(Anna) %s` against"},
+	{"docs/rules.md", "--target Grandparent", `AUROC=([0-9.]+)`, "%g", "perfectly (AUROC %s)"},
+	{"docs/rules.md", "--target interacts", `kept (\d+ of \d+) candidate clauses`, "", "learns %s candidate clauses"},
+	{"docs/rules.md", "--target interacts", ` AUROC=([0-9.]+)`, "%.3f", "scores AUROC %s and AUPRC"},
+	{"docs/rules.md", "--target interacts", `POSITIVE_AUPRC=([0-9.]+)`, "%.3f", "and AUPRC %s on the evaluation split"},
+	{"docs/psl.md", "--output /tmp/cora/out", `CategoricalEvaluator: ACCURACY=([0-9.]+)`, "%.3f", "accuracy on the target papers: %s on Cora"},
+	{"docs/psl.md", "--output /tmp/cora/out", `CategoricalEvaluator: ACCURACY=([0-9.]+)`, "%.3f", "against %s with the example's untrained ones"},
+	{"docs/psl.md", "--model /tmp/cora/cora-learned.psl", `CategoricalEvaluator: ACCURACY=([0-9.]+)`, "%.3f", "(%s with the MPLE weights"},
 }
 
 // checkFigure checks one readmeFigure against the README's text and the
@@ -414,5 +414,33 @@ func TestQuickBlocks(t *testing.T) {
 	all := shellBlocks(t, path)
 	if len(all) != 3 || all[1].quick || all[1].script != "not run\n" || all[1].line != 6 || !all[0].quick || !all[2].quick {
 		t.Fatalf("%+v", all)
+	}
+}
+
+// TestReadmeFrontDoor: the top README stays a front door (at most 400
+// lines), every page of docs/ is linked from it, and every docs/ page it
+// links to exists.
+func TestReadmeFrontDoor(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if n := strings.Count(text, "\n"); n > 400 {
+		t.Errorf("README.md has %d lines; the details belong in docs/", n)
+	}
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md pages (%v)", err)
+	}
+	for _, p := range pages {
+		if !strings.Contains(text, "("+filepath.ToSlash(p)+")") {
+			t.Errorf("README.md does not link %s", p)
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\((docs/[^)#]+)`).FindAllStringSubmatch(text, -1) {
+		if _, err := os.Stat(m[1]); err != nil {
+			t.Errorf("README.md links %s: %v", m[1], err)
+		}
 	}
 }

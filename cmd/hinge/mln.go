@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,16 +82,11 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	var prog *mln.Program
 	var evidence, queries []mln.GroundAtom
 	words := queryWords(in.query)
-	opt.Open = trimmed(in.open)
-	for _, w := range words {
-		if !strings.Contains(w, "(") {
-			opt.Query = append(opt.Query, w)
-		}
-	}
+	opt.Query, opt.Open = queryNames(words), trimmed(in.open)
 	switch {
 	case in.folder != "" && (in.input != "" || len(in.evidence) > 0):
 		return nil, nil, badInput(errors.New("give either --folder or -i/-e, not both"))
-	case in.folder != "" && slices.ContainsFunc(words, func(w string) bool { return strings.Contains(w, "(") }):
+	case in.folder != "" && len(opt.Query) < len(words):
 		return nil, nil, badInput(errors.New("-q with atoms: a --folder's queries file names the query atoms; give predicates only"))
 	case in.folder != "":
 		fo, err := mln.ReadFolder(in.folder)
@@ -116,23 +110,8 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		if evidence, err = readDBs(in.evidence, prog, in.progress); err != nil {
 			return nil, nil, err
 		}
-		if in.queryFile != "" {
-			qs, err := mln.ReadAtoms(in.queryFile, prog, true)
-			if err != nil {
-				return nil, nil, badInput(err)
-			}
-			opt.QueryAtoms = qs
-		}
-		// Atoms given to -q (Cancer(Bob), Knows(Anna, y)) ask for those
-		// atoms only, as a query file's do.
-		for _, w := range words {
-			if strings.Contains(w, "(") {
-				qs, err := mln.ParseAtoms("-q", []byte(w), prog, true)
-				if err != nil {
-					return nil, nil, badInput(err)
-				}
-				opt.QueryAtoms = append(opt.QueryAtoms, qs...)
-			}
+		if opt.QueryAtoms, err = in.queryAtoms(prog, words); err != nil {
+			return nil, nil, err
 		}
 	}
 	in.progress.Status("building the network")
@@ -161,6 +140,41 @@ func mlnFailed(err error) error {
 		return badInput(err)
 	}
 	return failed(err)
+}
+
+// queryAtoms reads the query atoms: those of --query-file and those given
+// to -q among words (Cancer(Bob), Knows(Anna, y)), which ask for those
+// atoms only.
+func (in *mlnInputs) queryAtoms(prog *mln.Program, words []string) ([]mln.GroundAtom, error) {
+	var atoms []mln.GroundAtom
+	if in.queryFile != "" {
+		qs, err := mln.ReadAtoms(in.queryFile, prog, true)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		atoms = qs
+	}
+	for _, w := range words {
+		if strings.Contains(w, "(") {
+			qs, err := mln.ParseAtoms("-q", []byte(w), prog, true)
+			if err != nil {
+				return nil, badInput(err)
+			}
+			atoms = append(atoms, qs...)
+		}
+	}
+	return atoms, nil
+}
+
+// queryNames are the predicate names among -q's words.
+func queryNames(words []string) []string {
+	var names []string
+	for _, w := range words {
+		if !strings.Contains(w, "(") {
+			names = append(names, w)
+		}
+	}
+	return names
 }
 
 // queryWords splits -q's values into predicate names and atoms: at the

@@ -217,11 +217,10 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 	if err != nil {
 		return err
 	}
-	opt := mln.Options{Query: o.query, Open: o.open}
-	if o.queryFile != "" {
-		if opt.QueryAtoms, err = mln.ReadAtoms(o.queryFile, prog.Decls, true); err != nil {
-			return badInput(err)
-		}
+	words := queryWords(o.query)
+	opt := mln.Options{Query: queryNames(words), Open: trimmed(o.open)}
+	if opt.QueryAtoms, err = o.queryAtoms(prog.Decls, words); err != nil {
+		return err
 	}
 	type grounded struct {
 		net *mln.Network

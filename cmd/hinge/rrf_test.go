@@ -93,8 +93,8 @@ func TestRRFMemoryLimit(t *testing.T) {
 // error, with nothing written (one sweep from random worlds cannot agree).
 func TestRRFGibbsConvergence(t *testing.T) {
 	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
-	for _, a := range [][]string{{"mln", "infer", "--as-rrf", "--marginal"}, {"rrf", "infer"}} {
-		code, _, errs := runCLI(t, append(a, "-i", prog, "-e", ev, "-q", "Cancer,Smokes")...)
+	for _, a := range [][]string{{"mln", "infer", "--as-rrf", "--marginal", "-i", prog}, {"rrf", "infer", "-i", prog}, {"rrf", "infer", "-i", "../../examples/rrf/smokers.rrf"}} {
+		code, _, errs := runCLI(t, append(a, "-e", ev, "-q", "Cancer,Smokes")...)
 		if code != 0 || !strings.Contains(errs, "convergence: 4 chains x 250 samples; largest R-hat") {
 			t.Errorf("%v: exit %d\n%s", a, code, errs)
 		}
