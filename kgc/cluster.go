@@ -382,7 +382,11 @@ func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindG
 			case AcyclicConst:
 				// Every variable value whose body holds (asked from the
 				// head constant, the rule gives them all).
-				buf = r.predict(g, r.C, !r.ConstTail, w, buf)
+				if r.C == Self {
+					buf = append(buf[:0], r.bodySet(g, w)...) // r(X, X) for each
+				} else {
+					buf = r.predict(g, r.C, !r.ConstTail, w, buf)
+				}
 				for _, v := range buf {
 					keys = append(keys, uint64(uint32(v)))
 				}

@@ -169,7 +169,7 @@ type ruleIndex struct {
 func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations)}
 	inGraph := func(r *Rule) bool {
-		ok := int(r.Head) < g.NumRelations && int(r.C) < g.NumEntities && int(r.D) < g.NumEntities
+		ok := int(r.Head) < g.NumRelations && r.Head >= 0 && int(r.C) < g.NumEntities && int(r.D) < g.NumEntities && r.C >= Self && r.D >= Self
 		for _, st := range r.Body {
 			ok = ok && int(st.R) < g.NumRelations
 		}
@@ -200,13 +200,13 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 					}
 					k := st.Key()
 					ix.byKey[k] = append(ix.byKey[k], pos)
-				case r.ConstTail != tail:
+				case r.ConstTail != tail && r.C != Self: // a self-loop head answers both ways alike
 					if r.Kind == AcyclicConst {
 						ix.byConst[r.C] = append(ix.byConst[r.C], pos)
 					}
-				case r.Kind == AcyclicConst:
+				case r.Kind == AcyclicConst && r.D != Self:
 					ix.byD[r.D] = append(ix.byD[r.D], pos)
-				case r.Kind == AcyclicAny:
+				case r.Kind != Default: // AcyclicAny, or a self-loop body b(X, X)
 					k := r.Body[0].Key()
 					ix.byKey[k] = append(ix.byKey[k], pos)
 				default:

@@ -326,3 +326,26 @@ func TestKGCPSLOutKeepsUserFiles(t *testing.T) {
 		}
 	}
 }
+
+// The reproducer through --rules-in: AnyBURL's
+// r(X,me_myself_i) <= s(A,X) is the self-loop r(X, X), so e4 is the answer
+// of both queries of the test triple e4 r e4 (MRR 1), and no prediction
+// names me_myself_i.
+func TestKGCReadsAnyBURLSelfLoops(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"train.txt": "p1\ts\te1\np2\ts\te2\np3\ts\te3\np4\ts\te4\ne1\tr\te1\ne2\tr\te2\ne1\tt\te2\n",
+		"valid.txt": "e3\tr\te3\n",
+		"test.txt":  "e4\tr\te4\n",
+		"rules.txt": "3\t2\t0.6666\tr(X,me_myself_i) <= s(A,X)\n",
+	})
+	pred := filepath.Join(dir, "pred.txt")
+	code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
+		"--test", filepath.Join(dir, "test.txt"), "--rules-in", filepath.Join(dir, "rules.txt"), "--predictions", pred, "--quiet")
+	if code != 0 || !strings.Contains(stdout, "2 queries: MRR 1.0000") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	text, _ := os.ReadFile(pred)
+	if want := "e4 r e4\nHeads: e4\t0.6666\t\nTails: e4\t0.6666\t\n"; string(text) != want {
+		t.Errorf("predictions:\n%q\nwant\n%q", text, want)
+	}
+}
