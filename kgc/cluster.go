@@ -254,7 +254,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 		if ctx.Err() != nil {
 			return
 		}
-		e, p, s := rk.similar(int32(h), opt, minT)
+		e, p, s := rk.similar(ctx, int32(h), opt, minT)
 		edges[h] = e
 		pairs[h] = [2]int64{p, s}
 	})
@@ -280,7 +280,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 			return
 		}
 		h, d := q/2, q%2
-		t, c, best, none := rk.chooseThresholds(int32(h), edges[h], vq[h][d], thr, opt.TopK)
+		t, c, best, none := rk.chooseThresholds(ctx, int32(h), edges[h], vq[h][d], thr, opt.TopK)
 		mu.Lock()
 		rep.Thresholds[h][d], clus[h][d] = t, c
 		rr[d][h], rr0[d][h] = best, none
@@ -313,7 +313,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 // similar returns, for each kind of rule of head relation h, the pairs of
 // rules whose Jaccard index is at least minT, in decreasing index (ties by
 // positions), and the numbers of pairs compared and kept.
-func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindGroups][]edge, compared, kept int64) {
+func (rk *Ranker) similar(ctx context.Context, h int32, opt ClusterOptions, minT float64) (out [kindGroups][]edge, compared, kept int64) {
 	g := rk.g
 	rules := rk.byHead[h]
 	w := pathrule.NewWalker(g)
@@ -363,6 +363,9 @@ func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindG
 		}
 		sk := make([]sketch, len(ps))
 		for i, p := range ps {
+			if ctx.Err() != nil {
+				return out, compared, kept // the caller sees ctx and drops it all
+			}
 			r := rules[p]
 			keys = keys[:0]
 			switch r.Kind {
@@ -431,6 +434,9 @@ func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindG
 		}
 		var es []edge
 		for i := range ps {
+			if i%64 == 0 && ctx.Err() != nil {
+				return out, compared, kept
+			}
 			for j := i + 1; j < len(ps); j++ {
 				a, b := sk[i].n, sk[j].n
 				if a == 0 || b == 0 || float64(min(a, b)) < minT*float64(max(a, b)) {
@@ -515,7 +521,7 @@ func (rk *Ranker) validationQueries(ctx context.Context, valid []Triple, known f
 			e, truth = t.H, t.T
 			skip = func(y int32) bool { return y != truth && known(Triple{H: t.H, R: t.R, T: y}) }
 		}
-		res[q] = rk.fired(e, t.R, tail, truth, skip, opt.MaxFired, opt.TopK, qs)
+		res[q] = rk.fired(ctx, e, t.R, tail, truth, skip, opt.MaxFired, opt.TopK, qs)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -536,7 +542,7 @@ func (rk *Ranker) validationQueries(ctx context.Context, valid []Triple, known f
 // is always below it (left out), one whose largest confidence is above the
 // true answer's noisy-or always above it (counted in above); a query with
 // topK such candidates is a miss whatever the clusters.
-func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, qs *queryScratch) validQuery {
+func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, qs *queryScratch) validQuery {
 	order := rk.gather(e, r, tail, qs)
 	list := rk.byHead[r]
 	var lists [][]int32
@@ -546,7 +552,10 @@ func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) boo
 		}
 		qs.touched = qs.touched[:0]
 	}()
-	for _, p := range order {
+	for n, p := range order {
+		if n%64 == 63 && ctx.Err() != nil {
+			return validQuery{} // the caller sees ctx and drops it all
+		}
 		qs.buf = list[p].predict(rk.g, e, tail, qs.w, qs.buf)
 		for _, y := range qs.buf {
 			i := qs.pos[y]
@@ -602,7 +611,7 @@ func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) boo
 // clustering; it returns them, the clusters they give, and the summed
 // reciprocal ranks of the validation queries with them and with no
 // clustering.
-func (rk *Ranker) chooseThresholds(h int32, edges [kindGroups][]edge, vq []validQuery, thr []float64, topK int) ([kindGroups]float64, []int32, float64, float64) {
+func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, edges [kindGroups][]edge, vq []validQuery, thr []float64, topK int) ([kindGroups]float64, []int32, float64, float64) {
 	rules := rk.byHead[h]
 	n := len(rules)
 	kind := make([]int8, n)
@@ -637,6 +646,9 @@ func (rk *Ranker) chooseThresholds(h int32, edges [kindGroups][]edge, vq []valid
 	eval := func(c []int32) float64 {
 		s := 0.0
 		for i := range vq {
+			if i%256 == 255 && ctx.Err() != nil {
+				return 0 // the caller sees ctx and drops it all
+			}
 			if rank := rk.validRank(&vq[i], rules, c, topK, &sc); rank > 0 {
 				s += 1 / rank
 			}

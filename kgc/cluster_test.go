@@ -2,9 +2,11 @@ package kgc
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -33,7 +35,7 @@ func TestClusterByHand(t *testing.T) {
 
 	// Predicted pairs from the heads a, c, e (the tails x, y, z add
 	// none): s, u {(a,d), (c,b)}; v {(a,b), (e,f)}; w {(a,b), (c,d)}.
-	edges, _, _ := rk.similar(r, ClusterOptions{Starts: 10, MaxRules: 10, Sketch: 16}, 0.05)
+	edges, _, _ := rk.similar(context.Background(), r, ClusterOptions{Starts: 10, MaxRules: 10, Sketch: 16}, 0.05)
 	want := []edge{{a: 0, b: 1, j: 1}, {a: 2, b: 3, j: 1.0 / 3}}
 	if !slices.Equal(edges[0], want) || len(edges[1]) != 0 || len(edges[2]) != 0 {
 		t.Fatalf("similar pairs %v, want %v among the cyclic rules only", edges, want)
@@ -206,5 +208,60 @@ func TestBodySetSketch(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no rule without a body constant learned")
+	}
+}
+
+// countdownCtx is a context whose Err is nil for its first left calls and
+// context.Canceled from then on: it cancels at a chosen look at the
+// context, whichever loop makes it.
+type countdownCtx struct {
+	context.Context
+	left, calls atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls.Add(1)
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func newCountdown(left int64) *countdownCtx {
+	c := &countdownCtx{Context: context.Background()}
+	c.left.Store(left)
+	return c
+}
+
+// Cluster looks at its context in every loop that grows with the rules or
+// the validation queries (comparing rules, applying them to validation
+// queries, choosing thresholds), and a cancellation at any of those looks
+// stops it with the context's error and no clusters.
+func TestClusterCancelled(t *testing.T) {
+	g := randomGraph(8, 40, 3, 400)
+	res, err := Learn(context.Background(), g, LearnOptions{Rounds: 2, SamplesPerRound: 2000, Seed: 1, MinSupport: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := g.Triples[:80]
+	opt := ClusterOptions{Threads: 1, Thresholds: []float64{0.5, 0.2}}
+	full := newCountdown(math.MaxInt64)
+	if _, err := NewRanker(g, res.Rules, Clustered).Cluster(full, valid, g.Has, opt); err != nil {
+		t.Fatal(err)
+	}
+	looks := full.calls.Load()
+	t.Logf("%d rules, %d looks at the context", len(res.Rules), looks)
+	// A look at least every 64 rules compared or applied.
+	if min := int64(len(res.Rules)) / 64; looks < min {
+		t.Fatalf("%d looks at the context for %d rules", looks, len(res.Rules))
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 25 {
+		left := rng.Int64N(looks)
+		rk := NewRanker(g, res.Rules, Clustered)
+		rep, err := rk.Cluster(newCountdown(left), valid, g.Has, opt)
+		if !errors.Is(err, context.Canceled) || rep != nil || rk.Clustered() {
+			t.Fatalf("cancelled at look %d of %d: report %v, error %v, clustered %v", left, looks, rep != nil, err, rk.Clustered())
+		}
 	}
 }

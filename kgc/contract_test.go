@@ -161,6 +161,42 @@ func TestPredictionsFileGivesPrintedMetrics(t *testing.T) {
 					if got.Queries != want.Queries || math.Abs(got.MRR-want.MRR) > 1e-12 || got.Hits1 != want.Hits1 || got.Hits3 != want.Hits3 || got.Hits10 != want.Hits10 {
 						t.Fatalf("seed %d %s k %d exhaustive %v: file %+v, printed %+v", seed, s, k, exhaustive, got, want)
 					}
+					// Streamed (EvalOptions.Answers, one thread and two):
+					// the same file, in order, and no list kept.
+					for _, threads := range []int{1, 2} {
+						var streamed strings.Builder
+						pw := NewPredictionWriter(&streamed, v)
+						next := 0
+						opt.Threads = threads
+						opt.Answers = func(i int, h, tl Answer) error {
+							if i != next {
+								t.Fatalf("triple %d handed on, want %d", i, next)
+							}
+							next++
+							return pw.Write(test[i], h, tl)
+						}
+						sev, err := rk.Evaluate(context.Background(), test, known, opt)
+						if err != nil || pw.Flush() != nil {
+							t.Fatal(err)
+						}
+						if streamed.String() != b.String() || sev.Metrics != ev.Metrics {
+							t.Fatalf("seed %d %s k %d threads %d: streamed file or metrics differ", seed, s, k, threads)
+						}
+						if s != PSL && (sev.Heads[0].List != nil || sev.Tails[len(test)-1].List != nil) {
+							t.Fatalf("%s: streamed lists kept", s)
+						}
+					}
+					// An error of Answers stops the evaluation with it.
+					boom := errors.New("disk full")
+					opt.Answers = func(i int, _, _ Answer) error {
+						if i == 3 {
+							return boom
+						}
+						return nil
+					}
+					if _, err := rk.Evaluate(context.Background(), test, known, opt); !errors.Is(err, boom) {
+						t.Fatalf("%s: error %v, want the writer's", s, err)
+					}
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -591,6 +592,13 @@ type EvalOptions struct {
 	// queries done so far (of 2 per test triple), every 1% of them (at
 	// most every 1,000).
 	Progress func(done, total int)
+	// Answers, when set, receives each test triple's two answers, in test
+	// order, one call at a time, as soon as they and every earlier
+	// triple's are ranked (a PredictionWriter writes them); the Evaluation
+	// then keeps no lists (its answers' List is nil), so that ranking's
+	// memory does not grow with the number of queries. An error from it
+	// stops Evaluate with that error.
+	Answers func(i int, heads, tails Answer) error
 }
 
 // Answer is one query's ranked list: its candidates, known answers other
@@ -678,6 +686,34 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	var done atomic.Int64
 	total := 2 * len(test)
 	var failed atomic.Value
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := func(err error) {
+		failed.CompareAndSwap(nil, err)
+		cancel()
+	}
+	// Streaming (opt.Answers): triples handed on in order as soon as both
+	// their queries and every earlier triple's are done.
+	stream := opt.Answers != nil && rk.scoring != PSL // PSL re-scores every list at the end
+	var mu sync.Mutex
+	var halves []uint8 // queries done, by test triple
+	next := 0
+	if stream {
+		halves = make([]uint8, len(test))
+	}
+	handOn := func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		halves[i]++
+		for next < len(test) && halves[next] == 2 && failed.Load() == nil {
+			if err := opt.Answers(next, ev.Heads[next], ev.Tails[next]); err != nil {
+				fail(err)
+				return
+			}
+			ev.Heads[next].List, ev.Tails[next].List = nil, nil
+			next++
+		}
+	}
 	rk.forQueries(ctx, total, opt.Threads, func(q int, qs *queryScratch) {
 		i, tail := q/2, q%2 == 1
 		t := test[i]
@@ -690,7 +726,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		start := time.Now()
 		list, st, err := rk.rank(ctx, rk.scoring, e, t.R, tail, k, skip, qs)
 		if err != nil {
-			failed.Store(err)
+			fail(err)
 			return
 		}
 		if opt.Exhaustive {
@@ -707,23 +743,37 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			list = cut(rk.scoring, list, opt.TopK)
 			a.Rank = rankOf(rk.scoring, list, truth, nil)
 		}
+		// A copy of its own length: the list is a prefix of every
+		// candidate the query saw, which would stay reachable through it.
+		kept := make([]Candidate, len(list))
 		for j := range list {
-			list[j].confs, list[j].clus = nil, nil
+			kept[j] = list[j]
+			kept[j].confs, kept[j].clus = nil, nil
 		}
-		a.List, a.Seconds, a.Rules, a.Applied = list, time.Since(start).Seconds(), st.rules, st.applied
+		a.List, a.Seconds, a.Rules, a.Applied = kept, time.Since(start).Seconds(), st.rules, st.applied
 		if d := done.Add(1); opt.Progress != nil && (d%int64(max(1, min(1000, total/100))) == 0 || int(d) == total) {
 			opt.Progress(int(d), total)
 		}
+		if stream {
+			handOn(i)
+		}
 	})
-	if err := ctx.Err(); err != nil {
+	if err, ok := failed.Load().(error); ok && !errors.Is(err, context.Canceled) {
 		return nil, err
 	}
-	if err, ok := failed.Load().(error); ok {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if rk.scoring == PSL {
 		if err := rk.rescore(ctx, ev, test, n, opt); err != nil {
 			return nil, err
+		}
+		if opt.Answers != nil {
+			for i := range test {
+				if err := opt.Answers(i, ev.Heads[i], ev.Tails[i]); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	var m Metrics
@@ -836,7 +886,29 @@ func WrittenScores(list []Candidate) []float64 {
 // shortest decimal that reads back as the same float64), tab-separated,
 // best first.
 func (ev *Evaluation) WritePredictions(w io.Writer, test []Triple, v *Vocab) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
+	pw := NewPredictionWriter(w, v)
+	for i, t := range test {
+		pw.Write(t, ev.Heads[i], ev.Tails[i])
+	}
+	return pw.Flush()
+}
+
+// PredictionWriter writes the predictions format of WritePredictions one
+// test triple at a time, for EvalOptions.Answers.
+type PredictionWriter struct {
+	bw *bufio.Writer
+	v  *Vocab
+}
+
+// NewPredictionWriter writes to w with the names of v.
+func NewPredictionWriter(w io.Writer, v *Vocab) *PredictionWriter {
+	return &PredictionWriter{bw: bufio.NewWriterSize(w, 1<<16), v: v}
+}
+
+// Write writes test triple t with the lists of its answers; the error is
+// the underlying writer's, if any.
+func (pw *PredictionWriter) Write(t Triple, heads, tails Answer) error {
+	bw, v := pw.bw, pw.v
 	list := func(label string, cs []Candidate) {
 		bw.WriteString(label)
 		for i, s := range WrittenScores(cs) {
@@ -847,10 +919,12 @@ func (ev *Evaluation) WritePredictions(w io.Writer, test []Triple, v *Vocab) err
 		}
 		bw.WriteByte('\n')
 	}
-	for i, t := range test {
-		fmt.Fprintf(bw, "%s %s %s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
-		list("Heads: ", ev.Heads[i].List)
-		list("Tails: ", ev.Tails[i].List)
-	}
-	return bw.Flush()
+	fmt.Fprintf(bw, "%s %s %s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
+	list("Heads: ", heads.List)
+	list("Tails: ", tails.List)
+	_, err := bw.Write(nil) // the writer's first error, kept by bufio
+	return err
 }
+
+// Flush writes out what is buffered.
+func (pw *PredictionWriter) Flush() error { return pw.bw.Flush() }

@@ -362,9 +362,25 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "clustered: %d rules share a cluster with a more confident rule (over both directions); thresholds chosen on %d validation queries: validation MRR %.4f (%.4f without clustering); %.2f s\n",
 			clusterRep.Merged, clusterRep.ValidQueries, clusterRep.ValidMRR, clusterRep.ValidMRRUnclustered, clusterSec)
 	}
+	// The predictions are written as the queries are ranked, to a file
+	// put in place only once the run succeeded, so that the lists need
+	// not all be held (--html needs them).
+	var predFile *atomicfile.File
+	var predWriter *kgc.PredictionWriter
+	if o.predictions != "" && o.explain.html == "" {
+		if predFile, err = atomicfile.Create(o.predictions); err != nil {
+			return failed(err)
+		}
+		defer predFile.Abort()
+		predWriter = kgc.NewPredictionWriter(predFile, v)
+		evalOpt.Answers = func(i int, heads, tails kgc.Answer) error { return predWriter.Write(test[i], heads, tails) }
+	}
 	prog.set("ranking: 0 of %d queries", 2*len(test))
 	ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, evalOpt)
 	if err != nil {
+		if ctx.Err() == nil && predFile != nil {
+			err = fmt.Errorf("writing %s: %w", o.predictions, err)
+		}
 		return cancelled(err)
 	}
 	rankSec := time.Since(rankStart).Seconds() - clusterSec // clustering has its own line
@@ -380,7 +396,15 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return failed(err)
 		}
 	}
-	if o.predictions != "" {
+	switch {
+	case predWriter != nil:
+		if err := predWriter.Flush(); err != nil {
+			return failed(fmt.Errorf("writing %s: %w", o.predictions, err))
+		}
+		if err := predFile.Commit(); err != nil {
+			return failed(err)
+		}
+	case o.predictions != "":
 		if err := atomicfile.Write(o.predictions, func(w io.Writer) error { return ev.WritePredictions(w, test, v) }); err != nil {
 			return failed(err)
 		}

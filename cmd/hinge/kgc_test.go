@@ -143,29 +143,35 @@ func kgcFiles(t *testing.T, n int) []string {
 	return []string{"--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"), "--test", filepath.Join(dir, "test.txt")}
 }
 
-// A run cancelled while ranking (Ctrl-C, SIGTERM) says so, exits 1 and
-// writes nothing: no rules, predictions or report.
+// A run cancelled while clustering or ranking (Ctrl-C, SIGTERM) says so,
+// exits 1 and writes nothing: no rules, predictions (written while
+// ranking, to a temporary file) or report.
 func TestKGCCancelledWritesNothing(t *testing.T) {
 	args := kgcFiles(t, 300)
-	dir := t.TempDir()
-	outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	defer func() { kgcPhaseHook = nil }()
-	kgcPhaseHook = func(status string) {
-		if strings.HasPrefix(status, "ranking") {
-			cancel()
+	for _, phase := range []string{"clustered", "ranking"} {
+		dir := t.TempDir()
+		outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
+		ctx, cancel := context.WithCancel(context.Background())
+		kgcPhaseHook = func(status string) {
+			if strings.HasPrefix(status, phase) {
+				cancel()
+			}
 		}
-	}
-	var stdout, stderr bytes.Buffer
-	code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, args...), &stdout, &stderr)
-	msg := stderr.String()
-	if code != 1 || !strings.Contains(msg, "the run was cancelled") || strings.Contains(msg, "context canceled") {
-		t.Errorf("exit %d\n%s", code, msg)
-	}
-	for _, p := range outs {
-		if _, err := os.Stat(p); err == nil {
-			t.Errorf("%s written by a cancelled run", p)
+		var stdout, stderr bytes.Buffer
+		code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--score", "clustered", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, args...), &stdout, &stderr)
+		kgcPhaseHook = nil
+		cancel()
+		msg := stderr.String()
+		if code != 1 || !strings.Contains(msg, "the run was cancelled") || strings.Contains(msg, "context canceled") {
+			t.Errorf("%s: exit %d\n%s", phase, code, msg)
+		}
+		for _, p := range outs {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s: %s written by a cancelled run", phase, p)
+			}
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%s: a cancelled run left %v", phase, ents)
 		}
 	}
 }
