@@ -385,24 +385,46 @@ func TestRankMatchesBruteForce(t *testing.T) {
 	}
 	sc := pathrule.NewWalker(g)
 	for _, tc := range []struct {
-		s Scoring
-		k int
-	}{{MaxPlus, 0}, {Max, 0}, {NoisyOr, 1}, {NoisyOr, 2}, {NoisyOr, 100}} {
+		s        Scoring
+		k        int
+		repeated bool
+	}{{MaxPlus, 0, false}, {Max, 0, false}, {NoisyOr, 1, false}, {NoisyOr, 2, false}, {NoisyOr, 100, false}, {NoisyOr, 2, true}, {NoisyOr, 100, true}} {
 		rk := NewRanker(g, res.Rules, tc.s)
+		rk.RepeatedSets = tc.repeated
 		if tc.k > 0 {
 			rk.NoisyOrK = tc.k
 		}
 		for e := range int32(g.NumEntities) {
 			for r := range int32(g.NumRelations) {
 				for _, tail := range []bool{true, false} {
+					// Noisy-or counts a query's prediction set once, with
+					// its largest confidence (unless RepeatedSets).
 					confs := map[int32][]float64{}
+					best := map[string]float64{}
+					var sets [][]int32
 					for i := range res.Rules {
 						rule := &res.Rules[i]
 						if rule.Head != r {
 							continue
 						}
-						for _, c := range rule.predict(g, e, tail, sc, nil) {
+						ys := slices.Sorted(slices.Values(rule.predict(g, e, tail, sc, nil)))
+						key := fmt.Sprint(ys)
+						if tc.s == NoisyOr && !tc.repeated && len(ys) > 0 {
+							if c, seen := best[key]; seen {
+								best[key] = max(c, rule.Conf)
+								continue
+							}
+							best[key] = rule.Conf
+							sets = append(sets, ys)
+							continue
+						}
+						for _, c := range ys {
 							confs[c] = append(confs[c], rule.Conf)
+						}
+					}
+					for _, ys := range sets {
+						for _, c := range ys {
+							confs[c] = append(confs[c], best[fmt.Sprint(ys)])
 						}
 					}
 					want := func(c int32) []float64 {
@@ -754,7 +776,17 @@ func TestEarlyStopSameTopK(t *testing.T) {
 					qs = append(qs, Triple{H: e, R: r, T: e})
 				}
 			}
-			check(t, g, res.Rules, qs, []int{1, 3, 10})
+			// Self-loop rules too, which answer a query with its own
+			// entity.
+			rules := slices.Clone(res.Rules)
+			rng := rand.New(rand.NewPCG(seed, 17))
+			for len(rules) < len(res.Rules)+15 {
+				if r := randomRule(rng, 25, 3); r.Kind != Cyclic {
+					r.C, r.Conf = Self, rng.Float64()/2
+					rules = append(rules, r)
+				}
+			}
+			check(t, g, rules, qs, []int{1, 3, 10, 100}) // 100: more than the entities
 		})
 	}
 	t.Run("kinship", func(t *testing.T) {

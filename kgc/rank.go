@@ -32,6 +32,10 @@ const (
 	Max
 	// NoisyOr scores 1 - prod(1 - conf) over a candidate's
 	// Ranker.NoisyOrK largest confidences, ties broken as MaxPlus does.
+	// Redundant rules are counted once: a rule that predicts, for the
+	// query, exactly the candidates some more confident rule predicted
+	// (the many near-duplicate rules of a dense graph, whose predictions
+	// for one entity coincide) adds no confidence to them.
 	NoisyOr
 	// PSL re-scores each query's best maxplus candidates by MAP inference
 	// in the PSL model of the rules (EvalOptions.PSL); the other
@@ -139,6 +143,11 @@ type Ranker struct {
 	// combines (set by NewRanker to DefaultNoisyOrK; change it before
 	// ranking).
 	NoisyOrK int
+	// RepeatedSets, when set, makes NoisyOr count every rule; by default a
+	// rule that predicts, for a query, exactly the candidates a more
+	// confident rule predicted adds nothing to their noisy-or (see
+	// NoisyOr).
+	RepeatedSets bool
 
 	g       *Graph
 	scoring Scoring
@@ -150,6 +159,9 @@ type Ranker struct {
 	// clus[r][d][i] is the cluster of rule byHead[r][i] for head (d 0) or
 	// tail (d 1) queries, set by Cluster; nil: every rule alone.
 	clus [][2][]int32
+	// selfHead[r]: some rule of head r is a self-loop r(X, X), which
+	// answers a query with its own entity.
+	selfHead []bool
 }
 
 // ruleIndex finds the rules of one head relation and query direction that
@@ -168,7 +180,8 @@ type ruleIndex struct {
 // NewRanker prepares rules (any order) for ranking over g. Rules naming a
 // relation or entity outside g are not used.
 func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
-	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations)}
+	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations),
+		selfHead: make([]bool, g.NumRelations)}
 	inGraph := func(r *Rule) bool {
 		ok := int(r.Head) < g.NumRelations && r.Head >= 0 && int(r.C) < g.NumEntities && int(r.D) < g.NumEntities && r.C >= Self && r.D >= Self
 		for _, st := range r.Body {
@@ -183,6 +196,9 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 		}
 		if r.Kind != Default {
 			r.rev = pathrule.Reverse(r.Body) // once, before the rules are shared by goroutines
+		}
+		if r.Kind != Cyclic && r.C == Self {
+			rk.selfHead[r.Head] = true
 		}
 		rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
 	}
@@ -227,6 +243,26 @@ type queryScratch struct {
 	touched []int32
 	order   []int32
 	buf     []int32
+	sets    map[uint64]struct{} // NoisyOr: the prediction sets of the query's rules so far
+}
+
+// repeated reports whether a rule of the query has predicted exactly the
+// candidates ys (any order) already, and notes them. Sets are told apart
+// by a sum of their elements' 64-bit hashes (order-free; two different
+// sets of a query collide with probability about 2^-64 per pair).
+func (qs *queryScratch) repeated(ys []int32) bool {
+	var h uint64
+	for _, y := range ys {
+		h += mix64(uint64(uint32(y)) + 0x9e3779b97f4a7c15)
+	}
+	if qs.sets == nil {
+		qs.sets = map[uint64]struct{}{}
+	}
+	if _, seen := qs.sets[h]; seen {
+		return true
+	}
+	qs.sets[h] = struct{}{}
+	return false
 }
 
 func (rk *Ranker) newQueryScratch() *queryScratch {
@@ -298,6 +334,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			qs.pos[y] = 0
 		}
 		qs.touched = qs.touched[:0]
+		clear(qs.sets)
 	}()
 	for i := 0; i < len(order); {
 		c := list[order[i]].Conf
@@ -305,6 +342,9 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			rule := list[order[i]]
 			qs.buf = rule.predict(rk.g, e, tail, qs.w, qs.buf)
 			st.applied++
+			if s == NoisyOr && !rk.RepeatedSets && len(qs.buf) > 0 && qs.repeated(qs.buf) {
+				continue
+			}
 			for _, y := range qs.buf {
 				p := qs.pos[y]
 				if p < 0 {
@@ -353,7 +393,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			return nil, st, ctx.Err()
 		}
 		if !closed {
-			closed = rk.newcomersLose(s, cands, k, next)
+			closed = rk.newcomersLose(s, cands, k, next) || rk.noneUnseen(e, r, qs)
 		}
 		if closed && next >= 0 && groups >= nextCheck {
 			nextCheck = groups + max(1, groups/4)
@@ -417,6 +457,18 @@ func (rk *Ranker) noisyOrUpper(confs []float64, next float64) float64 {
 		p *= 1 - next
 	}
 	return 1 - p
+}
+
+// noneUnseen reports whether every entity the query could still be
+// answered with has been seen (as a candidate or left out): on a small
+// graph a list of fewer than k candidates is then closed too. The query's
+// own entity counts only for a relation with self-loop rules.
+func (rk *Ranker) noneUnseen(e, r int32, qs *queryScratch) bool {
+	unseen := rk.g.NumEntities - len(qs.touched)
+	if qs.pos[e] == 0 && !rk.selfHead[r] {
+		unseen--
+	}
+	return unseen <= 0
 }
 
 // newcomersLose reports whether at least k candidates rank above every

@@ -86,14 +86,15 @@ run. A candidate's score combines the confidences of the rules predicting it
 maxplus, max, clustered, or psl). --score clustered is the non-redundant
 noisy-or of Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable,
 rule-based link prediction method outperforming embedding models"): rules
-of a relation whose predictions over the graph overlap (Jaccard index of
-their predicted triples, from --cluster-starts sampled heads and tails for
-cyclic rules) are joined into clusters; a cluster counts once, with its
-largest confidence, and the score is the noisy-or over the candidate's
---noisy-or-k best clusters. The Jaccard threshold of each relation, query
-direction and kind of rule (cyclic, with a body constant, other) is chosen
-to maximise the MRR of the --valid triples (filtered by the graph and the
-validation triples only; the test triples play no part). With --score psl
+of a relation whose predictions overlap (Jaccard index of the triples they
+predict for the validation queries and for --cluster-starts random heads
+and tails of the relation) are joined into clusters; a cluster counts once,
+with its largest confidence, and the score is the noisy-or over the
+candidate's --noisy-or-k best clusters. The Jaccard threshold of each
+relation, query direction and kind of rule (cyclic, with a body constant,
+other) is chosen to maximise the MRR of --cluster-valid of the --valid
+triples (filtered by the graph and the validation triples only; the test
+triples play no part). With --score psl
 each relation's --psl-rules best rules become a PSL model whose weights PPLL
 learns from --psl-train sampled training triples; each query's
 --psl-candidates best maxplus candidates are then re-scored by MAP inference
@@ -130,7 +131,8 @@ SIGTERM) writes nothing.`,
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
-	f.IntVar(&o.cluster.Starts, "cluster-starts", 500, "clustered: sampled heads (and as many tails) of each relation whose predictions stand for a cyclic rule's when comparing rules")
+	f.IntVar(&o.cluster.Starts, "cluster-starts", 50, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
+	f.IntVar(&o.cluster.MaxValid, "cluster-valid", 3000, "clustered: validation triples the thresholds are chosen on, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
@@ -172,8 +174,17 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return badInput(fmt.Errorf("%s: not with --score clustered: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", o.explain.flagNames()))
 		case o.valid == "":
 			return badInput(errors.New("--score clustered chooses its clustering thresholds on the validation triples: give --valid"))
-		case o.cluster.Starts < 1:
-			return badInput(fmt.Errorf("--cluster-starts %d: must be >= 1", o.cluster.Starts))
+		case o.cluster.Starts < 0:
+			return badInput(fmt.Errorf("--cluster-starts %d: must be >= 0", o.cluster.Starts))
+		case o.cluster.MaxValid < 0:
+			return badInput(fmt.Errorf("--cluster-valid %d: must be >= 0", o.cluster.MaxValid))
+		}
+		// The library reads 0 as its default; the flags mean none and all.
+		if o.cluster.Starts == 0 {
+			o.cluster.Starts = -1
+		}
+		if o.cluster.MaxValid == 0 {
+			o.cluster.MaxValid = -1
 		}
 	}
 	switch {
