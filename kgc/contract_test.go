@@ -363,3 +363,32 @@ func TestParseTriplesGuards(t *testing.T) {
 		t.Errorf("cancelled read: %v", err)
 	}
 }
+
+// A memory limit stops learning after the round past which another would
+// outgrow its share (a limit of one byte: after the first round), and the
+// rules are those of the rounds done; a limit that is never approached
+// changes nothing.
+func TestLearnMemoryLimit(t *testing.T) {
+	g := randomGraph(9, 60, 4, 700)
+	opt := LearnOptions{Rounds: 4, SamplesPerRound: 300, Seed: 4, Sample: 20}
+	full, err := Learn(context.Background(), g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.MemoryLimit = 1 << 50
+	if big, err := Learn(context.Background(), g, opt); err != nil || big.Rounds != 4 || big.Stopped != "rounds" || len(big.Rules) != len(full.Rules) {
+		t.Fatalf("a limit never reached: %d rounds (%s), %d rules, want %d: %v", big.Rounds, big.Stopped, len(big.Rules), len(full.Rules), err)
+	}
+	opt.MemoryLimit = 1
+	small, err := Learn(context.Background(), g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Learn(context.Background(), g, LearnOptions{Rounds: 1, SamplesPerRound: 300, Seed: 4, Sample: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Rounds != 1 || small.Stopped != "memory" || len(small.Rules) != len(one.Rules) {
+		t.Fatalf("a limit of 1 byte: %d rounds (%s), %d rules; one round learns %d", small.Rounds, small.Stopped, len(small.Rules), len(one.Rules))
+	}
+}

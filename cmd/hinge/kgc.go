@@ -14,6 +14,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/kgc"
@@ -309,13 +310,14 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		o.learn.Progress = func(st kgc.RoundStat) {
 			prog.set("learning rules (%s): %d rounds done, %d rules, %.0f s", budget, st.Round, st.Rules, time.Since(learnStart).Seconds())
 		}
+		o.learn.MemoryLimit = memlimit.Current()
 		lr, err = kgc.Learn(ctx, g, o.learn)
 		if err != nil {
 			return cancelled(err)
 		}
 		prog.clear()
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
-			"saturated": "a round found no new rule"}[lr.Stopped]
+			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if lr.Sampled > 0 {
