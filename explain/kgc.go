@@ -54,7 +54,8 @@ type KGCQuery struct {
 	Tail      bool   `json:"tail"`
 	Candidate string `json:"candidate"`
 	// Rules are the rules that predicted the candidate, in decreasing
-	// confidence (the first KGC.Top of RuleCount); Confs the confidences
+	// confidence (the first KGC.Top of RuleCount; for noisy-or those that
+	// count, see kgc.Ranker.Predictions); Confs the confidences
 	// of all RuleCount in that order (maxplus compares candidates by
 	// these, lexicographically). Score combines them under the scoring:
 	// the largest for max and maxplus, 1 - prod(1 - conf) over the first

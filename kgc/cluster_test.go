@@ -94,8 +94,16 @@ func TestClusterByHand(t *testing.T) {
 			}
 		}
 	}
-	// Noisy-or, the same rules unclustered: d 0.8 first.
-	if got := NewRanker(g, rules, NoisyOr).Rank(a, r, true, 0); got[0].Entity != d || math.Abs(got[0].Score-0.8) > 1e-15 {
+	// Noisy-or counting every rule, the same rules unclustered: d 0.8
+	// first. Noisy-or counts a query's repeated prediction sets once: s
+	// and u both predict {d} for (a, r, ?), v and w both {b}: d 0.6, b
+	// 0.45.
+	nor := NewRanker(g, rules, NoisyOr)
+	nor.RepeatedSets = true
+	if got := nor.Rank(a, r, true, 0); got[0].Entity != d || math.Abs(got[0].Score-0.8) > 1e-15 {
+		t.Fatalf("noisy-or, every rule: %v", got)
+	}
+	if got := NewRanker(g, rules, NoisyOr).Rank(a, r, true, 0); len(got) != 2 || got[0].Entity != d || math.Abs(got[0].Score-0.6) > 1e-15 || math.Abs(got[1].Score-0.45) > 1e-15 {
 		t.Fatalf("noisy-or: %v", got)
 	}
 }
@@ -169,6 +177,7 @@ func TestClusteredNeedsCluster(t *testing.T) {
 		t.Fatal("Evaluate ranked with clustered scoring before Cluster")
 	}
 	nor := NewRanker(g, res.Rules, NoisyOr)
+	nor.RepeatedSets = true // every rule counted, as by clusters of one
 	for e := range int32(15) {
 		a, b := rk.Rank(e, 0, true, 0), nor.Rank(e, 0, true, 0)
 		if len(a) != len(b) {

@@ -364,7 +364,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 		}
 		clusterStart := time.Now()
-		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", len(valid))
+		nv := len(valid)
+		if o.cluster.MaxValid > 0 {
+			nv = min(nv, o.cluster.MaxValid)
+		}
+		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", nv)
 		o.cluster.Seed, o.cluster.Threads, o.cluster.TopK = o.learn.Seed, o.learn.Threads, o.topK
 		clusterRep, err = rk.Cluster(ctx, valid, func(t kgc.Triple) bool { return knownValid[t] }, o.cluster)
 		if err != nil {
