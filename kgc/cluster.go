@@ -577,7 +577,11 @@ type validQuery struct {
 // same bounds stop it early: a candidate first predicted once the
 // noisy-or of NoisyOrK rules of the current confidence is below the true
 // answer's largest confidence is always below it, and topK candidates
-// above what an unseen true answer can still reach make a miss.
+// above what an unseen true answer can still reach make a miss. Past that
+// point the rules of less than a tenth of the true answer's largest
+// confidence are not applied (an approximation of the search: each moves
+// a score by less than that; the ranking itself applies them).
+
 func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, compared []bool, sketch func(p int32, ys []int32), qs *queryScratch) validQuery {
 	order := rk.gather(e, r, tail, qs)
 	list := rk.byHead[r]
@@ -590,10 +594,10 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 	}()
 	// Once no candidate seen from now on can reach the true answer's
 	// lowest possible score (its largest confidence), newcomers are left
-	// out; once every candidate kept has maxFired rules, nothing changes
-	// but the sketches of the rules not applied.
-	// While the true answer is unseen, topK candidates whose largest
-	// confidence is above what it can still reach make the query a miss.
+	// out (closed); once every candidate kept has maxFired rules, only the
+	// compared rules are applied, for their sketches. While the true
+	// answer is unseen, topK candidates whose largest confidence is above
+	// what it can still reach make the query a miss.
 	closed, full := false, 0
 	for n, p := range order {
 		c := list[p].Conf
@@ -613,8 +617,14 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 				}
 			}
 		}
-		if !closed && qs.pos[truth] > 0 && rk.noisyOrUpper(nil, c) < list[lists[qs.pos[truth]-1][0]].Conf {
-			closed = true
+		if qs.pos[truth] > 0 {
+			truthLow := list[lists[qs.pos[truth]-1][0]].Conf
+			if !closed && rk.noisyOrUpper(nil, c) < truthLow {
+				closed = true
+			}
+			if closed && c < truthLow/10 {
+				break // the search's approximation: weaker rules move no score much
+			}
 		}
 		if closed && full == len(lists) && (compared == nil || !compared[p]) {
 			continue

@@ -82,8 +82,11 @@ random (fewer once the 95% interval is narrower than --sample-err), with its
 error stated. --rounds N does a fixed amount of work, the same rules on any
 machine; --time stops after the rounds that fit (the round running then is
 dropped) and the output says how many were done, so --rounds reproduces the
-run. A candidate's score combines the confidences of the rules predicting it
-(--score noisy-or over the candidate's --noisy-or-k best rules, the default;
+run. Learning also ends its rounds before the rules outgrow 60% of
+--memory-limit, leaving room to rank them. A candidate's score combines the
+confidences of the rules predicting it (--score noisy-or over the
+candidate's --noisy-or-k best rules, the default, a rule that predicts for
+the query exactly the candidates of a more confident rule counting once;
 maxplus, max, clustered, or psl). --score clustered is the non-redundant
 noisy-or of Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable,
 rule-based link prediction method outperforming embedding models"): rules
@@ -112,10 +115,14 @@ tie-break folded in as the smallest steps below the score) and equal scores
 are ties. The terminal and --report give filtered MRR and Hits@1/3/10 over
 head and tail queries together: the true answer's rank in its list counts
 half of the candidates tied with it; a true answer not in its list is a
-miss. Any evaluator reading the file gets the same figures. --rules writes
-the learned rules (body groundings, support, confidence, rule); --rules-in
-ranks with a rules file instead of learning. A cancelled run (Ctrl-C,
-SIGTERM) writes nothing.`,
+miss. Any evaluator reading the file gets the same figures. The predictions
+are written while ranking, to a file put in place only when the run
+succeeds, so that ranking holds no list but with --html. --rules writes the
+learned rules (body groundings, support, confidence, rule); --rules-in ranks
+with a rules file instead of learning (AnyBURL's too: its me_myself_i is
+the rule's own variable, r(X,me_myself_i) the self-loop r(X,X), and lines
+starting with # are comments). A cancelled run (Ctrl-C, SIGTERM) writes
+nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeSet = cmd.Flags().Changed("time")
