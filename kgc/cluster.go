@@ -46,7 +46,7 @@ type ClusterOptions struct {
 	// Starts is the number of entities of each side of the head relation
 	// (heads, tails), drawn at random, from which the compared rules'
 	// predictions are collected into their sketches beside those they
-	// make for the validation queries (0: 50; negative: none).
+	// make for the validation queries (0: 10; negative: none).
 	Starts int
 	// MaxRules is the number of rules of each relation and kind (of each
 	// head constant, for rules with one) compared, those of highest
@@ -214,7 +214,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 		opt.MaxValid = 3000
 	}
 	if opt.Starts == 0 {
-		opt.Starts = 50
+		opt.Starts = 10
 	}
 	if opt.MaxRules <= 0 {
 		opt.MaxRules = 1000

@@ -139,7 +139,7 @@ nothing.`,
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
-	f.IntVar(&o.cluster.Starts, "cluster-starts", 50, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
+	f.IntVar(&o.cluster.Starts, "cluster-starts", 10, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
 	f.IntVar(&o.cluster.MaxValid, "cluster-valid", 3000, "clustered: validation triples the thresholds are chosen on, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
