@@ -36,7 +36,7 @@ func measured(f func() error) (phaseCost, error) {
 // written (to nowhere) while ranking as hinge kgc --predictions writes
 // them. Every phase reports wall and CPU seconds and its peak resident
 // memory beside the metrics (results/large.csv).
-func large(ctx context.Context, dir, data string, budgets []time.Duration, scorings []kgc.Scoring, rulesFile string, seed uint64) error {
+func large(ctx context.Context, dir, data string, budgets []time.Duration, scorings []variant, rulesFile string, seed uint64) error {
 	if data == "" {
 		return errors.New("large: give -large-data DIR (train.txt, valid.txt, test.txt of the benchmark, e.g. FB15k-237 from the ConvE repository)")
 	}
@@ -52,7 +52,7 @@ func large(ctx context.Context, dir, data string, budgets []time.Duration, scori
 	}
 	fmt.Printf("  %s: %s, %d test triples; loaded in %.1f s, %.0f MB\n", name, d.g, len(d.test), load.wall, load.peakMB)
 	header := []string{"data", "rules_from", "learn_budget_s", "rounds", "rules", "learn_cpu_s", "learn_peak_rss_mb", "scoring",
-		"mrr", "hits1", "hits3", "hits10", "cluster_cpu_s", "rank_cpu_s", "rank_wall_s", "query_median_ms", "query_max_ms", "rank_peak_rss_mb"}
+		"mrr", "hits1", "hits3", "hits10", "mrr_even_half", "mrr_odd_half", "cluster_cpu_s", "rank_cpu_s", "rank_wall_s", "query_median_ms", "query_max_ms", "rank_peak_rss_mb"}
 	var rows [][]string
 	type ruleSet struct {
 		from          string
@@ -115,11 +115,12 @@ func large(ctx context.Context, dir, data string, budgets []time.Duration, scori
 		}
 	}
 	for _, set := range sets {
-		for _, s := range scorings {
-			fmt.Printf("  %s, rules of %s %v s (%d rules), %s ...\n", name, set.from, set.budget, len(set.rules), s)
-			rk := kgc.NewRanker(d.g, set.rules, s)
+		for _, vr := range scorings {
+			fmt.Printf("  %s, rules of %s %v s (%d rules), %s ...\n", name, set.from, set.budget, len(set.rules), vr.name)
+			rk := kgc.NewRanker(d.g, set.rules, vr.s)
+			rk.RepeatedSets = vr.repeated
 			var clusterCPU float64
-			if s == kgc.Clustered {
+			if vr.s == kgc.Clustered {
 				c, err := measured(func() error {
 					rep, err := rk.Cluster(ctx, d.valid, func(t kgc.Triple) bool { return d.knownValid[t] }, kgc.ClusterOptions{Seed: seed})
 					if err == nil {
@@ -147,9 +148,10 @@ func large(ctx context.Context, dir, data string, budgets []time.Duration, scori
 			}
 			m := ev.Metrics
 			med, _, mx := ev.QueryTimes()
-			fmt.Printf("    MRR %.4f, Hits@1 %.4f, Hits@10 %.4f; ranking %.0f s, %.0f CPU s, %.0f MB\n", m.MRR, m.Hits1, m.Hits10, c.wall, c.cpu, c.peakMB)
+			even, odd := halves(ev)
+			fmt.Printf("    MRR %.4f (halves %.4f, %.4f), Hits@1 %.4f, Hits@10 %.4f; ranking %.0f s, %.0f CPU s, %.0f MB\n", m.MRR, even, odd, m.Hits1, m.Hits10, c.wall, c.cpu, c.peakMB)
 			rows = append(rows, []string{name, set.from, fmt.Sprint(set.budget), fmt.Sprint(set.rounds), fmt.Sprint(len(set.rules)), fmt.Sprintf("%.0f", set.learnCPU),
-				fmt.Sprintf("%.0f", set.mem), s.String(), f4(m.MRR), f4(m.Hits1), f4(m.Hits3), f4(m.Hits10), fmt.Sprintf("%.0f", clusterCPU),
+				fmt.Sprintf("%.0f", set.mem), vr.name, f4(m.MRR), f4(m.Hits1), f4(m.Hits3), f4(m.Hits10), f4(even), f4(odd), fmt.Sprintf("%.0f", clusterCPU),
 				fmt.Sprintf("%.0f", c.cpu), fmt.Sprintf("%.0f", c.wall), f2(1000 * med), f2(1000 * mx), fmt.Sprintf("%.0f", c.peakMB)})
 		}
 	}

@@ -80,7 +80,7 @@ func main() {
 	scaleFiles := flag.String("scale-files", "", "write the generated graph to this directory as train.txt, valid.txt (empty) and test.txt, for hinge kgc, and stop")
 	largeData := flag.String("large-data", "", "large: the benchmark's directory (train.txt, valid.txt, test.txt; FB15k-237), outside the repository")
 	largeTimes := flag.String("large-times", "60s,300s", "large: learning budgets (one run of the longest)")
-	largeScorings := flag.String("large-scorings", "noisy-or,maxplus,clustered", "large: scorings ranked")
+	largeScorings := flag.String("large-scorings", "noisy-or,noisy-or-every-rule,maxplus,clustered", "large: scorings ranked (noisy-or-every-rule: noisy-or counting every rule)")
 	largeRules := flag.String("large-rules", "", "large: rank this rules file (such as AnyBURL's) instead of learning")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	flag.Parse()
@@ -109,13 +109,18 @@ func main() {
 		}
 		rounds = append(rounds, n)
 	}
-	var ls []kgc.Scoring
+	var ls []variant
 	for _, name := range strings.Split(*largeScorings, ",") {
-		s, err := kgc.ParseScoring(strings.TrimSpace(name))
-		if err != nil {
-			fail(fmt.Errorf("-large-scorings: %w", err))
+		name = strings.TrimSpace(name)
+		if name == "noisy-or-every-rule" {
+			ls = append(ls, variant{"noisy-or, every rule", kgc.NoisyOr, true})
+			continue
 		}
-		ls = append(ls, s)
+		s, err := kgc.ParseScoring(name)
+		if err != nil {
+			fail(fmt.Errorf("-large-scorings: %w (or noisy-or-every-rule)", err))
+		}
+		ls = append(ls, variant{s.String(), s, false})
 	}
 	if *scaleFiles != "" {
 		if err := writeScaleFiles(*scaleFiles, *triples, *scaleTest, *seed); err != nil {
