@@ -392,3 +392,13 @@ func TestLearnMemoryLimit(t *testing.T) {
 		t.Fatalf("a limit of 1 byte: %d rounds (%s), %d rules; one round learns %d", small.Rounds, small.Stopped, len(small.Rules), len(one.Rules))
 	}
 }
+
+// RulesApplied: medians over the queries and the share of the rules that
+// could fire that were applied.
+func TestRulesApplied(t *testing.T) {
+	ev := &Evaluation{Heads: []Answer{{Rules: 10, Applied: 2}, {Rules: 4, Applied: 4}}, Tails: []Answer{{Rules: 6, Applied: 3}, {Rules: 0}}}
+	f, a, share := ev.RulesApplied()
+	if f != 6 || a != 3 || share != 9.0/20 {
+		t.Errorf("RulesApplied = %d, %d, %v", f, a, share)
+	}
+}

@@ -689,6 +689,27 @@ func (ev *Evaluation) QueryTimes() (median, p90, maxSec float64) {
 	return ts[len(ts)/2], ts[min(len(ts)-1, len(ts)*9/10)], ts[len(ts)-1]
 }
 
+// RulesApplied returns the median number of rules that could fire for a
+// query, the median number applied before its list settled (the others
+// could no longer change it), and the share of all rules that could fire
+// that were applied.
+func (ev *Evaluation) RulesApplied() (medianFiring, medianApplied int, share float64) {
+	var firing, applied []float64
+	var sf, sa float64
+	for _, as := range [][]Answer{ev.Heads, ev.Tails} {
+		for _, a := range as {
+			firing, applied = append(firing, float64(a.Rules)), append(applied, float64(a.Applied))
+			sf, sa = sf+float64(a.Rules), sa+float64(a.Applied)
+		}
+	}
+	if len(firing) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(firing)
+	slices.Sort(applied)
+	return int(firing[len(firing)/2]), int(applied[len(applied)/2]), sa / max(sf, 1)
+}
+
 // forQueries calls f(i, qs) for i in [0, n) on threads workers, qs a
 // per-worker scratch; it stops early when ctx is done.
 func (rk *Ranker) forQueries(ctx context.Context, n, threads int, f func(i int, qs *queryScratch)) {

@@ -57,6 +57,12 @@ type kgcReport struct {
 	QuerySeconds struct {
 		Median, P90, Max float64
 	} `json:"query_seconds"`
+	// Per query: the rules that could fire and those applied before its
+	// list settled (medians), and the share of the former applied.
+	QueryRules struct {
+		Firing, Applied int
+		Share           float64
+	} `json:"query_rules"`
 	RoundLog []kgc.RoundStat `json:"round_log,omitempty"`
 	// Clustered scoring: the thresholds chosen on the validation triples.
 	Cluster      *kgc.ClusterReport `json:"cluster,omitempty"`
@@ -463,6 +469,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
+		r.QueryRules.Firing, r.QueryRules.Applied, r.QueryRules.Share = ev.RulesApplied()
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
 		}
