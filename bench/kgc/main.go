@@ -1,7 +1,7 @@
 // Command kgc benchmarks knowledge-graph completion with hinge's kgc
 // package:
 //
-//   - anytime: Kinship and Family (facts + train as the graph), and the data
+//   - anytime: Kinship and Family (facts + train as the graph), or the data
 //     sets of -anytime-data (Nations, say), with the rules of the first
 //     1, 2, 5, 10, 20 and 40 learning rounds (-rounds; one learning run),
 //     each rule set ranked by noisy-or, noisy-or counting every rule,
@@ -73,7 +73,7 @@ func main() {
 	update := flag.Bool("update-results", false, "write the results into results/ beside this program")
 	seed := flag.Uint64("seed", 1, "seed of rule learning and of the generated graph")
 	roundsFlag := flag.String("rounds", "1,2,5,10,20,40", "anytime: learning rounds whose rules are ranked (one learning run of the most)")
-	anytimeData := flag.String("anytime-data", "", "anytime: further data set directories (train.txt, valid.txt, test.txt), such as Nations from the ConvE repository, comma-separated")
+	anytimeData := flag.String("anytime-data", "kinship,family", "anytime: data sets, comma-separated: shared ones by name, others by directory (train.txt, valid.txt, test.txt), such as Nations from the ConvE repository")
 	triples := flag.Int("triples", 1_000_000, "triples of the generated graph (scale)")
 	scaleTime := flag.Duration("scale-time", 600*time.Second, "learning budget on the generated graph")
 	scaleTest := flag.Int("scale-test", 2500, "held-out triples ranked on the generated graph (each asked both ways)")
@@ -278,20 +278,17 @@ func halves(ev *kgc.Evaluation) (even, odd float64) {
 // anytime learns once per data set for the largest number of rounds and
 // ranks the rules of the first n rounds, for each n, under every variant:
 // MRR against the learning time, and the two halves of the test split.
-func anytime(ctx context.Context, dir string, rounds []int, extra []string, seed uint64) error {
-	data, err := shareddata.Dir()
-	if err != nil {
-		return err
-	}
+func anytime(ctx context.Context, dir string, rounds []int, names []string, seed uint64) error {
 	header := []string{"data", "rounds", "learn_s", "rules", "scoring", "mrr", "hits1", "hits3", "hits10", "mrr_even_half", "mrr_odd_half", "rank_cpu_s", "peak_rss_mb"}
 	var rows [][]string
-	sets := []string{filepath.Join(data, "kinship"), filepath.Join(data, "family")}
-	for _, e := range extra {
-		if e != "" {
-			sets = append(sets, e)
+	for _, path := range names {
+		if !strings.ContainsRune(path, os.PathSeparator) {
+			data, err := shareddata.Dir()
+			if err != nil {
+				return err
+			}
+			path = filepath.Join(data, path)
 		}
-	}
-	for _, path := range sets {
 		name := filepath.Base(path)
 		d, err := load(filepath.Dir(path), name)
 		if err != nil {
