@@ -762,10 +762,10 @@ type scoreScratch struct {
 	seen []int32
 }
 
-// clusteredConfs appends to out the confidences of the distinct clusters
-// among the rules ps (increasing positions: decreasing confidence), each
-// cluster's first (largest).
-func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, out []float64, seen []int32) ([]float64, []int32) {
+// clusteredConfs appends to out the confidences of the first k distinct
+// clusters among the rules ps (increasing positions: decreasing
+// confidence), each cluster's first (largest).
+func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, k int, out []float64, seen []int32) ([]float64, []int32) {
 	out, seen = out[:0], seen[:0]
 	for _, p := range ps {
 		id := c[p]
@@ -774,23 +774,29 @@ func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, out []flo
 		}
 		seen = append(seen, id)
 		out = append(out, rules[p].Conf)
+		if len(out) == k {
+			break
+		}
 	}
 	return out, seen
 }
 
 // validRank is the true answer's filtered rank among the query's
 // candidates under clusters c (0: a miss), as Evaluate would give it with a
-// list of topK.
+// list of topK, but that candidates whose NoisyOrK best clusters have the
+// same confidences count as tied (Evaluate compares their further
+// clusters): the search looks at NoisyOrK clusters per candidate.
 func (rk *Ranker) validRank(q *validQuery, rules []*Rule, c []int32, topK int, sc *scoreScratch) float64 {
 	if q.truth == nil {
 		return 0
 	}
-	sc.a, sc.seen = rk.clusteredConfs(rules, q.truth, c, sc.a, sc.seen)
+	k := max(rk.NoisyOrK, 1)
+	sc.a, sc.seen = rk.clusteredConfs(rules, q.truth, c, k, sc.a, sc.seen)
 	ta := Candidate{confs: sc.a}
 	ta.Score = rk.noisyOr(ta.confs)
 	better, tied := q.above, 0
 	for _, l := range q.others {
-		sc.b, sc.seen = rk.clusteredConfs(rules, l, c, sc.b, sc.seen)
+		sc.b, sc.seen = rk.clusteredConfs(rules, l, c, k, sc.b, sc.seen)
 		cb := Candidate{confs: sc.b}
 		cb.Score = rk.noisyOr(cb.confs)
 		switch compare(Clustered, &cb, &ta) {
