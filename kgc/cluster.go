@@ -64,6 +64,10 @@ type ClusterOptions struct {
 	// MaxFired is the number of rules kept per candidate of a validation
 	// query when choosing thresholds (0: 50), the most confident ones.
 	MaxFired int
+	// MinQueries is the fewest validation queries of a relation and
+	// direction whose thresholds are searched (0: 1); with fewer its rules
+	// stay alone.
+	MinQueries int
 	// Threads (0: GOMAXPROCS); results do not depend on it.
 	Threads int
 }
@@ -527,7 +531,7 @@ func (cw *clusterWork) relation(ctx context.Context, h int32, vs []Triple, known
 	res.unionsByThreshold = parent
 
 	for d := range 2 {
-		t, c, best, none := rk.chooseThresholds(ctx, h, res, res.validByDir[d], thr, opt.TopK)
+		t, c, best, none := rk.chooseThresholds(ctx, h, res, res.validByDir[d], thr, opt.TopK, max(opt.MinQueries, 1))
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -693,7 +697,7 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 // clustering; it returns them, the clusters they give, and the summed
 // reciprocal ranks of the validation queries with them and with no
 // clustering.
-func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, res *relationResult, vq []validQuery, thr []float64, topK int) ([kindGroups]float64, []int32, float64, float64) {
+func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, res *relationResult, vq []validQuery, thr []float64, topK, minQueries int) ([kindGroups]float64, []int32, float64, float64) {
 	rules := rk.byHead[h]
 	n := len(rules)
 	// The clusters of kind k's rules at threshold thr[ti-1] (ti 0: none)
@@ -727,7 +731,7 @@ func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, res *relationRe
 	cur := combined(sel)
 	none := eval(cur)
 	best := none
-	if len(vq) > 0 {
+	if len(vq) >= minQueries {
 		for range 2 {
 			for k := range kindGroups {
 				if !res.similarKinds[k] {
