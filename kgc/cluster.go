@@ -61,8 +61,10 @@ type ClusterOptions struct {
 	// TopK is the list length of the ranking the thresholds are chosen
 	// for (0: 100): a true answer below it is a miss.
 	TopK int
-	// MaxFired is the number of rules kept per candidate of a validation
-	// query when choosing thresholds (0: 50), the most confident ones.
+	// MaxFired is the number of a candidate's rules, its most confident,
+	// among which its clusters are found (0: 50): in the threshold search
+	// and, the same, in the ranking, so that the search's scores are the
+	// ranking's.
 	MaxFired int
 	// MinQueries is the fewest validation queries of a relation and
 	// direction whose thresholds are searched (0: 1); with fewer its rules
@@ -302,7 +304,7 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 	if rep.ValidQueries > 0 {
 		rep.ValidMRR, rep.ValidMRRUnclustered = sum/float64(rep.ValidQueries), sum0/float64(rep.ValidQueries)
 	}
-	rk.clus = clus
+	rk.clus, rk.clusterCap = clus, opt.MaxFired
 	return rep, nil
 }
 

@@ -45,8 +45,9 @@ const (
 	// non-redundant noisy-or): the rules of a cluster count once, with the
 	// largest confidence among them that predicts the candidate, and the
 	// score is 1 - prod(1 - conf) over the candidate's Ranker.NoisyOrK
-	// best clusters, ties broken as MaxPlus does over those confidences.
-	// The clusters come from Ranker.Cluster.
+	// best clusters, ties broken as MaxPlus does over those confidences;
+	// a candidate's clusters are those of its ClusterOptions.MaxFired most
+	// confident rules. The clusters come from Ranker.Cluster.
 	Clustered
 )
 
@@ -90,6 +91,7 @@ func (s Scoring) String() string {
 // Candidate is a ranked answer of a query.
 type Candidate struct {
 	Entity int32
+	seen   int32 // Clustered with a cap: the rules that predicted it so far
 	// Score is the candidate's score: its largest confidence for MaxPlus
 	// and Max, the noisy-or for NoisyOr (of its clusters' confidences for
 	// Clustered), its MAP value for PSL (the largest confidence for a
@@ -162,6 +164,10 @@ type Ranker struct {
 	// selfHead[r]: some rule of head r is a self-loop r(X, X), which
 	// answers a query with its own entity.
 	selfHead []bool
+	// clusterCap, set by Cluster (ClusterOptions.MaxFired): under
+	// Clustered a candidate's clusters are found among its first
+	// clusterCap rules, as the threshold search finds them.
+	clusterCap int
 }
 
 // ruleIndex finds the rules of one head relation and query direction that
@@ -365,8 +371,16 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 				}
 				cd := &cands[p-1]
 				if s == Clustered {
-					// A cluster counts once, with its first (largest)
-					// confidence: rules come in decreasing confidence.
+					// Only a candidate's first clusterCap rules count (as
+					// in the threshold search), and a cluster counts once,
+					// with its first (largest) confidence: rules come in
+					// decreasing confidence.
+					if rk.clusterCap > 0 {
+						if int(cd.seen) >= rk.clusterCap {
+							continue
+						}
+						cd.seen++
+					}
 					id := order[i]
 					if clu != nil {
 						id = clu[id]
@@ -521,10 +535,14 @@ func (rk *Ranker) settled(s Scoring, cands []Candidate, k int, next float64) boo
 		cands[i].Score = rk.noisyOr(cands[i].confs)
 	}
 	sortBy(s, cands)
-	final := func(a *Candidate) bool { return len(a.confs) >= K }
+	// A Clustered candidate whose first clusterCap rules are seen gets no
+	// further confidence: its vector is complete, and two complete equal
+	// ones stay tied.
+	capped := func(a *Candidate) bool { return s == Clustered && rk.clusterCap > 0 && int(a.seen) >= rk.clusterCap }
+	final := func(a *Candidate) bool { return len(a.confs) >= K || capped(a) }
 	decided := func(a, b *Candidate) bool { // a above b for good
 		if final(a) && final(b) {
-			return a.Score > b.Score || (a.Score == b.Score && differ(a, b))
+			return a.Score > b.Score || (a.Score == b.Score && (differ(a, b) || capped(a) && capped(b)))
 		}
 		return a.Score > rk.noisyOrUpper(b.confs, next)
 	}
