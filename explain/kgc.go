@@ -54,7 +54,8 @@ type KGCQuery struct {
 	Tail      bool   `json:"tail"`
 	Candidate string `json:"candidate"`
 	// Rules are the rules that predicted the candidate, in decreasing
-	// confidence (the first KGC.Top of RuleCount); Confs the confidences
+	// confidence (the first KGC.Top of RuleCount; for noisy-or those that
+	// count, see kgc.Ranker.Predictions); Confs the confidences
 	// of all RuleCount in that order (maxplus compares candidates by
 	// these, lexicographically). Score combines them under the scoring:
 	// the largest for max and maxplus, 1 - prod(1 - conf) over the first
@@ -232,11 +233,14 @@ func (k *KGC) ruleFor(rule *kgc.Rule, e int32, tail bool, y int32) KGCRule {
 	case kgc.AcyclicConst:
 		// r(X, c) <= b(X, d): X is the query's entity (asked from X's side)
 		// or the candidate (asked from the constant's side).
-		xv := e
-		if rule.ConstTail != tail {
+		xv, d := e, rule.D
+		if rule.ConstTail != tail && rule.C != kgc.Self {
 			xv = y
 		}
-		add([]string{atom(rule.Body[0], xv, rule.D)})
+		if d == kgc.Self { // b(X, X)
+			d = xv
+		}
+		add([]string{atom(rule.Body[0], xv, d)})
 	case kgc.AcyclicAny:
 		st := rule.Body[0]
 		for _, b := range g.Step(e, st.R, st.Inverse) {

@@ -5,14 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/hinge-srl/hinge/internal/par"
-	"github.com/hinge-srl/hinge/pathrule"
 )
 
 // Rule kinds are clustered apart, each with its own threshold (as in Ott,
@@ -38,20 +36,24 @@ var DefaultThresholds = []float64{0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 
 
 // ClusterOptions configure Ranker.Cluster. Zero values take the defaults.
 type ClusterOptions struct {
-	// Seed draws the entities whose predictions stand for a cyclic rule's
-	// and hashes the predictions into sketches.
+	// Seed draws the validation sample and the extra starts, and hashes
+	// the predictions into sketches.
 	Seed uint64
+	// MaxValid is the number of validation triples the thresholds are
+	// chosen on, a seeded sample of them when there are more (0: 3,000;
+	// negative: all).
+	MaxValid int
 	// Starts is the number of entities of each side of the head relation
-	// (heads, tails) from which the cyclic rules' predictions are
-	// collected (0: 500). Rules with a constant in the head are compared
-	// on all their predictions.
+	// (heads, tails), drawn at random, from which the compared rules'
+	// predictions are collected into their sketches beside those they
+	// make for the validation queries (0: 10; negative: none).
 	Starts int
 	// MaxRules is the number of rules of each relation and kind (of each
 	// head constant, for rules with one) compared, those of highest
-	// confidence (0: 2,000); the others stay alone in their clusters.
+	// confidence (0: 1,000); the others stay alone in their clusters.
 	MaxRules int
 	// Sketch is the size of the bottom-k sketch of a rule's predictions
-	// (0: 256): Jaccard indexes of sets of at most this size are exact,
+	// (0: 128): Jaccard indexes of sets of at most this size are exact,
 	// of larger sets estimated.
 	Sketch int
 	// Thresholds tried (empty: DefaultThresholds), each in (0, 1].
@@ -59,9 +61,15 @@ type ClusterOptions struct {
 	// TopK is the list length of the ranking the thresholds are chosen
 	// for (0: 100): a true answer below it is a miss.
 	TopK int
-	// MaxFired is the number of rules kept per candidate of a validation
-	// query when choosing thresholds (0: 50), the most confident ones.
+	// MaxFired is the number of a candidate's rules, its most confident,
+	// among which its clusters are found (0: 50): in the threshold search
+	// and, the same, in the ranking, so that the search's scores are the
+	// ranking's.
 	MaxFired int
+	// MinQueries is the fewest validation queries of a relation and
+	// direction whose thresholds are searched (0: 1); with fewer its rules
+	// stay alone.
+	MinQueries int
 	// Threads (0: GOMAXPROCS); results do not depend on it.
 	Threads int
 }
@@ -73,38 +81,23 @@ type ClusterReport struct {
 	// (h, r, ?)) and kind of rule k (0 cyclic, 1 with a body constant, 2
 	// other rules with a head constant); 0 means no clustering.
 	Thresholds [][2][kindGroups]float64 `json:"thresholds"`
-	// Pairs is the number of pairs of rules compared, Similar those with
+	// Sketched is the number of rules compared (with a sketch of their
+	// predictions), Pairs the pairs of them compared, Similar those with
 	// a Jaccard index at or above the smallest threshold.
-	Pairs   int64 `json:"pairs_compared"`
-	Similar int64 `json:"pairs_similar"`
+	Sketched int   `json:"rules_sketched"`
+	Pairs    int64 `json:"pairs_compared"`
+	Similar  int64 `json:"pairs_similar"`
 	// Merged is the number of rules (summed over both directions) that
 	// share their cluster with a more confident rule.
 	Merged int `json:"rules_merged"`
 	// ValidQueries is the number of validation queries the thresholds
-	// were chosen on; ValidMRR their MRR with the chosen thresholds,
-	// ValidMRRUnclustered without clustering (plain noisy-or), both as the
-	// search computes them (a candidate's rules cut at MaxFired).
+	// were chosen on (2 per sampled validation triple); ValidMRR their MRR
+	// with the chosen thresholds, ValidMRRUnclustered without clustering
+	// (plain noisy-or), both as the search computes them (a candidate's
+	// rules cut at MaxFired).
 	ValidQueries        int     `json:"valid_queries"`
 	ValidMRR            float64 `json:"valid_mrr"`
 	ValidMRRUnclustered float64 `json:"valid_mrr_unclustered"`
-	// Seconds spent comparing rules (Similarity) and choosing thresholds
-	// (Search).
-	SimilaritySeconds float64 `json:"similarity_seconds"`
-	SearchSeconds     float64 `json:"search_seconds"`
-}
-
-// edge is a pair of rules (positions in Ranker.byHead[r]) and their
-// Jaccard index.
-type edge struct {
-	a, b int32
-	j    float64
-}
-
-// sketch is a bottom-k sketch of a set of predictions: the set's size and
-// the Sketch smallest distinct hashes of its elements, increasing.
-type sketch struct {
-	n int
-	h []uint64
 }
 
 func mix64(x uint64) uint64 {
@@ -116,37 +109,36 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
-// newSketch sketches the keys (any order, repeats allowed).
-func newSketch(keys []uint64, seed uint64, k int) sketch {
-	hs := make([]uint64, len(keys))
-	for i, x := range keys {
-		hs[i] = mix64(x ^ seed)
-	}
-	slices.Sort(hs)
-	hs = slices.Compact(hs)
-	n := len(hs)
-	return sketch{n: n, h: slices.Clip(hs[:min(k, n)])}
+// sketch is a bottom-k sketch of a set of predictions: the k smallest
+// distinct hashes of its elements, increasing, and the set's size (exact
+// while the sketch is not full, else estimated from the k-th hash).
+type sketch struct {
+	n int
+	h []uint64
 }
 
-// bodySet is a set of entities (increasing) and its sketch, one element
-// longer than the sketches compared.
-type bodySet struct {
-	vs []int32
-	sk sketch
+// addHash puts hash x into the bottom-k sketch hs (increasing).
+func addHash(hs []uint64, x uint64, k int) []uint64 {
+	i, found := slices.BinarySearch(hs, x)
+	switch {
+	case found:
+	case len(hs) < k:
+		hs = slices.Insert(hs, i, x)
+	case i < len(hs):
+		copy(hs[i+1:], hs[i:len(hs)-1])
+		hs[i] = x
+	}
+	return hs
 }
 
-// without is the sketch (of size k) of the set without entity c.
-func (b bodySet) without(c int32, seed uint64, k int) sketch {
-	out := sketch{n: b.sk.n, h: b.sk.h}
-	if _, in := slices.BinarySearch(b.vs, c); in {
-		out.n--
-		hc := mix64(uint64(uint32(c)) ^ seed)
-		if i, found := slices.BinarySearch(out.h, hc); found {
-			out.h = slices.Delete(slices.Clone(out.h), i, i+1)
-		}
+// newSketch sketches the set whose k smallest distinct hashes are hs.
+func newSketch(hs []uint64, k int) sketch {
+	if len(hs) < k {
+		return sketch{n: len(hs), h: hs}
 	}
-	out.h = out.h[:min(k, len(out.h))]
-	return out
+	// The k-th smallest of n uniform hashes is near k/(n+1) of the range.
+	n := float64(k-1) / (float64(hs[k-1]) / math.Exp2(64))
+	return sketch{n: int(max(float64(k), math.Min(n, math.MaxInt32))), h: hs}
 }
 
 // jaccard estimates |A ∩ B| / |A ∪ B| from the sketches: exactly when both
@@ -157,7 +149,7 @@ func jaccard(a, b sketch, k int) float64 {
 		return 0
 	}
 	i, j, seen, both := 0, 0, 0, 0
-	exact := a.n <= k && b.n <= k
+	exact := a.n < k && b.n < k
 	for (i < len(a.h) || j < len(b.h)) && (exact || seen < k) {
 		switch {
 		case j == len(b.h) || (i < len(a.h) && a.h[i] < b.h[j]):
@@ -198,28 +190,43 @@ func (rk *Ranker) clusterOf(r int32, tail bool) []int32 {
 }
 
 // Cluster groups the rules of each head relation whose predictions overlap
-// (Jaccard index of their predicted triples over the graph) for Clustered
-// scoring, as SAFRAN does (Ott, Meilicke and Stuckenschmidt, "SAFRAN: An
-// interpretable, rule-based link prediction method outperforming embedding
-// models"): rules of one kind joined by a chain of pairs at or above a
-// threshold form a cluster (single linkage); a candidate's score is then
-// the noisy-or over its clusters of the largest confidence in each
-// (Ranker.NoisyOrK clusters at most). The threshold of each relation,
-// query direction and kind is chosen among opt.Thresholds (or none) to
-// maximise the MRR of the validation triples valid, asked both ways and
-// filtered by known (which should hold the graph's and the validation
-// triples, not the test ones); ties keep no clustering, then the higher
-// threshold. Without validation triples of a relation its rules stay
-// alone.
+// for Clustered scoring, as SAFRAN does (Ott, Meilicke and Stuckenschmidt,
+// "SAFRAN: An interpretable, rule-based link prediction method
+// outperforming embedding models"): rules of one kind joined by a chain of
+// pairs whose predictions' Jaccard index is at or above a threshold form a
+// cluster (single linkage); a candidate's score is then the noisy-or over
+// its clusters of the largest confidence in each (Ranker.NoisyOrK
+// clusters at most). The threshold of each relation, query direction and
+// kind is chosen among opt.Thresholds (or none) to maximise the MRR of the
+// validation triples valid (a seeded sample of opt.MaxValid of them),
+// asked both ways and filtered by known (which should hold the graph's and
+// the validation triples, not the test ones); ties keep no clustering,
+// then the higher threshold. Without validation triples of a relation its
+// rules stay alone.
+//
+// Its cost is bounded whatever the number of rules: relations are done one
+// after another, each in one pass over its sampled validation queries
+// (every rule that can fire applied once to each, in parallel) and over
+// opt.Starts random heads and tails (the compared rules only). Those
+// applications give the compared rules' predictions, kept as bottom-k
+// sketches (so two rules are compared on the predicted triples of the
+// same query entities); the pairs of compared rules of a group (at most
+// opt.MaxRules) are compared once, each pair joining the clusters of every
+// threshold it reaches (a union-find per threshold, no list of pairs);
+// the thresholds are then searched by coordinate ascent over the kinds.
+// Cancelling ctx stops it within a few milliseconds of work per thread.
 func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple) bool, opt ClusterOptions) (*ClusterReport, error) {
-	if opt.Starts <= 0 {
-		opt.Starts = 500
+	if opt.MaxValid == 0 {
+		opt.MaxValid = 3000
+	}
+	if opt.Starts == 0 {
+		opt.Starts = 10
 	}
 	if opt.MaxRules <= 0 {
-		opt.MaxRules = 2000
+		opt.MaxRules = 1000
 	}
 	if opt.Sketch <= 0 {
-		opt.Sketch = 256
+		opt.Sketch = 128
 	}
 	if len(opt.Thresholds) == 0 {
 		opt.Thresholds = DefaultThresholds
@@ -245,56 +252,48 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 	nr := len(rk.byHead)
 	rep := &ClusterReport{Thresholds: make([][2][kindGroups]float64, nr)}
 
-	start := time.Now()
-	edges := make([][kindGroups][]edge, nr)
-	pairs := make([][2]int64, nr)
-	minT := thr[len(thr)-1]
-	var mu sync.Mutex
-	par.For(nr, opt.Threads, func(_, h int) {
-		if ctx.Err() != nil {
-			return
+	// The validation sample, by relation.
+	var vs []Triple
+	for _, t := range valid {
+		if int(t.R) < nr && int(t.H) < rk.g.NumEntities && int(t.T) < rk.g.NumEntities && t.H >= 0 && t.T >= 0 && t.R >= 0 {
+			vs = append(vs, t)
 		}
-		e, p, s := rk.similar(int32(h), opt, minT)
-		edges[h] = e
-		pairs[h] = [2]int64{p, s}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
-	for _, p := range pairs {
-		rep.Pairs += p[0]
-		rep.Similar += p[1]
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x5a17))
+	if opt.MaxValid > 0 && len(vs) > opt.MaxValid {
+		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+		vs = vs[:opt.MaxValid]
 	}
-	rep.SimilaritySeconds = time.Since(start).Seconds()
+	byRel := make([][]Triple, nr)
+	for _, t := range vs {
+		byRel[t.R] = append(byRel[t.R], t)
+	}
 
-	start = time.Now()
-	vq, err := rk.validationQueries(ctx, valid, known, opt)
-	if err != nil {
-		return nil, err
-	}
 	clus := make([][2][]int32, nr)
-	var rr, rr0 [2][]float64
-	rr[0], rr[1], rr0[0], rr0[1] = make([]float64, nr), make([]float64, nr), make([]float64, nr), make([]float64, nr)
-	par.For(2*nr, opt.Threads, func(_, q int) {
-		if ctx.Err() != nil {
-			return
+	var sum, sum0 float64
+	work := newClusterWork(rk, opt)
+	for h := range int32(nr) {
+		if len(byRel[h]) == 0 || len(rk.byHead[h]) == 0 {
+			continue // no evidence: every rule alone
 		}
-		h, d := q/2, q%2
-		t, c, best, none := rk.chooseThresholds(int32(h), edges[h], vq[h][d], thr, opt.TopK)
-		mu.Lock()
-		rep.Thresholds[h][d], clus[h][d] = t, c
-		rr[d][h], rr0[d][h] = best, none
-		mu.Unlock()
-	})
+		res, err := work.relation(ctx, h, byRel[h], known, thr, rng)
+		if err != nil {
+			return nil, err
+		}
+		clus[h] = res.clus
+		rep.Thresholds[h] = res.thresholds
+		rep.Sketched += res.sketched
+		rep.Pairs += res.pairs
+		rep.Similar += res.similar
+		rep.ValidQueries += res.queries
+		sum += res.rr
+		sum0 += res.rr0
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var sum, sum0 float64
-	for h := range nr {
+	for h := range clus {
 		for d := range 2 {
-			rep.ValidQueries += len(vq[h][d])
-			sum += rr[d][h]
-			sum0 += rr0[d][h]
 			for i, c := range clus[h][d] {
 				if c != int32(i) {
 					rep.Merged++
@@ -305,179 +304,259 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 	if rep.ValidQueries > 0 {
 		rep.ValidMRR, rep.ValidMRRUnclustered = sum/float64(rep.ValidQueries), sum0/float64(rep.ValidQueries)
 	}
-	rk.clus = clus
-	rep.SearchSeconds = time.Since(start).Seconds()
+	rk.clus, rk.clusterCap = clus, opt.MaxFired
 	return rep, nil
 }
 
-// similar returns, for each kind of rule of head relation h, the pairs of
-// rules whose Jaccard index is at least minT, in decreasing index (ties by
-// positions), and the numbers of pairs compared and kept.
-func (rk *Ranker) similar(h int32, opt ClusterOptions, minT float64) (out [kindGroups][]edge, compared, kept int64) {
+// clusterWork is Cluster's working memory, reused from relation to
+// relation: per thread, a query scratch and the sketches it collects.
+type clusterWork struct {
+	rk      *Ranker
+	opt     ClusterOptions
+	threads int
+	qs      []*queryScratch
+	sk      [][][]uint64 // by thread, by rule position: bottom-k hashes
+}
+
+func newClusterWork(rk *Ranker, opt ClusterOptions) *clusterWork {
+	return &clusterWork{rk: rk, opt: opt, threads: opt.Threads, qs: make([]*queryScratch, opt.Threads), sk: make([][][]uint64, opt.Threads)}
+}
+
+// relationResult is what Cluster finds for one relation.
+type relationResult struct {
+	clus              [2][]int32
+	thresholds        [2][kindGroups]float64
+	sketched, queries int
+	pairs, similar    int64
+	rr, rr0           float64 // summed reciprocal ranks, chosen and unclustered
+	validByDir        [2][]validQuery
+	compared          []bool    // by rule position: sketched and compared
+	groups            [][]int32 // positions of the rules compared with each other
+	unionsByThreshold [][]int32 // by threshold: each rule's cluster (nil: no pair reaches it)
+	kindOf            []int8
+	similarKinds      [kindGroups]bool
+}
+
+// relation clusters the rules of head relation h: it applies them to the
+// validation queries of vs and to random starts, sketching the compared
+// rules' predictions, compares those rules pair by pair within their
+// groups and chooses the thresholds of both directions.
+func (cw *clusterWork) relation(ctx context.Context, h int32, vs []Triple, known func(Triple) bool, thr []float64, rng *rand.Rand) (*relationResult, error) {
+	rk, opt := cw.rk, cw.opt
 	g := rk.g
 	rules := rk.byHead[h]
-	w := pathrule.NewWalker(g)
-	seed := mix64(opt.Seed ^ (uint64(uint32(h)) << 20) ^ 0x5afe)
-	// Starts for cyclic rules: a seeded sample of the relation's heads
-	// and of its tails.
-	rng := rand.New(rand.NewPCG(seed, 1))
-	sample := func(es []int32) []int32 {
-		es = slices.Clone(es)
-		n := min(opt.Starts, len(es))
-		for i := range n {
-			j := i + rng.IntN(len(es)-i)
-			es[i], es[j] = es[j], es[i]
-		}
-		return es[:n]
-	}
-	heads, tails := sample(g.From(h, false)), sample(g.From(h, true))
+	n := len(rules)
+	res := &relationResult{kindOf: make([]int8, n), compared: make([]bool, n)}
+
 	// Groups of rules compared with each other: the cyclic ones, and the
-	// others by kind group, head constant and its side.
+	// others by kind group, head constant and its side; in each, the
+	// MaxRules most confident.
 	type gkey struct {
 		kind      int
 		c         int32
 		constTail bool
 	}
-	groups := map[gkey][]int32{}
-	var order []gkey
+	index := map[gkey]int{}
 	for i, r := range rules {
 		k := gkey{kind: kindGroup(r)}
+		res.kindOf[i] = int8(k.kind)
 		if r.Kind != Cyclic {
 			k.c, k.constTail = r.C, r.ConstTail
 		}
-		if len(groups[k]) >= opt.MaxRules {
-			continue
+		gi, ok := index[k]
+		if !ok {
+			gi = len(res.groups)
+			index[k] = gi
+			res.groups = append(res.groups, nil)
 		}
-		if groups[k] == nil {
-			order = append(order, k)
+		if len(res.groups[gi]) < opt.MaxRules {
+			res.groups[gi] = append(res.groups[gi], int32(i)) // rules come by decreasing confidence
+			res.compared[i] = true
 		}
-		groups[k] = append(groups[k], int32(i))
 	}
-	var buf []int32
-	var keys []uint64
-	bodySets := map[int32]bodySet{}
-	for _, k := range order {
-		ps := groups[k]
+	res.groups = slices.DeleteFunc(res.groups, func(ps []int32) bool {
 		if len(ps) < 2 {
+			res.compared[ps[0]] = false
+			return true
+		}
+		return false
+	})
+
+	// The queries: both directions of each validation triple (ranked),
+	// then random heads (tail queries) and tails (head queries) of h
+	// (sketched only).
+	type query struct {
+		e, truth int32
+		tail     bool
+		t        Triple
+		valid    bool
+	}
+	var qs []query
+	for _, t := range vs {
+		qs = append(qs, query{e: t.T, truth: t.H, t: t, valid: true}, query{e: t.H, truth: t.T, tail: true, t: t, valid: true})
+	}
+	if opt.Starts > 0 && len(res.groups) > 0 {
+		for _, tail := range []bool{true, false} {
+			es := slices.Clone(g.From(h, !tail))
+			m := min(opt.Starts, len(es))
+			for i := range m {
+				j := i + rng.IntN(len(es)-i)
+				es[i], es[j] = es[j], es[i]
+			}
+			for _, e := range es[:m] {
+				qs = append(qs, query{e: e, tail: tail})
+			}
+		}
+	}
+	seed := mix64(opt.Seed ^ uint64(uint32(h))<<20 ^ 0x5afe)
+	vqs := make([]validQuery, len(qs))
+	for w := range cw.threads {
+		if cw.sk[w] == nil || cap(cw.sk[w]) < n {
+			cw.sk[w] = make([][]uint64, n)
+		}
+		cw.sk[w] = cw.sk[w][:n]
+	}
+	par.For(len(qs), cw.threads, func(w, i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		if cw.qs[w] == nil {
+			cw.qs[w] = rk.newQueryScratch()
+		}
+		q := qs[i]
+		sketch := func(p int32, ys []int32) {
+			hs := cw.sk[w][p]
+			for _, y := range ys {
+				x := q.e
+				if !q.tail {
+					x, y = y, x
+				}
+				hs = addHash(hs, mix64(uint64(uint32(x))<<32|uint64(uint32(y))^seed), opt.Sketch)
+			}
+			cw.sk[w][p] = hs
+		}
+		if !q.valid {
+			rk.applyCompared(ctx, q.e, h, q.tail, res.compared, sketch, cw.qs[w])
+			return
+		}
+		t := q.t
+		skip := func(y int32) bool { return y != q.truth && known(Triple{H: y, R: t.R, T: t.T}) }
+		if q.tail {
+			skip = func(y int32) bool { return y != q.truth && known(Triple{H: t.H, R: t.R, T: y}) }
+		}
+		vqs[i] = rk.fired(ctx, q.e, h, q.tail, q.truth, skip, opt.MaxFired, opt.TopK, res.compared, sketch, cw.qs[w])
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, q := range qs {
+		if q.valid {
+			d := 0
+			if q.tail {
+				d = 1
+			}
+			res.validByDir[d] = append(res.validByDir[d], vqs[i])
+		}
+	}
+	res.queries = 2 * len(vs)
+
+	// The sketches: each compared rule's hashes from every thread merged.
+	sks := make([]sketch, n)
+	var merged []uint64
+	for p := range n {
+		if !res.compared[p] {
 			continue
 		}
-		sk := make([]sketch, len(ps))
-		for i, p := range ps {
-			r := rules[p]
-			keys = keys[:0]
-			switch r.Kind {
-			case Cyclic:
-				for _, x := range heads {
-					buf = r.predict(g, x, true, w, buf)
-					for _, y := range buf {
-						keys = append(keys, uint64(uint32(x))<<32|uint64(uint32(y)))
-					}
-				}
-				for _, y := range tails {
-					buf = r.predict(g, y, false, w, buf)
-					for _, x := range buf {
-						keys = append(keys, uint64(uint32(x))<<32|uint64(uint32(y)))
-					}
-				}
-			case AcyclicConst:
-				// Every variable value whose body holds (asked from the
-				// head constant, the rule gives them all).
-				buf = r.predict(g, r.C, !r.ConstTail, w, buf)
-				for _, v := range buf {
-					keys = append(keys, uint64(uint32(v)))
-				}
-			default:
-				// The variable values of the body (entities with an edge
-				// of the step, or every value of the head's variable
-				// side), but the constant: sketched once per set, the
-				// constant taken out per rule.
-				var set []int32
-				ck := int32(-1)
-				if r.Kind == AcyclicAny {
-					st := r.Body[0]
-					ck = st.Key()
-					set = g.From(st.R, st.Inverse)
-				} else {
-					if r.ConstTail {
-						ck = -2
-					}
-					set = g.From(r.Head, !r.ConstTail)
-				}
-				base, ok := bodySets[ck]
-				if !ok {
-					var self []int32
-					if r.Kind == AcyclicAny {
-						self = g.SelfOnly(r.Body[0].R, r.Body[0].Inverse)
-					}
-					var vs []int32
-					keys = keys[:0]
-					for _, v := range set {
-						if _, only := slices.BinarySearch(self, v); !only {
-							vs = append(vs, v)
-							keys = append(keys, uint64(uint32(v)))
-						}
-					}
-					base = bodySet{vs: vs, sk: newSketch(keys, seed, opt.Sketch+1)}
-					bodySets[ck] = base
-				}
-				sk[i] = base.without(r.C, seed, opt.Sketch)
-				continue
-			}
-			sk[i] = newSketch(keys, seed, opt.Sketch)
+		merged = merged[:0]
+		for w := range cw.threads {
+			merged = append(merged, cw.sk[w][p]...)
+			cw.sk[w][p] = nil
 		}
-		var es []edge
-		for i := range ps {
-			for j := i + 1; j < len(ps); j++ {
-				a, b := sk[i].n, sk[j].n
-				if a == 0 || b == 0 || float64(min(a, b)) < minT*float64(max(a, b)) {
-					continue // |A ∩ B| / |A ∪ B| <= min / max
-				}
-				compared++
-				if jv := jaccard(sk[i], sk[j], opt.Sketch); jv >= minT {
-					es = append(es, edge{a: ps[i], b: ps[j], j: jv})
-				}
-			}
-		}
-		kept += int64(len(es))
-		out[k.kind] = append(out[k.kind], es...)
+		slices.Sort(merged)
+		merged = slices.Compact(merged)
+		sks[p] = newSketch(slices.Clone(merged[:min(len(merged), opt.Sketch)]), opt.Sketch)
+		res.sketched++
 	}
-	for k := range out {
-		slices.SortFunc(out[k], func(x, y edge) int {
-			return cmp.Or(cmp.Compare(y.j, x.j), cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
-		})
-	}
-	return out, compared, kept
-}
 
-// clusters joins the rules of edges at or above t (single linkage): each
-// position's cluster is the smallest position of its component; n
-// positions.
-func clusters(n int, edges []edge, t float64) []int32 {
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
+	// One pass over the pairs of each group: a pair joins, in the
+	// union-find of every threshold its Jaccard index reaches, the
+	// clusters of its two rules.
+	minT := thr[len(thr)-1]
+	parent := make([][]int32, len(thr))
+	find := func(uf []int32, x int32) int32 {
+		for uf[x] != x {
+			uf[x] = uf[uf[x]]
+			x = uf[x]
 		}
 		return x
 	}
-	for _, e := range edges {
-		if e.j < t {
-			break
-		}
-		a, b := find(e.a), find(e.b)
-		if a != b {
-			parent[max(a, b)] = min(a, b)
+	for _, ps := range res.groups {
+		for i, a := range ps {
+			if i%64 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			for _, b := range ps[i+1:] {
+				na, nb := sks[a].n, sks[b].n
+				if na == 0 || nb == 0 || float64(min(na, nb)) < minT*float64(max(na, nb)) {
+					continue // |A ∩ B| / |A ∪ B| <= min / max
+				}
+				res.pairs++
+				j := jaccard(sks[a], sks[b], opt.Sketch)
+				if j < minT {
+					continue
+				}
+				res.similar++
+				res.similarKinds[res.kindOf[ps[0]]] = true
+				for ti, t := range thr {
+					if j < t {
+						continue
+					}
+					if parent[ti] == nil {
+						parent[ti] = make([]int32, n)
+						for x := range parent[ti] {
+							parent[ti][x] = int32(x)
+						}
+					}
+					x, y := find(parent[ti], a), find(parent[ti], b)
+					if x != y {
+						parent[ti][max(x, y)] = min(x, y)
+					}
+				}
+			}
 		}
 	}
-	for i := range parent {
-		parent[i] = find(int32(i))
+	for _, uf := range parent {
+		for x := range uf {
+			uf[x] = find(uf, int32(x))
+		}
 	}
-	return parent
+	res.unionsByThreshold = parent
+
+	for d := range 2 {
+		t, c, best, none := rk.chooseThresholds(ctx, h, res, res.validByDir[d], thr, opt.TopK, max(opt.MinQueries, 1))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res.thresholds[d], res.clus[d] = t, c
+		res.rr += best
+		res.rr0 += none
+	}
+	return res, nil
+}
+
+// applyCompared applies to the query the compared rules that can fire for
+// it, handing each rule's predictions to sketch.
+func (rk *Ranker) applyCompared(ctx context.Context, e, r int32, tail bool, compared []bool, sketch func(p int32, ys []int32), qs *queryScratch) {
+	list := rk.byHead[r]
+	for n, p := range rk.gather(e, r, tail, qs) {
+		if n%64 == 63 && ctx.Err() != nil {
+			return
+		}
+		if compared[p] {
+			qs.buf = list[p].predict(rk.g, e, tail, qs.w, qs.buf)
+			sketch(p, qs.buf)
+		}
+	}
 }
 
 // validQuery is one validation query as the threshold search sees it: the
@@ -491,48 +570,25 @@ type validQuery struct {
 	above  int
 }
 
-// validationQueries applies every rule to every validation query and keeps
-// what the threshold search needs, by relation and direction.
-func (rk *Ranker) validationQueries(ctx context.Context, valid []Triple, known func(Triple) bool, opt ClusterOptions) ([][2][]validQuery, error) {
-	nr := len(rk.byHead)
-	out := make([][2][]validQuery, nr)
-	var vs []Triple
-	for _, t := range valid {
-		if int(t.R) < nr && int(t.H) < rk.g.NumEntities && int(t.T) < rk.g.NumEntities && t.H >= 0 && t.T >= 0 && t.R >= 0 {
-			vs = append(vs, t)
-		}
-	}
-	res := make([]validQuery, 2*len(vs))
-	rk.forQueries(ctx, len(res), opt.Threads, func(q int, qs *queryScratch) {
-		t, tail := vs[q/2], q%2 == 1
-		e, truth := t.T, t.H
-		skip := func(y int32) bool { return y != truth && known(Triple{H: y, R: t.R, T: t.T}) }
-		if tail {
-			e, truth = t.H, t.T
-			skip = func(y int32) bool { return y != truth && known(Triple{H: t.H, R: t.R, T: y}) }
-		}
-		res[q] = rk.fired(e, t.R, tail, truth, skip, opt.MaxFired, opt.TopK, qs)
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for q := range res {
-		t := vs[q/2]
-		out[t.R][q%2] = append(out[t.R][q%2], res[q])
-	}
-	return out, nil
-}
+// fired applies the rules that can fire for the query, in decreasing
+// confidence, handing the predictions of the compared ones to sketch, and
+// returns, for the true answer and for each candidate whose place relative
+// to it depends on the clustering, the rules predicting it, at most
+// maxFired each. Under any clustering a candidate's score lies between its
+// largest confidence and its plain noisy-or (over its NoisyOrK best
+// rules): a candidate whose noisy-or is below the true answer's largest
+// confidence is always below it (left out), one whose largest confidence
+// is above the true answer's noisy-or always above it (counted in above);
+// a query with topK such candidates is a miss whatever the clusters. The
+// same bounds stop it early: a candidate first predicted once the
+// noisy-or of NoisyOrK rules of the current confidence is below the true
+// answer's largest confidence is always below it, and topK candidates
+// above what an unseen true answer can still reach make a miss. Past that
+// point the rules of less than a tenth of the true answer's largest
+// confidence are not applied (an approximation of the search: each moves
+// a score by less than that; the ranking itself applies them).
 
-// fired applies every rule that can fire for the query and returns, for
-// the true answer and for each candidate whose place relative to it
-// depends on the clustering, the rules predicting it, at most maxFired
-// each. Under any clustering a candidate's score lies between its largest
-// confidence and its plain noisy-or (over its NoisyOrK best rules): a
-// candidate whose noisy-or is below the true answer's largest confidence
-// is always below it (left out), one whose largest confidence is above the
-// true answer's noisy-or always above it (counted in above); a query with
-// topK such candidates is a miss whatever the clusters.
-func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, qs *queryScratch) validQuery {
+func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, compared []bool, sketch func(p int32, ys []int32), qs *queryScratch) validQuery {
 	order := rk.gather(e, r, tail, qs)
 	list := rk.byHead[r]
 	var lists [][]int32
@@ -542,14 +598,56 @@ func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) boo
 		}
 		qs.touched = qs.touched[:0]
 	}()
-	for _, p := range order {
+	// Once no candidate seen from now on can reach the true answer's
+	// lowest possible score (its largest confidence), newcomers are left
+	// out (closed); once every candidate kept has maxFired rules, only the
+	// compared rules are applied, for their sketches. While the true
+	// answer is unseen, topK candidates whose largest confidence is above
+	// what it can still reach make the query a miss.
+	closed, full := false, 0
+	for n, p := range order {
+		c := list[p].Conf
+		if n%64 == 63 {
+			if ctx.Err() != nil {
+				return validQuery{} // the caller sees ctx and drops it all
+			}
+			if u := rk.noisyOrUpper(nil, c); qs.pos[truth] == 0 && len(lists) >= topK {
+				above := 0
+				for _, l := range lists {
+					if list[l[0]].Conf > u {
+						above++
+					}
+				}
+				if above >= topK {
+					return validQuery{}
+				}
+			}
+		}
+		if qs.pos[truth] > 0 {
+			truthLow := list[lists[qs.pos[truth]-1][0]].Conf
+			if !closed && rk.noisyOrUpper(nil, c) < truthLow {
+				closed = true
+			}
+			if closed && c < truthLow/10 {
+				break // the search's approximation: weaker rules move no score much
+			}
+		}
+		if closed && full == len(lists) && (compared == nil || !compared[p]) {
+			continue
+		}
 		qs.buf = list[p].predict(rk.g, e, tail, qs.w, qs.buf)
+		if compared != nil && compared[p] {
+			sketch(p, qs.buf)
+		}
 		for _, y := range qs.buf {
 			i := qs.pos[y]
 			if i < 0 {
 				continue
 			}
 			if i == 0 {
+				if closed {
+					continue
+				}
 				qs.touched = append(qs.touched, y)
 				if skip(y) {
 					qs.pos[y] = -1
@@ -561,6 +659,9 @@ func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) boo
 			}
 			if len(lists[i-1]) < maxFired {
 				lists[i-1] = append(lists[i-1], p)
+				if len(lists[i-1]) == maxFired {
+					full++
+				}
 			}
 		}
 	}
@@ -598,33 +699,19 @@ func (rk *Ranker) fired(e, r int32, tail bool, truth int32, skip func(int32) boo
 // clustering; it returns them, the clusters they give, and the summed
 // reciprocal ranks of the validation queries with them and with no
 // clustering.
-func (rk *Ranker) chooseThresholds(h int32, edges [kindGroups][]edge, vq []validQuery, thr []float64, topK int) ([kindGroups]float64, []int32, float64, float64) {
+func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, res *relationResult, vq []validQuery, thr []float64, topK, minQueries int) ([kindGroups]float64, []int32, float64, float64) {
 	rules := rk.byHead[h]
 	n := len(rules)
-	kind := make([]int8, n)
-	for i, r := range rules {
-		kind[i] = int8(kindGroup(r))
-	}
-	// assign[k][ti]: clusters of kind k's rules with threshold thr[ti-1]
-	// (ti 0: none), nil when kind k has no similar pair.
-	var assign [kindGroups][][]int32
-	for k := range kindGroups {
-		if len(edges[k]) == 0 {
-			continue
-		}
-		assign[k] = make([][]int32, len(thr)+1)
-		for ti, t := range thr {
-			assign[k][ti+1] = clusters(n, edges[k], t)
-		}
-	}
+	// The clusters of kind k's rules at threshold thr[ti-1] (ti 0: none)
+	// are those of the union-find of that threshold.
 	combined := func(sel [kindGroups]int) []int32 {
 		c := make([]int32, n)
 		for i := range c {
-			k := kind[i]
-			if assign[k] == nil || sel[k] == 0 {
-				c[i] = int32(i)
+			k := res.kindOf[i]
+			if ti := sel[k]; ti > 0 && res.unionsByThreshold[ti-1] != nil {
+				c[i] = res.unionsByThreshold[ti-1][i]
 			} else {
-				c[i] = assign[k][sel[k]][i]
+				c[i] = int32(i)
 			}
 		}
 		return c
@@ -633,6 +720,9 @@ func (rk *Ranker) chooseThresholds(h int32, edges [kindGroups][]edge, vq []valid
 	eval := func(c []int32) float64 {
 		s := 0.0
 		for i := range vq {
+			if i%256 == 255 && ctx.Err() != nil {
+				return 0 // the caller sees ctx and drops it all
+			}
 			if rank := rk.validRank(&vq[i], rules, c, topK, &sc); rank > 0 {
 				s += 1 / rank
 			}
@@ -643,10 +733,10 @@ func (rk *Ranker) chooseThresholds(h int32, edges [kindGroups][]edge, vq []valid
 	cur := combined(sel)
 	none := eval(cur)
 	best := none
-	if len(vq) > 0 {
+	if len(vq) >= minQueries {
 		for range 2 {
 			for k := range kindGroups {
-				if assign[k] == nil {
+				if !res.similarKinds[k] {
 					continue
 				}
 				for ti := 1; ti <= len(thr); ti++ {
@@ -669,9 +759,6 @@ func (rk *Ranker) chooseThresholds(h int32, edges [kindGroups][]edge, vq []valid
 			out[k] = thr[sel[k]-1]
 		}
 	}
-	if len(vq) == 0 {
-		cur = combined([kindGroups]int{}) // no evidence: every rule alone
-	}
 	return out, cur, best, none
 }
 
@@ -681,10 +768,10 @@ type scoreScratch struct {
 	seen []int32
 }
 
-// clusteredConfs appends to out the confidences of the distinct clusters
-// among the rules ps (increasing positions: decreasing confidence), each
-// cluster's first (largest).
-func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, out []float64, seen []int32) ([]float64, []int32) {
+// clusteredConfs appends to out the confidences of the first k distinct
+// clusters among the rules ps (increasing positions: decreasing
+// confidence), each cluster's first (largest).
+func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, k int, out []float64, seen []int32) ([]float64, []int32) {
 	out, seen = out[:0], seen[:0]
 	for _, p := range ps {
 		id := c[p]
@@ -693,23 +780,29 @@ func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, out []flo
 		}
 		seen = append(seen, id)
 		out = append(out, rules[p].Conf)
+		if len(out) == k {
+			break
+		}
 	}
 	return out, seen
 }
 
 // validRank is the true answer's filtered rank among the query's
 // candidates under clusters c (0: a miss), as Evaluate would give it with a
-// list of topK.
+// list of topK, but that candidates whose NoisyOrK best clusters have the
+// same confidences count as tied (Evaluate compares their further
+// clusters): the search looks at NoisyOrK clusters per candidate.
 func (rk *Ranker) validRank(q *validQuery, rules []*Rule, c []int32, topK int, sc *scoreScratch) float64 {
 	if q.truth == nil {
 		return 0
 	}
-	sc.a, sc.seen = rk.clusteredConfs(rules, q.truth, c, sc.a, sc.seen)
+	k := max(rk.NoisyOrK, 1)
+	sc.a, sc.seen = rk.clusteredConfs(rules, q.truth, c, k, sc.a, sc.seen)
 	ta := Candidate{confs: sc.a}
 	ta.Score = rk.noisyOr(ta.confs)
 	better, tied := q.above, 0
 	for _, l := range q.others {
-		sc.b, sc.seen = rk.clusteredConfs(rules, l, c, sc.b, sc.seen)
+		sc.b, sc.seen = rk.clusteredConfs(rules, l, c, k, sc.b, sc.seen)
 		cb := Candidate{confs: sc.b}
 		cb.Score = rk.noisyOr(cb.confs)
 		switch compare(Clustered, &cb, &ta) {

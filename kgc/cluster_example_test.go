@@ -7,9 +7,11 @@ import (
 	"github.com/hinge-srl/hinge/kgc"
 )
 
-// Two rules with the same predictions (s and u) count once under clustered
-// scoring: b, predicted by two rules that overlap less (v and w), ranks
-// above d, which noisy-or puts first.
+// Two rules with the same predictions over the graph (s and u) count once
+// under clustered scoring, and two that overlap by a third (v and w) twice:
+// b ranks above d. Noisy-or counts once the rules that predict exactly the
+// same candidates for the query: s and u predict {d}, v and w {b}, and it
+// puts d first.
 func ExampleRanker_Cluster() {
 	v := kgc.NewVocab()
 	var graph []kgc.Triple
@@ -44,7 +46,7 @@ func ExampleRanker_Cluster() {
 		fmt.Println()
 	}
 	// Output:
-	// noisy-or: d 0.80 b 0.67
+	// noisy-or: d 0.60 b 0.45
 	// cyclic rules' threshold, tail queries: 0.95
 	// clustered: b 0.67 d 0.60
 }

@@ -2,9 +2,11 @@ package kgc
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -32,16 +34,24 @@ func TestClusterByHand(t *testing.T) {
 	rk := NewRanker(g, rules, Clustered)
 
 	// Predicted pairs from the heads a, c, e (the tails x, y, z add
-	// none): s, u {(a,d), (c,b)}; v {(a,b), (e,f)}; w {(a,b), (c,d)}.
-	edges, _, _ := rk.similar(r, ClusterOptions{Starts: 10, MaxRules: 10, Sketch: 16}, 0.05)
-	want := []edge{{a: 0, b: 1, j: 1}, {a: 2, b: 3, j: 1.0 / 3}}
-	if !slices.Equal(edges[0], want) || len(edges[1]) != 0 || len(edges[2]) != 0 {
-		t.Fatalf("similar pairs %v, want %v among the cyclic rules only", edges, want)
+	// none; nor do the validation queries below): s, u {(a,d), (c,b)}; v
+	// {(a,b), (e,f)}; w {(a,b), (c,d)}. Jaccard: s-u 1, v-w 1/3, the
+	// other pairs 0; at threshold 0.5 s and u share a cluster, at 0.3
+	// also v and w.
+	valid := []Triple{{H: a, R: r, T: b}}
+	known := func(t Triple) bool { return g.Has(t) || t == valid[0] }
+	opt := ClusterOptions{Starts: 10, MaxRules: 10, Sketch: 16, MaxFired: 50, TopK: 100, Threads: 2}
+	res, err := newClusterWork(rk, opt).relation(context.Background(), r, valid, known, []float64{0.5, 0.3}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := clusters(4, want, 0.5); !slices.Equal(got, []int32{0, 0, 2, 3}) {
+	if res.pairs != 6 || res.similar != 2 || res.similarKinds != [kindGroups]bool{true, false, false} {
+		t.Fatalf("pairs %d compared, %d similar, kinds %v: want 6, 2 among the cyclic rules", res.pairs, res.similar, res.similarKinds)
+	}
+	if got := res.unionsByThreshold[0]; !slices.Equal(got, []int32{0, 0, 2, 3}) {
 		t.Fatalf("clusters at 0.5: %v", got)
 	}
-	if got := clusters(4, want, 0.3); !slices.Equal(got, []int32{0, 0, 2, 2}) {
+	if got := res.unionsByThreshold[1]; !slices.Equal(got, []int32{0, 0, 2, 2}) {
 		t.Fatalf("clusters at 0.3: %v", got)
 	}
 
@@ -51,8 +61,6 @@ func TestClusterByHand(t *testing.T) {
 	// b 0.45 (v, w one cluster): d first. (?, r, b) is the same with c
 	// for d and a for b. So the validation triple r(a, b) chooses 0.5 for
 	// cyclic rules both ways.
-	valid := []Triple{{H: a, R: r, T: b}}
-	known := func(t Triple) bool { return g.Has(t) || t == valid[0] }
 	rep, err := rk.Cluster(context.Background(), valid, known, ClusterOptions{Thresholds: []float64{0.3, 0.5}})
 	if err != nil {
 		t.Fatal(err)
@@ -86,8 +94,16 @@ func TestClusterByHand(t *testing.T) {
 			}
 		}
 	}
-	// Noisy-or, the same rules unclustered: d 0.8 first.
-	if got := NewRanker(g, rules, NoisyOr).Rank(a, r, true, 0); got[0].Entity != d || math.Abs(got[0].Score-0.8) > 1e-15 {
+	// Noisy-or counting every rule, the same rules unclustered: d 0.8
+	// first. Noisy-or counts a query's repeated prediction sets once: s
+	// and u both predict {d} for (a, r, ?), v and w both {b}: d 0.6, b
+	// 0.45.
+	nor := NewRanker(g, rules, NoisyOr)
+	nor.RepeatedSets = true
+	if got := nor.Rank(a, r, true, 0); got[0].Entity != d || math.Abs(got[0].Score-0.8) > 1e-15 {
+		t.Fatalf("noisy-or, every rule: %v", got)
+	}
+	if got := NewRanker(g, rules, NoisyOr).Rank(a, r, true, 0); len(got) != 2 || got[0].Entity != d || math.Abs(got[0].Score-0.6) > 1e-15 || math.Abs(got[1].Score-0.45) > 1e-15 {
 		t.Fatalf("noisy-or: %v", got)
 	}
 }
@@ -118,9 +134,28 @@ func TestJaccardSketch(t *testing.T) {
 			exact = 0
 		}
 		const k = 256
-		got := jaccard(newSketch(A, 7, k), newSketch(B, 7, k), k)
+		sk := func(xs []uint64) sketch {
+			// Inserted in random order, some twice.
+			var hs []uint64
+			for _, i := range rng.Perm(len(xs)) {
+				hs = addHash(hs, mix64(xs[i]^7), k)
+				if rng.IntN(4) == 0 {
+					hs = addHash(hs, mix64(xs[i]^7), k)
+				}
+			}
+			all := make([]uint64, len(xs))
+			for i, x := range xs {
+				all[i] = mix64(x ^ 7)
+			}
+			slices.Sort(all)
+			if want := all[:min(k, len(all))]; !slices.Equal(hs, want) {
+				t.Fatalf("trial %d: sketch of %d elements is not their %d smallest hashes", trial, len(xs), k)
+			}
+			return newSketch(hs, k)
+		}
+		got := jaccard(sk(A), sk(B), k)
 		tol := 1e-12
-		if len(A) > k || len(B) > k {
+		if len(A) >= k || len(B) >= k {
 			tol = 4*math.Sqrt(exact*(1-exact)/k) + 0.01
 		}
 		if math.Abs(got-exact) > tol {
@@ -142,6 +177,7 @@ func TestClusteredNeedsCluster(t *testing.T) {
 		t.Fatal("Evaluate ranked with clustered scoring before Cluster")
 	}
 	nor := NewRanker(g, res.Rules, NoisyOr)
+	nor.RepeatedSets = true // every rule counted, as by clusters of one
 	for e := range int32(15) {
 		a, b := rk.Rank(e, 0, true, 0), nor.Rank(e, 0, true, 0)
 		if len(a) != len(b) {
@@ -163,48 +199,57 @@ func TestClusteredNeedsCluster(t *testing.T) {
 	}
 }
 
-// The sketch of a rule without a body constant, taken from its body's
-// shared set with the head constant removed, equals the sketch of the
-// rule's own predictions.
-func TestBodySetSketch(t *testing.T) {
-	g := randomGraph(4, 30, 3, 200)
+// countdownCtx is a context whose Err is nil for its first left calls and
+// context.Canceled from then on: it cancels at a chosen look at the
+// context, whichever loop makes it.
+type countdownCtx struct {
+	context.Context
+	left, calls atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls.Add(1)
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func newCountdown(left int64) *countdownCtx {
+	c := &countdownCtx{Context: context.Background()}
+	c.left.Store(left)
+	return c
+}
+
+// Cluster looks at its context in every loop that grows with the rules or
+// the validation queries (comparing rules, applying them to validation
+// queries, choosing thresholds), and a cancellation at any of those looks
+// stops it with the context's error and no clusters.
+func TestClusterCancelled(t *testing.T) {
+	g := randomGraph(8, 40, 3, 400)
 	res, err := Learn(context.Background(), g, LearnOptions{Rounds: 2, SamplesPerRound: 2000, Seed: 1, MinSupport: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, r := range res.Rules {
-		if r.Kind != AcyclicAny && r.Kind != Default {
-			continue
-		}
-		var set, self []int32
-		if r.Kind == AcyclicAny {
-			set, self = g.From(r.Body[0].R, r.Body[0].Inverse), g.SelfOnly(r.Body[0].R, r.Body[0].Inverse)
-		} else {
-			set = g.From(r.Head, !r.ConstTail)
-		}
-		var vs []int32
-		var all, own []uint64
-		for _, v := range set {
-			if slices.Contains(self, v) {
-				continue
-			}
-			vs = append(vs, v)
-			all = append(all, uint64(v))
-			if v != r.C {
-				own = append(own, uint64(v))
-			}
-		}
-		for _, k := range []int{2, 5, 256} {
-			got := bodySet{vs: vs, sk: newSketch(all, 9, k+1)}.without(r.C, 9, k)
-			want := newSketch(own, 9, k)
-			if got.n != want.n || !slices.Equal(got.h, want.h) {
-				t.Fatalf("%+v k %d: sketch %v, want %v", r, k, got, want)
-			}
-		}
-		n++
+	valid := g.Triples[:80]
+	opt := ClusterOptions{Threads: 1, Thresholds: []float64{0.5, 0.2}}
+	full := newCountdown(math.MaxInt64)
+	if _, err := NewRanker(g, res.Rules, Clustered).Cluster(full, valid, g.Has, opt); err != nil {
+		t.Fatal(err)
 	}
-	if n == 0 {
-		t.Fatal("no rule without a body constant learned")
+	looks := full.calls.Load()
+	t.Logf("%d rules, %d looks at the context", len(res.Rules), looks)
+	// A look at least every 64 rules compared or applied.
+	if min := int64(len(res.Rules)) / 64; looks < min {
+		t.Fatalf("%d looks at the context for %d rules", looks, len(res.Rules))
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 25 {
+		left := rng.Int64N(looks)
+		rk := NewRanker(g, res.Rules, Clustered)
+		rep, err := rk.Cluster(newCountdown(left), valid, g.Has, opt)
+		if !errors.Is(err, context.Canceled) || rep != nil || rk.Clustered() {
+			t.Fatalf("cancelled at look %d of %d: report %v, error %v, clustered %v", left, looks, rep != nil, err, rk.Clustered())
+		}
 	}
 }

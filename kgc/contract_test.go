@@ -161,6 +161,42 @@ func TestPredictionsFileGivesPrintedMetrics(t *testing.T) {
 					if got.Queries != want.Queries || math.Abs(got.MRR-want.MRR) > 1e-12 || got.Hits1 != want.Hits1 || got.Hits3 != want.Hits3 || got.Hits10 != want.Hits10 {
 						t.Fatalf("seed %d %s k %d exhaustive %v: file %+v, printed %+v", seed, s, k, exhaustive, got, want)
 					}
+					// Streamed (EvalOptions.Answers, one thread and two):
+					// the same file, in order, and no list kept.
+					for _, threads := range []int{1, 2} {
+						var streamed strings.Builder
+						pw := NewPredictionWriter(&streamed, v)
+						next := 0
+						opt.Threads = threads
+						opt.Answers = func(i int, h, tl Answer) error {
+							if i != next {
+								t.Fatalf("triple %d handed on, want %d", i, next)
+							}
+							next++
+							return pw.Write(test[i], h, tl)
+						}
+						sev, err := rk.Evaluate(context.Background(), test, known, opt)
+						if err != nil || pw.Flush() != nil {
+							t.Fatal(err)
+						}
+						if streamed.String() != b.String() || sev.Metrics != ev.Metrics {
+							t.Fatalf("seed %d %s k %d threads %d: streamed file or metrics differ", seed, s, k, threads)
+						}
+						if s != PSL && (sev.Heads[0].List != nil || sev.Tails[len(test)-1].List != nil) {
+							t.Fatalf("%s: streamed lists kept", s)
+						}
+					}
+					// An error of Answers stops the evaluation with it.
+					boom := errors.New("disk full")
+					opt.Answers = func(i int, _, _ Answer) error {
+						if i == 3 {
+							return boom
+						}
+						return nil
+					}
+					if _, err := rk.Evaluate(context.Background(), test, known, opt); !errors.Is(err, boom) {
+						t.Fatalf("%s: error %v, want the writer's", s, err)
+					}
 				}
 			}
 		}
@@ -325,5 +361,44 @@ func TestParseTriplesGuards(t *testing.T) {
 	cancel()
 	if _, err := ParseTriples(ctx, "c.txt", strings.NewReader(strings.Repeat("a\tr\tb\n", 10000)), NewVocab()); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled read: %v", err)
+	}
+}
+
+// A memory limit stops learning after the round past which another would
+// outgrow its share (a limit of one byte: after the first round), and the
+// rules are those of the rounds done; a limit that is never approached
+// changes nothing.
+func TestLearnMemoryLimit(t *testing.T) {
+	g := randomGraph(9, 60, 4, 700)
+	opt := LearnOptions{Rounds: 4, SamplesPerRound: 300, Seed: 4, Sample: 20}
+	full, err := Learn(context.Background(), g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.MemoryLimit = 1 << 50
+	if big, err := Learn(context.Background(), g, opt); err != nil || big.Rounds != 4 || big.Stopped != "rounds" || len(big.Rules) != len(full.Rules) {
+		t.Fatalf("a limit never reached: %d rounds (%s), %d rules, want %d: %v", big.Rounds, big.Stopped, len(big.Rules), len(full.Rules), err)
+	}
+	opt.MemoryLimit = 1
+	small, err := Learn(context.Background(), g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Learn(context.Background(), g, LearnOptions{Rounds: 1, SamplesPerRound: 300, Seed: 4, Sample: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Rounds != 1 || small.Stopped != "memory" || len(small.Rules) != len(one.Rules) {
+		t.Fatalf("a limit of 1 byte: %d rounds (%s), %d rules; one round learns %d", small.Rounds, small.Stopped, len(small.Rules), len(one.Rules))
+	}
+}
+
+// RulesApplied: medians over the queries and the share of the rules that
+// could fire that were applied.
+func TestRulesApplied(t *testing.T) {
+	ev := &Evaluation{Heads: []Answer{{Rules: 10, Applied: 2}, {Rules: 4, Applied: 4}}, Tails: []Answer{{Rules: 6, Applied: 3}, {Rules: 0}}}
+	f, a, share := ev.RulesApplied()
+	if f != 6 || a != 3 || share != 9.0/20 {
+		t.Errorf("RulesApplied = %d, %d, %v", f, a, share)
 	}
 }

@@ -18,6 +18,10 @@
 // validation split this lifts filtered MRR from 0.588 to 0.604 with maxplus
 // and from 0.604 to 0.633 with noisy-or; Family's does not move).
 //
+// AnyBURL's rule files are read too (ReadRules): its me_myself_i, the
+// constant Self, is the rule's own variable, so r(X,me_myself_i) is the
+// self-loop r(X, X).
+//
 // A rule's body size is its number of body groundings: distinct (X, Y)
 // pairs for a cyclic rule, distinct X values otherwise (for a default rule,
 // the entities seen in X's position of r). Its support is the number of
@@ -31,12 +35,15 @@
 // compared lexicographically: ties on the largest are broken by the next),
 // or noisy-or (1 - prod(1 - conf) over its few best rules, ties broken as
 // by maxplus: over every rule, the near-duplicate rules of a dense graph
-// drive every candidate to 1), or clustered: the non-redundant noisy-or of
-// Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable, rule-based
-// link prediction method outperforming embedding models"), where rules
-// whose predictions overlap (Jaccard index over the graph) form clusters
-// that count once, with their largest confidence, the thresholds chosen
-// per relation on validation triples (Ranker.Cluster). The filtered rank of the true answer
+// drive every candidate to 1; and a rule that predicts, for the query,
+// exactly the candidates of a more confident rule counts once), or
+// clustered: the non-redundant noisy-or of Ott, Meilicke and
+// Stuckenschmidt ("SAFRAN: An interpretable, rule-based link prediction
+// method outperforming embedding models"), where rules whose predictions
+// overlap (Jaccard index of bottom-k sketches of their predictions) form
+// clusters that count once, with their largest confidence, the thresholds
+// chosen per relation on validation triples (Ranker.Cluster, in one
+// bounded pass per relation). The filtered rank of the true answer
 // leaves out the other true answers (from the training, validation and test
 // triples); a candidate tied with it counts half (the expected rank under
 // random tie-breaking); a true answer no rule predicts is a miss

@@ -88,7 +88,11 @@ func bruteCount(g *Graph, r *Rule) (support, body int) {
 		ok := false
 		switch r.Kind {
 		case AcyclicConst:
-			ok = v != r.D && holds(r.Body[0], v, r.D)
+			if r.D == Self {
+				ok = holds(r.Body[0], v, v)
+			} else {
+				ok = v != r.D && holds(r.Body[0], v, r.D)
+			}
 		case AcyclicAny:
 			for a := range n {
 				ok = ok || (a != v && holds(r.Body[0], v, a))
@@ -106,11 +110,38 @@ func bruteCount(g *Graph, r *Rule) (support, body int) {
 			continue
 		}
 		body++
-		if r.headHolds(g, v) {
+		c := r.C
+		if c == Self {
+			c = v
+		}
+		if (r.ConstTail && g.Has(Triple{H: v, R: r.Head, T: c})) || (!r.ConstTail && g.Has(Triple{H: c, R: r.Head, T: v})) {
 			support++
 		}
 	}
 	return
+}
+
+// randomRule draws a rule over n entities and rels relations, of every
+// kind, with Self in its head or body constant one time in three.
+func randomRule(rng *rand.Rand, n, rels int) Rule {
+	r := Rule{Kind: Kind(rng.IntN(4)), Head: int32(rng.IntN(rels)), ConstTail: rng.IntN(2) == 0,
+		C: int32(rng.IntN(n)), D: int32(rng.IntN(n))}
+	if r.Kind != Cyclic && rng.IntN(3) == 0 {
+		r.C = Self
+	}
+	if r.Kind == AcyclicConst && rng.IntN(3) == 0 {
+		r.D = Self
+	}
+	L := 1
+	if r.Kind == Cyclic {
+		L = 1 + rng.IntN(MaxPath)
+	}
+	if r.Kind != Default {
+		for range L {
+			r.Body = append(r.Body, Step{R: int32(rng.IntN(rels)), Inverse: rng.IntN(2) == 0})
+		}
+	}
+	return r
 }
 
 func TestCountMatchesBruteForce(t *testing.T) {
@@ -118,18 +149,8 @@ func TestCountMatchesBruteForce(t *testing.T) {
 		g := randomGraph(seed, 7, 3, 25)
 		rng := rand.New(rand.NewPCG(seed, 2))
 		sc := pathrule.NewWalker(g)
-		for range 30 {
-			r := Rule{Kind: Kind(rng.IntN(4)), Head: int32(rng.IntN(3)), ConstTail: rng.IntN(2) == 0,
-				C: int32(rng.IntN(7)), D: int32(rng.IntN(7))}
-			L := 1
-			if r.Kind == Cyclic {
-				L = 1 + rng.IntN(MaxPath)
-			}
-			if r.Kind != Default {
-				for range L {
-					r.Body = append(r.Body, Step{R: int32(rng.IntN(3)), Inverse: rng.IntN(2) == 0})
-				}
-			}
+		for range 40 {
+			r := randomRule(rng, 7, 3)
 			r.Count(g, CountOptions{PC: 5}, sc)
 			s, b := bruteCount(g, &r)
 			if r.Support != s || r.BodySize != b {
@@ -300,6 +321,44 @@ func TestRulesFileRoundTrip(t *testing.T) {
 		ab[0].Format(v) != "r0(X,Y) <= r1(A1,X), r2(A1,A2), r0(Y,A2)" {
 		t.Errorf("AnyBURL's rules: %+v, %v", ab, err)
 	}
+	// AnyBURL's reserved words: # starts a comment line, me_myself_i is
+	// the rule's own variable (Self) in a head or a body, one rule of each
+	// kind it can stand in.
+	reserved := []struct {
+		line      string
+		kind      Kind
+		c, d      int32
+		constTail bool
+	}{
+		{"7\t7\t1.0\tr0(X,me_myself_i) <= r0(me_myself_i,X)", AcyclicConst, Self, Self, true},
+		{"7\t7\t1.0\tr0(me_myself_i,Y) <= r0(Y,me_myself_i)", AcyclicConst, Self, Self, false},
+		{"5\t2\t0.4\tr1(X,me_myself_i) <= r2(X,e1)", AcyclicConst, Self, 1, true},
+		{"5\t2\t0.4\tr1(X,e2) <= r2(X,me_myself_i)", AcyclicConst, 2, Self, true},
+		{"3\t2\t0.6666\tr1(X,me_myself_i) <= r2(A,X)", AcyclicAny, Self, 0, true},
+		{"29722\t7\t0.00023\tr0(me_myself_i,Y) <=", Default, Self, 0, false},
+	}
+	var file strings.Builder
+	file.WriteString("# AnyBURL rules\n")
+	for _, tc := range reserved {
+		file.WriteString(tc.line + " \n")
+	}
+	rs, err := ReadRules("reserved.txt", strings.NewReader(file.String()), v)
+	if err != nil || len(rs) != len(reserved) {
+		t.Fatalf("%d rules, %v", len(rs), err)
+	}
+	for i, tc := range reserved {
+		r := rs[i]
+		rule := tc.line[strings.LastIndex(tc.line, "\t")+1:]
+		if !tc.constTail { // hinge names the head's variable X in either place
+			rule = strings.ReplaceAll(rule, "Y", "X")
+		}
+		if r.Kind != tc.kind || r.C != tc.c || (tc.kind == AcyclicConst && r.D != tc.d) || r.ConstTail != tc.constTail || r.Format(v) != rule {
+			t.Errorf("%q read as %+v, written back %q", tc.line, r, r.Format(v))
+		}
+	}
+	if slices.Contains(v.Entities, SelfToken) {
+		t.Errorf("%s read as an entity", SelfToken)
+	}
 	if bom, err := ReadRules("bom.txt", strings.NewReader("\uFEFF"+anyburl), v); err != nil || len(bom) != 2 {
 		t.Errorf("a byte-order mark: %v, %v", bom, err)
 	}
@@ -326,24 +385,46 @@ func TestRankMatchesBruteForce(t *testing.T) {
 	}
 	sc := pathrule.NewWalker(g)
 	for _, tc := range []struct {
-		s Scoring
-		k int
-	}{{MaxPlus, 0}, {Max, 0}, {NoisyOr, 1}, {NoisyOr, 2}, {NoisyOr, 100}} {
+		s        Scoring
+		k        int
+		repeated bool
+	}{{MaxPlus, 0, false}, {Max, 0, false}, {NoisyOr, 1, false}, {NoisyOr, 2, false}, {NoisyOr, 100, false}, {NoisyOr, 2, true}, {NoisyOr, 100, true}} {
 		rk := NewRanker(g, res.Rules, tc.s)
+		rk.RepeatedSets = tc.repeated
 		if tc.k > 0 {
 			rk.NoisyOrK = tc.k
 		}
 		for e := range int32(g.NumEntities) {
 			for r := range int32(g.NumRelations) {
 				for _, tail := range []bool{true, false} {
+					// Noisy-or counts a query's prediction set once, with
+					// its largest confidence (unless RepeatedSets).
 					confs := map[int32][]float64{}
+					best := map[string]float64{}
+					var sets [][]int32
 					for i := range res.Rules {
 						rule := &res.Rules[i]
 						if rule.Head != r {
 							continue
 						}
-						for _, c := range rule.predict(g, e, tail, sc, nil) {
+						ys := slices.Sorted(slices.Values(rule.predict(g, e, tail, sc, nil)))
+						key := fmt.Sprint(ys)
+						if tc.s == NoisyOr && !tc.repeated && len(ys) > 0 {
+							if c, seen := best[key]; seen {
+								best[key] = max(c, rule.Conf)
+								continue
+							}
+							best[key] = rule.Conf
+							sets = append(sets, ys)
+							continue
+						}
+						for _, c := range ys {
 							confs[c] = append(confs[c], rule.Conf)
+						}
+					}
+					for _, ys := range sets {
+						for _, c := range ys {
+							confs[c] = append(confs[c], best[fmt.Sprint(ys)])
 						}
 					}
 					want := func(c int32) []float64 {
@@ -424,6 +505,116 @@ func TestPredictAcyclicConstBothWays(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// A rule with Self in its head, r(X, X) <= body(X), answers a query about
+// e either way with e itself when its body holds for e; one with Self in
+// its body, r(X, c) <= b(X, X), answers (x, r, ?) with c when b(x, x)
+// holds and (?, r, c) with every such x: both against enumeration of the
+// rule's ground heads over all entities.
+func TestPredictSelfLoops(t *testing.T) {
+	for seed := range uint64(20) {
+		g := randomGraph(seed, 6, 2, 30)
+		rng := rand.New(rand.NewPCG(seed, 11))
+		sc := pathrule.NewWalker(g)
+		for n := 0; n < 30; {
+			r := randomRule(rng, 6, 2)
+			if r.Kind == Cyclic || (r.C != Self && r.D != Self) {
+				continue
+			}
+			n++
+			body := func(v int32) bool {
+				switch r.Kind {
+				case AcyclicConst:
+					d := r.D
+					if d == Self {
+						d = v
+					} else if v == d {
+						return false
+					}
+					st := r.Body[0]
+					return (!st.Inverse && g.Has(Triple{H: v, R: st.R, T: d})) || (st.Inverse && g.Has(Triple{H: d, R: st.R, T: v}))
+				case AcyclicAny:
+					return slices.ContainsFunc(g.Step(v, r.Body[0].R, r.Body[0].Inverse), func(a int32) bool { return a != v })
+				}
+				return true
+			}
+			for e := range int32(6) {
+				for _, tail := range []bool{true, false} {
+					var want []int32
+					switch {
+					case r.C == Self:
+						if body(e) {
+							want = []int32{e}
+						}
+					case tail == r.ConstTail:
+						if e != r.C && body(e) {
+							want = []int32{r.C}
+						}
+					case e == r.C && r.Kind == AcyclicConst:
+						for x := range int32(6) {
+							if x != r.C && body(x) {
+								want = append(want, x)
+							}
+						}
+					}
+					got := slices.Sorted(slices.Values(r.predict(g, e, tail, sc, nil)))
+					if !slices.Equal(got, want) {
+						t.Fatalf("seed %d %+v, e %d tail %v: predicted %v, want %v", seed, r, e, tail, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The reproducer: AnyBURL writes r(X,me_myself_i) for the
+// self-loop r(X, X); read so, the rule ranks e4 first for both queries of
+// the test triple e4 r e4, and no entity me_myself_i is made up.
+func TestAnyBURLSelfLoopReproducer(t *testing.T) {
+	v := NewVocab()
+	read := func(text string) []Triple {
+		ts, err := ParseTriples(context.Background(), "t.txt", strings.NewReader(text), v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	train := read("p1\ts\te1\np2\ts\te2\np3\ts\te3\np4\ts\te4\ne1\tr\te1\ne2\tr\te2\ne1\tt\te2\n")
+	valid := read("e3\tr\te3\n")
+	test := read("e4\tr\te4\n")
+	rules, err := ReadRules("rules.txt", strings.NewReader("3\t2\t0.6666\tr(X,me_myself_i) <= s(A,X)\n"), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(v.Entities, SelfToken) {
+		t.Fatalf("entities %q: %s read as an entity", v.Entities, SelfToken)
+	}
+	if r := rules[0]; r.Kind != AcyclicAny || r.C != Self || !r.ConstTail || r.Format(v) != "r(X,me_myself_i) <= s(A,X)" {
+		t.Fatalf("read %+v, written back %q", r, r.Format(v))
+	}
+	g := NewGraph(train, len(v.Entities), len(v.Relations))
+	known := map[Triple]bool{}
+	for _, ts := range [][]Triple{train, valid, test} {
+		for _, t := range ts {
+			known[t] = true
+		}
+	}
+	for _, s := range []Scoring{MaxPlus, Max, NoisyOr} {
+		ev, err := NewRanker(g, rules, s).Evaluate(context.Background(), test, func(t Triple) bool { return known[t] }, EvalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e4 := v.Entity("e4")
+		for _, a := range []Answer{ev.Heads[0], ev.Tails[0]} {
+			if len(a.List) != 1 || a.List[0].Entity != e4 || a.Rank != 1 {
+				t.Errorf("%s: list %+v rank %g, want e4 alone, first", s, a.List, a.Rank)
+			}
+		}
+		if ev.Metrics.MRR != 1 {
+			t.Errorf("%s: MRR %g, want 1", s, ev.Metrics.MRR)
 		}
 	}
 }
@@ -585,7 +776,17 @@ func TestEarlyStopSameTopK(t *testing.T) {
 					qs = append(qs, Triple{H: e, R: r, T: e})
 				}
 			}
-			check(t, g, res.Rules, qs, []int{1, 3, 10})
+			// Self-loop rules too, which answer a query with its own
+			// entity.
+			rules := slices.Clone(res.Rules)
+			rng := rand.New(rand.NewPCG(seed, 17))
+			for len(rules) < len(res.Rules)+15 {
+				if r := randomRule(rng, 25, 3); r.Kind != Cyclic {
+					r.C, r.Conf = Self, rng.Float64()/2
+					rules = append(rules, r)
+				}
+			}
+			check(t, g, rules, qs, []int{1, 3, 10, 100}) // 100: more than the entities
 		})
 	}
 	t.Run("kinship", func(t *testing.T) {
@@ -617,6 +818,7 @@ func FuzzReadRules(f *testing.F) {
 	f.Add("3\t2\t0.5\tr0(X,Y) <= r1(X,A1), r2(A1,Y)\n")
 	f.Add("10\t4\t0.4\tr0(X,Y) <= r1(A,X), r2(A,B), r0(Y,B)\n5\t2\t0.4\tr1(e3,Y) <= r2(Y,A)\n")
 	f.Add("5\t2\t0.4\tr1(X,e3) <=\n1\t1\t1\tr1(X,e3) <= r2(X,e4)\n")
+	f.Add("# c\n3\t2\t0.6\tr(X,me_myself_i) <= s(A,X)\n7\t7\t1\tr(me_myself_i,Y) <= r(Y,me_myself_i)\n1\t1\t1\tr(X,e1) <= s(X,me_myself_i)\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		v := NewVocab()
 		rules, err := ReadRules("r.txt", strings.NewReader(in), v)

@@ -46,6 +46,12 @@ type LearnOptions struct {
 	// and the rounds done, not on Threads.
 	Threads int
 	Seed    uint64
+	// MemoryLimit, when positive, is the memory in bytes the process may
+	// use (hinge sets it from --memory-limit): rounds stop (Stopped
+	// "memory") once the heap after the next round, grown as much as by
+	// the last one, would pass 60% of it, leaving room to rank the rules.
+	// The first round is always done.
+	MemoryLimit int64
 	// Progress, when set, is called after every round done.
 	Progress func(RoundStat)
 }
@@ -104,7 +110,8 @@ type LearnResult struct {
 	Sampled int
 	MaxErr  float64
 	// Stopped says why learning ended: "rounds" (Rounds done), "time"
-	// (the budget passed; the round running then was dropped) or
+	// (the budget passed; the round running then was dropped), "memory"
+	// (another round would outgrow MemoryLimit's share for learning) or
 	// "saturated" (a round found no new rule).
 	Stopped string
 	// Log has one entry per round done.
@@ -181,6 +188,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	}
 	count(defaults, 0, false) // O(1) each
 	res.Stopped = "saturated"
+	var heap, grown uint64 // after the last round, and by it
 	for round := 0; len(g.Triples) > 0 && ctx.Err() == nil; round++ {
 		if opt.Rounds > 0 && round >= opt.Rounds {
 			res.Stopped = "rounds"
@@ -188,6 +196,10 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		}
 		if late() {
 			res.Stopped = "time"
+			break
+		}
+		if opt.MemoryLimit > 0 && round > 0 && float64(heap+grown) > 0.6*float64(opt.MemoryLimit) {
+			res.Stopped = "memory"
 			break
 		}
 		paths := min(opt.SamplesPerRound, firstRoundPaths<<min(round, 20))
@@ -220,6 +232,14 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 		}
 		for _, k := range fresh {
 			seen[k] = true
+		}
+		if opt.MemoryLimit > 0 {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > heap {
+				grown = ms.HeapAlloc - heap
+			}
+			heap = ms.HeapAlloc
 		}
 		res.Rounds++
 		st := RoundStat{Round: res.Rounds, Candidates: len(fresh), Rules: len(kept), Seconds: time.Since(start).Seconds()}

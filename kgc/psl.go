@@ -92,7 +92,12 @@ func predName(prefix string, v *Vocab, r int32) string {
 
 // pslText writes the rule as a PSL rule without its weight.
 func (r *Rule) pslText(g, q func(int32) string, v *Vocab) string {
-	quote := func(e int32) string { return syntax.Quote(v.Entities[e]) }
+	quote := func(e int32) string {
+		if e == Self {
+			return "X" // the self-loop r(X, X) or b(X, X)
+		}
+		return syntax.Quote(v.Entities[e])
+	}
 	atom := func(p, a, b string) string { return p + "(" + a + ", " + b + ")" }
 	step := func(st Step, from, to string) string {
 		if st.Inverse {

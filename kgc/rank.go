@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,10 @@ const (
 	Max
 	// NoisyOr scores 1 - prod(1 - conf) over a candidate's
 	// Ranker.NoisyOrK largest confidences, ties broken as MaxPlus does.
+	// Redundant rules are counted once: a rule that predicts, for the
+	// query, exactly the candidates some more confident rule predicted
+	// (the many near-duplicate rules of a dense graph, whose predictions
+	// for one entity coincide) adds no confidence to them.
 	NoisyOr
 	// PSL re-scores each query's best maxplus candidates by MAP inference
 	// in the PSL model of the rules (EvalOptions.PSL); the other
@@ -40,8 +45,9 @@ const (
 	// non-redundant noisy-or): the rules of a cluster count once, with the
 	// largest confidence among them that predicts the candidate, and the
 	// score is 1 - prod(1 - conf) over the candidate's Ranker.NoisyOrK
-	// best clusters, ties broken as MaxPlus does over those confidences.
-	// The clusters come from Ranker.Cluster.
+	// best clusters, ties broken as MaxPlus does over those confidences;
+	// a candidate's clusters are those of its ClusterOptions.MaxFired most
+	// confident rules. The clusters come from Ranker.Cluster.
 	Clustered
 )
 
@@ -85,6 +91,7 @@ func (s Scoring) String() string {
 // Candidate is a ranked answer of a query.
 type Candidate struct {
 	Entity int32
+	seen   int32 // Clustered with a cap: the rules that predicted it so far
 	// Score is the candidate's score: its largest confidence for MaxPlus
 	// and Max, the noisy-or for NoisyOr (of its clusters' confidences for
 	// Clustered), its MAP value for PSL (the largest confidence for a
@@ -138,6 +145,11 @@ type Ranker struct {
 	// combines (set by NewRanker to DefaultNoisyOrK; change it before
 	// ranking).
 	NoisyOrK int
+	// RepeatedSets, when set, makes NoisyOr count every rule; by default a
+	// rule that predicts, for a query, exactly the candidates a more
+	// confident rule predicted adds nothing to their noisy-or (see
+	// NoisyOr).
+	RepeatedSets bool
 
 	g       *Graph
 	scoring Scoring
@@ -149,6 +161,13 @@ type Ranker struct {
 	// clus[r][d][i] is the cluster of rule byHead[r][i] for head (d 0) or
 	// tail (d 1) queries, set by Cluster; nil: every rule alone.
 	clus [][2][]int32
+	// selfHead[r]: some rule of head r is a self-loop r(X, X), which
+	// answers a query with its own entity.
+	selfHead []bool
+	// clusterCap, set by Cluster (ClusterOptions.MaxFired): under
+	// Clustered a candidate's clusters are found among its first
+	// clusterCap rules, as the threshold search finds them.
+	clusterCap int
 }
 
 // ruleIndex finds the rules of one head relation and query direction that
@@ -167,9 +186,10 @@ type ruleIndex struct {
 // NewRanker prepares rules (any order) for ranking over g. Rules naming a
 // relation or entity outside g are not used.
 func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
-	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations)}
+	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations),
+		selfHead: make([]bool, g.NumRelations)}
 	inGraph := func(r *Rule) bool {
-		ok := int(r.Head) < g.NumRelations && int(r.C) < g.NumEntities && int(r.D) < g.NumEntities
+		ok := int(r.Head) < g.NumRelations && r.Head >= 0 && int(r.C) < g.NumEntities && int(r.D) < g.NumEntities && r.C >= Self && r.D >= Self
 		for _, st := range r.Body {
 			ok = ok && int(st.R) < g.NumRelations
 		}
@@ -182,6 +202,9 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 		}
 		if r.Kind != Default {
 			r.rev = pathrule.Reverse(r.Body) // once, before the rules are shared by goroutines
+		}
+		if r.Kind != Cyclic && r.C == Self {
+			rk.selfHead[r.Head] = true
 		}
 		rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
 	}
@@ -200,13 +223,13 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 					}
 					k := st.Key()
 					ix.byKey[k] = append(ix.byKey[k], pos)
-				case r.ConstTail != tail:
+				case r.ConstTail != tail && r.C != Self: // a self-loop head answers both ways alike
 					if r.Kind == AcyclicConst {
 						ix.byConst[r.C] = append(ix.byConst[r.C], pos)
 					}
-				case r.Kind == AcyclicConst:
+				case r.Kind == AcyclicConst && r.D != Self:
 					ix.byD[r.D] = append(ix.byD[r.D], pos)
-				case r.Kind == AcyclicAny:
+				case r.Kind != Default: // AcyclicAny, or a self-loop body b(X, X)
 					k := r.Body[0].Key()
 					ix.byKey[k] = append(ix.byKey[k], pos)
 				default:
@@ -226,6 +249,26 @@ type queryScratch struct {
 	touched []int32
 	order   []int32
 	buf     []int32
+	sets    map[uint64]struct{} // NoisyOr: the prediction sets of the query's rules so far
+}
+
+// repeated reports whether a rule of the query has predicted exactly the
+// candidates ys (any order) already, and notes them. Sets are told apart
+// by a sum of their elements' 64-bit hashes (order-free; two different
+// sets of a query collide with probability about 2^-64 per pair).
+func (qs *queryScratch) repeated(ys []int32) bool {
+	var h uint64
+	for _, y := range ys {
+		h += mix64(uint64(uint32(y)) + 0x9e3779b97f4a7c15)
+	}
+	if qs.sets == nil {
+		qs.sets = map[uint64]struct{}{}
+	}
+	if _, seen := qs.sets[h]; seen {
+		return true
+	}
+	qs.sets[h] = struct{}{}
+	return false
 }
 
 func (rk *Ranker) newQueryScratch() *queryScratch {
@@ -297,6 +340,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			qs.pos[y] = 0
 		}
 		qs.touched = qs.touched[:0]
+		clear(qs.sets)
 	}()
 	for i := 0; i < len(order); {
 		c := list[order[i]].Conf
@@ -304,6 +348,9 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			rule := list[order[i]]
 			qs.buf = rule.predict(rk.g, e, tail, qs.w, qs.buf)
 			st.applied++
+			if s == NoisyOr && !rk.RepeatedSets && len(qs.buf) > 0 && qs.repeated(qs.buf) {
+				continue
+			}
 			for _, y := range qs.buf {
 				p := qs.pos[y]
 				if p < 0 {
@@ -324,8 +371,16 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 				}
 				cd := &cands[p-1]
 				if s == Clustered {
-					// A cluster counts once, with its first (largest)
-					// confidence: rules come in decreasing confidence.
+					// Only a candidate's first clusterCap rules count (as
+					// in the threshold search), and a cluster counts once,
+					// with its first (largest) confidence: rules come in
+					// decreasing confidence.
+					if rk.clusterCap > 0 {
+						if int(cd.seen) >= rk.clusterCap {
+							continue
+						}
+						cd.seen++
+					}
 					id := order[i]
 					if clu != nil {
 						id = clu[id]
@@ -352,7 +407,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			return nil, st, ctx.Err()
 		}
 		if !closed {
-			closed = rk.newcomersLose(s, cands, k, next)
+			closed = rk.newcomersLose(s, cands, k, next) || rk.noneUnseen(e, r, qs)
 		}
 		if closed && next >= 0 && groups >= nextCheck {
 			nextCheck = groups + max(1, groups/4)
@@ -418,6 +473,18 @@ func (rk *Ranker) noisyOrUpper(confs []float64, next float64) float64 {
 	return 1 - p
 }
 
+// noneUnseen reports whether every entity the query could still be
+// answered with has been seen (as a candidate or left out): on a small
+// graph a list of fewer than k candidates is then closed too. The query's
+// own entity counts only for a relation with self-loop rules.
+func (rk *Ranker) noneUnseen(e, r int32, qs *queryScratch) bool {
+	unseen := rk.g.NumEntities - len(qs.touched)
+	if qs.pos[e] == 0 && !rk.selfHead[r] {
+		unseen--
+	}
+	return unseen <= 0
+}
+
 // newcomersLose reports whether at least k candidates rank above every
 // candidate not seen yet, whose confidences are at most next; then no new
 // candidate can enter the first k or tie with them (a newcomer's best
@@ -468,10 +535,14 @@ func (rk *Ranker) settled(s Scoring, cands []Candidate, k int, next float64) boo
 		cands[i].Score = rk.noisyOr(cands[i].confs)
 	}
 	sortBy(s, cands)
-	final := func(a *Candidate) bool { return len(a.confs) >= K }
+	// A Clustered candidate whose first clusterCap rules are seen gets no
+	// further confidence: its vector is complete, and two complete equal
+	// ones stay tied.
+	capped := func(a *Candidate) bool { return s == Clustered && rk.clusterCap > 0 && int(a.seen) >= rk.clusterCap }
+	final := func(a *Candidate) bool { return len(a.confs) >= K || capped(a) }
 	decided := func(a, b *Candidate) bool { // a above b for good
 		if final(a) && final(b) {
-			return a.Score > b.Score || (a.Score == b.Score && differ(a, b))
+			return a.Score > b.Score || (a.Score == b.Score && (differ(a, b) || capped(a) && capped(b)))
 		}
 		return a.Score > rk.noisyOrUpper(b.confs, next)
 	}
@@ -591,6 +662,13 @@ type EvalOptions struct {
 	// queries done so far (of 2 per test triple), every 1% of them (at
 	// most every 1,000).
 	Progress func(done, total int)
+	// Answers, when set, receives each test triple's two answers, in test
+	// order, one call at a time, as soon as they and every earlier
+	// triple's are ranked (a PredictionWriter writes them); the Evaluation
+	// then keeps no lists (its answers' List is nil), so that ranking's
+	// memory does not grow with the number of queries. An error from it
+	// stops Evaluate with that error.
+	Answers func(i int, heads, tails Answer) error
 }
 
 // Answer is one query's ranked list: its candidates, known answers other
@@ -627,6 +705,27 @@ func (ev *Evaluation) QueryTimes() (median, p90, maxSec float64) {
 	}
 	slices.Sort(ts)
 	return ts[len(ts)/2], ts[min(len(ts)-1, len(ts)*9/10)], ts[len(ts)-1]
+}
+
+// RulesApplied returns the median number of rules that could fire for a
+// query, the median number applied before its list settled (the others
+// could no longer change it), and the share of all rules that could fire
+// that were applied.
+func (ev *Evaluation) RulesApplied() (medianFiring, medianApplied int, share float64) {
+	var firing, applied []float64
+	var sf, sa float64
+	for _, as := range [][]Answer{ev.Heads, ev.Tails} {
+		for _, a := range as {
+			firing, applied = append(firing, float64(a.Rules)), append(applied, float64(a.Applied))
+			sf, sa = sf+float64(a.Rules), sa+float64(a.Applied)
+		}
+	}
+	if len(firing) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(firing)
+	slices.Sort(applied)
+	return int(firing[len(firing)/2]), int(applied[len(applied)/2]), sa / max(sf, 1)
 }
 
 // forQueries calls f(i, qs) for i in [0, n) on threads workers, qs a
@@ -678,6 +777,34 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	var done atomic.Int64
 	total := 2 * len(test)
 	var failed atomic.Value
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := func(err error) {
+		failed.CompareAndSwap(nil, err)
+		cancel()
+	}
+	// Streaming (opt.Answers): triples handed on in order as soon as both
+	// their queries and every earlier triple's are done.
+	stream := opt.Answers != nil && rk.scoring != PSL // PSL re-scores every list at the end
+	var mu sync.Mutex
+	var halves []uint8 // queries done, by test triple
+	next := 0
+	if stream {
+		halves = make([]uint8, len(test))
+	}
+	handOn := func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		halves[i]++
+		for next < len(test) && halves[next] == 2 && failed.Load() == nil {
+			if err := opt.Answers(next, ev.Heads[next], ev.Tails[next]); err != nil {
+				fail(err)
+				return
+			}
+			ev.Heads[next].List, ev.Tails[next].List = nil, nil
+			next++
+		}
+	}
 	rk.forQueries(ctx, total, opt.Threads, func(q int, qs *queryScratch) {
 		i, tail := q/2, q%2 == 1
 		t := test[i]
@@ -690,7 +817,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		start := time.Now()
 		list, st, err := rk.rank(ctx, rk.scoring, e, t.R, tail, k, skip, qs)
 		if err != nil {
-			failed.Store(err)
+			fail(err)
 			return
 		}
 		if opt.Exhaustive {
@@ -707,23 +834,37 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			list = cut(rk.scoring, list, opt.TopK)
 			a.Rank = rankOf(rk.scoring, list, truth, nil)
 		}
+		// A copy of its own length: the list is a prefix of every
+		// candidate the query saw, which would stay reachable through it.
+		kept := make([]Candidate, len(list))
 		for j := range list {
-			list[j].confs, list[j].clus = nil, nil
+			kept[j] = list[j]
+			kept[j].confs, kept[j].clus = nil, nil
 		}
-		a.List, a.Seconds, a.Rules, a.Applied = list, time.Since(start).Seconds(), st.rules, st.applied
+		a.List, a.Seconds, a.Rules, a.Applied = kept, time.Since(start).Seconds(), st.rules, st.applied
 		if d := done.Add(1); opt.Progress != nil && (d%int64(max(1, min(1000, total/100))) == 0 || int(d) == total) {
 			opt.Progress(int(d), total)
 		}
+		if stream {
+			handOn(i)
+		}
 	})
-	if err := ctx.Err(); err != nil {
+	if err, ok := failed.Load().(error); ok && !errors.Is(err, context.Canceled) {
 		return nil, err
 	}
-	if err, ok := failed.Load().(error); ok {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if rk.scoring == PSL {
 		if err := rk.rescore(ctx, ev, test, n, opt); err != nil {
 			return nil, err
+		}
+		if opt.Answers != nil {
+			for i := range test {
+				if err := opt.Answers(i, ev.Heads[i], ev.Tails[i]); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	var m Metrics
@@ -836,7 +977,29 @@ func WrittenScores(list []Candidate) []float64 {
 // shortest decimal that reads back as the same float64), tab-separated,
 // best first.
 func (ev *Evaluation) WritePredictions(w io.Writer, test []Triple, v *Vocab) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
+	pw := NewPredictionWriter(w, v)
+	for i, t := range test {
+		pw.Write(t, ev.Heads[i], ev.Tails[i])
+	}
+	return pw.Flush()
+}
+
+// PredictionWriter writes the predictions format of WritePredictions one
+// test triple at a time, for EvalOptions.Answers.
+type PredictionWriter struct {
+	bw *bufio.Writer
+	v  *Vocab
+}
+
+// NewPredictionWriter writes to w with the names of v.
+func NewPredictionWriter(w io.Writer, v *Vocab) *PredictionWriter {
+	return &PredictionWriter{bw: bufio.NewWriterSize(w, 1<<16), v: v}
+}
+
+// Write writes test triple t with the lists of its answers; the error is
+// the underlying writer's, if any.
+func (pw *PredictionWriter) Write(t Triple, heads, tails Answer) error {
+	bw, v := pw.bw, pw.v
 	list := func(label string, cs []Candidate) {
 		bw.WriteString(label)
 		for i, s := range WrittenScores(cs) {
@@ -847,10 +1010,12 @@ func (ev *Evaluation) WritePredictions(w io.Writer, test []Triple, v *Vocab) err
 		}
 		bw.WriteByte('\n')
 	}
-	for i, t := range test {
-		fmt.Fprintf(bw, "%s %s %s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
-		list("Heads: ", ev.Heads[i].List)
-		list("Tails: ", ev.Tails[i].List)
-	}
-	return bw.Flush()
+	fmt.Fprintf(bw, "%s %s %s\n", v.Entities[t.H], v.Relations[t.R], v.Entities[t.T])
+	list("Heads: ", heads.List)
+	list("Tails: ", tails.List)
+	_, err := bw.Write(nil) // the writer's first error, kept by bufio
+	return err
 }
+
+// Flush writes out what is buffered.
+func (pw *PredictionWriter) Flush() error { return pw.bw.Flush() }

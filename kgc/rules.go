@@ -27,6 +27,20 @@ const (
 // MaxPath is the longest body of a cyclic rule.
 const MaxPath = 3
 
+// Self in a rule's constant (Rule.C or Rule.D) stands for the rule's own
+// variable: r(X, Self) is the self-loop r(X, X), and b(X, Self) in a body
+// the self-loop b(X, X). AnyBURL learns such rules from the self-loops of
+// the training graph and writes the constant as SelfToken
+// (r(X,me_myself_i) <= s(A,X): r(X, X) when X has an incoming s edge);
+// ReadRules reads it as Self and Format writes it back. A rule whose head is
+// a self-loop predicts, for a query about e either way, e itself when its
+// body holds for e. Learn does not learn such rules.
+const Self int32 = -1
+
+// SelfToken is AnyBURL's name for Self in rule files (its
+// REWRITE_REFLEXIV_TOKEN): a rules file can name no entity so.
+const SelfToken = "me_myself_i"
+
 // Step is a body atom walked from one variable to the next: relation R
 // forwards (from head to tail) or, when Inverse, backwards.
 type Step = pathrule.Step
@@ -36,7 +50,8 @@ type Step = pathrule.Step
 // For Cyclic the head is r(X, Y) and Body leads from X to Y. For the other
 // kinds the head has one constant C and one variable V: r(V, C) when
 // ConstTail, else r(C, V); Body (one step) leads from V, to the constant D
-// for AcyclicConst and to a free variable for AcyclicAny.
+// for AcyclicConst and to a free variable for AcyclicAny. C or D may be
+// Self, the variable V itself.
 type Rule struct {
 	Kind      Kind
 	Head      int32
@@ -86,7 +101,12 @@ func (k key) rule() Rule {
 func (r *Rule) Format(v *Vocab) string {
 	var b strings.Builder
 	atom := func(rel int32, x, y string) string { return fmt.Sprintf("%s(%s,%s)", v.Relations[rel], x, y) }
-	ent := func(e int32) string { return v.Entities[e] }
+	ent := func(e int32) string {
+		if e == Self {
+			return SelfToken
+		}
+		return v.Entities[e]
+	}
 	switch r.Kind {
 	case Cyclic:
 		b.WriteString(atom(r.Head, "X", "Y"))
@@ -143,6 +163,9 @@ func (r *Rule) reversed() []Step {
 // headHolds reports whether the rule's head holds in g for the variable
 // value v (acyclic and default rules).
 func (r *Rule) headHolds(g *Graph, v int32) bool {
+	if r.C == Self {
+		return g.Has(Triple{H: v, R: r.Head, T: v})
+	}
 	if r.ConstTail {
 		return g.Has(Triple{H: v, R: r.Head, T: r.C})
 	}
@@ -159,6 +182,19 @@ type CountOptions = pathrule.CountOptions
 // and its confidence with the smoothing opt.PC, walking with w.
 func (r *Rule) Count(g *Graph, opt CountOptions, w *pathrule.Walker) {
 	r.Support, r.BodySize, r.Sampled, r.Err = 0, 0, 0, 0
+	if r.Kind != Cyclic && (r.C == Self || r.D == Self) {
+		// A self-loop in the head or the body: the few such rules are
+		// counted over their body set.
+		vs := r.bodySet(g, w)
+		r.BodySize = len(vs)
+		for _, v := range vs {
+			if r.headHolds(g, v) {
+				r.Support++
+			}
+		}
+		r.Conf = float64(r.Support) / (float64(r.BodySize) + opt.PC)
+		return
+	}
 	switch r.Kind {
 	case Cyclic:
 		c := w.CountPath(r.Head, r.Body, opt, r.hash())
@@ -231,46 +267,86 @@ func (r *Rule) hash() uint64 {
 
 // predict returns the candidates the rule gives for a query: the tails of
 // (e, Head, ?) when tail is true, else the heads of (?, Head, e), never e
-// itself (object identity). An acyclic rule with a constant in its body
-// answers both ways: r(X, c) <= b(X, d) gives c for (x, r, ?) when b(x, d)
-// holds, and every such x for (?, r, c). The result may alias buf.
+// itself (object identity) but for a rule whose head is a self-loop (C is
+// Self), which gives e alone, whichever side is asked, when its body holds
+// for e. An acyclic rule with a constant in its body answers both ways:
+// r(X, c) <= b(X, d) gives c for (x, r, ?) when b(x, d) holds, and every
+// such x for (?, r, c). The result may alias buf.
 func (r *Rule) predict(g *Graph, e int32, tail bool, w *pathrule.Walker, buf []int32) []int32 {
-	switch r.Kind {
-	case Cyclic:
+	switch {
+	case r.Kind == Cyclic:
 		if tail {
 			return w.Walk(e, r.Body, buf)
 		}
 		return w.Walk(e, r.reversed(), buf)
-	}
-	if r.ConstTail != tail {
+	case r.C == Self:
+		if r.bodyHolds(g, e) {
+			return append(buf[:0], e)
+		}
+		return buf[:0]
+	case r.ConstTail != tail:
 		// The query gives the head's constant and asks for its variable:
 		// r(X, c) <= b(X, d) answers (?, r, c) with every X that reaches
 		// d. (The other kinds would answer with nearly every entity.)
 		if r.Kind != AcyclicConst || e != r.C {
 			return buf[:0]
 		}
-		out := w.Walk(r.D, r.reversed(), buf)
+		var out []int32
+		if r.D == Self {
+			out = append(buf[:0], g.Loops(r.Body[0].R)...)
+		} else {
+			out = w.Walk(r.D, r.reversed(), buf)
+		}
 		return slices.DeleteFunc(out, func(v int32) bool { return v == r.C })
+	case e != r.C && r.bodyHolds(g, e):
+		return append(buf[:0], r.C)
 	}
-	if e == r.C {
-		return buf[:0]
-	}
+	return buf[:0]
+}
+
+// bodyHolds reports whether the body of a rule with a constant holds for
+// the variable value v (always for a default rule).
+func (r *Rule) bodyHolds(g *Graph, v int32) bool {
 	switch r.Kind {
 	case AcyclicConst:
-		if e == r.D {
-			return buf[:0]
+		st := r.Body[0]
+		if r.D == Self {
+			return g.Has(Triple{H: v, R: st.R, T: v})
 		}
-		if _, ok := slices.BinarySearch(g.Step(e, r.Body[0].R, r.Body[0].Inverse), r.D); ok {
-			return append(buf[:0], r.C)
-		}
-		return buf[:0]
+		_, ok := slices.BinarySearch(g.Step(v, st.R, st.Inverse), r.D)
+		return ok && v != r.D
 	case AcyclicAny:
-		if hasOther(g.Step(e, r.Body[0].R, r.Body[0].Inverse), e) {
-			return append(buf[:0], r.C)
-		}
-		return buf[:0]
+		return hasOther(g.Step(v, r.Body[0].R, r.Body[0].Inverse), v)
 	}
-	return append(buf[:0], r.C)
+	return true
+}
+
+// bodySet returns the sorted variable values for which the body of a rule
+// with a constant holds, but the head's constant (object identity): for a
+// default rule, the entities seen in the variable's position of the head.
+func (r *Rule) bodySet(g *Graph, w *pathrule.Walker) []int32 {
+	var vs []int32
+	switch r.Kind {
+	case Default:
+		vs = slices.Clone(g.From(r.Head, !r.ConstTail))
+	case AcyclicAny:
+		st := r.Body[0]
+		self := g.SelfOnly(st.R, st.Inverse)
+		vs = slices.DeleteFunc(slices.Clone(g.From(st.R, st.Inverse)), func(v int32) bool {
+			_, only := slices.BinarySearch(self, v)
+			return only
+		})
+	case AcyclicConst:
+		if r.D == Self {
+			vs = slices.Clone(g.Loops(r.Body[0].R))
+		} else {
+			vs = slices.Sorted(slices.Values(w.Walk(r.D, r.reversed(), nil)))
+		}
+	}
+	if r.C != Self {
+		vs = slices.DeleteFunc(vs, func(v int32) bool { return v == r.C })
+	}
+	return vs
 }
 
 // hasOther reports whether ts holds an entity other than v.

@@ -37,6 +37,13 @@ var atomRE = regexp.MustCompile(`^([^(),\s][^(),]*)\(([^(),]+),([^(),]+)\)$`)
 // the rule kinds hinge learns), interning names in v, through the shared
 // text reader (a byte-order mark skipped; NUL bytes, invalid UTF-8 and
 // over-long lines refused). Errors name name:line:col.
+//
+// It reads AnyBURL's reserved words as AnyBURL (23-1) does: a line whose
+// first character is # is a comment; SelfToken (me_myself_i) in a
+// constant's place is Self, the rule's own variable (r(X,me_myself_i) is
+// the self-loop r(X, X), s(X,me_myself_i) in a body s(X, X)), never an
+// entity; a variable is one capital letter (hinge's files also name
+// A1, A2, ...).
 func ReadRules(name string, r io.Reader, v *Vocab) ([]Rule, error) {
 	sc := textfile.NewScanner(r, name)
 	var out []Rule
@@ -44,7 +51,7 @@ func ReadRules(name string, r io.Reader, v *Vocab) ([]Rule, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+		if text == "" || strings.HasPrefix(sc.Text(), "#") {
 			continue
 		}
 		pos := srcpos.Position{File: name, Line: line, Col: 1}
@@ -133,11 +140,17 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 	case hx == hy:
 		return Rule{}, fmt.Errorf("rule %q: the head needs one variable and one entity, or X and Y", s)
 	}
+	constant := func(name string) int32 {
+		if name == SelfToken {
+			return Self
+		}
+		return v.Entity(name)
+	}
 	vname := h.a
 	if hy {
-		vname, r.ConstTail, r.C = h.b, false, v.Entity(h.a)
+		vname, r.ConstTail, r.C = h.b, false, constant(h.a)
 	} else {
-		r.ConstTail, r.C = true, v.Entity(h.b)
+		r.ConstTail, r.C = true, constant(h.b)
 	}
 	switch len(atoms) {
 	case 0:
@@ -160,7 +173,7 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 	if variable.MatchString(other) {
 		r.Kind = AcyclicAny
 	} else {
-		r.Kind, r.D = AcyclicConst, v.Entity(other)
+		r.Kind, r.D = AcyclicConst, constant(other)
 	}
 	return r, nil
 }

@@ -55,8 +55,9 @@ type Graph struct {
 	ekey    []int32 // edge key: Step.Key
 	eto     []int32 // the neighbour
 	// from[key]: the sorted entities with an edge of key; selfOnly[key]
-	// those of them whose edges of key are all self-loops.
-	from, selfOnly [][]int32
+	// those of them whose edges of key are all self-loops; loops[r] the
+	// sorted entities x with r(x, x).
+	from, selfOnly, loops [][]int32
 }
 
 // NewGraph indexes the triples (duplicates are kept once) over
@@ -106,13 +107,16 @@ func NewGraph(triples []Triple, numEntities, numRelations int) *Graph {
 		}
 	}
 	nk := 2 * numRelations
-	g.from, g.selfOnly = make([][]int32, nk), make([][]int32, nk)
+	g.from, g.selfOnly, g.loops = make([][]int32, nk), make([][]int32, nk), make([][]int32, numRelations)
 	for e := range int32(numEntities) {
 		lo, hi := g.start[e], g.start[e+1]
 		for i := lo; i < hi; {
 			j, self := i, true
 			for ; j < hi && g.ekey[j] == g.ekey[i]; j++ {
 				self = self && g.eto[j] == e
+				if g.eto[j] == e && g.ekey[j]&1 == 0 {
+					g.loops[g.ekey[j]>>1] = append(g.loops[g.ekey[j]>>1], e)
+				}
 			}
 			g.from[g.ekey[i]] = append(g.from[g.ekey[i]], e)
 			if self {
@@ -184,6 +188,9 @@ func (g *Graph) From(r int32, inverse bool) []int32 { return g.from[Step{r, inve
 // SelfOnly returns the sorted entities of From(r, inverse) whose edges of
 // that kind are all self-loops (shared).
 func (g *Graph) SelfOnly(r int32, inverse bool) []int32 { return g.selfOnly[Step{r, inverse}.Key()] }
+
+// Loops returns the sorted entities x with r(x, x) (shared).
+func (g *Graph) Loops(r int32) []int32 { return g.loops[r] }
 
 // String summarises the graph.
 func (g *Graph) String() string {

@@ -257,3 +257,37 @@ func ExampleWalker_CountPath() {
 	fmt.Printf("support %d of %d body groundings, confidence %.2f\n", c.Support, c.Body, c.Conf)
 	// Output: support 3 of 4 body groundings, confidence 0.75
 }
+
+// Loops, From and SelfOnly against a scan of every entity and relation.
+func TestGraphIndexesMatchScan(t *testing.T) {
+	for seed := range uint64(20) {
+		g := randomGraph(seed, 6, 3, 25)
+		for r := range int32(3) {
+			var loops []int32
+			for x := range int32(6) {
+				if g.Has(Triple{H: x, R: r, T: x}) {
+					loops = append(loops, x)
+				}
+			}
+			if got := g.Loops(r); !slices.Equal(got, loops) {
+				t.Fatalf("seed %d relation %d: Loops %v, want %v", seed, r, got, loops)
+			}
+			for _, inv := range []bool{false, true} {
+				var from, self []int32
+				for x := range int32(6) {
+					ys := g.Step(x, r, inv)
+					if len(ys) == 0 {
+						continue
+					}
+					from = append(from, x)
+					if !slices.ContainsFunc(ys, func(y int32) bool { return y != x }) {
+						self = append(self, x)
+					}
+				}
+				if !slices.Equal(g.From(r, inv), from) || !slices.Equal(g.SelfOnly(r, inv), self) {
+					t.Fatalf("seed %d relation %d inverse %v: From %v SelfOnly %v, want %v %v", seed, r, inv, g.From(r, inv), g.SelfOnly(r, inv), from, self)
+				}
+			}
+		}
+	}
+}

@@ -1,11 +1,14 @@
 // Command kgc benchmarks knowledge-graph completion with hinge's kgc
 // package:
 //
-//   - anytime: Kinship and Family (facts + train as the graph) with rules
-//     learned for 2, 5, 10 and 30 s, each rule set ranked by every scoring
-//     (maxplus, max, noisy-or, psl); filtered MRR and Hits@1/3/10 on the
-//     test split, learning and ranking seconds. One PNG per data set plots
-//     MRR against the learning time, one line per scoring.
+//   - anytime: Kinship and Family (facts + train as the graph), or the data
+//     sets of -anytime-data (Nations, say), with the rules of the first
+//     1, 2, 5, 10 and 20 learning rounds (-rounds; one learning run),
+//     each rule set ranked by noisy-or, noisy-or counting every rule,
+//     maxplus and clustered: filtered MRR and Hits@1/3/10 on the test
+//     split and on its two halves (even and odd triples), the ranking's
+//     CPU seconds and peak memory. One PNG per data set plots MRR against
+//     the learning time, one line per scoring.
 //
 //   - wn18rr: WN18RR with one learning run of the longest of -wn-times
 //     (10, 60, 300 and 1,000 s); the rules of the rounds done by each
@@ -20,7 +23,14 @@
 //     learning (-scale-time) and ranking -scale-test held-out triples
 //     with the rules of rounds 1, 2, 5, 10 and all.
 //
-//     go -C bench run ./kgc [-experiments anytime,wn18rr,scale] [-times 2s,5s,10s,30s] [-seed 1] [-update-results]
+//   - large: a large benchmark kept outside the repository (-large-data:
+//     FB15k-237), learned for the longest of -large-times (or the rules of
+//     -large-rules, such as AnyBURL's), each budget's rules ranked under
+//     -large-scorings with the predictions written as they come: MRR
+//     beside the CPU seconds and peak memory of learning, clustering and
+//     ranking.
+//
+//     go -C bench run ./kgc [-experiments anytime,wn18rr,scale,large] [-rounds 1,2,5,10,20] [-seed 1] [-update-results]
 //
 // CSV and PNG files go to -out (a temporary directory by default), or with
 // -update-results into results/ beside this program.
@@ -56,20 +66,29 @@ import (
 	"github.com/hinge-srl/hinge/kgc"
 )
 
-var scorings = []kgc.Scoring{kgc.MaxPlus, kgc.Max, kgc.NoisyOr, kgc.PSL}
-
 func main() {
-	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, wn18rr, scale, wn18rr-plot (the plot again from the CSV files)")
+	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, wn18rr, scale, large (needs -large-data), wn18rr-plot (the plot again from the CSV files)")
 	wnTimes := flag.String("wn-times", "10s,60s,300s,1000s", "learning budgets of the wn18rr experiment")
 	out := flag.String("out", "", "directory for the CSV and PNG files (default: a temporary directory)")
 	update := flag.Bool("update-results", false, "write the results into results/ beside this program")
 	seed := flag.Uint64("seed", 1, "seed of rule learning and of the generated graph")
-	timesFlag := flag.String("times", "2s,5s,10s,30s", "learning budgets of the anytime experiment")
+	roundsFlag := flag.String("rounds", "1,2,5,10,20", "anytime: learning rounds whose rules are ranked (one learning run of the most)")
+	anytimeData := flag.String("anytime-data", "kinship,family", "anytime: data sets, comma-separated: shared ones by name, others by directory (train.txt, valid.txt, test.txt), such as Nations from the ConvE repository")
 	triples := flag.Int("triples", 1_000_000, "triples of the generated graph (scale)")
 	scaleTime := flag.Duration("scale-time", 600*time.Second, "learning budget on the generated graph")
 	scaleTest := flag.Int("scale-test", 2500, "held-out triples ranked on the generated graph (each asked both ways)")
 	scaleFiles := flag.String("scale-files", "", "write the generated graph to this directory as train.txt, valid.txt (empty) and test.txt, for hinge kgc, and stop")
+	largeData := flag.String("large-data", "", "large: the benchmark's directory (train.txt, valid.txt, test.txt; FB15k-237), outside the repository")
+	largeTimes := flag.String("large-times", "60s,300s", "large: learning budgets (one run of the longest)")
+	largeScorings := flag.String("large-scorings", "noisy-or,noisy-or-every-rule,maxplus,clustered", "large: scorings ranked (noisy-or-every-rule: noisy-or counting every rule)")
+	largeRules := flag.String("large-rules", "", "large: rank this rules file (such as AnyBURL's) instead of learning")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	flag.Parse()
+	stopProfile, err := measure.StartCPUProfile(*cpuProfile)
+	if err != nil {
+		fail(err)
+	}
+	defer stopProfile()
 	durations := func(name, list string) []time.Duration {
 		var ds []time.Duration
 		for _, s := range strings.Split(list, ",") {
@@ -81,7 +100,28 @@ func main() {
 		}
 		return ds
 	}
-	times, wn := durations("-times", *timesFlag), durations("-wn-times", *wnTimes)
+	wn, lt := durations("-wn-times", *wnTimes), durations("-large-times", *largeTimes)
+	var rounds []int
+	for _, x := range strings.Split(*roundsFlag, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(x), &n); err != nil || n < 1 || (len(rounds) > 0 && n <= rounds[len(rounds)-1]) {
+			fail(fmt.Errorf("-rounds: %q is not an increasing list of positive counts", *roundsFlag))
+		}
+		rounds = append(rounds, n)
+	}
+	var ls []variant
+	for _, name := range strings.Split(*largeScorings, ",") {
+		name = strings.TrimSpace(name)
+		if name == "noisy-or-every-rule" {
+			ls = append(ls, variant{"noisy-or, every rule", kgc.NoisyOr, true})
+			continue
+		}
+		s, err := kgc.ParseScoring(name)
+		if err != nil {
+			fail(fmt.Errorf("-large-scorings: %w (or noisy-or-every-rule)", err))
+		}
+		ls = append(ls, variant{s.String(), s, false})
+	}
 	if *scaleFiles != "" {
 		if err := writeScaleFiles(*scaleFiles, *triples, *scaleTest, *seed); err != nil {
 			fail(err)
@@ -107,13 +147,15 @@ func main() {
 		var err error
 		switch strings.TrimSpace(e) {
 		case "anytime":
-			err = anytime(ctx, dir, times, *seed)
+			err = anytime(ctx, dir, rounds, strings.Split(*anytimeData, ","), *seed)
 		case "wn18rr":
 			err = wn18rr(ctx, dir, wn, *seed)
 		case "wn18rr-plot":
 			err = plotWN18RR(dir)
 		case "scale":
 			err = scale(ctx, dir, *triples, *scaleTest, *scaleTime, *seed)
+		case "large":
+			err = large(ctx, dir, *largeData, lt, ls, *largeRules, *seed)
 		default:
 			err = fmt.Errorf("unknown experiment %q", e)
 		}
@@ -208,66 +250,92 @@ func (d *dataset) evaluate(ctx context.Context, rules []kgc.Rule, s kgc.Scoring,
 	return ev, time.Since(start).Seconds(), nil
 }
 
-func anytime(ctx context.Context, dir string, times []time.Duration, seed uint64) error {
-	data, err := shareddata.Dir()
-	if err != nil {
-		return err
-	}
-	header := []string{"data", "learn_budget_s", "rules", "learn_s", "scoring", "mrr", "hits1", "hits3", "hits10", "rank_s"}
-	var rows [][]string
-	for _, name := range []string{"kinship", "family"} {
-		d, err := load(data, name)
-		if err != nil {
-			return err
+// variant is a scoring as the anytime experiment ranks with it.
+type variant struct {
+	name     string
+	s        kgc.Scoring
+	repeated bool // noisy-or counting every rule (Ranker.RepeatedSets)
+}
+
+var variants = []variant{{"noisy-or", kgc.NoisyOr, false}, {"noisy-or, every rule", kgc.NoisyOr, true}, {"maxplus", kgc.MaxPlus, false}, {"clustered", kgc.Clustered, false}}
+
+// halves is the MRR over the test triples of even and of odd position
+// (both queries of each): two held-out halves, the first to choose on,
+// the second to check the choice.
+func halves(ev *kgc.Evaluation) (even, odd float64) {
+	var sum, n [2]float64
+	for i := range ev.Heads {
+		for _, r := range []float64{ev.Heads[i].Rank, ev.Tails[i].Rank} {
+			n[i%2]++
+			if r > 0 {
+				sum[i%2] += 1 / r
+			}
 		}
-		series := map[kgc.Scoring]plotter.XYs{}
-		for _, budget := range times {
-			lr, err := kgc.Learn(ctx, d.g, kgc.LearnOptions{Time: budget, Seed: seed})
+	}
+	return sum[0] / max(n[0], 1), sum[1] / max(n[1], 1)
+}
+
+// anytime learns once per data set for the largest number of rounds and
+// ranks the rules of the first n rounds, for each n, under every variant:
+// MRR against the learning time, and the two halves of the test split.
+func anytime(ctx context.Context, dir string, rounds []int, names []string, seed uint64) error {
+	header := []string{"data", "rounds", "learn_s", "rules", "scoring", "mrr", "hits1", "hits3", "hits10", "mrr_even_half", "mrr_odd_half", "rank_cpu_s", "peak_rss_mb"}
+	var rows [][]string
+	for _, path := range names {
+		if !strings.ContainsRune(path, os.PathSeparator) {
+			data, err := shareddata.Dir()
 			if err != nil {
 				return err
 			}
-			for _, s := range scorings {
-				fmt.Printf("  %s %v %s ...\n", name, budget, s)
-				m, sec, err := d.rank(ctx, lr.Rules, s, seed)
+			path = filepath.Join(data, path)
+		}
+		name := filepath.Base(path)
+		d, err := load(filepath.Dir(path), name)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  %s: learning %d rounds ...\n", name, slices.Max(rounds))
+		lr, err := kgc.Learn(ctx, d.g, kgc.LearnOptions{Rounds: slices.Max(rounds), Seed: seed})
+		if err != nil {
+			return err
+		}
+		series := map[string]plotter.XYs{}
+		for _, n := range rounds {
+			if n > lr.Rounds {
+				break // learning saturated
+			}
+			rules := upToRound(lr.Rules, n)
+			learnSec := lr.Log[n-1].Seconds
+			for _, vr := range variants {
+				fmt.Printf("  %s, %d rounds (%d rules), %s ...\n", name, n, len(rules), vr.name)
+				var ev *kgc.Evaluation
+				c, err := measured(func() error {
+					rk := kgc.NewRanker(d.g, rules, vr.s)
+					rk.RepeatedSets = vr.repeated
+					if vr.s == kgc.Clustered {
+						if _, err := rk.Cluster(ctx, d.valid, func(t kgc.Triple) bool { return d.knownValid[t] }, kgc.ClusterOptions{Seed: seed}); err != nil {
+							return err
+						}
+					}
+					var err error
+					ev, err = rk.Evaluate(ctx, d.test, func(t kgc.Triple) bool { return d.known[t] }, kgc.EvalOptions{})
+					return err
+				})
 				if err != nil {
 					return err
 				}
-				rows = append(rows, []string{name, fmt.Sprint(budget.Seconds()), fmt.Sprint(len(lr.Rules)), f2(lr.Seconds), s.String(),
-					f4(m.MRR), f4(m.Hits1), f4(m.Hits3), f4(m.Hits10), f2(sec)})
-				series[s] = append(series[s], plotter.XY{X: budget.Seconds(), Y: m.MRR})
+				m := ev.Metrics
+				even, odd := halves(ev)
+				rows = append(rows, []string{name, fmt.Sprint(n), f2(learnSec), fmt.Sprint(len(rules)), vr.name,
+					f4(m.MRR), f4(m.Hits1), f4(m.Hits3), f4(m.Hits10), f4(even), f4(odd), f2(c.cpu), fmt.Sprintf("%.0f", c.peakMB)})
+				series[vr.name] = append(series[vr.name], plotter.XY{X: learnSec, Y: m.MRR})
 			}
 		}
-		if err := plotMRR(filepath.Join(dir, "anytime-"+name+".png"), name, series); err != nil {
+		if err := plotSeries(filepath.Join(dir, "anytime-"+name+".png"), name+": filtered MRR by learning time (rules of the first rounds)", series); err != nil {
 			return err
 		}
 	}
 	return writeCSV(filepath.Join(dir, "anytime.csv"), header, rows)
-}
-
-func plotMRR(path, name string, series map[kgc.Scoring]plotter.XYs) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: filtered MRR by learning time", name)
-	p.X.Label.Text = "learning budget (s)"
-	p.Y.Label.Text = "MRR"
-	p.Add(plotter.NewGrid())
-	for i, s := range scorings {
-		l, pts, err := plotter.NewLinePoints(series[s])
-		if err != nil {
-			return err
-		}
-		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
-		pts.Shape = plotutil.Shape(i)
-		p.Add(l, pts)
-		p.Legend.Add(s.String(), l, pts)
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
-		if err != nil {
-			return err
-		}
-		_, err = wt.WriteTo(w)
-		return err
-	})
 }
 
 // generate makes a graph of about n triples over n/10 entities with

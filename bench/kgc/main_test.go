@@ -81,7 +81,7 @@ func TestLoadAndRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range append(scorings, kgc.Clustered) { // clustered: no validation triples, every rule alone
+	for _, s := range []kgc.Scoring{kgc.MaxPlus, kgc.Max, kgc.NoisyOr, kgc.PSL, kgc.Clustered} { // clustered: no validation triples, every rule alone
 		m, _, err := d.rank(context.Background(), lr.Rules, s, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -120,5 +120,14 @@ func TestUpToRoundIsRounds(t *testing.T) {
 	}
 	if got := snapshots(67); !slices.Equal(got, []int{1, 2, 5, 10, 20, 50, 67}) {
 		t.Errorf("snapshots(67) = %v", got)
+	}
+}
+
+// halves splits the reciprocal ranks by the parity of the test triple.
+func TestHalves(t *testing.T) {
+	ev := &kgc.Evaluation{Heads: []kgc.Answer{{Rank: 1}, {Rank: 2}, {Rank: 0}}, Tails: []kgc.Answer{{Rank: 4}, {Rank: 1}, {Rank: 1}}}
+	even, odd := halves(ev)
+	if even != (1+0.25+0+1)/4 || odd != (0.5+1)/2 {
+		t.Errorf("halves %v %v", even, odd)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/measure"
+	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/kgc"
@@ -56,6 +57,12 @@ type kgcReport struct {
 	QuerySeconds struct {
 		Median, P90, Max float64
 	} `json:"query_seconds"`
+	// Per query: the rules that could fire and those applied before its
+	// list settled (medians), and the share of the former applied.
+	QueryRules struct {
+		Firing, Applied int
+		Share           float64
+	} `json:"query_rules"`
 	RoundLog []kgc.RoundStat `json:"round_log,omitempty"`
 	// Clustered scoring: the thresholds chosen on the validation triples.
 	Cluster      *kgc.ClusterReport `json:"cluster,omitempty"`
@@ -81,19 +88,23 @@ random (fewer once the 95% interval is narrower than --sample-err), with its
 error stated. --rounds N does a fixed amount of work, the same rules on any
 machine; --time stops after the rounds that fit (the round running then is
 dropped) and the output says how many were done, so --rounds reproduces the
-run. A candidate's score combines the confidences of the rules predicting it
-(--score noisy-or over the candidate's --noisy-or-k best rules, the default;
+run. Learning also ends its rounds before the rules outgrow 60% of
+--memory-limit, leaving room to rank them. A candidate's score combines the
+confidences of the rules predicting it (--score noisy-or over the
+candidate's --noisy-or-k best rules, the default, a rule that predicts for
+the query exactly the candidates of a more confident rule counting once;
 maxplus, max, clustered, or psl). --score clustered is the non-redundant
 noisy-or of Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable,
 rule-based link prediction method outperforming embedding models"): rules
-of a relation whose predictions over the graph overlap (Jaccard index of
-their predicted triples, from --cluster-starts sampled heads and tails for
-cyclic rules) are joined into clusters; a cluster counts once, with its
-largest confidence, and the score is the noisy-or over the candidate's
---noisy-or-k best clusters. The Jaccard threshold of each relation, query
-direction and kind of rule (cyclic, with a body constant, other) is chosen
-to maximise the MRR of the --valid triples (filtered by the graph and the
-validation triples only; the test triples play no part). With --score psl
+of a relation whose predictions overlap (Jaccard index of the triples they
+predict for the validation queries and for --cluster-starts random heads
+and tails of the relation) are joined into clusters; a cluster counts once,
+with its largest confidence, and the score is the noisy-or over the
+candidate's --noisy-or-k best clusters. The Jaccard threshold of each
+relation, query direction and kind of rule (cyclic, with a body constant,
+other) is chosen to maximise the MRR of --cluster-valid of the --valid
+triples (filtered by the graph and the validation triples only; the test
+triples play no part). With --score psl
 each relation's --psl-rules best rules become a PSL model whose weights PPLL
 learns from --psl-train sampled training triples; each query's
 --psl-candidates best maxplus candidates are then re-scored by MAP inference
@@ -110,10 +121,14 @@ tie-break folded in as the smallest steps below the score) and equal scores
 are ties. The terminal and --report give filtered MRR and Hits@1/3/10 over
 head and tail queries together: the true answer's rank in its list counts
 half of the candidates tied with it; a true answer not in its list is a
-miss. Any evaluator reading the file gets the same figures. --rules writes
-the learned rules (body groundings, support, confidence, rule); --rules-in
-ranks with a rules file instead of learning. A cancelled run (Ctrl-C,
-SIGTERM) writes nothing.`,
+miss. Any evaluator reading the file gets the same figures. The predictions
+are written while ranking, to a file put in place only when the run
+succeeds, so that ranking holds no list but with --html. --rules writes the
+learned rules (body groundings, support, confidence, rule); --rules-in ranks
+with a rules file instead of learning (AnyBURL's too: its me_myself_i is
+the rule's own variable, r(X,me_myself_i) the self-loop r(X,X), and lines
+starting with # are comments). A cancelled run (Ctrl-C, SIGTERM) writes
+nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeSet = cmd.Flags().Changed("time")
@@ -130,7 +145,8 @@ SIGTERM) writes nothing.`,
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
-	f.IntVar(&o.cluster.Starts, "cluster-starts", 500, "clustered: sampled heads (and as many tails) of each relation whose predictions stand for a cyclic rule's when comparing rules")
+	f.IntVar(&o.cluster.Starts, "cluster-starts", 10, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
+	f.IntVar(&o.cluster.MaxValid, "cluster-valid", 3000, "clustered: validation triples the thresholds are chosen on, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
@@ -172,8 +188,17 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return badInput(fmt.Errorf("%s: not with --score clustered: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", o.explain.flagNames()))
 		case o.valid == "":
 			return badInput(errors.New("--score clustered chooses its clustering thresholds on the validation triples: give --valid"))
-		case o.cluster.Starts < 1:
-			return badInput(fmt.Errorf("--cluster-starts %d: must be >= 1", o.cluster.Starts))
+		case o.cluster.Starts < 0:
+			return badInput(fmt.Errorf("--cluster-starts %d: must be >= 0", o.cluster.Starts))
+		case o.cluster.MaxValid < 0:
+			return badInput(fmt.Errorf("--cluster-valid %d: must be >= 0", o.cluster.MaxValid))
+		}
+		// The library reads 0 as its default; the flags mean none and all.
+		if o.cluster.Starts == 0 {
+			o.cluster.Starts = -1
+		}
+		if o.cluster.MaxValid == 0 {
+			o.cluster.MaxValid = -1
 		}
 	}
 	switch {
@@ -303,13 +328,14 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		o.learn.Progress = func(st kgc.RoundStat) {
 			prog.set("learning rules (%s): %d rounds done, %d rules, %.0f s", budget, st.Round, st.Rules, time.Since(learnStart).Seconds())
 		}
+		o.learn.MemoryLimit = memlimit.Current()
 		lr, err = kgc.Learn(ctx, g, o.learn)
 		if err != nil {
 			return cancelled(err)
 		}
 		prog.clear()
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
-			"saturated": "a round found no new rule"}[lr.Stopped]
+			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if lr.Sampled > 0 {
@@ -356,7 +382,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 		}
 		clusterStart := time.Now()
-		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", len(valid))
+		nv := len(valid)
+		if o.cluster.MaxValid > 0 {
+			nv = min(nv, o.cluster.MaxValid)
+		}
+		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", nv)
 		o.cluster.Seed, o.cluster.Threads, o.cluster.TopK = o.learn.Seed, o.learn.Threads, o.topK
 		clusterRep, err = rk.Cluster(ctx, valid, func(t kgc.Triple) bool { return knownValid[t] }, o.cluster)
 		if err != nil {
@@ -367,9 +397,25 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "clustered: %d rules share a cluster with a more confident rule (over both directions); thresholds chosen on %d validation queries: validation MRR %.4f (%.4f without clustering); %.2f s\n",
 			clusterRep.Merged, clusterRep.ValidQueries, clusterRep.ValidMRR, clusterRep.ValidMRRUnclustered, clusterSec)
 	}
+	// The predictions are written as the queries are ranked, to a file
+	// put in place only once the run succeeded, so that the lists need
+	// not all be held (--html needs them).
+	var predFile *atomicfile.File
+	var predWriter *kgc.PredictionWriter
+	if o.predictions != "" && o.explain.html == "" {
+		if predFile, err = atomicfile.Create(o.predictions); err != nil {
+			return failed(err)
+		}
+		defer predFile.Abort()
+		predWriter = kgc.NewPredictionWriter(predFile, v)
+		evalOpt.Answers = func(i int, heads, tails kgc.Answer) error { return predWriter.Write(test[i], heads, tails) }
+	}
 	prog.set("ranking: 0 of %d queries", 2*len(test))
 	ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, evalOpt)
 	if err != nil {
+		if ctx.Err() == nil && predFile != nil {
+			err = fmt.Errorf("writing %s: %w", o.predictions, err)
+		}
 		return cancelled(err)
 	}
 	rankSec := time.Since(rankStart).Seconds() - clusterSec // clustering has its own line
@@ -385,7 +431,15 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return failed(err)
 		}
 	}
-	if o.predictions != "" {
+	switch {
+	case predWriter != nil:
+		if err := predWriter.Flush(); err != nil {
+			return failed(fmt.Errorf("writing %s: %w", o.predictions, err))
+		}
+		if err := predFile.Commit(); err != nil {
+			return failed(err)
+		}
+	case o.predictions != "":
 		if err := atomicfile.Write(o.predictions, func(w io.Writer) error { return ev.WritePredictions(w, test, v) }); err != nil {
 			return failed(err)
 		}
@@ -420,6 +474,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
+		r.QueryRules.Firing, r.QueryRules.Applied, r.QueryRules.Share = ev.RulesApplied()
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
 		}

@@ -143,29 +143,35 @@ func kgcFiles(t *testing.T, n int) []string {
 	return []string{"--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"), "--test", filepath.Join(dir, "test.txt")}
 }
 
-// A run cancelled while ranking (Ctrl-C, SIGTERM) says so, exits 1 and
-// writes nothing: no rules, predictions or report.
+// A run cancelled while clustering or ranking (Ctrl-C, SIGTERM) says so,
+// exits 1 and writes nothing: no rules, predictions (written while
+// ranking, to a temporary file) or report.
 func TestKGCCancelledWritesNothing(t *testing.T) {
 	args := kgcFiles(t, 300)
-	dir := t.TempDir()
-	outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	defer func() { kgcPhaseHook = nil }()
-	kgcPhaseHook = func(status string) {
-		if strings.HasPrefix(status, "ranking") {
-			cancel()
+	for _, phase := range []string{"clustered", "ranking"} {
+		dir := t.TempDir()
+		outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
+		ctx, cancel := context.WithCancel(context.Background())
+		kgcPhaseHook = func(status string) {
+			if strings.HasPrefix(status, phase) {
+				cancel()
+			}
 		}
-	}
-	var stdout, stderr bytes.Buffer
-	code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, args...), &stdout, &stderr)
-	msg := stderr.String()
-	if code != 1 || !strings.Contains(msg, "the run was cancelled") || strings.Contains(msg, "context canceled") {
-		t.Errorf("exit %d\n%s", code, msg)
-	}
-	for _, p := range outs {
-		if _, err := os.Stat(p); err == nil {
-			t.Errorf("%s written by a cancelled run", p)
+		var stdout, stderr bytes.Buffer
+		code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--score", "clustered", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, args...), &stdout, &stderr)
+		kgcPhaseHook = nil
+		cancel()
+		msg := stderr.String()
+		if code != 1 || !strings.Contains(msg, "the run was cancelled") || strings.Contains(msg, "context canceled") {
+			t.Errorf("%s: exit %d\n%s", phase, code, msg)
+		}
+		for _, p := range outs {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s: %s written by a cancelled run", phase, p)
+			}
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%s: a cancelled run left %v", phase, ents)
 		}
 	}
 }
@@ -324,5 +330,28 @@ func TestKGCPSLOutKeepsUserFiles(t *testing.T) {
 				t.Errorf("run %d: %v", run, err)
 			}
 		}
+	}
+}
+
+// The reproducer through --rules-in: AnyBURL's
+// r(X,me_myself_i) <= s(A,X) is the self-loop r(X, X), so e4 is the answer
+// of both queries of the test triple e4 r e4 (MRR 1), and no prediction
+// names me_myself_i.
+func TestKGCReadsAnyBURLSelfLoops(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"train.txt": "p1\ts\te1\np2\ts\te2\np3\ts\te3\np4\ts\te4\ne1\tr\te1\ne2\tr\te2\ne1\tt\te2\n",
+		"valid.txt": "e3\tr\te3\n",
+		"test.txt":  "e4\tr\te4\n",
+		"rules.txt": "3\t2\t0.6666\tr(X,me_myself_i) <= s(A,X)\n",
+	})
+	pred := filepath.Join(dir, "pred.txt")
+	code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
+		"--test", filepath.Join(dir, "test.txt"), "--rules-in", filepath.Join(dir, "rules.txt"), "--predictions", pred, "--quiet")
+	if code != 0 || !strings.Contains(stdout, "2 queries: MRR 1.0000") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	text, _ := os.ReadFile(pred)
+	if want := "e4 r e4\nHeads: e4\t0.6666\t\nTails: e4\t0.6666\t\n"; string(text) != want {
+		t.Errorf("predictions:\n%q\nwant\n%q", text, want)
 	}
 }

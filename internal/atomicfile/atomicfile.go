@@ -24,60 +24,129 @@ import (
 // symlink's target is replaced, not the symlink, and a device, FIFO or
 // descriptor is written through.
 func Write(path string, fill func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Abort()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// File is output being written to a temporary file: Commit puts it in
+// place, Abort removes it. It serves output produced over a long run
+// (written as it comes, put in place only once the run succeeded); Write
+// is the short form. For a regular file the temporary file lies beside
+// the resolved path and Commit renames it there; for a device, FIFO or
+// descriptor it lies in the system's temporary directory and Commit
+// copies it through.
+type File struct {
+	path   string // as the caller named it, for messages
+	target Target
+	perm   os.FileMode
+	f      *os.File
+	bw     *bufio.Writer
+	done   bool
+}
+
+// Create starts writing path: nothing is visible at path until Commit.
+func Create(path string) (*File, error) {
+	f, err := create(path)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f, nil
+}
+
+func create(path string) (*File, error) {
 	t, err := Resolve(path)
-	switch {
-	case err != nil:
-	case t.Dir:
-		err = errors.New("it is a directory")
-	case t.Through():
-		err = writeThrough(t, fill)
-	default:
-		err = write(t.Path, fill)
+	if err != nil {
+		return nil, err
+	}
+	if t.Dir {
+		return nil, errors.New("it is a directory")
+	}
+	out := &File{path: path, target: t, perm: 0o644}
+	var tmp *os.File
+	if t.Through() {
+		tmp, err = os.CreateTemp("", "hinge-output-*")
+	} else {
+		if st, err := os.Stat(t.Path); err == nil {
+			out.perm = st.Mode().Perm()
+		}
+		tmp, err = os.CreateTemp(filepath.Dir(t.Path), "."+filepath.Base(t.Path)+".tmp*")
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return nil, err
+	}
+	out.f = tmp
+	out.bw = bufio.NewWriterSize(tmp, 1<<16)
+	return out, nil
+}
+
+// Write writes to the temporary file.
+func (f *File) Write(b []byte) (int, error) { return f.bw.Write(b) }
+
+// Commit flushes the temporary file and puts it in place: renamed over a
+// regular file, copied through a device, FIFO or descriptor. If any of that
+// fails, the path is left untouched and the temporary file removed.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("writing %s: already committed or aborted", f.path)
+	}
+	err := f.commit()
+	f.Abort()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
 	return nil
 }
 
-// write replaces the regular file path (or creates it) through a
-// temporary file beside it. A file that exists keeps its permissions.
-func write(path string, fill func(w io.Writer) error) (err error) {
-	perm := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		perm = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+func (f *File) commit() error {
+	if err := f.bw.Flush(); err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+	if f.target.Through() {
+		if _, err := f.f.Seek(0, io.SeekStart); err != nil {
+			return err
 		}
-	}()
-	if err = buffered(f, fill); err != nil {
+		out, err := openThrough(f.target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, f.f); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	if err := f.f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
+	if err := f.f.Close(); err != nil {
 		return err
 	}
-	if err = f.Close(); err != nil {
+	if err := os.Chmod(f.f.Name(), f.perm); err != nil {
 		return err
 	}
-	if err = os.Chmod(tmp, perm); err != nil {
+	if err := os.Rename(f.f.Name(), f.target.Path); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	f.f = nil // renamed: nothing left to remove
+	return nil
 }
 
-// buffered runs fill on a buffer in front of f and flushes it.
-func buffered(f *os.File, fill func(w io.Writer) error) error {
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := fill(bw); err != nil {
-		return err
+// Abort removes the temporary file, leaving the path untouched; after
+// Commit it does nothing, so it can be deferred.
+func (f *File) Abort() {
+	if f.done {
+		return
 	}
-	return bw.Flush()
+	f.done = true
+	if f.f != nil {
+		f.f.Close()
+		os.Remove(f.f.Name())
+	}
 }

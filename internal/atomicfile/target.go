@@ -3,7 +3,6 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,34 +126,4 @@ func split(p string) (dir, base string) {
 		return p[:i+1], p[i+1:]
 	}
 	return p[:i], p[i+1:]
-}
-
-// writeThrough writes what fill writes to t, a descriptor or a special
-// file, as it is: fill writes into a temporary file first, so that a fill
-// that fails writes nothing there at all, and the content is then copied
-// through.
-func writeThrough(t Target, fill func(w io.Writer) error) (err error) {
-	buf, err := os.CreateTemp("", "hinge-output-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		buf.Close()
-		os.Remove(buf.Name())
-	}()
-	if err := buffered(buf, fill); err != nil {
-		return err
-	}
-	if _, err := buf.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	out, err := openThrough(t)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, buf); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
