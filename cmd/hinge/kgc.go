@@ -36,21 +36,28 @@ type kgcOptions struct {
 }
 
 type kgcReport struct {
-	Scoring      string      `json:"scoring"`
-	Entities     int         `json:"entities"`
-	Relations    int         `json:"relations"`
-	GraphTriples int         `json:"graph_triples"`
-	TestTriples  int         `json:"test_triples"`
-	Rules        int         `json:"rules"`
-	Candidates   int         `json:"candidate_rules"`
-	Seed         uint64      `json:"seed"`
-	Rounds       int         `json:"rounds"`
-	Stopped      string      `json:"stopped,omitempty"`
-	SampledRules int         `json:"sampled_rules"`
-	MaxConfErr   float64     `json:"max_confidence_error"`
-	TopK         int         `json:"top_k"`
-	Metrics      kgc.Metrics `json:"metrics"`
-	Seconds      struct {
+	Scoring      string  `json:"scoring"`
+	Entities     int     `json:"entities"`
+	Relations    int     `json:"relations"`
+	GraphTriples int     `json:"graph_triples"`
+	TestTriples  int     `json:"test_triples"`
+	Rules        int     `json:"rules"`
+	Candidates   int     `json:"candidate_rules"`
+	Seed         uint64  `json:"seed"`
+	Rounds       int     `json:"rounds"`
+	Stopped      string  `json:"stopped,omitempty"`
+	SampledRules int     `json:"sampled_rules"`
+	MaxConfErr   float64 `json:"max_confidence_error"`
+	// The sampled confidences' 95% intervals: half-widths at the median
+	// and 90th percentile, and the widest of a rule with confidence at
+	// least kgc.MattersConf (clipped to [0, 1]; absent when none).
+	SampledErr struct {
+		Median, P90 float64
+		Widest      *widestInterval `json:",omitempty"`
+	} `json:"sampled_confidence_error"`
+	TopK    int         `json:"top_k"`
+	Metrics kgc.Metrics `json:"metrics"`
+	Seconds struct {
 		Load, Learn, Cluster, Rank, Total float64
 	} `json:"seconds"`
 	// Per query (of 2 per test triple): ranking time in seconds.
@@ -249,9 +256,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	defer unlock()
 	prog := newKGCProgress(stderr, o.quiet)
 	defer prog.stop()
+	// A cancelled run says so in the words of every other command
+	// (main's cancelMessage), whatever step it stopped.
 	cancelled := func(err error) error {
 		if ctx.Err() != nil {
-			return failed(errors.New("the run was cancelled (interrupt or SIGTERM); nothing was written"))
+			return failed(ctx.Err())
 		}
 		return failed(err)
 	}
@@ -339,7 +348,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if lr.Sampled > 0 {
-			fmt.Fprintf(stdout, "confidences: %d rules estimated from sampled starts, 95%% intervals within +-%.3g; the others counted exactly\n", lr.Sampled, lr.MaxErr)
+			fmt.Fprintln(stdout, intervalsLine(kgc.IntervalsOf(lr.Rules), lr.Rules, v))
 		}
 	} else {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; %d rules read from %s\n",
@@ -474,12 +483,41 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
+		if o.rulesIn == "" && lr.Sampled > 0 {
+			iv := kgc.IntervalsOf(lr.Rules)
+			r.SampledErr.Median, r.SampledErr.P90 = iv.MedianErr, iv.P90Err
+			if iv.Widest >= 0 {
+				r.SampledErr.Widest = &widestInterval{Rule: lr.Rules[iv.Widest].Format(v), Conf: lr.Rules[iv.Widest].Conf, Low: iv.Lo, High: iv.Hi}
+			}
+		}
 		r.QueryRules.Firing, r.QueryRules.Applied, r.QueryRules.Share = ev.RulesApplied()
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
 		}
 	}
 	return nil
+}
+
+// widestInterval is the report's widest sampled confidence interval that
+// matters (kgc.Intervals).
+type widestInterval struct {
+	Rule            string
+	Conf, Low, High float64
+}
+
+// intervalsLine says how exact the sampled confidences are: their
+// intervals' half-widths at the median and the 90th percentile, and the
+// widest interval of a rule confident enough to place a candidate (a
+// wide one of a rule below kgc.MattersConf says little).
+func intervalsLine(iv kgc.Intervals, rules []kgc.Rule, v *kgc.Vocab) string {
+	line := fmt.Sprintf("confidences: %d rules estimated from sampled starts (the others counted exactly); 95%% intervals +-%.2g at the median, +-%.2g at the 90th percentile",
+		iv.Sampled, iv.MedianErr, iv.P90Err)
+	if iv.Widest < 0 {
+		return line + fmt.Sprintf("; none of a rule with confidence >= %g", kgc.MattersConf)
+	}
+	r := &rules[iv.Widest]
+	return line + fmt.Sprintf("; widest with confidence >= %g: %.3f in [%.3f, %.3f] for %s (--sample draws more starts, 0 counts exactly)",
+		kgc.MattersConf, r.Conf, iv.Lo, iv.Hi, r.Format(v))
 }
 
 // kgcProgress shows what a kgc run is doing: on a terminal a status line

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,12 +145,13 @@ func kgcFiles(t *testing.T, n int) []string {
 	return []string{"--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"), "--test", filepath.Join(dir, "test.txt")}
 }
 
-// A run cancelled while clustering or ranking (Ctrl-C, SIGTERM) says so,
-// exits 1 and writes nothing: no rules, predictions (written while
-// ranking, to a temporary file) or report.
+// A run cancelled while reading, learning, clustering or ranking (Ctrl-C,
+// SIGTERM) says so in the one wording every command uses, exits 1 and
+// writes nothing: no rules, predictions (written while ranking, to a
+// temporary file) or report.
 func TestKGCCancelledWritesNothing(t *testing.T) {
 	args := kgcFiles(t, 300)
-	for _, phase := range []string{"clustered", "ranking"} {
+	for _, phase := range []string{"reading", "learning", "clustered", "ranking"} {
 		dir := t.TempDir()
 		outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -162,8 +165,8 @@ func TestKGCCancelledWritesNothing(t *testing.T) {
 		kgcPhaseHook = nil
 		cancel()
 		msg := stderr.String()
-		if code != 1 || !strings.Contains(msg, "the run was cancelled") || strings.Contains(msg, "context canceled") {
-			t.Errorf("%s: exit %d\n%s", phase, code, msg)
+		if want := "hinge kgc: the run was cancelled; no output was written\n"; code != 1 || !strings.HasSuffix(msg, want) || strings.Count(msg, "cancelled") != 1 {
+			t.Errorf("%s: exit %d, want 1 and %q as the one message\n%s", phase, code, want, msg)
 		}
 		for _, p := range outs {
 			if _, err := os.Stat(p); err == nil {
@@ -353,5 +356,41 @@ func TestKGCReadsAnyBURLSelfLoops(t *testing.T) {
 	text, _ := os.ReadFile(pred)
 	if want := "e4 r e4\nHeads: e4\t0.6666\t\nTails: e4\t0.6666\t\n"; string(text) != want {
 		t.Errorf("predictions:\n%q\nwant\n%q", text, want)
+	}
+}
+
+// Sampled confidences are summarised by what a user can act on: the
+// intervals' half-widths at the median and 90th percentile and the widest
+// interval of a rule confident enough to matter, named, with the flag
+// that narrows it (not the largest half-width of any rule, often +-1).
+func TestKGCSampledIntervals(t *testing.T) {
+	args := kgcFiles(t, 300)
+	var stdout, stderr bytes.Buffer
+	report := filepath.Join(t.TempDir(), "report.json")
+	code := runContext(context.Background(), append([]string{"kgc", "--rounds", "2", "--sample", "3", "--sample-err", "0", "--quiet", "--report", report}, args...), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	re := regexp.MustCompile(`confidences: \d+ rules estimated from sampled starts \(the others counted exactly\); 95% intervals \+-[0-9.e-]+ at the median, \+-[0-9.e-]+ at the 90th percentile; (widest with confidence >= 0.1: [0-9.]+ in \[[0-9.]+, [0-9.]+\] for \S+\(X,Y\) <= .* \(--sample draws more starts, 0 counts exactly\)|none of a rule with confidence >= 0.1)\n`)
+	if !re.MatchString(out) {
+		t.Errorf("no summary of the sampled intervals:\n%s", out)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		SampledRules int `json:"sampled_rules"`
+		SampledErr   struct {
+			Median, P90 float64
+			Widest      *struct{ Rule string }
+		} `json:"sampled_confidence_error"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.SampledRules == 0 || rep.SampledErr.P90 < rep.SampledErr.Median || (strings.Contains(out, "widest") != (rep.SampledErr.Widest != nil)) {
+		t.Errorf("report disagrees with the output: %+v\n%s", rep, out)
 	}
 }
