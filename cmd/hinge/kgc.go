@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -317,6 +318,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(graphTriples) == 0 {
 		return badInput(fmt.Errorf("%s: no triples: nothing to learn rules from", o.train))
 	}
+	o.warnInputs(stderr, v, graphTriples, [][]kgc.Triple{train, facts, valid, test})
 	g := kgc.NewGraph(graphTriples, len(v.Entities), len(v.Relations))
 	known := map[kgc.Triple]bool{}
 	for _, ts := range [][]kgc.Triple{train, facts, valid, test} {
@@ -496,6 +498,45 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// warnInputs warns, on stderr, of input that is read but is likely not
+// what the user meant: a header line read as a triple, test triples whose
+// entities or relation the graph never names (ranked as chance ranks
+// them), and no --valid (validation triples then count as wrong answers
+// in the filtered ranking), naming a validation file beside the training
+// file when there is one.
+func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Triple, files [][]kgc.Triple) {
+	text := func(t kgc.Triple) string {
+		return fmt.Sprintf("%q", v.Entities[t.H]+" "+v.Relations[t.R]+" "+v.Entities[t.T])
+	}
+	for i, path := range []string{o.train, o.facts, o.valid, o.test} {
+		if ts := files[i]; len(ts) > 0 && kgc.HeaderLike(ts[0], files...) {
+			fmt.Fprintf(stderr, "hinge kgc: warning: %s: the first triple, %s, looks like a header line: its relation and entities appear in no other triple; it is read as a triple (remove the line if it is a header)\n",
+				clipPath(path), text(ts[0]))
+		}
+	}
+	test := files[3]
+	u := kgc.UnseenIn(graph, test)
+	if u.Entity > 0 {
+		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples name an entity that no triple of the graph (--train, --facts) names, first %s; rules can neither start from such an entity nor predict it\n",
+			clipPath(o.test), u.Entity, len(test), text(test[u.FirstEntity]))
+	}
+	if u.Relation > 0 {
+		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples have a relation the graph never names, first %s; no rule is learned for it\n",
+			clipPath(o.test), u.Relation, len(test), text(test[u.FirstRelation]))
+	}
+	if o.valid == "" {
+		hint := ""
+		for _, name := range []string{"valid.txt", "valid", "valid.tsv", "dev.txt", "validation.txt"} {
+			p := filepath.Join(filepath.Dir(o.train), name)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				hint = fmt.Sprintf("; %s is beside the training file: give --valid %s", clipPath(p), clipPath(p))
+				break
+			}
+		}
+		fmt.Fprintf(stderr, "hinge kgc: note: no --valid: the filtered ranking leaves out the known answers of --train, --facts and --test only, so a data set's validation triples count as wrong answers and lower the MRR%s\n", hint)
+	}
 }
 
 // widestInterval is the report's widest sampled confidence interval that

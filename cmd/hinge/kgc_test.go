@@ -394,3 +394,79 @@ func TestKGCSampledIntervals(t *testing.T) {
 		t.Errorf("report disagrees with the output: %+v\n%s", rep, out)
 	}
 }
+
+// Input that is read but likely not meant is named on stderr: a header
+// line read as a triple, test triples with an entity or a relation the
+// graph never names, and a missing --valid (with the validation file
+// beside the training file, when there is one). Clean input warns of
+// nothing.
+func TestKGCInputWarnings(t *testing.T) {
+	args := kgcFiles(t, 300)
+	flag := func(name string) string {
+		for i := range args {
+			if args[i] == name {
+				return args[i+1]
+			}
+		}
+		t.Fatalf("no %s", name)
+		return ""
+	}
+	train, test, valid := flag("--train"), flag("--test"), flag("--valid")
+	b, err := os.ReadFile(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	headed := filepath.Join(dir, "train.tsv")
+	if err := os.WriteFile(headed, append([]byte("head\trelation\ttail\n"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := os.ReadFile(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := filepath.Join(dir, "test-clean.txt")
+	newRel := filepath.Join(dir, "test-rel.txt")
+	stranger := filepath.Join(dir, "test-stranger.txt")
+	kept := strings.Split(strings.TrimSpace(string(tb)), "\n")
+	for path, extra := range map[string]string{clean: "", newRel: "p1\tcousin\tp2\n", stranger: "stranger\tparent\tp5\n"} {
+		if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"+extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		want, not []string
+	}{
+		{"clean", []string{"--train", train, "--valid", valid, "--test", clean}, nil, []string{"warning", "note"}},
+		{"header", []string{"--train", headed, "--valid", valid, "--test", clean},
+			[]string{`warning: ` + headed + `: the first triple, "head relation tail", looks like a header line`}, []string{"test triples"}},
+		{"unseen entity", []string{"--train", train, "--valid", valid, "--test", stranger},
+			[]string{`test triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`}, []string{"header", "relation the graph"}},
+		{"unseen relation", []string{"--train", train, "--valid", valid, "--test", newRel},
+			[]string{`1 of ` + fmt.Sprint(len(kept)+1) + ` test triples have a relation the graph never names, first "p1 cousin p2"`}, []string{"header"}},
+		{"no valid, one beside", []string{"--train", train, "--test", clean},
+			[]string{"note: no --valid", "give --valid " + valid}, []string{"warning"}},
+		{"no valid, none beside", []string{"--train", headed, "--test", clean},
+			[]string{"note: no --valid", "lower the MRR\n"}, []string{"give --valid"}},
+	}
+	for _, tc := range tests {
+		var stdout, stderr bytes.Buffer
+		code := runContext(context.Background(), append([]string{"kgc", "--rounds", "1", "--quiet"}, tc.args...), &stdout, &stderr)
+		if code != 0 {
+			t.Errorf("%s: exit %d\n%s", tc.name, code, stderr.String())
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, w, stderr.String())
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(stderr.String(), w) {
+				t.Errorf("%s: stderr has %q:\n%s", tc.name, w, stderr.String())
+			}
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package kgc
+
+// Unseen counts the triples of a split (test or validation) that name an
+// entity or a relation no triple of the graph names: no rule can place
+// such an entity, and a relation never seen has no rules at all, so their
+// ranks are as good as chance.
+type Unseen struct {
+	// Entity and Relation are the numbers of triples with an unseen
+	// entity (head or tail) and with an unseen relation.
+	Entity, Relation int
+	// FirstEntity and FirstRelation are the first such triples' indices,
+	// -1 when there is none.
+	FirstEntity, FirstRelation int
+}
+
+// UnseenIn counts the triples of ts whose entities or relation appear in
+// no triple of graph.
+func UnseenIn(graph, ts []Triple) Unseen {
+	ents, rels := map[int32]bool{}, map[int32]bool{}
+	for _, t := range graph {
+		ents[t.H], ents[t.T], rels[t.R] = true, true, true
+	}
+	u := Unseen{FirstEntity: -1, FirstRelation: -1}
+	for i, t := range ts {
+		if !ents[t.H] || !ents[t.T] {
+			u.Entity++
+			if u.FirstEntity < 0 {
+				u.FirstEntity = i
+			}
+		}
+		if !rels[t.R] {
+			u.Relation++
+			if u.FirstRelation < 0 {
+				u.FirstRelation = i
+			}
+		}
+	}
+	return u
+}
+
+// HeaderLike reports whether first, the first triple of a file, looks like
+// a header line read as a triple (head relation tail): its relation and
+// both its entities appear in no other triple of all (every file read,
+// first's own included once). A real first triple almost never is
+// alone in all three.
+func HeaderLike(first Triple, all ...[]Triple) bool {
+	rel, head, tail := 0, 0, 0
+	for _, ts := range all {
+		for _, t := range ts {
+			if t.R == first.R {
+				rel++
+			}
+			for _, e := range [2]int32{t.H, t.T} {
+				if e == first.H {
+					head++
+				}
+				if e == first.T {
+					tail++
+				}
+			}
+		}
+	}
+	if first.H == first.T {
+		return rel == 1 && head == 2
+	}
+	return rel == 1 && head == 1 && tail == 1
+}
