@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -22,6 +23,20 @@ type KGC struct {
 	// Top is how many rules are listed per candidate, the most confident
 	// first (all when 0); the confidences of all are kept (Confs).
 	Top int
+	// Known says which triples are known answers (the graph's, the
+	// validation and test triples): Explain leaves them out of the
+	// ranking that places a candidate, as the filtered metrics do (nil:
+	// none left out).
+	Known func(kgc.Triple) bool
+	// AboveShown is how many of the candidates ranked above an explained
+	// one are listed (5 when 0; all are counted).
+	AboveShown int
+}
+
+// KGCCandidate is a candidate ranked above an explained one.
+type KGCCandidate struct {
+	Candidate string  `json:"candidate"`
+	Score     float64 `json:"score"`
 }
 
 // groundingCount is how many body groundings of a rule are counted.
@@ -66,6 +81,17 @@ type KGCQuery struct {
 	Confs     []float64 `json:"confs"`
 	Score     float64   `json:"score"`
 	Predicted bool      `json:"predicted"`
+	// Rank is the candidate's filtered rank in the query's list (as the
+	// metrics count it: 1 + the candidates above + half those tied,
+	// known answers other than it left out; 0 when no rule predicts
+	// it); Above the first KGC.AboveShown of the AboveCount candidates
+	// ranked above it, best first.
+	Rank       float64        `json:"rank"`
+	Above      []KGCCandidate `json:"above"`
+	AboveCount int            `json:"above_count"`
+	// Answer says that the candidate is the true answer of a test triple
+	// asked as this query (the HTML report's lists mark it).
+	Answer bool `json:"answer,omitempty"`
 }
 
 // KGCExplanation explains a triple as the answer of both its queries.
@@ -103,15 +129,42 @@ func FindTriple(v *kgc.Vocab, a Atom) (kgc.Triple, error) {
 }
 
 // Explain explains triple t as the tail answer of (h, r, ?) and the head
-// answer of (?, r, t).
-func (k *KGC) Explain(t kgc.Triple) *KGCExplanation {
+// answer of (?, r, t): the rules that predict it and where it stands in
+// each query's ranking (every rule applied, known answers left out), with
+// the candidates above it. It stops with ctx's error once ctx is done.
+func (k *KGC) Explain(ctx context.Context, t kgc.Triple) (*KGCExplanation, error) {
 	x := &KGCExplanation{Atom: k.KGCAtom(t), Scoring: k.Ranker.Scoring().String()}
 	if k.Ranker.Scoring() == kgc.NoisyOr {
 		x.NoisyOrK = k.Ranker.NoisyOrK
 	}
-	x.Queries = append(x.Queries, k.ExplainQuery(t.H, t.R, true, []int32{t.T})[0])
-	x.Queries = append(x.Queries, k.ExplainQuery(t.T, t.R, false, []int32{t.H})[0])
-	return x
+	for _, tail := range []bool{true, false} {
+		e, y := t.H, t.T
+		known := func(c int32) bool { return k.Known != nil && k.Known(kgc.Triple{H: t.H, R: t.R, T: c}) }
+		if !tail {
+			e, y = t.T, t.H
+			known = func(c int32) bool { return k.Known != nil && k.Known(kgc.Triple{H: c, R: t.R, T: t.T}) }
+		}
+		q := k.ExplainQuery(e, t.R, tail, []int32{y})[0]
+		p, err := k.Ranker.PlaceOf(ctx, e, t.R, tail, y, known)
+		if err != nil {
+			return nil, err
+		}
+		k.SetPlace(&q, p)
+		x.Queries = append(x.Queries, q)
+	}
+	return x, nil
+}
+
+// SetPlace sets q's rank and the candidates above it from p.
+func (k *KGC) SetPlace(q *KGCQuery, p kgc.Place) {
+	shown := k.AboveShown
+	if shown <= 0 {
+		shown = 5
+	}
+	q.Rank, q.AboveCount, q.Above = p.Rank, len(p.Above), []KGCCandidate{}
+	for _, c := range p.Above[:min(shown, len(p.Above))] {
+		q.Above = append(q.Above, KGCCandidate{Candidate: k.Vocab.Entities[c.Entity], Score: c.Score})
+	}
 }
 
 // ExplainQuery explains candidates of the query (e, r, ?) when tail, else
@@ -126,7 +179,7 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 	out := make([]KGCQuery, len(cands))
 	for i, c := range cands {
 		at[c] = i
-		out[i] = KGCQuery{Query: q, Tail: tail, Candidate: v.Entities[c], Rules: []KGCRule{}, Confs: []float64{}}
+		out[i] = KGCQuery{Query: q, Tail: tail, Candidate: v.Entities[c], Rules: []KGCRule{}, Confs: []float64{}, Above: []KGCCandidate{}}
 	}
 	k.Ranker.Predictions(e, r, tail, func(rule *kgc.Rule, pred []int32) {
 		for _, y := range pred {

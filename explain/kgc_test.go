@@ -231,8 +231,8 @@ func TestKGCScoreReproduced(t *testing.T) {
 func TestKGCExplainTriple(t *testing.T) {
 	g, v, rules, _, test := kgcFixture(t)
 	rk := kgc.NewRanker(g, rules, kgc.NoisyOr)
-	full := (&KGC{Graph: g, Vocab: v, Ranker: rk}).Explain(test[0])
-	cut := (&KGC{Graph: g, Vocab: v, Ranker: rk, Top: 2}).Explain(test[0])
+	full := explainTriple(t, &KGC{Graph: g, Vocab: v, Ranker: rk}, test[0])
+	cut := explainTriple(t, &KGC{Graph: g, Vocab: v, Ranker: rk, Top: 2}, test[0])
 	if len(full.Queries) != 2 || !full.Queries[0].Tail || full.Queries[1].Tail || full.NoisyOrK != kgc.DefaultNoisyOrK {
 		t.Fatalf("%+v", full)
 	}
@@ -249,8 +249,114 @@ func TestKGCExplainTriple(t *testing.T) {
 		t.Fatalf("text:\n%s", buf.String())
 	}
 	// A triple no rule predicts.
-	none := (&KGC{Graph: g, Vocab: v, Ranker: rk}).Explain(kgc.Triple{H: test[0].H, R: test[0].R, T: test[0].H})
-	if none.Queries[0].Predicted || none.Queries[0].Score != 0 {
+	none := explainTriple(t, &KGC{Graph: g, Vocab: v, Ranker: rk}, kgc.Triple{H: test[0].H, R: test[0].R, T: test[0].H})
+	if none.Queries[0].Predicted || none.Queries[0].Score != 0 || none.Queries[0].Rank != 0 {
 		t.Fatalf("a triple of an entity with itself is predicted: %+v", none.Queries[0])
+	}
+}
+
+func explainTriple(t *testing.T, k *KGC, tr kgc.Triple) *KGCExplanation {
+	t.Helper()
+	x, err := k.Explain(context.Background(), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// An explained triple's rank is the filtered rank Evaluate gives it (for
+// every test triple, both ways, under each scoring an explanation
+// serves), the candidates above it are those of Evaluate's list before
+// it, and the text says both.
+func TestKGCExplainRank(t *testing.T) {
+	g, v, rules, train, test := kgcFixture(t)
+	known := map[kgc.Triple]bool{}
+	for _, ts := range [][]kgc.Triple{train, test} {
+		for _, tr := range ts {
+			known[tr] = true
+		}
+	}
+	isKnown := func(tr kgc.Triple) bool { return known[tr] }
+	checked := 0
+	for _, s := range []kgc.Scoring{kgc.NoisyOr, kgc.MaxPlus, kgc.Max} {
+		rk := kgc.NewRanker(g, rules, s)
+		ev, err := rk.Evaluate(context.Background(), test, isKnown, kgc.EvalOptions{TopK: 1000, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := &KGC{Graph: g, Vocab: v, Ranker: rk, Known: isKnown, AboveShown: 1000}
+		for i, tr := range test {
+			x := explainTriple(t, k, tr)
+			for j, a := range []kgc.Answer{ev.Tails[i], ev.Heads[i]} {
+				q := x.Queries[j]
+				if q.Rank != a.Rank {
+					t.Fatalf("%s, %v %s: explained rank %g, Evaluate's %g", s, tr, q.Query, q.Rank, a.Rank)
+				}
+				if a.Rank == 0 {
+					continue
+				}
+				checked++
+				truth := tr.T
+				if j == 1 {
+					truth = tr.H
+				}
+				var above []string
+				var at float64
+				for _, c := range a.List {
+					if c.Entity == truth {
+						at = c.Score
+						break
+					}
+					above = append(above, v.Entities[c.Entity])
+				}
+				got := make([]string, len(q.Above))
+				for n, c := range q.Above {
+					got[n] = c.Candidate
+				}
+				// Candidates tied with the answer (at the end of those listed
+				// before it) are not above it: under max, ties are equal
+				// scores; under the others, equal scores may still differ
+				// in their next confidences, so only a prefix is checked.
+				if s == kgc.Max {
+					for len(above) > 0 && a.List[len(above)-1].Score == at {
+						above = above[:len(above)-1]
+					}
+				}
+				if q.AboveCount != len(q.Above) || len(got) > len(above) || !slices.Equal(got, above[:len(got)]) ||
+					(s == kgc.Max && len(got) != len(above)) || q.Rank < 1+float64(q.AboveCount) {
+					t.Fatalf("%s, %v %s: above %v (count %d, rank %g), Evaluate's list before it %v", s, tr, q.Query, got, q.AboveCount, q.Rank, above)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d ranked answers checked", checked)
+	}
+	rk := kgc.NewRanker(g, rules, kgc.NoisyOr)
+	x := explainTriple(t, &KGC{Graph: g, Vocab: v, Ranker: rk, Known: isKnown, AboveShown: 2}, test[0])
+	var buf bytes.Buffer
+	if err := x.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range x.Queries {
+		if q.Rank == 0 {
+			continue
+		}
+		want := rankText(q.Rank) + " (known answers left out)" + aboveText(q.Above, q.AboveCount)
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestRankText(t *testing.T) {
+	for r, want := range map[float64]string{1: "ranked 1st", 2: "ranked 2nd", 3: "ranked 3rd", 4: "ranked 4th", 11: "ranked 11th",
+		12: "ranked 12th", 13: "ranked 13th", 21: "ranked 21st", 102: "ranked 102nd", 111: "ranked 111th", 2.5: "ranked 2.5 (tied with others)"} {
+		if got := rankText(r); got != want {
+			t.Errorf("rankText(%g) = %q, want %q", r, got, want)
+		}
+	}
+	if got := aboveText([]KGCCandidate{{"a", 0.9}, {"b", 0.85}}, 5); got != "; above it: a (0.9), b (0.85) and 3 more" {
+		t.Errorf("aboveText: %q", got)
 	}
 }

@@ -201,6 +201,9 @@ func (x *KGCExplanation) WriteText(w io.Writer) error {
 			shown = fmt.Sprintf(", the %d most confident shown", len(q.Rules))
 		}
 		fmt.Fprintf(&b, "  as an answer of %s: %s scores %.6g from %s%s\n", q.Query, q.Candidate, q.Score, plural(q.RuleCount, "rule"), shown)
+		if q.Rank > 0 {
+			fmt.Fprintf(&b, "    %s (known answers left out)%s\n", rankText(q.Rank), aboveText(q.Above, q.AboveCount))
+		}
 		for _, r := range q.Rules {
 			est := ""
 			if r.Sampled {
@@ -225,4 +228,41 @@ func (x *KGCExplanation) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// rankText says a filtered rank: "ranked 7th", or "ranked 2.5 (tied)"
+// when ties make it a half.
+func rankText(r float64) string {
+	if r != float64(int(r)) {
+		return fmt.Sprintf("ranked %g (tied with others)", r)
+	}
+	n := int(r)
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("ranked %d%s", n, suffix)
+}
+
+// aboveText lists the candidates ranked above an explained one.
+func aboveText(above []KGCCandidate, count int) string {
+	if count == 0 {
+		return ""
+	}
+	parts := make([]string, len(above))
+	for i, c := range above {
+		parts[i] = fmt.Sprintf("%s (%.4g)", c.Candidate, c.Score)
+	}
+	more := ""
+	if n := count - len(above); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return "; above it: " + strings.Join(parts, ", ") + more
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -383,44 +384,64 @@ func (e *explainFlags) findKGC(v *kgc.Vocab) ([]kgc.Triple, error) {
 }
 
 // prepareKGC works out the explanations of the triples and the HTML
-// report of the test queries' lists, before any output is written.
-func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation) error {
+// report of the test queries' lists, before any output is written. known
+// says which triples are known answers, left out of the rankings that
+// place an explained triple.
+func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, known func(kgc.Triple) bool, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation) error {
 	if !e.any() {
 		return nil
 	}
-	x := &explain.KGC{Graph: g, Vocab: v, Ranker: rk, Top: e.top}
+	x := &explain.KGC{Graph: g, Vocab: v, Ranker: rk, Top: e.top, Known: known}
 	for _, t := range triples {
-		e.texts = append(e.texts, x.Explain(t))
+		ex, err := x.Explain(ctx, t)
+		if err != nil {
+			return failed(err)
+		}
+		e.texts = append(e.texts, ex)
 	}
 	if e.html != "" {
 		r := &explain.Report{Engine: "kgc", Title: "hinge kgc", Scoring: rk.Scoring().String(), Example: "(head, relation, ?)",
-			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates (known answers other than its own left out), scored by %s", len(test), e.top, rk.Scoring())}
+			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates and its true answer (marked), known answers other than its own left out, scored by %s", len(test), e.top, rk.Scoring())}
 		if e.top == 0 {
-			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates (known answers other than its own left out), scored by %s", len(test), rk.Scoring())
+			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates (its true answer marked; known answers other than its own left out), scored by %s", len(test), rk.Scoring())
 		}
 		for i, t := range test {
 			if err := interrupted(ctx); err != nil {
 				return err
 			}
 			for _, q := range []struct {
-				a    kgc.Answer
-				e    int32
-				tail bool
-			}{{ev.Tails[i], t.H, true}, {ev.Heads[i], t.T, false}} {
-				list := q.a.List
-				if e.top > 0 && len(list) > e.top {
-					list = list[:e.top]
+				a     kgc.Answer
+				e     int32
+				truth int32
+				tail  bool
+			}{{ev.Tails[i], t.H, t.T, true}, {ev.Heads[i], t.T, t.H, false}} {
+				// The first candidates, and the true answer where it is
+				// ranked below them.
+				full := q.a.List
+				at := slices.IndexFunc(full, func(c kgc.Candidate) bool { return c.Entity == q.truth })
+				n := len(full)
+				if e.top > 0 {
+					n = min(n, e.top)
 				}
-				cands := make([]int32, len(list))
-				for j, c := range list {
-					cands[j] = c.Entity
+				shown := make([]int, n, n+1)
+				for j := range shown {
+					shown[j] = j
 				}
-				for j, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
-					tr := kgc.Triple{H: q.e, R: t.R, T: cands[j]}
+				if at >= n {
+					shown = append(shown, at)
+				}
+				cands := make([]int32, len(shown))
+				for n, j := range shown {
+					cands[n] = full[j].Entity
+				}
+				for n, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
+					tr := kgc.Triple{H: q.e, R: t.R, T: cands[n]}
 					if !q.tail {
-						tr = kgc.Triple{H: cands[j], R: t.R, T: q.e}
+						tr = kgc.Triple{H: cands[n], R: t.R, T: q.e}
 					}
-					r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: list[j].Score, Explanation: qx})
+					x.SetPlace(&qx, rk.PlaceIn(full, shown[n]))
+					qx.Answer = cands[n] == q.truth
+					r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: full[shown[n]].Score, Explanation: qx})
 				}
 			}
 		}

@@ -41,11 +41,13 @@ type explainFile struct {
 			Cost, Delta float64
 		} `json:"resolved"`
 		Queries []struct {
-			Query     string    `json:"query"`
-			Candidate string    `json:"candidate"`
-			Score     float64   `json:"score"`
-			Confs     []float64 `json:"confs"`
-			Rules     []struct {
+			Query      string    `json:"query"`
+			Candidate  string    `json:"candidate"`
+			Score      float64   `json:"score"`
+			Confs      []float64 `json:"confs"`
+			Rank       float64   `json:"rank"`
+			AboveCount int       `json:"above_count"`
+			Rules      []struct {
 				Rule string  `json:"rule"`
 				Conf float64 `json:"conf"`
 			} `json:"rules"`
@@ -245,6 +247,59 @@ func TestExplainHTMLInChromium(t *testing.T) {
 	for i, r := range kq.Rules {
 		explaintest.Expect(t, r.Rule, shown.Rows[i], map[string]float64{"conf": r.Conf})
 	}
+	// The explanation's rank is shown; the JSON's is the filtered rank.
+	explaintest.Expect(t, kgcExplains, shown.Head, map[string]float64{"rank": kq.Rank})
+	if kq.Rank < 1 || float64(kq.AboveCount) > kq.Rank-1 {
+		t.Errorf("%s: rank %g with %d above", kgcExplains, kq.Rank, kq.AboveCount)
+	}
+
+	// Each query's list shows its first candidate and its true answer,
+	// marked, where it ranks below: the marked item's own page says it
+	// is the answer and its rank.
+	p, _ = run("kgc-top1", args([]string{"kgc"}, exampleKGC, []string{"--explain-top", "1"}), kgcExplains)
+	var groups []struct {
+		Names  []string
+		Marked []bool
+	}
+	if err := p.Eval(`(() => {
+  const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input"));
+  const out = [];
+  for (const e of document.getElementById("list").children) {
+    if (e.classList.contains("group")) { out.push({names: [], marked: []}); continue; }
+    if (e.tagName !== "A") continue;
+    out[out.length - 1].names.push(e.firstChild.textContent);
+    out[out.length - 1].marked.push(!!e.querySelector(".answer"));
+  }
+  return out;
+})()`, &groups); err != nil {
+		t.Fatal(err)
+	}
+	below := ""
+	if len(groups) != 2*29 { // examples/kgc/test.txt: 29 triples
+		t.Fatalf("%d query groups in the list, want 58", len(groups))
+	}
+	for _, g := range groups {
+		switch {
+		case len(g.Names) > 2 || (len(g.Names) == 2 && (!g.Marked[1] || g.Marked[0])):
+			t.Errorf("a query lists %v, marked %v: want its first candidate and then its true answer, marked", g.Names, g.Marked)
+		case len(g.Names) == 2 && below == "":
+			below = g.Names[1]
+		}
+	}
+	if below == "" {
+		t.Fatal("no query's true answer ranks below its first candidate: the test shows nothing")
+	}
+	shown, err = explaintest.Search(p, below, below)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := explaintest.Get(shown.Head, "rank"); !ok || r <= 1 {
+		t.Errorf("%s: rank %v shown, want > 1", below, r)
+	}
+	var says bool
+	if err := p.Eval(`document.querySelector("#detail .answer") !== null && /above it: /.test(document.getElementById("detail").textContent)`, &says); err != nil || !says {
+		t.Errorf("%s: the page does not say it is the true answer and what ranks above it (%v)", below, err)
+	}
 }
 
 // TestExplainWithoutDuals: --satisfaction needs no duals, so it works
@@ -272,5 +327,57 @@ func TestExplainWithoutDuals(t *testing.T) {
 	}
 	if _, err := os.Stat(sat); err == nil {
 		t.Fatal("the satisfaction file was written")
+	}
+}
+
+// --explain needs no test set: with --rules-in (or rules learned) only
+// the explained triples' two queries are ranked, every rule applied and
+// the known answers (train, valid) left out, and the explanation gives
+// the rank and the candidates above. The outputs of a test set's ranking
+// are refused without one.
+func TestKGCExplainWithoutTest(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.txt")
+	if code, stdout, stderr := runCLI(t, args([]string{"kgc"}, exampleKGC, []string{"--rules", rules})...); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	base := []string{"kgc", "--train", "../../examples/kgc/train.txt", "--valid", "../../examples/kgc/valid.txt", "--rules-in", rules, "--quiet"}
+	j := filepath.Join(dir, "x.json")
+	code, stdout, stderr := runCLI(t, append(base, "--explain", kgcExplains, "--explain-json", j)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var f explainFile
+	readJSON(t, j, &f)
+	if len(f.Explanations) != 1 || len(f.Explanations[0].Queries) != 2 {
+		t.Fatalf("%+v", f)
+	}
+	for _, q := range f.Explanations[0].Queries {
+		if q.Rank < 1 {
+			t.Errorf("%s: rank %g", q.Query, q.Rank)
+		}
+	}
+	if n := strings.Count(stdout, " (known answers left out)"); n != 2 {
+		t.Errorf("%d rank lines, want 2:\n%s", n, stdout)
+	}
+	if strings.Contains(stdout, "MRR") {
+		t.Errorf("metrics without a test set:\n%s", stdout)
+	}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--explain", kgcExplains, "--predictions", filepath.Join(dir, "p.txt")}, "--predictions needs --test"},
+		{[]string{"--explain", kgcExplains, "--html", filepath.Join(dir, "p.html")}, "--html needs --test"},
+		{[]string{"--explain", kgcExplains, "--report", filepath.Join(dir, "r.json")}, "--report needs --test"},
+		{nil, "--test may be left out to --explain triples only"},
+	} {
+		code, stdout, stderr := runCLI(t, append(append([]string{}, base...), c.extra...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.extra, code, c.want, stdout, stderr)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("refused runs wrote files: %v", ents)
 	}
 }

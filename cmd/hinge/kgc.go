@@ -180,8 +180,16 @@ nothing.`,
 
 func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	start := time.Now()
-	if o.train == "" || o.test == "" {
-		return badInput(errors.New("give --train and --test (and --valid, --facts when there are such files)"))
+	switch {
+	case o.train == "" || (o.test == "" && len(o.explain.atoms) == 0):
+		return badInput(errors.New("give --train and --test (and --valid, --facts when there are such files); --test may be left out to --explain triples only"))
+	case o.test == "":
+		// Explaining triples only: nothing is ranked but their queries.
+		for _, out := range []struct{ flag, path string }{{"--predictions", o.predictions}, {"--html", o.explain.html}, {"--report", o.report}} {
+			if out.path != "" {
+				return badInput(fmt.Errorf("%s needs --test: without it, only the --explain triples' queries are ranked", out.flag))
+			}
+		}
 	}
 	scoring, err := kgc.ParseScoring(o.score)
 	if err != nil {
@@ -408,6 +416,25 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "clustered: %d rules share a cluster with a more confident rule (over both directions); thresholds chosen on %d validation queries: validation MRR %.4f (%.4f without clustering); %.2f s\n",
 			clusterRep.Merged, clusterRep.ValidQueries, clusterRep.ValidMRR, clusterRep.ValidMRRUnclustered, clusterSec)
 	}
+	isKnown := func(t kgc.Triple) bool { return known[t] }
+	writeRules := func() error {
+		if o.rules == "" {
+			return nil
+		}
+		return failedIf(atomicfile.Write(o.rules, func(w io.Writer) error { return kgc.WriteRules(w, lr.Rules, v) }))
+	}
+	if o.test == "" {
+		// Only the --explain triples: their two queries each are ranked
+		// (every rule applied, known answers left out), no test set.
+		prog.stop()
+		if err := o.explain.prepareKGC(ctx, g, v, rk, isKnown, explained, nil, nil); err != nil {
+			return err
+		}
+		if err := writeRules(); err != nil {
+			return err
+		}
+		return o.explain.finish(ctx, stdout)
+	}
 	// The predictions are written as the queries are ranked, to a file
 	// put in place only once the run succeeded, so that the lists need
 	// not all be held (--html needs them).
@@ -422,7 +449,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		evalOpt.Answers = func(i int, heads, tails kgc.Answer) error { return predWriter.Write(test[i], heads, tails) }
 	}
 	prog.set("ranking: 0 of %d queries", 2*len(test))
-	ev, err := rk.Evaluate(ctx, test, func(t kgc.Triple) bool { return known[t] }, evalOpt)
+	ev, err := rk.Evaluate(ctx, test, isKnown, evalOpt)
 	if err != nil {
 		if ctx.Err() == nil && predFile != nil {
 			err = fmt.Errorf("writing %s: %w", o.predictions, err)
@@ -433,14 +460,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	prog.stop()
 	// Explanations before any output: a run cancelled meanwhile writes
 	// nothing.
-	if err := o.explain.prepareKGC(ctx, g, v, rk, explained, test, ev); err != nil {
+	if err := o.explain.prepareKGC(ctx, g, v, rk, isKnown, explained, test, ev); err != nil {
 		return err
 	}
 	// Every output is written only now, after the work succeeded.
-	if o.rules != "" {
-		if err := atomicfile.Write(o.rules, func(w io.Writer) error { return kgc.WriteRules(w, lr.Rules, v) }); err != nil {
-			return failed(err)
-		}
+	if err := writeRules(); err != nil {
+		return err
 	}
 	switch {
 	case predWriter != nil:
