@@ -548,8 +548,9 @@ func (cw *clusterWork) relation(ctx context.Context, h int32, vs []Triple, known
 // it, handing each rule's predictions to sketch.
 func (rk *Ranker) applyCompared(ctx context.Context, e, r int32, tail bool, compared []bool, sketch func(p int32, ys []int32), qs *queryScratch) {
 	list := rk.byHead[r]
-	for n, p := range rk.gather(e, r, tail, qs) {
-		if n%64 == 63 && ctx.Err() != nil {
+	for _, p := range rk.gather(e, r, tail, qs) {
+		// Every rule: one rule through a hub can take milliseconds.
+		if ctx.Err() != nil {
 			return
 		}
 		if compared[p] {
@@ -607,10 +608,10 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 	closed, full := false, 0
 	for n, p := range order {
 		c := list[p].Conf
+		if ctx.Err() != nil { // every rule: one through a hub can take milliseconds
+			return validQuery{} // the caller sees ctx and drops it all
+		}
 		if n%64 == 63 {
-			if ctx.Err() != nil {
-				return validQuery{} // the caller sees ctx and drops it all
-			}
 			if u := rk.noisyOrUpper(nil, c); qs.pos[truth] == 0 && len(lists) >= topK {
 				above := 0
 				for _, l := range lists {

@@ -395,6 +395,9 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 				}
 			}
 		}
+		if ctx.Err() != nil { // every group: one rule through a hub can take milliseconds
+			return nil, st, ctx.Err()
+		}
 		if k <= 0 {
 			continue
 		}
@@ -403,9 +406,6 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 			next = list[order[i]].Conf
 		}
 		groups++
-		if groups%64 == 0 && ctx.Err() != nil {
-			return nil, st, ctx.Err()
-		}
 		if !closed {
 			closed = rk.newcomersLose(s, cands, k, next) || rk.noneUnseen(e, r, qs)
 		}
