@@ -85,10 +85,12 @@ type KGCQuery struct {
 	// metrics count it: 1 + the candidates above + half those tied,
 	// known answers other than it left out; 0 when no rule predicts
 	// it); Above the first KGC.AboveShown of the AboveCount candidates
-	// ranked above it, best first.
+	// ranked strictly above it, best first.
 	Rank       float64        `json:"rank"`
 	Above      []KGCCandidate `json:"above"`
 	AboveCount int            `json:"above_count"`
+	// Tied is the number of other candidates tied with it.
+	Tied int `json:"tied"`
 	// Answer says that the candidate is the true answer of a test triple
 	// asked as this query (the HTML report's lists mark it).
 	Answer bool `json:"answer,omitempty"`
@@ -161,7 +163,7 @@ func (k *KGC) SetPlace(q *KGCQuery, p kgc.Place) {
 	if shown <= 0 {
 		shown = 5
 	}
-	q.Rank, q.AboveCount, q.Above = p.Rank, len(p.Above), []KGCCandidate{}
+	q.Rank, q.AboveCount, q.Tied, q.Above = p.Rank, len(p.Above), p.Tied, []KGCCandidate{}
 	for _, c := range p.Above[:min(shown, len(p.Above))] {
 		q.Above = append(q.Above, KGCCandidate{Candidate: k.Vocab.Entities[c.Entity], Score: c.Score})
 	}

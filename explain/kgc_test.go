@@ -342,7 +342,7 @@ func TestKGCExplainRank(t *testing.T) {
 		if q.Rank == 0 {
 			continue
 		}
-		want := rankText(q.Rank) + " (known answers left out)" + aboveText(q.Above, q.AboveCount)
+		want := rankText(q.Rank, q.Tied) + " (known answers left out)" + aboveText(q.Above, q.AboveCount)
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, buf.String())
 		}
@@ -351,10 +351,16 @@ func TestKGCExplainRank(t *testing.T) {
 
 func TestRankText(t *testing.T) {
 	for r, want := range map[float64]string{1: "ranked 1st", 2: "ranked 2nd", 3: "ranked 3rd", 4: "ranked 4th", 11: "ranked 11th",
-		12: "ranked 12th", 13: "ranked 13th", 21: "ranked 21st", 102: "ranked 102nd", 111: "ranked 111th", 2.5: "ranked 2.5 (tied with others)"} {
-		if got := rankText(r); got != want {
+		12: "ranked 12th", 13: "ranked 13th", 21: "ranked 21st", 102: "ranked 102nd", 111: "ranked 111th"} {
+		if got := rankText(r, 0); got != want {
 			t.Errorf("rankText(%g) = %q, want %q", r, got, want)
 		}
+	}
+	if got := rankText(2.5, 1); got != "ranked 2.5, tied with 1 other" {
+		t.Errorf("rankText(2.5, 1) = %q", got)
+	}
+	if got := rankText(2, 2); got != "ranked 2nd, tied with 2 others" {
+		t.Errorf("rankText(2, 2) = %q", got)
 	}
 	if got := aboveText([]KGCCandidate{{"a", 0.9}, {"b", 0.85}}, 5); got != "; above it: a (0.9), b (0.85) and 3 more" {
 		t.Errorf("aboveText: %q", got)

@@ -202,7 +202,7 @@ func (x *KGCExplanation) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  as an answer of %s: %s scores %.6g from %s%s\n", q.Query, q.Candidate, q.Score, plural(q.RuleCount, "rule"), shown)
 		if q.Rank > 0 {
-			fmt.Fprintf(&b, "    %s (known answers left out)%s\n", rankText(q.Rank), aboveText(q.Above, q.AboveCount))
+			fmt.Fprintf(&b, "    %s (known answers left out)%s\n", rankText(q.Rank, q.Tied), aboveText(q.Above, q.AboveCount))
 		}
 		for _, r := range q.Rules {
 			est := ""
@@ -230,11 +230,15 @@ func (x *KGCExplanation) WriteText(w io.Writer) error {
 	return err
 }
 
-// rankText says a filtered rank: "ranked 7th", or "ranked 2.5 (tied)"
-// when ties make it a half.
-func rankText(r float64) string {
+// rankText says a filtered rank ("ranked 7th"), and with how many
+// others it is tied: ties count half, so a rank may end in .5.
+func rankText(r float64, tied int) string {
+	tie := ""
+	if tied > 0 {
+		tie = fmt.Sprintf(", tied with %s", plural(tied, "other"))
+	}
 	if r != float64(int(r)) {
-		return fmt.Sprintf("ranked %g (tied with others)", r)
+		return fmt.Sprintf("ranked %g%s", r, tie)
 	}
 	n := int(r)
 	suffix := "th"
@@ -248,7 +252,7 @@ func rankText(r float64) string {
 			suffix = "rd"
 		}
 	}
-	return fmt.Sprintf("ranked %d%s", n, suffix)
+	return fmt.Sprintf("ranked %d%s%s", n, suffix, tie)
 }
 
 // aboveText lists the candidates ranked above an explained one.

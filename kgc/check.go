@@ -40,28 +40,16 @@ func UnseenIn(graph, ts []Triple) Unseen {
 
 // HeaderLike reports whether first, the first triple of a file, looks like
 // a header line read as a triple (head relation tail): its relation and
-// both its entities appear in no other triple of all (every file read,
-// first's own included once). A real first triple almost never is
-// alone in all three.
+// both its entities appear in no other triple of all (every file read;
+// copies of first itself, as when each split has the header, do not
+// count). A real first triple almost never is alone in all three.
 func HeaderLike(first Triple, all ...[]Triple) bool {
-	rel, head, tail := 0, 0, 0
 	for _, ts := range all {
 		for _, t := range ts {
-			if t.R == first.R {
-				rel++
-			}
-			for _, e := range [2]int32{t.H, t.T} {
-				if e == first.H {
-					head++
-				}
-				if e == first.T {
-					tail++
-				}
+			if t != first && (t.R == first.R || t.H == first.H || t.H == first.T || t.T == first.H || t.T == first.T) {
+				return false
 			}
 		}
 	}
-	if first.H == first.T {
-		return rel == 1 && head == 2
-	}
-	return rel == 1 && head == 1 && tail == 1
+	return true
 }

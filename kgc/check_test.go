@@ -25,6 +25,10 @@ func TestHeaderLike(t *testing.T) {
 		if got := HeaderLike(tc.first, file, nil); got != tc.want {
 			t.Errorf("%s: HeaderLike = %v, want %v", tc.name, got, tc.want)
 		}
+		// The same header at the top of every split.
+		if got := HeaderLike(tc.first, file, []Triple{tc.first, data[1]}, []Triple{tc.first}); got != tc.want {
+			t.Errorf("%s, in every split: HeaderLike = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -210,10 +210,15 @@ func (rk *Ranker) clusterOf(r int32, tail bool) []int32 {
 // opt.Starts random heads and tails (the compared rules only). Those
 // applications give the compared rules' predictions, kept as bottom-k
 // sketches (so two rules are compared on the predicted triples of the
-// same query entities); the pairs of compared rules of a group (at most
-// opt.MaxRules) are compared once, each pair joining the clusters of every
-// threshold it reaches (a union-find per threshold, no list of pairs);
-// the thresholds are then searched by coordinate ascent over the kinds.
+// same query entities, with one approximation: a validation query's pass
+// stops early, as the ranking does, once it is a miss or its remaining
+// rules fall below a tenth of the true answer's confidence, so a weak
+// rule's sketch may lack what a stronger rule's holds and their overlap
+// is then underestimated, the weak rule left alone); the pairs of
+// compared rules of a group (at most opt.MaxRules) are compared once,
+// each pair joining the clusters of every threshold it reaches (a
+// union-find per threshold, no list of pairs); the thresholds are then
+// searched by coordinate ascent over the kinds.
 // Cancelling ctx stops it within a few milliseconds of work per thread.
 func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple) bool, opt ClusterOptions) (*ClusterReport, error) {
 	if opt.MaxValid == 0 {

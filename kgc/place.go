@@ -10,8 +10,10 @@ type Place struct {
 	// than it left out; 0 when no rule predicts it.
 	Rank float64
 	// Above are the candidates ranked strictly above it, best first,
-	// known answers left out.
+	// known answers left out; Tied is the number of the others tied
+	// with it.
 	Above []Candidate
+	Tied  int
 }
 
 // PlaceOf ranks the query (e, r, ?) when tail, else (?, r, e), with every
@@ -27,34 +29,30 @@ func (rk *Ranker) PlaceOf(ctx context.Context, e, r int32, tail bool, y int32, k
 	if err != nil {
 		return Place{}, err
 	}
-	return place(s, list, y, skip), nil
+	for j := range list {
+		if list[j].Entity == y {
+			return placeIn(list, j), nil
+		}
+	}
+	return Place{}, nil
 }
 
 // PlaceIn returns where list[j] stands in list, a query's answer list as
-// Evaluate gives it (known answers other than the query's own already
-// left out).
-func (rk *Ranker) PlaceIn(list []Candidate, j int) Place {
-	return place(rk.scoring, list, list[j].Entity, nil)
-}
+// Evaluate gives it (known answers other than the query's own left out,
+// ties set).
+func (rk *Ranker) PlaceIn(list []Candidate, j int) Place { return placeIn(list, j) }
 
-// place is where y stands in list, sorted best first under s, leaving out
-// the candidates for which skip is true.
-func place(s Scoring, list []Candidate, y int32, skip func(int32) bool) Place {
-	ti := -1
-	for i := range list {
-		if list[i].Entity == y {
-			ti = i
-			break
+// placeIn reads list[j]'s place from the ties setTies marked: the
+// candidates before its first tied one are above it. (The lists Evaluate
+// keeps have no confidences left to compare.)
+func placeIn(list []Candidate, j int) Place {
+	first := int(list[j].tie)
+	p := Place{Above: list[:first]}
+	for i := first; i < len(list) && list[i].tie == list[j].tie; i++ {
+		if i != j {
+			p.Tied++
 		}
 	}
-	if ti < 0 {
-		return Place{}
-	}
-	p := Place{Rank: rankOf(s, list, y, skip)}
-	for i := range list[:ti] {
-		if (skip == nil || !skip(list[i].Entity)) && compare(s, &list[i], &list[ti]) < 0 {
-			p.Above = append(p.Above, list[i])
-		}
-	}
+	p.Rank = 1 + float64(first) + float64(p.Tied)/2
 	return p
 }

@@ -666,8 +666,9 @@ type EvalOptions struct {
 	// order, one call at a time, as soon as they and every earlier
 	// triple's are ranked (a PredictionWriter writes them); the Evaluation
 	// then keeps no lists (its answers' List is nil), so that ranking's
-	// memory does not grow with the number of queries. An error from it
-	// stops Evaluate with that error.
+	// memory does not grow with the number of queries. Under PSL, which
+	// re-scores every list at the end, it is called then, the lists
+	// kept. An error from it stops Evaluate with that error.
 	Answers func(i int, heads, tails Answer) error
 }
 
@@ -776,11 +777,24 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	}
 	var done atomic.Int64
 	total := 2 * len(test)
-	var failed atomic.Value
+	// The first error stops the others (an atomic.Value would panic on a
+	// second error of another type: a writer's *fs.PathError, then the
+	// other workers' context.Canceled).
+	var failMu sync.Mutex
+	var firstErr error
+	failed := func() error {
+		failMu.Lock()
+		defer failMu.Unlock()
+		return firstErr
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	fail := func(err error) {
-		failed.CompareAndSwap(nil, err)
+		failMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		failMu.Unlock()
 		cancel()
 	}
 	// Streaming (opt.Answers): triples handed on in order as soon as both
@@ -796,7 +810,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		mu.Lock()
 		defer mu.Unlock()
 		halves[i]++
-		for next < len(test) && halves[next] == 2 && failed.Load() == nil {
+		for next < len(test) && halves[next] == 2 && failed() == nil {
 			if err := opt.Answers(next, ev.Heads[next], ev.Tails[next]); err != nil {
 				fail(err)
 				return
@@ -849,7 +863,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			handOn(i)
 		}
 	})
-	if err, ok := failed.Load().(error); ok && !errors.Is(err, context.Canceled) {
+	if err := failed(); err != nil && !errors.Is(err, context.Canceled) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

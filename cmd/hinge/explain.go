@@ -386,8 +386,9 @@ func (e *explainFlags) findKGC(v *kgc.Vocab) ([]kgc.Triple, error) {
 // prepareKGC works out the explanations of the triples and the HTML
 // report of the test queries' lists, before any output is written. known
 // says which triples are known answers, left out of the rankings that
-// place an explained triple.
-func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, known func(kgc.Triple) bool, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation) error {
+// place an explained triple; topK is --top-k, the length of the test
+// queries' lists.
+func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Vocab, rk *kgc.Ranker, known func(kgc.Triple) bool, triples []kgc.Triple, test []kgc.Triple, ev *kgc.Evaluation, topK int) error {
 	if !e.any() {
 		return nil
 	}
@@ -401,9 +402,9 @@ func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Voca
 	}
 	if e.html != "" {
 		r := &explain.Report{Engine: "kgc", Title: "hinge kgc", Scoring: rk.Scoring().String(), Example: "(head, relation, ?)",
-			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates and its true answer (marked), known answers other than its own left out, scored by %s", len(test), e.top, rk.Scoring())}
+			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates and its true answer, marked, when a rule ranks it within --top-k %d (known answers other than its own left out), scored by %s", len(test), e.top, topK, rk.Scoring())}
 		if e.top == 0 {
-			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates (its true answer marked; known answers other than its own left out), scored by %s", len(test), rk.Scoring())
+			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates within --top-k %d, its true answer marked (known answers other than its own left out), scored by %s", len(test), topK, rk.Scoring())
 		}
 		for i, t := range test {
 			if err := interrupted(ctx); err != nil {

@@ -256,49 +256,51 @@ func TestExplainHTMLInChromium(t *testing.T) {
 	// Each query's list shows its first candidate and its true answer,
 	// marked, where it ranks below: the marked item's own page says it
 	// is the answer and its rank.
-	p, _ = run("kgc-top1", args([]string{"kgc"}, exampleKGC, []string{"--explain-top", "1"}), kgcExplains)
-	var groups []struct {
-		Names  []string
-		Marked []bool
-	}
-	if err := p.Eval(`(() => {
-  const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input"));
-  const out = [];
-  for (const e of document.getElementById("list").children) {
-    if (e.classList.contains("group")) { out.push({names: [], marked: []}); continue; }
-    if (e.tagName !== "A") continue;
-    out[out.length - 1].names.push(e.firstChild.textContent);
-    out[out.length - 1].marked.push(!!e.querySelector(".answer"));
-  }
-  return out;
-})()`, &groups); err != nil {
-		t.Fatal(err)
-	}
-	below := ""
-	if len(groups) != 2*29 { // examples/kgc/test.txt: 29 triples
-		t.Fatalf("%d query groups in the list, want 58", len(groups))
-	}
-	for _, g := range groups {
-		switch {
-		case len(g.Names) > 2 || (len(g.Names) == 2 && (!g.Marked[1] || g.Marked[0])):
-			t.Errorf("a query lists %v, marked %v: want its first candidate and then its true answer, marked", g.Names, g.Marked)
-		case len(g.Names) == 2 && below == "":
-			below = g.Names[1]
+	for _, scoring := range []string{"noisy-or", "maxplus"} {
+		p, _ = run("kgc-top1-"+scoring, args([]string{"kgc"}, exampleKGC, []string{"--explain-top", "1", "--score", scoring}), kgcExplains)
+		var groups []struct {
+			Names  []string
+			Marked []bool
 		}
-	}
-	if below == "" {
-		t.Fatal("no query's true answer ranks below its first candidate: the test shows nothing")
-	}
-	shown, err = explaintest.Search(p, below, below)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, ok := explaintest.Get(shown.Head, "rank"); !ok || r <= 1 {
-		t.Errorf("%s: rank %v shown, want > 1", below, r)
-	}
-	var says bool
-	if err := p.Eval(`document.querySelector("#detail .answer") !== null && /above it: /.test(document.getElementById("detail").textContent)`, &says); err != nil || !says {
-		t.Errorf("%s: the page does not say it is the true answer and what ranks above it (%v)", below, err)
+		if err := p.Eval(`(() => {
+	  const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input"));
+	  const out = [];
+	  for (const e of document.getElementById("list").children) {
+	    if (e.classList.contains("group")) { out.push({names: [], marked: []}); continue; }
+	    if (e.tagName !== "A") continue;
+	    out[out.length - 1].names.push(e.firstChild.textContent);
+	    out[out.length - 1].marked.push(!!e.querySelector(".answer"));
+	  }
+	  return out;
+	})()`, &groups); err != nil {
+			t.Fatal(err)
+		}
+		below := ""
+		if len(groups) != 2*29 { // examples/kgc/test.txt: 29 triples
+			t.Fatalf("%d query groups in the list, want 58", len(groups))
+		}
+		for _, g := range groups {
+			switch {
+			case len(g.Names) > 2 || (len(g.Names) == 2 && (!g.Marked[1] || g.Marked[0])):
+				t.Errorf("a query lists %v, marked %v: want its first candidate and then its true answer, marked", g.Names, g.Marked)
+			case len(g.Names) == 2 && below == "":
+				below = g.Names[1]
+			}
+		}
+		if below == "" {
+			t.Fatal("no query's true answer ranks below its first candidate: the test shows nothing")
+		}
+		shown, err = explaintest.Search(p, below, below)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := explaintest.Get(shown.Head, "rank"); !ok || r <= 1 {
+			t.Errorf("%s: rank %v shown, want > 1", below, r)
+		}
+		var says bool
+		if err := p.Eval(`document.querySelector("#detail .answer") !== null && /above it: /.test(document.getElementById("detail").textContent)`, &says); err != nil || !says {
+			t.Errorf("%s: the page does not say it is the true answer and what ranks above it (%v)", below, err)
+		}
 	}
 }
 

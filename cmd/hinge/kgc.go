@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -162,7 +163,7 @@ nothing.`,
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
-	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine); without --time, no time limit")
+	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine, unless learning's memory stop ends them first: the output says so); without --time, no time limit")
 	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "most paths sampled per round (the first samples 1,000, each next one twice as many)")
 	f.IntVar(&o.learn.Sample, "sample", 1000, "body starts drawn to estimate a cyclic rule's confidence (0: count every start, exactly)")
 	f.Float64Var(&o.learn.SampleErr, "sample-err", 0.01, "stop drawing starts once the confidence's 95% interval is this narrow (0: draw --sample)")
@@ -301,6 +302,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return badInput(err)
 		}
+		if len(rulesIn) == 0 {
+			return badInput(fmt.Errorf("%s: no rules in it (only blank or # comment lines): nothing to rank with", o.rulesIn))
+		}
 	}
 	train, err := read(o.train)
 	if err != nil {
@@ -427,7 +431,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		// Only the --explain triples: their two queries each are ranked
 		// (every rule applied, known answers left out), no test set.
 		prog.stop()
-		if err := o.explain.prepareKGC(ctx, g, v, rk, isKnown, explained, nil, nil); err != nil {
+		if err := o.explain.prepareKGC(ctx, g, v, rk, isKnown, explained, nil, nil, o.topK); err != nil {
 			return err
 		}
 		if err := writeRules(); err != nil {
@@ -460,7 +464,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	prog.stop()
 	// Explanations before any output: a run cancelled meanwhile writes
 	// nothing.
-	if err := o.explain.prepareKGC(ctx, g, v, rk, isKnown, explained, test, ev); err != nil {
+	if err := o.explain.prepareKGC(ctx, g, v, rk, isKnown, explained, test, ev, o.topK); err != nil {
 		return err
 	}
 	// Every output is written only now, after the work succeeded.
@@ -541,10 +545,13 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Trip
 				clipPath(path), text(ts[0]))
 		}
 	}
+	if (o.rules != "" || o.rulesIn != "") && slices.Contains(v.Entities, kgc.SelfToken) {
+		fmt.Fprintf(stderr, "hinge kgc: warning: an entity is named %s, AnyBURL's word for a rule's own variable: in a rules file (--rules, --rules-in) a rule with it as a constant reads as a self-loop, not as this entity\n", kgc.SelfToken)
+	}
 	test := files[3]
 	u := kgc.UnseenIn(graph, test)
 	if u.Entity > 0 {
-		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples name an entity that no triple of the graph (--train, --facts) names, first %s; rules can neither start from such an entity nor predict it\n",
+		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples name an entity that no triple of the graph (--train, --facts) names, first %s; rules learned from the graph can neither start from such an entity nor predict it\n",
 			clipPath(o.test), u.Entity, len(test), text(test[u.FirstEntity]))
 	}
 	if u.Relation > 0 {

@@ -421,6 +421,10 @@ func TestKGCInputWarnings(t *testing.T) {
 	if err := os.WriteFile(headed, append([]byte("head\trelation\ttail\n"), b...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	selfNamed := filepath.Join(dir, "train-self.txt")
+	if err := os.WriteFile(selfNamed, append(b, "p1\tfriend\tme_myself_i\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tb, err := os.ReadFile(test)
 	if err != nil {
 		t.Fatal(err)
@@ -428,6 +432,10 @@ func TestKGCInputWarnings(t *testing.T) {
 	clean := filepath.Join(dir, "test-clean.txt")
 	newRel := filepath.Join(dir, "test-rel.txt")
 	stranger := filepath.Join(dir, "test-stranger.txt")
+	headedTest := filepath.Join(dir, "test-headed.txt")
+	if err := os.WriteFile(headedTest, append([]byte("head\trelation\ttail\n"), tb...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	kept := strings.Split(strings.TrimSpace(string(tb)), "\n")
 	for path, extra := range map[string]string{clean: "", newRel: "p1\tcousin\tp2\n", stranger: "stranger\tparent\tp5\n"} {
 		if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"+extra), 0o644); err != nil {
@@ -442,6 +450,10 @@ func TestKGCInputWarnings(t *testing.T) {
 		{"clean", []string{"--train", train, "--valid", valid, "--test", clean}, nil, []string{"warning", "note"}},
 		{"header", []string{"--train", headed, "--valid", valid, "--test", clean},
 			[]string{`warning: ` + headed + `: the first triple, "head relation tail", looks like a header line`}, []string{"test triples"}},
+		{"header in every split", []string{"--train", headed, "--valid", valid, "--test", headedTest},
+			[]string{`warning: ` + headed + `: the first triple`, `warning: ` + headedTest + `: the first triple, "head relation tail"`}, nil},
+		{"an entity named me_myself_i", []string{"--train", selfNamed, "--valid", valid, "--test", clean, "--rules", filepath.Join(dir, "rules.txt")},
+			[]string{"warning: an entity is named me_myself_i, AnyBURL's word for a rule's own variable"}, []string{"header"}},
 		{"unseen entity", []string{"--train", train, "--valid", valid, "--test", stranger},
 			[]string{`test triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`}, []string{"header", "relation the graph"}},
 		{"unseen relation", []string{"--train", train, "--valid", valid, "--test", newRel},
@@ -467,6 +479,23 @@ func TestKGCInputWarnings(t *testing.T) {
 			if strings.Contains(stderr.String(), w) {
 				t.Errorf("%s: stderr has %q:\n%s", tc.name, w, stderr.String())
 			}
+		}
+	}
+}
+
+// A rules file without a rule (only comments, or empty) is refused
+// before any work: ranking with no rule would print MRR 0 and exit 0.
+func TestKGCRulesInEmpty(t *testing.T) {
+	args := kgcFiles(t, 50)
+	for _, content := range []string{"", "# AnyBURL rules\n\n# none\n"} {
+		rules := filepath.Join(t.TempDir(), "rules.txt")
+		if err := os.WriteFile(rules, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := runContext(context.Background(), append([]string{"kgc", "--rules-in", rules, "--quiet"}, args...), &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), rules+": no rules in it") || strings.Contains(stdout.String(), "MRR") {
+			t.Errorf("%q: exit %d\n%s%s", content, code, stdout.String(), stderr.String())
 		}
 	}
 }

@@ -90,8 +90,10 @@ func create(path string) (*File, error) {
 func (f *File) Write(b []byte) (int, error) { return f.bw.Write(b) }
 
 // Commit flushes the temporary file and puts it in place: renamed over a
-// regular file, copied through a device, FIFO or descriptor. If any of that
-// fails, the path is left untouched and the temporary file removed.
+// regular file, copied through a device, FIFO or descriptor. The temporary
+// file is removed either way. A regular file is left untouched when any of
+// that fails; a device or descriptor may have received part of the
+// content when the copy fails part-way (a closed pipe).
 func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("writing %s: already committed or aborted", f.path)
