@@ -726,7 +726,7 @@ func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, res *relationRe
 	eval := func(c []int32) float64 {
 		s := 0.0
 		for i := range vq {
-			if i%256 == 255 && ctx.Err() != nil {
+			if ctx.Err() != nil { // every query: one can take milliseconds
 				return 0 // the caller sees ctx and drops it all
 			}
 			if rank := rk.validRank(&vq[i], rules, c, topK, &sc); rank > 0 {
