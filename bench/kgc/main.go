@@ -148,6 +148,8 @@ func main() {
 		switch strings.TrimSpace(e) {
 		case "anytime":
 			err = anytime(ctx, dir, rounds, strings.Split(*anytimeData, ","), *seed)
+		case "confidence":
+			err = confidence(ctx, dir, rounds, strings.Split(*anytimeData, ","), *seed)
 		case "wn18rr":
 			err = wn18rr(ctx, dir, wn, *seed)
 		case "wn18rr-plot":
