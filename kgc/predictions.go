@@ -6,9 +6,10 @@ package kgc
 // it with (Rule.Conf, or the estimate of SetConfidence or RankBy) and the
 // candidates it predicts (a slice reused between calls: copy what you
 // keep). Combining, for a candidate, those confidences of the rules that
-// predict it under the ranker's scoring gives its score in Rank's list: under NoisyOr a rule
-// whose candidates repeat a more confident rule's exactly is left out, as
-// it adds nothing there (unless Ranker.RepeatedSets).
+// predict it under the ranker's scoring gives its score in Rank's list:
+// under NoisyOr a rule whose candidates repeat a more confident rule's
+// exactly is left out, as it adds nothing there (unless
+// Ranker.RepeatedSets).
 func (rk *Ranker) Predictions(e, r int32, tail bool, f func(rule *Rule, conf float64, cands []int32)) {
 	if int(r) >= len(rk.byHead) || int(e) >= rk.g.NumEntities || e < 0 || r < 0 {
 		return
