@@ -14,8 +14,9 @@ import (
 )
 
 // confVariant is a confidence estimate as the confidence experiment ranks
-// with it: the library's point and lower estimates, and the lower end of
-// intervals of other widths (z), to choose the library's on validation.
+// with it: the library's point and lower estimates, the point less the
+// sampling error alone, and the lower end of intervals of other widths
+// (z), to choose the library's on validation.
 type confVariant struct {
 	name string
 	conf func(r *kgc.Rule) float64
@@ -25,7 +26,8 @@ func lowerZ(z float64) confVariant {
 	return confVariant{fmt.Sprintf("lower z=%g", z), func(r *kgc.Rule) float64 { return kgc.LowerConf(r.Conf, r.Support, r.Err, z) }}
 }
 
-// confVariants are point, lower and the lower end at each z of zs.
+// confVariants are point, lower, the point less the sampling error, and
+// the lower end at each z of zs.
 func confVariants(zs []float64) []confVariant {
 	vs := []confVariant{
 		{"point", func(r *kgc.Rule) float64 { return r.RankingConf(kgc.PointConfidence) }},
@@ -40,7 +42,7 @@ func confVariants(zs []float64) []confVariant {
 
 // confidence learns once per data set for the most rounds and ranks the
 // rules of the first n rounds, for each n, with noisy-or and maxplus under
-// each confidence estimate (point, lower, and lower at each z of zs), on
+// each confidence estimate (confVariants), on
 // the validation split (filtered by the graph and validation triples;
 // settings are chosen on it) and on the test split: MRR against rounds,
 // the split's even and odd halves, and two paired differences with their

@@ -12,9 +12,10 @@
 //
 //   - confidence: the anytime experiment's data sets and rounds, each
 //     rule set ranked by noisy-or and maxplus with the point and the lower
-//     confidence (kgc.Confidence; -lower-z adds other interval widths), on
-//     the validation split (to choose on) and the test split:
-//     anytime-confidence.csv.
+//     confidence (kgc.Confidence), and the point less the sampling error
+//     (-lower-z adds other interval widths), on the validation split (to
+//     choose on) and the test split, with paired differences and their
+//     standard errors: anytime-confidence.csv.
 //
 //   - wn18rr: WN18RR with one learning run of the longest of -wn-times
 //     (10, 60, 300 and 1,000 s); the rules of the rounds done by each
