@@ -42,9 +42,9 @@ func confVariants(zs []float64) []confVariant {
 
 // confidence learns once per data set for the most rounds and ranks the
 // rules of the first n rounds, for each n, with noisy-or and maxplus under
-// each confidence estimate (confVariants), on
-// the validation split (filtered by the graph and validation triples;
-// settings are chosen on it) and on the test split: MRR against rounds,
+// each confidence estimate (confVariants), on the validation split
+// (filtered by the graph and validation triples; settings are chosen on
+// it) and on the test split: MRR against rounds,
 // the split's even and odd halves, and two paired differences with their
 // standard errors (over the split's queries): against the first rounds
 // ranked with the same scoring and estimate (what a longer budget
