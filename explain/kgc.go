@@ -183,7 +183,7 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 		at[c] = i
 		out[i] = KGCQuery{Query: q, Tail: tail, Candidate: v.Entities[c], Rules: []KGCRule{}, Confs: []float64{}, Above: []KGCCandidate{}}
 	}
-	k.Ranker.Predictions(e, r, tail, func(rule *kgc.Rule, pred []int32) {
+	k.Ranker.Predictions(e, r, tail, func(rule *kgc.Rule, conf float64, pred []int32) {
 		for _, y := range pred {
 			i, ok := at[y]
 			if !ok {
@@ -192,7 +192,7 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 			if k.Top <= 0 || len(out[i].Rules) < k.Top {
 				out[i].Rules = append(out[i].Rules, k.ruleFor(rule, e, tail, y))
 			}
-			out[i].Confs = append(out[i].Confs, rule.Conf)
+			out[i].Confs = append(out[i].Confs, conf)
 			out[i].RuleCount++
 		}
 	})

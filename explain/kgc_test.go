@@ -158,9 +158,13 @@ func TestKGCScoreReproduced(t *testing.T) {
 		s        kgc.Scoring
 		k        int
 		repeated bool
-	}{{kgc.MaxPlus, 0, false}, {kgc.Max, 0, false}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, true}, {kgc.NoisyOr, 2, true}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, false}} {
+		conf     kgc.Confidence
+	}{{kgc.MaxPlus, 0, false, kgc.PointConfidence}, {kgc.Max, 0, false, kgc.PointConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, true, kgc.PointConfidence},
+		{kgc.NoisyOr, 2, true, kgc.PointConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, false, kgc.PointConfidence},
+		{kgc.MaxPlus, 0, false, kgc.LowerConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, true, kgc.LowerConfidence}} {
 		rk := kgc.NewRanker(g, rules, sc.s)
 		rk.RepeatedSets = sc.repeated
+		rk.SetConfidence(sc.conf) // the explanation combines the confidences ranked with
 		if sc.k > 0 {
 			rk.NoisyOrK = sc.k
 		}

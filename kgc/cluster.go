@@ -596,7 +596,7 @@ type validQuery struct {
 
 func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32, skip func(int32) bool, maxFired, topK int, compared []bool, sketch func(p int32, ys []int32), qs *queryScratch) validQuery {
 	order := rk.gather(e, r, tail, qs)
-	list := rk.byHead[r]
+	list, conf := rk.byHead[r], rk.conf[r]
 	var lists [][]int32
 	defer func() {
 		for _, y := range qs.touched {
@@ -612,7 +612,7 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 	// what it can still reach make the query a miss.
 	closed, full := false, 0
 	for n, p := range order {
-		c := list[p].Conf
+		c := conf[p]
 		if ctx.Err() != nil { // every rule: one through a hub can take milliseconds
 			return validQuery{} // the caller sees ctx and drops it all
 		}
@@ -620,7 +620,7 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 			if u := rk.noisyOrUpper(nil, c); qs.pos[truth] == 0 && len(lists) >= topK {
 				above := 0
 				for _, l := range lists {
-					if list[l[0]].Conf > u {
+					if conf[l[0]] > u {
 						above++
 					}
 				}
@@ -630,7 +630,7 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 			}
 		}
 		if qs.pos[truth] > 0 {
-			truthLow := list[lists[qs.pos[truth]-1][0]].Conf
+			truthLow := conf[lists[qs.pos[truth]-1][0]]
 			if !closed && rk.noisyOrUpper(nil, c) < truthLow {
 				closed = true
 			}
@@ -679,15 +679,15 @@ func (rk *Ranker) fired(ctx context.Context, e, r int32, tail bool, truth int32,
 	upper := func(l []int32) float64 {
 		p := 1.0
 		for _, x := range l[:min(len(l), max(rk.NoisyOrK, 1))] {
-			p *= 1 - list[x].Conf
+			p *= 1 - conf[x]
 		}
 		return 1 - p
 	}
-	truthLow, truthHigh := list[lists[ti-1][0]].Conf, upper(lists[ti-1])
+	truthLow, truthHigh := conf[lists[ti-1][0]], upper(lists[ti-1])
 	for i, l := range lists {
 		switch {
 		case int32(i) == ti-1 || upper(l) < truthLow:
-		case list[l[0]].Conf > truthHigh:
+		case conf[l[0]] > truthHigh:
 			vq.above++
 		default:
 			vq.others = append(vq.others, l)
@@ -729,7 +729,7 @@ func (rk *Ranker) chooseThresholds(ctx context.Context, h int32, res *relationRe
 			if ctx.Err() != nil { // every query: one can take milliseconds
 				return 0 // the caller sees ctx and drops it all
 			}
-			if rank := rk.validRank(&vq[i], rules, c, topK, &sc); rank > 0 {
+			if rank := rk.validRank(&vq[i], rk.conf[h], c, topK, &sc); rank > 0 {
 				s += 1 / rank
 			}
 		}
@@ -774,10 +774,10 @@ type scoreScratch struct {
 	seen []int32
 }
 
-// clusteredConfs appends to out the confidences of the first k distinct
-// clusters among the rules ps (increasing positions: decreasing
+// clusteredConfs appends to out the confidences (conf, by position) of the
+// first k distinct clusters among the rules ps (increasing positions: decreasing
 // confidence), each cluster's first (largest).
-func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, k int, out []float64, seen []int32) ([]float64, []int32) {
+func (rk *Ranker) clusteredConfs(conf []float64, ps []int32, c []int32, k int, out []float64, seen []int32) ([]float64, []int32) {
 	out, seen = out[:0], seen[:0]
 	for _, p := range ps {
 		id := c[p]
@@ -785,7 +785,7 @@ func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, k int, ou
 			continue
 		}
 		seen = append(seen, id)
-		out = append(out, rules[p].Conf)
+		out = append(out, conf[p])
 		if len(out) == k {
 			break
 		}
@@ -798,17 +798,17 @@ func (rk *Ranker) clusteredConfs(rules []*Rule, ps []int32, c []int32, k int, ou
 // list of topK, but that candidates whose NoisyOrK best clusters have the
 // same confidences count as tied (Evaluate compares their further
 // clusters): the search looks at NoisyOrK clusters per candidate.
-func (rk *Ranker) validRank(q *validQuery, rules []*Rule, c []int32, topK int, sc *scoreScratch) float64 {
+func (rk *Ranker) validRank(q *validQuery, conf []float64, c []int32, topK int, sc *scoreScratch) float64 {
 	if q.truth == nil {
 		return 0
 	}
 	k := max(rk.NoisyOrK, 1)
-	sc.a, sc.seen = rk.clusteredConfs(rules, q.truth, c, k, sc.a, sc.seen)
+	sc.a, sc.seen = rk.clusteredConfs(conf, q.truth, c, k, sc.a, sc.seen)
 	ta := Candidate{confs: sc.a}
 	ta.Score = rk.noisyOr(ta.confs)
 	better, tied := q.above, 0
 	for _, l := range q.others {
-		sc.b, sc.seen = rk.clusteredConfs(rules, l, c, k, sc.b, sc.seen)
+		sc.b, sc.seen = rk.clusteredConfs(conf, l, c, k, sc.b, sc.seen)
 		cb := Candidate{confs: sc.b}
 		cb.Score = rk.noisyOr(cb.confs)
 		switch compare(Clustered, &cb, &ta) {

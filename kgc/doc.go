@@ -27,6 +27,10 @@
 // the entities seen in X's position of r). Its support is the number of
 // those whose head is in the graph, and its confidence
 // support / (body size + pc), pc smoothing rare bodies (default 5).
+// Ranking uses that point confidence, or (Ranker.SetConfidence with
+// LowerConfidence) the lower end of its Wilson score interval less the
+// error of a sampled count, which ranks a rule of thin evidence below one of
+// equal point confidence with more (LowerConf).
 //
 // # Ranking and metrics
 //

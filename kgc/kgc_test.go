@@ -388,9 +388,13 @@ func TestRankMatchesBruteForce(t *testing.T) {
 		s        Scoring
 		k        int
 		repeated bool
-	}{{MaxPlus, 0, false}, {Max, 0, false}, {NoisyOr, 1, false}, {NoisyOr, 2, false}, {NoisyOr, 100, false}, {NoisyOr, 2, true}, {NoisyOr, 100, true}} {
+		conf     Confidence
+	}{{MaxPlus, 0, false, PointConfidence}, {Max, 0, false, PointConfidence}, {NoisyOr, 1, false, PointConfidence}, {NoisyOr, 2, false, PointConfidence},
+		{NoisyOr, 100, false, PointConfidence}, {NoisyOr, 2, true, PointConfidence}, {NoisyOr, 100, true, PointConfidence},
+		{MaxPlus, 0, false, LowerConfidence}, {NoisyOr, 2, false, LowerConfidence}} {
 		rk := NewRanker(g, res.Rules, tc.s)
 		rk.RepeatedSets = tc.repeated
+		rk.SetConfidence(tc.conf)
 		if tc.k > 0 {
 			rk.NoisyOrK = tc.k
 		}
@@ -407,19 +411,20 @@ func TestRankMatchesBruteForce(t *testing.T) {
 						if rule.Head != r {
 							continue
 						}
+						conf := rule.RankingConf(tc.conf)
 						ys := slices.Sorted(slices.Values(rule.predict(g, e, tail, sc, nil)))
 						key := fmt.Sprint(ys)
 						if tc.s == NoisyOr && !tc.repeated && len(ys) > 0 {
 							if c, seen := best[key]; seen {
-								best[key] = max(c, rule.Conf)
+								best[key] = max(c, conf)
 								continue
 							}
-							best[key] = rule.Conf
+							best[key] = conf
 							sets = append(sets, ys)
 							continue
 						}
 						for _, c := range ys {
-							confs[c] = append(confs[c], rule.Conf)
+							confs[c] = append(confs[c], conf)
 						}
 					}
 					for _, ys := range sets {
@@ -444,12 +449,12 @@ func TestRankMatchesBruteForce(t *testing.T) {
 					}
 					got := rk.Rank(e, r, tail, 0)
 					if len(got) != len(confs) {
-						t.Fatalf("%s (%d,%d,%v): %d candidates, brute force %d", tc.s, e, r, tail, len(got), len(confs))
+						t.Fatalf("%s, %s (%d,%d,%v): %d candidates, brute force %d", tc.s, tc.conf, e, r, tail, len(got), len(confs))
 					}
 					for i := 1; i < len(got); i++ {
 						a, b := want(got[i-1].Entity), want(got[i].Entity)
 						if lexDesc(a, b) > 0 || (lexDesc(a, b) == 0 && got[i-1].Entity > got[i].Entity) {
-							t.Fatalf("%s (%d,%d,%v): %d %v ranked before %d %v", tc.s, e, r, tail, got[i-1].Entity, a, got[i].Entity, b)
+							t.Fatalf("%s, %s (%d,%d,%v): %d %v ranked before %d %v", tc.s, tc.conf, e, r, tail, got[i-1].Entity, a, got[i].Entity, b)
 						}
 					}
 				}
@@ -726,8 +731,11 @@ func TestEvaluatePSLMatchesDirect(t *testing.T) {
 func TestEarlyStopSameTopK(t *testing.T) {
 	check := func(t *testing.T, g *Graph, rules []Rule, queries []Triple, ks []int) {
 		for _, s := range []Scoring{MaxPlus, Max, NoisyOr, Clustered} {
-			for _, k := range ks {
+			for i, k := range ks {
 				rk := NewRanker(g, rules, s)
+				if i%2 == 1 {
+					rk.SetConfidence(LowerConfidence) // the early stop with the order it gives
+				}
 				if s == Clustered {
 					// Thresholds chosen on graph triples: any clustering
 					// will do, as long as some rules share one.

@@ -153,8 +153,12 @@ type Ranker struct {
 
 	g       *Graph
 	scoring Scoring
-	// rules by head relation, in decreasing confidence.
+	// rules by head relation, in decreasing confidence, and conf[r][i]
+	// the confidence byHead[r][i] is ranked with (RankBy).
 	byHead [][]*Rule
+	conf   [][]float64
+	// estimate is the Confidence conf holds (-1: a function of RankBy).
+	estimate Confidence
 	// idx[r][0] indexes byHead[r] for head queries (?, r, e), idx[r][1]
 	// for tail queries (e, r, ?).
 	idx [][2]ruleIndex
@@ -208,8 +212,34 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 		}
 		rk.byHead[r.Head] = append(rk.byHead[r.Head], r)
 	}
+	rk.RankBy(func(r *Rule) float64 { return r.Conf })
+	rk.estimate = PointConfidence
+	return rk
+}
+
+// rankedRule is a rule with the confidence it is ranked by.
+type rankedRule struct {
+	r    *Rule
+	conf float64
+}
+
+// RankBy makes the ranker rank with conf(r) as rule r's confidence
+// (NewRanker ranks with r.Conf): the rules are ordered by it and every
+// scoring combines it. It drops a clustering made before (Cluster again
+// after it). SetConfidence is RankBy with an estimate of Confidence.
+func (rk *Ranker) RankBy(conf func(*Rule) float64) {
+	rk.clus, rk.clusterCap, rk.estimate = nil, 0, -1
+	rk.conf = make([][]float64, len(rk.byHead))
 	for h, rs := range rk.byHead {
-		slices.SortStableFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.Conf, a.Conf) })
+		rc := make([]rankedRule, len(rs))
+		for i, r := range rs {
+			rc[i] = rankedRule{r, conf(r)}
+		}
+		slices.SortStableFunc(rc, func(a, b rankedRule) int { return cmp.Compare(b.conf, a.conf) })
+		rk.conf[h] = make([]float64, len(rs))
+		for i := range rc {
+			rs[i], rk.conf[h][i] = rc[i].r, rc[i].conf
+		}
 		for d := range 2 {
 			tail := d == 1
 			ix := ruleIndex{byKey: map[int32][]int32{}, byD: map[int32][]int32{}, byConst: map[int32][]int32{}}
@@ -239,7 +269,17 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 			rk.idx[h][d] = ix
 		}
 	}
-	return rk
+}
+
+// SetConfidence makes the ranker rank with the estimate c of each rule's
+// confidence (Rule.RankingConf). It drops a clustering made before, unless
+// the ranker already ranks with c.
+func (rk *Ranker) SetConfidence(c Confidence) {
+	if c == rk.estimate {
+		return
+	}
+	rk.RankBy(func(r *Rule) float64 { return r.RankingConf(c) })
+	rk.estimate = c
 }
 
 // queryScratch is one worker's working memory for ranking.
@@ -326,7 +366,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 		s = MaxPlus // PSL re-scores the best of this order
 	}
 	order := rk.gather(e, r, tail, qs)
-	list := rk.byHead[r]
+	list, conf := rk.byHead[r], rk.conf[r]
 	var clu []int32
 	if s == Clustered {
 		clu = rk.clusterOf(r, tail)
@@ -343,8 +383,8 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 		clear(qs.sets)
 	}()
 	for i := 0; i < len(order); {
-		c := list[order[i]].Conf
-		for ; i < len(order) && list[order[i]].Conf == c; i++ {
+		c := conf[order[i]]
+		for ; i < len(order) && conf[order[i]] == c; i++ {
 			rule := list[order[i]]
 			qs.buf = rule.predict(rk.g, e, tail, qs.w, qs.buf)
 			st.applied++
@@ -403,7 +443,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 		}
 		next := -1.0
 		if i < len(order) {
-			next = list[order[i]].Conf
+			next = conf[order[i]]
 		}
 		groups++
 		if !closed {

@@ -10,6 +10,13 @@
 //     CPU seconds and peak memory. One PNG per data set plots MRR against
 //     the learning time, one line per scoring.
 //
+//   - confidence: the anytime experiment's data sets and rounds, each
+//     rule set ranked by noisy-or and maxplus with the point and the lower
+//     confidence (kgc.Confidence), and the point less the sampling error
+//     (-lower-z adds other interval widths), on the validation split (to
+//     choose on) and the test split, with paired differences and their
+//     standard errors: anytime-confidence.csv.
+//
 //   - wn18rr: WN18RR with one learning run of the longest of -wn-times
 //     (10, 60, 300 and 1,000 s); the rules of the rounds done by each
 //     budget (what --rounds would learn) ranked with noisy-or and maxplus.
@@ -67,13 +74,14 @@ import (
 )
 
 func main() {
-	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, wn18rr, scale, large (needs -large-data), wn18rr-plot (the plot again from the CSV files)")
+	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, confidence, wn18rr, scale, large (needs -large-data), wn18rr-plot (the plot again from the CSV files)")
 	wnTimes := flag.String("wn-times", "10s,60s,300s,1000s", "learning budgets of the wn18rr experiment")
 	out := flag.String("out", "", "directory for the CSV and PNG files (default: a temporary directory)")
 	update := flag.Bool("update-results", false, "write the results into results/ beside this program")
 	seed := flag.Uint64("seed", 1, "seed of rule learning and of the generated graph")
 	roundsFlag := flag.String("rounds", "1,2,5,10,20", "anytime: learning rounds whose rules are ranked (one learning run of the most)")
 	anytimeData := flag.String("anytime-data", "kinship,family", "anytime: data sets, comma-separated: shared ones by name, others by directory (train.txt, valid.txt, test.txt), such as Nations from the ConvE repository")
+	lowerZs := flag.String("lower-z", "", "confidence: also rank with the lower end of the Wilson interval at these z, comma-separated (the library's lower is z 1.96)")
 	triples := flag.Int("triples", 1_000_000, "triples of the generated graph (scale)")
 	scaleTime := flag.Duration("scale-time", 600*time.Second, "learning budget on the generated graph")
 	scaleTest := flag.Int("scale-test", 2500, "held-out triples ranked on the generated graph (each asked both ways)")
@@ -148,6 +156,19 @@ func main() {
 		switch strings.TrimSpace(e) {
 		case "anytime":
 			err = anytime(ctx, dir, rounds, strings.Split(*anytimeData, ","), *seed)
+		case "confidence":
+			var zs []float64
+			for _, x := range strings.Split(*lowerZs, ",") {
+				var z float64
+				if x = strings.TrimSpace(x); x == "" {
+					continue
+				}
+				if _, err := fmt.Sscan(x, &z); err != nil || !(z > 0) {
+					fail(fmt.Errorf("-lower-z: %q is not a positive number", x))
+				}
+				zs = append(zs, z)
+			}
+			err = confidence(ctx, dir, rounds, strings.Split(*anytimeData, ","), zs, *seed)
 		case "wn18rr":
 			err = wn18rr(ctx, dir, wn, *seed)
 		case "wn18rr-plot":

@@ -35,6 +35,7 @@ type kgcOptions struct {
 	quiet, exhaustive          bool
 	timeSet                    bool
 	explain                    explainFlags
+	confidence                 string
 }
 
 type kgcReport struct {
@@ -162,6 +163,7 @@ nothing.`,
 	f.StringVar(&o.pslOut, "psl-out", "", "psl: write the model (model.psl), its inference data (kgc.data) and the inferred values (values.tsv) to this directory, as one set (a directory holding files hinge did not write is refused)")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
+	f.StringVar(&o.confidence, "confidence", "point", "rule confidence ranked with: point (support / (body + pc)) or lower (the lower end of its 95% Wilson interval, less a sampled count's error: thin evidence ranks lower)")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
 	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine, unless learning's memory stop ends them first: the output says so); without --time, no time limit")
 	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "most paths sampled per round (the first samples 1,000, each next one twice as many)")
@@ -195,6 +197,10 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	scoring, err := kgc.ParseScoring(o.score)
 	if err != nil {
 		return badInput(fmt.Errorf("--score: %w", err))
+	}
+	confidence, err := kgc.ParseConfidence(o.confidence)
+	if err != nil {
+		return badInput(fmt.Errorf("--confidence: %w", err))
 	}
 	if err := o.explain.checkKGC(scoring); err != nil {
 		return err
@@ -371,6 +377,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
 	rk.NoisyOrK = o.noisyOrK
+	rk.SetConfidence(confidence)
 	evalOpt := kgc.EvalOptions{TopK: o.topK, Exhaustive: o.exhaustive, Threads: o.learn.Threads, ADMM: admm.DefaultOptions(),
 		Progress: func(done, total int) {
 			prog.set("ranking: %d of %d queries, %.0f s", done, total, time.Since(rankStart).Seconds())

@@ -499,3 +499,32 @@ func TestKGCRulesInEmpty(t *testing.T) {
 		}
 	}
 }
+
+// --confidence lower ranks a rule of thin evidence below one of equal
+// point confidence with more (3 of 3 against 30 of 75 body groundings, both
+// 0.375 with pc 5), where point ties them; a bad value is refused before
+// any work.
+func TestKGCConfidence(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"train.txt": "q\tb\td1\nq\tb\td2\nc1\tx\tc2\n",
+		"test.txt":  "q\tr\tc2\n",
+		"rules.txt": "3\t3\t0.375\tr(X,c1) <= b(X,d1)\n75\t30\t0.375\tr(X,c2) <= b(X,d2)\n",
+	})
+	args := []string{"kgc", "--train", filepath.Join(dir, "train.txt"), "--test", filepath.Join(dir, "test.txt"),
+		"--rules-in", filepath.Join(dir, "rules.txt"), "--score", "maxplus", "--quiet"}
+	// (q, r, ?): c1 and c2 tie under point (rank 1.5), c2 first under
+	// lower; (?, r, c2) has q alone.
+	for conf, want := range map[string]string{"point": "MRR 0.8333", "lower": "MRR 1.0000"} {
+		code, stdout, stderr := runCLI(t, append(args, "--confidence", conf)...)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("--confidence %s: exit %d, want %s\n%s%s", conf, code, want, stdout, stderr)
+		}
+	}
+	out := filepath.Join(dir, "pred.txt")
+	if code, _, stderr := runCLI(t, append(args, "--confidence", "upper", "--predictions", out)...); code != 2 || !strings.Contains(stderr, "--confidence") {
+		t.Errorf("--confidence upper: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--confidence upper wrote predictions")
+	}
+}
