@@ -29,7 +29,8 @@ type LearnOptions struct {
 	// MinSupport and MinConf drop weak rules (0: 2 and 0.0001).
 	MinSupport int
 	MinConf    float64
-	// PC smooths confidences: support / (body + PC) (0: 5).
+	// PC smooths confidences: support / (body + PC) (0: 5; negative:
+	// none, support / body).
 	PC float64
 	// SamplesPerRound is the most paths a round samples (0: 20,000): the
 	// first round samples 1,000 and each next one twice as many, up to it.

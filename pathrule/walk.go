@@ -120,12 +120,15 @@ const (
 
 // SetDefaults applies the learners' convention to their sampling
 // settings: a 0 becomes the default (DefaultPC, DefaultSample, DefaultErr,
-// DefaultWork), a negative sample, err or work becomes 0 (count exactly,
-// never stop early, no bound on the work). A negative or NaN pc is left
-// for the caller to refuse.
+// DefaultWork), a negative pc, sample, err or work becomes 0 (no
+// smoothing, count exactly, never stop early, no bound on the work). A
+// NaN pc is left for the caller to refuse.
 func SetDefaults(pc *float64, sample *int, err *float64, work *int64) {
-	if *pc == 0 {
+	switch {
+	case *pc == 0:
 		*pc = DefaultPC
+	case *pc < 0:
+		*pc = 0
 	}
 	switch {
 	case *sample == 0:

@@ -228,6 +228,9 @@ func (o *GenOptions) defaults() error {
 	if o.ConstMinSupport == 0 {
 		o.ConstMinSupport = o.MinSupport
 	}
+	if o.PC < 0 { // SetDefaults would read it as no smoothing
+		return fmt.Errorf("pc %v: must be a finite number > 0", o.PC)
+	}
 	pathrule.SetDefaults(&o.PC, &o.Sample, &o.SampleErr, &o.Work)
 	if math.IsNaN(o.SampleErr) || math.IsInf(o.SampleErr, 0) {
 		return fmt.Errorf("sample error %v: must be a number", o.SampleErr)

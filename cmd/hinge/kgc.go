@@ -173,7 +173,7 @@ nothing.`,
 	f.IntVar(&o.learn.MaxLength, "max-length", 3, "longest cyclic rule body (1-3)")
 	f.IntVar(&o.learn.MinSupport, "min-support", 2, "drop rules with less support")
 	f.Float64Var(&o.learn.MinConf, "min-conf", 0.0001, "drop rules with less confidence")
-	f.Float64Var(&o.learn.PC, "pc", 5, "confidence smoothing: support / (body + pc)")
+	f.Float64Var(&o.learn.PC, "pc", 5, "confidence smoothing: support / (body + pc); 0: none, support / body")
 	f.Uint64Var(&o.learn.Seed, "seed", 1, "seed of the path sampling")
 	f.IntVar(&o.learn.Threads, "threads", 0, "threads (0: all cores)")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress: none on a terminal, and no line every few seconds elsewhere")
@@ -253,7 +253,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.learn.Rounds > 0 && !o.timeSet {
 		o.learn.Time = 0 // the rounds are the budget
 	}
-	// The learner reads 0 as its default; the flags mean exact and never.
+	// The learner reads 0 as its default; the flags mean no smoothing,
+	// exact and never.
+	if o.learn.PC == 0 {
+		o.learn.PC = -1
+	}
 	if o.learn.Sample == 0 {
 		o.learn.Sample = -1
 	}

@@ -528,3 +528,39 @@ func TestKGCConfidence(t *testing.T) {
 		t.Error("--confidence upper wrote predictions")
 	}
 }
+
+// --pc 0 means no smoothing (confidence = support / body groundings), not
+// the default 5 it once became silently; a negative one is refused.
+func TestKGCNoSmoothing(t *testing.T) {
+	args := kgcFiles(t, 50)
+	for _, tc := range []struct {
+		pc string
+		// smoothing is the pc each rules file line must satisfy.
+		smoothing float64
+	}{{"0", 0}, {"5", 5}, {"2.5", 2.5}} {
+		rules := filepath.Join(t.TempDir(), "rules.txt")
+		var stdout, stderr bytes.Buffer
+		if code := runContext(context.Background(), append([]string{"kgc", "--rounds", "1", "--pc", tc.pc, "--sample", "0", "--rules", rules, "--quiet"}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("--pc %s: exit %d\n%s", tc.pc, code, stderr.String())
+		}
+		b, err := os.ReadFile(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for _, l := range lines {
+			var body, support int
+			var conf float64
+			if _, err := fmt.Sscanf(l, "%d\t%d\t%g\t", &body, &support, &conf); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			if want := float64(support) / (float64(body) + tc.smoothing); math.Abs(conf-want) > 1e-5*want {
+				t.Fatalf("--pc %s: %q has confidence %g, want %d / (%d + %g) = %g", tc.pc, l, conf, support, body, tc.smoothing, want)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := runContext(context.Background(), append([]string{"kgc", "--pc", "-1"}, args...), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--pc -1: must be >= 0") {
+		t.Errorf("--pc -1: exit %d\n%s", code, stderr.String())
+	}
+}
