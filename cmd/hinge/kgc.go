@@ -40,6 +40,7 @@ type kgcOptions struct {
 
 type kgcReport struct {
 	Scoring      string  `json:"scoring"`
+	Confidence   string  `json:"confidence"` // point or lower
 	Entities     int     `json:"entities"`
 	Relations    int     `json:"relations"`
 	GraphTriples int     `json:"graph_triples"`
@@ -351,6 +352,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	loadSec := time.Since(start).Seconds()
 
 	lr := &kgc.LearnResult{Rules: rulesIn}
+	var intervals kgc.Intervals // of the learned rules' sampled confidences
 	if o.rulesIn == "" {
 		learnStart := time.Now()
 		budget := fmt.Sprintf("%v", o.learn.Time)
@@ -372,7 +374,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if lr.Sampled > 0 {
-			fmt.Fprintln(stdout, intervalsLine(kgc.IntervalsOf(lr.Rules), lr.Rules, v))
+			intervals = kgc.IntervalsOf(lr.Rules)
+			fmt.Fprintln(stdout, intervalsLine(intervals, lr.Rules, v))
 		}
 	} else {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; %d rules read from %s\n",
@@ -520,13 +523,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", o.predictions)
 	}
 	if o.report != "" {
-		r := kgcReport{Scoring: scoring.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
+		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
 			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
-		if o.rulesIn == "" && lr.Sampled > 0 {
-			iv := kgc.IntervalsOf(lr.Rules)
+		if iv := intervals; iv.Sampled > 0 {
 			r.SampledErr.Median, r.SampledErr.P90 = iv.MedianErr, iv.P90Err
 			if iv.Widest >= 0 {
 				r.SampledErr.Widest = &widestInterval{Rule: lr.Rules[iv.Widest].Format(v), Conf: lr.Rules[iv.Widest].Conf, Low: iv.Lo, High: iv.Hi}
