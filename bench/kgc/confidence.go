@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/hinge-srl/hinge/internal/shareddata"
 	"github.com/hinge-srl/hinge/kgc"
 )
 
@@ -54,23 +51,11 @@ func confidence(ctx context.Context, dir string, rounds []int, names []string, z
 		"d_mrr_vs_first_rounds", "se_d_first", "d_mrr_vs_point", "se_d_point", "rank_cpu_s"}
 	var rows [][]string
 	for _, path := range names {
-		if !strings.ContainsRune(path, os.PathSeparator) {
-			data, err := shareddata.Dir()
-			if err != nil {
-				return err
-			}
-			path = filepath.Join(data, path)
-		}
-		name := filepath.Base(path)
-		d, err := load(filepath.Dir(path), name)
+		d, lr, err := loadAndLearn(ctx, path, slices.Max(rounds), seed)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  %s: learning %d rounds ...\n", name, slices.Max(rounds))
-		lr, err := kgc.Learn(ctx, d.g, kgc.LearnOptions{Rounds: slices.Max(rounds), Seed: seed})
-		if err != nil {
-			return err
-		}
+		name := d.name
 		first := map[string][]float64{} // reciprocal ranks of the first rounds, by scoring, estimate and split
 		for _, n := range rounds {
 			if n > lr.Rounds {

@@ -296,6 +296,25 @@ func halves(ev *kgc.Evaluation) (even, odd float64) {
 	return sum[0] / max(n[0], 1), sum[1] / max(n[1], 1)
 }
 
+// loadAndLearn reads the data set at path (a name alone: one of the
+// shared data sets) and learns rounds rounds of rules on its graph.
+func loadAndLearn(ctx context.Context, path string, rounds int, seed uint64) (*dataset, *kgc.LearnResult, error) {
+	if !strings.ContainsRune(path, os.PathSeparator) {
+		data, err := shareddata.Dir()
+		if err != nil {
+			return nil, nil, err
+		}
+		path = filepath.Join(data, path)
+	}
+	d, err := load(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Printf("  %s: learning %d rounds ...\n", d.name, rounds)
+	lr, err := kgc.Learn(ctx, d.g, kgc.LearnOptions{Rounds: rounds, Seed: seed})
+	return d, lr, err
+}
+
 // anytime learns once per data set for the largest number of rounds and
 // ranks the rules of the first n rounds, for each n, under every variant:
 // MRR against the learning time, and the two halves of the test split.
@@ -303,23 +322,11 @@ func anytime(ctx context.Context, dir string, rounds []int, names []string, seed
 	header := []string{"data", "rounds", "learn_s", "rules", "scoring", "mrr", "hits1", "hits3", "hits10", "mrr_even_half", "mrr_odd_half", "rank_cpu_s", "peak_rss_mb"}
 	var rows [][]string
 	for _, path := range names {
-		if !strings.ContainsRune(path, os.PathSeparator) {
-			data, err := shareddata.Dir()
-			if err != nil {
-				return err
-			}
-			path = filepath.Join(data, path)
-		}
-		name := filepath.Base(path)
-		d, err := load(filepath.Dir(path), name)
+		d, lr, err := loadAndLearn(ctx, path, slices.Max(rounds), seed)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  %s: learning %d rounds ...\n", name, slices.Max(rounds))
-		lr, err := kgc.Learn(ctx, d.g, kgc.LearnOptions{Rounds: slices.Max(rounds), Seed: seed})
-		if err != nil {
-			return err
-		}
+		name := d.name
 		series := map[string]plotter.XYs{}
 		for _, n := range rounds {
 			if n > lr.Rounds {
