@@ -151,7 +151,7 @@ nothing.`,
 	f.StringVar(&o.valid, "valid", "", "validation triples (only filter the rankings)")
 	f.StringVar(&o.test, "test", "", "test triples to answer")
 	f.StringVar(&o.facts, "facts", "", "background triples added to the graph")
-	f.StringVar(&o.predictions, "predictions", "", "write the ranked candidates here (AnyBURL's format)")
+	f.StringVar(&o.predictions, "predictions", "", "write the ranked candidates here (AnyBURL's format; written while ranking to a temporary .NAME.tmp* file beside it, put in place when the run succeeds)")
 	f.StringVar(&o.rules, "rules", "", "write the learned rules here (body groundings, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
