@@ -53,6 +53,10 @@ type KGCRule struct {
 	BodySize int     `json:"body_size"`
 	Sampled  bool    `json:"sampled,omitempty"`
 	ConfErr  float64 `json:"conf_err,omitempty"`
+	// RankConf is the confidence the ranker ranks the rule with when it
+	// is not Conf (kgc.LowerConfidence; nil otherwise); the score
+	// combines it.
+	RankConf *float64 `json:"rank_conf,omitempty"`
 	// Groundings are body groundings that fired for this candidate, each
 	// its body atoms (none for a default rule); Found counts them (up to
 	// 1000: More says there are more).
@@ -190,7 +194,11 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 				continue
 			}
 			if k.Top <= 0 || len(out[i].Rules) < k.Top {
-				out[i].Rules = append(out[i].Rules, k.ruleFor(rule, e, tail, y))
+				kr := k.ruleFor(rule, e, tail, y)
+				if conf != rule.Conf {
+					kr.RankConf = &conf
+				}
+				out[i].Rules = append(out[i].Rules, kr)
 			}
 			out[i].Confs = append(out[i].Confs, conf)
 			out[i].RuleCount++

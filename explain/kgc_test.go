@@ -199,7 +199,16 @@ func TestKGCScoreReproduced(t *testing.T) {
 					if len(qx.Rules) != len(want) {
 						t.Fatalf("%s %s: %d rules, the oracle has %d", qx.Query, qx.Candidate, len(qx.Rules), len(want))
 					}
-					for _, r := range qx.Rules {
+					for j, r := range qx.Rules {
+						// The confidence ranked with is listed where it is
+						// not the point one, and is what was combined.
+						ranked := r.Conf
+						if r.RankConf != nil {
+							ranked = *r.RankConf
+						}
+						if (r.RankConf != nil) != (sc.conf == kgc.LowerConfidence) || ranked != qx.Confs[j] {
+							t.Fatalf("%s %s: rule %s conf %v, ranked with %v, combined %v", qx.Query, qx.Candidate, r.Rule, r.Conf, r.RankConf, qx.Confs[j])
+						}
 						n, ok := want[fmt.Sprintf("%s %v", r.Rule, r.Conf)]
 						if !ok {
 							t.Fatalf("%s %s: rule %s does not predict it by the oracle", qx.Query, qx.Candidate, r.Rule)

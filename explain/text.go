@@ -209,6 +209,9 @@ func (x *KGCExplanation) WriteText(w io.Writer) error {
 			if r.Sampled {
 				est = fmt.Sprintf(" +-%.2g, sampled", r.ConfErr)
 			}
+			if r.RankConf != nil {
+				est += fmt.Sprintf("; ranked with %.4f", *r.RankConf)
+			}
 			fmt.Fprintf(&b, "    conf %.4f  %s   (support %d of %d%s)\n", r.Conf, r.Rule, r.Support, r.BodySize, est)
 			for _, g := range r.Groundings {
 				if len(g) == 0 {
