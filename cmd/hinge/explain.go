@@ -432,17 +432,17 @@ func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Voca
 					shown = append(shown, at)
 				}
 				cands := make([]int32, len(shown))
-				for n, j := range shown {
-					cands[n] = full[j].Entity
+				for m, j := range shown {
+					cands[m] = full[j].Entity
 				}
-				for n, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
-					tr := kgc.Triple{H: q.e, R: t.R, T: cands[n]}
+				for m, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
+					tr := kgc.Triple{H: q.e, R: t.R, T: cands[m]}
 					if !q.tail {
-						tr = kgc.Triple{H: cands[n], R: t.R, T: q.e}
+						tr = kgc.Triple{H: cands[m], R: t.R, T: q.e}
 					}
-					x.SetPlace(&qx, rk.PlaceIn(full, shown[n]))
-					qx.Answer = cands[n] == q.truth
-					r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: full[shown[n]].Score, Explanation: qx})
+					x.SetPlace(&qx, rk.PlaceIn(full, shown[m]))
+					qx.Answer = cands[m] == q.truth
+					r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: full[shown[m]].Score, Explanation: qx})
 				}
 			}
 		}
