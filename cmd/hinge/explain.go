@@ -35,9 +35,12 @@ type explainFlags struct {
 	satisfaction string
 	resolve      bool
 
-	// Filled by the prepare methods, written out by finish.
-	texts  []interface{ WriteText(io.Writer) error }
-	report *explain.Report
+	// Filled by the prepare methods, written out by finish. htmlFile is
+	// the report rendered to its temporary file by render, put in place
+	// by finish.
+	texts    []interface{ WriteText(io.Writer) error }
+	report   *explain.Report
+	htmlFile *atomicfile.File
 }
 
 // explainJSON is the --explain-json file.
@@ -131,11 +134,12 @@ func (e *explainFlags) flagNames() string {
 	return strings.Join(names, " and ")
 }
 
-// finish prints the explanations prepared and writes --explain-json and
-// --html. The commands call it after their own outputs: the work is done
-// by then (the prepare methods run before any output is written, so a run
-// cancelled during them writes nothing).
-func (e *explainFlags) finish(ctx context.Context, stdout io.Writer) error {
+// finish prints the explanations prepared, writes --explain-json and puts
+// the --html report rendered by render in place. The commands call it
+// after their own outputs: the work is done by then (the prepare methods,
+// which end by rendering the report, run before any output is written,
+// so a run cancelled during them writes nothing).
+func (e *explainFlags) finish(stdout io.Writer) error {
 	xs := make([]any, 0, len(e.texts))
 	for _, x := range e.texts {
 		if err := x.WriteText(stdout); err != nil {
@@ -148,13 +152,49 @@ func (e *explainFlags) finish(ctx context.Context, stdout io.Writer) error {
 			return failed(err)
 		}
 	}
-	if e.html != "" && e.report != nil {
-		err := atomicfile.Write(e.html, func(w io.Writer) error { return e.report.WriteHTMLContext(ctx, w) })
-		if err != nil {
+	if e.htmlFile != nil {
+		if err := e.htmlFile.Commit(); err != nil {
 			return failed(err)
 		}
 	}
 	return nil
+}
+
+// render writes the HTML report to its temporary file: the prepare
+// methods end with it, before the run writes any output, so that a run
+// cancelled while the report is written (the last step a cancellation
+// stops) writes nothing; finish only puts the file in place.
+func (e *explainFlags) render(ctx context.Context) error {
+	if err := interrupted(ctx); err != nil || e.html == "" || e.report == nil {
+		return err
+	}
+	f, err := atomicfile.Create(e.html)
+	if err != nil {
+		return failed(err)
+	}
+	if renderHook != nil {
+		renderHook()
+	}
+	if err := e.report.WriteHTMLContext(ctx, f); err != nil {
+		f.Abort()
+		if ctx.Err() != nil {
+			return failed(ctx.Err())
+		}
+		return failed(fmt.Errorf("writing %s: %w", e.html, err))
+	}
+	e.htmlFile = f
+	return nil
+}
+
+// renderHook, when set (by tests), runs as render begins writing.
+var renderHook func()
+
+// discard removes a rendered report that finish did not put in place (a
+// run that failed after rendering it); deferred by the commands.
+func (e *explainFlags) discard() {
+	if e.htmlFile != nil {
+		e.htmlFile.Abort()
+	}
 }
 
 // checkPSL refuses, before any work, flag combinations the explanations
@@ -249,7 +289,7 @@ func (e *explainFlags) preparePSL(ctx context.Context, prog *pipeline.Program, g
 			return failed(err)
 		}
 	}
-	return interrupted(ctx)
+	return e.render(ctx)
 }
 
 // vars finds the variables of the atoms of --explain in the ground
@@ -355,7 +395,7 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 			return failed(err)
 		}
 	}
-	return interrupted(ctx)
+	return e.render(ctx)
 }
 
 // checkKGC refuses what the explanations of hinge kgc cannot serve.
@@ -451,5 +491,5 @@ func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Voca
 		}
 		e.report = r
 	}
-	return interrupted(ctx)
+	return e.render(ctx)
 }

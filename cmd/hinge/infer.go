@@ -231,6 +231,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	rep.Seconds.Load, rep.Seconds.Ground = prog.Seconds, groundSec
 
 	// The explanations are worked out before any output is written.
+	defer o.explain.discard() // a report rendered but not put in place
 	if err := o.explain.preparePSL(ctx, prog, g, values, o.solver, o.streaming.on); err != nil {
 		return err
 	}
@@ -293,7 +294,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "evaluation %s (%d atoms) %s\n", ev.Predicate.Name, ev.Atoms, ev.Result)
 	}
-	if err := o.explain.finish(ctx, stdout); err != nil {
+	if err := o.explain.finish(stdout); err != nil {
 		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()

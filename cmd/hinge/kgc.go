@@ -435,6 +435,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			clusterRep.Merged, clusterRep.ValidQueries, clusterRep.ValidMRR, clusterRep.ValidMRRUnclustered, clusterSec)
 	}
 	isKnown := func(t kgc.Triple) bool { return known[t] }
+	defer o.explain.discard() // a report rendered but not put in place
 	writeRules := func() error {
 		if o.rules == "" {
 			return nil
@@ -451,7 +452,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err := writeRules(); err != nil {
 			return err
 		}
-		return o.explain.finish(ctx, stdout)
+		return o.explain.finish(stdout)
 	}
 	// The predictions are written as the queries are ranked, to a file
 	// put in place only once the run succeeded, so that the lists need
@@ -512,7 +513,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return failed(err)
 		}
 	}
-	if err := o.explain.finish(ctx, stdout); err != nil {
+	if err := o.explain.finish(stdout); err != nil {
 		return err
 	}
 	m := ev.Metrics

@@ -568,3 +568,25 @@ func TestKGCNoSmoothing(t *testing.T) {
 		t.Errorf("--pc -1: exit %d\n%s", code, stderr.String())
 	}
 }
+
+// A run cancelled while its HTML report is written, the last step a
+// cancellation stops, writes none of its outputs: the rules and the
+// predictions, finished by then, were put in place before the report
+// and stayed behind under "no output was written".
+func TestKGCCancelledWhileReporting(t *testing.T) {
+	args := kgcFiles(t, 100)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	renderHook = cancel
+	defer func() { renderHook = nil }()
+	var stdout, stderr bytes.Buffer
+	code := runContext(ctx, append([]string{"kgc", "--rounds", "1", "--quiet", "--rules", filepath.Join(dir, "r.txt"),
+		"--predictions", filepath.Join(dir, "p.txt"), "--html", filepath.Join(dir, "h.html")}, args...), &stdout, &stderr)
+	if code != 1 || !strings.HasSuffix(stderr.String(), "hinge kgc: the run was cancelled; no output was written\n") {
+		t.Errorf("exit %d\n%s", code, stderr.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a cancelled run left %v", ents)
+	}
+}

@@ -663,6 +663,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	write := func(w io.Writer) error { return writeLines(w, lines) }
 	// The explanations are worked out before any output is written.
+	defer o.explain.discard() // a report rendered but not put in place
 	if err := o.explain.prepareMLN(ctx, net, res, mo); err != nil {
 		return err
 	}
@@ -694,7 +695,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return failed(err)
 		}
 	}
-	if err := o.explain.finish(ctx, stdout); err != nil {
+	if err := o.explain.finish(stdout); err != nil {
 		return err
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()
