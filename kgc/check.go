@@ -53,3 +53,27 @@ func HeaderLike(first Triple, all ...[]Triple) bool {
 	}
 	return true
 }
+
+// RulesOffGraph counts the rules whose head or body names a relation no
+// triple of graph has (such a rule can never fire: a rules file of
+// another data set), and gives the first one's index (-1: none).
+func RulesOffGraph(graph []Triple, rules []Rule) (n, first int) {
+	rels := map[int32]bool{}
+	for _, t := range graph {
+		rels[t.R] = true
+	}
+	first = -1
+	for i := range rules {
+		off := !rels[rules[i].Head]
+		for _, st := range rules[i].Body {
+			off = off || !rels[st.R]
+		}
+		if off {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return n, first
+}

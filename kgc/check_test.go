@@ -44,3 +44,19 @@ func TestUnseenIn(t *testing.T) {
 		t.Errorf("the graph against itself: %+v", u)
 	}
 }
+
+func TestRulesOffGraph(t *testing.T) {
+	graph := []Triple{{H: 0, R: 0, T: 1}, {H: 1, R: 1, T: 2}}
+	rules := []Rule{
+		{Kind: Cyclic, Head: 0, Body: []Step{{R: 1}}},         // on the graph
+		{Kind: Default, Head: 1},                              // on the graph, no body
+		{Kind: Cyclic, Head: 0, Body: []Step{{R: 1}, {R: 5}}}, // a body relation off it
+		{Kind: AcyclicAny, Head: 7, Body: []Step{{R: 0}}},     // its head off it
+	}
+	if n, first := RulesOffGraph(graph, rules); n != 2 || first != 2 {
+		t.Errorf("RulesOffGraph = %d, first %d; want 2, first 2", n, first)
+	}
+	if n, first := RulesOffGraph(graph, rules[:2]); n != 0 || first != -1 {
+		t.Errorf("rules on the graph: %d, first %d", n, first)
+	}
+}

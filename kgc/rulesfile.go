@@ -19,7 +19,10 @@ func WriteRules(w io.Writer, rules []Rule, v *Vocab) error {
 	bw := bufio.NewWriter(w)
 	for i := range rules {
 		r := &rules[i]
-		fmt.Fprintf(bw, "%d\t%d\t%.6g\t%s\n", r.BodySize, r.Support, r.Conf, r.Format(v))
+		// The confidence as the shortest decimal that reads back as the
+		// same float64: --rules-in then ranks exactly as the run that
+		// wrote the file (6 digits shifted scores and reordered ties).
+		fmt.Fprintf(bw, "%d\t%d\t%s\t%s\n", r.BodySize, r.Support, strconv.FormatFloat(r.Conf, 'g', -1, 64), r.Format(v))
 	}
 	return bw.Flush()
 }

@@ -300,23 +300,6 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return ts, nil
 	}
-	var rulesIn []kgc.Rule
-	if o.rulesIn != "" {
-		// Read before the graph is built, so the rules' names are in the
-		// vocabulary it is sized for.
-		f, err := textfile.Open(o.rulesIn)
-		if err != nil {
-			return badInput(err)
-		}
-		rulesIn, err = kgc.ReadRules(o.rulesIn, f, v)
-		f.Close()
-		if err != nil {
-			return badInput(err)
-		}
-		if len(rulesIn) == 0 {
-			return badInput(fmt.Errorf("%s: no rules in it (only blank or # comment lines): nothing to rank with", o.rulesIn))
-		}
-	}
 	train, err := read(o.train)
 	if err != nil {
 		return err
@@ -333,6 +316,26 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var rulesIn []kgc.Rule
+	if o.rulesIn != "" {
+		// Read after the triples, so that their entities keep the ids a
+		// learning run gives them (ties are listed in id order: the
+		// predictions then equal the run's that wrote the rules), and
+		// before the graph is built, so that the rules' names are in the
+		// vocabulary it is sized for.
+		f, err := textfile.Open(o.rulesIn)
+		if err != nil {
+			return badInput(err)
+		}
+		rulesIn, err = kgc.ReadRules(o.rulesIn, f, v)
+		f.Close()
+		if err != nil {
+			return badInput(err)
+		}
+		if len(rulesIn) == 0 {
+			return badInput(fmt.Errorf("%s: no rules in it (only blank or # comment lines): nothing to rank with", o.rulesIn))
+		}
+	}
 	explained, err := o.explain.findKGC(v)
 	if err != nil {
 		return err
@@ -341,7 +344,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(graphTriples) == 0 {
 		return badInput(fmt.Errorf("%s: no triples: nothing to learn rules from", o.train))
 	}
-	o.warnInputs(stderr, v, graphTriples, [][]kgc.Triple{train, facts, valid, test})
+	o.warnInputs(stderr, v, graphTriples, [][]kgc.Triple{train, facts, valid, test}, rulesIn)
 	g := kgc.NewGraph(graphTriples, len(v.Entities), len(v.Relations))
 	known := map[kgc.Triple]bool{}
 	for _, ts := range [][]kgc.Triple{train, facts, valid, test} {
@@ -544,12 +547,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 }
 
 // warnInputs warns, on stderr, of input that is read but is likely not
-// what the user meant: a header line read as a triple, test triples whose
-// entities or relation the graph never names (ranked as chance ranks
-// them), and no --valid (validation triples then count as wrong answers
+// what the user meant: a header line read as a triple, rules (--rules-in)
+// and test triples whose relations or entities the graph never names,
+// and no --valid (validation triples then count as wrong answers
 // in the filtered ranking), naming a validation file beside the training
 // file when there is one.
-func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Triple, files [][]kgc.Triple) {
+func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Triple, files [][]kgc.Triple, rules []kgc.Rule) {
 	text := func(t kgc.Triple) string {
 		return fmt.Sprintf("%q", v.Entities[t.H]+" "+v.Relations[t.R]+" "+v.Entities[t.T])
 	}
@@ -561,6 +564,10 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Trip
 	}
 	if (o.rules != "" || o.rulesIn != "") && slices.Contains(v.Entities, kgc.SelfToken) {
 		fmt.Fprintf(stderr, "hinge kgc: warning: an entity is named %s, AnyBURL's word for a rule's own variable: in a rules file (--rules, --rules-in) a rule with it as a constant reads as a self-loop, not as this entity\n", kgc.SelfToken)
+	}
+	if n, first := kgc.RulesOffGraph(graph, rules); n > 0 {
+		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d rules name a relation the graph never names, first %s; they can never fire (rules of another data set?)\n",
+			clipPath(o.rulesIn), n, len(rules), rules[first].Format(v))
 	}
 	test := files[3]
 	u := kgc.UnseenIn(graph, test)

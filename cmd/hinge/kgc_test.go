@@ -429,6 +429,10 @@ func TestKGCInputWarnings(t *testing.T) {
 	if err := os.WriteFile(selfNamed, append(b, "p1\tfriend\tme_myself_i\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	otherRules := filepath.Join(dir, "other-rules.txt")
+	if err := os.WriteFile(otherRules, []byte("10\t5\t0.5\tr(X,Y) <= s(Y,X)\n10\t9\t0.9\tparent(X,Y) <= child(Y,X)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tb, err := os.ReadFile(test)
 	if err != nil {
 		t.Fatal(err)
@@ -458,6 +462,8 @@ func TestKGCInputWarnings(t *testing.T) {
 			[]string{`warning: ` + headed + `: the first triple`, `warning: ` + headedTest + `: the first triple, "head relation tail"`}, nil},
 		{"an entity named me_myself_i", []string{"--train", selfNamed, "--valid", valid, "--test", clean, "--rules", filepath.Join(dir, "rules.txt")},
 			[]string{"warning: an entity is named me_myself_i, AnyBURL's word for a rule's own variable"}, []string{"header"}},
+		{"rules of another graph", []string{"--train", train, "--valid", valid, "--test", clean, "--rules-in", otherRules},
+			[]string{"warning: " + otherRules + ": 1 of 2 rules name a relation the graph never names, first r(X,Y) <= s(Y,X); they can never fire"}, []string{"header"}},
 		{"unseen entity", []string{"--train", train, "--valid", valid, "--test", stranger},
 			[]string{`test triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`}, []string{"header", "relation the graph"}},
 		{"unseen relation", []string{"--train", train, "--valid", valid, "--test", newRel},
@@ -588,5 +594,29 @@ func TestKGCCancelledWhileReporting(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a cancelled run left %v", ents)
+	}
+}
+
+// A rules file written by --rules ranks, read back with --rules-in,
+// exactly as the run that wrote it: the same predictions file byte for
+// byte (confidences written as the shortest decimal that reads back,
+// entities interned in the learning run's order, so ties list alike).
+func TestKGCRulesRoundTrip(t *testing.T) {
+	args := kgcFiles(t, 120)
+	for _, scoring := range []string{"noisy-or", "maxplus", "max"} {
+		dir := t.TempDir()
+		rules, learned, reread := filepath.Join(dir, "rules.txt"), filepath.Join(dir, "learned.txt"), filepath.Join(dir, "reread.txt")
+		var stdout, stderr bytes.Buffer
+		if code := runContext(context.Background(), append([]string{"kgc", "--rounds", "2", "--score", scoring, "--rules", rules, "--predictions", learned, "--quiet"}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", scoring, code, stderr.String())
+		}
+		if code := runContext(context.Background(), append([]string{"kgc", "--rules-in", rules, "--score", scoring, "--predictions", reread, "--quiet"}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("%s --rules-in: exit %d\n%s", scoring, code, stderr.String())
+		}
+		a, _ := os.ReadFile(learned)
+		b, _ := os.ReadFile(reread)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: the predictions ranked with the rules file differ from the learning run's (%d and %d bytes)", scoring, len(a), len(b))
+		}
 	}
 }
