@@ -270,6 +270,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		{flag: "--report", path: o.report}, {flag: "--psl-out", path: o.pslOut, dir: true}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
+	if toStdout(o.predictions, o.rules, o.report, o.explain.json, o.explain.html) {
+		stdout = stderr // the output written to standard output stays whole
+	}
 	unlock, err := lockOutputDir("--psl-out", o.pslOut)
 	if err != nil {
 		return err

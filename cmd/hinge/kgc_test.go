@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -618,5 +619,36 @@ func TestKGCRulesRoundTrip(t *testing.T) {
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s: the predictions ranked with the rules file differ from the learning run's (%d and %d bytes)", scoring, len(a), len(b))
 		}
+	}
+}
+
+// --predictions /dev/stdout gets the predictions alone on standard
+// output: the summary goes to standard error.
+func TestKGCPredictionsToStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	args := kgcFiles(t, 60)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.txt")
+	if code, _, stderr := runCLI(t, append([]string{"kgc", "--rounds", "1", "--quiet", "--predictions", file}, args...)...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want, _ := os.ReadFile(file)
+	stdout := filepath.Join(dir, "stdout") // a link of our own, as TestResultToDevStdout's
+	if err := os.Symlink("/proc/self/fd/1", stdout); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"kgc", "--rounds", "1", "--quiet", "--predictions", stdout}, args...)...)
+	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	got, err := cmd.Output()
+	if err != nil || !bytes.Equal(got, want) || !strings.Contains(stderr.String(), "MRR") {
+		t.Errorf("%v; standard output (%d bytes) is not the predictions alone (%d bytes), or the summary is not on standard error:\n%.300s\nstderr:\n%s", err, len(got), len(want), got, stderr.String())
 	}
 }

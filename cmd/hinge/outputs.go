@@ -274,3 +274,19 @@ func refuseExisting(path, flag string, force bool) error {
 	}
 	return nil
 }
+
+// toStdout reports whether one of paths names this process's standard
+// output (/dev/stdout, /dev/fd/1, a symlink to one of them): a command
+// writing an output there says everything else on standard error, so
+// that the output stays whole for the program reading it.
+func toStdout(paths ...string) bool {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if t, err := atomicfile.Resolve(p); err == nil && t.FD == 1 {
+			return true
+		}
+	}
+	return false
+}
