@@ -115,6 +115,12 @@ func ParseAtom(s string) (Atom, error) {
 		if strings.ContainsAny(name, "),'\"") {
 			return fail(strings.IndexAny(s, "),'\"")+1, "want Pred(a, b)")
 		}
+		// Blanks in a bare name: arguments written without parentheses
+		// (a relation of knowledge-graph triples may hold blanks, but is
+		// then followed by its arguments in parentheses).
+		if i := strings.IndexAny(name, " \t"); i >= 0 {
+			return fail(strings.Index(s, name)+i+1, "a blank in a name without arguments: want Pred(a, b)")
+		}
 		return Atom{Pred: name}, nil
 	}
 	name := strings.TrimSpace(s[:open])

@@ -35,6 +35,9 @@ func TestParseAtom(t *testing.T) {
 		{in: "Can'cer(Bob)", err: "cannot hold"},
 		{in: "Cancer(Bob)\x00", err: "a NUL byte"},
 		{in: "Cancer(\xff)", err: "not UTF-8"},
+		{in: "parentOf person00 person15", err: "column 9: a blank in a name without arguments: want Pred(a, b)"},
+		{in: "is a(cat, animal)", pred: "is a", args: []string{"cat", "animal"}}, // a relation of triples may hold blanks
+		{in: "  Raining  ", pred: "Raining"},
 	}
 	for _, c := range cases {
 		a, err := ParseAtom(c.in)

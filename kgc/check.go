@@ -77,3 +77,12 @@ func RulesOffGraph(graph []Triple, rules []Rule) (n, first int) {
 	}
 	return n, first
 }
+
+// Names counts the distinct entities and relations the triples name.
+func Names(ts []Triple) (entities, relations int) {
+	ents, rels := map[int32]bool{}, map[int32]bool{}
+	for _, t := range ts {
+		ents[t.H], ents[t.T], rels[t.R] = true, true, true
+	}
+	return len(ents), len(rels)
+}

@@ -349,6 +349,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	o.warnInputs(stderr, v, graphTriples, [][]kgc.Triple{train, facts, valid, test}, rulesIn)
 	g := kgc.NewGraph(graphTriples, len(v.Entities), len(v.Relations))
+	// The graph's own entities and relations (the vocabulary also holds
+	// those only the other files name).
+	nEnt, nRel := kgc.Names(graphTriples)
 	known := map[kgc.Triple]bool{}
 	for _, ts := range [][]kgc.Triple{train, facts, valid, test} {
 		for _, t := range ts {
@@ -378,14 +381,14 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
 			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
-			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
+			nEnt, nRel, len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if lr.Sampled > 0 {
 			intervals = kgc.IntervalsOf(lr.Rules)
 			fmt.Fprintln(stdout, intervalsLine(intervals, lr.Rules, v))
 		}
 	} else {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; %d rules read from %s\n",
-			len(v.Entities), len(v.Relations), len(g.Triples), len(lr.Rules), clipPath(o.rulesIn))
+			nEnt, nRel, len(g.Triples), len(lr.Rules), clipPath(o.rulesIn))
 	}
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
@@ -530,7 +533,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", o.predictions)
 	}
 	if o.report != "" {
-		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: len(v.Entities), Relations: len(v.Relations), GraphTriples: len(g.Triples),
+		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: nEnt, Relations: nRel, GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
 			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
