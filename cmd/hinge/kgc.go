@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -529,9 +530,6 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	med, p90, maxq := ev.QueryTimes()
 	fmt.Fprintf(stdout, "%s: %d queries: MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f (top %d; ranking %.2f s, per query median %.3g ms, 90%% %.3g ms, max %.3g ms)\n",
 		scoring, m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10, o.topK, rankSec, 1000*med, 1000*p90, 1000*maxq)
-	if o.predictions != "" {
-		fmt.Fprintf(stdout, "wrote %s\n", o.predictions)
-	}
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: nEnt, Relations: nRel, GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
@@ -548,6 +546,15 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err := writeJSON(o.report, r); err != nil {
 			return failed(err)
 		}
+	}
+	var wrote []string
+	for _, p := range []string{o.predictions, o.rules, o.pslOut, o.explain.json, o.explain.html, o.report} {
+		if p != "" {
+			wrote = append(wrote, p)
+		}
+	}
+	if len(wrote) > 0 {
+		fmt.Fprintf(stdout, "wrote %s\n", strings.Join(wrote, ", "))
 	}
 	return nil
 }
