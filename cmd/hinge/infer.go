@@ -163,6 +163,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := checkOutputs(nil, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
+	if toStdout(o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {
+		stdout = stderr // the output written to standard output stays whole
+	}
 	unlock, err := lockOutputDir("--output", o.output)
 	if err != nil {
 		return err

@@ -540,6 +540,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
+	if toStdout(o.result, o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {
+		stdout = stderr // the output written to standard output stays whole
+	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.
 	// Read and built on a goroutine left behind if the run is cancelled

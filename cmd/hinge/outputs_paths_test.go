@@ -147,7 +147,8 @@ func nullDevice(t *testing.T, dir string) string {
 
 // TestResultToDevStdout: mln infer -r naming /proc/self/fd/1 (what
 // /dev/stdout links to) in a real process writes the result to its
-// standard output (a pipe here), and the link stays.
+// standard output (a pipe here), alone (what the run prints goes to
+// standard error), and the link stays.
 func TestResultToDevStdout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process")
@@ -162,14 +163,18 @@ func TestResultToDevStdout(t *testing.T) {
 	if err := os.Symlink("/proc/self/fd/1", stdout); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", stdout, "--quiet"})...)
+	cmd := exec.Command(exe, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", stdout, "--quiet", "--explain", "Cancer(Bob)"})...)
 	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "Cancer(Bob) 1") {
-		t.Errorf("standard output does not hold the result:\n%s", out)
+	// The result alone: the explanation, printed to standard output
+	// otherwise, goes to standard error when the result is written there.
+	if !strings.Contains(string(out), "Cancer(Bob) 1") || strings.Contains(string(out), "in the MAP world") || !strings.Contains(stderr.String(), "Cancer(Bob) = 1 in the MAP world") {
+		t.Errorf("standard output does not hold the result alone:\n%s\nstandard error:\n%s", out, stderr.String())
 	}
 	if st, err := os.Lstat(stdout); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link is now %v (%v)", st.Mode(), err)
