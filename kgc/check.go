@@ -13,22 +13,36 @@ type Unseen struct {
 	FirstEntity, FirstRelation int
 }
 
-// UnseenIn counts the triples of ts whose entities or relation appear in
-// no triple of graph.
-func UnseenIn(graph, ts []Triple) Unseen {
-	ents, rels := map[int32]bool{}, map[int32]bool{}
+// GraphNames are the entities and relations the triples of a graph name:
+// the one pass over the graph the input checks share.
+type GraphNames struct {
+	ents, rels map[int32]bool
+}
+
+// NamesOf gathers the entities and relations graph names.
+func NamesOf(graph []Triple) GraphNames {
+	n := GraphNames{ents: map[int32]bool{}, rels: map[int32]bool{}}
 	for _, t := range graph {
-		ents[t.H], ents[t.T], rels[t.R] = true, true, true
+		n.ents[t.H], n.ents[t.T], n.rels[t.R] = true, true, true
 	}
+	return n
+}
+
+// Count gives the numbers of distinct entities and relations.
+func (n GraphNames) Count() (entities, relations int) { return len(n.ents), len(n.rels) }
+
+// Unseen counts the triples of ts whose entities or relation appear in no
+// triple of the graph.
+func (n GraphNames) Unseen(ts []Triple) Unseen {
 	u := Unseen{FirstEntity: -1, FirstRelation: -1}
 	for i, t := range ts {
-		if !ents[t.H] || !ents[t.T] {
+		if !n.ents[t.H] || !n.ents[t.T] {
 			u.Entity++
 			if u.FirstEntity < 0 {
 				u.FirstEntity = i
 			}
 		}
-		if !rels[t.R] {
+		if !n.rels[t.R] {
 			u.Relation++
 			if u.FirstRelation < 0 {
 				u.FirstRelation = i
@@ -36,6 +50,26 @@ func UnseenIn(graph, ts []Triple) Unseen {
 		}
 	}
 	return u
+}
+
+// RulesOff counts the rules whose head or body names a relation no triple
+// of the graph has (such a rule can never fire: a rules file of another
+// data set), and gives the first one's index (-1: none).
+func (n GraphNames) RulesOff(rules []Rule) (count, first int) {
+	first = -1
+	for i := range rules {
+		off := !n.rels[rules[i].Head]
+		for _, st := range rules[i].Body {
+			off = off || !n.rels[st.R]
+		}
+		if off {
+			count++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return count, first
 }
 
 // HeaderLike reports whether first, the first triple of a file, looks like
@@ -52,37 +86,4 @@ func HeaderLike(first Triple, all ...[]Triple) bool {
 		}
 	}
 	return true
-}
-
-// RulesOffGraph counts the rules whose head or body names a relation no
-// triple of graph has (such a rule can never fire: a rules file of
-// another data set), and gives the first one's index (-1: none).
-func RulesOffGraph(graph []Triple, rules []Rule) (n, first int) {
-	rels := map[int32]bool{}
-	for _, t := range graph {
-		rels[t.R] = true
-	}
-	first = -1
-	for i := range rules {
-		off := !rels[rules[i].Head]
-		for _, st := range rules[i].Body {
-			off = off || !rels[st.R]
-		}
-		if off {
-			n++
-			if first < 0 {
-				first = i
-			}
-		}
-	}
-	return n, first
-}
-
-// Names counts the distinct entities and relations the triples name.
-func Names(ts []Triple) (entities, relations int) {
-	ents, rels := map[int32]bool{}, map[int32]bool{}
-	for _, t := range ts {
-		ents[t.H], ents[t.T], rels[t.R] = true, true, true
-	}
-	return len(ents), len(rels)
 }

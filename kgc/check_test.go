@@ -32,20 +32,20 @@ func TestHeaderLike(t *testing.T) {
 	}
 }
 
-func TestUnseenIn(t *testing.T) {
+func TestUnseen(t *testing.T) {
 	graph := []Triple{{H: 0, R: 0, T: 1}, {H: 1, R: 1, T: 2}}
 	test := []Triple{{H: 0, R: 0, T: 2}, {H: 5, R: 0, T: 1}, {H: 0, R: 7, T: 1}, {H: 2, R: 7, T: 6}}
-	u := UnseenIn(graph, test)
+	u := NamesOf(graph).Unseen(test)
 	want := Unseen{Entity: 2, Relation: 2, FirstEntity: 1, FirstRelation: 2}
 	if u != want {
 		t.Errorf("UnseenIn = %+v, want %+v", u, want)
 	}
-	if u := UnseenIn(graph, graph); u != (Unseen{FirstEntity: -1, FirstRelation: -1}) {
+	if u := NamesOf(graph).Unseen(graph); u != (Unseen{FirstEntity: -1, FirstRelation: -1}) {
 		t.Errorf("the graph against itself: %+v", u)
 	}
 }
 
-func TestRulesOffGraph(t *testing.T) {
+func TestRulesOff(t *testing.T) {
 	graph := []Triple{{H: 0, R: 0, T: 1}, {H: 1, R: 1, T: 2}}
 	rules := []Rule{
 		{Kind: Cyclic, Head: 0, Body: []Step{{R: 1}}},         // on the graph
@@ -53,10 +53,10 @@ func TestRulesOffGraph(t *testing.T) {
 		{Kind: Cyclic, Head: 0, Body: []Step{{R: 1}, {R: 5}}}, // a body relation off it
 		{Kind: AcyclicAny, Head: 7, Body: []Step{{R: 0}}},     // its head off it
 	}
-	if n, first := RulesOffGraph(graph, rules); n != 2 || first != 2 {
+	if n, first := NamesOf(graph).RulesOff(rules); n != 2 || first != 2 {
 		t.Errorf("RulesOffGraph = %d, first %d; want 2, first 2", n, first)
 	}
-	if n, first := RulesOffGraph(graph, rules[:2]); n != 0 || first != -1 {
+	if n, first := NamesOf(graph).RulesOff(rules[:2]); n != 0 || first != -1 {
 		t.Errorf("rules on the graph: %d, first %d", n, first)
 	}
 }

@@ -348,11 +348,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(graphTriples) == 0 {
 		return badInput(fmt.Errorf("%s: no triples: nothing to learn rules from", o.train))
 	}
-	o.warnInputs(stderr, v, graphTriples, [][]kgc.Triple{train, facts, valid, test}, rulesIn)
+	names := kgc.NamesOf(graphTriples)
+	o.warnInputs(stderr, v, names, [][]kgc.Triple{train, facts, valid, test}, rulesIn)
 	g := kgc.NewGraph(graphTriples, len(v.Entities), len(v.Relations))
 	// The graph's own entities and relations (the vocabulary also holds
 	// those only the other files name).
-	nEnt, nRel := kgc.Names(graphTriples)
+	nEnt, nRel := names.Count()
 	known := map[kgc.Triple]bool{}
 	for _, ts := range [][]kgc.Triple{train, facts, valid, test} {
 		for _, t := range ts {
@@ -565,7 +566,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 // and no --valid (validation triples then count as wrong answers
 // in the filtered ranking), naming a validation file beside the training
 // file when there is one.
-func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Triple, files [][]kgc.Triple, rules []kgc.Rule) {
+func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphNames, files [][]kgc.Triple, rules []kgc.Rule) {
 	text := func(t kgc.Triple) string {
 		return fmt.Sprintf("%q", v.Entities[t.H]+" "+v.Relations[t.R]+" "+v.Entities[t.T])
 	}
@@ -578,12 +579,12 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph []kgc.Trip
 	if (o.rules != "" || o.rulesIn != "") && slices.Contains(v.Entities, kgc.SelfToken) {
 		fmt.Fprintf(stderr, "hinge kgc: warning: an entity is named %s, AnyBURL's word for a rule's own variable: in a rules file (--rules, --rules-in) a rule with it as a constant reads as a self-loop, not as this entity\n", kgc.SelfToken)
 	}
-	if n, first := kgc.RulesOffGraph(graph, rules); n > 0 {
+	if n, first := graph.RulesOff(rules); n > 0 {
 		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d rules name a relation the graph never names, first %s; they can never fire (rules of another data set?)\n",
 			clipPath(o.rulesIn), n, len(rules), rules[first].Format(v))
 	}
 	test := files[3]
-	u := kgc.UnseenIn(graph, test)
+	u := graph.Unseen(test)
 	if u.Entity > 0 {
 		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples name an entity that no triple of the graph (--train, --facts) names, first %s; rules learned from the graph can neither start from such an entity nor predict it\n",
 			clipPath(o.test), u.Entity, len(test), text(test[u.FirstEntity]))
