@@ -596,6 +596,30 @@ func TestKGCCancelledWhileReporting(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a cancelled run left %v", ents)
 	}
+
+	// The user's own files of those names (an earlier run's, say) are
+	// left as they were, and nothing else is left beside them.
+	mine := map[string]string{"r.txt": "my rules\n", "p.txt": "my predictions\n", "h.html": "<p>my report</p>\n"}
+	for name, text := range mine {
+		writeFile(t, dir, name, text)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	renderHook = cancel
+	stderr.Reset()
+	code = runContext(ctx, append([]string{"kgc", "--rounds", "1", "--quiet", "--rules", filepath.Join(dir, "r.txt"),
+		"--predictions", filepath.Join(dir, "p.txt"), "--html", filepath.Join(dir, "h.html")}, args...), &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("over the user's files: exit %d\n%s", code, stderr.String())
+	}
+	for name, text := range mine {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != text {
+			t.Errorf("%s: now %q (%v), was %q", name, b, err, text)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != len(mine) {
+		t.Errorf("a cancelled run left %v beside the user's files", ents)
+	}
 }
 
 // A rules file written by --rules ranks, read back with --rules-in,
