@@ -105,6 +105,9 @@ type LearnResult struct {
 	Rules []Rule
 	// Rounds of sampling done, Candidates the distinct rules counted.
 	Rounds, Candidates int
+	// Kept is the number of rounds whose rules Rules holds: Rounds, unless
+	// KeepRounds dropped the rules of the later ones.
+	Kept int
 	// Sampled is the number of kept rules whose statistics were
 	// estimated from sampled starts; MaxErr the largest half-width of
 	// their confidences' 95% intervals.
@@ -255,13 +258,8 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 	slices.SortStableFunc(kept, func(a, b Rule) int {
 		return cmp.Or(cmp.Compare(b.Conf, a.Conf), cmp.Compare(b.Support, a.Support))
 	})
-	for _, r := range kept {
-		if r.Sampled > 0 {
-			res.Sampled++
-			res.MaxErr = max(res.MaxErr, r.Err)
-		}
-	}
 	res.Rules = kept
+	res.KeepRounds(res.Rounds) // counts the sampled rules
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }

@@ -190,6 +190,11 @@ type ruleIndex struct {
 // NewRanker prepares rules (any order) for ranking over g. Rules naming a
 // relation or entity outside g are not used.
 func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
+	return newRanker(g, rules, s, nil)
+}
+
+// newRanker is NewRanker with the rules for which keep (nil: all) holds.
+func newRanker(g *Graph, rules []Rule, s Scoring, keep func(*Rule) bool) *Ranker {
 	rk := &Ranker{NoisyOrK: DefaultNoisyOrK, g: g, scoring: s, byHead: make([][]*Rule, g.NumRelations), idx: make([][2]ruleIndex, g.NumRelations),
 		selfHead: make([]bool, g.NumRelations)}
 	inGraph := func(r *Rule) bool {
@@ -201,7 +206,7 @@ func NewRanker(g *Graph, rules []Rule, s Scoring) *Ranker {
 	}
 	for i := range rules {
 		r := &rules[i]
-		if !inGraph(r) {
+		if !inGraph(r) || (keep != nil && !keep(r)) {
 			continue
 		}
 		if r.Kind != Default {

@@ -74,7 +74,7 @@ import (
 )
 
 func main() {
-	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, confidence, wn18rr, scale, large (needs -large-data), wn18rr-plot (the plot again from the CSV files)")
+	exps := flag.String("experiments", "anytime,wn18rr,scale", "comma-separated: anytime, confidence, choose (rounds chosen on validation, as hinge kgc --valid), wn18rr, scale, large (needs -large-data), wn18rr-plot (the plot again from the CSV files)")
 	wnTimes := flag.String("wn-times", "10s,60s,300s,1000s", "learning budgets of the wn18rr experiment")
 	out := flag.String("out", "", "directory for the CSV and PNG files (default: a temporary directory)")
 	update := flag.Bool("update-results", false, "write the results into results/ beside this program")
@@ -169,6 +169,8 @@ func main() {
 				zs = append(zs, z)
 			}
 			err = confidence(ctx, dir, rounds, strings.Split(*anytimeData, ","), zs, *seed)
+		case "choose":
+			err = chooseRounds(ctx, dir, rounds, strings.Split(*anytimeData, ","), *seed)
 		case "wn18rr":
 			err = wn18rr(ctx, dir, wn, *seed)
 		case "wn18rr-plot":

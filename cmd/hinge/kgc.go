@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,8 @@ type kgcOptions struct {
 	timeSet                    bool
 	explain                    explainFlags
 	confidence                 string
+	chooseRounds               bool
+	chooseValid                int
 }
 
 type kgcReport struct {
@@ -76,6 +79,9 @@ type kgcReport struct {
 		Share           float64
 	} `json:"query_rules"`
 	RoundLog []kgc.RoundStat `json:"round_log,omitempty"`
+	// The rounds whose rules were kept, chosen on the validation triples
+	// (absent when not chosen).
+	ChosenRounds *kgc.RoundsChoice `json:"chosen_rounds,omitempty"`
 	// Clustered scoring: the thresholds chosen on the validation triples.
 	Cluster      *kgc.ClusterReport `json:"cluster,omitempty"`
 	PeakMemoryMB float64            `json:"peak_rss_mb"`
@@ -101,7 +107,13 @@ error stated. --rounds N does a fixed amount of work, the same rules on any
 machine; --time stops after the rounds that fit (the round running then is
 dropped) and the output says how many were done, so --rounds reproduces the
 run. Learning also ends its rounds before the rules outgrow 60% of
---memory-limit, leaving room to rank them. A candidate's score combines the
+--memory-limit, leaving room to rank them. With --valid, the rules kept are
+those of the first 1, 2, 4, ... or all rounds, whichever rank
+--choose-valid validation triples best (--choose-rounds=false keeps every
+round's): later rounds find rarer rules, whose confidences on a small dense
+graph are more often high by chance, so a longer budget keeps a shorter
+one's rules when the validation split says they rank better; --rules
+writes the rules kept. A candidate's score combines the
 confidences of the rules predicting it (--score noisy-or over the
 candidate's --noisy-or-k best rules, the default, a rule that predicts for
 the query exactly the candidates of a more confident rule counting once;
@@ -167,6 +179,8 @@ nothing.`,
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.StringVar(&o.confidence, "confidence", "point", "rule confidence ranked with: point (support / (body + pc)) or lower (the lower end of its 95% Wilson interval, less a sampled count's error: thin evidence ranks lower)")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
+	f.BoolVar(&o.chooseRounds, "choose-rounds", true, "with --valid: keep the rules of the first 1, 2, 4, ... or all learning rounds, whichever rank the validation triples best")
+	f.IntVar(&o.chooseValid, "choose-valid", 2000, "validation triples --choose-rounds ranks, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine, unless learning's memory stop ends them first: the output says so); without --time, no time limit")
 	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "most paths sampled per round (the first samples 1,000, each next one twice as many)")
 	f.IntVar(&o.learn.Sample, "sample", 1000, "body starts drawn to estimate a cyclic rule's confidence (0: count every start, exactly)")
@@ -251,6 +265,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(errors.New("--psl-out needs --score psl"))
 	case o.noisyOrK < 1:
 		return badInput(fmt.Errorf("--noisy-or-k %d: must be >= 1", o.noisyOrK))
+	case o.chooseValid < 0:
+		return badInput(fmt.Errorf("--choose-valid %d: must be >= 0", o.chooseValid))
 	}
 	if o.learn.Rounds > 0 && !o.timeSet {
 		o.learn.Time = 0 // the rounds are the budget
@@ -364,6 +380,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 	lr := &kgc.LearnResult{Rules: rulesIn}
 	var intervals kgc.Intervals // of the learned rules' sampled confidences
+	var chosen *kgc.RoundsChoice  // the rounds kept
 	if o.rulesIn == "" {
 		learnStart := time.Now()
 		budget := fmt.Sprintf("%v", o.learn.Time)
@@ -384,6 +401,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			nEnt, nRel, len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
+		if o.chooseRounds && len(valid) > 0 && lr.Rounds > 1 {
+			if chosen, err = o.keepRounds(ctx, g, lr, valid, [][]kgc.Triple{train, facts, valid}, scoring, confidence, prog); err != nil {
+				return cancelled(err)
+			}
+			fmt.Fprintln(stdout, chosenLine(chosen, len(lr.Rules)))
+		}
 		if lr.Sampled > 0 {
 			intervals = kgc.IntervalsOf(lr.Rules)
 			fmt.Fprintln(stdout, intervalsLine(intervals, lr.Rules, v))
@@ -534,7 +557,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: nEnt, Relations: nRel, GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
-			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep}
+			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep,
+			ChosenRounds: chosen}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
 		if iv := intervals; iv.Sampled > 0 {
@@ -721,4 +745,54 @@ func (p *kgcProgress) stop() {
 	p.stopped = true
 	close(p.done)
 	p.term.Done()
+}
+
+// keepRounds chooses on the validation triples the rounds whose rules lr
+// keeps (kgc.ChooseRounds), ranked as the run ranks (clustered as
+// noisy-or, psl as maxplus), filtered by the triples of knownSets.
+func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.LearnResult, valid []kgc.Triple, knownSets [][]kgc.Triple,
+	scoring kgc.Scoring, confidence kgc.Confidence, prog *kgcProgress) (*kgc.RoundsChoice, error) {
+	knownValid := map[kgc.Triple]bool{}
+	for _, ts := range knownSets {
+		for _, t := range ts {
+			knownValid[t] = true
+		}
+	}
+	maxValid := o.chooseValid
+	if maxValid == 0 {
+		maxValid = -1 // the flag's all
+	}
+	ch, err := kgc.ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, func(t kgc.Triple) bool { return knownValid[t] }, kgc.RoundsOptions{
+		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: o.topK,
+		Threads: o.learn.Threads, Seed: o.learn.Seed,
+		Progress: func(c int) {
+			prog.set("choosing the rounds kept: ranking the validation triples with the rules of %d of %d rounds", c, lr.Rounds)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	prog.clear()
+	lr.KeepRounds(ch.Rounds)
+	return ch, nil
+}
+
+// chosenLine says which rounds' rules were kept and why.
+func chosenLine(ch *kgc.RoundsChoice, rules int) string {
+	var cps []string
+	var chosenMRR, allMRR float64
+	for _, t := range ch.Tried {
+		cps = append(cps, strconv.Itoa(t.Rounds))
+		if t.Rounds == ch.Rounds {
+			chosenMRR = t.ValidMRR
+		}
+		if t.Rounds == ch.Of {
+			allMRR = t.ValidMRR
+		}
+	}
+	tried := fmt.Sprintf("%d validation queries, checkpoints %s; %.2f s", ch.ValidQueries, strings.Join(cps, ", "), ch.Seconds)
+	if ch.Rounds == ch.Of {
+		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR %.4f, the best of the checkpoints (%s)", ch.Of, allMRR, tried)
+	}
+	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR %.4f against %.4f with all (%s)",
+		ch.Rounds, ch.Of, rules, chosenMRR, allMRR, tried)
 }

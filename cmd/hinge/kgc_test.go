@@ -676,3 +676,82 @@ func TestKGCPredictionsToStdout(t *testing.T) {
 		t.Errorf("%v; standard output (%d bytes) is not the predictions alone (%d bytes), or the summary is not on standard error:\n%.300s\nstderr:\n%s", err, len(got), len(want), got, stderr.String())
 	}
 }
+
+// With --valid, the rules kept are a checkpoint's chosen on the validation
+// triples: the run says which, the report gives every checkpoint tried,
+// --rules writes the rules kept (--rounds with the chosen number learns
+// them again), and --choose-rounds=false keeps every round's.
+func TestKGCChooseRounds(t *testing.T) {
+	var train, valid, test strings.Builder
+	const n = 80
+	for x := range n {
+		fmt.Fprintf(&train, "p%d\tparent\tp%d\n", x, x+n)
+		child := fmt.Sprintf("p%d\tchild\tp%d\n", x+n, x)
+		switch x % 5 {
+		case 0:
+			test.WriteString(child)
+		case 1:
+			valid.WriteString(child)
+		default:
+			train.WriteString(child)
+		}
+		fmt.Fprintf(&train, "p%d\tfriend\tp%d\n", x, (x*7+3)%(2*n))
+		fmt.Fprintf(&train, "p%d\tknows\tp%d\n", x+n, (x*5+1)%(2*n))
+	}
+	dir := writeFiles(t, map[string]string{"train.txt": train.String(), "test.txt": test.String(), "valid.txt": valid.String()})
+	args := []string{"kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"), "--test", filepath.Join(dir, "test.txt"),
+		"--round-paths", "300", "--quiet", "--threads", "1"}
+	type report struct {
+		Rules, Rounds int
+		Chosen        *struct {
+			Rounds, Of   int
+			ValidQueries int `json:"valid_queries"`
+			Tried        []struct {
+				Rounds   int
+				ValidMRR float64 `json:"valid_mrr"`
+			}
+		} `json:"chosen_rounds"`
+	}
+	rulesIn := func(path string) int {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(b), "\n")
+	}
+	chosenRules, allRules, rep := filepath.Join(dir, "chosen.rules"), filepath.Join(dir, "all.rules"), filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI(t, append(args, "--rounds", "6", "--rules", chosenRules, "--report", rep)...)
+	if code != 0 || !strings.Contains(stdout, "rounds: the rules of ") || !strings.Contains(stdout, "checkpoints 1, 2, 4, 6") {
+		t.Fatalf("exit %d, no rounds line\n%s%s", code, stdout, stderr)
+	}
+	var r report
+	readJSON(t, rep, &r)
+	if r.Chosen == nil || r.Chosen.Of != 6 || r.Rounds != 6 || len(r.Chosen.Tried) != 4 || r.Chosen.ValidQueries != 2*n/5 || r.Rules != rulesIn(chosenRules) {
+		t.Fatalf("report %+v, %d rules written\n%s", r, rulesIn(chosenRules), stdout)
+	}
+	best := 0.0
+	for _, tr := range r.Chosen.Tried {
+		best = max(best, tr.ValidMRR)
+		if tr.Rounds == r.Chosen.Rounds && tr.ValidMRR < best {
+			t.Errorf("kept %d rounds, validation MRR %v below %v", tr.Rounds, tr.ValidMRR, best)
+		}
+	}
+	again := filepath.Join(dir, "again.rules")
+	if code, stdout, stderr := runCLI(t, append(args, "--rounds", fmt.Sprint(r.Chosen.Rounds), "--rules", again)...); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	a, _ := os.ReadFile(chosenRules)
+	b, _ := os.ReadFile(again)
+	if !bytes.Equal(a, b) {
+		t.Errorf("--rounds %d learns %d rules, the 6-round run kept %d", r.Chosen.Rounds, rulesIn(again), rulesIn(chosenRules))
+	}
+	code, stdout, stderr = runCLI(t, append(args, "--rounds", "6", "--rules", allRules, "--report", rep, "--choose-rounds=false")...)
+	var all report
+	readJSON(t, rep, &all)
+	if code != 0 || strings.Contains(stdout, "rounds: ") || all.Chosen != nil || all.Rules != rulesIn(allRules) || all.Rules < r.Rules {
+		t.Errorf("--choose-rounds=false: exit %d, report %+v\n%s%s", code, all, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(args, "--choose-valid", "-1")...); code != 2 || !strings.Contains(stderr, "--choose-valid") {
+		t.Errorf("--choose-valid -1: exit %d, %s", code, stderr)
+	}
+}

@@ -1,0 +1,183 @@
+package kgc
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// RoundsOptions configure ChooseRounds. Zero values take the defaults.
+type RoundsOptions struct {
+	// Scoring, NoisyOrK (0: DefaultNoisyOrK) and Confidence rank the
+	// validation queries as the run will rank its test queries; Clustered
+	// ranks them with NoisyOr (the clusters are chosen on the rules
+	// kept), PSL with MaxPlus (the candidates PSL re-scores).
+	Scoring    Scoring
+	NoisyOrK   int
+	Confidence Confidence
+	// MaxValid is the number of validation triples ranked, a seeded
+	// sample when there are more (0: 2,000; negative: all).
+	MaxValid int
+	// TopK is the list length (0: 100): a true answer below it is a miss.
+	TopK int
+	// Threads (0: GOMAXPROCS) and Seed (of the sample).
+	Threads int
+	Seed    uint64
+	// Progress, when set, is called before each checkpoint is ranked.
+	Progress func(rounds int)
+}
+
+// RoundsTrial is one checkpoint ChooseRounds ranked: the rules of the
+// first Rounds rounds and their validation MRR.
+type RoundsTrial struct {
+	Rounds   int     `json:"rounds"`
+	Rules    int     `json:"rules"`
+	ValidMRR float64 `json:"valid_mrr"`
+	// SE is the standard error of the paired difference of reciprocal
+	// ranks between this checkpoint and the last (0 for the last).
+	SE float64 `json:"se_vs_all_rounds"`
+}
+
+// RoundsChoice is the outcome of ChooseRounds.
+type RoundsChoice struct {
+	// Rounds is the number of rounds whose rules are kept, of Of done.
+	Rounds int `json:"rounds"`
+	Of     int `json:"of"`
+	// ValidQueries is the number of validation queries ranked (2 per
+	// validation triple of the sample).
+	ValidQueries int           `json:"valid_queries"`
+	Tried        []RoundsTrial `json:"tried"`
+	Seconds      float64       `json:"seconds"`
+}
+
+// Checkpoints are the round counts ChooseRounds compares for a run of n
+// rounds: 1, 2, 4, ... below n, and n. Those of a shorter run are among a
+// longer run's, but for its last.
+func Checkpoints(n int) []int {
+	var cs []int
+	for c := 1; c < n; c *= 2 {
+		cs = append(cs, c)
+	}
+	if n > 0 {
+		cs = append(cs, n)
+	}
+	return cs
+}
+
+// ChooseRounds ranks the validation triples (both ways, filtered by
+// known: the graph's and the validation triples) with the rules of the
+// first c rounds for every c of Checkpoints(rounds) (rules of round 0, the
+// default rules and rules read from a file, in every one) and returns the c
+// of the largest validation MRR, the last on a tie. Learning longer finds
+// rules that are rarer and, on a small dense graph, whose confidences are
+// more often high by chance: with the rounds chosen so, a longer budget
+// keeps the rules of a shorter one when the validation split says they rank
+// better (the validation MRR of the choice never falls with the budget,
+// but for the last checkpoint of the shorter run). Rules' Round must be
+// set as Learn sets it.
+func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid []Triple, known func(Triple) bool, opt RoundsOptions) (*RoundsChoice, error) {
+	start := time.Now()
+	if opt.MaxValid == 0 {
+		opt.MaxValid = 2000
+	}
+	if opt.NoisyOrK <= 0 {
+		opt.NoisyOrK = DefaultNoisyOrK
+	}
+	s := opt.Scoring
+	switch s {
+	case Clustered:
+		s = NoisyOr
+	case PSL:
+		s = MaxPlus
+	}
+	var vs []Triple
+	for _, t := range valid {
+		if t.R >= 0 && int(t.R) < g.NumRelations && t.H >= 0 && t.T >= 0 && int(t.H) < g.NumEntities && int(t.T) < g.NumEntities {
+			vs = append(vs, t)
+		}
+	}
+	if opt.MaxValid > 0 && len(vs) > opt.MaxValid {
+		rng := rand.New(rand.NewPCG(opt.Seed, 0x0c4e))
+		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+		vs = vs[:opt.MaxValid]
+	}
+	ch := &RoundsChoice{Rounds: rounds, Of: rounds, ValidQueries: 2 * len(vs)}
+	if len(vs) == 0 || rounds <= 1 {
+		ch.Seconds = time.Since(start).Seconds()
+		return ch, nil
+	}
+	cps := Checkpoints(rounds)
+	rrs := make([][]float64, len(cps)) // per checkpoint, the reciprocal rank of each query
+	best := -1.0
+	for ci, c := range cps {
+		if opt.Progress != nil {
+			opt.Progress(c)
+		}
+		rk := newRanker(g, rules, s, func(r *Rule) bool { return r.Round <= c })
+		rk.NoisyOrK = opt.NoisyOrK
+		rk.SetConfidence(opt.Confidence)
+		n := 0
+		for _, rs := range rk.byHead {
+			n += len(rs)
+		}
+		ev, err := rk.Evaluate(ctx, vs, known, EvalOptions{TopK: opt.TopK, Threads: opt.Threads,
+			Answers: func(int, Answer, Answer) error { return nil }}) // no lists kept
+		if err != nil {
+			return nil, err
+		}
+		rr := make([]float64, 0, 2*len(vs))
+		for i := range vs {
+			for _, a := range []Answer{ev.Heads[i], ev.Tails[i]} {
+				if a.Rank > 0 {
+					rr = append(rr, 1/a.Rank)
+				} else {
+					rr = append(rr, 0)
+				}
+			}
+		}
+		rrs[ci] = rr
+		ch.Tried = append(ch.Tried, RoundsTrial{Rounds: c, Rules: n, ValidMRR: ev.Metrics.MRR})
+		if ev.Metrics.MRR >= best {
+			best, ch.Rounds = ev.Metrics.MRR, c
+		}
+	}
+	last := rrs[len(rrs)-1]
+	for ci := range ch.Tried[:len(cps)-1] {
+		ch.Tried[ci].SE = pairedSE(rrs[ci], last)
+	}
+	ch.Seconds = time.Since(start).Seconds()
+	return ch, nil
+}
+
+// pairedSE is the standard error of the mean of a[i] - b[i].
+func pairedSE(a, b []float64) float64 {
+	n := float64(len(a))
+	if n < 2 {
+		return 0
+	}
+	var sum, sq float64
+	for i := range a {
+		d := a[i] - b[i]
+		sum += d
+		sq += d * d
+	}
+	mean := sum / n
+	return math.Sqrt(max(0, sq/n-mean*mean) / (n - 1))
+}
+
+// KeepRounds drops the rules found after round n (rules of round 0, the
+// default rules, stay) and counts Sampled and MaxErr again; Kept becomes n.
+// The rules left are those a run of n rounds learns.
+func (lr *LearnResult) KeepRounds(n int) {
+	lr.Rules = slices.DeleteFunc(lr.Rules, func(r Rule) bool { return r.Round > n })
+	lr.Sampled, lr.MaxErr = 0, 0
+	for _, r := range lr.Rules {
+		if r.Sampled > 0 {
+			lr.Sampled++
+			lr.MaxErr = max(lr.MaxErr, r.Err)
+		}
+	}
+	lr.Kept = n
+}

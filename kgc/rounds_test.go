@@ -1,0 +1,173 @@
+package kgc
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckpoints(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want []int
+	}{{0, nil}, {1, []int{1}}, {2, []int{1, 2}}, {5, []int{1, 2, 4, 5}}, {8, []int{1, 2, 4, 8}}, {9, []int{1, 2, 4, 8, 9}}} {
+		if got := Checkpoints(tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("Checkpoints(%d) = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}
+
+// plantedKG is a graph of people with parent and child (mostly each
+// other's inverse), friends and random noise, and held-out child triples
+// for validation.
+func plantedKG(seed uint64, n int) (*Graph, []Triple, map[Triple]bool) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	const parent, child, friend, noise = 0, 1, 2, 3
+	var train, valid []Triple
+	for x := range int32(n) {
+		p := (x*7 + 3) % int32(n)
+		train = append(train, Triple{H: p, R: parent, T: x})
+		c := Triple{H: x, R: child, T: p}
+		if rng.IntN(4) == 0 {
+			valid = append(valid, c)
+		} else if rng.IntN(10) > 0 {
+			train = append(train, c)
+		}
+		train = append(train, Triple{H: x, R: friend, T: int32(rng.IntN(n))}, Triple{H: int32(rng.IntN(n)), R: noise, T: int32(rng.IntN(n))})
+	}
+	known := map[Triple]bool{}
+	for _, ts := range [][]Triple{train, valid} {
+		for _, t := range ts {
+			known[t] = true
+		}
+	}
+	return NewGraph(train, n, 4), valid, known
+}
+
+// ChooseRounds' figures are those of a ranker built on each checkpoint's
+// rules alone, its choice their argmax (the last on a tie), and the rules
+// KeepRounds leaves are those a run of that many rounds learns.
+func TestChooseRoundsAgainstRanking(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(4) {
+		g, valid, known := plantedKG(seed, 120)
+		isKnown := func(t Triple) bool { return known[t] }
+		lo := LearnOptions{Rounds: 6, Seed: seed, SamplesPerRound: 300, MinSupport: 1}
+		lr, err := Learn(ctx, g, lo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Scoring{NoisyOr, MaxPlus} {
+			ch, err := ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, isKnown, RoundsOptions{Scoring: s, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(ch.Tried); got != len(Checkpoints(lr.Rounds)) || ch.ValidQueries != 2*len(valid) {
+				t.Fatalf("seed %d: %d checkpoints tried over %d queries, want %d over %d", seed, got, ch.ValidQueries, len(Checkpoints(lr.Rounds)), 2*len(valid))
+			}
+			best := -1.0
+			want := 0
+			for _, tr := range ch.Tried {
+				var rules []Rule
+				for _, r := range lr.Rules {
+					if r.Round <= tr.Rounds {
+						rules = append(rules, r)
+					}
+				}
+				ev, err := NewRanker(g, rules, s).Evaluate(ctx, valid, isKnown, EvalOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tr.Rules != len(rules) || tr.ValidMRR != ev.Metrics.MRR {
+					t.Errorf("seed %d, %v, %d rounds: %d rules, MRR %v; ranked alone: %d rules, MRR %v", seed, s, tr.Rounds, tr.Rules, tr.ValidMRR, len(rules), ev.Metrics.MRR)
+				}
+				if ev.Metrics.MRR >= best {
+					best, want = ev.Metrics.MRR, tr.Rounds
+				}
+			}
+			if ch.Rounds != want || ch.Of != lr.Rounds {
+				t.Errorf("seed %d, %v: chose %d of %d rounds, want %d of %d", seed, s, ch.Rounds, ch.Of, want, lr.Rounds)
+			}
+		}
+		for _, n := range []int{1, 3} {
+			short := lo
+			short.Rounds = n
+			want, err := Learn(ctx, g, short)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := *lr
+			kept.Rules = slices.Clone(lr.Rules)
+			kept.KeepRounds(n)
+			if kept.Kept != n || !slices.EqualFunc(kept.Rules, want.Rules, func(a, b Rule) bool { return a.key() == b.key() && a.Conf == b.Conf }) ||
+				kept.Sampled != want.Sampled || kept.MaxErr != want.MaxErr {
+				t.Errorf("seed %d: KeepRounds(%d): %d rules (%d sampled), a run of %d rounds %d (%d)", seed, n, len(kept.Rules), kept.Sampled, n, len(want.Rules), want.Sampled)
+			}
+		}
+	}
+}
+
+// A later round's rule that misleads is dropped; one that helps is kept.
+func TestChooseRoundsDropsMisleadingRound(t *testing.T) {
+	ctx := context.Background()
+	v := NewVocab()
+	var b strings.Builder
+	for x := range 30 {
+		fmt.Fprintf(&b, "a%d\tparent\tb%d\n", x, x)
+		fmt.Fprintf(&b, "a%d\tfriend\tc%d\n", x, x)
+		if x%3 != 0 {
+			fmt.Fprintf(&b, "b%d\tchild\ta%d\n", x, x)
+		}
+	}
+	train, err := ParseTriples(ctx, "train", strings.NewReader(b.String()), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var valid []Triple
+	for x := 0; x < 30; x += 3 {
+		valid = append(valid, Triple{H: v.Entity(fmt.Sprint("b", x)), R: v.Relation("child"), T: v.Entity(fmt.Sprint("a", x))})
+	}
+	g := NewGraph(train, len(v.Entities), len(v.Relations))
+	known := map[Triple]bool{}
+	for _, ts := range [][]Triple{train, valid} {
+		for _, t := range ts {
+			known[t] = true
+		}
+	}
+	for _, tc := range []struct {
+		second string // the rule of round 2
+		want   int
+	}{
+		{"child(X,Y) <= friend(Y,X)", 1}, // c's are never anyone's child: wrong answers above the right one
+		{"child(X,Y) <= parent(Y,X)", 2}, // the same rule again, more confident: as good, and the later kept on a tie
+	} {
+		rules, err := ReadRules("rules", strings.NewReader("20\t10\t0.5\tchild(X,Y) <= parent(Y,X)\n20\t18\t0.9\t"+tc.second+"\n"), v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules[0].Round, rules[1].Round = 1, 2
+		ch, err := ChooseRounds(ctx, g, rules, 2, valid, func(t Triple) bool { return known[t] }, RoundsOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Rounds != tc.want {
+			t.Errorf("round 2 %s: kept %d rounds (%+v), want %d", tc.second, ch.Rounds, ch.Tried, tc.want)
+		}
+	}
+}
+
+func TestChooseRoundsCancelled(t *testing.T) {
+	g, valid, known := plantedKG(1, 120)
+	lr, err := Learn(context.Background(), g, LearnOptions{Rounds: 4, Seed: 1, SamplesPerRound: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, func(t Triple) bool { return known[t] }, RoundsOptions{}); err == nil {
+		t.Error("cancelled: no error")
+	}
+}
