@@ -379,8 +379,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	loadSec := time.Since(start).Seconds()
 
 	lr := &kgc.LearnResult{Rules: rulesIn}
-	var intervals kgc.Intervals // of the learned rules' sampled confidences
-	var chosen *kgc.RoundsChoice  // the rounds kept
+	var intervals kgc.Intervals  // of the learned rules' sampled confidences
+	var chosen *kgc.RoundsChoice // the rounds kept
 	if o.rulesIn == "" {
 		learnStart := time.Now()
 		budget := fmt.Sprintf("%v", o.learn.Time)
