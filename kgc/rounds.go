@@ -153,18 +153,33 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 
 // pairedSE is the standard error of the mean of a[i] - b[i].
 func pairedSE(a, b []float64) float64 {
-	n := float64(len(a))
-	if n < 2 {
-		return 0
-	}
-	var sum, sq float64
+	d := make([]float64, len(a))
 	for i := range a {
-		d := a[i] - b[i]
-		sum += d
-		sq += d * d
+		d[i] = a[i] - b[i]
 	}
-	mean := sum / n
-	return math.Sqrt(max(0, sq/n-mean*mean) / (n - 1))
+	_, se := meanSE(d)
+	return se
+}
+
+// meanSE is the mean of d and its standard error (the sample deviation
+// over the square root of len(d); 0 for fewer than 2 values).
+func meanSE(d []float64) (mean, se float64) {
+	n := float64(len(d))
+	if n < 2 {
+		if n == 1 {
+			mean = d[0]
+		}
+		return mean, 0
+	}
+	for _, x := range d {
+		mean += x
+	}
+	mean /= n
+	var ss float64
+	for _, x := range d {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
 
 // KeepRounds drops the rules found after round n (rules of round 0, the
