@@ -18,7 +18,7 @@ type RoundsOptions struct {
 	NoisyOrK   int
 	Confidence Confidence
 	// MaxValid is the number of validation triples ranked, a seeded
-	// sample when there are more (0: 2,000; negative: all).
+	// sample when there are more (0: 1,000; negative: all).
 	MaxValid int
 	// TopK is the list length (0: 100): a true answer below it is a miss.
 	TopK int
@@ -53,16 +53,18 @@ type RoundsChoice struct {
 }
 
 // Checkpoints are the round counts ChooseRounds compares for a run of n
-// rounds: 1, 2, 4, ... below n, and n. Those of a shorter run are among a
-// longer run's, but for its last.
+// rounds, increasing: n, n/2, n/4, ... (rounded up) down to 1. A run of 2n
+// rounds has every checkpoint of a run of n, so that doubling the budget
+// never lowers the validation MRR of the rounds chosen.
 func Checkpoints(n int) []int {
 	var cs []int
-	for c := 1; c < n; c *= 2 {
+	for c := n; c >= 1; c = (c + 1) / 2 {
 		cs = append(cs, c)
+		if c == 1 {
+			break
+		}
 	}
-	if n > 0 {
-		cs = append(cs, n)
-	}
+	slices.Reverse(cs)
 	return cs
 }
 
@@ -74,13 +76,11 @@ func Checkpoints(n int) []int {
 // rules that are rarer and, on a small dense graph, whose confidences are
 // more often high by chance: with the rounds chosen so, a longer budget
 // keeps the rules of a shorter one when the validation split says they rank
-// better (the validation MRR of the choice never falls with the budget,
-// but for the last checkpoint of the shorter run). Rules' Round must be
-// set as Learn sets it.
+// better. Rules' Round must be set as Learn sets it.
 func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid []Triple, known func(Triple) bool, opt RoundsOptions) (*RoundsChoice, error) {
 	start := time.Now()
 	if opt.MaxValid == 0 {
-		opt.MaxValid = 2000
+		opt.MaxValid = 1000
 	}
 	if opt.NoisyOrK <= 0 {
 		opt.NoisyOrK = DefaultNoisyOrK

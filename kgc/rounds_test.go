@@ -13,11 +13,24 @@ func TestCheckpoints(t *testing.T) {
 	for _, tc := range []struct {
 		n    int
 		want []int
-	}{{0, nil}, {1, []int{1}}, {2, []int{1, 2}}, {5, []int{1, 2, 4, 5}}, {8, []int{1, 2, 4, 8}}, {9, []int{1, 2, 4, 8, 9}}} {
+	}{{0, nil}, {1, []int{1}}, {2, []int{1, 2}}, {5, []int{1, 2, 3, 5}}, {8, []int{1, 2, 4, 8}}, {9, []int{1, 2, 3, 5, 9}}, {10, []int{1, 2, 3, 5, 10}},
+		{404, []int{1, 2, 4, 7, 13, 26, 51, 101, 202, 404}}} {
 		if got := Checkpoints(tc.n); !slices.Equal(got, tc.want) {
 			t.Errorf("Checkpoints(%d) = %v, want %v", tc.n, got, tc.want)
 		}
+		if double := Checkpoints(2 * tc.n); tc.n > 0 && !isSubset(tc.want, double) {
+			t.Errorf("Checkpoints(%d) = %v: not all among those of %d rounds, %v", tc.n, tc.want, 2*tc.n, double)
+		}
 	}
+}
+
+func isSubset(a, b []int) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // plantedKG is a graph of people with parent and child (mostly each

@@ -11,7 +11,7 @@ import (
 
 // chooseRounds learns once per data set for the most rounds and, for each
 // budget n, does what hinge kgc does with --valid: kgc.ChooseRounds picks,
-// on the validation split, the checkpoint (1, 2, 4, ... rounds, or n) whose
+// on the validation split, the checkpoint (n rounds, n/2, n/4, ... down to 1) whose
 // rules rank best, and the test split is ranked with those rules (noisy-or,
 // point confidences) beside the rules of all n rounds. The paired
 // differences against the first budget (over the test queries) say what a

@@ -108,12 +108,12 @@ machine; --time stops after the rounds that fit (the round running then is
 dropped) and the output says how many were done, so --rounds reproduces the
 run. Learning also ends its rounds before the rules outgrow 60% of
 --memory-limit, leaving room to rank them. With --valid, the rules kept are
-those of the first 1, 2, 4, ... or all rounds, whichever rank
---choose-valid validation triples best (--choose-rounds=false keeps every
-round's): later rounds find rarer rules, whose confidences on a small dense
-graph are more often high by chance, so a longer budget keeps a shorter
-one's rules when the validation split says they rank better; --rules
-writes the rules kept. A candidate's score combines the
+those of all n rounds done or of the first n/2, n/4, ... (rounded up) down
+to 1, whichever rank --choose-valid validation triples best
+(--choose-rounds=false keeps every round's): later rounds find rarer rules,
+whose confidences on a small dense graph are more often high by chance, so
+a longer budget keeps a shorter one's rules when the validation split says
+they rank better; --rules writes the rules kept. A candidate's score combines the
 confidences of the rules predicting it (--score noisy-or over the
 candidate's --noisy-or-k best rules, the default, a rule that predicts for
 the query exactly the candidates of a more confident rule counting once;
@@ -179,8 +179,8 @@ nothing.`,
 	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
 	f.StringVar(&o.confidence, "confidence", "point", "rule confidence ranked with: point (support / (body + pc)) or lower (the lower end of its 95% Wilson interval, less a sampled count's error: thin evidence ranks lower)")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
-	f.BoolVar(&o.chooseRounds, "choose-rounds", true, "with --valid: keep the rules of the first 1, 2, 4, ... or all learning rounds, whichever rank the validation triples best")
-	f.IntVar(&o.chooseValid, "choose-valid", 2000, "validation triples --choose-rounds ranks, a seeded sample when there are more (0: all)")
+	f.BoolVar(&o.chooseRounds, "choose-rounds", true, "with --valid: keep the rules of all n learning rounds or of the first n/2, n/4, ... down to 1, whichever rank the validation triples best")
+	f.IntVar(&o.chooseValid, "choose-valid", 1000, "validation triples --choose-rounds ranks, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.learn.Rounds, "rounds", 0, "learn for this many sampling rounds (the same rules on any machine, unless learning's memory stop ends them first: the output says so); without --time, no time limit")
 	f.IntVar(&o.learn.SamplesPerRound, "round-paths", 20000, "most paths sampled per round (the first samples 1,000, each next one twice as many)")
 	f.IntVar(&o.learn.Sample, "sample", 1000, "body starts drawn to estimate a cyclic rule's confidence (0: count every start, exactly)")
