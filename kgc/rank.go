@@ -209,7 +209,7 @@ func newRanker(g *Graph, rules []Rule, s Scoring, keep func(*Rule) bool) *Ranker
 		if !inGraph(r) || (keep != nil && !keep(r)) {
 			continue
 		}
-		if r.Kind != Default {
+		if r.Kind != Default && r.rev == nil {
 			r.rev = pathrule.Reverse(r.Body) // once, before the rules are shared by goroutines
 		}
 		if r.Kind != Cyclic && r.C == Self {

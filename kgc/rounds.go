@@ -10,10 +10,9 @@ import (
 
 // RoundsOptions configure ChooseRounds. Zero values take the defaults.
 type RoundsOptions struct {
-	// Scoring, NoisyOrK (0: DefaultNoisyOrK) and Confidence rank the
-	// validation queries as the run will rank its test queries; Clustered
-	// ranks them with NoisyOr (the clusters are chosen on the rules
-	// kept), PSL with MaxPlus (the candidates PSL re-scores).
+	// Scoring (see RoundsScoring), NoisyOrK (0: DefaultNoisyOrK) and
+	// Confidence rank the validation queries as the run will rank its
+	// test queries.
 	Scoring    Scoring
 	NoisyOrK   int
 	Confidence Confidence
@@ -27,6 +26,19 @@ type RoundsOptions struct {
 	Seed    uint64
 	// Progress, when set, is called before each checkpoint is ranked.
 	Progress func(rounds int)
+}
+
+// RoundsScoring is the scoring ChooseRounds ranks with for a run ranked
+// with s: s, but NoisyOr for Clustered (its clusters are chosen on the
+// rules kept) and MaxPlus for PSL (the candidates PSL re-scores).
+func RoundsScoring(s Scoring) Scoring {
+	switch s {
+	case Clustered:
+		return NoisyOr
+	case PSL:
+		return MaxPlus
+	}
+	return s
 }
 
 // RoundsTrial is one checkpoint ChooseRounds ranked: the rules of the
@@ -76,7 +88,9 @@ func Checkpoints(n int) []int {
 // rules that are rarer and, on a small dense graph, whose confidences are
 // more often high by chance: with the rounds chosen so, a longer budget
 // keeps the rules of a shorter one when the validation split says they rank
-// better. Rules' Round must be set as Learn sets it.
+// better. Rules' Round must be set as Learn sets it. Validation triples
+// naming a relation or entity outside g are left out; one whose answer no
+// rule predicts counts as a miss.
 func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid []Triple, known func(Triple) bool, opt RoundsOptions) (*RoundsChoice, error) {
 	start := time.Now()
 	if opt.MaxValid == 0 {
@@ -85,13 +99,7 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 	if opt.NoisyOrK <= 0 {
 		opt.NoisyOrK = DefaultNoisyOrK
 	}
-	s := opt.Scoring
-	switch s {
-	case Clustered:
-		s = NoisyOr
-	case PSL:
-		s = MaxPlus
-	}
+	s := RoundsScoring(opt.Scoring)
 	var vs []Triple
 	for _, t := range valid {
 		if t.R >= 0 && int(t.R) < g.NumRelations && t.H >= 0 && t.T >= 0 && int(t.H) < g.NumEntities && int(t.T) < g.NumEntities {
@@ -151,35 +159,23 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 	return ch, nil
 }
 
-// pairedSE is the standard error of the mean of a[i] - b[i].
+// pairedSE is the standard error of the mean of a[i] - b[i] (the sample
+// deviation of the differences over the square root of their number).
 func pairedSE(a, b []float64) float64 {
-	d := make([]float64, len(a))
-	for i := range a {
-		d[i] = a[i] - b[i]
-	}
-	_, se := meanSE(d)
-	return se
-}
-
-// meanSE is the mean of d and its standard error (the sample deviation
-// over the square root of len(d); 0 for fewer than 2 values).
-func meanSE(d []float64) (mean, se float64) {
-	n := float64(len(d))
+	n := float64(len(a))
 	if n < 2 {
-		if n == 1 {
-			mean = d[0]
-		}
-		return mean, 0
+		return 0
 	}
-	for _, x := range d {
-		mean += x
+	var mean, ss float64
+	for i := range a {
+		mean += a[i] - b[i]
 	}
 	mean /= n
-	var ss float64
-	for _, x := range d {
-		ss += (x - mean) * (x - mean)
+	for i := range a {
+		d := a[i] - b[i] - mean
+		ss += d * d
 	}
-	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	return math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
 
 // KeepRounds drops the rules found after round n (rules of round 0, the

@@ -62,22 +62,19 @@ func chooseRounds(ctx context.Context, dir string, rounds []int, names []string,
 			}
 			dc, sec := pairedDiff(rrChosen, firstChosen)
 			da, sea := pairedDiff(rrAll, firstAll)
-			var validChosen, validAll float64
+			validChosen, validAll := "", "" // one round: nothing ranked on validation
 			for _, t := range ch.Tried {
 				if t.Rounds == ch.Rounds {
-					validChosen = t.ValidMRR
+					validChosen = f4(t.ValidMRR)
 				}
 				if t.Rounds == n {
-					validAll = t.ValidMRR
+					validAll = f4(t.ValidMRR)
 				}
 			}
-			if len(ch.Tried) == 0 { // one round: nothing to choose
-				validChosen, validAll = -1, -1
-			}
-			fmt.Printf("  %s, budget %d rounds (%d rules): kept %d rounds (%d rules), valid %.4f (all %.4f); test %.4f (all %.4f); vs first budget %+.4f +-%.4f (all %+.4f +-%.4f); choosing %.1f CPU s\n",
+			fmt.Printf("  %s, budget %d rounds (%d rules): kept %d rounds (%d rules), valid %s (all %s); test %.4f (all %.4f); vs first budget %+.4f +-%.4f (all %+.4f +-%.4f); choosing %.1f CPU s\n",
 				d.name, n, len(rules), ch.Rounds, len(kept), validChosen, validAll, mrrChosen, mrrAll, dc, sec, da, sea, c.cpu)
 			rows = append(rows, []string{d.name, fmt.Sprint(n), f2(lr.Log[n-1].Seconds), fmt.Sprint(len(rules)), fmt.Sprint(ch.Rounds), fmt.Sprint(len(kept)),
-				f4(validChosen), f4(validAll), f4(mrrChosen), f4(mrrAll), f4(dc), f4(sec), f4(da), f4(sea), f2(c.cpu)})
+				validChosen, validAll, f4(mrrChosen), f4(mrrAll), f4(dc), f4(sec), f4(da), f4(sea), f2(c.cpu)})
 		}
 	}
 	return writeCSV(filepath.Join(dir, "anytime-choose.csv"), header, rows)

@@ -43,16 +43,19 @@ type kgcOptions struct {
 }
 
 type kgcReport struct {
-	Scoring      string  `json:"scoring"`
-	Confidence   string  `json:"confidence"` // point or lower
-	Entities     int     `json:"entities"`
-	Relations    int     `json:"relations"`
-	GraphTriples int     `json:"graph_triples"`
-	TestTriples  int     `json:"test_triples"`
-	Rules        int     `json:"rules"`
-	Candidates   int     `json:"candidate_rules"`
-	Seed         uint64  `json:"seed"`
-	Rounds       int     `json:"rounds"`
+	Scoring      string `json:"scoring"`
+	Confidence   string `json:"confidence"` // point or lower
+	Entities     int    `json:"entities"`
+	Relations    int    `json:"relations"`
+	GraphTriples int    `json:"graph_triples"`
+	TestTriples  int    `json:"test_triples"`
+	Rules        int    `json:"rules"`
+	Candidates   int    `json:"candidate_rules"`
+	Seed         uint64 `json:"seed"`
+	Rounds       int    `json:"rounds"`
+	// KeptRounds is the number of rounds whose rules were kept (Rules):
+	// Rounds, unless the rounds were chosen on --valid.
+	KeptRounds   int     `json:"kept_rounds"`
 	Stopped      string  `json:"stopped,omitempty"`
 	SampledRules int     `json:"sampled_rules"`
 	MaxConfErr   float64 `json:"max_confidence_error"`
@@ -66,7 +69,7 @@ type kgcReport struct {
 	TopK    int         `json:"top_k"`
 	Metrics kgc.Metrics `json:"metrics"`
 	Seconds struct {
-		Load, Learn, Cluster, Rank, Total float64
+		Load, Learn, Choose, Cluster, Rank, Total float64
 	} `json:"seconds"`
 	// Per query (of 2 per test triple): ranking time in seconds.
 	QuerySeconds struct {
@@ -161,11 +164,11 @@ nothing.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.train, "train", "", "training triples (the graph rules are learned from and applied to)")
-	f.StringVar(&o.valid, "valid", "", "validation triples (only filter the rankings)")
+	f.StringVar(&o.valid, "valid", "", "validation triples (filter the rankings; choose the learning rounds kept, see --choose-rounds, and clustered's thresholds)")
 	f.StringVar(&o.test, "test", "", "test triples to answer")
 	f.StringVar(&o.facts, "facts", "", "background triples added to the graph")
 	f.StringVar(&o.predictions, "predictions", "", "write the ranked candidates here (AnyBURL's format; written while ranking to a temporary .NAME.tmp* file beside it, put in place when the run succeeds)")
-	f.StringVar(&o.rules, "rules", "", "write the learned rules here (body groundings, support, confidence, rule; tab-separated)")
+	f.StringVar(&o.rules, "rules", "", "write the rules learned and kept here (body groundings, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
 	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
@@ -405,7 +408,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			if chosen, err = o.keepRounds(ctx, g, lr, valid, [][]kgc.Triple{train, facts, valid}, scoring, confidence, prog); err != nil {
 				return cancelled(err)
 			}
-			fmt.Fprintln(stdout, chosenLine(chosen, len(lr.Rules)))
+			fmt.Fprintln(stdout, chosenLine(chosen, len(lr.Rules), kgc.RoundsScoring(scoring)))
 		}
 		if lr.Sampled > 0 {
 			intervals = kgc.IntervalsOf(lr.Rules)
@@ -556,10 +559,13 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		scoring, m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10, o.topK, rankSec, 1000*med, 1000*p90, 1000*maxq)
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: nEnt, Relations: nRel, GraphTriples: len(g.Triples),
-			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, Stopped: lr.Stopped,
+			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, KeptRounds: lr.Kept, Stopped: lr.Stopped,
 			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep,
 			ChosenRounds: chosen}
 		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
+		if chosen != nil {
+			r.Seconds.Choose = chosen.Seconds
+		}
 		r.QuerySeconds.Median, r.QuerySeconds.P90, r.QuerySeconds.Max = med, p90, maxq
 		if iv := intervals; iv.Sampled > 0 {
 			r.SampledErr.Median, r.SampledErr.P90 = iv.MedianErr, iv.P90Err
@@ -776,23 +782,26 @@ func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.Learn
 	return ch, nil
 }
 
-// chosenLine says which rounds' rules were kept and why.
-func chosenLine(ch *kgc.RoundsChoice, rules int) string {
+// chosenLine says which rounds' rules were kept and why: the validation
+// MRR of the rules kept and of all, ranked with scoring s, and the
+// standard error of their paired difference.
+func chosenLine(ch *kgc.RoundsChoice, rules int, s kgc.Scoring) string {
 	var cps []string
-	var chosenMRR, allMRR float64
+	var kept kgc.RoundsTrial
+	var allMRR float64
 	for _, t := range ch.Tried {
 		cps = append(cps, strconv.Itoa(t.Rounds))
 		if t.Rounds == ch.Rounds {
-			chosenMRR = t.ValidMRR
+			kept = t
 		}
 		if t.Rounds == ch.Of {
 			allMRR = t.ValidMRR
 		}
 	}
-	tried := fmt.Sprintf("%d validation queries, checkpoints %s; %.2f s", ch.ValidQueries, strings.Join(cps, ", "), ch.Seconds)
+	tried := fmt.Sprintf("%d validation queries, checkpoints %s; %.2f s, not part of --time", ch.ValidQueries, strings.Join(cps, ", "), ch.Seconds)
 	if ch.Rounds == ch.Of {
-		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR %.4f, the best of the checkpoints (%s)", ch.Of, allMRR, tried)
+		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR (%s) %.4f, the best of the checkpoints (%s)", ch.Of, s, allMRR, tried)
 	}
-	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR %.4f against %.4f with all (%s)",
-		ch.Rounds, ch.Of, rules, chosenMRR, allMRR, tried)
+	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR (%s) %.4f against %.4f with all, +-%.4f (%s)",
+		ch.Rounds, ch.Of, rules, s, kept.ValidMRR, allMRR, kept.SE, tried)
 }
