@@ -145,7 +145,7 @@ def _write_rules(rules, path):
 def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, score=None,
              top_k=None, seed=None, rules_in=None, max_length=None, min_conf=None,
              min_support=None, pc=None, noisy_or_k=None, sample=None, threads=None,
-             memory_limit=None, explain=None, explain_top=None, options=None,
+             memory_limit=None, choose_rounds=None, explain=None, explain_top=None, options=None,
              logger=None, temp_dir=None, cleanup_temp=True):
     """Learns rules from train (and facts) and ranks the answers of the test
     triples, filtered by every known triple; returns a KGCResult.
@@ -156,7 +156,9 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
     clustered (needs valid) or psl. rules_in: rank with these rules instead
     of learning (a result's .rules, rows, or a rules file). top_k, seed,
     max_length, min_conf, min_support, pc, noisy_or_k, sample, threads,
-    memory_limit: hinge kgc's flags of the same names. explain: a triple
+    memory_limit: hinge kgc's flags of the same names. choose_rounds: False
+    keeps every learning round's rules (by default, with valid, hinge keeps
+    the rounds whose rules rank the validation triples best). explain: a triple
     'relation(head, tail)' or a list of them. options: more flags, a list.
     logger, temp_dir, cleanup_temp: as Model.infer.
     """
@@ -170,6 +172,8 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
                         ("--memory-limit", memory_limit), ("--explain-top", explain_top)):
         if value is not None:
             flags += [name, str(value)]
+    if choose_rounds is not None:
+        flags.append("--choose-rounds=%s" % ("true" if choose_rounds else "false"))
     atoms = [explain] if isinstance(explain, str) else list(explain or [])
     flags += [str(o) for o in (options or [])]
     with _run.workdir("hinge-kgc", temp_dir, cleanup_temp, logger) as tmp:

@@ -101,6 +101,22 @@ class TestKGC(_util.Case):
                              kgc.read_predictions(pred, triples(TEST)))
             self.assertEqual(res.metrics["MRR"], report["metrics"]["MRR"])
 
+    def test_choose_rounds(self):
+        """choose_rounds=False is the CLI's --choose-rounds=false: every
+        round's rules kept; by default hinge keeps the rounds it chose."""
+        for choose in (None, False):
+            with self.subTest(choose_rounds=choose), pandas_mode(False):
+                flags = ["--rounds", "2"] + ([] if choose is None else ["--choose-rounds=false"])
+                _, _, report = self.cli_run(*flags)
+                res = kgc.complete(TRAIN, TEST, valid=VALID, rounds=2, choose_rounds=choose)
+                self.assertEqual(res.report["kept_rounds"], report["kept_rounds"])
+                self.assertEqual(res.metrics["MRR"], report["metrics"]["MRR"])
+                if choose is False:
+                    self.assertEqual(res.report["kept_rounds"], 2)
+                    self.assertNotIn("chosen_rounds", res.report)
+                else:
+                    self.assertIn("chosen_rounds", res.report)
+
     def test_explain(self):
         why = self.path("why.json")
         cli("kgc", "--train", TRAIN, "--valid", VALID, "--test", TEST, "--rounds", "2",
