@@ -19,7 +19,10 @@ type RoundsOptions struct {
 	// MaxValid is the number of validation triples ranked, a seeded
 	// sample when there are more (0: 1,000; negative: all).
 	MaxValid int
-	// TopK is the list length (0: 100): a true answer below it is a miss.
+	// TopK is the list length (0: 10): a true answer below it is a miss.
+	// The choice compares the checkpoints' MRR over the first 10 places,
+	// where nearly all of it is: on Kinship (104 entities) it chooses as
+	// with the whole list of 100 and ranks 3.8 times faster.
 	TopK int
 	// Threads (0: GOMAXPROCS) and Seed (of the sample).
 	Threads int
@@ -42,7 +45,8 @@ func RoundsScoring(s Scoring) Scoring {
 }
 
 // RoundsTrial is one checkpoint ChooseRounds ranked: the rules of the
-// first Rounds rounds and their validation MRR.
+// first Rounds rounds and their validation MRR (lists of
+// RoundsOptions.TopK).
 type RoundsTrial struct {
 	Rounds   int     `json:"rounds"`
 	Rules    int     `json:"rules"`
@@ -58,8 +62,9 @@ type RoundsChoice struct {
 	Rounds int `json:"rounds"`
 	Of     int `json:"of"`
 	// ValidQueries is the number of validation queries ranked (2 per
-	// validation triple of the sample).
+	// validation triple of the sample), TopK their lists' length.
 	ValidQueries int           `json:"valid_queries"`
+	TopK         int           `json:"top_k"`
 	Tried        []RoundsTrial `json:"tried"`
 	Seconds      float64       `json:"seconds"`
 }
@@ -99,6 +104,9 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 	if opt.NoisyOrK <= 0 {
 		opt.NoisyOrK = DefaultNoisyOrK
 	}
+	if opt.TopK <= 0 {
+		opt.TopK = 10
+	}
 	s := RoundsScoring(opt.Scoring)
 	var vs []Triple
 	for _, t := range valid {
@@ -111,7 +119,7 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
 		vs = vs[:opt.MaxValid]
 	}
-	ch := &RoundsChoice{Rounds: rounds, Of: rounds, ValidQueries: 2 * len(vs)}
+	ch := &RoundsChoice{Rounds: rounds, Of: rounds, ValidQueries: 2 * len(vs), TopK: opt.TopK}
 	if len(vs) == 0 || rounds <= 1 {
 		ch.Seconds = time.Since(start).Seconds()
 		return ch, nil

@@ -101,7 +101,7 @@ func TestChooseRoundsAgainstRanking(t *testing.T) {
 						rules = append(rules, r)
 					}
 				}
-				ev, err := NewRanker(g, rules, s).Evaluate(ctx, valid, isKnown, EvalOptions{})
+				ev, err := NewRanker(g, rules, s).Evaluate(ctx, valid, isKnown, EvalOptions{TopK: 10})
 				if err != nil {
 					t.Fatal(err)
 				}

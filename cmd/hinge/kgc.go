@@ -769,7 +769,7 @@ func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.Learn
 		maxValid = -1 // the flag's all
 	}
 	ch, err := kgc.ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, func(t kgc.Triple) bool { return knownValid[t] }, kgc.RoundsOptions{
-		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: o.topK,
+		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: min(o.topK, 10),
 		Threads: o.learn.Threads, Seed: o.learn.Seed,
 		Progress: func(c int) {
 			prog.set("choosing the rounds kept: ranking the validation triples with the rules of %d of %d rounds", c, lr.Rounds)
@@ -800,8 +800,8 @@ func chosenLine(ch *kgc.RoundsChoice, rules int, s kgc.Scoring) string {
 	}
 	tried := fmt.Sprintf("%d validation queries, checkpoints %s; %.2f s, not part of --time", ch.ValidQueries, strings.Join(cps, ", "), ch.Seconds)
 	if ch.Rounds == ch.Of {
-		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR (%s) %.4f, the best of the checkpoints (%s)", ch.Of, s, allMRR, tried)
+		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR (%s, top %d) %.4f, the best of the checkpoints (%s)", ch.Of, s, ch.TopK, allMRR, tried)
 	}
-	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR (%s) %.4f against %.4f with all, +-%.4f (%s)",
-		ch.Rounds, ch.Of, rules, s, kept.ValidMRR, allMRR, kept.SE, tried)
+	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR (%s, top %d) %.4f against %.4f with all, +-%.4f (%s)",
+		ch.Rounds, ch.Of, rules, s, ch.TopK, kept.ValidMRR, allMRR, kept.SE, tried)
 }
