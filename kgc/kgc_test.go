@@ -3,6 +3,7 @@ package kgc
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -845,4 +846,24 @@ func FuzzReadRules(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A rules file is refused, naming the line, once its rules pass 60% of
+// the memory limit; without a limit, or within it, every rule is read.
+func TestReadRulesWithin(t *testing.T) {
+	var b strings.Builder
+	const n = 40_000
+	for i := range n {
+		fmt.Fprintf(&b, "%d\t1\t0.25\tr0(X,Y) <= r1(X,Y)\n", 3+i%5)
+	}
+	for _, limit := range []int64{0, 1 << 40} {
+		rules, err := ReadRulesWithin("big.rules", strings.NewReader(b.String()), NewVocab(), limit)
+		if err != nil || len(rules) != n {
+			t.Errorf("limit %d: %d rules, %v", limit, len(rules), err)
+		}
+	}
+	_, err := ReadRulesWithin("big.rules", strings.NewReader(b.String()), NewVocab(), 1)
+	if !errors.Is(err, ErrRulesOutgrowMemory) || !strings.Contains(err.Error(), fmt.Sprintf("big.rules:%d:1: the %d rules read so far", readCheckEvery+1, readCheckEvery)) {
+		t.Errorf("limit 1 byte: %v", err)
+	}
 }

@@ -202,7 +202,7 @@ func Learn(ctx context.Context, g *Graph, opt LearnOptions) (*LearnResult, error
 			res.Stopped = "time"
 			break
 		}
-		if opt.MemoryLimit > 0 && round > 0 && float64(heap+grown) > 0.6*float64(opt.MemoryLimit) {
+		if opt.MemoryLimit > 0 && round > 0 && float64(heap+grown) > rulesShare*float64(opt.MemoryLimit) {
 			res.Stopped = "memory"
 			break
 		}

@@ -2,9 +2,11 @@ package kgc
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -48,11 +50,41 @@ var atomRE = regexp.MustCompile(`^([^(),\s][^(),]*)\(([^(),]+),([^(),]+)\)$`)
 // entity; a variable is one capital letter (hinge's files also name
 // A1, A2, ...).
 func ReadRules(name string, r io.Reader, v *Vocab) ([]Rule, error) {
+	return ReadRulesWithin(name, r, v, 0)
+}
+
+// rulesShare is the share of a memory limit the rules read may take: the
+// rest is for the graph, the ranker's indexes and the queries (learning
+// stops its rounds at the same share).
+const rulesShare = 0.6
+
+// readCheckEvery is the number of rules read between two looks at the heap.
+const readCheckEvery = 1 << 14
+
+// ErrRulesOutgrowMemory is wrapped by ReadRulesWithin's error when the
+// rules outgrow the limit.
+var ErrRulesOutgrowMemory = errors.New("the rules outgrow the memory limit")
+
+// ReadRulesWithin is ReadRules that stops with an error, naming the line
+// and wrapping ErrRulesOutgrowMemory, once the heap passes 60% of limit
+// bytes (looked at every 16,384 rules; limit 0: no limit): a rules file
+// too large to rank within the limit is refused while it is read, not by
+// the kernel's out-of-memory killer later.
+func ReadRulesWithin(name string, r io.Reader, v *Vocab, limit int64) ([]Rule, error) {
 	sc := textfile.NewScanner(r, name)
 	var out []Rule
 	line := 0
 	for sc.Scan() {
 		line++
+		if limit > 0 && len(out) > 0 && len(out)%readCheckEvery == 0 {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if float64(ms.HeapAlloc) > rulesShare*float64(limit) {
+				return nil, fmt.Errorf("%w: %w", ErrRulesOutgrowMemory, srcpos.Errorf(srcpos.Position{File: name, Line: line, Col: 1},
+					"the %d rules read so far take %.0f MB of memory, past %.0f%% of the memory limit (%.0f MB; the rest is for ranking them)",
+					len(out), float64(ms.HeapAlloc)/1e6, 100*rulesShare, float64(limit)/1e6))
+			}
+		}
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(sc.Text(), "#") {
 			continue

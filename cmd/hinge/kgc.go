@@ -22,6 +22,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/kgc"
+	"github.com/hinge-srl/hinge/srcpos"
 )
 
 type kgcOptions struct {
@@ -350,9 +351,13 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return badInput(err)
 		}
-		rulesIn, err = kgc.ReadRules(o.rulesIn, f, v)
+		rulesIn, err = kgc.ReadRulesWithin(o.rulesIn, f, v, memlimit.Current())
 		f.Close()
-		if err != nil {
+		var at *srcpos.Error
+		switch {
+		case errors.Is(err, kgc.ErrRulesOutgrowMemory) && errors.As(err, &at):
+			return badInput(fmt.Errorf("%w: raise --%s, or rank fewer rules (the most confident: sort the file by its third column)", at, memoryLimitFlag))
+		case err != nil:
 			return badInput(err)
 		}
 		if len(rulesIn) == 0 {

@@ -784,3 +784,18 @@ func TestKGCChooseRounds(t *testing.T) {
 		t.Errorf("--choose-valid -1: exit %d, %s", code, stderr)
 	}
 }
+
+// A --rules-in file whose rules outgrow --memory-limit's share is refused
+// while read: exit 2, naming the file, the line and the flag.
+func TestKGCRulesInMemoryLimit(t *testing.T) {
+	var b strings.Builder
+	for range 200_000 {
+		b.WriteString("3\t1\t0.25\tchild(X,Y) <= parent(Y,X)\n")
+	}
+	args := kgcFiles(t, 20)
+	rules := writeFile(t, t.TempDir(), "big.rules", b.String())
+	code, stdout, stderr := runCLI(t, append([]string{"kgc", "--rules-in", rules, "--memory-limit", "16MiB", "--quiet"}, args...)...)
+	if code != 2 || !strings.Contains(stderr, "big.rules:") || !strings.Contains(stderr, "rules read so far") || !strings.Contains(stderr, "raise --memory-limit") {
+		t.Errorf("exit %d, want 2 and the line and flag named\n%s%s", code, stdout, stderr)
+	}
+}
