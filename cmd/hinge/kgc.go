@@ -117,8 +117,8 @@ to 1, whichever rank --choose-valid validation triples best
 (--choose-rounds=false keeps every round's): later rounds find rarer rules,
 whose confidences on a small dense graph are more often high by chance, so
 a longer budget keeps a shorter one's rules when the validation split says
-they rank better; --rules writes the rules kept. A candidate's score combines the
-confidences of the rules predicting it (--score noisy-or over the
+they rank better; --rules writes the rules kept. A candidate's score
+combines the confidences of the rules predicting it (--score noisy-or over the
 candidate's --noisy-or-k best rules, the default, a rule that predicts for
 the query exactly the candidates of a more confident rule counting once;
 maxplus, max, clustered, or psl). --score clustered is the non-redundant
@@ -378,12 +378,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	// The graph's own entities and relations (the vocabulary also holds
 	// those only the other files name).
 	nEnt, nRel := names.Count()
-	known := map[kgc.Triple]bool{}
-	for _, ts := range [][]kgc.Triple{train, facts, valid, test} {
-		for _, t := range ts {
-			known[t] = true
-		}
-	}
+	known := tripleSet(train, facts, valid, test)
+	// Validation queries (choosing the rounds, clustering) are filtered
+	// by what is known without the test triples.
+	kv := tripleSet(train, facts, valid)
+	knownValid := func(t kgc.Triple) bool { return kv[t] }
 	loadSec := time.Since(start).Seconds()
 
 	lr := &kgc.LearnResult{Rules: rulesIn}
@@ -410,7 +409,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
 			nEnt, nRel, len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
 		if o.chooseRounds && len(valid) > 0 && lr.Rounds > 1 {
-			if chosen, err = o.keepRounds(ctx, g, lr, valid, [][]kgc.Triple{train, facts, valid}, scoring, confidence, prog); err != nil {
+			if chosen, err = o.keepRounds(ctx, g, lr, valid, knownValid, scoring, confidence, prog); err != nil {
 				return cancelled(err)
 			}
 			fmt.Fprintln(stdout, chosenLine(chosen, len(lr.Rules), kgc.RoundsScoring(scoring)))
@@ -452,14 +451,6 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	var clusterRep *kgc.ClusterReport
 	var clusterSec float64
 	if scoring == kgc.Clustered {
-		// Validation queries are filtered by what is known without the
-		// test triples.
-		knownValid := map[kgc.Triple]bool{}
-		for _, ts := range [][]kgc.Triple{train, facts, valid} {
-			for _, t := range ts {
-				knownValid[t] = true
-			}
-		}
 		clusterStart := time.Now()
 		nv := len(valid)
 		if o.cluster.MaxValid > 0 {
@@ -467,7 +458,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", nv)
 		o.cluster.Seed, o.cluster.Threads, o.cluster.TopK = o.learn.Seed, o.learn.Threads, o.topK
-		clusterRep, err = rk.Cluster(ctx, valid, func(t kgc.Triple) bool { return knownValid[t] }, o.cluster)
+		clusterRep, err = rk.Cluster(ctx, valid, knownValid, o.cluster)
 		if err != nil {
 			return cancelled(err)
 		}
@@ -758,22 +749,27 @@ func (p *kgcProgress) stop() {
 	p.term.Done()
 }
 
-// keepRounds chooses on the validation triples the rounds whose rules lr
-// keeps (kgc.ChooseRounds), ranked as the run ranks (clustered as
-// noisy-or, psl as maxplus), filtered by the triples of knownSets.
-func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.LearnResult, valid []kgc.Triple, knownSets [][]kgc.Triple,
-	scoring kgc.Scoring, confidence kgc.Confidence, prog *kgcProgress) (*kgc.RoundsChoice, error) {
-	knownValid := map[kgc.Triple]bool{}
-	for _, ts := range knownSets {
+// tripleSet is the set of the triples of sets.
+func tripleSet(sets ...[]kgc.Triple) map[kgc.Triple]bool {
+	m := map[kgc.Triple]bool{}
+	for _, ts := range sets {
 		for _, t := range ts {
-			knownValid[t] = true
+			m[t] = true
 		}
 	}
+	return m
+}
+
+// keepRounds chooses on the validation triples the rounds whose rules lr
+// keeps (kgc.ChooseRounds), ranked as the run ranks (clustered as
+// noisy-or, psl as maxplus), filtered by known.
+func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.LearnResult, valid []kgc.Triple, known func(kgc.Triple) bool,
+	scoring kgc.Scoring, confidence kgc.Confidence, prog *kgcProgress) (*kgc.RoundsChoice, error) {
 	maxValid := o.chooseValid
 	if maxValid == 0 {
 		maxValid = -1 // the flag's all
 	}
-	ch, err := kgc.ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, func(t kgc.Triple) bool { return knownValid[t] }, kgc.RoundsOptions{
+	ch, err := kgc.ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, known, kgc.RoundsOptions{
 		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: min(o.topK, 10),
 		Threads: o.learn.Threads, Seed: o.learn.Seed,
 		Progress: func(c int) {
