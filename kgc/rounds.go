@@ -66,7 +66,24 @@ type RoundsChoice struct {
 	ValidQueries int           `json:"valid_queries"`
 	TopK         int           `json:"top_k"`
 	Tried        []RoundsTrial `json:"tried"`
-	Seconds      float64       `json:"seconds"`
+	// Confirm, when the sample chose fewer rounds than done and there
+	// are more validation triples than it holds, compares those rounds
+	// with all on up to 5 times as many (the sample among them); the
+	// fewer are kept only if they rank them better too.
+	Confirm *RoundsConfirm `json:"confirm,omitempty"`
+	Seconds float64        `json:"seconds"`
+}
+
+// RoundsConfirm is the check of a choice of fewer rounds on a larger
+// validation sample: the validation MRR of the rules of the first Rounds
+// rounds and of all, over ValidQueries queries, and the standard error of
+// their paired difference.
+type RoundsConfirm struct {
+	Rounds       int     `json:"rounds"`
+	ValidQueries int     `json:"valid_queries"`
+	ValidMRR     float64 `json:"valid_mrr"`
+	AllMRR       float64 `json:"valid_mrr_all_rounds"`
+	SE           float64 `json:"se"`
 }
 
 // Checkpoints are the round counts ChooseRounds compares for a run of n
@@ -89,7 +106,10 @@ func Checkpoints(n int) []int {
 // known: the graph's and the validation triples) with the rules of the
 // first c rounds for every c of Checkpoints(rounds) (rules of round 0, the
 // default rules and rules read from a file, in every one) and returns the c
-// of the largest validation MRR, the last on a tie. Learning longer finds
+// of the largest validation MRR, the last on a tie; a c below rounds that
+// won on a sample of the validation triples is kept only if it also ranks
+// a sample 5 times as large (or every validation triple) better than all
+// rounds' rules (RoundsChoice.Confirm). Learning longer finds
 // rules that are rarer and, on a small dense graph, whose confidences are
 // more often high by chance: with the rounds chosen so, a longer budget
 // keeps the rules of a shorter one when the validation split says they rank
@@ -108,26 +128,26 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		opt.TopK = 10
 	}
 	s := RoundsScoring(opt.Scoring)
-	var vs []Triple
+	var all []Triple
 	for _, t := range valid {
 		if t.R >= 0 && int(t.R) < g.NumRelations && t.H >= 0 && t.T >= 0 && int(t.H) < g.NumEntities && int(t.T) < g.NumEntities {
-			vs = append(vs, t)
+			all = append(all, t)
 		}
 	}
-	if opt.MaxValid > 0 && len(vs) > opt.MaxValid {
+	vs, confirm := all, all
+	if opt.MaxValid > 0 && len(all) > opt.MaxValid {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x0c4e))
-		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
-		vs = vs[:opt.MaxValid]
+		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		vs, confirm = all[:opt.MaxValid], all[:min(len(all), confirmTimes*opt.MaxValid)]
 	}
 	ch := &RoundsChoice{Rounds: rounds, Of: rounds, ValidQueries: 2 * len(vs), TopK: opt.TopK}
 	if len(vs) == 0 || rounds <= 1 {
 		ch.Seconds = time.Since(start).Seconds()
 		return ch, nil
 	}
-	cps := Checkpoints(rounds)
-	rrs := make([][]float64, len(cps)) // per checkpoint, the reciprocal rank of each query
-	best := -1.0
-	for ci, c := range cps {
+	// rank ranks ts with the rules of the first c rounds: their MRR, each
+	// query's reciprocal rank (0: a miss) and the number of rules.
+	rank := func(c int, ts []Triple) (float64, []float64, int, error) {
 		if opt.Progress != nil {
 			opt.Progress(c)
 		}
@@ -138,13 +158,13 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		for _, rs := range rk.byHead {
 			n += len(rs)
 		}
-		ev, err := rk.Evaluate(ctx, vs, known, EvalOptions{TopK: opt.TopK, Threads: opt.Threads,
+		ev, err := rk.Evaluate(ctx, ts, known, EvalOptions{TopK: opt.TopK, Threads: opt.Threads,
 			Answers: func(int, Answer, Answer) error { return nil }}) // no lists kept
 		if err != nil {
-			return nil, err
+			return 0, nil, 0, err
 		}
-		rr := make([]float64, 0, 2*len(vs))
-		for i := range vs {
+		rr := make([]float64, 0, 2*len(ts))
+		for i := range ts {
 			for _, a := range []Answer{ev.Heads[i], ev.Tails[i]} {
 				if a.Rank > 0 {
 					rr = append(rr, 1/a.Rank)
@@ -153,19 +173,52 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 				}
 			}
 		}
+		return ev.Metrics.MRR, rr, n, nil
+	}
+	cps := Checkpoints(rounds)
+	rrs := make([][]float64, len(cps)) // per checkpoint, the reciprocal rank of each query
+	best := -1.0
+	for ci, c := range cps {
+		mrr, rr, n, err := rank(c, vs)
+		if err != nil {
+			return nil, err
+		}
 		rrs[ci] = rr
-		ch.Tried = append(ch.Tried, RoundsTrial{Rounds: c, Rules: n, ValidMRR: ev.Metrics.MRR})
-		if ev.Metrics.MRR >= best {
-			best, ch.Rounds = ev.Metrics.MRR, c
+		ch.Tried = append(ch.Tried, RoundsTrial{Rounds: c, Rules: n, ValidMRR: mrr})
+		if mrr >= best {
+			best, ch.Rounds = mrr, c
 		}
 	}
 	last := rrs[len(rrs)-1]
 	for ci := range ch.Tried[:len(cps)-1] {
 		ch.Tried[ci].SE = pairedSE(rrs[ci], last)
 	}
+	if ch.Rounds < rounds && len(confirm) > len(vs) {
+		// Fewer rounds won on the sample: they are kept only if they also
+		// win on the larger one.
+		cf := &RoundsConfirm{Rounds: ch.Rounds, ValidQueries: 2 * len(confirm)}
+		var rrFew, rrAll []float64
+		var err error
+		if cf.ValidMRR, rrFew, _, err = rank(ch.Rounds, confirm); err != nil {
+			return nil, err
+		}
+		if cf.AllMRR, rrAll, _, err = rank(rounds, confirm); err != nil {
+			return nil, err
+		}
+		cf.SE = pairedSE(rrFew, rrAll)
+		if cf.ValidMRR <= cf.AllMRR {
+			ch.Rounds = rounds
+		}
+		ch.Confirm = cf
+	}
 	ch.Seconds = time.Since(start).Seconds()
 	return ch, nil
 }
+
+// confirmTimes is the size of the validation sample a choice of fewer
+// rounds is confirmed on, in multiples of RoundsOptions.MaxValid (or
+// every validation triple, when fewer).
+const confirmTimes = 5
 
 // pairedSE is the standard error of the mean of a[i] - b[i] (the sample
 // deviation of the differences over the square root of their number).

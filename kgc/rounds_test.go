@@ -3,6 +3,7 @@ package kgc
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -199,5 +200,63 @@ func TestChooseRoundsCancelled(t *testing.T) {
 	cancel()
 	if _, err := ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, func(t Triple) bool { return known[t] }, RoundsOptions{}); err == nil {
 		t.Error("cancelled: no error")
+	}
+}
+
+// A choice of fewer rounds made on a sample is confirmed on the larger
+// one (here every validation triple): kept only if those rounds' rules
+// rank it better than all rounds', the figures those of rankers of their
+// own.
+func TestChooseRoundsConfirmed(t *testing.T) {
+	ctx := context.Background()
+	confirmed, overturned := 0, 0
+	for seed := range uint64(12) {
+		g, valid, known := denseKG(seed, 16, 6, 400)
+		if len(valid) > 3*confirmTimes {
+			continue // the confirmation would sample too
+		}
+		isKnown := func(t Triple) bool { return known[t] }
+		lr, err := Learn(ctx, g, LearnOptions{Rounds: 12, Seed: seed, SamplesPerRound: 400})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, isKnown, RoundsOptions{Scoring: NoisyOr, MaxValid: 3, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf := ch.Confirm
+		if cf == nil {
+			if ch.Rounds != lr.Rounds {
+				t.Errorf("seed %d: %d of %d rounds kept unconfirmed", seed, ch.Rounds, lr.Rounds)
+			}
+			continue
+		}
+		mrr := func(c int) float64 {
+			var rules []Rule
+			for _, r := range lr.Rules {
+				if r.Round <= c {
+					rules = append(rules, r)
+				}
+			}
+			ev, err := NewRanker(g, rules, NoisyOr).Evaluate(ctx, valid, isKnown, EvalOptions{TopK: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ev.Metrics.MRR
+		}
+		if few, all := mrr(cf.Rounds), mrr(lr.Rounds); math.Abs(cf.ValidMRR-few) > 1e-12 || math.Abs(cf.AllMRR-all) > 1e-12 || cf.ValidQueries != 2*len(valid) {
+			t.Errorf("seed %d: confirmation %+v; ranked alone on every validation triple: %v and %v", seed, cf, few, all)
+		}
+		switch {
+		case cf.ValidMRR > cf.AllMRR && ch.Rounds == cf.Rounds:
+			confirmed++
+		case cf.ValidMRR <= cf.AllMRR && ch.Rounds == lr.Rounds:
+			overturned++
+		default:
+			t.Errorf("seed %d: confirmation %+v, kept %d rounds", seed, cf, ch.Rounds)
+		}
+	}
+	if confirmed == 0 || overturned == 0 {
+		t.Errorf("%d choices confirmed, %d overturned: the graphs test only one way", confirmed, overturned)
 	}
 }

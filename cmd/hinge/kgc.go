@@ -785,24 +785,28 @@ func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.Learn
 
 // chosenLine says which rounds' rules were kept and why: the validation
 // MRR of the rules kept and of all, ranked with scoring s, and the
-// standard error of their paired difference.
+// standard error of their paired difference, on the sample and, when a
+// choice of fewer rounds was checked on a larger one, on that.
 func chosenLine(ch *kgc.RoundsChoice, rules int, s kgc.Scoring) string {
 	var cps []string
-	var kept kgc.RoundsTrial
-	var allMRR float64
+	mrr := map[int]float64{}
+	se := map[int]float64{}
 	for _, t := range ch.Tried {
 		cps = append(cps, strconv.Itoa(t.Rounds))
-		if t.Rounds == ch.Rounds {
-			kept = t
-		}
-		if t.Rounds == ch.Of {
-			allMRR = t.ValidMRR
-		}
+		mrr[t.Rounds], se[t.Rounds] = t.ValidMRR, t.SE
 	}
-	tried := fmt.Sprintf("%d validation queries, checkpoints %s; %.2f s, not part of --time", ch.ValidQueries, strings.Join(cps, ", "), ch.Seconds)
-	if ch.Rounds == ch.Of {
-		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR (%s, top %d) %.4f, the best of the checkpoints (%s)", ch.Of, s, ch.TopK, allMRR, tried)
+	tried := fmt.Sprintf("checkpoints %s; %.2f s, not part of --time", strings.Join(cps, ", "), ch.Seconds)
+	cf := ch.Confirm
+	switch {
+	case cf != nil && ch.Rounds == ch.Of:
+		return fmt.Sprintf("rounds: the rules of all %d rounds kept: the first %d ranked %d sampled validation queries better (%s, top %d: %.4f against %.4f) but not %d (%.4f against %.4f, +-%.4f) (%s)",
+			ch.Of, cf.Rounds, ch.ValidQueries, s, ch.TopK, mrr[cf.Rounds], mrr[ch.Of], cf.ValidQueries, cf.ValidMRR, cf.AllMRR, cf.SE, tried)
+	case ch.Rounds == ch.Of:
+		return fmt.Sprintf("rounds: the rules of all %d rounds kept: validation MRR (%s, top %d) %.4f, the best of the checkpoints (%d validation queries, %s)", ch.Of, s, ch.TopK, mrr[ch.Of], ch.ValidQueries, tried)
+	case cf != nil:
+		return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR (%s, top %d) %.4f against %.4f with all on %d queries, +-%.4f, and %.4f against %.4f on %d, +-%.4f (%s)",
+			ch.Rounds, ch.Of, rules, s, ch.TopK, mrr[ch.Rounds], mrr[ch.Of], ch.ValidQueries, se[ch.Rounds], cf.ValidMRR, cf.AllMRR, cf.ValidQueries, cf.SE, tried)
 	}
-	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR (%s, top %d) %.4f against %.4f with all, +-%.4f (%s)",
-		ch.Rounds, ch.Of, rules, s, ch.TopK, kept.ValidMRR, allMRR, kept.SE, tried)
+	return fmt.Sprintf("rounds: the rules of the first %d of %d rounds kept (%d rules; --choose-rounds=false keeps all): validation MRR (%s, top %d) %.4f against %.4f with all, +-%.4f (%d validation queries, %s)",
+		ch.Rounds, ch.Of, rules, s, ch.TopK, mrr[ch.Rounds], mrr[ch.Of], se[ch.Rounds], ch.ValidQueries, tried)
 }

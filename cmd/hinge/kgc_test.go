@@ -780,6 +780,23 @@ func TestKGCChooseRounds(t *testing.T) {
 	if code != 0 || strings.Contains(stdout, "rounds: ") || all.Chosen != nil || all.KeptRounds != 12 || all.Rules != rulesIn(allRules) || all.Rules <= r.Rules {
 		t.Errorf("--choose-rounds=false: exit %d, report %+v (the chosen run kept %d rules)\n%s%s", code, all, r.Rules, stdout, stderr)
 	}
+	// A sample of 3 validation triples: a choice of fewer rounds made on it
+	// is checked on 15 (all of them here) and said so.
+	code, stdout, stderr = runCLI(t, append(args, "--rounds", "12", "--report", rep, "--choose-valid", "3")...)
+	var small struct {
+		Chosen struct {
+			Rounds, Of int
+			Confirm    *struct {
+				Rounds       int
+				ValidQueries int `json:"valid_queries"`
+			}
+		} `json:"chosen_rounds"`
+	}
+	readJSON(t, rep, &small)
+	if cf := small.Chosen.Confirm; code != 0 || cf == nil || cf.ValidQueries != r.Chosen.ValidQueries ||
+		!strings.Contains(stdout, fmt.Sprintf(" %d", cf.ValidQueries)) || (small.Chosen.Rounds != cf.Rounds && small.Chosen.Rounds != 12) {
+		t.Errorf("--choose-valid 3: exit %d, report %+v\n%s%s", code, small, stdout, stderr)
+	}
 	if code, _, stderr := runCLI(t, append(args, "--choose-valid", "-1")...); code != 2 || !strings.Contains(stderr, "--choose-valid") {
 		t.Errorf("--choose-valid -1: exit %d, %s", code, stderr)
 	}
