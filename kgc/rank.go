@@ -737,6 +737,22 @@ type Evaluation struct {
 	Heads, Tails []Answer
 }
 
+// ReciprocalRanks are the queries' reciprocal ranks (0: a miss), each
+// test triple's head query (?, r, t) then its tail query (h, r, ?).
+func (ev *Evaluation) ReciprocalRanks() []float64 {
+	rr := make([]float64, 0, 2*len(ev.Heads))
+	for i := range ev.Heads {
+		for _, r := range []float64{ev.Heads[i].Rank, ev.Tails[i].Rank} {
+			if r > 0 {
+				rr = append(rr, 1/r)
+			} else {
+				rr = append(rr, 0)
+			}
+		}
+	}
+	return rr
+}
+
 // QueryTimes returns the median, 90th percentile and largest ranking time
 // of a query, in seconds.
 func (ev *Evaluation) QueryTimes() (median, p90, maxSec float64) {

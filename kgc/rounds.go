@@ -163,17 +163,7 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		if err != nil {
 			return 0, nil, 0, err
 		}
-		rr := make([]float64, 0, 2*len(ts))
-		for i := range ts {
-			for _, a := range []Answer{ev.Heads[i], ev.Tails[i]} {
-				if a.Rank > 0 {
-					rr = append(rr, 1/a.Rank)
-				} else {
-					rr = append(rr, 0)
-				}
-			}
-		}
-		return ev.Metrics.MRR, rr, n, nil
+		return ev.Metrics.MRR, ev.ReciprocalRanks(), n, nil
 	}
 	cps := Checkpoints(rounds)
 	rrs := make([][]float64, len(cps)) // per checkpoint, the reciprocal rank of each query

@@ -260,3 +260,10 @@ func TestChooseRoundsConfirmed(t *testing.T) {
 		t.Errorf("%d choices confirmed, %d overturned: the graphs test only one way", confirmed, overturned)
 	}
 }
+
+func TestReciprocalRanks(t *testing.T) {
+	ev := &Evaluation{Heads: []Answer{{Rank: 1}, {Rank: 0}}, Tails: []Answer{{Rank: 4}, {Rank: 1.5}}}
+	if rr := ev.ReciprocalRanks(); !slices.Equal(rr, []float64{1, 0.25, 0, 1 / 1.5}) {
+		t.Errorf("ReciprocalRanks = %v", rr)
+	}
+}

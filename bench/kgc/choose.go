@@ -31,7 +31,7 @@ func chooseRounds(ctx context.Context, dir string, rounds []int, names []string,
 			if err != nil {
 				return 0, nil, err
 			}
-			return ev.Metrics.MRR, reciprocalRanks(ev), nil
+			return ev.Metrics.MRR, ev.ReciprocalRanks(), nil
 		}
 		var firstChosen, firstAll []float64
 		for _, n := range rounds {

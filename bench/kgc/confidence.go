@@ -84,7 +84,7 @@ func confidence(ctx context.Context, dir string, rounds []int, names []string, z
 						}
 						m := ev.Metrics
 						even, odd := halves(ev)
-						rr := reciprocalRanks(ev)
+						rr := ev.ReciprocalRanks()
 						key := s.String() + "/" + cv.name + "/" + split.name
 						if first[key] == nil {
 							first[key] = rr
@@ -104,22 +104,6 @@ func confidence(ctx context.Context, dir string, rounds []int, names []string, z
 		}
 	}
 	return writeCSV(filepath.Join(dir, "anytime-confidence.csv"), header, rows)
-}
-
-// reciprocalRanks are the reciprocal ranks of ev's queries (0: a miss),
-// heads then tails of each triple.
-func reciprocalRanks(ev *kgc.Evaluation) []float64 {
-	var rr []float64
-	for i := range ev.Heads {
-		for _, r := range []float64{ev.Heads[i].Rank, ev.Tails[i].Rank} {
-			if r > 0 {
-				rr = append(rr, 1/r)
-			} else {
-				rr = append(rr, 0)
-			}
-		}
-	}
-	return rr
 }
 
 // pairedDiff is the mean of a - b over the queries and its standard error

@@ -137,7 +137,7 @@ func TestHalves(t *testing.T) {
 // hand: differences 1, 2, 3 have mean 2 and sample deviation 1.
 func TestPairedDiff(t *testing.T) {
 	ev := &kgc.Evaluation{Heads: []kgc.Answer{{Rank: 1}, {Rank: 0}}, Tails: []kgc.Answer{{Rank: 4}, {Rank: 2}}}
-	if rr := reciprocalRanks(ev); !slices.Equal(rr, []float64{1, 0.25, 0, 0.5}) {
+	if rr := ev.ReciprocalRanks(); !slices.Equal(rr, []float64{1, 0.25, 0, 0.5}) {
 		t.Errorf("reciprocal ranks %v", rr)
 	}
 	for _, tc := range []struct {
