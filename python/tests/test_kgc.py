@@ -93,7 +93,8 @@ class TestKGC(_util.Case):
         """Ranking with the returned rules is ranking with the CLI's rules file."""
         first = kgc.complete(TRAIN, TEST, valid=VALID, rounds=2, score="maxplus")
         rules = self.path("rules.tsv")
-        cli("kgc", "--train", TRAIN, "--valid", VALID, "--test", TEST, "--rounds", "2", "--rules", rules)
+        cli("kgc", "--train", TRAIN, "--valid", VALID, "--test", TEST, "--rounds", "2", "--score", "maxplus",
+            "--rules", rules)  # the rounds kept are chosen with the run's scoring
         pred, _, report = self.cli_run("--rules-in", rules, "--score", "max")
         for given in (first.rules, rules):
             res = kgc.complete(TRAIN, TEST, valid=VALID, rules_in=given, score="max")
