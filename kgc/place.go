@@ -31,7 +31,7 @@ func (rk *Ranker) PlaceOf(ctx context.Context, e, r int32, tail bool, y int32, k
 	}
 	for j := range list {
 		if list[j].Entity == y {
-			return placeIn(list, j), nil
+			return rk.PlaceIn(list, j), nil
 		}
 	}
 	return Place{}, nil
@@ -39,13 +39,9 @@ func (rk *Ranker) PlaceOf(ctx context.Context, e, r int32, tail bool, y int32, k
 
 // PlaceIn returns where list[j] stands in list, a query's answer list as
 // Evaluate gives it (known answers other than the query's own left out,
-// ties set).
-func (rk *Ranker) PlaceIn(list []Candidate, j int) Place { return placeIn(list, j) }
-
-// placeIn reads list[j]'s place from the ties setTies marked: the
-// candidates before its first tied one are above it. (The lists Evaluate
-// keeps have no confidences left to compare.)
-func placeIn(list []Candidate, j int) Place {
+// ties set): the candidates before its first tied one are above it (the
+// lists Evaluate keeps have no confidences left to compare).
+func (rk *Ranker) PlaceIn(list []Candidate, j int) Place {
 	first := int(list[j].tie)
 	p := Place{Above: list[:first]}
 	for i := first; i < len(list) && list[i].tie == list[j].tie; i++ {

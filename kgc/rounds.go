@@ -19,10 +19,8 @@ type RoundsOptions struct {
 	// MaxValid is the number of validation triples ranked, a seeded
 	// sample when there are more (0: 1,000; negative: all).
 	MaxValid int
-	// TopK is the list length (0: 10): a true answer below it is a miss.
-	// The choice compares the checkpoints' MRR over the first 10 places,
-	// where nearly all of it is: on Kinship (104 entities) it chooses as
-	// with the whole list of 100 and ranks 3.8 times faster.
+	// TopK is the list length (0: DefaultRoundsTopK): a true answer
+	// below it is a miss.
 	TopK int
 	// Threads (0: GOMAXPROCS) and Seed (of the sample).
 	Threads int
@@ -30,6 +28,12 @@ type RoundsOptions struct {
 	// Progress, when set, is called before each checkpoint is ranked.
 	Progress func(rounds int)
 }
+
+// DefaultRoundsTopK is RoundsOptions.TopK unless set: the choice compares
+// the checkpoints' MRR over the first 10 places, where nearly all of it
+// is; on Kinship (104 entities) it chooses as with the whole list of 100
+// and ranks 3.8 times faster.
+const DefaultRoundsTopK = 10
 
 // RoundsScoring is the scoring ChooseRounds ranks with for a run ranked
 // with s: s, but NoisyOr for Clustered (its clusters are chosen on the
@@ -125,7 +129,7 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		opt.NoisyOrK = DefaultNoisyOrK
 	}
 	if opt.TopK <= 0 {
-		opt.TopK = 10
+		opt.TopK = DefaultRoundsTopK
 	}
 	s := RoundsScoring(opt.Scoring)
 	var all []Triple
@@ -145,57 +149,67 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		ch.Seconds = time.Since(start).Seconds()
 		return ch, nil
 	}
-	// rank ranks ts with the rules of the first c rounds: their MRR, each
-	// query's reciprocal rank (0: a miss) and the number of rules.
-	rank := func(c int, ts []Triple) (float64, []float64, int, error) {
+	// ranker ranks with the rules of the first c rounds; rank gives each
+	// query's reciprocal rank (0: a miss) of ts.
+	ranker := func(c int) *Ranker {
 		if opt.Progress != nil {
 			opt.Progress(c)
 		}
 		rk := newRanker(g, rules, s, func(r *Rule) bool { return r.Round <= c })
 		rk.NoisyOrK = opt.NoisyOrK
 		rk.SetConfidence(opt.Confidence)
-		n := 0
-		for _, rs := range rk.byHead {
-			n += len(rs)
-		}
+		return rk
+	}
+	rank := func(rk *Ranker, ts []Triple) ([]float64, error) {
 		ev, err := rk.Evaluate(ctx, ts, known, EvalOptions{TopK: opt.TopK, Threads: opt.Threads,
 			Answers: func(int, Answer, Answer) error { return nil }}) // no lists kept
 		if err != nil {
-			return 0, nil, 0, err
+			return nil, err
 		}
-		return ev.Metrics.MRR, ev.ReciprocalRanks(), n, nil
+		return ev.ReciprocalRanks(), nil
 	}
 	cps := Checkpoints(rounds)
 	rrs := make([][]float64, len(cps)) // per checkpoint, the reciprocal rank of each query
 	best := -1.0
+	var rk *Ranker // the last one built: all rounds' rules
 	for ci, c := range cps {
-		mrr, rr, n, err := rank(c, vs)
+		rk = ranker(c)
+		rr, err := rank(rk, vs)
 		if err != nil {
 			return nil, err
 		}
+		n := 0
+		for _, rs := range rk.byHead {
+			n += len(rs)
+		}
 		rrs[ci] = rr
+		mrr := mean(rr)
 		ch.Tried = append(ch.Tried, RoundsTrial{Rounds: c, Rules: n, ValidMRR: mrr})
 		if mrr >= best {
 			best, ch.Rounds = mrr, c
 		}
 	}
 	last := rrs[len(rrs)-1]
+	chosen := slices.Index(cps, ch.Rounds)
 	for ci := range ch.Tried[:len(cps)-1] {
-		ch.Tried[ci].SE = pairedSE(rrs[ci], last)
+		_, ch.Tried[ci].SE = PairedDiff(rrs[ci], last)
 	}
 	if ch.Rounds < rounds && len(confirm) > len(vs) {
 		// Fewer rounds won on the sample: they are kept only if they also
-		// win on the larger one.
-		cf := &RoundsConfirm{Rounds: ch.Rounds, ValidQueries: 2 * len(confirm)}
-		var rrFew, rrAll []float64
-		var err error
-		if cf.ValidMRR, rrFew, _, err = rank(ch.Rounds, confirm); err != nil {
+		// win on the larger one, of which the sample is the first part
+		// (ranked already).
+		more := confirm[len(vs):]
+		rrAll, err := rank(rk, more)
+		if err != nil {
 			return nil, err
 		}
-		if cf.AllMRR, rrAll, _, err = rank(rounds, confirm); err != nil {
+		rrFew, err := rank(ranker(ch.Rounds), more)
+		if err != nil {
 			return nil, err
 		}
-		cf.SE = pairedSE(rrFew, rrAll)
+		rrFew, rrAll = append(slices.Clone(rrs[chosen]), rrFew...), append(slices.Clone(last), rrAll...)
+		cf := &RoundsConfirm{Rounds: ch.Rounds, ValidQueries: 2 * len(confirm), ValidMRR: mean(rrFew), AllMRR: mean(rrAll)}
+		_, cf.SE = PairedDiff(rrFew, rrAll)
 		if cf.ValidMRR <= cf.AllMRR {
 			ch.Rounds = rounds
 		}
@@ -210,23 +224,33 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 // every validation triple, when fewer).
 const confirmTimes = 5
 
-// pairedSE is the standard error of the mean of a[i] - b[i] (the sample
-// deviation of the differences over the square root of their number).
-func pairedSE(a, b []float64) float64 {
-	n := float64(len(a))
-	if n < 2 {
-		return 0
+// mean is the mean of xs (0 when empty).
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
 	}
-	var mean, ss float64
+	return s / float64(max(len(xs), 1))
+}
+
+// PairedDiff is the mean of a[i] - b[i] over the queries and its
+// standard error (the sample deviation of the differences over the square
+// root of their number; 0 for fewer than 2).
+func PairedDiff(a, b []float64) (mean, se float64) {
+	n := float64(len(a))
+	if len(a) != len(b) || n < 2 {
+		return 0, 0
+	}
 	for i := range a {
 		mean += a[i] - b[i]
 	}
 	mean /= n
+	var ss float64
 	for i := range a {
 		d := a[i] - b[i] - mean
 		ss += d * d
 	}
-	return math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
 
 // KeepRounds drops the rules found after round n (rules of round 0, the

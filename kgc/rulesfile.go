@@ -73,10 +73,11 @@ var ErrRulesOutgrowMemory = errors.New("the rules outgrow the memory limit")
 func ReadRulesWithin(name string, r io.Reader, v *Vocab, limit int64) ([]Rule, error) {
 	sc := textfile.NewScanner(r, name)
 	var out []Rule
-	line := 0
+	line, check := 0, readCheckEvery // the heap is looked at once len(out) reaches check
 	for sc.Scan() {
 		line++
-		if limit > 0 && len(out) > 0 && len(out)%readCheckEvery == 0 {
+		if limit > 0 && len(out) >= check {
+			check += readCheckEvery
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			if float64(ms.HeapAlloc) > rulesShare*float64(limit) {

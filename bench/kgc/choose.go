@@ -60,8 +60,8 @@ func chooseRounds(ctx context.Context, dir string, rounds []int, names []string,
 			if firstChosen == nil {
 				firstChosen, firstAll = rrChosen, rrAll
 			}
-			dc, sec := pairedDiff(rrChosen, firstChosen)
-			da, sea := pairedDiff(rrAll, firstAll)
+			dc, sec := kgc.PairedDiff(rrChosen, firstChosen)
+			da, sea := kgc.PairedDiff(rrAll, firstAll)
 			validChosen, validAll := "", "" // one round: nothing ranked on validation
 			for _, t := range ch.Tried {
 				if t.Rounds == ch.Rounds {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 
@@ -92,8 +91,8 @@ func confidence(ctx context.Context, dir string, rounds []int, names []string, z
 						if cv.name == "point" {
 							point[split.name] = rr
 						}
-						dFirst, seFirst := pairedDiff(rr, first[key])
-						dPoint, sePoint := pairedDiff(rr, point[split.name])
+						dFirst, seFirst := kgc.PairedDiff(rr, first[key])
+						dPoint, sePoint := kgc.PairedDiff(rr, point[split.name])
 						fmt.Printf("  %s, %d rounds (%d rules), %s, %s, %s: MRR %.4f (halves %.4f %.4f; %+.4f +-%.4f vs first rounds, %+.4f +-%.4f vs point)\n",
 							name, n, len(rules), s, cv.name, split.name, m.MRR, even, odd, dFirst, seFirst, dPoint, sePoint)
 						rows = append(rows, []string{name, fmt.Sprint(n), f2(learnSec), fmt.Sprint(len(rules)), s.String(), cv.name, split.name,
@@ -104,23 +103,4 @@ func confidence(ctx context.Context, dir string, rounds []int, names []string, z
 		}
 	}
 	return writeCSV(filepath.Join(dir, "anytime-confidence.csv"), header, rows)
-}
-
-// pairedDiff is the mean of a - b over the queries and its standard error
-// (the sample deviation of the differences over sqrt(n)).
-func pairedDiff(a, b []float64) (mean, se float64) {
-	n := float64(len(a))
-	if len(a) != len(b) || n < 2 {
-		return 0, 0
-	}
-	for i := range a {
-		mean += a[i] - b[i]
-	}
-	mean /= n
-	var ss float64
-	for i := range a {
-		d := a[i] - b[i] - mean
-		ss += d * d
-	}
-	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,28 +129,5 @@ func TestHalves(t *testing.T) {
 	even, odd := halves(ev)
 	if even != (1+0.25+0+1)/4 || odd != (0.5+1)/2 {
 		t.Errorf("halves %v %v", even, odd)
-	}
-}
-
-// The paired difference of reciprocal ranks and its standard error, by
-// hand: differences 1, 2, 3 have mean 2 and sample deviation 1.
-func TestPairedDiff(t *testing.T) {
-	ev := &kgc.Evaluation{Heads: []kgc.Answer{{Rank: 1}, {Rank: 0}}, Tails: []kgc.Answer{{Rank: 4}, {Rank: 2}}}
-	if rr := ev.ReciprocalRanks(); !slices.Equal(rr, []float64{1, 0.25, 0, 0.5}) {
-		t.Errorf("reciprocal ranks %v", rr)
-	}
-	for _, tc := range []struct {
-		a, b     []float64
-		mean, se float64
-	}{
-		{[]float64{1, 2, 3}, []float64{0, 0, 0}, 2, 1 / math.Sqrt(3)},
-		{[]float64{2, 4, 6}, []float64{1, 2, 3}, 2, 1 / math.Sqrt(3)},
-		{[]float64{0.5, 0.5}, []float64{0.5, 0.5}, 0, 0},
-		{[]float64{1}, []float64{0}, 0, 0}, // too few queries to say
-	} {
-		mean, se := pairedDiff(tc.a, tc.b)
-		if math.Abs(mean-tc.mean) > 1e-12 || math.Abs(se-tc.se) > 1e-12 {
-			t.Errorf("pairedDiff(%v, %v) = %v, %v; want %v, %v", tc.a, tc.b, mean, se, tc.mean, tc.se)
-		}
 	}
 }

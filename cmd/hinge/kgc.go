@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -378,11 +379,14 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	// The graph's own entities and relations (the vocabulary also holds
 	// those only the other files name).
 	nEnt, nRel := names.Count()
-	known := tripleSet(train, facts, valid, test)
 	// Validation queries (choosing the rounds, clustering) are filtered
 	// by what is known without the test triples.
 	kv := tripleSet(train, facts, valid)
 	knownValid := func(t kgc.Triple) bool { return kv[t] }
+	known := maps.Clone(kv)
+	for _, t := range test {
+		known[t] = true
+	}
 	loadSec := time.Since(start).Seconds()
 
 	lr := &kgc.LearnResult{Rules: rulesIn}
@@ -770,7 +774,7 @@ func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.Learn
 		maxValid = -1 // the flag's all
 	}
 	ch, err := kgc.ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, known, kgc.RoundsOptions{
-		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: min(o.topK, 10),
+		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: min(o.topK, kgc.DefaultRoundsTopK),
 		Threads: o.learn.Threads, Seed: o.learn.Seed,
 		Progress: func(c int) {
 			prog.set("choosing the rounds kept: ranking the validation triples with the rules of %d of %d rounds", c, lr.Rounds)
