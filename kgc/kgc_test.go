@@ -866,4 +866,19 @@ func TestReadRulesWithin(t *testing.T) {
 	if !errors.Is(err, ErrRulesOutgrowMemory) || !strings.Contains(err.Error(), fmt.Sprintf("big.rules:%d:1: the %d rules read so far", readCheckEvery+1, readCheckEvery)) {
 		t.Errorf("limit 1 byte: %v", err)
 	}
+	// Comment and blank lines count as lines, not as rules: with one
+	// after every rule, the check after 16,384 rules falls on line 32,768.
+	var c strings.Builder
+	for i := range n {
+		fmt.Fprintf(&c, "%d\t1\t0.25\tr0(X,Y) <= r1(X,Y)\n", 3+i%5)
+		if i%2 == 0 {
+			c.WriteString("# a comment\n")
+		} else {
+			c.WriteString("\n")
+		}
+	}
+	_, err = ReadRulesWithin("commented.rules", strings.NewReader(c.String()), NewVocab(), 1)
+	if !errors.Is(err, ErrRulesOutgrowMemory) || !strings.Contains(err.Error(), fmt.Sprintf("commented.rules:%d:1: the %d rules read so far", 2*readCheckEvery, readCheckEvery)) {
+		t.Errorf("limit 1 byte, a comment or blank line after every rule: %v", err)
+	}
 }

@@ -286,3 +286,47 @@ func TestPairedDiff(t *testing.T) {
 		}
 	}
 }
+
+// Degenerate inputs: nothing to choose from (0 or 1 round, no validation
+// triple, none inside the graph) keeps every round and ranks nothing;
+// checkpoints that rank alike (every rule of round 0, as read from a file)
+// keep the last, however many validation triples miss.
+func TestChooseRoundsDegenerate(t *testing.T) {
+	ctx := context.Background()
+	g, valid, known := denseKG(3, 16, 6, 400)
+	isKnown := func(t Triple) bool { return known[t] }
+	lr, err := Learn(ctx, g, LearnOptions{Rounds: 6, Seed: 3, SamplesPerRound: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := []Triple{{H: 99, R: 0, T: 1}, {H: 1, R: 42, T: 2}, {H: -1, R: 0, T: 1}}
+	for _, tc := range []struct {
+		name   string
+		rounds int
+		valid  []Triple
+	}{{"0 rounds", 0, valid}, {"1 round", 1, valid}, {"no validation triples", 6, nil}, {"all outside the graph", 6, outside}} {
+		ch, err := ChooseRounds(ctx, g, lr.Rules, tc.rounds, tc.valid, isKnown, RoundsOptions{MaxValid: -1})
+		if err != nil || ch.Rounds != tc.rounds || ch.Of != tc.rounds || len(ch.Tried) != 0 || ch.Confirm != nil {
+			t.Errorf("%s: %+v, %v; want all %d rounds kept, nothing ranked", tc.name, ch, err, tc.rounds)
+		}
+	}
+	flat := slices.Clone(lr.Rules)
+	for i := range flat {
+		flat[i].Round = 0
+	}
+	ch, err := ChooseRounds(ctx, g, flat, 6, valid, isKnown, RoundsOptions{Scoring: NoisyOr})
+	if err != nil || ch.Rounds != 6 || len(ch.Tried) != 4 {
+		t.Fatalf("every rule of round 0: %+v, %v; want the last of 4 tied checkpoints", ch, err)
+	}
+	for _, tr := range ch.Tried {
+		if tr.ValidMRR != ch.Tried[0].ValidMRR || tr.Rules != len(flat) || tr.SE != 0 {
+			t.Errorf("every rule of round 0: checkpoint %+v differs from %+v", tr, ch.Tried[0])
+		}
+	}
+	// No rule at all: every validation query a miss, MRR 0 at every
+	// checkpoint, the last kept.
+	ch, err = ChooseRounds(ctx, g, nil, 6, valid, isKnown, RoundsOptions{})
+	if err != nil || ch.Rounds != 6 || ch.Tried[0].ValidMRR != 0 {
+		t.Errorf("no rules: %+v, %v", ch, err)
+	}
+}
