@@ -29,6 +29,7 @@ func (rk *Ranker) PlaceOf(ctx context.Context, e, r int32, tail bool, y int32, k
 	if err != nil {
 		return Place{}, err
 	}
+	rk.reweigh(s, list)
 	for j := range list {
 		if list[j].Entity == y {
 			return rk.PlaceIn(list, j), nil

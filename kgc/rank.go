@@ -49,13 +49,20 @@ const (
 	// a candidate's clusters are those of its ClusterOptions.MaxFired most
 	// confident rules. The clusters come from Ranker.Cluster.
 	Clustered
+	// Learned re-ranks each query's first NoisyOr candidates (its list of
+	// EvalOptions.TopK, or k of Rank) by a sum over each candidate's
+	// NoisyOrK most confident rules of -log(1 - conf) times a weight of
+	// the rule's class (RuleClasses) and place among them, the weights
+	// fitted on validation queries by Ranker.FitWeights. With every
+	// weight 1 it ranks as NoisyOr.
+	Learned
 )
 
 // noisy reports whether s scores by a noisy-or.
-func (s Scoring) noisy() bool { return s == NoisyOr || s == Clustered }
+func (s Scoring) noisy() bool { return s == NoisyOr || s == Clustered || s == Learned }
 
-// ParseScoring reads maxplus, max, noisy-or, psl or clustered (also
-// spelled safran).
+// ParseScoring reads maxplus, max, noisy-or, psl, clustered (also
+// spelled safran) or learned.
 func ParseScoring(s string) (Scoring, error) {
 	switch s {
 	case "maxplus":
@@ -68,8 +75,10 @@ func ParseScoring(s string) (Scoring, error) {
 		return PSL, nil
 	case "clustered", "safran":
 		return Clustered, nil
+	case "learned":
+		return Learned, nil
 	}
-	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max, noisy-or, psl or clustered)", s)
+	return 0, fmt.Errorf("unknown scoring %q (want maxplus, max, noisy-or, psl, clustered or learned)", s)
 }
 
 func (s Scoring) String() string {
@@ -84,6 +93,8 @@ func (s Scoring) String() string {
 		return "psl"
 	case Clustered:
 		return "clustered"
+	case Learned:
+		return "learned"
 	}
 	return fmt.Sprintf("Scoring(%d)", int(s))
 }
@@ -95,9 +106,10 @@ type Candidate struct {
 	// Score is the candidate's score: its largest confidence for MaxPlus
 	// and Max, the noisy-or for NoisyOr (of its clusters' confidences for
 	// Clustered), its MAP value for PSL (the largest confidence for a
-	// candidate PSL did not re-score).
+	// candidate PSL did not re-score), the weighted sum for Learned.
 	Score float64
 	confs []float64 // decreasing; all scorings but Max (Clustered: one per cluster)
+	kinds []uint8   // Learned: the class (ruleClass) of each of confs' rules
 	clus  []int32   // Clustered: the clusters of confs
 	psl   bool      // re-scored by PSL
 	class int32     // PSL: the first maxplus position with equal confidences
@@ -108,7 +120,7 @@ type Candidate struct {
 // give 0.
 func compare(s Scoring, a, b *Candidate) int {
 	switch s {
-	case Max, NoisyOr, Clustered:
+	case Max, NoisyOr, Clustered, Learned:
 		if c := cmp.Compare(b.Score, a.Score); c != 0 || s == Max {
 			return c
 		}
@@ -172,6 +184,9 @@ type Ranker struct {
 	// Clustered a candidate's clusters are found among its first
 	// clusterCap rules, as the threshold search finds them.
 	clusterCap int
+	// weights[c][j] is Learned's weight of a candidate's j-th most
+	// confident rule of class c, set by FitWeights; nil: not fitted.
+	weights [][]float64
 }
 
 // ruleIndex finds the rules of one head relation and query direction that
@@ -230,10 +245,10 @@ type rankedRule struct {
 
 // RankBy makes the ranker rank with conf(r) as rule r's confidence
 // (NewRanker ranks with r.Conf): the rules are ordered by it and every
-// scoring combines it. It drops a clustering made before (Cluster again
-// after it). SetConfidence is RankBy with an estimate of Confidence.
+// scoring combines it. It drops a clustering and weights made before
+// (Cluster or FitWeights again after it). SetConfidence is RankBy with an estimate of Confidence.
 func (rk *Ranker) RankBy(conf func(*Rule) float64) {
-	rk.clus, rk.clusterCap, rk.estimate = nil, 0, -1
+	rk.clus, rk.clusterCap, rk.estimate, rk.weights = nil, 0, -1, nil
 	rk.conf = make([][]float64, len(rk.byHead))
 	for h, rs := range rk.byHead {
 		rc := make([]rankedRule, len(rs))
@@ -370,6 +385,10 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 	if s == PSL {
 		s = MaxPlus // PSL re-scores the best of this order
 	}
+	learned := s == Learned
+	if learned {
+		s = NoisyOr // Learned re-weighs the best of this order (reweigh)
+	}
 	order := rk.gather(e, r, tail, qs)
 	list, conf := rk.byHead[r], rk.conf[r]
 	var clu []int32
@@ -437,6 +456,9 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 				}
 				if s != Max || len(cd.confs) == 0 {
 					cd.confs = append(cd.confs, c)
+					if learned {
+						cd.kinds = append(cd.kinds, ruleClass(rule))
+					}
 				}
 			}
 		}
@@ -609,9 +631,12 @@ func (rk *Ranker) settled(s Scoring, cands []Candidate, k int, next float64) boo
 
 // Rank returns the candidates some rule predicts for the query (e, r, ?)
 // when tail, else (?, r, e), best first (ties in entity order): every one
-// when k is 0, else the first k and those tied with the k-th.
+// when k is 0, else the first k and those tied with the k-th (under
+// Learned, NoisyOr's, re-weighed). Under Learned it ranks as NoisyOr
+// until FitWeights.
 func (rk *Ranker) Rank(e, r int32, tail bool, k int) []Candidate {
 	cands, _, _ := rk.rank(context.Background(), rk.scoring, e, r, tail, k, nil, rk.newQueryScratch())
+	rk.reweigh(rk.scoring, cands)
 	return cands
 }
 
@@ -827,6 +852,9 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	if rk.scoring == Clustered && !rk.Clustered() {
 		return nil, errNotClustered
 	}
+	if rk.scoring == Learned && rk.weights == nil {
+		return nil, errNotFitted
+	}
 	ev := &Evaluation{Scoring: rk.scoring, Heads: make([]Answer, len(test)), Tails: make([]Answer, len(test))}
 	k, n := opt.TopK, 0
 	if rk.scoring == PSL {
@@ -903,6 +931,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			list = cut(s, list, max(opt.TopK, n))
 			setTies(s, list)
 		}
+		rk.reweigh(rk.scoring, list)
 		if rk.scoring == PSL {
 			classes(list)
 		} else {
@@ -914,7 +943,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 		kept := make([]Candidate, len(list))
 		for j := range list {
 			kept[j] = list[j]
-			kept[j].confs, kept[j].clus = nil, nil
+			kept[j].confs, kept[j].clus, kept[j].kinds = nil, nil, nil
 		}
 		a.List, a.Seconds, a.Rules, a.Applied = kept, time.Since(start).Seconds(), st.rules, st.applied
 		if d := done.Add(1); opt.Progress != nil && (d%int64(max(1, min(1000, total/100))) == 0 || int(d) == total) {

@@ -36,11 +36,12 @@ type RoundsOptions struct {
 const DefaultRoundsTopK = 10
 
 // RoundsScoring is the scoring ChooseRounds ranks with for a run ranked
-// with s: s, but NoisyOr for Clustered (its clusters are chosen on the
-// rules kept) and MaxPlus for PSL (the candidates PSL re-scores).
+// with s: s, but NoisyOr for Clustered and Learned (their clusters and
+// weights are chosen on the rules kept) and MaxPlus for PSL (the
+// candidates PSL re-scores).
 func RoundsScoring(s Scoring) Scoring {
 	switch s {
-	case Clustered:
+	case Clustered, Learned:
 		return NoisyOr
 	case PSL:
 		return MaxPlus

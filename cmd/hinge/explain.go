@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -446,50 +445,88 @@ func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Voca
 		if e.top == 0 {
 			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates within --top-k %d, its true answer marked (known answers other than its own left out), scored by %s", len(test), topK, rk.Scoring())
 		}
-		for i, t := range test {
-			if err := interrupted(ctx); err != nil {
-				return err
-			}
-			for _, q := range []struct {
-				a     kgc.Answer
-				e     int32
-				truth int32
-				tail  bool
-			}{{ev.Tails[i], t.H, t.T, true}, {ev.Heads[i], t.T, t.H, false}} {
-				// The first candidates, and the true answer where it is
-				// ranked below them.
-				full := q.a.List
-				at := slices.IndexFunc(full, func(c kgc.Candidate) bool { return c.Entity == q.truth })
-				n := len(full)
-				if e.top > 0 {
-					n = min(n, e.top)
-				}
-				shown := make([]int, n, n+1)
-				for j := range shown {
-					shown[j] = j
-				}
-				if at >= n {
-					shown = append(shown, at)
-				}
-				cands := make([]int32, len(shown))
-				for m, j := range shown {
-					cands[m] = full[j].Entity
-				}
-				for m, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
-					tr := kgc.Triple{H: q.e, R: t.R, T: cands[m]}
-					if !q.tail {
-						tr = kgc.Triple{H: cands[m], R: t.R, T: q.e}
-					}
-					x.SetPlace(&qx, rk.PlaceIn(full, shown[m]))
-					qx.Answer = cands[m] == q.truth
-					r.Items = append(r.Items, explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: full[shown[m]].Score, Explanation: qx})
-				}
-			}
+		items, err := kgcReportItems(ctx, x, rk, test, ev, e.top)
+		if err != nil {
+			return err
 		}
+		r.Items = items
 		if len(r.Items) > 0 {
 			r.Example = r.Items[0].Name
 		}
 		e.report = r
 	}
 	return e.render(ctx)
+}
+
+// kgcReportItems are the HTML report's items for the test queries: per
+// query, its first top candidates (every one when top is 0) and its true
+// answer, marked, where it ranks below them, each explained. A query that
+// several test triples share, such as (h, r, ?) of h r t1 and h r t2, is
+// one group listing each candidate once (with its place in the first list
+// that shows it) and every true answer, marked: each triple's list leaves
+// out the others' answers as known, so the group gathers them.
+func kgcReportItems(ctx context.Context, x *explain.KGC, rk *kgc.Ranker, test []kgc.Triple, ev *kgc.Evaluation, top int) ([]explain.Item, error) {
+	type query struct {
+		e, r int32
+		tail bool
+	}
+	type shownKey struct {
+		q query
+		y int32
+	}
+	var order []query                    // queries in the order of their first test triple
+	groups := map[query][]explain.Item{} // each query's items
+	done := map[shownKey]bool{}          // candidates already listed under their query
+	for i, t := range test {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
+		for _, q := range []struct {
+			a     kgc.Answer
+			e     int32
+			truth int32
+			tail  bool
+		}{{ev.Tails[i], t.H, t.T, true}, {ev.Heads[i], t.T, t.H, false}} {
+			// The first candidates, and the true answer where it is
+			// ranked below them; those listed before left out.
+			full := q.a.List
+			qk := query{q.e, t.R, q.tail}
+			if _, ok := groups[qk]; !ok {
+				order = append(order, qk)
+				groups[qk] = nil
+			}
+			n := len(full)
+			if top > 0 {
+				n = min(n, top)
+			}
+			var shown []int
+			for j := range full {
+				if k := (shownKey{qk, full[j].Entity}); (j < n || full[j].Entity == q.truth) && !done[k] {
+					shown = append(shown, j)
+					done[k] = true
+				}
+			}
+			if len(shown) == 0 {
+				continue
+			}
+			cands := make([]int32, len(shown))
+			for m, j := range shown {
+				cands[m] = full[j].Entity
+			}
+			for m, qx := range x.ExplainQuery(q.e, t.R, q.tail, cands) {
+				tr := kgc.Triple{H: q.e, R: t.R, T: cands[m]}
+				if !q.tail {
+					tr = kgc.Triple{H: cands[m], R: t.R, T: q.e}
+				}
+				x.SetPlace(&qx, rk.PlaceIn(full, shown[m]))
+				qx.Answer = cands[m] == q.truth
+				groups[qk] = append(groups[qk], explain.Item{Name: x.KGCAtom(tr), Group: qx.Query, Value: full[shown[m]].Score, Explanation: qx})
+			}
+		}
+	}
+	var items []explain.Item
+	for _, qk := range order {
+		items = append(items, groups[qk]...)
+	}
+	return items, nil
 }

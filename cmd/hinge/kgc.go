@@ -42,6 +42,7 @@ type kgcOptions struct {
 	confidence                 string
 	chooseRounds               bool
 	chooseValid                int
+	learnedValid               int
 }
 
 type kgcReport struct {
@@ -71,7 +72,7 @@ type kgcReport struct {
 	TopK    int         `json:"top_k"`
 	Metrics kgc.Metrics `json:"metrics"`
 	Seconds struct {
-		Load, Learn, Choose, Cluster, Rank, Total float64
+		Load, Learn, Choose, Cluster, Fit, Rank, Total float64
 	} `json:"seconds"`
 	// Per query (of 2 per test triple): ranking time in seconds.
 	QuerySeconds struct {
@@ -88,14 +89,16 @@ type kgcReport struct {
 	// (absent when not chosen).
 	ChosenRounds *kgc.RoundsChoice `json:"chosen_rounds,omitempty"`
 	// Clustered scoring: the thresholds chosen on the validation triples.
-	Cluster      *kgc.ClusterReport `json:"cluster,omitempty"`
+	Cluster *kgc.ClusterReport `json:"cluster,omitempty"`
+	// Learned scoring: the weights fitted on the validation triples.
+	Learned      *kgc.LearnedReport `json:"learned,omitempty"`
 	PeakMemoryMB float64            `json:"peak_rss_mb"`
 }
 
 func newKGCCmd() *cobra.Command {
 	o := &kgcOptions{}
 	cmd := &cobra.Command{
-		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score noisy-or|maxplus|max|psl|clustered] --predictions P",
+		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score noisy-or|maxplus|max|psl|clustered|learned] --predictions P",
 		Short: "Knowledge-graph completion with learned rules (cyclic, with constants, defaults), ranked and scored",
 		Long: `Learn rules from a knowledge graph and rank the answers of every test triple
 asked both ways, (h, r, ?) and (?, r, t).
@@ -133,7 +136,13 @@ candidate's --noisy-or-k best clusters. The Jaccard threshold of each
 relation, query direction and kind of rule (cyclic, with a body constant,
 other) is chosen to maximise the MRR of --cluster-valid of the --valid
 triples (filtered by the graph and the validation triples only; the test
-triples play no part). With --score psl
+triples play no part). --score learned re-ranks each query's noisy-or list:
+a candidate's score is the sum over its --noisy-or-k best rules of
+-log(1 - confidence) times a weight of the rule's class (cyclic of 1, 2 or 3
+atoms, acyclic with a body constant or a free variable, default) and place
+among them (noisy-or: every weight 1), the weights fitted on --learned-valid
+of the --valid triples (filtered as for clustered) to make their true
+answers likely under a softmax of the scores. With --score psl
 each relation's --psl-rules best rules become a PSL model whose weights PPLL
 learns from --psl-train sampled training triples; each query's
 --psl-candidates best maxplus candidates are then re-scored by MAP inference
@@ -173,9 +182,10 @@ nothing.`,
 	f.StringVar(&o.rules, "rules", "", "write the rules learned and kept here (body groundings, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
-	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, or clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid)")
+	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid), or learned (noisy-or weighted by rule class and place, weights fitted on --valid)")
 	f.IntVar(&o.cluster.Starts, "cluster-starts", 10, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
 	f.IntVar(&o.cluster.MaxValid, "cluster-valid", 3000, "clustered: validation triples the thresholds are chosen on, a seeded sample when there are more (0: all)")
+	f.IntVar(&o.learnedValid, "learned-valid", 5000, "learned: validation triples the weights are fitted on, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.psl.Candidates, "psl-candidates", 20, "psl: best maxplus candidates per query re-scored by MAP inference")
 	f.IntVar(&o.psl.RulesPerRelation, "psl-rules", 30, "psl: best rules per relation in the PSL model")
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
@@ -243,6 +253,16 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		if o.cluster.MaxValid == 0 {
 			o.cluster.MaxValid = -1
+		}
+	}
+	if scoring == kgc.Learned {
+		switch {
+		case o.explain.explains():
+			return badInput(fmt.Errorf("%s: not with --score learned: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", o.explain.flagNames()))
+		case o.valid == "":
+			return badInput(errors.New("--score learned fits its weights on the validation triples: give --valid"))
+		case o.learnedValid < 0:
+			return badInput(fmt.Errorf("--learned-valid %d: must be >= 0", o.learnedValid))
 		}
 	}
 	switch {
@@ -471,6 +491,28 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "clustered: %d rules share a cluster with a more confident rule (over both directions); thresholds chosen on %d validation queries: validation MRR %.4f (%.4f without clustering); %.2f s\n",
 			clusterRep.Merged, clusterRep.ValidQueries, clusterRep.ValidMRR, clusterRep.ValidMRRUnclustered, clusterSec)
 	}
+	var learnedRep *kgc.LearnedReport
+	var fitSec float64
+	if scoring == kgc.Learned {
+		fitStart := time.Now()
+		maxValid := o.learnedValid
+		if maxValid == 0 {
+			maxValid = -1 // the library reads 0 as its default; the flag means all
+		}
+		nv := len(valid)
+		if maxValid > 0 {
+			nv = min(nv, maxValid)
+		}
+		prog.set("learned: fitting the weights on %d validation triples", nv)
+		learnedRep, err = rk.FitWeights(ctx, valid, knownValid, kgc.LearnedOptions{Seed: o.learn.Seed, MaxValid: maxValid, TopK: o.topK, Threads: o.learn.Threads})
+		if err != nil {
+			return cancelled(err)
+		}
+		fitSec = time.Since(fitStart).Seconds()
+		prog.clear()
+		fmt.Fprintf(stdout, "learned: weights of %d rule classes x %d places fitted on %d validation queries (%d with the true answer in their list), %d iterations: validation MRR %.4f in sample (noisy-or %.4f); %.2f s\n",
+			len(kgc.RuleClasses), max(o.noisyOrK, 1), learnedRep.ValidQueries, learnedRep.Fitted, learnedRep.Iterations, learnedRep.ValidMRR, learnedRep.ValidMRRNoisyOr, fitSec)
+	}
 	isKnown := func(t kgc.Triple) bool { return known[t] }
 	defer o.explain.discard() // a report rendered but not put in place
 	writeRules := func() error {
@@ -512,7 +554,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return cancelled(err)
 	}
-	rankSec := time.Since(rankStart).Seconds() - clusterSec // clustering has its own line
+	rankSec := time.Since(rankStart).Seconds() - clusterSec - fitSec // clustering and fitting have their own lines
 	prog.stop()
 	// Explanations before any output: a run cancelled meanwhile writes
 	// nothing.
@@ -560,9 +602,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: nEnt, Relations: nRel, GraphTriples: len(g.Triples),
 			TestTriples: len(test), Rules: len(lr.Rules), Candidates: lr.Candidates, Seed: o.learn.Seed, Rounds: lr.Rounds, KeptRounds: lr.Kept, Stopped: lr.Stopped,
-			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep,
+			SampledRules: lr.Sampled, MaxConfErr: lr.MaxErr, TopK: o.topK, Metrics: m, RoundLog: lr.Log, PeakMemoryMB: measure.PeakRSSMB(), Cluster: clusterRep, Learned: learnedRep,
 			ChosenRounds: chosen}
-		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, rankSec, time.Since(start).Seconds()
+		r.Seconds.Load, r.Seconds.Learn, r.Seconds.Cluster, r.Seconds.Fit, r.Seconds.Rank, r.Seconds.Total = loadSec, lr.Seconds, clusterSec, fitSec, rankSec, time.Since(start).Seconds()
 		if chosen != nil {
 			r.Seconds.Choose = chosen.Seconds
 		}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hinge-srl/hinge/kgc"
 )
 
 func TestKGC(t *testing.T) {
@@ -157,10 +159,14 @@ func TestKGCCancelledWritesNothing(t *testing.T) {
 	// triples serve as validation triples there.
 	choosing := append([]string{"--rounds", "2"}, args...)
 	choosing[5] = choosing[7]
-	for _, phase := range []string{"reading", "learning", "choosing", "clustered", "ranking"} {
+	for _, phase := range []string{"reading", "learning", "choosing", "clustered", "learned", "ranking"} {
 		runArgs := append([]string{"--rounds", "1"}, args...)
 		if phase == "choosing" {
 			runArgs = choosing
+		}
+		score := "clustered"
+		if phase == "learned" {
+			score = "learned"
 		}
 		dir := t.TempDir()
 		outs := []string{filepath.Join(dir, "rules.txt"), filepath.Join(dir, "pred.txt"), filepath.Join(dir, "report.json")}
@@ -171,7 +177,7 @@ func TestKGCCancelledWritesNothing(t *testing.T) {
 			}
 		}
 		var stdout, stderr bytes.Buffer
-		code := runContext(ctx, append([]string{"kgc", "--score", "clustered", "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, runArgs...), &stdout, &stderr)
+		code := runContext(ctx, append([]string{"kgc", "--score", score, "--rules", outs[0], "--predictions", outs[1], "--report", outs[2]}, runArgs...), &stdout, &stderr)
 		kgcPhaseHook = nil
 		cancel()
 		msg := stderr.String()
@@ -296,6 +302,54 @@ func TestKGCClustered(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "pred1.txt"))
 	if !bytes.Equal(a, b) {
 		t.Fatal("two runs wrote different predictions")
+	}
+}
+
+// --score learned fits its weights on --valid (needed: exit 2 without it;
+// no explanations), says what it fitted on its line and in the report,
+// and gives the same predictions on a second run.
+func TestKGCLearned(t *testing.T) {
+	base := []string{"kgc", "--train", "../../examples/kgc/train.txt", "--test", "../../examples/kgc/test.txt", "--rounds", "2", "--score", "learned", "--quiet"}
+	if code, _, stderr := runCLI(t, base...); code != 2 || !strings.Contains(stderr, "give --valid") {
+		t.Fatalf("learned without --valid: exit %d, %s", code, stderr)
+	}
+	args := append(base, "--valid", "../../examples/kgc/valid.txt")
+	for _, bad := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--explain", kgcExplains}, "not with --score learned"},
+		{[]string{"--learned-valid", "-1"}, "--learned-valid -1: must be >= 0"},
+	} {
+		if code, _, stderr := runCLI(t, append(args, bad.flags...)...); code != 2 || !strings.Contains(stderr, bad.want) {
+			t.Errorf("%v: exit %d, %s", bad.flags, code, stderr)
+		}
+	}
+	dir := t.TempDir()
+	var preds [2][]byte
+	for i := range preds {
+		rep, pred := filepath.Join(dir, fmt.Sprint("r", i, ".json")), filepath.Join(dir, fmt.Sprint("p", i, ".txt"))
+		code, stdout, stderr := runCLI(t, append(args, "--report", rep, "--predictions", pred)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		if !regexp.MustCompile(`learned: weights of 6 rule classes x 5 places fitted on \d+ validation queries \(\d+ with the true answer in their list\), \d+ iterations: validation MRR [0-9.]+ in sample \(noisy-or [0-9.]+\)`).MatchString(stdout) ||
+			!strings.Contains(stdout, "learned: 58 queries: MRR") {
+			t.Fatalf("output:\n%s", stdout)
+		}
+		var r struct {
+			Scoring string
+			Learned *kgc.LearnedReport
+			Seconds struct{ Fit float64 }
+		}
+		readJSON(t, rep, &r)
+		if r.Scoring != "learned" || r.Learned == nil || len(r.Learned.Weights) != len(kgc.RuleClasses) || len(r.Learned.Weights[0].Weights) != 5 || r.Learned.Fitted == 0 || r.Seconds.Fit <= 0 {
+			t.Fatalf("report: %+v", r)
+		}
+		preds[i], _ = os.ReadFile(pred)
+	}
+	if len(preds[0]) == 0 || !bytes.Equal(preds[0], preds[1]) {
+		t.Fatal("two runs wrote different (or no) predictions")
 	}
 }
 
