@@ -57,6 +57,10 @@ type KGCRule struct {
 	// is not Conf (kgc.LowerConfidence; nil otherwise); the score
 	// combines it.
 	RankConf *float64 `json:"rank_conf,omitempty"`
+	// Weight is the weight learned scoring gives the rule at its place
+	// among the candidate's rules (kgc.Ranker.Weight; nil under the other
+	// scorings): the score adds Weight * -log(1 - conf).
+	Weight *float64 `json:"weight,omitempty"`
 	// Groundings are body groundings that fired for this candidate, each
 	// its body atoms (none for a default rule); Found counts them (up to
 	// 1000: More says there are more).
@@ -78,8 +82,10 @@ type KGCQuery struct {
 	// of all RuleCount in that order (maxplus compares candidates by
 	// these, lexicographically). Score combines them under the scoring:
 	// the largest for max and maxplus, 1 - prod(1 - conf) over the first
-	// NoisyOrK for noisy-or. A candidate no rule predicts has no score
-	// (Predicted false).
+	// NoisyOrK for noisy-or, the sum of each rule's Weight * -log(1 -
+	// conf) for learned (a candidate below the first ones learned scoring
+	// re-weighs ranks below them by its noisy-or). A candidate no rule
+	// predicts has no score (Predicted false).
 	Rules     []KGCRule `json:"rules"`
 	RuleCount int       `json:"rule_count"`
 	Confs     []float64 `json:"confs"`
@@ -140,7 +146,7 @@ func FindTriple(v *kgc.Vocab, a Atom) (kgc.Triple, error) {
 // the candidates above it. It stops with ctx's error once ctx is done.
 func (k *KGC) Explain(ctx context.Context, t kgc.Triple) (*KGCExplanation, error) {
 	x := &KGCExplanation{Atom: k.KGCAtom(t), Scoring: k.Ranker.Scoring().String()}
-	if k.Ranker.Scoring() == kgc.NoisyOr {
+	if s := k.Ranker.Scoring(); s == kgc.NoisyOr || s == kgc.Learned {
 		x.NoisyOrK = k.Ranker.NoisyOrK
 	}
 	for _, tail := range []bool{true, false} {
@@ -187,19 +193,26 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 		at[c] = i
 		out[i] = KGCQuery{Query: q, Tail: tail, Candidate: v.Entities[c], Rules: []KGCRule{}, Confs: []float64{}, Above: []KGCCandidate{}}
 	}
+	learned := k.Ranker.Scoring() == kgc.Learned
+	weighed := make([]float64, len(cands)) // learned: the score so far
 	k.Ranker.Predictions(e, r, tail, func(rule *kgc.Rule, conf float64, pred []int32) {
 		for _, y := range pred {
 			i, ok := at[y]
 			if !ok {
 				continue
 			}
+			w := k.Ranker.Weight(rule, out[i].RuleCount)
 			if k.Top <= 0 || len(out[i].Rules) < k.Top {
 				kr := k.ruleFor(rule, e, tail, y)
 				if conf != rule.Conf {
 					kr.RankConf = &conf
 				}
+				if learned {
+					kr.Weight = &w
+				}
 				out[i].Rules = append(out[i].Rules, kr)
 			}
+			weighed[i] += w * kgc.Evidence(conf)
 			out[i].Confs = append(out[i].Confs, conf)
 			out[i].RuleCount++
 		}
@@ -208,6 +221,9 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 		if len(out[i].Confs) > 0 {
 			out[i].Predicted = true
 			out[i].Score = Combine(k.Ranker.Scoring(), k.Ranker.NoisyOrK, out[i].Confs)
+			if learned {
+				out[i].Score = weighed[i]
+			}
 		}
 	}
 	return out

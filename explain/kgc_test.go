@@ -161,12 +161,20 @@ func TestKGCScoreReproduced(t *testing.T) {
 		conf     kgc.Confidence
 	}{{kgc.MaxPlus, 0, false, kgc.PointConfidence}, {kgc.Max, 0, false, kgc.PointConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, true, kgc.PointConfidence},
 		{kgc.NoisyOr, 2, true, kgc.PointConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, false, kgc.PointConfidence},
-		{kgc.MaxPlus, 0, false, kgc.LowerConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, true, kgc.LowerConfidence}} {
+		{kgc.MaxPlus, 0, false, kgc.LowerConfidence}, {kgc.NoisyOr, kgc.DefaultNoisyOrK, true, kgc.LowerConfidence},
+		{kgc.Learned, kgc.DefaultNoisyOrK, false, kgc.PointConfidence}, {kgc.Learned, 2, false, kgc.LowerConfidence}} {
 		rk := kgc.NewRanker(g, rules, sc.s)
 		rk.RepeatedSets = sc.repeated
 		rk.SetConfidence(sc.conf) // the explanation combines the confidences ranked with
 		if sc.k > 0 {
 			rk.NoisyOrK = sc.k
+		}
+		if sc.s == kgc.Learned {
+			// Weights fitted on the test triples (any will do), every
+			// candidate re-weighed.
+			if _, err := rk.FitWeights(context.Background(), test, g.Has, kgc.LearnedOptions{MaxValid: -1, TopK: g.NumEntities}); err != nil || !rk.Fitted() {
+				t.Fatal(err)
+			}
 		}
 		x := &KGC{Graph: g, Vocab: v, Ranker: rk, MaxGroundings: 1000}
 		for _, tr := range test[:6] {
@@ -187,7 +195,14 @@ func TestKGCScoreReproduced(t *testing.T) {
 					if !slices.IsSortedFunc(qx.Confs, func(a, b float64) int { return int(b*1e9) - int(a*1e9) }) || qx.RuleCount != len(qx.Rules) {
 						t.Fatalf("%s: confidences %v not decreasing, or rules cut", qx.Candidate, qx.Confs)
 					}
-					if sc.s == kgc.NoisyOr && !sc.repeated {
+					// Under learned each rule shows its weight (0 past
+					// the first k), under the others none.
+					for j, r := range qx.Rules {
+						if (r.Weight != nil) != (sc.s == kgc.Learned) || (r.Weight != nil && j >= sc.k && *r.Weight != 0) {
+							t.Fatalf("%s %s: rule %d %s weighs %v (k %d)", sc.s, qx.Candidate, j, r.Rule, r.Weight, sc.k)
+						}
+					}
+					if (sc.s == kgc.NoisyOr || sc.s == kgc.Learned) && !sc.repeated {
 						// The rules listed are those that count: a rule
 						// repeating a more confident one's predictions
 						// for the query is left out (the score above

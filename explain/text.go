@@ -187,7 +187,10 @@ func (x *MLNExplanation) WriteText(w io.Writer) error {
 func (x *KGCExplanation) WriteText(w io.Writer) error {
 	var b strings.Builder
 	how := x.Scoring
-	if x.NoisyOrK > 0 {
+	switch {
+	case x.Scoring == "learned":
+		how = fmt.Sprintf("learned weights of each candidate's %d best rules (the score adds weight * -log(1 - conf) of each)", x.NoisyOrK)
+	case x.NoisyOrK > 0:
 		how = fmt.Sprintf("noisy-or of each candidate's %d best rules", x.NoisyOrK)
 	}
 	fmt.Fprintf(&b, "%s, scored by %s:\n", x.Atom, how)
@@ -211,6 +214,9 @@ func (x *KGCExplanation) WriteText(w io.Writer) error {
 			}
 			if r.RankConf != nil {
 				est += fmt.Sprintf("; ranked with %.4f", *r.RankConf)
+			}
+			if r.Weight != nil {
+				est += fmt.Sprintf("; weight %.4g", *r.Weight)
 			}
 			fmt.Fprintf(&b, "    conf %.4f  %s   (support %d of %d%s)\n", r.Conf, r.Rule, r.Support, r.BodySize, est)
 			for _, g := range r.Groundings {

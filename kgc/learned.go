@@ -82,6 +82,28 @@ type LearnedReport struct {
 // Fitted reports whether FitWeights has given the ranker its weights.
 func (rk *Ranker) Fitted() bool { return rk.weights != nil }
 
+// Weight is the weight Learned gives rule r at place j (from 0) among a
+// candidate's rules, in decreasing confidence: the fitted weight of its
+// class and place, 0 from place NoisyOrK on; before FitWeights, NoisyOr's
+// 1 (0 from NoisyOrK on).
+func (rk *Ranker) Weight(r *Rule, j int) float64 {
+	if rk.weights == nil {
+		if j < max(rk.NoisyOrK, 1) {
+			return 1
+		}
+		return 0
+	}
+	w := rk.weights[ruleClass(r)]
+	if j >= len(w) {
+		return 0
+	}
+	return w[j]
+}
+
+// Evidence is -log(1 - conf), the term of a rule of confidence conf in a
+// NoisyOr or Learned score (a confidence of 1 counts as 1 - 1e-9).
+func Evidence(conf float64) float64 { return evidence(conf) }
+
 // clampConf keeps -log(1 - c) finite for a confidence of 1 (--pc 0).
 const clampConf = 1 - 1e-9
 
@@ -102,27 +124,72 @@ func (rk *Ranker) weighed(cd *Candidate) float64 {
 }
 
 // reweigh re-ranks a NoisyOr list rank returned for s == Learned by the
-// fitted weights (a list of any other scoring, or before FitWeights, is
-// left as it is).
-func (rk *Ranker) reweigh(s Scoring, list []Candidate) {
+// fitted weights: its first learnedTopK candidates (every one when 0; and
+// those tied with the last of them) are re-weighed and ranked above the others, which keep
+// their NoisyOr order and scores. It reports whether it did: a list of any
+// other scoring, or before FitWeights, is left as it is.
+func (rk *Ranker) reweigh(s Scoring, list []Candidate) bool {
 	if s != Learned || rk.weights == nil {
-		return
+		return false
 	}
-	for i := range list {
-		list[i].Score = rk.weighed(&list[i])
+	n := len(list)
+	if rk.learnedTopK > 0 {
+		n = len(cut(NoisyOr, list, rk.learnedTopK))
 	}
-	sortBy(Learned, list)
+	for i := range list[:n] {
+		list[i].Score, list[i].rescored = rk.weighed(&list[i]), true
+	}
+	sortBy(Learned, list[:n])
 	setTies(Learned, list)
+	return true
 }
 
 // fitQuery is one validation query's list as the fit sees it: for
 // candidate i, the classes and evidences of its rules are
-// cls/ev[off[i]:off[i+1]]; truth is the true answer's place.
+// cls/ev[off[i]:off[i+1]], and lex[i] compares its confidences with the
+// true answer's as Learned breaks a tie of scores (negative: above it);
+// truth is the true answer's place (-1: not in the list), rr0 its
+// reciprocal rank under NoisyOr (0: a miss).
 type fitQuery struct {
 	off   []int32
 	cls   []uint8
-	ev    []float32
+	ev    []float64
+	lex   []int8
 	truth int
+	rr0   float64
+}
+
+// rr is the reciprocal rank of q's true answer, as Evaluate gives it, when
+// the candidates are scored with x (weight of class c and place j at
+// x[c*K+j]) and the list cut to topK: 0 when topK candidates rank above it.
+func (q *fitQuery) rr(x []float64, K, topK int) float64 {
+	if q.truth < 0 {
+		return 0
+	}
+	score := func(i int) float64 {
+		s := 0.0
+		for a := q.off[i]; a < q.off[i+1]; a++ {
+			s += x[int(q.cls[a])*K+int(a-q.off[i])] * q.ev[a]
+		}
+		return s
+	}
+	st := score(q.truth)
+	better, tied := 0, 0
+	for i := range len(q.off) - 1 {
+		if i == q.truth {
+			continue
+		}
+		switch s := score(i); {
+		case s > st || (s == st && q.lex[i] < 0):
+			better++
+		case s == st && q.lex[i] == 0:
+			tied++
+		}
+	}
+	if better >= topK {
+		return 0
+	}
+	return 1 / (1 + float64(better) + float64(tied)/2)
 }
 
 // FitWeights fits the weights of Learned scoring on the validation triples
@@ -152,7 +219,7 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 		opt.Threads = runtime.GOMAXPROCS(0)
 	}
 	K := max(rk.NoisyOrK, 1)
-	rk.weights = nil
+	rk.weights, rk.learnedTopK = nil, 0
 	var vs []Triple
 	for _, t := range valid {
 		if int(t.R) < len(rk.byHead) && int(t.H) < rk.g.NumEntities && int(t.T) < rk.g.NumEntities && t.H >= 0 && t.T >= 0 && t.R >= 0 {
@@ -165,7 +232,7 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 		vs = vs[:opt.MaxValid]
 	}
 	n := 2 * len(vs)
-	queries, lists, rr0, err := rk.fitQueries(ctx, vs, known, opt.TopK, K, opt.Threads)
+	queries, err := rk.fitQueries(ctx, vs, known, opt.TopK, K, opt.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -208,19 +275,11 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 		w[c] = append([]float64(nil), x[c*K:(c+1)*K]...)
 		rep.Weights = append(rep.Weights, ClassWeights{Class: RuleClasses[c], Weights: w[c]})
 	}
-	rk.weights = w
+	rk.weights, rk.learnedTopK = w, opt.TopK
 	var sum, sum0 float64
-	for q, list := range lists {
-		sum0 += rr0[q]
-		t := vs[q/2]
-		truth := t.H
-		if q%2 == 1 {
-			truth = t.T
-		}
-		rk.reweigh(Learned, list)
-		if r := rankOf(Learned, cut(Learned, list, opt.TopK), truth, nil); r > 0 {
-			sum += 1 / r
-		}
+	for i := range queries {
+		sum += queries[i].rr(x, K, opt.TopK)
+		sum0 += queries[i].rr0
 	}
 	if n > 0 {
 		rep.ValidMRR, rep.ValidMRRNoisyOr = sum/float64(n), sum0/float64(n)
@@ -231,13 +290,11 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 // fitQueries ranks the validation triples vs both ways (query 2i asks
 // (?, r, t) of vs[i], 2i+1 (h, r, ?)) as Learned does before re-weighing:
 // their NoisyOr lists of topK, known answers other than the query's own
-// left out, each with its reciprocal rank under NoisyOr (0: a miss), and
-// each as the fit sees it, its candidates' K most confident rules.
-func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple) bool, topK, K, threads int) ([]fitQuery, [][]Candidate, []float64, error) {
+// left out, each as the fit sees it (its candidates' K most confident
+// rules), not the lists themselves.
+func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple) bool, topK, K, threads int) ([]fitQuery, error) {
 	n := 2 * len(vs)
 	queries := make([]fitQuery, n)
-	lists := make([][]Candidate, n) // kept only to score the fitted weights in sample
-	rr0 := make([]float64, n)
 	var failMu sync.Mutex
 	var failErr error
 	rk.forQueries(ctx, n, threads, func(q int, qs *queryScratch) {
@@ -256,10 +313,10 @@ func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple
 			return
 		}
 		list = cut(NoisyOr, list, topK)
+		fq := fitQuery{truth: -1, off: make([]int32, 1, len(list)+1), lex: make([]int8, len(list))}
 		if r := rankOf(NoisyOr, list, truth, nil); r > 0 {
-			rr0[q] = 1 / r
+			fq.rr0 = 1 / r
 		}
-		fq := fitQuery{truth: -1, off: make([]int32, 1, len(list)+1)}
 		for i := range list {
 			cd := &list[i]
 			if cd.Entity == truth {
@@ -267,21 +324,28 @@ func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple
 			}
 			for j := range min(len(cd.confs), K) {
 				fq.cls = append(fq.cls, cd.kinds[j])
-				fq.ev = append(fq.ev, float32(evidence(cd.confs[j])))
+				fq.ev = append(fq.ev, evidence(cd.confs[j]))
 			}
 			fq.off = append(fq.off, int32(len(fq.cls)))
-			list[i].clus = nil
+		}
+		if fq.truth >= 0 {
+			tc := list[fq.truth]
+			tc.Score = 0
+			for i := range list {
+				c := list[i]
+				c.Score = 0 // the confidences alone, as a tie of scores compares them
+				fq.lex[i] = int8(compare(Learned, &c, &tc))
+			}
 		}
 		queries[q] = fq
-		lists[q] = list
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if failErr != nil {
-		return nil, nil, nil, failErr
+		return nil, failErr
 	}
-	return queries, lists, rr0, nil
+	return queries, nil
 }
 
 // fitLoss is FitWeights's objective over the queries fit, the weight of
@@ -303,7 +367,7 @@ func fitLoss(fit []*fitQuery, K int, l2 float64) func(x, grad []float64) float64
 			for i := range m {
 				s := 0.0
 				for a := q.off[i]; a < q.off[i+1]; a++ {
-					s += x[int(q.cls[a])*K+int(a-q.off[i])] * float64(q.ev[a])
+					s += x[int(q.cls[a])*K+int(a-q.off[i])] * q.ev[a]
 				}
 				sc = append(sc, s)
 				top = max(top, s)
@@ -322,7 +386,7 @@ func fitLoss(fit []*fitQuery, K int, l2 float64) func(x, grad []float64) float64
 					p--
 				}
 				for a := q.off[i]; a < q.off[i+1]; a++ {
-					grad[int(q.cls[a])*K+int(a-q.off[i])] += p * float64(q.ev[a])
+					grad[int(q.cls[a])*K+int(a-q.off[i])] += p * q.ev[a]
 				}
 			}
 		}

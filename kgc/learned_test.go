@@ -153,7 +153,7 @@ func TestFitWeights(t *testing.T) {
 		// The fitted weights minimise the objective: no step along a
 		// coordinate lowers it, and the gradient is its slope.
 		K := rk.NoisyOrK
-		qs, _, _, err := rk.fitQueries(ctx, valid, known, opt.TopK, K, 1)
+		qs, err := rk.fitQueries(ctx, valid, known, opt.TopK, K, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,4 +250,81 @@ func TestFitWeightsCancelled(t *testing.T) {
 			t.Errorf("cancelled at look %d of %d: the ranker is fitted", at, looks)
 		}
 	}
+}
+
+// Learned re-weighs the first TopK candidates FitWeights was given,
+// ranked above the others in their NoisyOr order, whatever the length of
+// the list asked for: Evaluate's lists, Rank's and PlaceOf's places agree.
+func TestLearnedPrefix(t *testing.T) {
+	ctx := context.Background()
+	g, rules, valid, known := learnedKG(t, 2)
+	rk := NewRanker(g, rules, Learned)
+	if _, err := rk.FitWeights(ctx, valid, known, LearnedOptions{MaxValid: -1, TopK: 4, Threads: 1}); err != nil {
+		t.Fatal(err)
+	}
+	nor := NewRanker(g, rules, NoisyOr)
+	checked := 0
+	for _, topK := range []int{2, 4, 12} {
+		ev, err := rk.Evaluate(ctx, valid, known, EvalOptions{TopK: topK})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tr := range valid {
+			for _, q := range []struct {
+				a     Answer
+				e, y  int32
+				tail  bool
+				query func(int32) Triple
+			}{{ev.Tails[i], tr.H, tr.T, true, func(c int32) Triple { return Triple{H: tr.H, R: tr.R, T: c} }},
+				{ev.Heads[i], tr.T, tr.H, false, func(c int32) Triple { return Triple{H: c, R: tr.R, T: tr.T} }}} {
+				skip := func(c int32) bool { return c != q.y && known(q.query(c)) }
+				// Every rule applied (no early stop), known answers left out.
+				all, _, err := rk.rank(ctx, Learned, q.e, tr.R, q.tail, 0, skip, rk.newQueryScratch())
+				if err != nil {
+					t.Fatal(err)
+				}
+				rk.reweigh(Learned, all)
+				base, _, err := nor.rank(ctx, NoisyOr, q.e, tr.R, q.tail, 0, skip, nor.newQueryScratch())
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The first 4 of NoisyOr's (and its ties) are those re-weighed, first.
+				n := len(cut(NoisyOr, base, 4))
+				if !sameSet(all[:n], base[:n]) || !slices.EqualFunc(all[n:], base[n:], func(a, b Candidate) bool { return a.Entity == b.Entity }) {
+					t.Fatalf("query %d: learned %v, noisy-or %v: not its first %d re-weighed above the rest", i, entities(all), entities(base), n)
+				}
+				if len(q.a.List) > len(all) {
+					t.Fatalf("top %d, query %d: Evaluate lists %d candidates, %d predicted", topK, i, len(q.a.List), len(all))
+				}
+				for j := range q.a.List {
+					if q.a.List[j].Entity != all[j].Entity {
+						t.Fatalf("top %d, query %d: Evaluate lists %v, every rule applied %v", topK, i, entities(q.a.List), entities(all))
+					}
+				}
+				p, err := rk.PlaceOf(ctx, q.e, tr.R, q.tail, q.y, func(c int32) bool { return known(q.query(c)) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.a.Rank > 0 && p.Rank != q.a.Rank {
+					t.Errorf("top %d, query %d: Evaluate ranks the answer %v, PlaceOf %v", topK, i, q.a.Rank, p.Rank)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no query checked")
+	}
+}
+
+func entities(cs []Candidate) []int32 {
+	var out []int32
+	for _, c := range cs {
+		out = append(out, c.Entity)
+	}
+	return out
+}
+
+func sameSet(a, b []Candidate) bool {
+	return slices.Equal(slices.Sorted(slices.Values(entities(a))), slices.Sorted(slices.Values(entities(b))))
 }

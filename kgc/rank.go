@@ -111,7 +111,7 @@ type Candidate struct {
 	confs []float64 // decreasing; all scorings but Max (Clustered: one per cluster)
 	kinds []uint8   // Learned: the class (ruleClass) of each of confs' rules
 	clus  []int32   // Clustered: the clusters of confs
-	psl   bool      // re-scored by PSL
+	rescored bool   // re-scored by PSL, or re-weighed by Learned
 	class int32     // PSL: the first maxplus position with equal confidences
 	tie   int32     // the first position of the list tied with it (setTies)
 }
@@ -119,19 +119,19 @@ type Candidate struct {
 // compare orders a before b when a ranks higher (negative), equal scores
 // give 0.
 func compare(s Scoring, a, b *Candidate) int {
+	if (s == PSL || s == Learned) && a.rescored != b.rescored {
+		if a.rescored {
+			return -1
+		}
+		return 1
+	}
 	switch s {
 	case Max, NoisyOr, Clustered, Learned:
 		if c := cmp.Compare(b.Score, a.Score); c != 0 || s == Max {
 			return c
 		}
 	case PSL:
-		if a.psl != b.psl {
-			if a.psl {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(b.Score, a.Score); a.psl && c != 0 {
+		if c := cmp.Compare(b.Score, a.Score); a.rescored && c != 0 {
 			return c
 		}
 		return cmp.Compare(a.class, b.class)
@@ -186,7 +186,10 @@ type Ranker struct {
 	clusterCap int
 	// weights[c][j] is Learned's weight of a candidate's j-th most
 	// confident rule of class c, set by FitWeights; nil: not fitted.
-	weights [][]float64
+	// Learned re-weighs a query's first learnedTopK NoisyOr candidates
+	// (FitWeights's LearnedOptions.TopK).
+	weights     [][]float64
+	learnedTopK int
 }
 
 // ruleIndex finds the rules of one head relation and query direction that
@@ -631,12 +634,17 @@ func (rk *Ranker) settled(s Scoring, cands []Candidate, k int, next float64) boo
 
 // Rank returns the candidates some rule predicts for the query (e, r, ?)
 // when tail, else (?, r, e), best first (ties in entity order): every one
-// when k is 0, else the first k and those tied with the k-th (under
-// Learned, NoisyOr's, re-weighed). Under Learned it ranks as NoisyOr
-// until FitWeights.
+// when k is 0, else the first k and those tied with the k-th. Under
+// Learned it ranks as NoisyOr until FitWeights.
 func (rk *Ranker) Rank(e, r int32, tail bool, k int) []Candidate {
-	cands, _, _ := rk.rank(context.Background(), rk.scoring, e, r, tail, k, nil, rk.newQueryScratch())
-	rk.reweigh(rk.scoring, cands)
+	kr := k
+	if rk.scoring == Learned && k > 0 && rk.weights != nil {
+		kr = max(k, rk.learnedTopK)
+	}
+	cands, _, _ := rk.rank(context.Background(), rk.scoring, e, r, tail, kr, nil, rk.newQueryScratch())
+	if rk.reweigh(rk.scoring, cands) && k > 0 {
+		cands = cut(Learned, cands, k)
+	}
 	return cands
 }
 
@@ -857,8 +865,12 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	}
 	ev := &Evaluation{Scoring: rk.scoring, Heads: make([]Answer, len(test)), Tails: make([]Answer, len(test))}
 	k, n := opt.TopK, 0
-	if rk.scoring == PSL {
+	switch rk.scoring {
+	case PSL:
 		n = opt.PSL.opt.Candidates // candidates PSL re-scores
+		k = max(k, n)
+	case Learned:
+		n = rk.learnedTopK // candidates Learned re-weighs
 		k = max(k, n)
 	}
 	if opt.Exhaustive {
@@ -1040,7 +1052,7 @@ func (rk *Ranker) rescore(ctx context.Context, ev *Evaluation, test []Triple, n 
 			list := q.a.List
 			m := min(n, len(list))
 			for j := range list[:m] {
-				list[j].Score, list[j].psl = value[q.atom(list[j].Entity)], true
+				list[j].Score, list[j].rescored = value[q.atom(list[j].Entity)], true
 			}
 			sortBy(PSL, list[:m]) // the rest stays in maxplus order below
 			q.a.List = cut(PSL, list, opt.TopK)

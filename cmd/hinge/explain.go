@@ -403,7 +403,7 @@ func (e *explainFlags) checkKGC(scoring kgc.Scoring) error {
 		return err
 	}
 	if e.explains() && scoring == kgc.PSL {
-		return badInput(fmt.Errorf("%s: not with --score psl: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", e.flagNames()))
+		return badInput(fmt.Errorf("%s: not with --score psl: explanations recombine scores from rule confidences (noisy-or, maxplus, max, learned)", e.flagNames()))
 	}
 	return nil
 }

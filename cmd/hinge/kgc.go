@@ -123,9 +123,10 @@ whose confidences on a small dense graph are more often high by chance, so
 a longer budget keeps a shorter one's rules when the validation split says
 they rank better; --rules writes the rules kept. A candidate's score
 combines the confidences of the rules predicting it (--score noisy-or over the
-candidate's --noisy-or-k best rules, the default, a rule that predicts for
-the query exactly the candidates of a more confident rule counting once;
-maxplus, max, clustered, or psl). --score clustered is the non-redundant
+candidate's --noisy-or-k best rules, the default without --valid, a rule
+that predicts for the query exactly the candidates of a more confident rule
+counting once; learned, the default with --valid; maxplus, max, clustered,
+or psl). --score clustered is the non-redundant
 noisy-or of Ott, Meilicke and Stuckenschmidt ("SAFRAN: An interpretable,
 rule-based link prediction method outperforming embedding models"): rules
 of a relation whose predictions overlap (Jaccard index of the triples they
@@ -182,7 +183,7 @@ nothing.`,
 	f.StringVar(&o.rules, "rules", "", "write the rules learned and kept here (body groundings, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
-	f.StringVar(&o.score, "score", "noisy-or", "combination of rule confidences: noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid), or learned (noisy-or weighted by rule class and place, weights fitted on --valid)")
+	f.StringVar(&o.score, "score", "auto", "combination of rule confidences: learned (noisy-or weighted by rule class and place, weights fitted on --valid), noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid); auto: learned with --valid, noisy-or without")
 	f.IntVar(&o.cluster.Starts, "cluster-starts", 10, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
 	f.IntVar(&o.cluster.MaxValid, "cluster-valid", 3000, "clustered: validation triples the thresholds are chosen on, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.learnedValid, "learned-valid", 5000, "learned: validation triples the weights are fitted on, a seeded sample when there are more (0: all)")
@@ -225,6 +226,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if o.score == "auto" {
+		o.score = "noisy-or"
+		if o.valid != "" {
+			o.score = "learned"
+		}
+	}
 	scoring, err := kgc.ParseScoring(o.score)
 	if err != nil {
 		return badInput(fmt.Errorf("--score: %w", err))
@@ -239,7 +246,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if scoring == kgc.Clustered {
 		switch {
 		case o.explain.explains():
-			return badInput(fmt.Errorf("%s: not with --score clustered: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", o.explain.flagNames()))
+			return badInput(fmt.Errorf("%s: not with --score clustered: explanations recombine scores from rule confidences (noisy-or, maxplus, max, learned)", o.explain.flagNames()))
 		case o.valid == "":
 			return badInput(errors.New("--score clustered chooses its clustering thresholds on the validation triples: give --valid"))
 		case o.cluster.Starts < 0:
@@ -257,8 +264,6 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if scoring == kgc.Learned {
 		switch {
-		case o.explain.explains():
-			return badInput(fmt.Errorf("%s: not with --score learned: explanations recombine scores from rule confidences (noisy-or, maxplus, max)", o.explain.flagNames()))
 		case o.valid == "":
 			return badInput(errors.New("--score learned fits its weights on the validation triples: give --valid"))
 		case o.learnedValid < 0:

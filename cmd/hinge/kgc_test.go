@@ -60,7 +60,7 @@ func TestKGC(t *testing.T) {
 	// The rules file ranks the same without learning.
 	code, again, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
 		"--test", filepath.Join(dir, "test.txt"), "--rules-in", rules, "--quiet")
-	metrics := func(s string) string { return s[strings.Index(s, "noisy-or:"):strings.Index(s, " (top")] }
+	metrics := func(s string) string { return s[strings.Index(s, "queries: MRR"):strings.Index(s, " (top")] }
 	if code != 0 || !strings.Contains(again, "rules read from") || metrics(again) != metrics(stdout) {
 		t.Errorf("--rules-in: exit %d\n%s%s\nfirst run:\n%s", code, again, stderr, stdout)
 	}
@@ -305,24 +305,29 @@ func TestKGCClustered(t *testing.T) {
 	}
 }
 
-// --score learned fits its weights on --valid (needed: exit 2 without it;
-// no explanations), says what it fitted on its line and in the report,
-// and gives the same predictions on a second run.
+// --score learned fits its weights on --valid (needed: exit 2 without it),
+// says what it fitted on its line and in the report, explains a triple
+// with each rule's weight, and gives the same predictions on a second run.
+// It is the default with --valid, noisy-or without.
 func TestKGCLearned(t *testing.T) {
 	base := []string{"kgc", "--train", "../../examples/kgc/train.txt", "--test", "../../examples/kgc/test.txt", "--rounds", "2", "--score", "learned", "--quiet"}
 	if code, _, stderr := runCLI(t, base...); code != 2 || !strings.Contains(stderr, "give --valid") {
 		t.Fatalf("learned without --valid: exit %d, %s", code, stderr)
 	}
 	args := append(base, "--valid", "../../examples/kgc/valid.txt")
-	for _, bad := range []struct {
-		flags []string
-		want  string
-	}{
-		{[]string{"--explain", kgcExplains}, "not with --score learned"},
-		{[]string{"--learned-valid", "-1"}, "--learned-valid -1: must be >= 0"},
-	} {
-		if code, _, stderr := runCLI(t, append(args, bad.flags...)...); code != 2 || !strings.Contains(stderr, bad.want) {
-			t.Errorf("%v: exit %d, %s", bad.flags, code, stderr)
+	if code, _, stderr := runCLI(t, append(args, "--learned-valid", "-1")...); code != 2 || !strings.Contains(stderr, "--learned-valid -1: must be >= 0") {
+		t.Errorf("--learned-valid -1: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, append(args, "--explain", kgcExplains)...)
+	if code != 0 || !strings.Contains(stdout, "scored by learned weights") || !strings.Contains(stdout, "; weight ") {
+		t.Errorf("--explain: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{exampleKGC, "learned: 58 queries"}, {[]string{"--train", "../../examples/kgc/train.txt", "--test", "../../examples/kgc/test.txt", "--rounds", "1", "--quiet"}, "noisy-or: 58 queries"}} {
+		if code, stdout, stderr := runCLI(t, append([]string{"kgc"}, c.args...)...); code != 0 || !strings.Contains(stdout, c.want) {
+			t.Errorf("default scoring: %v: exit %d, want %q\n%s%s", c.args, code, c.want, stdout, stderr)
 		}
 	}
 	dir := t.TempDir()
@@ -417,7 +422,7 @@ func TestKGCReadsAnyBURLSelfLoops(t *testing.T) {
 	})
 	pred := filepath.Join(dir, "pred.txt")
 	code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
-		"--test", filepath.Join(dir, "test.txt"), "--rules-in", filepath.Join(dir, "rules.txt"), "--predictions", pred, "--quiet")
+		"--test", filepath.Join(dir, "test.txt"), "--rules-in", filepath.Join(dir, "rules.txt"), "--predictions", pred, "--score", "noisy-or", "--quiet")
 	if code != 0 || !strings.Contains(stdout, "2 queries: MRR 1.0000") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
