@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/hinge-srl/hinge/internal/optimctx"
 )
 
 // RuleClasses names the classes of rules Learned weighs apart, in the
@@ -257,7 +259,7 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 			Grad: func(g, x []float64) { loss(x, g) },
 		}
 		settings := &optimize.Settings{MajorIterations: 1000, GradientThreshold: 1e-7,
-			Converger: fitConverger{ctx, &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 50}}}
+			Converger: optimctx.Converger{Ctx: ctx, Converger: &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 50}}}
 		res, err := optimize.Minimize(problem, x0, settings, &optimize.LBFGS{})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -400,17 +402,4 @@ func fitLoss(fit []*fitQuery, K int, l2 float64) func(x, grad []float64) float64
 		}
 		return total
 	}
-}
-
-// fitConverger stops FitWeights's optimisation when its context is done.
-type fitConverger struct {
-	ctx context.Context
-	optimize.Converger
-}
-
-func (c fitConverger) Converged(loc *optimize.Location) optimize.Status {
-	if c.ctx.Err() != nil {
-		return optimize.RuntimeLimit
-	}
-	return c.Converger.Converged(loc)
 }

@@ -107,13 +107,13 @@ type Candidate struct {
 	// and Max, the noisy-or for NoisyOr (of its clusters' confidences for
 	// Clustered), its MAP value for PSL (the largest confidence for a
 	// candidate PSL did not re-score), the weighted sum for Learned.
-	Score float64
-	confs []float64 // decreasing; all scorings but Max (Clustered: one per cluster)
-	kinds []uint8   // Learned: the class (ruleClass) of each of confs' rules
-	clus  []int32   // Clustered: the clusters of confs
-	rescored bool   // re-scored by PSL, or re-weighed by Learned
-	class int32     // PSL: the first maxplus position with equal confidences
-	tie   int32     // the first position of the list tied with it (setTies)
+	Score    float64
+	confs    []float64 // decreasing; all scorings but Max (Clustered: one per cluster)
+	kinds    []uint8   // Learned: the class (ruleClass) of each of confs' rules
+	clus     []int32   // Clustered: the clusters of confs
+	rescored bool      // re-scored by PSL, or re-weighed by Learned
+	class    int32     // PSL: the first maxplus position with equal confidences
+	tie      int32     // the first position of the list tied with it (setTies)
 }
 
 // compare orders a before b when a ranks higher (negative), equal scores

@@ -19,6 +19,7 @@ import (
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/logistic"
+	"github.com/hinge-srl/hinge/internal/optimctx"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -203,7 +204,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 		},
 	}
 	settings := &optimize.Settings{MajorIterations: opt.MaxIter, GradientThreshold: 1e-6,
-		Converger: ctxConverger{ctx, &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 100}}}
+		Converger: optimctx.Converger{Ctx: ctx, Converger: &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 100}}}
 	r, err := optimize.Minimize(problem, w0, settings, &optimize.LBFGS{})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -229,20 +230,6 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	res.PLL = pl.eval(r.X, nil)
 	res.Seconds.Learn = time.Since(start).Seconds()
 	return res, nil
-}
-
-// ctxConverger stops L-BFGS when ctx is cancelled, and otherwise asks the
-// wrapped converger.
-type ctxConverger struct {
-	ctx context.Context
-	optimize.Converger
-}
-
-func (c ctxConverger) Converged(loc *optimize.Location) optimize.Status {
-	if c.ctx.Err() != nil {
-		return optimize.RuntimeLimit
-	}
-	return c.Converger.Converged(loc)
 }
 
 // param is one learned weight: a formula of the learning shape and, for a

@@ -152,8 +152,10 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
 
     rounds: sampling rounds of learning (the same rules on any machine);
     time: a learning budget ('10s', or seconds as a number), hinge's default
-    when neither is given. score: noisy-or (default), maxplus, max,
-    clustered (needs valid) or psl. rules_in: rank with these rules instead
+    when neither is given. score: learned (the default with valid: noisy-or
+    weighted by rule class and place, the weights fitted on valid), noisy-or
+    (the default without valid), maxplus, max, clustered (needs valid) or
+    psl. rules_in: rank with these rules instead
     of learning (a result's .rules, rows, or a rules file). top_k, seed,
     max_length, min_conf, min_support, pc, noisy_or_k, sample, threads,
     memory_limit: hinge kgc's flags of the same names. choose_rounds: False

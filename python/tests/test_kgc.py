@@ -80,7 +80,7 @@ class TestKGC(_util.Case):
     def test_metrics_from_the_rankings(self):
         """The metrics hinge reports are those the returned rankings give."""
         known = set(triples(TRAIN)) | set(triples(VALID)) | set(triples(TEST))
-        for score in ("noisy-or", "maxplus", "max"):
+        for score in ("learned", "noisy-or", "maxplus", "max"):
             with self.subTest(score=score), pandas_mode(False):
                 res = kgc.complete(TRAIN, TEST, valid=VALID, rounds=2, score=score)
                 got, queries = filtered_metrics(list(res.predictions), known)
