@@ -102,15 +102,13 @@ func (rk *Ranker) Weight(r *Rule, j int) float64 {
 	return w[j]
 }
 
-// Evidence is -log(1 - conf), the term of a rule of confidence conf in a
-// NoisyOr or Learned score (a confidence of 1 counts as 1 - 1e-9).
-func Evidence(conf float64) float64 { return evidence(conf) }
-
 // clampConf keeps -log(1 - c) finite for a confidence of 1 (--pc 0).
 const clampConf = 1 - 1e-9
 
-// evidence is -log(1 - c): noisy-or's sum of it is -log(1 - noisy-or).
-func evidence(c float64) float64 { return -math.Log1p(-min(c, clampConf)) }
+// Evidence is -log(1 - conf), the term of a rule of confidence conf in a
+// NoisyOr score (whose sum is -log(1 - noisy-or)) or, weighted, a Learned
+// one; a confidence of 1 counts as 1 - 1e-9.
+func Evidence(conf float64) float64 { return -math.Log1p(-min(conf, clampConf)) }
 
 // weighed is a candidate's Learned score.
 func (rk *Ranker) weighed(cd *Candidate) float64 {
@@ -120,16 +118,17 @@ func (rk *Ranker) weighed(cd *Candidate) float64 {
 		if j >= len(w) {
 			break
 		}
-		s += w[j] * evidence(c)
+		s += w[j] * Evidence(c)
 	}
 	return s
 }
 
 // reweigh re-ranks a NoisyOr list rank returned for s == Learned by the
 // fitted weights: its first learnedTopK candidates (every one when 0; and
-// those tied with the last of them) are re-weighed and ranked above the others, which keep
-// their NoisyOr order and scores. It reports whether it did: a list of any
-// other scoring, or before FitWeights, is left as it is.
+// those tied with the last of them) are re-weighed and ranked above the
+// others, which keep their NoisyOr order and scores. It reports whether it
+// did: a list of any other scoring, or before FitWeights, is left as it
+// is.
 func (rk *Ranker) reweigh(s Scoring, list []Candidate) bool {
 	if s != Learned || rk.weights == nil {
 		return false
@@ -326,7 +325,7 @@ func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple
 			}
 			for j := range min(len(cd.confs), K) {
 				fq.cls = append(fq.cls, cd.kinds[j])
-				fq.ev = append(fq.ev, evidence(cd.confs[j]))
+				fq.ev = append(fq.ev, Evidence(cd.confs[j]))
 			}
 			fq.off = append(fq.off, int32(len(fq.cls)))
 		}
