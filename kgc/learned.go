@@ -67,8 +67,8 @@ type LearnedReport struct {
 	// Weights has one entry per class of RuleClasses.
 	Weights []ClassWeights `json:"weights"`
 	// ValidQueries is the number of validation queries ranked (2 per
-	// sampled triple), Fitted those whose true answer is in its NoisyOr
-	// list, which the weights are fitted on.
+	// sampled triple), Fitted those whose NoisyOr list holds the true
+	// answer and another candidate, which the weights are fitted on.
 	ValidQueries int `json:"valid_queries"`
 	Fitted       int `json:"fitted_queries"`
 	// ValidMRR is the MRR of the validation queries with the weights

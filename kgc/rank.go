@@ -49,12 +49,13 @@ const (
 	// a candidate's clusters are those of its ClusterOptions.MaxFired most
 	// confident rules. The clusters come from Ranker.Cluster.
 	Clustered
-	// Learned re-ranks each query's first NoisyOr candidates (its list of
-	// EvalOptions.TopK, or k of Rank) by a sum over each candidate's
-	// NoisyOrK most confident rules of -log(1 - conf) times a weight of
-	// the rule's class (RuleClasses) and place among them, the weights
-	// fitted on validation queries by Ranker.FitWeights. With every
-	// weight 1 it ranks as NoisyOr.
+	// Learned re-ranks each query's first NoisyOr candidates (the
+	// LearnedOptions.TopK of Ranker.FitWeights, which fits the weights on
+	// validation queries) by a sum over each candidate's NoisyOrK most
+	// confident rules of -log(1 - conf) times a weight of the rule's class
+	// (RuleClasses) and place among them; they rank above the other
+	// candidates, which keep their NoisyOr order. With every weight 1 it
+	// ranks as NoisyOr.
 	Learned
 )
 
@@ -249,7 +250,8 @@ type rankedRule struct {
 // RankBy makes the ranker rank with conf(r) as rule r's confidence
 // (NewRanker ranks with r.Conf): the rules are ordered by it and every
 // scoring combines it. It drops a clustering and weights made before
-// (Cluster or FitWeights again after it). SetConfidence is RankBy with an estimate of Confidence.
+// (Cluster or FitWeights again after it). SetConfidence is RankBy with an
+// estimate of Confidence.
 func (rk *Ranker) RankBy(conf func(*Rule) float64) {
 	rk.clus, rk.clusterCap, rk.estimate, rk.weights = nil, 0, -1, nil
 	rk.conf = make([][]float64, len(rk.byHead))

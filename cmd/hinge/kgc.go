@@ -515,8 +515,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		fitSec = time.Since(fitStart).Seconds()
 		prog.clear()
-		fmt.Fprintf(stdout, "learned: weights of %d rule classes x %d places fitted on %d validation queries (%d with the true answer in their list), %d iterations: validation MRR %.4f in sample (noisy-or %.4f); %.2f s\n",
+		fmt.Fprintf(stdout, "learned: weights of %d rule classes x %d places fitted on %d validation queries (%d with the true answer and another candidate in their list), %d iterations: validation MRR %.4f in sample (noisy-or %.4f); %.2f s\n",
 			len(kgc.RuleClasses), max(o.noisyOrK, 1), learnedRep.ValidQueries, learnedRep.Fitted, learnedRep.Iterations, learnedRep.ValidMRR, learnedRep.ValidMRRNoisyOr, fitSec)
+		if learnedRep.Fitted == 0 {
+			fmt.Fprintf(stderr, "hinge kgc: note: no validation query has its true answer among two or more candidates of its list: nothing to fit, every learned weight stays 1 and the ranking is noisy-or's\n")
+		}
 	}
 	isKnown := func(t kgc.Triple) bool { return known[t] }
 	defer o.explain.discard() // a report rendered but not put in place

@@ -322,6 +322,12 @@ func TestKGCLearned(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "scored by learned weights") || !strings.Contains(stdout, "; weight ") {
 		t.Errorf("--explain: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// Validation triples that fit nothing say so; the ranking is noisy-or's.
+	empty := writeFile(t, t.TempDir(), "valid.txt", "")
+	code, stdout, stderr = runCLI(t, append(base, "--valid", empty)...)
+	if code != 0 || !strings.Contains(stderr, "nothing to fit, every learned weight stays 1") || !strings.Contains(stdout, "fitted on 0 validation queries") {
+		t.Errorf("empty --valid: exit %d\n%s%s", code, stdout, stderr)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -338,7 +344,7 @@ func TestKGCLearned(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
-		if !regexp.MustCompile(`learned: weights of 6 rule classes x 5 places fitted on \d+ validation queries \(\d+ with the true answer in their list\), \d+ iterations: validation MRR [0-9.]+ in sample \(noisy-or [0-9.]+\)`).MatchString(stdout) ||
+		if !regexp.MustCompile(`learned: weights of 6 rule classes x 5 places fitted on \d+ validation queries \(\d+ with the true answer and another candidate in their list\), \d+ iterations: validation MRR [0-9.]+ in sample \(noisy-or [0-9.]+\)`).MatchString(stdout) ||
 			!strings.Contains(stdout, "learned: 58 queries: MRR") {
 			t.Fatalf("output:\n%s", stdout)
 		}
