@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hinge-srl/hinge/internal/devtest"
 )
 
 // singleFileOutputs are the commands and flags that write one file, each
@@ -78,7 +80,7 @@ func TestSingleFileOutputsWriteThrough(t *testing.T) {
 			}
 			// A symlink to a null device of our own (as root), so that a
 			// failure cannot replace the machine's /dev/null.
-			if dev := nullDevice(t, dir); dev != "" {
+			if dev := devtest.NullDevice(t, dir); dev != "" {
 				null := filepath.Join(dir, "null")
 				if err := os.Symlink(dev, null); err != nil {
 					t.Fatal(err)
@@ -131,18 +133,6 @@ func TestSingleFileOutputsWriteThrough(t *testing.T) {
 			}
 		})
 	}
-}
-
-// nullDevice makes a character device like /dev/null (1, 3) in dir and
-// returns its path, or "" when this process may not (not root).
-func nullDevice(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "nulldev")
-	if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
-		t.Logf("no device of our own (%v): the device case is not run", err)
-		return ""
-	}
-	return p
 }
 
 // TestResultToDevStdout: mln infer -r naming /proc/self/fd/1 (what
@@ -233,7 +223,7 @@ func TestOutputsNamingOneFile(t *testing.T) {
 	}
 	// Two outputs through one device are written through, one after the
 	// other, and are not refused (a null device of our own, as root).
-	if dev := nullDevice(t, dir); dev != "" {
+	if dev := devtest.NullDevice(t, dir); dev != "" {
 		if code, _, errs := runCLI(t, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", dev, "--report", dev})...); code != 0 {
 			t.Errorf("-r and --report through one device: exit %d: %s", code, errs)
 		}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hinge-srl/hinge/internal/devtest"
 )
 
 // text is a fill that writes s.
@@ -90,18 +92,6 @@ func TestWriteFollowsSymlinks(t *testing.T) {
 	}
 }
 
-// nullDevice makes a character device like /dev/null (1, 3) in dir and
-// returns its path, or "" when this process may not (not root).
-func nullDevice(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "nulldev")
-	if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
-		t.Logf("no device of our own (%v): the device case is not run", err)
-		return ""
-	}
-	return p
-}
-
 // link makes a symlink at name pointing to to and returns name.
 func link(t *testing.T, to, name string) string {
 	t.Helper()
@@ -128,7 +118,7 @@ func TestWriteSymlinkLoop(t *testing.T) {
 // failure cannot replace the machine's /dev/null.
 func TestWriteThroughDevice(t *testing.T) {
 	dir := t.TempDir()
-	if dev := nullDevice(t, dir); dev != "" {
+	if dev := devtest.NullDevice(t, dir); dev != "" {
 		null := link(t, dev, filepath.Join(dir, "null"))
 		if err := Write(null, text("discarded")); err != nil {
 			t.Fatal(err)
