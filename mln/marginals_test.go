@@ -11,6 +11,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/maxsat/maxsattest"
 )
 
 // issueNetworks are the networks of issue 41 on which MC-SAT, Gibbs and
@@ -176,44 +177,6 @@ func TestUnmixedChainsFlagged(t *testing.T) {
 	}
 }
 
-// hardOnlyNetwork is a random network of n atoms and hard clauses only,
-// every atom tied to the next: the target is uniform over the worlds that
-// satisfy them, so MC-SAT is SampleSAT alone. Each clause has three
-// literals over a window of consecutive atoms (a small treewidth), its
-// signs random but at least one true in a planted world, so that some
-// world satisfies them all and about (7/8)^(3n/2) of all worlds do.
-func hardOnlyNetwork(rng *rand.Rand, n int) *maxsat.Instance {
-	in := &maxsat.Instance{NumVars: n}
-	plant := make([]bool, n)
-	for v := range plant {
-		plant[v] = rng.IntN(2) == 1
-	}
-	clause := func(vs ...int) {
-		lits := make([]maxsat.Lit, len(vs))
-		ok := false
-		for i, v := range vs {
-			val := rng.IntN(2) == 1
-			ok = ok || val == plant[v]
-			lits[i] = maxsat.Not(v)
-			if val {
-				lits[i] = maxsat.Pos(v)
-			}
-		}
-		if !ok { // make the first literal the planted world's
-			lits[0] = -lits[0]
-		}
-		_ = in.AddClause(0, true, lits...)
-	}
-	for v := 0; v+2 < n; v++ {
-		clause(v, v+1, v+2)
-	}
-	for range n / 2 {
-		v := rng.IntN(n - 3)
-		clause(v, v+1+rng.IntN(3), v+3)
-	}
-	return in
-}
-
 // TestSampleSATUniform: on hard-only networks of 13 to 16 atoms, all tied
 // together (more than Gibbs' blocks), MC-SAT without the Gibbs sweep is
 // SampleSAT alone, and its marginals must be those of the uniform
@@ -222,7 +185,7 @@ func hardOnlyNetwork(rng *rand.Rand, n int) *maxsat.Instance {
 func TestSampleSATUniform(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 13))
 	for i := range 6 {
-		in := hardOnlyNetwork(rng, 13+i%4)
+		in := maxsattest.PlantedHard(rng, 13+i%4)
 		if n := feasibleCount(in); n < 20 {
 			t.Fatalf("network %d has %d solutions: too few to tell uniform sampling", i, n)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/measure"
 	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/maxsat/maxsattest"
 	"github.com/hinge-srl/hinge/mln"
 )
 
@@ -141,41 +142,9 @@ func tiedFamily(n, m int) (*hardNet, error) {
 	return &hardNet{fmt.Sprintf("two hard formulas, %dx%d constants", n, m), in}, nil
 }
 
-// plantedHard is a random network of n atoms and hard clauses only: for
-// every atom a clause of three literals over it and the next two, and n/2
-// more over windows of four, their signs random but each with a literal
-// true in a planted world, so that it is satisfiable, every atom is tied
-// to the next, and about (7/8)^(3n/2) of all worlds are solutions.
+// plantedHard is maxsattest.PlantedHard of n atoms drawn with seed.
 func plantedHard(n int, seed uint64) *hardNet {
-	rng := rand.New(rand.NewPCG(seed, 41))
-	in := &maxsat.Instance{NumVars: n}
-	plant := make([]bool, n)
-	for v := range plant {
-		plant[v] = rng.IntN(2) == 1
-	}
-	clause := func(vs ...int) {
-		lits := make([]maxsat.Lit, len(vs))
-		ok := false
-		for i, v := range vs {
-			val := rng.IntN(2) == 1
-			ok = ok || val == plant[v]
-			lits[i] = maxsat.Not(v)
-			if val {
-				lits[i] = maxsat.Pos(v)
-			}
-		}
-		if !ok {
-			lits[0] = -lits[0]
-		}
-		_ = in.AddClause(0, true, lits...)
-	}
-	for v := 0; v+2 < n; v++ {
-		clause(v, v+1, v+2)
-	}
-	for range n / 2 {
-		v := rng.IntN(n - 3)
-		clause(v, v+1+rng.IntN(3), v+3)
-	}
+	in := maxsattest.PlantedHard(rand.New(rand.NewPCG(seed, 41)), n)
 	return &hardNet{fmt.Sprintf("planted hard clauses, %d atoms", n), in}
 }
 
