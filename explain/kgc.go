@@ -83,9 +83,10 @@ type KGCQuery struct {
 	// these, lexicographically). Score combines them under the scoring:
 	// the largest for max and maxplus, 1 - prod(1 - conf) over the first
 	// NoisyOrK for noisy-or, the sum of each rule's Weight * -log(1 -
-	// conf) for learned (a candidate below the first ones learned scoring
-	// re-weighs ranks below them by its noisy-or). A candidate no rule
-	// predicts has no score (Predicted false).
+	// conf) for learned (SetPlace gives a candidate below the first ones
+	// learned scoring re-weighs the score it ranks with there, its
+	// noisy-or). A candidate no rule predicts has no score (Predicted
+	// false).
 	Rules     []KGCRule `json:"rules"`
 	RuleCount int       `json:"rule_count"`
 	Confs     []float64 `json:"confs"`
@@ -167,8 +168,13 @@ func (k *KGC) Explain(ctx context.Context, t kgc.Triple) (*KGCExplanation, error
 	return x, nil
 }
 
-// SetPlace sets q's rank and the candidates above it from p.
+// SetPlace sets q's rank and the candidates above it from p, and its
+// score to the list's (they differ under learned scoring for a candidate
+// below the first ones re-weighed, which keeps its noisy-or).
 func (k *KGC) SetPlace(q *KGCQuery, p kgc.Place) {
+	if p.Rank > 0 {
+		q.Score = p.Score
+	}
 	shown := k.AboveShown
 	if shown <= 0 {
 		shown = 5
@@ -193,7 +199,11 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 		at[c] = i
 		out[i] = KGCQuery{Query: q, Tail: tail, Candidate: v.Entities[c], Rules: []KGCRule{}, Confs: []float64{}, Above: []KGCCandidate{}}
 	}
-	learned := k.Ranker.Scoring() == kgc.Learned
+	s := k.Ranker.Scoring()
+	learned := s == kgc.Learned && k.Ranker.Fitted()
+	if s == kgc.Learned && !learned {
+		s = kgc.NoisyOr // ranks as noisy-or until its weights are fitted
+	}
 	weighed := make([]float64, len(cands)) // learned: the score so far
 	k.Ranker.Predictions(e, r, tail, func(rule *kgc.Rule, conf float64, pred []int32) {
 		for _, y := range pred {
@@ -220,7 +230,7 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 	for i := range out {
 		if len(out[i].Confs) > 0 {
 			out[i].Predicted = true
-			out[i].Score = Combine(k.Ranker.Scoring(), k.Ranker.NoisyOrK, out[i].Confs)
+			out[i].Score = Combine(s, k.Ranker.NoisyOrK, out[i].Confs)
 			if learned {
 				out[i].Score = weighed[i]
 			}

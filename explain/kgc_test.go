@@ -394,3 +394,42 @@ func TestRankText(t *testing.T) {
 		t.Errorf("aboveText: %q", got)
 	}
 }
+
+// Under learned scoring an explained triple's score is the ranker's,
+// inside the re-weighed first candidates (the weighted sum) and below
+// them (the noisy-or); before the weights are fitted it is noisy-or's.
+func TestKGCExplainLearnedScore(t *testing.T) {
+	g, v, rules, _, test := kgcFixture(t)
+	for _, fit := range []bool{false, true} {
+		rk := kgc.NewRanker(g, rules, kgc.Learned)
+		if fit {
+			if _, err := rk.FitWeights(context.Background(), test, g.Has, kgc.LearnedOptions{MaxValid: -1, TopK: 2}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		below := 0
+		for _, tr := range test {
+			x := explainTriple(t, &KGC{Graph: g, Vocab: v, Ranker: rk}, tr)
+			for _, q := range x.Queries {
+				e, y := tr.H, tr.T
+				if !q.Tail {
+					e, y = tr.T, tr.H
+				}
+				list := rk.Rank(e, tr.R, q.Tail, 0)
+				j := slices.IndexFunc(list, func(c kgc.Candidate) bool { return c.Entity == y })
+				if j < 0 {
+					continue
+				}
+				if q.Score != list[j].Score {
+					t.Fatalf("fitted %v, %s %s: explanation scores %v, the ranker %v (place %d)", fit, q.Query, q.Candidate, q.Score, list[j].Score, j+1)
+				}
+				if j >= 2 {
+					below++
+				}
+			}
+		}
+		if fit && below == 0 {
+			t.Fatal("no explained answer below the re-weighed candidates: the test shows nothing")
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
@@ -71,12 +72,13 @@ type LearnedReport struct {
 	// answer and another candidate, which the weights are fitted on.
 	ValidQueries int `json:"valid_queries"`
 	Fitted       int `json:"fitted_queries"`
-	// ValidMRR is the MRR of the validation queries with the weights
-	// fitted on them (in-sample), ValidMRRNoisyOr with NoisyOr's ranking.
+	// ValidMRR is the MRR of the ValidQueries with the weights fitted
+	// on them (in-sample), ValidMRRNoisyOr with NoisyOr's ranking.
 	ValidMRR        float64 `json:"valid_mrr"`
 	ValidMRRNoisyOr float64 `json:"valid_mrr_noisy_or"`
 	// Iterations of the quasi-Newton fit (L-BFGS); Converged is false
-	// when it stopped at its iteration limit.
+	// when it stopped before converging (at its iteration limit, or a
+	// line search that found no lower point).
 	Iterations int  `json:"iterations"`
 	Converged  bool `json:"converged"`
 }
@@ -113,12 +115,10 @@ func Evidence(conf float64) float64 { return -math.Log1p(-min(conf, clampConf)) 
 // weighed is a candidate's Learned score.
 func (rk *Ranker) weighed(cd *Candidate) float64 {
 	s := 0.0
-	for j, c := range cd.confs {
-		w := rk.weights[cd.kinds[j]]
-		if j >= len(w) {
-			break
+	for j, cls := range cd.kinds {
+		if w := rk.weights[cls]; j < len(w) {
+			s += w[j] * Evidence(cd.confs[j])
 		}
-		s += w[j] * Evidence(c)
 	}
 	return s
 }
@@ -160,6 +160,16 @@ type fitQuery struct {
 	rr0   float64
 }
 
+// score is candidate i's score with the weights x (class c, place j at
+// x[c*K+j]).
+func (q *fitQuery) score(x []float64, K, i int) float64 {
+	s := 0.0
+	for a := q.off[i]; a < q.off[i+1]; a++ {
+		s += x[int(q.cls[a])*K+int(a-q.off[i])] * q.ev[a]
+	}
+	return s
+}
+
 // rr is the reciprocal rank of q's true answer, as Evaluate gives it, when
 // the candidates are scored with x (weight of class c and place j at
 // x[c*K+j]) and the list cut to topK: 0 when topK candidates rank above it.
@@ -167,20 +177,13 @@ func (q *fitQuery) rr(x []float64, K, topK int) float64 {
 	if q.truth < 0 {
 		return 0
 	}
-	score := func(i int) float64 {
-		s := 0.0
-		for a := q.off[i]; a < q.off[i+1]; a++ {
-			s += x[int(q.cls[a])*K+int(a-q.off[i])] * q.ev[a]
-		}
-		return s
-	}
-	st := score(q.truth)
+	st := q.score(x, K, q.truth)
 	better, tied := 0, 0
 	for i := range len(q.off) - 1 {
 		if i == q.truth {
 			continue
 		}
-		switch s := score(i); {
+		switch s := q.score(x, K, i); {
 		case s > st || (s == st && q.lex[i] < 0):
 			better++
 		case s == st && q.lex[i] == 0:
@@ -314,16 +317,18 @@ func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple
 			return
 		}
 		list = cut(NoisyOr, list, topK)
-		fq := fitQuery{truth: -1, off: make([]int32, 1, len(list)+1), lex: make([]int8, len(list))}
-		if r := rankOf(NoisyOr, list, truth, nil); r > 0 {
-			fq.rr0 = 1 / r
+		if !slices.ContainsFunc(list, func(c Candidate) bool { return c.Entity == truth }) {
+			queries[q] = fitQuery{truth: -1} // a miss either way: nothing to keep
+			return
 		}
+		fq := fitQuery{truth: -1, off: make([]int32, 1, len(list)+1), lex: make([]int8, len(list))}
+		fq.rr0 = 1 / rankOf(NoisyOr, list, truth, nil)
 		for i := range list {
 			cd := &list[i]
 			if cd.Entity == truth {
 				fq.truth = i
 			}
-			for j := range min(len(cd.confs), K) {
+			for j := range min(len(cd.kinds), K) {
 				fq.cls = append(fq.cls, cd.kinds[j])
 				fq.ev = append(fq.ev, Evidence(cd.confs[j]))
 			}
@@ -366,10 +371,7 @@ func fitLoss(fit []*fitQuery, K int, l2 float64) func(x, grad []float64) float64
 			sc = sc[:0]
 			top := math.Inf(-1)
 			for i := range m {
-				s := 0.0
-				for a := q.off[i]; a < q.off[i+1]; a++ {
-					s += x[int(q.cls[a])*K+int(a-q.off[i])] * q.ev[a]
-				}
+				s := q.score(x, K, i)
 				sc = append(sc, s)
 				top = max(top, s)
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,7 +160,7 @@ func TestFitWeights(t *testing.T) {
 		}
 		var fit []*fitQuery
 		for i := range qs {
-			if qs[i].truth >= 0 {
+			if qs[i].truth >= 0 && len(qs[i].off) > 2 { // as FitWeights: the true answer and another candidate
 				fit = append(fit, &qs[i])
 			}
 		}
@@ -364,5 +365,19 @@ func TestLearnedGeneralises(t *testing.T) {
 	}
 	if n < 30 || sum/n <= 0 {
 		t.Errorf("over %v graphs learned weights rank the held-out triples %+.4f against noisy-or on average", n, sum/n)
+	}
+}
+
+// Weights fitted for one NoisyOrK do not rank with another: Evaluate says
+// to fit again.
+func TestLearnedNoisyOrKChanged(t *testing.T) {
+	g, rules, valid, known := learnedKG(t, 0)
+	rk := NewRanker(g, rules, Learned)
+	if _, err := rk.FitWeights(context.Background(), valid, known, LearnedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rk.NoisyOrK = 3
+	if _, err := rk.Evaluate(context.Background(), valid, known, EvalOptions{}); err == nil || !strings.Contains(err.Error(), "FitWeights again") {
+		t.Fatalf("NoisyOrK changed after the fit: error %v", err)
 	}
 }

@@ -9,6 +9,10 @@ type Place struct {
 	// candidates above it + half those tied with it, known answers other
 	// than it left out; 0 when no rule predicts it.
 	Rank float64
+	// Score is the candidate's score in the list (0 when no rule
+	// predicts it): under Learned the weighted sum for the re-weighed
+	// first candidates, the noisy-or for the others.
+	Score float64
 	// Above are the candidates ranked strictly above it, best first,
 	// known answers left out; Tied is the number of the others tied
 	// with it.
@@ -44,7 +48,7 @@ func (rk *Ranker) PlaceOf(ctx context.Context, e, r int32, tail bool, y int32, k
 // lists Evaluate keeps have no confidences left to compare).
 func (rk *Ranker) PlaceIn(list []Candidate, j int) Place {
 	first := int(list[j].tie)
-	p := Place{Above: list[:first]}
+	p := Place{Above: list[:first], Score: list[j].Score}
 	for i := first; i < len(list) && list[i].tie == list[j].tie; i++ {
 		if i != j {
 			p.Tied++

@@ -110,7 +110,7 @@ type Candidate struct {
 	// candidate PSL did not re-score), the weighted sum for Learned.
 	Score    float64
 	confs    []float64 // decreasing; all scorings but Max (Clustered: one per cluster)
-	kinds    []uint8   // Learned: the class (ruleClass) of each of confs' rules
+	kinds    []uint8   // Learned: the class (ruleClass) of the rules of confs' first NoisyOrK
 	clus     []int32   // Clustered: the clusters of confs
 	rescored bool      // re-scored by PSL, or re-weighed by Learned
 	class    int32     // PSL: the first maxplus position with equal confidences
@@ -461,7 +461,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 				}
 				if s != Max || len(cd.confs) == 0 {
 					cd.confs = append(cd.confs, c)
-					if learned {
+					if learned && len(cd.kinds) < max(rk.NoisyOrK, 1) {
 						cd.kinds = append(cd.kinds, ruleClass(rule))
 					}
 				}
@@ -864,6 +864,9 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	}
 	if rk.scoring == Learned && rk.weights == nil {
 		return nil, errNotFitted
+	}
+	if rk.scoring == Learned && len(rk.weights[0]) != max(rk.NoisyOrK, 1) {
+		return nil, fmt.Errorf("kgc: learned scoring: NoisyOrK is %d, the weights were fitted with %d: FitWeights again", rk.NoisyOrK, len(rk.weights[0]))
 	}
 	ev := &Evaluation{Scoring: rk.scoring, Heads: make([]Answer, len(test)), Tails: make([]Answer, len(test))}
 	k, n := opt.TopK, 0

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -441,9 +443,9 @@ func (e *explainFlags) prepareKGC(ctx context.Context, g *kgc.Graph, v *kgc.Voca
 	}
 	if e.html != "" {
 		r := &explain.Report{Engine: "kgc", Title: "hinge kgc", Scoring: rk.Scoring().String(), Example: "(head, relation, ?)",
-			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates and its true answer, marked, when a rule ranks it within --top-k %d (known answers other than its own left out), scored by %s", len(test), e.top, topK, rk.Scoring())}
+			Summary: fmt.Sprintf("%d test triples, each asked both ways; each query's first %d candidates and its true answers (of the test triples that ask it), marked, when a rule ranks them within --top-k %d (known answers other than the triple's own left out), scored by %s", len(test), e.top, topK, rk.Scoring())}
 		if e.top == 0 {
-			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates within --top-k %d, its true answer marked (known answers other than its own left out), scored by %s", len(test), topK, rk.Scoring())
+			r.Summary = fmt.Sprintf("%d test triples, each asked both ways; each query's candidates within --top-k %d, its true answers (of the test triples that ask it) marked (known answers other than the triple's own left out), scored by %s", len(test), topK, rk.Scoring())
 		}
 		items, err := kgcReportItems(ctx, x, rk, test, ev, e.top)
 		if err != nil {
@@ -526,6 +528,12 @@ func kgcReportItems(ctx context.Context, x *explain.KGC, rk *kgc.Ranker, test []
 	}
 	var items []explain.Item
 	for _, qk := range order {
+		// By place: each triple's list places its own true answer (the
+		// others' are left out of it), the candidates in the first list
+		// that shows them.
+		slices.SortStableFunc(groups[qk], func(a, b explain.Item) int {
+			return cmp.Compare(a.Explanation.(explain.KGCQuery).Rank, b.Explanation.(explain.KGCQuery).Rank)
+		})
 		items = append(items, groups[qk]...)
 	}
 	return items, nil

@@ -183,7 +183,7 @@ nothing.`,
 	f.StringVar(&o.rules, "rules", "", "write the rules learned and kept here (body groundings, support, confidence, rule; tab-separated)")
 	f.StringVar(&o.rulesIn, "rules-in", "", "rank with the rules of this file (as --rules writes them, or AnyBURL's) instead of learning")
 	f.StringVar(&o.report, "report", "", "write a JSON report here")
-	f.StringVar(&o.score, "score", "auto", "combination of rule confidences: learned (noisy-or weighted by rule class and place, weights fitted on --valid), noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid); auto: learned with --valid, noisy-or without")
+	f.StringVar(&o.score, "score", "auto", "combination of rule confidences: learned (noisy-or weighted by rule class and place, weights fitted on --valid), noisy-or (over each candidate's --noisy-or-k best rules), maxplus, max, psl, clustered (noisy-or over clusters of redundant rules, thresholds chosen on --valid); auto: learned with --valid (unless it holds no triple), noisy-or without")
 	f.IntVar(&o.cluster.Starts, "cluster-starts", 10, "clustered: random heads (and as many tails) of each relation from which the rules' predictions are sketched, beside the validation queries', to compare rules")
 	f.IntVar(&o.cluster.MaxValid, "cluster-valid", 3000, "clustered: validation triples the thresholds are chosen on, a seeded sample when there are more (0: all)")
 	f.IntVar(&o.learnedValid, "learned-valid", 5000, "learned: validation triples the weights are fitted on, a seeded sample when there are more (0: all)")
@@ -226,7 +226,10 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if o.score == "auto" {
+	// auto: learned when there are validation triples to fit on (a
+	// --valid file without any falls back to noisy-or once read).
+	auto := o.score == "auto"
+	if auto {
 		o.score = "noisy-or"
 		if o.valid != "" {
 			o.score = "learned"
@@ -361,6 +364,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	valid, err := read(o.valid)
 	if err != nil {
 		return err
+	}
+	if auto && len(valid) == 0 {
+		scoring = kgc.NoisyOr
 	}
 	test, err := read(o.test)
 	if err != nil {
@@ -518,7 +524,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "learned: weights of %d rule classes x %d places fitted on %d validation queries (%d with the true answer and another candidate in their list), %d iterations: validation MRR %.4f in sample (noisy-or %.4f); %.2f s\n",
 			len(kgc.RuleClasses), max(o.noisyOrK, 1), learnedRep.ValidQueries, learnedRep.Fitted, learnedRep.Iterations, learnedRep.ValidMRR, learnedRep.ValidMRRNoisyOr, fitSec)
 		if learnedRep.Fitted == 0 {
-			fmt.Fprintf(stderr, "hinge kgc: note: no validation query has its true answer among two or more candidates of its list: nothing to fit, every learned weight stays 1 and the ranking is noisy-or's\n")
+			fmt.Fprintf(stderr, "hinge kgc: note: no validation query has its true answer among two or more candidates of its list: nothing to fit, every learned weight stays 1 (noisy-or's order; the scores are -log(1 - noisy-or))\n")
 		}
 	}
 	isKnown := func(t kgc.Triple) bool { return known[t] }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -322,11 +323,17 @@ func TestKGCLearned(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "scored by learned weights") || !strings.Contains(stdout, "; weight ") {
 		t.Errorf("--explain: exit %d\n%s%s", code, stdout, stderr)
 	}
-	// Validation triples that fit nothing say so; the ranking is noisy-or's.
+	// Validation triples that fit nothing say so under --score learned;
+	// by default such a --valid file ranks with noisy-or.
 	empty := writeFile(t, t.TempDir(), "valid.txt", "")
 	code, stdout, stderr = runCLI(t, append(base, "--valid", empty)...)
 	if code != 0 || !strings.Contains(stderr, "nothing to fit, every learned weight stays 1") || !strings.Contains(stdout, "fitted on 0 validation queries") {
 		t.Errorf("empty --valid: exit %d\n%s%s", code, stdout, stderr)
+	}
+	auto := slices.DeleteFunc(slices.Clone(base), func(a string) bool { return a == "--score" || a == "learned" })
+	code, stdout, stderr = runCLI(t, append(auto, "--valid", empty)...)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "noisy-or: 58 queries") {
+		t.Errorf("empty --valid, default scoring: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, c := range []struct {
 		args []string
