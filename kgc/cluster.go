@@ -444,11 +444,7 @@ func (cw *clusterWork) relation(ctx context.Context, h int32, vs []Triple, known
 			rk.applyCompared(ctx, q.e, h, q.tail, res.compared, sketch, cw.qs[w])
 			return
 		}
-		t := q.t
-		skip := func(y int32) bool { return y != q.truth && known(Triple{H: y, R: t.R, T: t.T}) }
-		if q.tail {
-			skip = func(y int32) bool { return y != q.truth && known(Triple{H: t.H, R: t.R, T: y}) }
-		}
+		_, _, skip := askedAs(q.t, q.tail, known)
 		vqs[i] = rk.fired(ctx, q.e, h, q.tail, q.truth, skip, opt.MaxFired, opt.TopK, res.compared, sketch, cw.qs[w])
 	})
 	if err := ctx.Err(); err != nil {

@@ -303,12 +303,7 @@ func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple
 	var failErr error
 	rk.forQueries(ctx, n, threads, func(q int, qs *queryScratch) {
 		t, tail := vs[q/2], q%2 == 1
-		e, truth := t.T, t.H
-		skip := func(y int32) bool { return y != truth && known(Triple{H: y, R: t.R, T: t.T}) }
-		if tail {
-			e, truth = t.H, t.T
-			skip = func(y int32) bool { return y != truth && known(Triple{H: t.H, R: t.R, T: y}) }
-		}
+		e, truth, skip := askedAs(t, tail, known)
 		list, _, err := rk.rank(ctx, Learned, e, t.R, tail, topK, skip, qs)
 		if err != nil {
 			failMu.Lock()

@@ -928,11 +928,10 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	rk.forQueries(ctx, total, opt.Threads, func(q int, qs *queryScratch) {
 		i, tail := q/2, q%2 == 1
 		t := test[i]
-		e, truth, a := t.T, t.H, &ev.Heads[i]
-		skip := func(y int32) bool { return y != truth && known(Triple{H: y, R: t.R, T: t.T}) }
+		e, truth, skip := askedAs(t, tail, known)
+		a := &ev.Heads[i]
 		if tail {
-			e, truth, a = t.H, t.T, &ev.Tails[i]
-			skip = func(y int32) bool { return y != truth && known(Triple{H: t.H, R: t.R, T: y}) }
+			a = &ev.Tails[i]
 		}
 		start := time.Now()
 		list, st, err := rk.rank(ctx, rk.scoring, e, t.R, tail, k, skip, qs)
@@ -996,6 +995,16 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 	m.finish()
 	ev.Metrics = m
 	return ev, nil
+}
+
+// askedAs is triple t asked as (h, r, ?) when tail, else as (?, r, t):
+// the entity asked from, the true answer, and skip, true for the known
+// answers (known holds every true triple) other than the true one.
+func askedAs(t Triple, tail bool, known func(Triple) bool) (e, truth int32, skip func(int32) bool) {
+	if tail {
+		return t.H, t.T, func(y int32) bool { return y != t.T && known(Triple{H: t.H, R: t.R, T: y}) }
+	}
+	return t.T, t.H, func(y int32) bool { return y != t.H && known(Triple{H: y, R: t.R, T: t.T}) }
 }
 
 // cut is the first k candidates of a sorted list and those tied with the
