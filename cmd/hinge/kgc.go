@@ -98,7 +98,7 @@ type kgcReport struct {
 func newKGCCmd() *cobra.Command {
 	o := &kgcOptions{}
 	cmd := &cobra.Command{
-		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score noisy-or|maxplus|max|psl|clustered|learned] --predictions P",
+		Use:   "kgc --train T --valid V --test E [--facts F] [--time 10s | --rounds N] [--score auto|learned|noisy-or|maxplus|max|psl|clustered] --predictions P",
 		Short: "Knowledge-graph completion with learned rules (cyclic, with constants, defaults), ranked and scored",
 		Long: `Learn rules from a knowledge graph and rank the answers of every test triple
 asked both ways, (h, r, ?) and (?, r, t).
@@ -176,7 +176,7 @@ nothing.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.train, "train", "", "training triples (the graph rules are learned from and applied to)")
-	f.StringVar(&o.valid, "valid", "", "validation triples (filter the rankings; choose the learning rounds kept, see --choose-rounds, and clustered's thresholds)")
+	f.StringVar(&o.valid, "valid", "", "validation triples (filter the rankings; choose the learning rounds kept, see --choose-rounds; fit learned scoring's weights, the default with them, and clustered's thresholds)")
 	f.StringVar(&o.test, "test", "", "test triples to answer")
 	f.StringVar(&o.facts, "facts", "", "background triples added to the graph")
 	f.StringVar(&o.predictions, "predictions", "", "write the ranked candidates here (AnyBURL's format; written while ranking to a temporary .NAME.tmp* file beside it, put in place when the run succeeds)")
@@ -237,7 +237,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	scoring, err := kgc.ParseScoring(o.score)
 	if err != nil {
-		return badInput(fmt.Errorf("--score: %w", err))
+		return badInput(fmt.Errorf("--score: %w, or auto", err))
 	}
 	confidence, err := kgc.ParseConfidence(o.confidence)
 	if err != nil {
@@ -521,10 +521,11 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		fitSec = time.Since(fitStart).Seconds()
 		prog.clear()
-		fmt.Fprintf(stdout, "learned: weights of %d rule classes x %d places fitted on %d validation queries (%d with the true answer and another candidate in their list), %d iterations: validation MRR %.4f in sample (noisy-or %.4f); %.2f s\n",
-			len(kgc.RuleClasses), max(o.noisyOrK, 1), learnedRep.ValidQueries, learnedRep.Fitted, learnedRep.Iterations, learnedRep.ValidMRR, learnedRep.ValidMRRNoisyOr, fitSec)
 		if learnedRep.Fitted == 0 {
-			fmt.Fprintf(stderr, "hinge kgc: note: no validation query has its true answer among two or more candidates of its list: nothing to fit, every learned weight stays 1 (noisy-or's order; the scores are -log(1 - noisy-or))\n")
+			fmt.Fprintf(stdout, "learned: no weights fitted: none of the %d validation queries (2 per triple in the graph's entities and relations) has its true answer and another candidate in its list; every weight stays 1 (noisy-or's order; the scores are -log(1 - noisy-or))\n", learnedRep.ValidQueries)
+		} else {
+			fmt.Fprintf(stdout, "learned: weights of %d rule classes x %d places fitted on %d validation queries (2 per triple; %d with the true answer and another candidate in their list), %d iterations: validation MRR %.4f in sample (noisy-or %.4f); %.2f s\n",
+				len(kgc.RuleClasses), max(o.noisyOrK, 1), learnedRep.ValidQueries, learnedRep.Fitted, learnedRep.Iterations, learnedRep.ValidMRR, learnedRep.ValidMRRNoisyOr, fitSec)
 		}
 	}
 	isKnown := func(t kgc.Triple) bool { return known[t] }
