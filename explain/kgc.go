@@ -211,7 +211,11 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 			if !ok {
 				continue
 			}
-			w := k.Ranker.Weight(rule, out[i].RuleCount)
+			var w float64
+			if learned {
+				w = k.Ranker.Weight(rule, out[i].RuleCount)
+				weighed[i] += w * kgc.Evidence(conf)
+			}
 			if k.Top <= 0 || len(out[i].Rules) < k.Top {
 				kr := k.ruleFor(rule, e, tail, y)
 				if conf != rule.Conf {
@@ -222,7 +226,6 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 				}
 				out[i].Rules = append(out[i].Rules, kr)
 			}
-			weighed[i] += w * kgc.Evidence(conf)
 			out[i].Confs = append(out[i].Confs, conf)
 			out[i].RuleCount++
 		}

@@ -258,17 +258,9 @@ func (rk *Ranker) Cluster(ctx context.Context, valid []Triple, known func(Triple
 	rep := &ClusterReport{Thresholds: make([][2][kindGroups]float64, nr)}
 
 	// The validation sample, by relation.
-	var vs []Triple
-	for _, t := range valid {
-		if int(t.R) < nr && int(t.H) < rk.g.NumEntities && int(t.T) < rk.g.NumEntities && t.H >= 0 && t.T >= 0 && t.R >= 0 {
-			vs = append(vs, t)
-		}
-	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x5a17))
-	if opt.MaxValid > 0 && len(vs) > opt.MaxValid {
-		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
-		vs = vs[:opt.MaxValid]
-	}
+	vs := validSample(rk.g, valid, opt.MaxValid, rng)
+	vs = vs[:firstN(len(vs), opt.MaxValid)]
 	byRel := make([][]Triple, nr)
 	for _, t := range vs {
 		byRel[t.R] = append(byRel[t.R], t)

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 
@@ -224,17 +223,8 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 	}
 	K := max(rk.NoisyOrK, 1)
 	rk.weights, rk.learnedTopK = nil, 0
-	var vs []Triple
-	for _, t := range valid {
-		if int(t.R) < len(rk.byHead) && int(t.H) < rk.g.NumEntities && int(t.T) < rk.g.NumEntities && t.H >= 0 && t.T >= 0 && t.R >= 0 {
-			vs = append(vs, t)
-		}
-	}
-	if opt.MaxValid > 0 && len(vs) > opt.MaxValid {
-		rng := rand.New(rand.NewPCG(opt.Seed, 0x1ea2))
-		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
-		vs = vs[:opt.MaxValid]
-	}
+	vs := validSample(rk.g, valid, opt.MaxValid, rand.New(rand.NewPCG(opt.Seed, 0x1ea2)))
+	vs = vs[:firstN(len(vs), opt.MaxValid)]
 	n := 2 * len(vs)
 	queries, err := rk.fitQueries(ctx, vs, known, opt.TopK, K, opt.Threads)
 	if err != nil {
@@ -299,52 +289,34 @@ func (rk *Ranker) FitWeights(ctx context.Context, valid []Triple, known func(Tri
 func (rk *Ranker) fitQueries(ctx context.Context, vs []Triple, known func(Triple) bool, topK, K, threads int) ([]fitQuery, error) {
 	n := 2 * len(vs)
 	queries := make([]fitQuery, n)
-	var failMu sync.Mutex
-	var failErr error
 	rk.forQueries(ctx, n, threads, func(q int, qs *queryScratch) {
 		t, tail := vs[q/2], q%2 == 1
 		e, truth, skip := askedAs(t, tail, known)
 		list, _, err := rk.rank(ctx, Learned, e, t.R, tail, topK, skip, qs)
 		if err != nil {
-			failMu.Lock()
-			failErr = err
-			failMu.Unlock()
-			return
+			return // ctx is done: FitWeights returns its error
 		}
 		list = cut(NoisyOr, list, topK)
-		if !slices.ContainsFunc(list, func(c Candidate) bool { return c.Entity == truth }) {
+		ti := slices.IndexFunc(list, func(c Candidate) bool { return c.Entity == truth })
+		if ti < 0 {
 			queries[q] = fitQuery{truth: -1} // a miss either way: nothing to keep
 			return
 		}
-		fq := fitQuery{truth: -1, off: make([]int32, 1, len(list)+1), lex: make([]int8, len(list))}
+		fq := fitQuery{truth: ti, off: make([]int32, 1, len(list)+1), lex: make([]int8, len(list))}
 		fq.rr0 = 1 / rankOf(NoisyOr, list, truth, nil)
 		for i := range list {
 			cd := &list[i]
-			if cd.Entity == truth {
-				fq.truth = i
-			}
 			for j := range min(len(cd.kinds), K) {
 				fq.cls = append(fq.cls, cd.kinds[j])
 				fq.ev = append(fq.ev, Evidence(cd.confs[j]))
 			}
 			fq.off = append(fq.off, int32(len(fq.cls)))
-		}
-		if fq.truth >= 0 {
-			tc := list[fq.truth]
-			tc.Score = 0
-			for i := range list {
-				c := list[i]
-				c.Score = 0 // the confidences alone, as a tie of scores compares them
-				fq.lex[i] = int8(compare(Learned, &c, &tc))
-			}
+			fq.lex[i] = int8(compareConfs(cd.confs, list[ti].confs)) // as a tie of scores is broken
 		}
 		queries[q] = fq
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	if failErr != nil {
-		return nil, failErr
 	}
 	return queries, nil
 }

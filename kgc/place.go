@@ -24,10 +24,9 @@ type Place struct {
 // rule (no top-k cut) and returns where y stands, leaving out the
 // candidates other than y for which known is true (nil: none).
 func (rk *Ranker) PlaceOf(ctx context.Context, e, r int32, tail bool, y int32, known func(int32) bool) (Place, error) {
+	// PSL re-scores a test set's lists; alone, a query is ranked by its
+	// confidences (rank ranks PSL as MaxPlus).
 	s := rk.scoring
-	if s == PSL {
-		s = MaxPlus // PSL re-scores a test set's lists; alone, a query is ranked by its confidences
-	}
 	skip := func(c int32) bool { return c != y && known != nil && known(c) }
 	list, _, err := rk.rank(ctx, s, e, r, tail, 0, skip, rk.newQueryScratch())
 	if err != nil {

@@ -20,7 +20,7 @@ func (rk *Ranker) Predictions(e, r int32, tail bool, f func(rule *Rule, conf flo
 	for _, i := range rk.gather(e, r, tail, qs) {
 		rule := list[i]
 		qs.buf = rule.predict(rk.g, e, tail, qs.w, qs.buf)
-		if len(qs.buf) > 0 && !((rk.scoring == NoisyOr || rk.scoring == Learned) && !rk.RepeatedSets && qs.repeated(qs.buf)) {
+		if len(qs.buf) > 0 && !(rk.scoring.combined() == NoisyOr && !rk.RepeatedSets && qs.repeated(qs.buf)) {
 			f(rule, conf[i], qs.buf)
 		}
 	}

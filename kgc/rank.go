@@ -60,7 +60,20 @@ const (
 )
 
 // noisy reports whether s scores by a noisy-or.
-func (s Scoring) noisy() bool { return s == NoisyOr || s == Clustered || s == Learned }
+func (s Scoring) noisy() bool { return s == NoisyOr || s == Clustered }
+
+// combined is the scoring whose order rank gives the candidates under s:
+// s, but MaxPlus for PSL and NoisyOr for Learned, which re-score the best
+// of that order (rescore, reweigh).
+func (s Scoring) combined() Scoring {
+	switch s {
+	case PSL:
+		return MaxPlus
+	case Learned:
+		return NoisyOr
+	}
+	return s
+}
 
 // ParseScoring reads maxplus, max, noisy-or, psl, clustered (also
 // spelled safran) or learned.
@@ -137,12 +150,20 @@ func compare(s Scoring, a, b *Candidate) int {
 		}
 		return cmp.Compare(a.class, b.class)
 	}
-	for i := range min(len(a.confs), len(b.confs)) {
-		if c := cmp.Compare(b.confs[i], a.confs[i]); c != 0 {
+	return compareConfs(a.confs, b.confs)
+}
+
+// compareConfs orders decreasing confidence vectors lexicographically, the
+// larger first (negative when a ranks higher; a longer vector beats its
+// prefix): maxplus's order, and the tie-break of the scorings that compare
+// scores first.
+func compareConfs(a, b []float64) int {
+	for i := range min(len(a), len(b)) {
+		if c := cmp.Compare(b[i], a[i]); c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(len(b.confs), len(a.confs))
+	return cmp.Compare(len(b), len(a))
 }
 
 // DefaultNoisyOrK is Ranker.NoisyOrK unless set: the number of a
@@ -387,13 +408,8 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 	if int(r) >= len(rk.byHead) || int(e) >= rk.g.NumEntities || e < 0 || r < 0 {
 		return nil, st, nil
 	}
-	if s == PSL {
-		s = MaxPlus // PSL re-scores the best of this order
-	}
 	learned := s == Learned
-	if learned {
-		s = NoisyOr // Learned re-weighs the best of this order (reweigh)
-	}
+	s = s.combined()
 	order := rk.gather(e, r, tail, qs)
 	list, conf := rk.byHead[r], rk.conf[r]
 	var clu []int32
@@ -415,6 +431,10 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 		c := conf[order[i]]
 		for ; i < len(order) && conf[order[i]] == c; i++ {
 			rule := list[order[i]]
+			var cls uint8
+			if learned {
+				cls = ruleClass(rule)
+			}
 			qs.buf = rule.predict(rk.g, e, tail, qs.w, qs.buf)
 			st.applied++
 			if s == NoisyOr && !rk.RepeatedSets && len(qs.buf) > 0 && qs.repeated(qs.buf) {
@@ -462,7 +482,7 @@ func (rk *Ranker) rank(ctx context.Context, s Scoring, e, r int32, tail bool, k 
 				if s != Max || len(cd.confs) == 0 {
 					cd.confs = append(cd.confs, c)
 					if learned && len(cd.kinds) < max(rk.NoisyOrK, 1) {
-						cd.kinds = append(cd.kinds, ruleClass(rule))
+						cd.kinds = append(cd.kinds, cls)
 					}
 				}
 			}
@@ -940,10 +960,7 @@ func (rk *Ranker) Evaluate(ctx context.Context, test []Triple, known func(Triple
 			return
 		}
 		if opt.Exhaustive {
-			s := rk.scoring
-			if s == PSL {
-				s = MaxPlus
-			}
+			s := rk.scoring.combined()
 			list = cut(s, list, max(opt.TopK, n))
 			setTies(s, list)
 		}

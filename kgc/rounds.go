@@ -40,13 +40,10 @@ const DefaultRoundsTopK = 10
 // weights are chosen on the rules kept) and MaxPlus for PSL (the
 // candidates PSL re-scores).
 func RoundsScoring(s Scoring) Scoring {
-	switch s {
-	case Clustered, Learned:
+	if s == Clustered {
 		return NoisyOr
-	case PSL:
-		return MaxPlus
 	}
-	return s
+	return s.combined()
 }
 
 // RoundsTrial is one checkpoint ChooseRounds ranked: the rules of the
@@ -133,18 +130,8 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 		opt.TopK = DefaultRoundsTopK
 	}
 	s := RoundsScoring(opt.Scoring)
-	var all []Triple
-	for _, t := range valid {
-		if t.R >= 0 && int(t.R) < g.NumRelations && t.H >= 0 && t.T >= 0 && int(t.H) < g.NumEntities && int(t.T) < g.NumEntities {
-			all = append(all, t)
-		}
-	}
-	vs, confirm := all, all
-	if opt.MaxValid > 0 && len(all) > opt.MaxValid {
-		rng := rand.New(rand.NewPCG(opt.Seed, 0x0c4e))
-		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		vs, confirm = all[:opt.MaxValid], all[:min(len(all), confirmTimes*opt.MaxValid)]
-	}
+	all := validSample(g, valid, opt.MaxValid, rand.New(rand.NewPCG(opt.Seed, 0x0c4e)))
+	vs, confirm := all[:firstN(len(all), opt.MaxValid)], all[:firstN(len(all), confirmTimes*opt.MaxValid)]
 	ch := &RoundsChoice{Rounds: rounds, Of: rounds, ValidQueries: 2 * len(vs), TopK: opt.TopK}
 	if len(vs) == 0 || rounds <= 1 {
 		ch.Seconds = time.Since(start).Seconds()
@@ -218,6 +205,31 @@ func ChooseRounds(ctx context.Context, g *Graph, rules []Rule, rounds int, valid
 	}
 	ch.Seconds = time.Since(start).Seconds()
 	return ch, nil
+}
+
+// validSample is the triples of valid that name only g's relations and
+// entities, shuffled by rng when there are more than max > 0: a caller's
+// sample of max is then their first max (firstN).
+func validSample(g *Graph, valid []Triple, max int, rng *rand.Rand) []Triple {
+	var vs []Triple
+	for _, t := range valid {
+		if t.R >= 0 && int(t.R) < g.NumRelations && t.H >= 0 && t.T >= 0 && int(t.H) < g.NumEntities && int(t.T) < g.NumEntities {
+			vs = append(vs, t)
+		}
+	}
+	if max > 0 && len(vs) > max {
+		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+	}
+	return vs
+}
+
+// firstN is how many of n come first when at most max are taken (max <=
+// 0: all).
+func firstN(n, max int) int {
+	if max > 0 {
+		return min(n, max)
+	}
+	return n
 }
 
 // confirmTimes is the size of the validation sample a choice of fewer

@@ -497,10 +497,7 @@ func kgcReportItems(ctx context.Context, x *explain.KGC, rk *kgc.Ranker, test []
 				order = append(order, qk)
 				groups[qk] = nil
 			}
-			n := len(full)
-			if top > 0 {
-				n = min(n, top)
-			}
+			n := upTo(len(full), top)
 			var shown []int
 			for j := range full {
 				if k := (shownKey{qk, full[j].Entity}); (j < n || full[j].Entity == q.truth) && !done[k] {

@@ -257,13 +257,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		case o.cluster.MaxValid < 0:
 			return badInput(fmt.Errorf("--cluster-valid %d: must be >= 0", o.cluster.MaxValid))
 		}
-		// The library reads 0 as its default; the flags mean none and all.
-		if o.cluster.Starts == 0 {
-			o.cluster.Starts = -1
-		}
-		if o.cluster.MaxValid == 0 {
-			o.cluster.MaxValid = -1
-		}
+		o.cluster.Starts, o.cluster.MaxValid = flagZero(o.cluster.Starts), flagZero(o.cluster.MaxValid) // none, all
 	}
 	if scoring == kgc.Learned {
 		switch {
@@ -304,17 +298,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.learn.Rounds > 0 && !o.timeSet {
 		o.learn.Time = 0 // the rounds are the budget
 	}
-	// The learner reads 0 as its default; the flags mean no smoothing,
-	// exact and never.
-	if o.learn.PC == 0 {
-		o.learn.PC = -1
-	}
-	if o.learn.Sample == 0 {
-		o.learn.Sample = -1
-	}
-	if o.learn.SampleErr == 0 {
-		o.learn.SampleErr = -1
-	}
+	// no smoothing, exact, never
+	o.learn.PC, o.learn.Sample, o.learn.SampleErr = flagZero(o.learn.PC), flagZero(o.learn.Sample), flagZero(o.learn.SampleErr)
 	inputs := []string{o.train, o.valid, o.test, o.facts, o.rulesIn}
 	if err := checkOutputs(inputs, append([]output{{flag: "--predictions", path: o.predictions}, {flag: "--rules", path: o.rules},
 		{flag: "--report", path: o.report}, {flag: "--psl-out", path: o.pslOut, dir: true}}, o.explain.outputs()...)...); err != nil {
@@ -487,11 +472,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	var clusterSec float64
 	if scoring == kgc.Clustered {
 		clusterStart := time.Now()
-		nv := len(valid)
-		if o.cluster.MaxValid > 0 {
-			nv = min(nv, o.cluster.MaxValid)
-		}
-		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", nv)
+		prog.set("clustered: comparing rules and choosing thresholds on %d validation triples", upTo(len(valid), o.cluster.MaxValid))
 		o.cluster.Seed, o.cluster.Threads, o.cluster.TopK = o.learn.Seed, o.learn.Threads, o.topK
 		clusterRep, err = rk.Cluster(ctx, valid, knownValid, o.cluster)
 		if err != nil {
@@ -506,16 +487,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	var fitSec float64
 	if scoring == kgc.Learned {
 		fitStart := time.Now()
-		maxValid := o.learnedValid
-		if maxValid == 0 {
-			maxValid = -1 // the library reads 0 as its default; the flag means all
-		}
-		nv := len(valid)
-		if maxValid > 0 {
-			nv = min(nv, maxValid)
-		}
-		prog.set("learned: fitting the weights on %d validation triples", nv)
-		learnedRep, err = rk.FitWeights(ctx, valid, knownValid, kgc.LearnedOptions{Seed: o.learn.Seed, MaxValid: maxValid, TopK: o.topK, Threads: o.learn.Threads})
+		prog.set("learned: fitting the weights on %d validation triples", upTo(len(valid), o.learnedValid))
+		learnedRep, err = rk.FitWeights(ctx, valid, knownValid, kgc.LearnedOptions{Seed: o.learn.Seed, MaxValid: flagZero(o.learnedValid), TopK: o.topK, Threads: o.learn.Threads})
 		if err != nil {
 			return cancelled(err)
 		}
@@ -810,6 +783,25 @@ func (p *kgcProgress) stop() {
 	p.term.Done()
 }
 
+// flagZero is a flag's 0 as the kgc package reads it: the package reads 0
+// as its default and a negative value as none, all or never, which is what
+// the flag's 0 means.
+func flagZero[T int | float64](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+// upTo is how many of n triples a sample of a flag's size max takes (0:
+// all).
+func upTo(n, max int) int {
+	if max > 0 {
+		return min(n, max)
+	}
+	return n
+}
+
 // tripleSet is the set of the triples of sets.
 func tripleSet(sets ...[]kgc.Triple) map[kgc.Triple]bool {
 	m := map[kgc.Triple]bool{}
@@ -826,12 +818,8 @@ func tripleSet(sets ...[]kgc.Triple) map[kgc.Triple]bool {
 // noisy-or, psl as maxplus), filtered by known.
 func (o *kgcOptions) keepRounds(ctx context.Context, g *kgc.Graph, lr *kgc.LearnResult, valid []kgc.Triple, known func(kgc.Triple) bool,
 	scoring kgc.Scoring, confidence kgc.Confidence, prog *kgcProgress) (*kgc.RoundsChoice, error) {
-	maxValid := o.chooseValid
-	if maxValid == 0 {
-		maxValid = -1 // the flag's all
-	}
 	ch, err := kgc.ChooseRounds(ctx, g, lr.Rules, lr.Rounds, valid, known, kgc.RoundsOptions{
-		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: maxValid, TopK: min(o.topK, kgc.DefaultRoundsTopK),
+		Scoring: scoring, NoisyOrK: o.noisyOrK, Confidence: confidence, MaxValid: flagZero(o.chooseValid), TopK: min(o.topK, kgc.DefaultRoundsTopK),
 		Threads: o.learn.Threads, Seed: o.learn.Seed,
 		Progress: func(c int) {
 			prog.set("choosing the rounds kept: ranking the validation triples with the rules of %d of %d rounds", c, lr.Rounds)
