@@ -381,3 +381,85 @@ func TestLearnedNoisyOrKChanged(t *testing.T) {
 		t.Fatalf("NoisyOrK changed after the fit: error %v", err)
 	}
 }
+
+// Degenerate validation splits fit nothing (every weight stays 1, which
+// ranks as noisy-or); confidences of exactly 1 (no smoothing) fit finite
+// weights whose in-sample MRR is Evaluate's.
+func TestFitWeightsDegenerate(t *testing.T) {
+	ctx := context.Background()
+	g, rules, valid, known := learnedKG(t, 3)
+	nor, err := NewRanker(g, rules, NoisyOr).Evaluate(ctx, valid, known, EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := []Triple{{H: int32(g.NumEntities), R: 0, T: 0}, {H: 0, R: int32(g.NumRelations), T: 1}}
+	for _, c := range []struct {
+		name  string
+		valid []Triple
+		topK  int
+	}{{"no triples", nil, 0}, {"only triples outside the graph", outside, 0}, {"lists of one", valid, 1}} {
+		rk := NewRanker(g, rules, Learned)
+		rep, err := rk.FitWeights(ctx, c.valid, known, LearnedOptions{MaxValid: -1, TopK: c.topK})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.topK == 0 && (rep.ValidQueries != 0 || rep.Fitted != 0) {
+			t.Errorf("%s: %d queries, %d fitted", c.name, rep.ValidQueries, rep.Fitted)
+		}
+		if rep.Fitted > 0 {
+			continue // lists of one with ties: something to fit
+		}
+		for _, cw := range rep.Weights {
+			for _, w := range cw.Weights {
+				if w != 1 {
+					t.Fatalf("%s: nothing fitted but weights %v", c.name, rep.Weights)
+				}
+			}
+		}
+		if !rep.Converged || rep.ValidMRR != rep.ValidMRRNoisyOr || !rk.Fitted() {
+			t.Errorf("%s: %+v", c.name, rep)
+		}
+		ev, err := rk.Evaluate(ctx, valid, known, EvalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Metrics.MRR != nor.Metrics.MRR {
+			t.Errorf("%s: weights of 1 rank with MRR %v, noisy-or %v", c.name, ev.Metrics.MRR, nor.Metrics.MRR)
+		}
+	}
+
+	// No smoothing: rules counted exactly with every body grounding true
+	// have confidence 1, whose -log(1 - conf) is clamped.
+	lr, err := Learn(ctx, g, LearnOptions{Rounds: 6, Seed: 3, SamplesPerRound: 400, PC: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ones := 0
+	for _, r := range lr.Rules {
+		if r.Conf == 1 {
+			ones++
+		}
+	}
+	if ones == 0 {
+		t.Fatal("no rule of confidence 1: the case is not tested")
+	}
+	rk := NewRanker(g, lr.Rules, Learned)
+	rep, err := rk.FitWeights(ctx, valid, known, LearnedOptions{MaxValid: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cw := range rep.Weights {
+		for _, w := range cw.Weights {
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				t.Fatalf("weights %v", rep.Weights)
+			}
+		}
+	}
+	ev, err := rk.Evaluate(ctx, valid, known, EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Fitted == 0 || ev.Metrics.MRR != rep.ValidMRR {
+		t.Errorf("confidences of 1: %d fitted, in-sample MRR %v, Evaluate %v", rep.Fitted, rep.ValidMRR, ev.Metrics.MRR)
+	}
+}

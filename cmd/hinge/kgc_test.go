@@ -889,39 +889,42 @@ func TestKGCRulesInMemoryLimit(t *testing.T) {
 	}
 }
 
-// A run cancelled while choosing its rounds leaves the user's own files of
-// its outputs' names as they were, and nothing beside them; a run of one
-// round has nothing to choose and says nothing of it.
+// A run cancelled while choosing its rounds or fitting the learned
+// weights leaves the user's own files of its outputs' names as they were,
+// and nothing beside them; a run of one round has nothing to choose and
+// says nothing of it.
 func TestKGCChoosingCancelledKeepsUserFiles(t *testing.T) {
 	files := denseKGCFiles(t, 2)
-	dir := t.TempDir()
-	mine := map[string]string{"r.txt": "my rules\n", "p.txt": "my predictions\n", "r.json": "{\"mine\": true}\n"}
-	for name, text := range mine {
-		writeFile(t, dir, name, text)
-	}
-	outs := []string{"--rules", filepath.Join(dir, "r.txt"), "--predictions", filepath.Join(dir, "p.txt"), "--report", filepath.Join(dir, "r.json")}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	choosing := false
-	kgcPhaseHook = func(status string) {
-		if strings.HasPrefix(status, "choosing") {
-			choosing = true
-			cancel()
+	for _, phase := range []string{"choosing", "learned"} {
+		dir := t.TempDir()
+		mine := map[string]string{"r.txt": "my rules\n", "p.txt": "my predictions\n", "r.json": "{\"mine\": true}\n"}
+		for name, text := range mine {
+			writeFile(t, dir, name, text)
 		}
-	}
-	defer func() { kgcPhaseHook = nil }()
-	var stdout, stderr bytes.Buffer
-	code := runContext(ctx, append(append([]string{"kgc", "--rounds", "12", "--round-paths", "400", "--threads", "1"}, outs...), files...), &stdout, &stderr)
-	if !choosing || code != 1 || !strings.HasSuffix(stderr.String(), "hinge kgc: the run was cancelled; no output was written\n") {
-		t.Errorf("choosing reached: %v; exit %d\n%s", choosing, code, stderr.String())
-	}
-	for name, text := range mine {
-		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != text {
-			t.Errorf("%s: now %q (%v), was %q", name, b, err, text)
+		outs := []string{"--rules", filepath.Join(dir, "r.txt"), "--predictions", filepath.Join(dir, "p.txt"), "--report", filepath.Join(dir, "r.json")}
+		ctx, cancel := context.WithCancel(context.Background())
+		reached := false
+		kgcPhaseHook = func(status string) {
+			if strings.HasPrefix(status, phase) {
+				reached = true
+				cancel()
+			}
 		}
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != len(mine) {
-		t.Errorf("a cancelled run left %v beside the user's files", ents)
+		var stdout, stderr bytes.Buffer
+		code := runContext(ctx, append(append([]string{"kgc", "--rounds", "12", "--round-paths", "400", "--threads", "1"}, outs...), files...), &stdout, &stderr)
+		kgcPhaseHook = nil
+		cancel()
+		if !reached || code != 1 || !strings.HasSuffix(stderr.String(), "hinge kgc: the run was cancelled; no output was written\n") {
+			t.Errorf("%s reached: %v; exit %d\n%s", phase, reached, code, stderr.String())
+		}
+		for name, text := range mine {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != text {
+				t.Errorf("%s: %s: now %q (%v), was %q", phase, name, b, err, text)
+			}
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != len(mine) {
+			t.Errorf("%s: a cancelled run left %v beside the user's files", phase, ents)
+		}
 	}
 
 	kgcPhaseHook = nil
