@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hinge-srl/hinge/explain"
 	"github.com/hinge-srl/hinge/explain/explaintest"
 	"github.com/hinge-srl/hinge/internal/chromium"
+	"github.com/hinge-srl/hinge/kgc"
 )
 
 var (
@@ -409,4 +412,87 @@ func kgcTestQueries(t *testing.T) int {
 		qs[f[0]+"\t"+f[1]+"\t?"], qs["?\t"+f[1]+"\t"+f[2]] = true, true
 	}
 	return len(qs)
+}
+
+// The HTML report's items at --explain-top 3: one group per query however
+// many test triples ask it, its items in place order, each candidate once,
+// and every test triple's true answer there and marked wherever its own
+// list ranks it.
+func TestKGCReportItemsSharedQueries(t *testing.T) {
+	ctx := context.Background()
+	v := kgc.NewVocab()
+	var sets [3][]kgc.Triple
+	for i, f := range []string{"train", "valid", "test"} {
+		ts, err := kgc.ReadTriples(ctx, "../../examples/kgc/"+f+".txt", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets[i] = ts
+	}
+	train, test := sets[0], sets[2]
+	g := kgc.NewGraph(train, len(v.Entities), len(v.Relations))
+	lr, err := kgc.Learn(ctx, g, kgc.LearnOptions{Rounds: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := tripleSet(sets[:]...)
+	isKnown := func(t kgc.Triple) bool { return known[t] }
+	rk := kgc.NewRanker(g, lr.Rules, kgc.NoisyOr)
+	ev, err := rk.Evaluate(ctx, test, isKnown, kgc.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &explain.KGC{Graph: g, Vocab: v, Ranker: rk, Top: 3, Known: isKnown}
+	items, err := kgcReportItems(ctx, x, rk, test, ev, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}   // group + name
+	closed := map[string]bool{} // groups already left
+	last, shared := "", 0
+	lastRank := 0.0
+	answers := map[string]int{} // marked items by group
+	for _, it := range items {
+		q := it.Explanation.(explain.KGCQuery)
+		if it.Group != last {
+			if closed[it.Group] {
+				t.Fatalf("group %s comes back after another", it.Group)
+			}
+			closed[last], last, lastRank = true, it.Group, 0
+		}
+		if seen[it.Group+" "+it.Name] {
+			t.Fatalf("%s listed twice under %s", it.Name, it.Group)
+		}
+		seen[it.Group+" "+it.Name] = true
+		if q.Rank < lastRank {
+			t.Fatalf("%s: rank %v after %v: not in place order", it.Group, q.Rank, lastRank)
+		}
+		lastRank = q.Rank
+		if q.Answer {
+			answers[it.Group]++
+		}
+	}
+	// Every test triple's answer is marked under its query when its list
+	// holds it.
+	for i, tr := range test {
+		for _, a := range []struct {
+			list  []kgc.Candidate
+			name  string
+			truth int32
+		}{{ev.Tails[i].List, x.KGCAtom(tr), tr.T}, {ev.Heads[i].List, x.KGCAtom(tr), tr.H}} {
+			if slices.ContainsFunc(a.list, func(c kgc.Candidate) bool { return c.Entity == a.truth }) && !slices.ContainsFunc(items, func(it explain.Item) bool {
+				return it.Name == a.name && it.Explanation.(explain.KGCQuery).Answer
+			}) {
+				t.Fatalf("%s: in its list but not marked in the report", a.name)
+			}
+		}
+	}
+	for _, n := range answers {
+		if n > 1 {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Fatal("no group holds two true answers: the test shows no shared query")
+	}
 }
