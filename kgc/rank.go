@@ -679,8 +679,11 @@ func sortBy(s Scoring, cands []Candidate) {
 
 // Metrics are filtered ranking metrics over queries.
 type Metrics struct {
-	Queries                   int
-	MRR, Hits1, Hits3, Hits10 float64
+	Queries int     `json:"queries"`
+	MRR     float64 `json:"mrr"`
+	Hits1   float64 `json:"hits1"`
+	Hits3   float64 `json:"hits3"`
+	Hits10  float64 `json:"hits10"`
 }
 
 // rankOf is the filtered rank of the true entity among cands: 1 + the

@@ -131,10 +131,10 @@ type Step struct {
 
 // TruthStats describes the truth vector learning used.
 type TruthStats struct {
-	Targets   int // variables of the ground problem
-	WithTruth int // targets with a truth value
-	Missing   int // targets without one: taken as 0 (PSL's closed truth database)
-	Nonzero   int // targets whose truth value is > 0
+	Targets   int `json:"targets"`    // variables of the ground problem
+	WithTruth int `json:"with_truth"` // targets with a truth value
+	Missing   int `json:"missing"`    // targets without one: taken as 0 (PSL's closed truth database)
+	Nonzero   int `json:"nonzero"`    // targets whose truth value is > 0
 }
 
 // Result is the outcome of Learn.

@@ -78,27 +78,28 @@ const maxAllPairs = 32
 // LineStats counts the conditionals of a pseudo-likelihood.
 type LineStats struct {
 	// Lines is the number of one-dimensional conditionals in the objective.
-	Lines int
+	Lines int `json:"lines"`
 	// Single and Pairwise split Lines into conditionals of one variable and
 	// along pairwise moves in an equality constraint.
-	Single, Pairwise int
+	Single   int `json:"single"`
+	Pairwise int `json:"pairwise"`
 	// Fixed counts conditionals dropped because the constraints fix the
 	// variable (or the pair move) given the rest at truth: they carry no
 	// information about the weights.
-	Fixed int
+	Fixed int `json:"fixed"`
 	// Empty counts conditionals dropped because no potential changes along
 	// them (their factor does not depend on the weights).
-	Empty int
+	Empty int `json:"empty"`
 	// TruthViolations counts (conditional, constraint) pairs where the truth
 	// itself violates a hard constraint by more than 1e-9; the conditional's
 	// interval is then widened to include the truth.
-	TruthViolations int
+	TruthViolations int `json:"truth_violations"`
 	// Incidences is the total number of (conditional, potential) pairs: the
 	// work of one evaluation is linear in it.
-	Incidences int
+	Incidences int `json:"incidences"`
 	// Terms is the number of factors the objective averages over: Lines,
 	// or for PPLL one per (conditional, rule with potentials along it).
-	Terms int
+	Terms int `json:"terms"`
 }
 
 // builder accumulates lines.

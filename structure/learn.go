@@ -118,16 +118,17 @@ func (o *Options) Validate() error {
 
 // Round is one round of GLS.
 type Round struct {
-	Round int
+	Round int `json:"round"`
 	// Added is the candidate added (index into Result.Candidates), -1 when
 	// the round added nothing (no candidate improved the score enough).
-	Added int
+	Added int `json:"added"`
 	// Score is the best score of the round (the model's score when Added
 	// is -1), Improvement its gain over the previous model.
-	Score, Improvement float64
+	Score       float64 `json:"score"`
+	Improvement float64 `json:"improvement"`
 	// Scored is the number of candidates scored.
-	Scored  int
-	Seconds float64
+	Scored  int     `json:"scored"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Result is the outcome of Learn.

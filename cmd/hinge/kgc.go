@@ -38,6 +38,8 @@ type kgcOptions struct {
 	pslOut                     string
 	quiet, exhaustive          bool
 	timeSet                    bool
+	scoringSet                 []string // the scoringFlags given
+	chooseValidSet             bool
 	explain                    explainFlags
 	confidence                 string
 	chooseRounds               bool
@@ -66,23 +68,33 @@ type kgcReport struct {
 	// and 90th percentile, and the widest of a rule with confidence at
 	// least kgc.MattersConf (clipped to [0, 1]; absent when none).
 	SampledErr struct {
-		Median, P90 float64
-		Widest      *widestInterval `json:",omitempty"`
+		Median float64         `json:"median"`
+		P90    float64         `json:"p90"`
+		Widest *widestInterval `json:"widest,omitempty"`
 	} `json:"sampled_confidence_error"`
 	TopK    int         `json:"top_k"`
 	Metrics kgc.Metrics `json:"metrics"`
 	Seconds struct {
-		Load, Learn, Choose, Cluster, Fit, Rank, Total float64
+		Load    float64 `json:"load"`
+		Learn   float64 `json:"learn"`
+		Choose  float64 `json:"choose"`
+		Cluster float64 `json:"cluster"`
+		Fit     float64 `json:"fit"`
+		Rank    float64 `json:"rank"`
+		Total   float64 `json:"total"`
 	} `json:"seconds"`
 	// Per query (of 2 per test triple): ranking time in seconds.
 	QuerySeconds struct {
-		Median, P90, Max float64
+		Median float64 `json:"median"`
+		P90    float64 `json:"p90"`
+		Max    float64 `json:"max"`
 	} `json:"query_seconds"`
 	// Per query: the rules that could fire and those applied before its
 	// list settled (medians), and the share of the former applied.
 	QueryRules struct {
-		Firing, Applied int
-		Share           float64
+		Firing  int     `json:"firing"`
+		Applied int     `json:"applied"`
+		Share   float64 `json:"share"`
 	} `json:"query_rules"`
 	RoundLog []kgc.RoundStat `json:"round_log,omitempty"`
 	// The rounds whose rules were kept, chosen on the validation triples
@@ -171,6 +183,12 @@ nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeSet = cmd.Flags().Changed("time")
+			for _, name := range slices.Sorted(maps.Keys(scoringFlags)) {
+				if cmd.Flags().Changed(name) {
+					o.scoringSet = append(o.scoringSet, name)
+				}
+			}
+			o.chooseValidSet = cmd.Flags().Changed("choose-valid")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -242,6 +260,18 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	confidence, err := kgc.ParseConfidence(o.confidence)
 	if err != nil {
 		return badInput(fmt.Errorf("--confidence: %w", err))
+	}
+	for _, name := range o.scoringSet {
+		if use := scoringFlags[name]; use != scoring {
+			why := ""
+			if auto {
+				why = " (--score auto scores with learned when --valid is given)"
+			}
+			return badInput(fmt.Errorf("--%s applies to --score %s only; this run scores with %s%s", name, use, scoring, why))
+		}
+	}
+	if o.chooseValidSet && (!o.chooseRounds || o.valid == "" || o.rulesIn != "") {
+		return badInput(errors.New("--choose-valid applies only when the rounds are chosen: with --valid, --choose-rounds (the default) and rules learned, not read with --rules-in"))
 	}
 	if err := o.explain.checkKGC(scoring); err != nil {
 		return err
@@ -426,8 +456,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		prog.clear()
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
 			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
-		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d rounds; stopped: %s; %.2f s)\n",
-			nEnt, nRel, len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, stopped, lr.Seconds)
+		rounds := "rounds"
+		if lr.Rounds == 1 {
+			rounds = "round"
+		}
+		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d %s; stopped: %s; %.2f s)\n",
+			nEnt, nRel, len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, rounds, stopped, lr.Seconds)
 		if o.chooseRounds && len(valid) > 0 && lr.Rounds > 1 {
 			if chosen, err = o.keepRounds(ctx, g, lr, valid, knownValid, scoring, confidence, prog); err != nil {
 				return cancelled(err)
@@ -622,7 +656,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 // warnInputs warns, on stderr, of input that is read but is likely not
 // what the user meant: a header line read as a triple, rules (--rules-in)
-// and test triples whose relations or entities the graph never names,
+// and validation and test triples whose relations or entities the graph
+// never names,
 // and no --valid (validation triples then count as wrong answers
 // in the filtered ranking), naming a validation file beside the training
 // file when there is one.
@@ -643,15 +678,22 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d rules name a relation the graph never names, first %s; they can never fire (rules of another data set?)\n",
 			clipPath(o.rulesIn), n, len(rules), rules[first].Format(v))
 	}
-	test := files[3]
-	u := graph.Unseen(test)
-	if u.Entity > 0 {
-		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples name an entity that no triple of the graph (--train, --facts) names, first %s; rules learned from the graph can neither start from such an entity nor predict it\n",
-			clipPath(o.test), u.Entity, len(test), text(test[u.FirstEntity]))
-	}
-	if u.Relation > 0 {
-		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d test triples have a relation the graph never names, first %s; no rule is learned for it\n",
-			clipPath(o.test), u.Relation, len(test), text(test[u.FirstRelation]))
+	for _, f := range []struct {
+		path, what, so string
+		ts             []kgc.Triple
+	}{
+		{o.valid, "validation", "; they tell nothing when the rounds are chosen or the scoring fitted", files[2]},
+		{o.test, "test", "", files[3]},
+	} {
+		u := graph.Unseen(f.ts)
+		if u.Entity > 0 {
+			fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d %s triples name an entity that no triple of the graph (--train, --facts) names, first %s; rules learned from the graph can neither start from such an entity nor predict it%s\n",
+				clipPath(f.path), u.Entity, len(f.ts), f.what, text(f.ts[u.FirstEntity]), f.so)
+		}
+		if u.Relation > 0 {
+			fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d %s triples have a relation the graph never names, first %s; no rule is learned for it%s\n",
+				clipPath(f.path), u.Relation, len(f.ts), f.what, text(f.ts[u.FirstRelation]), f.so)
+		}
 	}
 	if o.valid == "" {
 		hint := ""
@@ -669,8 +711,10 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 // widestInterval is the report's widest sampled confidence interval that
 // matters (kgc.Intervals).
 type widestInterval struct {
-	Rule            string
-	Conf, Low, High float64
+	Rule string  `json:"rule"`
+	Conf float64 `json:"conf"`
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
 }
 
 // intervalsLine says how exact the sampled confidences are: their
@@ -703,6 +747,14 @@ type kgcProgress struct {
 
 // kgcProgressEvery is how often a kgc run not on a terminal prints its
 // status.
+// scoringFlags are the flags of one scoring each: given under another,
+// they are refused rather than ignored.
+var scoringFlags = map[string]kgc.Scoring{
+	"cluster-starts": kgc.Clustered, "cluster-valid": kgc.Clustered,
+	"learned-valid":  kgc.Learned,
+	"psl-candidates": kgc.PSL, "psl-rules": kgc.PSL, "psl-train": kgc.PSL,
+}
+
 var kgcProgressEvery = 5 * time.Second
 
 func newKGCProgress(stderr io.Writer, quiet bool) *kgcProgress {

@@ -482,8 +482,8 @@ func TestKGCSampledIntervals(t *testing.T) {
 }
 
 // Input that is read but likely not meant is named on stderr: a header
-// line read as a triple, test triples with an entity or a relation the
-// graph never names, and a missing --valid (with the validation file
+// line read as a triple, validation and test triples with an entity or a
+// relation the graph never names, and a missing --valid (with the validation file
 // beside the training file, when there is one). Clean input warns of
 // nothing.
 func TestKGCInputWarnings(t *testing.T) {
@@ -550,6 +550,10 @@ func TestKGCInputWarnings(t *testing.T) {
 			[]string{`test triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`}, []string{"header", "relation the graph"}},
 		{"unseen relation", []string{"--train", train, "--valid", valid, "--test", newRel},
 			[]string{`1 of ` + fmt.Sprint(len(kept)+1) + ` test triples have a relation the graph never names, first "p1 cousin p2"`}, []string{"header"}},
+		{"unseen entity in valid", []string{"--train", train, "--valid", stranger, "--test", clean},
+			[]string{`validation triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`, "predict it; they tell nothing when the rounds are chosen or the scoring fitted\n"}, []string{"test triples", "relation the graph"}},
+		{"unseen relation in valid", []string{"--train", train, "--valid", newRel, "--test", clean},
+			[]string{`1 of ` + fmt.Sprint(len(kept)+1) + ` validation triples have a relation the graph never names, first "p1 cousin p2"; no rule is learned for it; they tell nothing`}, []string{"test triples"}},
 		{"no valid, one beside", []string{"--train", train, "--test", clean},
 			[]string{"note: no --valid", "give --valid " + valid}, []string{"warning"}},
 		{"no valid, none beside", []string{"--train", headed, "--test", clean},
@@ -937,5 +941,43 @@ func TestKGCChoosingCancelledKeepsUserFiles(t *testing.T) {
 	readJSON(t, rep, &r)
 	if code != 0 || strings.Contains(out, "rounds: ") || r.KeptRounds != 1 || r.Chosen != nil {
 		t.Errorf("--rounds 1: exit %d, report %+v\n%s%s", code, r, out, errOut)
+	}
+}
+
+// A flag of one scoring given under another is refused, naming the flag,
+// the scoring it belongs to and the one the run has (auto resolved), and
+// --choose-valid where no rounds are chosen; under its own scoring each is
+// accepted.
+func TestKGCScoringFlagsRefusedElsewhere(t *testing.T) {
+	ex := "../../examples/kgc/"
+	base := []string{"kgc", "--train", ex + "train.txt", "--test", ex + "test.txt", "--rounds", "2", "--quiet"}
+	valid := []string{"--valid", ex + "valid.txt"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // "" accepted
+	}{
+		{"learned flag, auto without --valid", []string{"--learned-valid", "10"}, "--learned-valid applies to --score learned only; this run scores with noisy-or (--score auto"},
+		{"learned flag under noisy-or", append([]string{"--score", "noisy-or", "--learned-valid", "10"}, valid...), "--learned-valid applies to --score learned only; this run scores with noisy-or"},
+		{"learned flag under auto with --valid", append([]string{"--learned-valid", "10"}, valid...), ""},
+		{"cluster flag under learned", append([]string{"--cluster-valid", "10"}, valid...), "--cluster-valid applies to --score clustered only; this run scores with learned"},
+		{"cluster flag under clustered", append([]string{"--score", "clustered", "--cluster-starts", "2"}, valid...), ""},
+		{"psl flag under maxplus", []string{"--score", "maxplus", "--psl-train", "10"}, "--psl-train applies to --score psl only; this run scores with maxplus"},
+		{"choose-valid without --valid", []string{"--choose-valid", "10"}, "--choose-valid applies only when the rounds are chosen"},
+		{"choose-valid without choosing", append([]string{"--choose-valid", "10", "--choose-rounds=false"}, valid...), "--choose-valid applies only"},
+		{"choose-valid choosing", append([]string{"--choose-valid", "10"}, valid...), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append(slices.Clone(base), c.args...)...)
+			if c.want == "" {
+				if code != 0 {
+					t.Fatalf("exit %d, %s", code, stderr)
+				}
+				return
+			}
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, want %q in\n%s", code, c.want, stderr)
+			}
+		})
 	}
 }

@@ -240,7 +240,10 @@ type maxsatExactReport struct {
 	SATCalls    int      `json:"sat_calls"`
 	Hardened    int      `json:"hardened"`
 	Seconds     struct {
-		Load, LocalSearch, Solve, Total float64
+		Load        float64 `json:"load"`
+		LocalSearch float64 `json:"local_search"`
+		Solve       float64 `json:"solve"`
+		Total       float64 `json:"total"`
 	} `json:"seconds"`
 }
 

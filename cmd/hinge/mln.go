@@ -340,7 +340,10 @@ type mlnReport struct {
 	MaxSAT            maxsat.Report    `json:"maxsat"`
 	Exact             *exactMAPSummary `json:"exact,omitempty"` // --method exact
 	Seconds           struct {
-		Load, Ground, Solve, Total float64
+		Load   float64 `json:"load"`
+		Ground float64 `json:"ground"`
+		Solve  float64 `json:"solve"`
+		Total  float64 `json:"total"`
 	} `json:"seconds"`
 }
 
@@ -750,7 +753,10 @@ type lazyReport struct {
 	Accuracy     *float64 `json:"accuracy,omitempty"`
 	Queries      int      `json:"queries,omitempty"`
 	Seconds      struct {
-		Load, Ground, Solve, Total float64
+		Load   float64 `json:"load"`
+		Ground float64 `json:"ground"`
+		Solve  float64 `json:"solve"`
+		Total  float64 `json:"total"`
 	} `json:"seconds"`
 }
 

@@ -129,7 +129,10 @@ type lazyExactReport struct {
 	Accuracy   *float64 `json:"accuracy,omitempty"`
 	Queries    int      `json:"queries,omitempty"`
 	Seconds    struct {
-		Load, Ground, Solve, Total float64
+		Load   float64 `json:"load"`
+		Ground float64 `json:"ground"`
+		Solve  float64 `json:"solve"`
+		Total  float64 `json:"total"`
 	} `json:"seconds"`
 }
 

@@ -24,7 +24,7 @@ PREDICTION_COLUMNS = ["triple", "head", "relation", "tail", "direction", "rank",
 RULE_COLUMNS = ["body_groundings", "support", "confidence", "rule"]
 
 # Report metric names -> the names the result uses.
-_METRICS = {"Queries": "queries", "MRR": "MRR", "Hits1": "Hits@1", "Hits3": "Hits@3", "Hits10": "Hits@10"}
+_METRICS = {"queries": "queries", "mrr": "MRR", "hits1": "Hits@1", "hits3": "Hits@3", "hits10": "Hits@10"}
 
 
 class KGCResult(object):

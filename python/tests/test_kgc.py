@@ -73,8 +73,8 @@ class TestKGC(_util.Case):
                     self.assertEqual(_util.columns(res.predictions), kgc.PREDICTION_COLUMNS)
                     self.assertEqual(rows(res.predictions, use), want_pred)
                     self.assertEqual(rows(res.rules, use), want_rules)
-                    self.assertEqual(res.metrics["MRR"], report["metrics"]["MRR"])
-                    self.assertEqual(res.metrics["Hits@10"], report["metrics"]["Hits10"])
+                    self.assertEqual(res.metrics["MRR"], report["metrics"]["mrr"])
+                    self.assertEqual(res.metrics["Hits@10"], report["metrics"]["hits10"])
                     self.assertEqual(res.metrics["queries"], 2 * len(test))
 
     def test_metrics_from_the_rankings(self):
@@ -100,7 +100,7 @@ class TestKGC(_util.Case):
             res = kgc.complete(TRAIN, TEST, valid=VALID, rules_in=given, score="max")
             self.assertEqual(rows(res.predictions, _util.pandas_modes()[0]),
                              kgc.read_predictions(pred, triples(TEST)))
-            self.assertEqual(res.metrics["MRR"], report["metrics"]["MRR"])
+            self.assertEqual(res.metrics["MRR"], report["metrics"]["mrr"])
 
     def test_choose_rounds(self):
         """choose_rounds=False is the CLI's --choose-rounds=false: every
@@ -111,7 +111,7 @@ class TestKGC(_util.Case):
                 _, _, report = self.cli_run(*flags)
                 res = kgc.complete(TRAIN, TEST, valid=VALID, rounds=2, choose_rounds=choose)
                 self.assertEqual(res.report["kept_rounds"], report["kept_rounds"])
-                self.assertEqual(res.metrics["MRR"], report["metrics"]["MRR"])
+                self.assertEqual(res.metrics["MRR"], report["metrics"]["mrr"])
                 if choose is False:
                     self.assertEqual(res.report["kept_rounds"], 2)
                     self.assertNotIn("chosen_rounds", res.report)
