@@ -657,10 +657,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 // warnInputs warns, on stderr, of input that is read but is likely not
 // what the user meant: a header line read as a triple, rules (--rules-in)
 // and validation and test triples whose relations or entities the graph
-// never names,
-// and no --valid (validation triples then count as wrong answers
-// in the filtered ranking), naming a validation file beside the training
-// file when there is one.
+// never names, and no --valid (validation triples then count as wrong
+// answers in the filtered ranking), naming a validation file beside the
+// training file when there is one.
 func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphNames, files [][]kgc.Triple, rules []kgc.Rule) {
 	text := func(t kgc.Triple) string {
 		return fmt.Sprintf("%q", v.Entities[t.H]+" "+v.Relations[t.R]+" "+v.Entities[t.T])
