@@ -262,16 +262,36 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("--confidence: %w", err))
 	}
 	for _, name := range o.scoringSet {
-		if use := scoringFlags[name]; use != scoring {
-			why := ""
-			if auto {
-				why = " (--score auto scores with learned when --valid is given)"
+		if uses := scoringFlags[name]; !slices.Contains(uses, scoring) {
+			var names []string
+			for _, s := range uses {
+				names = append(names, s.String())
 			}
-			return badInput(fmt.Errorf("--%s applies to --score %s only; this run scores with %s%s", name, use, scoring, why))
+			chose := ""
+			if auto {
+				chose = " (--score auto: learned with --valid, noisy-or without)"
+			}
+			need := ""
+			if uses[0] == kgc.Learned && o.valid == "" {
+				need = " and --valid"
+			}
+			return badInput(fmt.Errorf("--%s applies to --score %s only; this run scores with %s%s: give --score %s%s to use it",
+				name, strings.Join(names, ", "), scoring, chose, names[0], need))
 		}
 	}
-	if o.chooseValidSet && (!o.chooseRounds || o.valid == "" || o.rulesIn != "") {
-		return badInput(errors.New("--choose-valid applies only when the rounds are chosen: with --valid, --choose-rounds (the default) and rules learned, not read with --rules-in"))
+	if o.chooseValidSet {
+		why := ""
+		switch {
+		case o.rulesIn != "":
+			why = "rules read with --rules-in carry no rounds"
+		case o.valid == "":
+			why = "without --valid"
+		case !o.chooseRounds:
+			why = "--choose-rounds=false"
+		}
+		if why != "" {
+			return badInput(fmt.Errorf("--choose-valid: no rounds are chosen here (%s); it applies with --valid, --choose-rounds (the default) and rules learned", why))
+		}
 	}
 	if err := o.explain.checkKGC(scoring); err != nil {
 		return err
@@ -420,7 +440,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("%s: no triples: nothing to learn rules from", o.train))
 	}
 	names := kgc.NamesOf(graphTriples)
-	o.warnInputs(stderr, v, names, [][]kgc.Triple{train, facts, valid, test}, rulesIn)
+	chooses := (o.chooseRounds && o.rulesIn == "") || scoring == kgc.Learned || scoring == kgc.Clustered
+	o.warnInputs(stderr, v, names, [][]kgc.Triple{train, facts, valid, test}, rulesIn, chooses)
 	g := kgc.NewGraph(graphTriples, len(v.Entities), len(v.Relations))
 	// The graph's own entities and relations (the vocabulary also holds
 	// those only the other files name).
@@ -456,12 +477,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		prog.clear()
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
 			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
-		rounds := "rounds"
-		if lr.Rounds == 1 {
-			rounds = "round"
-		}
-		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; learned %d rules (%d candidates counted in %d %s; stopped: %s; %.2f s)\n",
-			nEnt, nRel, len(g.Triples), len(lr.Rules), lr.Candidates, lr.Rounds, rounds, stopped, lr.Seconds)
+		fmt.Fprintf(stdout, "graph: %s; learned %s (%s counted in %s; stopped: %s; %.2f s)\n",
+			graphSize(nEnt, nRel, len(g.Triples)), plural(len(lr.Rules), "rule"), plural(lr.Candidates, "candidate"), plural(lr.Rounds, "round"), stopped, lr.Seconds)
 		if o.chooseRounds && len(valid) > 0 && lr.Rounds > 1 {
 			if chosen, err = o.keepRounds(ctx, g, lr, valid, knownValid, scoring, confidence, prog); err != nil {
 				return cancelled(err)
@@ -473,8 +490,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stdout, intervalsLine(intervals, lr.Rules, v))
 		}
 	} else {
-		fmt.Fprintf(stdout, "graph: %d entities, %d relations, %d triples; %d rules read from %s\n",
-			nEnt, nRel, len(g.Triples), len(lr.Rules), clipPath(o.rulesIn))
+		fmt.Fprintf(stdout, "graph: %s; %s read from %s\n",
+			graphSize(nEnt, nRel, len(g.Triples)), plural(len(lr.Rules), "rule"), clipPath(o.rulesIn))
 	}
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
@@ -659,8 +676,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 // and validation and test triples whose relations or entities the graph
 // never names, and no --valid (validation triples then count as wrong
 // answers in the filtered ranking), naming a validation file beside the
-// training file when there is one.
-func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphNames, files [][]kgc.Triple, rules []kgc.Rule) {
+// training file when there is one. chooses says whether the run chooses
+// rounds or fits a scoring on the validation triples.
+func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphNames, files [][]kgc.Triple, rules []kgc.Rule, chooses bool) {
 	text := func(t kgc.Triple) string {
 		return fmt.Sprintf("%q", v.Entities[t.H]+" "+v.Relations[t.R]+" "+v.Entities[t.T])
 	}
@@ -677,11 +695,15 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d rules name a relation the graph never names, first %s; they can never fire (rules of another data set?)\n",
 			clipPath(o.rulesIn), n, len(rules), rules[first].Format(v))
 	}
+	validSo := ""
+	if chooses {
+		validSo = "; such triples tell nothing when the rounds are chosen or the scoring fitted"
+	}
 	for _, f := range []struct {
 		path, what, so string
 		ts             []kgc.Triple
 	}{
-		{o.valid, "validation", "; they tell nothing when the rounds are chosen or the scoring fitted", files[2]},
+		{o.valid, "validation", validSo, files[2]},
 		{o.test, "test", "", files[3]},
 	} {
 		u := graph.Unseen(f.ts)
@@ -705,6 +727,23 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 		}
 		fmt.Fprintf(stderr, "hinge kgc: note: no --valid: the filtered ranking leaves out the known answers of --train, --facts and --test only, so a data set's validation triples count as wrong answers and lower the MRR%s\n", hint)
 	}
+}
+
+// plural is n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// graphSize says a graph's size in the kgc output's words.
+func graphSize(entities, relations, triples int) string {
+	ents := fmt.Sprintf("%d entities", entities)
+	if entities == 1 {
+		ents = "1 entity"
+	}
+	return fmt.Sprintf("%s, %s, %s", ents, plural(relations, "relation"), plural(triples, "triple"))
 }
 
 // widestInterval is the report's widest sampled confidence interval that
@@ -746,12 +785,13 @@ type kgcProgress struct {
 
 // kgcProgressEvery is how often a kgc run not on a terminal prints its
 // status.
-// scoringFlags are the flags of one scoring each: given under another,
-// they are refused rather than ignored.
-var scoringFlags = map[string]kgc.Scoring{
-	"cluster-starts": kgc.Clustered, "cluster-valid": kgc.Clustered,
-	"learned-valid":  kgc.Learned,
-	"psl-candidates": kgc.PSL, "psl-rules": kgc.PSL, "psl-train": kgc.PSL,
+// scoringFlags are the flags that only some scorings use: given under
+// another, they are refused rather than ignored.
+var scoringFlags = map[string][]kgc.Scoring{
+	"cluster-starts": {kgc.Clustered}, "cluster-valid": {kgc.Clustered},
+	"learned-valid":  {kgc.Learned},
+	"psl-candidates": {kgc.PSL}, "psl-rules": {kgc.PSL}, "psl-train": {kgc.PSL},
+	"noisy-or-k": {kgc.NoisyOr, kgc.Learned, kgc.Clustered},
 }
 
 var kgcProgressEvery = 5 * time.Second

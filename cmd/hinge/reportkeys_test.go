@@ -7,10 +7,12 @@ import (
 	"unicode"
 )
 
-// Every report's JSON keys are lower case (snake_case), whatever command
+// Every report's field keys are lower case (snake_case), whatever command
 // writes it: a reader of one report can read the others. The keys are
 // found from the report types' fields (their json tags, or the field name
-// without one), down through nested structs, pointers, slices and maps.
+// without one), down through nested structs, pointers, slices and maps;
+// keys that are data (a map's keys: the user's predicate names, PSL's
+// metric names) are not fields and not checked.
 func TestReportKeysLowerCase(t *testing.T) {
 	for _, v := range []any{
 		explainJSON{}, groundReport{}, inferReport{}, kgcReport{}, learnReport{}, liftReport{},
