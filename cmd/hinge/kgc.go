@@ -47,6 +47,60 @@ type kgcOptions struct {
 	learnedValid               int
 }
 
+// scoringFlags are the flags that only some scorings use: given under
+// another, they are refused rather than ignored (checkScoringFlags).
+var scoringFlags = map[string][]kgc.Scoring{
+	"cluster-starts": {kgc.Clustered}, "cluster-valid": {kgc.Clustered},
+	"learned-valid":  {kgc.Learned},
+	"psl-candidates": {kgc.PSL}, "psl-rules": {kgc.PSL}, "psl-train": {kgc.PSL}, "psl-out": {kgc.PSL},
+	"noisy-or-k": {kgc.NoisyOr, kgc.Learned, kgc.Clustered},
+}
+
+// checkScoringFlags refuses the scoringFlags given that the run's scoring
+// does not use, and --choose-valid where no rounds are chosen. auto says
+// the scoring is --score auto's choice; noValid that there are no
+// validation triples (no --valid, or one that holds none).
+func (o *kgcOptions) checkScoringFlags(scoring kgc.Scoring, auto, noValid bool) error {
+	for _, name := range o.scoringSet {
+		uses := scoringFlags[name]
+		if slices.Contains(uses, scoring) {
+			continue
+		}
+		var names []string
+		for _, s := range uses {
+			names = append(names, s.String())
+		}
+		chose := ""
+		if auto {
+			chose = " (--score auto: learned with validation triples, noisy-or without)"
+		}
+		need := ""
+		if (uses[0] == kgc.Learned || uses[0] == kgc.Clustered) && noValid {
+			need = " and --valid with triples"
+		}
+		return badInput(fmt.Errorf("--%s applies to --score %s only; this run scores with %s%s: give --score %s%s to use it",
+			name, strings.Join(names, ", "), scoring, chose, names[0], need))
+	}
+	if !o.chooseValidSet {
+		return nil
+	}
+	why := ""
+	switch {
+	case o.rulesIn != "":
+		why = "rules read with --rules-in carry no rounds"
+	case noValid:
+		why = "no validation triples"
+	case !o.chooseRounds:
+		why = "--choose-rounds=false"
+	case o.learn.Rounds == 1 && !o.timeSet:
+		why = "--rounds 1 learns one round"
+	}
+	if why != "" {
+		return badInput(fmt.Errorf("--choose-valid: no rounds are chosen here (%s); it applies with --valid, --choose-rounds (the default) and rules learned in more than one round", why))
+	}
+	return nil
+}
+
 type kgcReport struct {
 	Scoring      string `json:"scoring"`
 	Confidence   string `json:"confidence"` // point or lower
@@ -210,7 +264,7 @@ nothing.`,
 	f.IntVar(&o.psl.TrainQueries, "psl-train", 300, "psl: training triples sampled to learn the weights from")
 	f.StringVar(&o.pslOut, "psl-out", "", "psl: write the model (model.psl), its inference data (kgc.data) and the inferred values (values.tsv) to this directory, as one set (a directory holding files hinge did not write is refused)")
 	f.IntVar(&o.topK, "top-k", 100, "candidates written per query")
-	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or combines this many of a candidate's best rules")
+	f.IntVar(&o.noisyOrK, "noisy-or-k", kgc.DefaultNoisyOrK, "noisy-or, learned, clustered: noisy-or combines this many of a candidate's best rules")
 	f.StringVar(&o.confidence, "confidence", "point", "rule confidence ranked with: point (support / (body + pc)) or lower (the lower end of its 95% Wilson interval, less a sampled count's error: thin evidence ranks lower)")
 	f.DurationVar(&o.learn.Time, "time", 10*time.Second, "learning budget (the rounds that fit in it; see --rounds)")
 	f.BoolVar(&o.chooseRounds, "choose-rounds", true, "with --valid: keep the rules of all n learning rounds or of the first n/2, n/4, ... down to 1, whichever rank the validation triples best")
@@ -261,37 +315,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--confidence: %w", err))
 	}
-	for _, name := range o.scoringSet {
-		if uses := scoringFlags[name]; !slices.Contains(uses, scoring) {
-			var names []string
-			for _, s := range uses {
-				names = append(names, s.String())
-			}
-			chose := ""
-			if auto {
-				chose = " (--score auto: learned with --valid, noisy-or without)"
-			}
-			need := ""
-			if uses[0] == kgc.Learned && o.valid == "" {
-				need = " and --valid"
-			}
-			return badInput(fmt.Errorf("--%s applies to --score %s only; this run scores with %s%s: give --score %s%s to use it",
-				name, strings.Join(names, ", "), scoring, chose, names[0], need))
-		}
-	}
-	if o.chooseValidSet {
-		why := ""
-		switch {
-		case o.rulesIn != "":
-			why = "rules read with --rules-in carry no rounds"
-		case o.valid == "":
-			why = "without --valid"
-		case !o.chooseRounds:
-			why = "--choose-rounds=false"
-		}
-		if why != "" {
-			return badInput(fmt.Errorf("--choose-valid: no rounds are chosen here (%s); it applies with --valid, --choose-rounds (the default) and rules learned", why))
-		}
+	if err := o.checkScoringFlags(scoring, auto, o.valid == ""); err != nil {
+		return err
 	}
 	if err := o.explain.checkKGC(scoring); err != nil {
 		return err
@@ -338,8 +363,6 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("--top-k %d: must be >= 1", o.topK))
 	case o.psl.Candidates < 1 || o.psl.RulesPerRelation < 1 || o.psl.TrainQueries < 1:
 		return badInput(fmt.Errorf("--psl-candidates, --psl-rules and --psl-train must be >= 1"))
-	case o.pslOut != "" && scoring != kgc.PSL:
-		return badInput(errors.New("--psl-out needs --score psl"))
 	case o.noisyOrK < 1:
 		return badInput(fmt.Errorf("--noisy-or-k %d: must be >= 1", o.noisyOrK))
 	case o.chooseValid < 0:
@@ -400,8 +423,15 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if auto && len(valid) == 0 {
-		scoring = kgc.NoisyOr
+	if o.valid != "" && len(valid) == 0 {
+		// Nothing to choose rounds or fit on: auto scores with noisy-or,
+		// and the flags of what validation triples drive are checked again.
+		if auto {
+			scoring = kgc.NoisyOr
+		}
+		if err := o.checkScoringFlags(scoring, auto, true); err != nil {
+			return err
+		}
 	}
 	test, err := read(o.test)
 	if err != nil {
@@ -440,8 +470,14 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("%s: no triples: nothing to learn rules from", o.train))
 	}
 	names := kgc.NamesOf(graphTriples)
-	chooses := (o.chooseRounds && o.rulesIn == "") || scoring == kgc.Learned || scoring == kgc.Clustered
-	o.warnInputs(stderr, v, names, [][]kgc.Triple{train, facts, valid, test}, rulesIn, chooses)
+	var uses []string // what the validation triples drive
+	if o.chooseRounds && o.rulesIn == "" && (o.learn.Rounds != 1 || o.timeSet) {
+		uses = append(uses, "the rounds are chosen")
+	}
+	if scoring == kgc.Learned || scoring == kgc.Clustered {
+		uses = append(uses, "the scoring is fitted")
+	}
+	o.warnInputs(stderr, v, names, [][]kgc.Triple{train, facts, valid, test}, rulesIn, strings.Join(uses, " or "))
 	g := kgc.NewGraph(graphTriples, len(v.Entities), len(v.Relations))
 	// The graph's own entities and relations (the vocabulary also holds
 	// those only the other files name).
@@ -478,7 +514,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		stopped := map[string]string{"time": "the time budget passed, the round running then dropped", "rounds": "the rounds asked for were done",
 			"saturated": "a round found no new rule", "memory": "another round would have outgrown learning's share (60%) of --" + memoryLimitFlag}[lr.Stopped]
 		fmt.Fprintf(stdout, "graph: %s; learned %s (%s counted in %s; stopped: %s; %.2f s)\n",
-			graphSize(nEnt, nRel, len(g.Triples)), plural(len(lr.Rules), "rule"), plural(lr.Candidates, "candidate"), plural(lr.Rounds, "round"), stopped, lr.Seconds)
+			graphSize(nEnt, nRel, len(g.Triples)), plural(len(lr.Rules), "rule", ""), plural(lr.Candidates, "candidate", ""), plural(lr.Rounds, "round", ""), stopped, lr.Seconds)
 		if o.chooseRounds && len(valid) > 0 && lr.Rounds > 1 {
 			if chosen, err = o.keepRounds(ctx, g, lr, valid, knownValid, scoring, confidence, prog); err != nil {
 				return cancelled(err)
@@ -491,7 +527,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	} else {
 		fmt.Fprintf(stdout, "graph: %s; %s read from %s\n",
-			graphSize(nEnt, nRel, len(g.Triples)), plural(len(lr.Rules), "rule"), clipPath(o.rulesIn))
+			graphSize(nEnt, nRel, len(g.Triples)), plural(len(lr.Rules), "rule", ""), clipPath(o.rulesIn))
 	}
 	rankStart := time.Now()
 	rk := kgc.NewRanker(g, lr.Rules, scoring)
@@ -676,9 +712,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 // and validation and test triples whose relations or entities the graph
 // never names, and no --valid (validation triples then count as wrong
 // answers in the filtered ranking), naming a validation file beside the
-// training file when there is one. chooses says whether the run chooses
-// rounds or fits a scoring on the validation triples.
-func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphNames, files [][]kgc.Triple, rules []kgc.Rule, chooses bool) {
+// training file when there is one. validUse says what the validation
+// triples drive ("the rounds are chosen", ...; empty: nothing).
+func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphNames, files [][]kgc.Triple, rules []kgc.Rule, validUse string) {
 	text := func(t kgc.Triple) string {
 		return fmt.Sprintf("%q", v.Entities[t.H]+" "+v.Relations[t.R]+" "+v.Entities[t.T])
 	}
@@ -696,8 +732,8 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 			clipPath(o.rulesIn), n, len(rules), rules[first].Format(v))
 	}
 	validSo := ""
-	if chooses {
-		validSo = "; such triples tell nothing when the rounds are chosen or the scoring fitted"
+	if validUse != "" {
+		validSo = "; such triples tell nothing when " + validUse
 	}
 	for _, f := range []struct {
 		path, what, so string
@@ -729,21 +765,21 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 	}
 }
 
-// plural is n and the noun, in the plural unless n is 1.
-func plural(n int, noun string) string {
+// plural is n and the noun, the plural form (noun + "s" when empty)
+// unless n is 1.
+func plural(n int, noun, nouns string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	if nouns == "" {
+		nouns = noun + "s"
+	}
+	return fmt.Sprintf("%d %s", n, nouns)
 }
 
 // graphSize says a graph's size in the kgc output's words.
 func graphSize(entities, relations, triples int) string {
-	ents := fmt.Sprintf("%d entities", entities)
-	if entities == 1 {
-		ents = "1 entity"
-	}
-	return fmt.Sprintf("%s, %s, %s", ents, plural(relations, "relation"), plural(triples, "triple"))
+	return plural(entities, "entity", "entities") + ", " + plural(relations, "relation", "") + ", " + plural(triples, "triple", "")
 }
 
 // widestInterval is the report's widest sampled confidence interval that
@@ -785,15 +821,6 @@ type kgcProgress struct {
 
 // kgcProgressEvery is how often a kgc run not on a terminal prints its
 // status.
-// scoringFlags are the flags that only some scorings use: given under
-// another, they are refused rather than ignored.
-var scoringFlags = map[string][]kgc.Scoring{
-	"cluster-starts": {kgc.Clustered}, "cluster-valid": {kgc.Clustered},
-	"learned-valid":  {kgc.Learned},
-	"psl-candidates": {kgc.PSL}, "psl-rules": {kgc.PSL}, "psl-train": {kgc.PSL},
-	"noisy-or-k": {kgc.NoisyOr, kgc.Learned, kgc.Clustered},
-}
-
 var kgcProgressEvery = 5 * time.Second
 
 func newKGCProgress(stderr io.Writer, quiet bool) *kgcProgress {

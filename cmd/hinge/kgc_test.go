@@ -551,7 +551,9 @@ func TestKGCInputWarnings(t *testing.T) {
 		{"unseen relation", []string{"--train", train, "--valid", valid, "--test", newRel},
 			[]string{`1 of ` + fmt.Sprint(len(kept)+1) + ` test triples have a relation the graph never names, first "p1 cousin p2"`}, []string{"header"}},
 		{"unseen entity in valid", []string{"--train", train, "--valid", stranger, "--test", clean},
-			[]string{`validation triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`, "predict it; such triples tell nothing when the rounds are chosen or the scoring fitted\n"}, []string{"test triples", "relation the graph"}},
+			[]string{`validation triples name an entity that no triple of the graph (--train, --facts) names, first "stranger parent p5"`, "predict it; such triples tell nothing when the scoring is fitted\n"}, []string{"test triples", "relation the graph"}},
+		{"unseen entity in valid, rounds chosen too", []string{"--train", train, "--valid", stranger, "--test", clean, "--rounds", "3"},
+			[]string{"predict it; such triples tell nothing when the rounds are chosen or the scoring is fitted\n"}, nil},
 		{"unseen entity in valid, nothing chosen", []string{"--train", train, "--valid", stranger, "--test", clean, "--score", "maxplus", "--choose-rounds=false"},
 			[]string{`validation triples name an entity`, "nor predict it\n"}, []string{"tell nothing"}},
 
@@ -956,23 +958,31 @@ func TestKGCScoringFlagsRefusedElsewhere(t *testing.T) {
 	base := []string{"kgc", "--train", ex + "train.txt", "--test", ex + "test.txt", "--rounds", "2", "--quiet"}
 	valid := []string{"--valid", ex + "valid.txt"}
 	rules := writeFile(t, t.TempDir(), "rules.txt", "10\t5\t0.5\tparent(X,Y) <= child(Y,X)\n")
+	empty := writeFile(t, t.TempDir(), "valid.txt", "")
 	for _, c := range []struct {
 		name string
 		args []string
 		want string // "" accepted
 	}{
 		{"learned flag, auto without --valid", []string{"--learned-valid", "10"},
-			"--learned-valid applies to --score learned only; this run scores with noisy-or (--score auto: learned with --valid, noisy-or without): give --score learned and --valid to use it"},
+			"--learned-valid applies to --score learned only; this run scores with noisy-or (--score auto: learned with validation triples, noisy-or without): give --score learned and --valid with triples to use it"},
+		{"learned flag, auto with an empty --valid", []string{"--learned-valid", "10", "--valid", empty},
+			"--learned-valid applies to --score learned only; this run scores with noisy-or (--score auto: learned with validation triples, noisy-or without): give --score learned and --valid with triples to use it"},
+		{"cluster flag without --valid", []string{"--score", "noisy-or", "--cluster-starts", "3"},
+			"--cluster-starts applies to --score clustered only; this run scores with noisy-or: give --score clustered and --valid with triples to use it"},
+		{"psl-out under noisy-or", []string{"--score", "noisy-or", "--psl-out", filepath.Join(t.TempDir(), "psl")}, "--psl-out applies to --score psl only"},
 		{"learned flag under noisy-or", append([]string{"--score", "noisy-or", "--learned-valid", "10"}, valid...),
 			"--learned-valid applies to --score learned only; this run scores with noisy-or: give --score learned to use it"},
 		{"learned flag under auto with --valid", append([]string{"--learned-valid", "10"}, valid...), ""},
 		{"cluster flag under auto's learned", append([]string{"--cluster-valid", "10"}, valid...),
-			"--cluster-valid applies to --score clustered only; this run scores with learned (--score auto: learned with --valid, noisy-or without): give --score clustered to use it"},
+			"--cluster-valid applies to --score clustered only; this run scores with learned (--score auto: learned with validation triples, noisy-or without): give --score clustered to use it"},
 		{"cluster flag under clustered", append([]string{"--score", "clustered", "--cluster-starts", "2"}, valid...), ""},
 		{"psl flag under maxplus", []string{"--score", "maxplus", "--psl-train", "10"}, "--psl-train applies to --score psl only; this run scores with maxplus: give --score psl to use it"},
 		{"noisy-or-k under max", []string{"--score", "max", "--noisy-or-k", "3"}, "--noisy-or-k applies to --score noisy-or, learned, clustered only; this run scores with max: give --score noisy-or to use it"},
 		{"noisy-or-k under auto", []string{"--noisy-or-k", "3"}, ""},
-		{"choose-valid without --valid", []string{"--choose-valid", "10"}, "--choose-valid: no rounds are chosen here (without --valid)"},
+		{"choose-valid without --valid", []string{"--choose-valid", "10"}, "--choose-valid: no rounds are chosen here (no validation triples)"},
+		{"choose-valid with an empty --valid", []string{"--choose-valid", "10", "--valid", empty}, "--choose-valid: no rounds are chosen here (no validation triples)"},
+		{"choose-valid with one round", append([]string{"--choose-valid", "10", "--rounds", "1"}, valid...), "--choose-valid: no rounds are chosen here (--rounds 1 learns one round)"},
 		{"choose-valid without choosing", append([]string{"--choose-valid", "10", "--choose-rounds=false"}, valid...), "--choose-valid: no rounds are chosen here (--choose-rounds=false)"},
 		{"choose-valid with --rules-in", append([]string{"--choose-valid", "10", "--rules-in", rules}, valid...), "--choose-valid: no rounds are chosen here (rules read with --rules-in carry no rounds)"},
 		{"choose-valid choosing", append([]string{"--choose-valid", "10"}, valid...), ""},
