@@ -233,9 +233,9 @@ func (k *KGC) ExplainQuery(e, r int32, tail bool, cands []int32) []KGCQuery {
 	for i := range out {
 		if len(out[i].Confs) > 0 {
 			out[i].Predicted = true
-			out[i].Score = Combine(s, k.Ranker.NoisyOrK, out[i].Confs)
-			if learned {
-				out[i].Score = weighed[i]
+			out[i].Score = weighed[i]
+			if !learned {
+				out[i].Score = Combine(s, k.Ranker.NoisyOrK, out[i].Confs)
 			}
 		}
 	}

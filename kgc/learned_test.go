@@ -271,21 +271,19 @@ func TestLearnedPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, tr := range valid {
-			for _, q := range []struct {
-				a     Answer
-				e, y  int32
-				tail  bool
-				query func(int32) Triple
-			}{{ev.Tails[i], tr.H, tr.T, true, func(c int32) Triple { return Triple{H: tr.H, R: tr.R, T: c} }},
-				{ev.Heads[i], tr.T, tr.H, false, func(c int32) Triple { return Triple{H: c, R: tr.R, T: tr.T} }}} {
-				skip := func(c int32) bool { return c != q.y && known(q.query(c)) }
+			for _, tail := range []bool{true, false} {
+				e, y, skip := askedAs(tr, tail, known)
+				a := ev.Heads[i]
+				if tail {
+					a = ev.Tails[i]
+				}
 				// Every rule applied (no early stop), known answers left out.
-				all, _, err := rk.rank(ctx, Learned, q.e, tr.R, q.tail, 0, skip, rk.newQueryScratch())
+				all, _, err := rk.rank(ctx, Learned, e, tr.R, tail, 0, skip, rk.newQueryScratch())
 				if err != nil {
 					t.Fatal(err)
 				}
 				rk.reweigh(Learned, all)
-				base, _, err := nor.rank(ctx, NoisyOr, q.e, tr.R, q.tail, 0, skip, nor.newQueryScratch())
+				base, _, err := nor.rank(ctx, NoisyOr, e, tr.R, tail, 0, skip, nor.newQueryScratch())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -294,20 +292,20 @@ func TestLearnedPrefix(t *testing.T) {
 				if !sameSet(all[:n], base[:n]) || !slices.EqualFunc(all[n:], base[n:], func(a, b Candidate) bool { return a.Entity == b.Entity }) {
 					t.Fatalf("query %d: learned %v, noisy-or %v: not its first %d re-weighed above the rest", i, entities(all), entities(base), n)
 				}
-				if len(q.a.List) > len(all) {
-					t.Fatalf("top %d, query %d: Evaluate lists %d candidates, %d predicted", topK, i, len(q.a.List), len(all))
+				if len(a.List) > len(all) {
+					t.Fatalf("top %d, query %d: Evaluate lists %d candidates, %d predicted", topK, i, len(a.List), len(all))
 				}
-				for j := range q.a.List {
-					if q.a.List[j].Entity != all[j].Entity {
-						t.Fatalf("top %d, query %d: Evaluate lists %v, every rule applied %v", topK, i, entities(q.a.List), entities(all))
+				for j := range a.List {
+					if a.List[j].Entity != all[j].Entity {
+						t.Fatalf("top %d, query %d: Evaluate lists %v, every rule applied %v", topK, i, entities(a.List), entities(all))
 					}
 				}
-				p, err := rk.PlaceOf(ctx, q.e, tr.R, q.tail, q.y, func(c int32) bool { return known(q.query(c)) })
+				p, err := rk.PlaceOf(ctx, e, tr.R, tail, y, skip)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if q.a.Rank > 0 && p.Rank != q.a.Rank {
-					t.Errorf("top %d, query %d: Evaluate ranks the answer %v, PlaceOf %v", topK, i, q.a.Rank, p.Rank)
+				if a.Rank > 0 && p.Rank != a.Rank {
+					t.Errorf("top %d, query %d: Evaluate ranks the answer %v, PlaceOf %v", topK, i, a.Rank, p.Rank)
 				}
 				checked++
 			}

@@ -81,24 +81,26 @@ func (o *kgcOptions) checkScoringFlags(scoring kgc.Scoring, auto, noValid bool) 
 		return badInput(fmt.Errorf("--%s applies to --score %s only; this run scores with %s%s: give --score %s%s to use it",
 			name, strings.Join(names, ", "), scoring, chose, names[0], need))
 	}
-	if !o.chooseValidSet {
-		return nil
-	}
-	why := ""
-	switch {
-	case o.rulesIn != "":
-		why = "rules read with --rules-in carry no rounds"
-	case noValid:
-		why = "no validation triples"
-	case !o.chooseRounds:
-		why = "--choose-rounds=false"
-	case o.learn.Rounds == 1 && !o.timeSet:
-		why = "--rounds 1 learns one round"
-	}
-	if why != "" {
+	if why := o.noRoundsChosen(noValid); o.chooseValidSet && why != "" {
 		return badInput(fmt.Errorf("--choose-valid: no rounds are chosen here (%s); it applies with --valid, --choose-rounds (the default) and rules learned in more than one round", why))
 	}
 	return nil
+}
+
+// noRoundsChosen says why the run will choose no rounds on the validation
+// triples ("": it will, if learning does more than one round).
+func (o *kgcOptions) noRoundsChosen(noValid bool) string {
+	switch {
+	case o.rulesIn != "":
+		return "rules read with --rules-in carry no rounds"
+	case noValid:
+		return "no validation triples"
+	case !o.chooseRounds:
+		return "--choose-rounds=false"
+	case o.learn.Rounds == 1 && !o.timeSet:
+		return "--rounds 1 learns one round"
+	}
+	return ""
 }
 
 type kgcReport struct {
@@ -471,7 +473,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	names := kgc.NamesOf(graphTriples)
 	var uses []string // what the validation triples drive
-	if o.chooseRounds && o.rulesIn == "" && (o.learn.Rounds != 1 || o.timeSet) {
+	if o.noRoundsChosen(len(valid) == 0) == "" {
 		uses = append(uses, "the rounds are chosen")
 	}
 	if scoring == kgc.Learned || scoring == kgc.Clustered {

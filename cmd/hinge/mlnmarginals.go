@@ -68,9 +68,9 @@ func (s *exactSummary) print(w io.Writer, total int) {
 		}
 		switch m {
 		case mln.ExactJunctionTree:
-			parts = append(parts, fmt.Sprintf("%d in %s by junction tree (cliques of at most %d atoms)", t.Atoms, components(t.Components), t.MaxWidth))
+			parts = append(parts, fmt.Sprintf("%d in %s by junction tree (cliques of at most %d atoms)", t.Atoms, plural(t.Components, "component", ""), t.MaxWidth))
 		case mln.ExactCounting:
-			parts = append(parts, fmt.Sprintf("%d in %s by counting exchangeable atoms", t.Atoms, components(t.Components)))
+			parts = append(parts, fmt.Sprintf("%d in %s by counting exchangeable atoms", t.Atoms, plural(t.Components, "component", "")))
 		case mln.ExactPropagated:
 			parts = append(parts, fmt.Sprintf("%d fixed by the hard clauses", t.Atoms))
 		case mln.ExactFree:
@@ -86,15 +86,7 @@ func (s *exactSummary) print(w io.Writer, total int) {
 	}
 	big := slices.MaxFunc(s.SampledSet, func(a, b mln.Component) int { return a.Atoms - b.Atoms })
 	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms)\n",
-		s.Sampled, components(len(s.SampledSet)), big.Atoms, big.Clauses, big.Width)
-}
-
-// components is "1 component" or "n components".
-func components(n int) string {
-	if n == 1 {
-		return "1 component"
-	}
-	return fmt.Sprintf("%d components", n)
+		s.Sampled, plural(len(s.SampledSet), "component", ""), big.Atoms, big.Clauses, big.Width)
 }
 
 // mixedWarning says on stderr why the chains cannot be trusted; atom names
