@@ -951,8 +951,8 @@ func TestKGCChoosingCancelledKeepsUserFiles(t *testing.T) {
 
 // A flag of one scoring given under another is refused, naming the flag,
 // the scoring it belongs to and the one the run has (auto resolved), and
-// --choose-valid where no rounds are chosen; under its own scoring each is
-// accepted.
+// --choose-valid where no rounds are chosen, leaving the user's files of
+// its outputs' names as they were; under its own scoring each is accepted.
 func TestKGCScoringFlagsRefusedElsewhere(t *testing.T) {
 	ex := "../../examples/kgc/"
 	base := []string{"kgc", "--train", ex + "train.txt", "--test", ex + "test.txt", "--rounds", "2", "--quiet"}
@@ -988,7 +988,16 @@ func TestKGCScoringFlagsRefusedElsewhere(t *testing.T) {
 		{"choose-valid choosing", append([]string{"--choose-valid", "10"}, valid...), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, append(slices.Clone(base), c.args...)...)
+			args := append(slices.Clone(base), c.args...)
+			// A refused run leaves the user's files of its outputs' names
+			// as they were, and nothing beside them (some are refused only
+			// once --valid is read).
+			out := t.TempDir()
+			pred, rep := writeFile(t, out, "mine.pred", "mine\n"), writeFile(t, out, "mine.json", "{}\n")
+			if c.want != "" {
+				args = append(args, "--predictions", pred, "--report", rep)
+			}
+			code, _, stderr := runCLI(t, args...)
 			if c.want == "" {
 				if code != 0 {
 					t.Fatalf("exit %d, %s", code, stderr)
@@ -997,6 +1006,12 @@ func TestKGCScoringFlagsRefusedElsewhere(t *testing.T) {
 			}
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, want %q in\n%s", code, c.want, stderr)
+			}
+			a, _ := os.ReadFile(pred)
+			b, _ := os.ReadFile(rep)
+			entries, _ := os.ReadDir(out)
+			if string(a) != "mine\n" || string(b) != "{}\n" || len(entries) != 2 {
+				t.Fatalf("refused run changed the user's files: %q, %q, %d entries", a, b, len(entries))
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/hinge-srl/hinge/mln"
 )
 
 // Every report's field keys are lower case (snake_case), whatever command
@@ -12,12 +14,13 @@ import (
 // found from the report types' fields (their json tags, or the field name
 // without one), down through nested structs, pointers, slices and maps;
 // keys that are data (a map's keys: the user's predicate names, PSL's
-// metric names) are not fields and not checked.
+// metric names) are not fields and not checked. mln learn writes
+// mln.LearnResult itself; the map-built MC-SAT reports nest exactSummary.
 func TestReportKeysLowerCase(t *testing.T) {
 	for _, v := range []any{
 		explainJSON{}, groundReport{}, inferReport{}, kgcReport{}, learnReport{}, liftReport{},
 		maxsatFileReport{}, maxsatExactReport{}, mlnReport{}, lazyReport{}, lazyExactReport{},
-		solveReport{}, structureReport{},
+		solveReport{}, structureReport{}, exactSummary{}, mln.LearnResult{},
 	} {
 		seen := map[reflect.Type]bool{}
 		var walk func(path string, ty reflect.Type)
