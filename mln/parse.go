@@ -107,6 +107,47 @@ func ParseProgram(name string, text []byte) (*Program, error) {
 	return p, nil
 }
 
+// IncludedFiles lists the files the program at path includes by #include
+// lines, directly or through other included files (relative to the file
+// that includes them), each once, so that a command can keep its outputs
+// off them. A file that cannot be read or a malformed #include line is
+// passed over: ReadProgram reports those.
+func IncludedFiles(path string) []string {
+	var files []string
+	seen := map[string]bool{}
+	var walk func(name string, depth int)
+	walk = func(name string, depth int) {
+		text, err := textfile.ReadFile(name)
+		if err != nil || depth > maxIncludeDepth {
+			return
+		}
+		lines, err := lex.Statements(name, text)
+		if err != nil {
+			return
+		}
+		for _, st := range lines {
+			rest, ok := strings.CutPrefix(st.Text, "#include")
+			if !ok {
+				continue
+			}
+			file, err := strconv.Unquote(strings.TrimSpace(rest))
+			if err != nil {
+				continue
+			}
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(filepath.Dir(name), file)
+			}
+			if !seen[file] {
+				seen[file] = true
+				files = append(files, file)
+				walk(file, depth+1)
+			}
+		}
+	}
+	walk(path, 0)
+	return files
+}
+
 func (p *Program) readFile(path string, depth int, from srcpos.Position) error {
 	if depth > maxIncludeDepth {
 		return srcpos.Errorf(from, "#include nested more than %d deep (a cycle?)", maxIncludeDepth)

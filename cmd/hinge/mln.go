@@ -67,6 +67,9 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 // files lists the input files the flags name.
 func (in *mlnInputs) files() []string {
 	files := append([]string{in.input, in.queryFile}, in.evidence...)
+	if in.input != "" {
+		files = append(files, mln.IncludedFiles(in.input)...)
+	}
 	if in.folder != "" {
 		for _, f := range []string{"predicates", "rules", "facts", "queries"} {
 			files = append(files, filepath.Join(in.folder, f))
@@ -361,9 +364,10 @@ Methods (--method):
               Goemans-Williamson rounding (at least 3/4 of the optimum)
   lp-walksat  lp-round followed by MaxWalkSAT (--flips) from the rounded world
   maxwalksat  MaxWalkSAT alone from a random world (Alchemy's and Tuffy's MAP)
-  exact       core-guided exact MAX-SAT (OLL on a CDCL SAT solver): the world
-              is proven optimal, or at --time-limit the best world found is
-              given with a certified lower bound and the gap between them
+  exact       core-guided exact MAX-SAT (OLL on a CDCL SAT solver), with a
+              large neighbourhood search on a second core improving the
+              world: it is proven optimal, or at --time-limit the best world
+              found is given with a certified lower bound and the gap
 Every method also reports a certified lower bound on the cost (the weight of
 violated ground clauses) of any world that satisfies the hard clauses.
 --lifted solves the LP relaxation lifted by color refinement (Srinivasan et
@@ -434,7 +438,7 @@ in Alchemy.`,
 	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
 	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, from random worlds, that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
-	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT, of --method exact's neighbourhood search and of the samplers' chains")
 	f.Float64Var(&o.noise, "noise", 0.5, "MaxWalkSAT's random-walk probability (lp-walksat, maxwalksat, --lazy)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.Float64Var(&o.hardWeight, "hard-weight", 0, "treat every hard clause as soft with this weight (as Alchemy and Tuffy do), so that unsatisfiable hard clauses still give a world; 0: hard clauses are constraints")
@@ -1107,11 +1111,12 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
 		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
 	}
-	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force, o.training...)
+	inputs := append(mln.IncludedFiles(o.input), o.training...)
+	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force, inputs...)
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
+	if err := checkOutputs(append([]string{o.input}, inputs...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
 	src, err := textfile.ReadFile(o.input)

@@ -69,17 +69,20 @@ func TestInferOutputCheckedFirst(t *testing.T) {
 // same way, and the input is left as it was.
 func TestLearnOutputIsInput(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"m.psl":    "1: Smokes(A) -> Cancer(A)\n",
-		"d.data":   "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: c.txt\ntruth:\n  Cancer: t.txt\n",
-		"s.txt":    "a\n",
-		"c.txt":    "a\n",
-		"t.txt":    "a\t1\n",
-		"k.data":   "predicates:\n  Friends/2: closed\n  Knows/2: open\nobservations:\n  Friends: f.txt\ntargets:\n  Knows: k.txt\ntruth:\n  Knows: kt.txt\n",
-		"f.txt":    "a\tb\n",
-		"k.txt":    "a\tb\n",
-		"kt.txt":   "a\tb\t1\n",
-		"p.mln":    "Smokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n",
-		"train.db": "Smokes(A)\nCancer(A)\n",
+		"m.psl":        "1: Smokes(A) -> Cancer(A)\n",
+		"d.data":       "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: c.txt\ntruth:\n  Cancer: t.txt\n",
+		"s.txt":        "a\n",
+		"c.txt":        "a\n",
+		"t.txt":        "a\t1\n",
+		"k.data":       "predicates:\n  Friends/2: closed\n  Knows/2: open\nobservations:\n  Friends: f.txt\ntargets:\n  Knows: k.txt\ntruth:\n  Knows: kt.txt\n",
+		"f.txt":        "a\tb\n",
+		"k.txt":        "a\tb\n",
+		"kt.txt":       "a\tb\t1\n",
+		"p.mln":        "Smokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n",
+		"train.db":     "Smokes(A)\nCancer(A)\n",
+		"decl.mln":     "Smokes(person)\nCancer(person)\n",
+		"sub/more.mln": "#include \"../decl.mln\"\n",
+		"inc.mln":      "#include \"sub/more.mln\"\n1 Smokes(x) => Cancer(x)\n",
 	})
 	in := func(name string) string { return filepath.Join(dir, name) }
 	for _, tc := range []struct {
@@ -94,6 +97,9 @@ func TestLearnOutputIsInput(t *testing.T) {
 		{"structure, an observation file", []string{"structure", "-d", in("k.data"), "--target", "Knows", "--output", in("f.txt")}, "f.txt"},
 		{"mln learn, the training database", []string{"mln", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("train.db")}, "train.db"},
 		{"rrf learn, the training database", []string{"rrf", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("train.db")}, "train.db"},
+		{"mln learn, a file the program includes", []string{"mln", "learn", "-i", in("inc.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("decl.mln")}, "decl.mln"},
+		{"mln learn --report, an included file", []string{"mln", "learn", "-i", in("inc.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("x.mln"), "--report", in("sub/more.mln")}, "sub/more.mln"},
+		{"rrf learn, a file the program includes", []string{"rrf", "learn", "-i", in("inc.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", in("sub/more.mln")}, "sub/more.mln"},
 	} {
 		before, err := os.ReadFile(in(tc.input))
 		if err != nil {
@@ -112,6 +118,48 @@ func TestLearnOutputIsInput(t *testing.T) {
 		if after, _ := os.ReadFile(in(tc.input)); string(after) != string(before) {
 			t.Errorf("%s: the input changed", tc.name)
 		}
+	}
+}
+
+// TestMLNOutputIsIncludedFile: a file that a Markov logic program pulls in
+// by #include (directly or through another included file) is an input:
+// mln infer's and rrf infer's outputs naming it are refused, exit 2, and
+// it is left as it was. It was overwritten, and the next run failed to
+// read the program.
+func TestMLNOutputIsIncludedFile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"decl.mln":     "Smokes(person)\nCancer(person)\n",
+		"sub/more.mln": "#include \"../decl.mln\"\n",
+		"inc.mln":      "#include \"sub/more.mln\"\n1.5 Smokes(x) => Cancer(x)\n",
+		"e.db":         "Smokes(Anna)\n",
+	})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	infer := []string{"mln", "infer", "-i", in("inc.mln"), "-e", in("e.db"), "-q", "Cancer", "--quiet"}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		input string
+	}{
+		{"mln infer -r", append(infer, "-r", in("decl.mln")), "decl.mln"},
+		{"mln infer --report", append(infer, "--report", in("sub/more.mln")), "sub/more.mln"},
+		{"mln infer --html", append(infer, "--html", in("decl.mln")), "decl.mln"},
+		{"mln infer --satisfaction", append(infer, "--satisfaction", in("decl.mln")), "decl.mln"},
+		{"rrf infer -r", []string{"rrf", "infer", "-i", in("inc.mln"), "-e", in("e.db"), "-q", "Cancer", "-r", in("decl.mln")}, "decl.mln"},
+	} {
+		before, err := os.ReadFile(in(tc.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, "is the input file") {
+			t.Errorf("%s: exit %d, stderr %q: want exit 2 and 'is the input file'", tc.name, code, errs)
+		}
+		if after, _ := os.ReadFile(in(tc.input)); string(after) != string(before) {
+			t.Errorf("%s: the included file changed", tc.name)
+		}
+	}
+	if code, out, errs := runCLI(t, infer...); code != 0 || !strings.Contains(out, "Cancer(Anna) 1") {
+		t.Errorf("the program with its includes: exit %d, %q, %q", code, out, errs)
 	}
 }
 

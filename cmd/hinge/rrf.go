@@ -396,11 +396,12 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if o.l2 < 0 || o.maxIter < 0 || o.chains <= 0 || o.sweeps <= 0 {
 		return badInput(fmt.Errorf("--l2 %v and --max-iter %d must be >= 0, --chains %d and --sweeps %d > 0", o.l2, o.maxIter, o.chains, o.sweeps))
 	}
-	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force, o.training...)
+	inputs := append(mln.IncludedFiles(o.input), o.training...)
+	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force, inputs...)
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(append([]string{o.input}, o.training...), output{flag: "--output", path: out}); err != nil {
+	if err := checkOutputs(append([]string{o.input}, inputs...), output{flag: "--output", path: out}); err != nil {
 		return err
 	}
 	norm, err := rrf.ParseNorm(o.norm)
