@@ -41,6 +41,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/hinge-srl/hinge/hlmrf"
@@ -113,6 +114,25 @@ func (cw *Writer) write(b []byte) error {
 	n, err := cw.w.Write(b)
 	cw.off += uint64(n)
 	return err
+}
+
+// Err returns the first error an Add or Finish met (a failed write, or a
+// problem the format cannot hold), nil when there was none: a caller whose
+// fill function fails can tell the cache's own error from its own.
+func (cw *Writer) Err() error { return cw.err }
+
+// IsCacheFile reports whether the file at path begins as a cache file
+// does (its header's magic), so that a command replacing a cache file can
+// refuse to replace anything else.
+func IsCacheFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(headerMagic))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == headerMagic
 }
 
 // Add appends p's potentials and then its constraints (variables are

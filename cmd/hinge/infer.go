@@ -160,7 +160,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	// The outputs before loading too (a large data set takes a while);
 	// that none is an input is known once the program is read.
-	if err := checkOutputs(nil, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
+	if err := checkOutputs(nil, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}, o.streaming.output()}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
 	if toStdout(o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {
@@ -175,7 +175,7 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	outs := append(append(outputFiles(o.output, prog), output{flag: "--report", path: o.report}), o.explain.outputs()...)
+	outs := append(append(outputFiles(o.output, prog), output{flag: "--report", path: o.report}, o.streaming.output()), o.explain.outputs()...)
 	if err := checkOutputs(programInputs(&o.programFlags, prog), outs...); err != nil {
 		return err
 	}

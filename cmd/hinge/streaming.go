@@ -41,8 +41,9 @@ func (s *streamOptions) add(cmd *cobra.Command) {
 }
 
 // checkCache refuses, before any work, a --cache directory that cannot
-// hold the cache: a file, one whose ground.cache is a directory, or one
-// that --output (output, a directory replaced whole) would replace.
+// hold the cache: a file, one whose ground.cache is a directory or a file
+// that is not a cache (an input, or the user's: each run replaces it), or
+// one that --output (output, a directory replaced whole) would replace.
 func (s *streamOptions) checkCache(output string) error {
 	dir := s.cacheDir
 	if dir == "" {
@@ -51,8 +52,14 @@ func (s *streamOptions) checkCache(output string) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return badInput(fmt.Errorf("--cache %s is a file; give a directory", clipPath(dir)))
 	}
-	if st, err := os.Stat(filepath.Join(dir, "ground.cache")); err == nil && st.IsDir() {
-		return badInput(fmt.Errorf("--cache %s: %s is a directory; the cache file goes there", clipPath(dir), clipPath(filepath.Join(dir, "ground.cache"))))
+	path := filepath.Join(dir, "ground.cache")
+	if st, err := os.Lstat(path); err == nil {
+		switch {
+		case st.IsDir():
+			return badInput(fmt.Errorf("--cache %s: %s is a directory; the cache file goes there", clipPath(dir), clipPath(path)))
+		case !st.Mode().IsRegular() || !cache.IsCacheFile(path):
+			return badInput(fmt.Errorf("--cache %s: %s exists and is not a cache hinge wrote; each run replaces that file: give another directory, or move the file", clipPath(dir), clipPath(path)))
+		}
 	}
 	if output != "" {
 		c, err1 := filepath.Abs(dir)
@@ -62,6 +69,16 @@ func (s *streamOptions) checkCache(output string) error {
 		}
 	}
 	return nil
+}
+
+// output is the cache file --cache DIR keeps, as an output (none without
+// --cache, when the cache lives in a temporary directory, or while DIR is
+// still to be created, when it holds neither an input nor another output).
+func (s *streamOptions) output() output {
+	if st, err := os.Stat(s.cacheDir); s.cacheDir == "" || err != nil || !st.IsDir() {
+		return output{}
+	}
+	return output{flag: "--cache", path: filepath.Join(s.cacheDir, "ground.cache")}
 }
 
 // streamed is what a streaming solve hands back to hinge infer.
@@ -90,18 +107,25 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	removeStale(dir)
 	var g *ground.Result
 	var groundSec float64
+	var cw *cache.Writer
 	_, targets, _ := prog.Store.Counts() // the ground problem's variables
 	st, err := cache.Write(path, targets, func(w *cache.Writer) error {
 		var err error
+		cw = w
 		g, groundSec, err = o.groundTo(ctx, prog, o.admm.Threads, w)
 		return err
 	})
 	if err != nil {
+		if cw != nil && cw.Err() != nil {
+			// The cache's write failed (a full disk, a file size limit),
+			// whichever rule's grounding met it.
+			return nil, failed(fmt.Errorf("writing the cache %s: %w", clipPath(path), cw.Err()))
+		}
 		var ce *exitError
 		if errors.As(err, &ce) {
 			return nil, ce // grounding's own error, not the cache's
 		}
-		return nil, failed(fmt.Errorf("writing the cache: %w", err))
+		return nil, failed(fmt.Errorf("writing the cache %s: %w", clipPath(path), err))
 	}
 	printGroundSummary(stdout, prog, g, groundSec)
 	fmt.Fprintf(stdout, "cache: %s, %d bytes in %d blocks (%.1f bytes a potential)\n",
@@ -169,12 +193,18 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 const staleAge = 10 * time.Minute
 
 // removeStale removes what killed runs left in a cache directory: their
-// temporary cache files and duals (a running writer keeps its own fresh).
+// temporary cache files and duals (a running writer keeps its own fresh),
+// by the names hinge gives them: the prefix and then digits only
+// (os.CreateTemp's), so that no file of the user's is taken for one.
 func removeStale(dir string) {
-	for _, pat := range []string{".ground.cache.tmp*", ".duals*"} {
-		old, _ := filepath.Glob(filepath.Join(dir, pat))
+	for _, prefix := range []string{".ground.cache.tmp", ".duals"} {
+		old, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
 		for _, f := range old {
-			if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > staleAge {
+			rest := strings.TrimPrefix(filepath.Base(f), prefix)
+			if rest == "" || strings.Trim(rest, "0123456789") != "" {
+				continue
+			}
+			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleAge {
 				os.Remove(f)
 			}
 		}

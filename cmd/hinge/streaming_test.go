@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeTransitivity writes a transitivity model over n people who each
@@ -145,6 +146,76 @@ func TestInferStreamingFlags(t *testing.T) {
 		code, _, stderr := runCLI(t, append([]string{"infer", "--model", psl, "--data", data}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+}
+
+// TestCacheDirKeepsOthersFiles: --cache DIR replaces DIR/ground.cache on
+// each run, so a file there that is not a cache hinge wrote (an input of
+// the run, or the user's) is refused before any work, exit 2, as is
+// another output naming the kept cache; and the clean-up of killed runs'
+// leftovers removes only the names hinge gives them. Each of these was
+// overwritten or deleted under exit 0.
+func TestCacheDirKeepsOthersFiles(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"m.psl":             "1: Friends(A, B) & Smokes(A) -> Smokes(B) ^2\n",
+		"d/m.data":          "predicates:\n  Friends/2: closed\n  Smokes/1: open\nobservations:\n  Friends: ground.cache\n  Smokes: smokes.txt\ntargets:\n  Smokes: targets.txt\n",
+		"d/ground.cache":    "Anna\tBob\n",
+		"d/smokes.txt":      "Anna\t1\n",
+		"d/targets.txt":     "Bob\n",
+		"mine/ground.cache": "my notes\n",
+	})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, tc := range []struct {
+		name, cache, file string
+		extra             []string
+	}{
+		{"an input named ground.cache", "d", "d/ground.cache", nil},
+		{"the user's ground.cache", "mine", "mine/ground.cache", nil},
+	} {
+		args := append([]string{"infer", "-m", in("m.psl"), "-d", in("d/m.data"), "--streaming", "--cache", in(tc.cache), "--quiet"}, tc.extra...)
+		code, _, errs := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errs, "is not a cache hinge wrote") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and 'is not a cache hinge wrote'", tc.name, code, errs)
+		}
+		if b, _ := os.ReadFile(in(tc.file)); !strings.HasSuffix(string(b), "\n") || strings.HasPrefix(string(b), "HINGE") {
+			t.Errorf("%s: the file now holds %q", tc.name, b)
+		}
+	}
+
+	// A run keeps its cache in c; a second run whose --report names it is
+	// refused, and the cache stays a cache.
+	model, data := writeTransitivity(t, 12, 3)
+	c := filepath.Join(t.TempDir(), "c")
+	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data, "--streaming", "--cache", c, "--quiet"); code != 0 {
+		t.Fatalf("first run: exit %d, %s", code, errs)
+	}
+	code, _, errs := runCLI(t, "infer", "-m", model, "-d", data, "--streaming", "--cache", c, "--report", filepath.Join(c, "ground.cache"), "--quiet")
+	if code != 2 || !strings.Contains(errs, "name the same file") {
+		t.Errorf("--report naming the kept cache: exit %d, stderr %q", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(c, "ground.cache")); err != nil || !strings.HasPrefix(string(b), "HINGEPC") {
+		t.Errorf("the kept cache was replaced: %.20q, %v", b, err)
+	}
+
+	// Old leftovers of killed runs go; the user's files that merely begin
+	// like them stay.
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{".duals123", ".ground.cache.tmp456", ".duals-notes", ".dualsx1", ".ground.cache.tmp-mine"} {
+		p := filepath.Join(c, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data, "--streaming", "--cache", c, "--quiet"); code != 0 {
+		t.Fatalf("third run: exit %d, %s", code, errs)
+	}
+	for name, kept := range map[string]bool{".duals123": false, ".ground.cache.tmp456": false, ".duals-notes": true, ".dualsx1": true, ".ground.cache.tmp-mine": true} {
+		if _, err := os.Stat(filepath.Join(c, name)); (err == nil) != kept {
+			t.Errorf("%s: kept %v, want %v", name, err == nil, kept)
 		}
 	}
 }
