@@ -51,6 +51,32 @@ func ReadJSON(path, partition string) (*Config, error) {
 	return parseJSONConfig(path, src, partition, checkFile)
 }
 
+// JSONFiles lists the data files the JSON config at path names in every
+// partition (infer, learn, validation), so that a command reading one
+// partition can keep its outputs off the files of the others too. A
+// partition that does not parse is passed over: ReadJSON reports its
+// errors when it is read.
+func JSONFiles(path string) []string {
+	src, err := textfile.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, part := range []string{"infer", "learn", "validation"} {
+		cfg, err := parseJSONConfig(path, src, part, func(string) error { return nil })
+		if err != nil {
+			continue
+		}
+		if cfg.RulesFile != "" {
+			files = append(files, cfg.RulesFile)
+		}
+		for _, s := range cfg.Sources {
+			files = append(files, s.File)
+		}
+	}
+	return files
+}
+
 // splitNames are PSL 3's data splits.
 var splitNames = []string{"all", "learn", "validation", "infer"}
 

@@ -181,13 +181,17 @@ func canCreate(dir string) error {
 }
 
 // programInputs lists the files a loaded PSL program was read from: the
-// rules, the .data or JSON config and every data file it names.
+// rules, the .data or JSON config and every data file it names (a JSON
+// config's in every partition, read or not).
 func programInputs(f *programFlags, prog *pipeline.Program) []string {
 	files := []string{f.model, f.data, f.config, prog.RulesFrom}
 	if prog.Config != nil {
 		for _, s := range prog.Config.Sources {
 			files = append(files, s.File)
 		}
+	}
+	if f.config != "" {
+		files = append(files, config.JSONFiles(f.config)...) // the other partitions'
 	}
 	return files
 }
@@ -218,6 +222,9 @@ func configInputs(f *programFlags) ([]string, error) {
 	files := []string{f.data, f.config}
 	for _, s := range cfg.Sources {
 		files = append(files, s.File)
+	}
+	if f.config != "" {
+		files = append(files, config.JSONFiles(f.config)...) // the other partitions'
 	}
 	return files, nil
 }

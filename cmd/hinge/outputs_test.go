@@ -247,3 +247,40 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// TestConfigOtherPartitionIsInput: a JSON config names the data of every
+// split; a run reads one (--partition), but an output naming a file of
+// another split is refused as an input all the same (it was overwritten,
+// and the next learning run read the report as target atoms).
+func TestConfigOtherPartitionIsInput(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"r.psl":             "1.0: Friends(A, B) & Smokes(A) -> Smokes(B) ^2\n",
+		"learn_targets.txt": "Bob\n",
+		"learn_truth.txt":   "Bob\t1\n",
+		"c.json": `{"rules": "r.psl", "predicates": {"Friends/2": {"observations": [["Anna", "Bob"]]},
+ "Smokes/1": {"observations": [["Anna", 1]], "targets": {"infer": [["Bob"]], "learn": ["learn_targets.txt"]},
+  "truth": {"learn": ["learn_truth.txt"]}}}}`,
+	})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, tc := range []struct {
+		name string
+		args []string
+		file string
+	}{
+		{"infer --report, a learn target file", []string{"infer", "--config", in("c.json"), "--report", in("learn_targets.txt"), "--quiet"}, "learn_targets.txt"},
+		{"infer --report, a learn truth file", []string{"infer", "--config", in("c.json"), "--partition", "infer", "--report", in("learn_truth.txt"), "--quiet"}, "learn_truth.txt"},
+		{"learn --report, an infer-only config's rules", []string{"learn", "--config", in("c.json"), "--output", in("x.psl"), "--report", in("r.psl"), "--quiet"}, "r.psl"},
+	} {
+		before, err := os.ReadFile(in(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, "is the input file") {
+			t.Errorf("%s: exit %d, stderr %q: want exit 2 and 'is the input file'", tc.name, code, errs)
+		}
+		if after, _ := os.ReadFile(in(tc.file)); string(after) != string(before) {
+			t.Errorf("%s: the file changed", tc.name)
+		}
+	}
+}
