@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -359,8 +360,12 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return badInput(fmt.Errorf("--max-length %d: must be between 1 and %d", o.learn.MaxLength, kgc.MaxPath))
 	case o.learn.MinSupport < 1:
 		return badInput(fmt.Errorf("--min-support %d: must be >= 1", o.learn.MinSupport))
-	case !(o.learn.PC >= 0):
-		return badInput(fmt.Errorf("--pc %v: must be >= 0", o.learn.PC))
+	case !(o.learn.PC >= 0) || math.IsInf(o.learn.PC, 1):
+		return badInput(fmt.Errorf("--pc %v: must be a number >= 0", o.learn.PC))
+	case !(o.learn.MinConf >= 0 && o.learn.MinConf <= 1):
+		return badInput(fmt.Errorf("--min-conf %v: must be between 0 and 1 (a confidence)", o.learn.MinConf))
+	case o.learn.Threads < 0:
+		return badInput(fmt.Errorf("--threads %d: must be >= 0 (0: all cores)", o.learn.Threads))
 	case o.topK < 1:
 		return badInput(fmt.Errorf("--top-k %d: must be >= 1", o.topK))
 	case o.psl.Candidates < 1 || o.psl.RulesPerRelation < 1 || o.psl.TrainQueries < 1:

@@ -660,9 +660,15 @@ func TestKGCNoSmoothing(t *testing.T) {
 			}
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	if code := runContext(context.Background(), append([]string{"kgc", "--pc", "-1"}, args...), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--pc -1: must be >= 0") {
-		t.Errorf("--pc -1: exit %d\n%s", code, stderr.String())
+	// Values no rule can use are refused, exit 2: they dropped every rule
+	// (--min-conf NaN or 2, --pc +Inf) under exit 0 and MRR 0.
+	for _, bad := range [][]string{{"--pc", "-1", "--pc -1: must be a number >= 0"}, {"--pc", "+Inf", "--pc +Inf: must be a number >= 0"},
+		{"--min-conf", "NaN", "--min-conf NaN: must be between 0 and 1"}, {"--min-conf", "2", "--min-conf 2: must be between 0 and 1"},
+		{"--min-conf", "-0.5", "--min-conf -0.5: must be between 0 and 1"}, {"--threads", "-1", "--threads -1: must be >= 0"}} {
+		var stdout, stderr bytes.Buffer
+		if code := runContext(context.Background(), append([]string{"kgc", bad[0], bad[1]}, args...), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), bad[2]) {
+			t.Errorf("%s %s: exit %d\n%s", bad[0], bad[1], code, stderr.String())
+		}
 	}
 }
 
