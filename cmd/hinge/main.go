@@ -53,9 +53,21 @@ func applyMemoryLimit(cmd *cobra.Command) error {
 	if err != nil {
 		return badInput(err)
 	}
+	switch {
+	case set:
+		memoryLimitFrom = "set by --" + memoryLimitFlag
+	case strings.TrimSpace(os.Getenv(memoryLimitEnv)) != "":
+		memoryLimitFrom = "set by $" + memoryLimitEnv
+	default:
+		memoryLimitFrom = "the default, 80% of the memory this process may use (the machine's, its cgroup's or its ulimit's); --" + memoryLimitFlag + " sets another"
+	}
 	memlimit.Set(n)
 	return nil
 }
+
+// memoryLimitFrom says where the run's memory limit came from, for the
+// messages that refuse work which would not fit in it.
+var memoryLimitFrom = "set by --" + memoryLimitFlag
 
 // exitError carries the process exit status with an error.
 type exitError struct {
@@ -137,7 +149,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("hinge {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
-	root.PersistentFlags().String(memoryLimitFlag, "", "the memory the run may use: `SIZE` in bytes or with a unit (512MiB, 4GB, 1.5G); default $"+memoryLimitEnv+", else 80% of the machine's or the cgroup's memory")
+	root.PersistentFlags().String(memoryLimitFlag, "", "the memory the run may use: `SIZE` in bytes or with a unit (512MiB, 4GB, 1.5G); default $"+memoryLimitEnv+", else 80% of the machine's, the cgroup's or the ulimit's memory")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyMemoryLimit(cmd) }
 	root.AddCommand(
 		newGroundCmd(),

@@ -30,8 +30,8 @@ func checkFits(path string, vars int, usedBy string, used, terms int) error {
 	if need <= limit {
 		return nil
 	}
-	return failed(fmt.Errorf("%s: %d variables (the %s use up to %d) and %d terms need about %s to solve, more than --%s %s",
-		clipPath(path), vars, usedBy, used, terms, memlimit.Format(need), memoryLimitFlag, memlimit.Format(limit)))
+	return failed(fmt.Errorf("%s: %d variables (the %s use up to %d) and %d terms need about %s to solve, more than the memory limit of %s (%s)",
+		clipPath(path), vars, usedBy, used, terms, memlimit.Format(need), memlimit.Format(limit), memoryLimitFrom))
 }
 
 // checkProblemFits is checkFits for a ground problem (solve, lift).

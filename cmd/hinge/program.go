@@ -323,7 +323,7 @@ func groundError(err error) error {
 	}
 	var me *ground.MemoryError
 	if errors.As(err, &me) {
-		return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))
+		return failed(fmt.Errorf("%w (%s)", err, memoryLimitFrom))
 	}
 	var je *ground.JoinError
 	if errors.As(err, &je) {

@@ -304,7 +304,7 @@ func rrfGroundError(err error) error {
 	}
 	if le := (*rrf.LimitError)(nil); errors.As(err, &le) {
 		if le.Limit > 0 {
-			return failed(fmt.Errorf("%w (set by --%s)", err, memoryLimitFlag))
+			return failed(fmt.Errorf("%w (%s)", err, memoryLimitFrom))
 		}
 		return failed(err)
 	}

@@ -76,12 +76,18 @@ func Format(n int64) string {
 }
 
 // Available returns the memory the process may use: the smallest of the
-// machine's MemTotal (/proc/meminfo) and the memory limits of the cgroups
+// machine's MemTotal (/proc/meminfo), the memory limits of the cgroups
 // the process is in (cgroup v2 memory.max, cgroup v1
 // memory.limit_in_bytes, of its own cgroup and every ancestor, since a
-// parent's limit binds its children). It returns 0 when none can be read.
+// parent's limit binds its children) and the address space its resource
+// limits leave it (ulimit -v or -d, less what is mapped already). It
+// returns 0 when none can be read.
 func Available() int64 {
-	return available("/proc/self/cgroup", "/sys/fs/cgroup", "/proc/meminfo")
+	n := available("/proc/self/cgroup", "/sys/fs/cgroup", "/proc/meminfo")
+	if r := rlimitAvailable(); r > 0 && (n == 0 || r < n) {
+		n = r
+	}
+	return n
 }
 
 // available is Available with the files it reads named, for tests.
