@@ -383,7 +383,8 @@ func (res *MAPResult) exact(ctx context.Context, in *maxsat.Instance, x0 []bool,
 	if x0 != nil {
 		start = [][]bool{extendWorld(in, x0, aux)}
 	}
-	xr, err := maxsat.Exact(ctx, pos, maxsat.ExactOptions{TimeLimit: opt.TimeLimit, Progress: opt.ExactProgress, Start: start, LowerBound: res.LowerBound})
+	xr, err := maxsat.Exact(ctx, pos, maxsat.ExactOptions{TimeLimit: opt.TimeLimit, Progress: opt.ExactProgress, Start: start, LowerBound: res.LowerBound,
+		Seed: opt.MaxSAT.Seed})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,9 @@ type LazyExactOptions struct {
 	TimeLimit time.Duration
 	// MemoryLimit is as in LazyOptions.
 	MemoryLimit int64
+	// Seed seeds the exact solver's large neighbourhood search
+	// (maxsat.ExactOptions.Seed).
+	Seed uint64
 	// Progress, when set, is called after each round with the round, the
 	// ground clauses built so far, and the round's world's cost over them
 	// and lower bound.
@@ -110,7 +113,7 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 		if err != nil {
 			return nil, err
 		}
-		xo := maxsat.ExactOptions{}
+		xo := maxsat.ExactOptions{Seed: opt.Seed}
 		if !deadline.IsZero() {
 			xo.TimeLimit = max(time.Nanosecond, time.Until(deadline))
 		}

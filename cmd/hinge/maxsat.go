@@ -61,11 +61,14 @@ clauses without such a proof (in both cases the exit status is 1); then
 with stratification by weight, on a CDCL SAT solver with assumptions): it
 stops with 's OPTIMUM FOUND' once the cores' lower bound meets the best
 assignment, or at --time-limit with 's SATISFIABLE', the best assignment
-found, the certified lower bound and the gap. --local-search N first runs N
-MaxWalkSAT flips from a random assignment, whose best world starts the
-search. Real weights are exact when they are decimals (up to nine digits
-after the point); others are rounded and the rounding error is taken from
-the bound.`,
+found, the certified lower bound and the gap. Beside the cores, on a
+second core, a large neighbourhood search improves the best assignment:
+it frees a few hundred variables around a falsified clause, holds the
+others, and solves what is left exactly (--seed chooses the
+neighbourhoods). --local-search N first runs N MaxWalkSAT flips from a
+random assignment, whose best world starts the search. Real weights are
+exact when they are decimals (up to nine digits after the point); others
+are rounded and the rounding error is taken from the bound.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -73,7 +76,7 @@ the bound.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
-	f.Uint64Var(&o.opt.Seed, "seed", 1, "seed of the local search")
+	f.Uint64Var(&o.opt.Seed, "seed", 1, "seed of the local search and of --exact's neighbourhood search")
 	f.IntVar(&o.opt.LocalSearch, "local-search", 0, "MaxWalkSAT flips from the rounded assignment (0: none)")
 	f.Float64Var(&o.opt.Noise, "noise", 0.5, "MaxWalkSAT random-walk probability")
 	f.IntVar(&o.opt.RepairSteps, "repair-steps", o.opt.RepairSteps, "least MaxWalkSAT flips spent repairing violated hard clauses")
@@ -239,7 +242,11 @@ type maxsatExactReport struct {
 	Cores       int      `json:"cores"`
 	SATCalls    int      `json:"sat_calls"`
 	Hardened    int      `json:"hardened"`
-	Seconds     struct {
+	// Neighbourhoods and Improvements are the large neighbourhood
+	// search's: neighbourhoods solved, and those that gave a better world.
+	Neighbourhoods int `json:"neighbourhoods"`
+	Improvements   int `json:"improvements"`
+	Seconds        struct {
 		Load        float64 `json:"load"`
 		LocalSearch float64 `json:"local_search"`
 		Solve       float64 `json:"solve"`
@@ -253,7 +260,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	rep := maxsatExactReport{File: path, Variables: in.NumVars, Clauses: in.NumClauses(), HardClauses: in.NumHard(), WeightTotal: in.SoftWeight()}
 	rep.Seconds.Load = load
 	prog := progress.New(stderr, o.quiet, "hinge maxsat")
-	xo := maxsat.ExactOptions{TimeLimit: o.timeLimit, Progress: func(p maxsat.ExactProgress) {
+	xo := maxsat.ExactOptions{TimeLimit: o.timeLimit, Seed: o.opt.Seed, Progress: func(p maxsat.ExactProgress) {
 		prog.Status("exact: cost %.10g, lower bound %.10g, %d cores, %.0f s", p.Cost, p.LowerBound, p.Cores, p.Seconds)
 	}}
 	t0 := time.Now()
@@ -279,6 +286,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	rep.Seconds.Total = time.Since(t0).Seconds() + load
 	rep.LowerBound, rep.Gap, rep.Status, rep.Optimal, rep.Infeasible = res.LowerBound, res.Gap(), res.Status, res.Optimal, res.Infeasible
 	rep.Scale, rep.WeightError, rep.Cores, rep.SATCalls, rep.Hardened = res.Scale, res.WeightError, res.Cores, res.SATCalls, res.Hardened
+	rep.Neighbourhoods, rep.Improvements = res.Neighbourhoods, res.Improvements
 	if res.X != nil {
 		rep.Cost = &res.Cost
 	}
@@ -289,7 +297,11 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	if res.WeightError > 0 {
 		fmt.Fprintf(w, " with rounding error %.3g (taken from the bound)", res.WeightError)
 	}
-	fmt.Fprintf(w, "\nc certified lower bound on the cost: %s\n", g(res.LowerBound))
+	fmt.Fprintln(w)
+	if res.Neighbourhoods > 0 {
+		fmt.Fprintf(w, "c large neighbourhood search: %s solved, %d gave a better assignment\n", plural(res.Neighbourhoods, "neighbourhood", "neighbourhoods"), res.Improvements)
+	}
+	fmt.Fprintf(w, "c certified lower bound on the cost: %s\n", g(res.LowerBound))
 	fmt.Fprintf(w, "c seconds: load %.3f local search %.3f exact %.3f total %.3f\n", load, rep.Seconds.LocalSearch, res.Seconds, rep.Seconds.Total)
 	switch {
 	case res.Infeasible:

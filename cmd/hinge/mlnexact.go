@@ -18,14 +18,18 @@ import (
 type exactMAPSummary struct {
 	// Status is "optimal" or "time limit"; Gap is (cost - lower bound) /
 	// cost.
-	Status      string  `json:"status"`
-	Gap         float64 `json:"gap"`
-	Cores       int     `json:"cores"`
-	SATCalls    int     `json:"sat_calls"`
-	Hardened    int     `json:"hardened"`
-	WeightScale float64 `json:"weight_scale"`
-	WeightError float64 `json:"weight_error"`
-	Seconds     float64 `json:"seconds"`
+	Status   string  `json:"status"`
+	Gap      float64 `json:"gap"`
+	Cores    int     `json:"cores"`
+	SATCalls int     `json:"sat_calls"`
+	Hardened int     `json:"hardened"`
+	// Neighbourhoods and Improvements are the large neighbourhood
+	// search's: neighbourhoods solved, and those that gave a better world.
+	Neighbourhoods int     `json:"neighbourhoods"`
+	Improvements   int     `json:"improvements"`
+	WeightScale    float64 `json:"weight_scale"`
+	WeightError    float64 `json:"weight_error"`
+	Seconds        float64 `json:"seconds"`
 }
 
 // exactMAPSummaryOf summarises x (nil: nil) for a world of that cost and
@@ -35,18 +39,27 @@ func exactMAPSummaryOf(x *maxsat.ExactResult, cost, bound float64) *exactMAPSumm
 		return nil
 	}
 	return &exactMAPSummary{Status: x.Status, Gap: gapOf(cost, bound), Cores: x.Cores, SATCalls: x.SATCalls, Hardened: x.Hardened,
-		WeightScale: x.Scale, WeightError: x.WeightError, Seconds: x.Seconds}
+		Neighbourhoods: x.Neighbourhoods, Improvements: x.Improvements, WeightScale: x.Scale, WeightError: x.WeightError, Seconds: x.Seconds}
 }
 
 // printExactStatus says how an exact run ended: proven optimal, or at the
 // time limit with the gap between the world's cost and the bound.
 func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
 	if x.Optimal {
-		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls\n", x.Cores, x.SATCalls)
+		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls%s\n", x.Cores, x.SATCalls, neighbourhoodsText(x))
 		return
 	}
-	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
-		x.Cores, x.SATCalls, 100*gapOf(cost, bound), cost, bound)
+	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls%s: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
+		x.Cores, x.SATCalls, neighbourhoodsText(x), 100*gapOf(cost, bound), cost, bound)
+}
+
+// neighbourhoodsText says what the large neighbourhood search did, when
+// it ran.
+func neighbourhoodsText(x *maxsat.ExactResult) string {
+	if x.Neighbourhoods == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %s of the neighbourhood search, %d of which gave a better world)", plural(x.Neighbourhoods, "neighbourhood", "neighbourhoods"), x.Improvements)
 }
 
 // gapOf is (cost - bound) / cost, 0 for a cost of 0.
@@ -141,7 +154,7 @@ type lazyExactReport struct {
 // true query atoms.
 func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
 	bar := o.bar
-	res, err := net.LazyExactMAP(ctx, mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(),
+	res, err := net.LazyExactMAP(ctx, mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(), Seed: o.seed,
 		Progress: func(round, clauses int, cost, bound float64) {
 			bar.Status("cutting planes: round %d, %d ground clauses, cost %.6g, lower bound %.6g", round, clauses, cost, bound)
 		}})

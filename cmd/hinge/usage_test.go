@@ -82,7 +82,7 @@ func TestHelpDefaults(t *testing.T) {
 		{"learn", "--seed uint", ""},
 		{"learn", "(default 1)", ""},
 		{"infer", "--seed uint                 seed for every random choice (local search, --shuffle) (default 1)", ""},
-		{"maxsat", "seed of the local search (default 1)", ""},
+		{"maxsat", "seed of the local search and of --exact's neighbourhood search (default 1)", ""},
 		{"infer", "-m, --model string", ""},
 	} {
 		code, out, _ := runCLI(t, tc.cmd, "--help")

@@ -1,0 +1,132 @@
+package maxsat
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// withLNSOnAll runs the large neighbourhood search on instances of every
+// size for the rest of the test (it is kept for 100 variables or more).
+func withLNSOnAll(t *testing.T) {
+	old := lnsMinVars
+	lnsMinVars = 1
+	t.Cleanup(func() { lnsMinVars = old })
+}
+
+// TestExactWithLNSAgainstBruteForce runs Exact with the neighbourhood
+// search beside the cores on random instances with every feature
+// (exactCase) and checks each answer against enumeration, without a time
+// limit (proven optima) and with short ones (the search's world may then
+// be the answer, or meet the bound and end the run).
+func TestExactWithLNSAgainstBruteForce(t *testing.T) {
+	withLNSOnAll(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	trials := 200
+	if testing.Short() {
+		trials = 40
+	}
+	rounds, improvements := 0, 0
+	for trial := range trials {
+		n := 2 + rng.IntN(13)
+		in := exactCase(rng, n, n+rng.IntN(3*n), []float64{0, 0.1, 0.3}[trial%3], trial%3)
+		best, _, ok := bruteForce(in)
+		opt := in.SoftWeight() - best
+		o := ExactOptions{Seed: uint64(trial)}
+		if trial%2 == 1 {
+			x := make([]bool, n)
+			for i := range x {
+				x[i] = rng.IntN(2) == 0
+			}
+			o.Start = [][]bool{x}
+		}
+		r, err := Exact(context.Background(), in, o)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		checkExact(t, "no limit", in, r, opt, ok)
+		if ok && !r.Optimal {
+			t.Fatalf("trial %d: not proven optimal without a time limit: %+v", trial, r)
+		}
+		rounds, improvements = rounds+r.Neighbourhoods, improvements+r.Improvements
+		o.TimeLimit = time.Duration(1+rng.IntN(2000)) * time.Microsecond
+		if r, err = Exact(context.Background(), in, o); err != nil {
+			t.Fatalf("trial %d, time limit: %v", trial, err)
+		}
+		if !ok && r.X == nil && !r.Optimal && !r.Infeasible {
+			continue // stopped before infeasibility was proven
+		}
+		checkExact(t, "time limit", in, r, opt, ok)
+	}
+	t.Logf("%d neighbourhoods, %d improvements", rounds, improvements)
+	if rounds == 0 {
+		t.Fatal("the neighbourhood search never ran")
+	}
+}
+
+// TestExactWithLNSAgainstGophersat compares the optimum of medium
+// instances, solved with the neighbourhood search on, with gophersat's.
+func TestExactWithLNSAgainstGophersat(t *testing.T) {
+	withLNSOnAll(t)
+	rng := rand.New(rand.NewPCG(23, 24))
+	trials := 12
+	if testing.Short() {
+		trials = 4
+	}
+	for trial := range trials {
+		n := 30 + rng.IntN(25)
+		in := exactCase(rng, n, 3*n, []float64{0, 0.05}[trial%2], 0)
+		best, ok := exactOptimum(in)
+		r, err := Exact(context.Background(), in, ExactOptions{Seed: uint64(trial)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, "gophersat", in, r, in.SoftWeight()-best, ok)
+		if ok && (!r.Optimal || r.Cost != in.SoftWeight()-best) {
+			t.Fatalf("trial %d: cost %v (optimal %v), gophersat's optimum %v", trial, r.Cost, r.Optimal, in.SoftWeight()-best)
+		}
+	}
+}
+
+// TestLNSRoundNeverWorse solves neighbourhoods of random instances with
+// hard clauses: the world keeps every hard clause, its cost never rises,
+// and a round reports an improvement exactly when the cost fell.
+func TestLNSRoundNeverWorse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for trial := range 12 {
+		n := 60 + rng.IntN(100)
+		in := randomInstance(rng, n, 4*n, 3, trial%2 == 0, 0.1)
+		r, err := Exact(context.Background(), in, ExactOptions{TimeLimit: 50 * time.Millisecond, NoLNS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.X == nil {
+			continue // no world satisfies the hard clauses (or none found yet)
+		}
+		l := newLNS(in, buildIndex(in), r.X, uint64(trial))
+		l.size = 10 + rng.IntN(40)
+		cost := in.FalsifiedWeight(l.x)
+		for round := range 10 {
+			improved, done, err := l.round(context.Background(), time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, hv := in.Eval(l.x); hv > 0 {
+				t.Fatalf("trial %d round %d: %d hard clauses violated", trial, round, hv)
+			}
+			c := in.FalsifiedWeight(l.x)
+			tol := 1e-9 * (1 + cost)
+			if c > cost+tol || improved != (c < cost-tol) {
+				t.Fatalf("trial %d round %d: cost %v -> %v, improved %v", trial, round, cost, c, improved)
+			}
+			if done != (c == 0) {
+				t.Fatalf("trial %d round %d: done %v at cost %v", trial, round, done, c)
+			}
+			if done {
+				break
+			}
+			cost = c
+		}
+	}
+}
