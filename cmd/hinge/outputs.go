@@ -272,10 +272,14 @@ func learnedOutput(given, input, ext, flag string, force bool, others ...string)
 }
 
 // refuseExisting refuses to replace an existing learned model unless
-// force, naming the output flag. Callers refuse an output that is one of
+// force, naming the output flag (a device or standard output replaces
+// nothing and is written through). Callers refuse an output that is one of
 // the inputs first (checkOutputs), which --force does not change, so that
 // the suggestion to give --force is only made where it helps.
 func refuseExisting(path, flag string, force bool) error {
+	if t, err := atomicfile.Resolve(path); err == nil && t.Through() {
+		return nil // a device, FIFO or standard output: written through, nothing replaced
+	}
 	if _, err := os.Stat(path); err == nil && !force {
 		return badInput(fmt.Errorf("%s exists (an earlier learned model?): give another %s, or --force to overwrite it", clipPath(path), flag))
 	}

@@ -284,3 +284,23 @@ func TestConfigOtherPartitionIsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedModelToDevice: a learned model written to a device replaces
+// nothing, so it needs no --force (it was refused as "exists (an earlier
+// learned model?)").
+func TestLearnedModelToDevice(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"p.mln":    "Smokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n",
+		"train.db": "Smokes(A)\nCancer(A)\n",
+	})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, args := range [][]string{
+		{"learn", "-m", "../../examples/smokers/smokers.psl", "-d", "../../examples/smokers/smokers.data", "--output", os.DevNull, "--quiet"},
+		{"mln", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", os.DevNull},
+		{"rrf", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o", os.DevNull},
+	} {
+		if code, _, errs := runCLI(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+}
