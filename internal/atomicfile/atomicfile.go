@@ -16,7 +16,30 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
+
+// interrupt holds the channel whose closing ends a wait for a FIFO's
+// reader (SetInterrupt); nil: none.
+var interrupt atomic.Pointer[<-chan struct{}]
+
+// SetInterrupt makes the closing of done (a run's context's Done) end any
+// wait of a write through a FIFO for its reader, with an error, and
+// returns a function that restores the channel set before. Without it
+// such a wait lasts until a reader comes.
+func SetInterrupt(done <-chan struct{}) (restore func()) {
+	old := interrupt.Swap(&done)
+	return func() { interrupt.Store(old) }
+}
+
+// interruptChan is the channel SetInterrupt set (nil, never ready, when
+// none).
+func interruptChan() <-chan struct{} {
+	if p := interrupt.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // Write creates or replaces path with what fill writes. If fill or any file
 // operation fails, path is left untouched and the temporary file removed.

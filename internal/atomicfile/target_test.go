@@ -171,6 +171,51 @@ func TestWriteThroughDevice(t *testing.T) {
 	}
 }
 
+// TestWriteFIFOWithoutReader: a write through a FIFO that no process
+// reads waits for a reader without blocking in the kernel, so closing the
+// SetInterrupt channel ends the wait with an error (it hung, and Ctrl-C
+// could not stop it), and a reader that comes later gets the output.
+func TestWriteFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ff")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan struct{})
+	defer SetInterrupt(done)()
+	time.AfterFunc(100*time.Millisecond, func() { close(done) })
+	errc := make(chan error, 1)
+	go func() { errc <- Write(fifo, text("never read\n")) }()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "interrupted while waiting for a reader") {
+			t.Errorf("interrupted write: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write still waits 10 s after the interrupt")
+	}
+
+	// A reader that opens the FIFO a little later gets the output.
+	SetInterrupt(make(chan struct{}))
+	got := make(chan string, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	if err := Write(fifo, text("read late\n")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "read late\n" {
+		t.Errorf("the late reader read %q", s)
+	}
+}
+
 // TestWriteThroughDescriptor: /proc/self/fd/N, /dev/fd/N and a symlink to
 // one write through this process's descriptor N (as /dev/stdout does), and
 // a fill that fails writes nothing there.

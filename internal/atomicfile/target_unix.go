@@ -3,11 +3,13 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ownFD reports whether dir/name is the entry of this process's
@@ -59,6 +61,9 @@ func mayFollow(path string, st os.FileInfo, dir string) error {
 // file opened with >>, as the caller has them).
 func openThrough(t Target) (*os.File, error) {
 	if t.FD < 0 {
+		if st, err := os.Stat(t.Path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+			return openFIFO(t.Path)
+		}
 		return os.OpenFile(t.Path, os.O_WRONLY, 0)
 	}
 	fd, err := syscall.Dup(t.FD)
@@ -66,6 +71,32 @@ func openThrough(t Target) (*os.File, error) {
 		return nil, fmt.Errorf("descriptor %d: %w", t.FD, err)
 	}
 	return os.NewFile(uintptr(fd), t.Path), nil
+}
+
+// openFIFO opens a FIFO for writing once a reader has it open, without
+// blocking in the kernel (an open for writing with no reader would, and
+// no signal would end the wait): it tries without blocking every 50 ms
+// until a reader comes or the interrupt channel (SetInterrupt) closes.
+func openFIFO(path string) (*os.File, error) {
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			// Writes block again, as for any FIFO: the reader sets the pace.
+			if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+				f.Close()
+				return nil, err
+			}
+			return f, nil
+		}
+		if !errors.Is(err, syscall.ENXIO) {
+			return nil, err
+		}
+		select {
+		case <-interruptChan():
+			return nil, errors.New("interrupted while waiting for a reader of the FIFO")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // CheckThrough reports whether t, a descriptor or a special file, can take
