@@ -189,7 +189,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "hinge:", err)
 		return exitCode(err)
 	}
-	defer memlimit.Restore(memlimit.Set(0)) // in-process runs (tests) leave the limit as they found it
+	defer memlimit.Restore(memlimit.Set(0))     // in-process runs (tests) leave the limit as they found it
 	defer atomicfile.SetInterrupt(ctx.Done())() // Ctrl-C ends a wait for a FIFO output's reader
 	root.SetArgs(args)
 	root.SetOut(stdout)
