@@ -177,8 +177,46 @@ func resolveDir(dir string) (string, error) {
 		return "", fmt.Errorf("output directory %s is a file", dir)
 	case filepath.Dir(t.Path) == t.Path:
 		return "", fmt.Errorf("output directory %s is the root directory, which cannot be replaced", dir)
+	case t.Exists && isMountPoint(t.Path):
+		return "", fmt.Errorf("output directory %s is a mount point (a volume, a bind mount): hinge replaces an output directory whole, by renaming, which a mount point does not allow; give a directory inside it", dir)
 	}
 	return t.Path, nil
+}
+
+// isMountPoint reports whether path (absolute, symlinks followed) is where
+// a file system is mounted: listed as a mount point in
+// /proc/self/mountinfo, which names bind mounts too, or, where that
+// cannot be read, on another device than its parent.
+func isMountPoint(path string) bool {
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 4 && unescapeMount(f[4]) == path {
+				return true
+			}
+		}
+		return false
+	}
+	return otherDevice(path)
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space, \011,
+// \012, \134).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // held lists the lock files this process holds through LockDir.

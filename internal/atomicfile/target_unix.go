@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -123,4 +124,17 @@ func CheckThrough(t Target) error {
 		return fmt.Errorf("descriptor %d is one of hinge's own, not an output given to it", t.FD)
 	}
 	return nil
+}
+
+// otherDevice reports whether path is on another device than its parent
+// directory (a mount point of another file system).
+func otherDevice(path string) bool {
+	a, err1 := os.Stat(path)
+	b, err2 := os.Stat(filepath.Dir(path))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev != sb.Dev
 }
