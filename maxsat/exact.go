@@ -373,7 +373,10 @@ func (s *oll) scaleWeights() {
 			}
 			x := w * scale
 			r := math.Round(x)
-			if math.Abs(x-r) > 1e-6+1e-15*x { // a decimal's float64 error, scaled
+			// A decimal's float64 error, scaled, is relative: a few
+			// units in the last place. (An absolute 1e-6 took 0.5000001
+			// for 0.5 at scale 10, and a wrong optimum for proven.)
+			if math.Abs(x-r) > 1e-12*max(1, math.Abs(x)) {
 				ok = false
 				break
 			}

@@ -3,6 +3,7 @@ package maxsat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -178,6 +179,9 @@ func TestExactScale(t *testing.T) {
 		{[]float64{0.0732856, 2.38127}, 1e7, true},
 		{[]float64{1.0 / 3, 2}, 0, false},
 		{[]float64{0.1 / 3, 7}, 0, false},
+		{[]float64{0.5000001, 0.5}, 1e7, true},
+		{[]float64{0.10000004, 0.10000001}, 1e8, true},
+		{[]float64{0.1 + 0.2, 123456.789}, 1000, true},
 	} {
 		in := &Instance{}
 		for i, w := range tc.w {
@@ -192,6 +196,27 @@ func TestExactScale(t *testing.T) {
 			if math.Abs(float64(s.w[c])/s.scale-w) > 1e-9 {
 				t.Errorf("weights %v: %d/%v for %v", tc.w, s.w[c], s.scale, w)
 			}
+		}
+	}
+}
+
+// TestExactNearDecimals: weights that differ from a coarser decimal by
+// less than 1e-6 of a unit at that scale (0.5000001 against 0.5) are
+// solved at their own scale: the optimum and the bound are right. The
+// exact solver took 0.5000001 for 0.5 and proved the wrong world optimal,
+// its bound above the optimum.
+func TestExactNearDecimals(t *testing.T) {
+	for _, w := range [][2]float64{{0.5000001, 0.5}, {0.10000004, 0.10000001}, {1.0000001, 1}} {
+		in := &Instance{}
+		must(in.AddClause(w[0], false, Pos(0)))
+		must(in.AddClause(w[1], false, Not(0)))
+		r, err := Exact(context.Background(), in, ExactOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, fmt.Sprint(w), in, r, min(w[0], w[1]), true)
+		if !r.Optimal || r.Cost != min(w[0], w[1]) {
+			t.Errorf("weights %v: cost %v (optimal %v), want %v", w, r.Cost, r.Optimal, min(w[0], w[1]))
 		}
 	}
 }
