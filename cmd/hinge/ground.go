@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,9 +43,12 @@ how many ground potentials and hard constraints it produced, and totals.
 line, 'w 0:c j:x_j ... #^d'; constraints as '<= 0:c ...' and '= 0:c ...') and
 FILE.atoms, the atom of each variable column, one 'PRED<TAB>arg1<TAB>...' line
 per column, so the problem can be solved (hinge solve) or lifted (hinge lift)
-outside the rule language.`,
+outside the rule language. FILE is a file path: a device, FIFO or standard
+output has no directory to hold FILE.atoms, and is refused.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd.OutOrStdout()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
 	o.add(cmd, "infer")
 	cmd.Flags().StringVar(&o.export, "export", "", "write the ground problem (exchange format) to FILE and its atoms to FILE.atoms")
@@ -53,7 +57,7 @@ outside the rule language.`,
 	return cmd
 }
 
-func (o *groundOptions) run(ctx context.Context, stdout io.Writer) error {
+func (o *groundOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -61,12 +65,18 @@ func (o *groundOptions) run(ctx context.Context, stdout io.Writer) error {
 	if o.threads < 0 {
 		return badInput(fmt.Errorf("--threads %d: must be >= 0", o.threads))
 	}
+	if err := refuseSidecar("--export", o.export, atomsPath(o.export), "atoms file"); err != nil {
+		return err
+	}
 	outs := []output{{flag: "--export", path: o.export}, {flag: "--export", path: atomsPath(o.export)},
 		{flag: "--report", path: o.report}}
 	// The outputs before loading too (a large data set takes a while);
 	// that none is an input is known once the program is read.
 	if err := checkOutputs(nil, outs...); err != nil {
 		return err
+	}
+	if toStdout(o.report) {
+		stdout = stderr // the report written to standard output stays whole
 	}
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
@@ -103,6 +113,24 @@ func (o *groundOptions) run(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// refuseSidecar refuses an export that is written through (a device, a
+// FIFO, standard output) when the command writes a second file beside it,
+// named by the export's path and a suffix (sidecar): beside /dev/null
+// that would be /dev/null.atoms, a regular file created in /dev (or a
+// file that cannot be created there at all, after the whole run). An
+// export that does not resolve is left to checkOutputs to report.
+func refuseSidecar(flag, export, sidecar, what string) error {
+	if export == "" {
+		return nil
+	}
+	t, err := atomicfile.Resolve(export)
+	if err != nil || !t.Through() {
+		return nil
+	}
+	return badInput(fmt.Errorf("%s %s is written through (a device, a FIFO or standard output), and its %s %s cannot be written beside it: give %s a file path FILE, and the %s is written to FILE%s",
+		flag, clipPath(export), what, clipPath(sidecar), flag, what, strings.TrimPrefix(sidecar, export)))
 }
 
 // atomsPath is the file beside an exported problem that names its atoms.

@@ -188,6 +188,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := refuseExisting(out, "--output", o.force); err != nil {
 		return err
 	}
+	if toStdout(out, o.report) {
+		stdout = o.stderr // the output written to standard output stays whole
+	}
 	g, groundSec, err := o.ground(ctx, prog, threads)
 	if err != nil {
 		return err

@@ -58,13 +58,15 @@ Outputs (written atomically):
             lifted objective + offset = original objective.
   OUT.map   one line per original variable column (in column order): the
             1-based column of its lifted variable in OUT.
+OUT is a file path: a device, FIFO or standard output has no directory to
+hold OUT.map, and is refused.
 
 Sizes before and after and the seconds taken are printed; --report writes
 them as JSON. Exit status 1 if the hard constraints are found infeasible (a
 constraint that cancels to a false constant statement), 2 for bad input.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), args[0], cmd.OutOrStdout())
+			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -73,13 +75,19 @@ constraint that cancels to a false constant statement), 2 for bad input.`,
 	return cmd
 }
 
-func (o *liftOptions) run(ctx context.Context, path string, stdout io.Writer) error {
+func (o *liftOptions) run(ctx context.Context, path string, stdout, stderr io.Writer) error {
 	if o.export == "" {
 		return badInput(errors.New("--export OUT is required"))
+	}
+	if err := refuseSidecar("--export", o.export, o.export+".map", "variable map"); err != nil {
+		return err
 	}
 	if err := checkOutputs([]string{path}, output{flag: "--export", path: o.export}, output{flag: "--export", path: o.export + ".map"},
 		output{flag: "--report", path: o.report}); err != nil {
 		return err
+	}
+	if toStdout(o.report) {
+		stdout = stderr // the report written to standard output stays whole
 	}
 	start := time.Now()
 	p, err := readFile(path, hlmrf.Read)

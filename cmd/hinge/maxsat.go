@@ -107,6 +107,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if err := checkOutputs([]string{path}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
+	if toStdout(o.report) {
+		stdout = stderr // the c/o/s/v lines too: the report written to standard output stays whole
+	}
 	start := time.Now()
 	in, err := readFile(path, maxsat.Read)
 	if err != nil {

@@ -1119,6 +1119,9 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(append([]string{o.input}, inputs...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
+	if toStdout(out, o.report) {
+		stdout = stderr // the output written to standard output stays whole
+	}
 	src, err := textfile.ReadFile(o.input)
 	if err != nil {
 		return badInput(err)

@@ -214,6 +214,9 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if err := checkOutputs([]string{path}, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
+	if toStdout(o.output, o.report) {
+		stdout = stderr // the output written to standard output stays whole
+	}
 	start := time.Now()
 	p, err := readFile(path, hlmrf.Read)
 	if err != nil {

@@ -303,6 +303,9 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
+	if toStdout(o.output, o.report) {
+		stdout = o.stderr // the output written to standard output stays whole
+	}
 
 	rep := newStructureProgress(o.stderr, o.quiet)
 	rep.Status("generating path-constrained clauses")
