@@ -312,7 +312,7 @@ func (cw *Writer) Stats() Stats {
 // and the writes succeed.
 func Write(path string, numVars int, fill func(*Writer) error) (Stats, error) {
 	var st Stats
-	err := atomicfile.Write(path, func(w io.Writer) error {
+	err := atomicfile.WriteNow(path, func(w io.Writer) error { // read back by the run
 		cw, err := NewWriter(w, numVars)
 		if err != nil {
 			return err

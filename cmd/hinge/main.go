@@ -194,7 +194,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// The run's outputs are put in place together when it ends, or none
+	// of them when one failed (a full disk part-way through them) or the
+	// run was cancelled.
+	batch := atomicfile.Begin()
 	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && ctx.Err() != nil && isCancel(err) {
+		batch.Fail()
+	}
+	if berr := batch.End(); berr != nil && err == nil {
+		err = failed(berr)
+	}
 	if err != nil {
 		if cmd == nil {
 			cmd = root

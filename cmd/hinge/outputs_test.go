@@ -304,3 +304,46 @@ func TestLearnedModelToDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedWriteKeepsEveryOutput: when one output of a run cannot be
+// written (here --report to /dev/full), the run exits 1 and none of its
+// outputs is put in place: the --output directory and the --satisfaction
+// file keep the earlier run's. They held the failed run's values, beside
+// the earlier run's others.
+func TestFailedWriteKeepsEveryOutput(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	dir := t.TempDir()
+	out, sat := filepath.Join(dir, "out"), filepath.Join(dir, "sat.tsv")
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data, "--quiet", "--output", out, "--satisfaction", sat); code != 0 {
+		t.Fatalf("first run: exit %d, %s", code, errs)
+	}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		for _, p := range []string{sat, filepath.Join(out, "CANCER.txt"), filepath.Join(out, "SMOKES.txt")} {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[p] = string(b)
+		}
+		return m
+	}
+	before := snapshot()
+	code, _, errs := runCLI(t, "infer", "-m", model, "-d", data, "--quiet", "--output", out, "--satisfaction", sat, "--report", "/dev/full", "--max-iter", "3")
+	if code != 1 || !strings.Contains(errs, "/dev/full") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 naming /dev/full", code, errs)
+	}
+	after := snapshot()
+	for p, s := range before {
+		if after[p] != s {
+			t.Errorf("%s changed although the run failed", p)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+}

@@ -117,11 +117,34 @@ func (f *File) Write(b []byte) (int, error) { return f.bw.Write(b) }
 // file is removed either way. A regular file is left untouched when any of
 // that fails; a device or descriptor may have received part of the
 // content when the copy fails part-way (a closed pipe).
+//
+// While a Batch is active, Commit finishes the temporary file (a write
+// that fails fails here) and leaves it for the batch's End to put in
+// place with the run's other outputs.
 func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("writing %s: already committed or aborted", f.path)
 	}
-	err := f.commit()
+	if b := current(); b != nil {
+		if err := f.finish(); err != nil {
+			f.Abort()
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		f.done = true
+		b.stage(f.target.Through(), func() error {
+			err := f.place()
+			f.remove()
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", f.path, err)
+			}
+			return nil
+		}, f.remove)
+		return nil
+	}
+	err := f.finish()
+	if err == nil {
+		err = f.place()
+	}
 	f.Abort()
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.path, err)
@@ -129,10 +152,27 @@ func (f *File) Commit() error {
 	return nil
 }
 
-func (f *File) commit() error {
+// finish writes out what is buffered; a file to be renamed is synced,
+// closed and given its mode.
+func (f *File) finish() error {
 	if err := f.bw.Flush(); err != nil {
 		return err
 	}
+	if f.target.Through() {
+		return nil
+	}
+	if err := f.f.Sync(); err != nil {
+		return err
+	}
+	if err := f.f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(f.f.Name(), f.perm)
+}
+
+// place puts the finished temporary file in place: renamed over a regular
+// file, copied through a device, FIFO or descriptor.
+func (f *File) place() error {
 	if f.target.Through() {
 		if _, err := f.f.Seek(0, io.SeekStart); err != nil {
 			return err
@@ -146,15 +186,6 @@ func (f *File) commit() error {
 			return err
 		}
 		return out.Close()
-	}
-	if err := f.f.Sync(); err != nil {
-		return err
-	}
-	if err := f.f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.f.Name(), f.perm); err != nil {
-		return err
 	}
 	if err := os.Rename(f.f.Name(), f.target.Path); err != nil {
 		return err
@@ -170,8 +201,17 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	if b := current(); b != nil {
+		b.fail() // an output of the run failed or was given up: none is put in place
+	}
+	f.remove()
+}
+
+// remove removes the temporary file, if there is one still.
+func (f *File) remove() {
 	if f.f != nil {
 		f.f.Close()
 		os.Remove(f.f.Name())
+		f.f = nil
 	}
 }

@@ -101,12 +101,17 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	if dir, err = resolveDir(dir); err != nil {
 		return err
 	}
+	b := current()
 	if _, mine := held.Load(dir + ".lock"); !mine {
 		unlock, err := lock(dir + ".lock")
 		if err != nil {
 			return err
 		}
-		defer unlock()
+		if b != nil {
+			defer b.later(unlock) // held until the batch's outputs are in place
+		} else {
+			defer unlock()
+		}
 	}
 	if err := checkDir(dir, name); err != nil {
 		return err
@@ -118,12 +123,18 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	defer func() {
 		if err != nil {
 			os.RemoveAll(tmp)
+			if b != nil {
+				b.fail()
+			}
 		}
 	}()
 	if err = os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	if err = fill(tmp); err != nil {
+	direct.Add(1) // the files fill writes are in the set before it is listed
+	err = fill(tmp)
+	direct.Add(-1)
+	if err != nil {
 		return err
 	}
 	written, err := os.ReadDir(tmp)
@@ -141,6 +152,22 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	if err = os.WriteFile(filepath.Join(tmp, Marker), list.Bytes(), 0o644); err != nil {
 		return err
 	}
+	if b != nil {
+		b.stage(false, func() error { return replaceDir(dir, name, tmp) }, func() { os.RemoveAll(tmp) })
+		return nil
+	}
+	return replaceDir(dir, name, tmp)
+}
+
+// replaceDir puts tmp, a complete new set, in dir's place (named name in
+// messages), removing the old set; on failure the old set stays (or is
+// put back) and tmp is removed.
+func replaceDir(dir, name, tmp string) (err error) {
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
 	if _, statErr := os.Lstat(dir); statErr == nil {
 		old := tmp + ".old"
 		if err = os.Rename(dir, old); err != nil {
@@ -237,9 +264,16 @@ func LockDir(dir string) (unlock func(), err error) {
 		return nil, err
 	}
 	held.Store(path, true)
-	return func() {
+	unlockNow := func() {
 		held.Delete(path)
 		release()
+	}
+	return func() {
+		if b := current(); b != nil {
+			b.later(unlockNow) // held until the batch's outputs are in place
+			return
+		}
+		unlockNow()
 	}, nil
 }
 

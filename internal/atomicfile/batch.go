@@ -1,0 +1,132 @@
+package atomicfile
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// A Batch holds the outputs of one run until the run ends, so that they
+// are put in place together or not at all. While a batch is active
+// (Begin), File.Commit and Write finish their temporary files (every byte
+// written, flushed and synced: a full disk or a file size limit fails
+// them then, inside the run) but leave them aside, WriteDir prepares its
+// new set beside the directory, and the locks of LockDir and WriteDir
+// are held on; End then puts every output in place, or, when one of them
+// failed or was aborted (a write that failed, a cancelled run), removes
+// every one and leaves each path as it was. Without a batch each output
+// is put in place as soon as it is committed, and a run that failed
+// part-way had replaced the outputs written before the failure.
+type Batch struct {
+	mu     sync.Mutex
+	failed bool
+	// through and files are the staged outputs written through a device
+	// and those renamed into place; after runs once they are settled
+	// (lock releases).
+	through, files []staged
+	after          []func()
+}
+
+// staged is an output ready to be put in place, or removed.
+type staged struct {
+	place func() error
+	drop  func()
+}
+
+var active atomic.Pointer[Batch]
+
+// direct counts the writes under way that must not wait for the batch
+// (WriteNow, and the files WriteDir's fill writes into its new set, which
+// must be there when the set is listed).
+var direct atomic.Int32
+
+// Begin starts a batch for this process's outputs; the caller ends it
+// with End. Only one batch is active at a time (one command runs at a
+// time in a process).
+func Begin() *Batch {
+	b := &Batch{}
+	active.Store(b)
+	return b
+}
+
+// current is the active batch, nil when none or while writes go directly.
+func current() *Batch {
+	if direct.Load() > 0 {
+		return nil
+	}
+	return active.Load()
+}
+
+// WriteNow is Write putting the file in place at once even while a batch
+// is active: for a file the run reads back (a cache), not an output.
+func WriteNow(path string, fill func(w io.Writer) error) error {
+	direct.Add(1)
+	defer direct.Add(-1)
+	return Write(path, fill)
+}
+
+// Fail marks the batch failed (a cancelled run): End removes its outputs.
+func (b *Batch) Fail() { b.fail() }
+
+// fail marks the batch failed: End removes its outputs.
+func (b *Batch) fail() {
+	b.mu.Lock()
+	b.failed = true
+	b.mu.Unlock()
+}
+
+// stage adds an output; through ones (a device, FIFO or descriptor) are
+// put in place first, where a failure (a full device, a closed pipe) can
+// still stop the renames.
+func (b *Batch) stage(through bool, place func() error, drop func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if through {
+		b.through = append(b.through, staged{place, drop})
+	} else {
+		b.files = append(b.files, staged{place, drop})
+	}
+}
+
+// later runs f once the batch has ended.
+func (b *Batch) later(f func()) {
+	b.mu.Lock()
+	b.after = append(b.after, f)
+	b.mu.Unlock()
+}
+
+// End ends the batch: every output is put in place, through outputs
+// first, or, when the batch failed, none is and each is removed. An error
+// putting an output in place stops the rest (which are removed) and is
+// returned, naming it. The locks held for the batch are released.
+func (b *Batch) End() error {
+	active.CompareAndSwap(b, nil)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	defer func() {
+		for _, f := range b.after {
+			f()
+		}
+		b.after = nil
+	}()
+	all := append(b.through, b.files...)
+	b.through, b.files = nil, nil
+	var err error
+	for i, s := range all {
+		if b.failed || err != nil {
+			s.drop()
+			continue
+		}
+		if err = s.place(); err != nil {
+			for _, r := range all[i+1:] {
+				r.drop()
+			}
+			if i > 0 {
+				err = fmt.Errorf("%w (%d output(s) put in place before it are kept)", err, i)
+			}
+			return err
+		}
+	}
+	return nil
+}
