@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
@@ -433,7 +434,7 @@ func jsonRow(d PredicateDecl, sec store.Section, v *jsonValue) (Row, error) {
 			if it.Kind != jsonNumber && it.Kind != jsonString {
 				return row, srcpos.Errorf(it.Pos, "%s of %s: the value must be a number in [0,1], found %s", sec, d, it.Kind)
 			}
-			x, err := strconv.ParseFloat(strings.TrimSpace(it.Text), 64)
+			x, err := num.Parse(strings.TrimSpace(it.Text))
 			if err != nil {
 				return row, srcpos.Errorf(it.Pos, "%s of %s: value %q is not a number", sec, d, it.Text)
 			}

@@ -24,6 +24,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hinge-srl/hinge/internal/num"
 )
 
 // Atom is one ground atom to evaluate: its arguments (only
@@ -273,7 +275,7 @@ func setThreshold(evaluator string, opts map[string]string, t *float64) error {
 	if !ok {
 		return nil
 	}
-	x, err := strconv.ParseFloat(v, 64)
+	x, err := num.Parse(v)
 	if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
 		return fmt.Errorf("%s: threshold %q is not a number in [0,1]", evaluator, v)
 	}

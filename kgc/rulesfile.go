@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -97,7 +98,7 @@ func ReadRulesWithin(name string, r io.Reader, v *Vocab, limit int64) ([]Rule, e
 		}
 		body, err1 := strconv.Atoi(f[0])
 		support, err2 := strconv.Atoi(f[1])
-		conf, err3 := strconv.ParseFloat(f[2], 64)
+		conf, err3 := num.Parse(f[2])
 		if err1 != nil || err2 != nil || err3 != nil || body < 0 || support < 0 || !(conf >= 0 && conf <= 1) {
 			return nil, srcpos.Errorf(pos, "bad statistics %q, %q, %q (want two counts >= 0 and a confidence in [0,1])", f[0], f[1], f[2])
 		}

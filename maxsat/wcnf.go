@@ -147,7 +147,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 			declVars, declClause, countCol = n, m, toks[3].col
 			extra := 4
 			if len(toks) > 4 && !cnf {
-				t, err := strconv.ParseFloat(string(toks[4].in(text)), 64)
+				t, err := num.Parse(string(toks[4].in(text)))
 				if err != nil || math.IsNaN(t) || t <= 0 {
 					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].in(text))
 				}

@@ -1,9 +1,8 @@
 package mln
 
 import (
-	"strconv"
-
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -67,7 +66,7 @@ func parseAtoms(name string, text []byte, prog *Program, allowVars bool, progres
 		ps := &parser{Parser: lex.Parser{Toks: toks}}
 		ga := GroundAtom{Value: 1, Pos: st.Pos}
 		if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) && ps.Toks[1].Kind == lex.Ident {
-			v, err := strconv.ParseFloat(t.Text, 64)
+			v, err := num.Parse(t.Text)
 			if err != nil || !(v >= 0 && v <= 1) {
 				return nil, srcpos.Errorf(t.Pos, "truth value %q must be a number in [0,1]", textfile.Clip(t.Text))
 			}

@@ -1,11 +1,13 @@
 package mln
 
 import (
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -219,12 +221,15 @@ func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
 		}
 	}
 	if t := ps.Peek(); t.Kind == lex.Number && isWeight(t.Text) {
-		w, err := strconv.ParseFloat(t.Text, 64)
+		w, err := num.Parse(t.Text)
 		if err != nil || w != w {
 			return srcpos.Errorf(t.Pos, "bad weight %q", textfile.Clip(t.Text))
 		}
-		if w > 1e300 || w < -1e300 {
+		switch {
+		case math.IsInf(w, 0):
 			return srcpos.Errorf(t.Pos, "weight %q is not finite", textfile.Clip(t.Text))
+		case w > 1e300 || w < -1e300:
+			return srcpos.Errorf(t.Pos, "weight %q is too large: at most 1e300 in absolute value (write a hard formula, ending in '.', for a constraint)", textfile.Clip(t.Text))
 		}
 		f.Weight = w
 		ps.Next()
@@ -256,7 +261,7 @@ func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
 // isWeight reports whether a number token is a weight (a real number) rather
 // than an identifier-like constant such as 4th.
 func isWeight(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
+	_, err := num.Parse(s)
 	return err == nil
 }
 

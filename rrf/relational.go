@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/lex"
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -185,7 +186,7 @@ func (p *Program) parseTerm(ps *lex.Parser, sign float64) (Term, error) {
 	t := Term{Pos: ps.Peek().Pos}
 	w := 1.0
 	if tok := ps.Peek(); tok.Kind == lex.Number {
-		v, err := strconv.ParseFloat(tok.Text, 64)
+		v, err := num.Parse(tok.Text)
 		if err != nil || v != v || v > 1e300 || v < -1e300 {
 			return t, srcpos.Errorf(tok.Pos, "bad weight %s", lex.Describe(tok))
 		}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/hinge-srl/hinge/internal/field"
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -234,7 +234,7 @@ func parseValue(f []byte, col int) (float64, *srcpos.Error) {
 	case "0", "0.0":
 		return 0, nil
 	}
-	v, err := strconv.ParseFloat(string(f), 64)
+	v, err := num.ParseFloat(f)
 	if err != nil {
 		return 0, colError(col, fmt.Sprintf("value %q is not a number", f))
 	}

@@ -3,15 +3,15 @@ package syntax
 import (
 	"fmt"
 	"math"
-	"strconv"
 
+	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/model"
 )
 
 // parseNumber parses an unsigned numeric literal; overflow to ±Inf is an
 // error (the lexer guarantees the syntax).
 func parseNumber(text string) (float64, error) {
-	v, err := strconv.ParseFloat(text, 64)
+	v, err := num.Parse(text)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, fmt.Errorf("number %s is out of range", text)
 	}

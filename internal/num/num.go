@@ -2,7 +2,8 @@
 // without allocating: the common forms (a decimal integer; a decimal
 // fraction with at most 15 significant digits and a power of ten of at most
 // 22) take a fast exact path, everything else goes to strconv, so results
-// and accepted syntax are strconv's exactly.
+// and accepted syntax are strconv's exactly, less Go's own forms (digits
+// separated by underscores, hexadecimal floats; see Parse).
 package num
 
 import (
@@ -105,7 +106,21 @@ func smallExp(b []byte) (int, bool) {
 	return e, true
 }
 
-func slow(b []byte) (float64, error) { return strconv.ParseFloat(string(b), 64) }
+func slow(b []byte) (float64, error) { return Parse(string(b)) }
+
+// Parse is strconv.ParseFloat(s, 64) without the Go-only forms that no data
+// format hinge reads (nor PSL, Alchemy or Tuffy) has: digits separated by
+// underscores (1_0, read as 10) and hexadecimal floats (0x1p-1). Those are
+// a syntax error, as any other malformed number is.
+func Parse(s string) (float64, error) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '_', 'x', 'X', 'p', 'P':
+			return 0, &strconv.NumError{Func: "ParseFloat", Num: s, Err: strconv.ErrSyntax}
+		}
+	}
+	return strconv.ParseFloat(s, 64)
+}
 
 // Atoi is strconv.Atoi(string(b)) without the allocation for plain
 // decimal digits (at most 18 of them).

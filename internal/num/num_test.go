@@ -4,15 +4,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // same reports whether ParseFloat agrees with strconv on s: the same bits
-// (or both NaN) and both failing or neither.
+// (or both NaN) and both failing or neither, except that the Go-only
+// forms (underscores, hexadecimal floats) fail.
 func same(t *testing.T, s string) {
 	t.Helper()
 	got, gerr := ParseFloat([]byte(s))
 	want, werr := strconv.ParseFloat(s, 64)
+	if strings.ContainsAny(s, "_xXpP") {
+		want, werr = 0, strconv.ErrSyntax
+	}
 	if (gerr == nil) != (werr == nil) || math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
 		t.Fatalf("ParseFloat(%q) = %v, %v; strconv %v, %v", s, got, gerr, want, werr)
 	}
@@ -66,6 +71,28 @@ func BenchmarkParseFloat(b *testing.B) {
 			if _, err := ParseFloat(s); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestParseRejectsGoForms: underscores between digits and hexadecimal
+// floats, which strconv takes as Go syntax, are syntax errors in data
+// files ("0_1" was read as 1, "1_0" as 10, "0x1p-1" as 0.5), through Parse
+// and ParseFloat's slow path alike; everything else is strconv's.
+func TestParseRejectsGoForms(t *testing.T) {
+	for _, s := range []string{"1_0", "0_1", "0x1p-1", "0X10", "1e1_0", "0x1.8p1"} {
+		if v, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q) = %v, want a syntax error", s, v)
+		}
+		if v, err := ParseFloat([]byte(s)); err == nil {
+			t.Errorf("ParseFloat(%q) = %v, want a syntax error", s, v)
+		}
+	}
+	for _, s := range []string{"1", "-0.5", "1e300", "2.5E-3", "+7", "Inf", "NaN", "12345678901234567890.5"} {
+		want, werr := strconv.ParseFloat(s, 64)
+		got, err := Parse(s)
+		if (err == nil) != (werr == nil) || err == nil && got != want && !(got != got && want != want) {
+			t.Errorf("Parse(%q) = %v, %v; strconv: %v, %v", s, got, err, want, werr)
 		}
 	}
 }
