@@ -313,6 +313,9 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 			return nil, err
 		}
 	}
+	if err := net.groundUnitsHold(); err != nil {
+		return nil, err
+	}
 	return net, nil
 }
 
@@ -832,4 +835,66 @@ func (net *Network) addFunctional(prog *Program, d *PredDecl) error {
 		}
 	}
 	return nil
+}
+
+// groundUnitsHold checks the hard clauses of one positive literal whose
+// atom has no variable (Qb(Ann).) against the evidence: the grounder
+// grounds such a clause over its atom's rows, so an atom of a closed
+// predicate that the evidence leaves out (false) gave no ground clause
+// at all, and the clause was silently dropped. One the evidence makes
+// false is an InfeasibleError, as the clauses with variables give.
+func (net *Network) groundUnitsHold() error {
+	e := &InfeasibleError{}
+	closed := map[string]string{}
+	for _, r := range net.Model.Rules {
+		if r.Weighted || r.Logical == nil {
+			continue
+		}
+		cs, err := model.Clauses(r.Logical)
+		if err != nil || len(cs) != 1 || len(cs[0]) != 1 || cs[0][0].Atom == nil || cs[0][0].Neg {
+			continue
+		}
+		a := cs[0][0].Atom
+		if a.Pred == nil || !a.Pred.Closed {
+			continue
+		}
+		ids := make([]int32, len(a.Args))
+		args := make([]string, len(a.Args))
+		ok := true
+		for i, t := range a.Args {
+			if t.Kind == model.Variable {
+				ok = false
+				break
+			}
+			args[i] = t.Name
+			id, known := net.Store.Dict.Lookup(t.Name)
+			if !known {
+				id = -1
+			}
+			ids[i] = id
+		}
+		if !ok {
+			continue
+		}
+		atom := AtomString(a.Pred.Name, args)
+		t := net.Store.Table(a.Pred)
+		row, found := -1, false
+		if !slices.Contains(ids, -1) {
+			row, found = t.Find(ids)
+		}
+		switch {
+		case !found:
+			e.Clauses = append(e.Clauses, atom+": "+atom+" is false, absent from the evidence   from "+r.Text)
+			if c := net.closedWhy(a.Pred); c != "" {
+				closed[a.Pred.Name] = c
+			}
+		case t.Kind(row) == store.Observed && t.Value(row) == 0:
+			e.Clauses = append(e.Clauses, atom+": "+atom+" is false in the evidence   from "+r.Text)
+		}
+	}
+	if len(e.Clauses) == 0 {
+		return nil
+	}
+	e.Closed = closedList(closed)
+	return e
 }

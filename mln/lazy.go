@@ -851,7 +851,7 @@ func (e *lazyEngine) groundInFull(k int) error {
 		}
 	}
 	orig := make([]int32, len(from))
-	return cj.All(func(vals, _ []int32) error {
+	visit := func(vals, _ []int32) error {
 		for i, f := range from {
 			orig[i] = vals[f]
 		}
@@ -868,7 +868,14 @@ func (e *lazyEngine) groundInFull(k int) error {
 			e.pending = append(e.pending, int32(row))
 		}
 		return nil
-	})
+	}
+	if len(from) == 0 {
+		// A clause without variables has its one grounding whatever the
+		// store holds; the join above, its negated atoms left out, would
+		// look for its other atoms, absent until they come into play.
+		return visit(nil, nil)
+	}
+	return cj.All(visit)
 }
 
 // fullGrounding reports whether the full ground network has the ground
