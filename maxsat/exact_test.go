@@ -143,25 +143,31 @@ func TestExactAgainstBruteForce(t *testing.T) {
 }
 
 // TestExactAgainstGophersat solves medium random instances with integer
-// weights (too large for enumeration) and compares the optimum with
-// gophersat's.
+// weights (too large for enumeration), with and without the neighbourhood
+// search, and compares the optimum with gophersat's.
 func TestExactAgainstGophersat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	trials := 16
 	if testing.Short() {
 		trials = 4
 	}
+	defer func(old int) { lnsMinVars = old }(lnsMinVars)
 	for trial := range trials {
 		n := 30 + rng.IntN(25)
 		in := exactCase(rng, n, 3*n, []float64{0, 0.05}[trial%2], 0)
 		best, ok := exactOptimum(in)
-		r, err := Exact(context.Background(), in, ExactOptions{Exhaust: trial%2 == 0, Minimize: trial%2 == 0})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkExact(t, "gophersat", in, r, in.SoftWeight()-best, ok)
-		if ok && (!r.Optimal || r.Cost != in.SoftWeight()-best) {
-			t.Fatalf("trial %d: cost %v (optimal %v), gophersat's optimum %v", trial, r.Cost, r.Optimal, in.SoftWeight()-best)
+		// Each instance with the cores alone and with the neighbourhood
+		// search beside them (kept from 100 variables on, here on all).
+		for _, minVars := range []int{math.MaxInt, 1} {
+			lnsMinVars = minVars
+			r, err := Exact(context.Background(), in, ExactOptions{Exhaust: trial%2 == 0, Minimize: trial%2 == 0, Seed: uint64(trial)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkExact(t, "gophersat", in, r, in.SoftWeight()-best, ok)
+			if ok && (!r.Optimal || r.Cost != in.SoftWeight()-best) {
+				t.Fatalf("trial %d (search from %d variables): cost %v (optimal %v), gophersat's optimum %v", trial, minVars, r.Cost, r.Optimal, in.SoftWeight()-best)
+			}
 		}
 	}
 }

@@ -65,30 +65,6 @@ func TestExactWithLNSAgainstBruteForce(t *testing.T) {
 	}
 }
 
-// TestExactWithLNSAgainstGophersat compares the optimum of medium
-// instances, solved with the neighbourhood search on, with gophersat's.
-func TestExactWithLNSAgainstGophersat(t *testing.T) {
-	withLNSOnAll(t)
-	rng := rand.New(rand.NewPCG(23, 24))
-	trials := 12
-	if testing.Short() {
-		trials = 4
-	}
-	for trial := range trials {
-		n := 30 + rng.IntN(25)
-		in := exactCase(rng, n, 3*n, []float64{0, 0.05}[trial%2], 0)
-		best, ok := exactOptimum(in)
-		r, err := Exact(context.Background(), in, ExactOptions{Seed: uint64(trial)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkExact(t, "gophersat", in, r, in.SoftWeight()-best, ok)
-		if ok && (!r.Optimal || r.Cost != in.SoftWeight()-best) {
-			t.Fatalf("trial %d: cost %v (optimal %v), gophersat's optimum %v", trial, r.Cost, r.Optimal, in.SoftWeight()-best)
-		}
-	}
-}
-
 // TestLNSRoundNeverWorse solves neighbourhoods of random instances with
 // hard clauses: the world keeps every hard clause, its cost never rises,
 // and a round reports an improvement exactly when the cost fell.

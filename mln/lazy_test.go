@@ -119,15 +119,7 @@ func lazyAndFull(t *testing.T, prog, evidence string, opt LazyOptions) (*LazyRes
 	lazyOpt.Lazy = true
 	// A hard clause without variables that the evidence falsifies is
 	// refused when the network is built (TestGroundUnitHardClauses).
-	p, err := ParseProgram("t.mln", []byte(prog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := ParseAtoms("t.db", []byte(evidence), p, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Build(p, ev, query); err != nil {
+	if _, _, _, err := tryNetwork(t, prog, evidence, query); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	_, _, lazyNet := network(t, prog, evidence, lazyOpt)
@@ -626,15 +618,7 @@ func TestGroundUnitHardClauses(t *testing.T) {
 		{"a negative literal", "t = {Ann, Bob}\nPa(t)\n*Qb(t)\n!Qb(Ann).\n", "", Options{Query: []string{"Pa"}}, ""},
 		{"made soft", "t = {Ann, Bob}\nPa(t)\n*Qb(t)\nQb(Ann).\n", "", Options{Query: []string{"Pa"}, HardWeight: 5}, ""},
 	} {
-		p, err := ParseProgram("t.mln", []byte(tc.prog))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := ParseAtoms("t.db", []byte(tc.ev), p, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Build(p, ev, tc.opt)
+		_, _, _, err := tryNetwork(t, tc.prog, tc.ev, tc.opt)
 		var inf *InfeasibleError
 		switch {
 		case tc.refused == "" && err != nil:

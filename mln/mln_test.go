@@ -18,6 +18,16 @@ import (
 // network parses a program and evidence and builds the network.
 func network(t *testing.T, prog, evidence string, opt Options) (*Program, []GroundAtom, *Network) {
 	t.Helper()
+	p, ev, net, err := tryNetwork(t, prog, evidence, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ev, net
+}
+
+// tryNetwork is network returning Build's error (the texts must parse).
+func tryNetwork(t *testing.T, prog, evidence string, opt Options) (*Program, []GroundAtom, *Network, error) {
+	t.Helper()
 	p, err := ParseProgram("t.mln", []byte(prog))
 	if err != nil {
 		t.Fatal(err)
@@ -27,10 +37,7 @@ func network(t *testing.T, prog, evidence string, opt Options) (*Program, []Grou
 		t.Fatal(err)
 	}
 	net, err := Build(p, ev, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, ev, net
+	return p, ev, net, err
 }
 
 // world is a truth assignment of ground atoms, keyed "Pred(a,b)".
@@ -326,15 +333,7 @@ func TestBuildErrors(t *testing.T) {
 		{"P(t, t, t)\n", "P(A, B, C)\n", Options{Query: []string{"P"}, MaxAtoms: 10}, "open predicate P has 27 atoms (t: 3, t: 3, t: 3), more than the limit of 10"},
 		{"P(t)\n1 P(x) v x = y\n", "", Options{Query: []string{"P"}}, "t.mln:2:14: variable y occurs only in comparisons"},
 	} {
-		p, err := ParseProgram("t.mln", []byte(tc.prog))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := ParseAtoms("t.db", []byte(tc.evidence), p, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Build(p, ev, tc.opt)
+		_, _, _, err := tryNetwork(t, tc.prog, tc.evidence, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.prog, err, tc.want)
 		}

@@ -138,17 +138,7 @@ func TestWriteThroughDevice(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	got := make(chan string, 1) // a reader that never opens does not block the test
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
+	got := readFIFO(fifo, 0)
 	err := Write(fifo, text("through the pipe\n"))
 	var s string
 	select {
@@ -196,18 +186,7 @@ func TestWriteFIFOWithoutReader(t *testing.T) {
 
 	// A reader that opens the FIFO a little later gets the output.
 	SetInterrupt(make(chan struct{}))
-	got := make(chan string, 1)
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
+	got := readFIFO(fifo, 200*time.Millisecond)
 	if err := Write(fifo, text("read late\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -409,4 +388,23 @@ func TestCheckThrough(t *testing.T) {
 	if err := CheckThrough(Target{FD: -1, Path: "/dev/null", Special: true}); err != nil {
 		t.Errorf("/dev/null: %v", err)
 	}
+}
+
+// readFIFO opens fifo for reading after delay, on its own goroutine, and
+// sends what it read (or the open's error); a reader that never gets a
+// writer does not block the test (the channel is buffered).
+func readFIFO(fifo string, delay time.Duration) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		time.Sleep(delay)
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	return got
 }
