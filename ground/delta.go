@@ -118,6 +118,12 @@ func ClauseJoins(m *model.Model, s *store.Store, r *model.Rule) ([]*ClauseJoin, 
 	return out, nil
 }
 
+// Never reports whether the clause has no grounding to give whatever the
+// store holds: a comparison between constants makes every grounding true,
+// or a binding atom names a constant the store has never seen (All and
+// From then emit nothing).
+func (j *ClauseJoin) Never() bool { return j.never }
+
 // All calls emit once per grounding of the clause (see ClauseJoin) over the
 // store as it is now, the join planned afresh: vals[k] is the store.Dict id
 // of variable k (QueryTerm.Var), rows[i] the row of atom i in its

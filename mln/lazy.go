@@ -871,8 +871,12 @@ func (e *lazyEngine) groundInFull(k int) error {
 	}
 	if len(from) == 0 {
 		// A clause without variables has its one grounding whatever the
-		// store holds; the join above, its negated atoms left out, would
-		// look for its other atoms, absent until they come into play.
+		// store holds (unless a comparison of its constants holds); the
+		// join above, its negated atoms left out, would look for its
+		// other atoms, absent until they come into play.
+		if cj.Never() {
+			return nil
+		}
 		return visit(nil, nil)
 	}
 	return cj.All(visit)

@@ -642,6 +642,10 @@ func TestLazyNegativeClauseWithoutVariables(t *testing.T) {
 		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-1 !Rc(Ann, Bob) v Pa(Ann)\n",
 		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-2 Pa(Ann) => Pa(Bob)\n",
 		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-1.5 !Pa(Ann) v !Pa(Bob) v Rc(Ann, Ann)\n1 Pa(x)\n",
+		// A comparison of constants that holds satisfies every grounding:
+		// the clause is not one (it was built as -5 !Pa(Ann)).
+		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-5 !Pa(Ann) v Ann != Bob\n1 !Pa(Ann)\n",
+		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-5 !Pa(Ann) v Pa(Bob) v Ann = Ann\n",
 	} {
 		opt := Options{Query: []string{"Pa", "Rc"}}
 		_, _, full := network(t, prog, "", opt)
@@ -674,6 +678,28 @@ func TestLazyNegativeClauseWithoutVariables(t *testing.T) {
 		xl := &LazyResult{Atoms: xr.Atoms, Values: xr.Values}
 		if c := signedCost(in, worldOf(xl, lazy2, g)); math.Abs(c-xr.Cost) > 1e-9 {
 			t.Errorf("%s: the lazy exact world costs %v in the full network, LazyExactMAP says %v", prog, c, xr.Cost)
+		}
+	}
+}
+
+// TestMAPCostBesideHugeWeight: a weight of 10^12 in the network does not
+// make the other costs round away. Every world of the four parity clauses
+// violates one, so the optimum is 1; each method reported cost 0 (the cost
+// snapped to 0 within 1e-9 of the total weight, 1000 here), and claimed
+// optimality on that tolerance.
+func TestMAPCostBesideHugeWeight(t *testing.T) {
+	prog := "t = {Ann, Bob}\nPa(t)\nSd(t)\n1000000000000 Sd(Ann)\n1 Pa(Ann) v Pa(Bob)\n1 !Pa(Ann) v !Pa(Bob)\n1 Pa(Ann) v !Pa(Bob)\n1 !Pa(Ann) v Pa(Bob)\n"
+	for _, m := range []string{MethodLPRound, MethodLPWalkSAT, MethodWalkSAT, MethodExact} {
+		_, _, net := network(t, prog, "", Options{Query: []string{"Pa", "Sd"}})
+		r, err := net.MAP(context.Background(), MAPOptions{Method: m, MaxSAT: maxsat.DefaultOptions()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cost != 1 || r.Report.Optimal && r.LowerBound != 1 || r.LowerBound > 1 {
+			t.Errorf("%s: cost %v, bound %v, optimal %v; want cost 1 (and bound 1 if optimal)", m, r.Cost, r.LowerBound, r.Report.Optimal)
+		}
+		if m == MethodExact && !r.Report.Optimal {
+			t.Errorf("exact: not proven optimal: cost %v, bound %v", r.Cost, r.LowerBound)
 		}
 	}
 }
