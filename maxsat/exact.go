@@ -340,7 +340,7 @@ func exactComponents(ctx context.Context, in *Instance, whole *oll, comps []comp
 	if found {
 		res.X = x
 		res.Cost = in.FalsifiedWeight(x)
-		if optimal || res.Cost <= opt.LowerBound+1e-9*(1+in.SoftWeight()) {
+		if optimal || res.Cost <= opt.LowerBound+CostTol(in.NumClauses(), in.SoftWeight(), res.Cost) {
 			res.Status, res.Optimal = "optimal", true
 			if whole.werr == 0 || res.LowerBound > res.Cost {
 				res.LowerBound = res.Cost
@@ -636,7 +636,7 @@ func (s *oll) metOutside() bool {
 	if !s.found || s.opt.LowerBound <= 0 {
 		return false
 	}
-	return s.bestCost <= s.opt.LowerBound+1e-9*(1+s.in.SoftWeight())
+	return s.bestCost <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), s.bestCost)
 }
 
 // solve calls the SAT solver under the assumptions. A call stopped

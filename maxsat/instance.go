@@ -351,6 +351,18 @@ func buildIndexCtx(ctx context.Context, in *Instance) (*index, error) {
 	return ix, nil
 }
 
+// CostTol is how far apart a cost and a certified bound on it may be and
+// still count as one number: the rounding error of float64 sums of up to m
+// weights whose magnitudes add up to total (each addition errs by at most
+// 2^-53 of the running sum), plus 1e-9 of the cost itself for the bound's
+// own optimisation (a dual point found by iterations). It does not grow
+// with the total weight alone: a network with one weight of 10^12 no
+// longer takes a cost of 1 for 0, or 1 for optimal against a bound of 0
+// (a fixed 1e-9 of the total did).
+func CostTol(m int, total, cost float64) float64 {
+	return 2.3e-16*float64(m+2)*(1+math.Abs(total)) + 1e-9*(1+math.Abs(cost))
+}
+
 // FalsifiedWeight returns the weight of the soft clauses that x falsifies
 // (the MaxSAT Evaluation's cost), summed directly rather than as a
 // difference so that it is exact for integer weights.

@@ -326,8 +326,8 @@ func (s *oll) searchNeighbourhoods(ctx context.Context) {
 				pf.improved.Add(1)
 			}
 		}
-		met := cost <= pf.lb.Load() || s.opt.LowerBound > 0 &&
-			s.in.FalsifiedWeight(l.x) <= s.opt.LowerBound+1e-9*(1+s.in.SoftWeight())
+		c := s.in.FalsifiedWeight(l.x)
+		met := cost <= pf.lb.Load() || s.opt.LowerBound > 0 && c <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), c)
 		if met {
 			pf.stopSAT()
 		}

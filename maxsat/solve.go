@@ -64,9 +64,8 @@ type Report struct {
 	// LPUpperBound is a certified upper bound on the best satisfied weight of
 	// any assignment that satisfies the hard clauses: WeightTotal minus the
 	// value of a dual-feasible point of the LP relaxation (floored when all
-	// weights are integers). Below zero (by more than 1e-9*(1+WeightTotal),
-	// the allowance for rounding error) it proves the hard clauses
-	// unsatisfiable.
+	// weights are integers). Below zero (by more than CostTol, the allowance
+	// for rounding error) it proves the hard clauses unsatisfiable.
 	LPUpperBound float64 `json:"lp_upper_bound"`
 	// LPBoundKind is "dual": the bound comes from a dual-feasible point and
 	// holds however far ADMM was from converging.
@@ -246,7 +245,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	}
 	ub := W - g
 	if in.IntegerWeights() {
-		ub = math.Floor(ub + 1e-9*(1+W))
+		ub = math.Floor(ub + CostTol(in.NumClauses(), W, g)) // the bound's rounding error allowed
 	}
 	rep.LPUpperBound, rep.LPBoundSource = ub, source
 	tRelax := time.Now()
@@ -289,7 +288,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	}
 	// Nothing to gain when the rounding is proven optimal, and nothing to
 	// repair when the hard clauses are proven unsatisfiable.
-	tol := 1e-9 * (1 + W) // rounding error allowed in the bound's arithmetic
+	tol := CostTol(in.NumClauses(), W, W-sat) // rounding error allowed in the bound's arithmetic
 	if steps > 0 && !(hv == 0 && sat >= ub-tol) && ub >= -tol {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x5851f42d4c957f2d))
 		wr := walk(ctx, in, ix, append([]bool(nil), x...), WalkOptions{Steps: steps, Noise: opt.Noise}, rng)
@@ -302,6 +301,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	rep.Seconds.LocalSearch = time.Since(tRound).Seconds()
 
 	rep.WeightSatisfied, rep.HardViolated = sat, hv
+	tol = CostTol(in.NumClauses(), W, W-sat)
 	rep.Infeasible = ub < -tol
 	rep.Optimal = hv == 0 && sat >= ub-tol
 	switch {

@@ -85,7 +85,7 @@ type MAPResult struct {
 	Exact   *maxsat.ExactResult
 	Seconds struct{ Ground, Solve float64 }
 
-	tol float64 // how close two costs are to be one (costTol)
+	tol float64 // how close two costs are to be one (maxsat.CostTol)
 }
 
 // GroundClauses grounds the network and reads the ground problem as
@@ -296,7 +296,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		if rep.HardViolated == 0 && rep.LPUpperBound > 0 {
 			rep.CertifiedRatio = math.Min(1, rep.WeightSatisfied/rep.LPUpperBound)
 		}
-		rep.Optimal = rep.HardViolated == 0 && rep.WeightSatisfied >= rep.LPUpperBound-1e-9*(1+rep.WeightTotal)
+		rep.Optimal = rep.HardViolated == 0 && rep.WeightSatisfied >= rep.LPUpperBound-maxsat.CostTol(in.NumClauses(), rep.WeightTotal, rep.WeightTotal-rep.WeightSatisfied)
 	}
 	res.Values = make([]float64, len(x))
 	for i, b := range x {
@@ -305,7 +305,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Report = rep
-	res.Cost = rep.WeightTotal - rep.WeightSatisfied
+	res.Cost = networkCost(in, x) // summed directly: exact to the cost's own scale, not the total's
 	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
 	if opt.Method == MethodExact && rep.Optimal {
 		res.LowerBound = res.Cost // proven by the relaxation: the same number
@@ -320,7 +320,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Alchemy = Alchemy(in)
-	res.tol = costTol * (1 + rep.WeightTotal)
+	res.tol = maxsat.CostTol(in.NumClauses(), rep.WeightTotal, res.Cost)
 	res.Cost, res.LowerBound = snapCosts(res.Cost, res.LowerBound, res.tol)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
@@ -418,11 +418,6 @@ func (res *MAPResult) exact(ctx context.Context, in *maxsat.Instance, x0 []bool,
 	res.Report, res.Cost, res.LowerBound = rep, cost, lb
 	return nil
 }
-
-// costTol, times 1 plus the total weight, is how far apart two costs may be
-// and count as one: the rounding of sums of float64 weights (a cost of
-// -5.6e-17 is 0, a bound 1.1e-16 above a cost of 0 is that cost).
-const costTol = 1e-9
 
 // snapCosts rounds a cost and a lower bound on it to tol: within tol of
 // 0 they are 0, and a bound within tol above the cost is the cost.
