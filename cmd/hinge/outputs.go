@@ -82,6 +82,11 @@ func checkOutputs(inputs []string, outs ...output) error {
 			if err := atomicfile.CheckThrough(o.t); err != nil {
 				return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
 			}
+			// Its content is kept in the temporary directory until the
+			// run ends (atomicfile.File).
+			if err := canCreate(os.TempDir()); err != nil {
+				return badInput(fmt.Errorf("%s %s: hinge keeps an output to a device or standard output in the temporary directory %s until the run ends, and cannot write there (%w): set TMPDIR to a writable directory", o.flag, clipPath(o.path), clipPath(os.TempDir()), err))
+			}
 			continue
 		}
 		for _, d := range rs {
@@ -113,6 +118,8 @@ func checkOutputs(inputs []string, outs ...output) error {
 		switch {
 		case o.t.Dir && !o.dir:
 			return badInput(fmt.Errorf("%s %s is a directory; give a file name", o.flag, clipPath(o.path)))
+		case !o.dir && atomicfile.IsMountPoint(o.t.Path):
+			return badInput(fmt.Errorf("%s %s is a mount point (a bind-mounted file): hinge replaces an output by renaming, which a mount point does not allow; give another path", o.flag, clipPath(o.path)))
 		case !o.t.Dir && o.dir:
 			return badInput(fmt.Errorf("%s %s is a file; give a directory", o.flag, clipPath(o.path)))
 		case o.dir:

@@ -78,6 +78,9 @@ type File struct {
 func Create(path string) (*File, error) {
 	f, err := create(path)
 	if err != nil {
+		if b := current(); b != nil {
+			b.fail() // an output that cannot even be started fails the run's batch
+		}
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f, nil

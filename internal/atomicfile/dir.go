@@ -97,11 +97,16 @@ func (e *ForeignError) Error() string {
 // while the lock is held: two goroutines of one process that write one
 // directory must not rely on WriteDir to keep them apart.
 func WriteDir(dir string, fill func(tmp string) error) (err error) {
+	b := current()
+	defer func() {
+		if err != nil && b != nil {
+			b.fail() // the run's other outputs are not put in place either
+		}
+	}()
 	name := dir
 	if dir, err = resolveDir(dir); err != nil {
 		return err
 	}
-	b := current()
 	if _, mine := held.Load(dir + ".lock"); !mine {
 		unlock, err := lock(dir + ".lock")
 		if err != nil {
@@ -123,9 +128,6 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	defer func() {
 		if err != nil {
 			os.RemoveAll(tmp)
-			if b != nil {
-				b.fail()
-			}
 		}
 	}()
 	if err = os.Chmod(tmp, 0o755); err != nil {
@@ -204,17 +206,18 @@ func resolveDir(dir string) (string, error) {
 		return "", fmt.Errorf("output directory %s is a file", dir)
 	case filepath.Dir(t.Path) == t.Path:
 		return "", fmt.Errorf("output directory %s is the root directory, which cannot be replaced", dir)
-	case t.Exists && isMountPoint(t.Path):
+	case t.Exists && IsMountPoint(t.Path):
 		return "", fmt.Errorf("output directory %s is a mount point (a volume, a bind mount): hinge replaces an output directory whole, by renaming, which a mount point does not allow; give a directory inside it", dir)
 	}
 	return t.Path, nil
 }
 
-// isMountPoint reports whether path (absolute, symlinks followed) is where
-// a file system is mounted: listed as a mount point in
-// /proc/self/mountinfo, which names bind mounts too, or, where that
-// cannot be read, on another device than its parent.
-func isMountPoint(path string) bool {
+// IsMountPoint reports whether path (absolute, symlinks followed) is where
+// a file system or a bind-mounted file is mounted: listed as a mount point
+// in /proc/self/mountinfo, which names bind mounts too, or, where that
+// cannot be read, on another device than its parent. Renaming cannot
+// replace such a path.
+func IsMountPoint(path string) bool {
 	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) > 4 && unescapeMount(f[4]) == path {

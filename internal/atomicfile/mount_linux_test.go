@@ -13,10 +13,10 @@ import (
 // any work, saying so; it passed every check and the rename failed after
 // the whole run. A directory inside it is written as usual.
 func TestMountPointRefused(t *testing.T) {
-	if !isMountPoint("/proc") {
+	if !IsMountPoint("/proc") {
 		t.Errorf("/proc is not seen as a mount point")
 	}
-	if isMountPoint(t.TempDir()) {
+	if IsMountPoint(t.TempDir()) {
 		t.Errorf("a temporary directory is seen as a mount point")
 	}
 	if got := unescapeMount(`/a\040b\134c`); got != `/a b\c` {
