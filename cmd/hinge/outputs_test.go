@@ -347,3 +347,24 @@ func TestFailedWriteKeepsEveryOutput(t *testing.T) {
 		t.Errorf("left in the directory: %v", entries)
 	}
 }
+
+// TestThroughOutputNeedsTMPDIR: an output to a device is kept in the
+// temporary directory until the run ends, so an unwritable TMPDIR is
+// refused before any work, exit 2, naming the flag; the run failed at its
+// end, and (before the batch was failed by it) replaced its other outputs.
+func TestThroughOutputNeedsTMPDIR(t *testing.T) {
+	dir := t.TempDir()
+	r := filepath.Join(dir, "r.txt")
+	if err := os.WriteFile(r, []byte("OLD\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(dir, "nonexistent"))
+	code, _, errs := runCLI(t, "mln", "infer", "-i", "../../examples/mln/smokers.mln", "-e", "../../examples/mln/smokers.db",
+		"-q", "Cancer", "-r", r, "--report", os.DevNull)
+	if code != 2 || !strings.Contains(errs, "--report "+os.DevNull) || !strings.Contains(errs, "TMPDIR") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming --report and TMPDIR", code, errs)
+	}
+	if b, _ := os.ReadFile(r); string(b) != "OLD\n" {
+		t.Errorf("-r was replaced: %q", b)
+	}
+}

@@ -41,6 +41,9 @@ func TestBatch(t *testing.T) {
 			}
 			return err
 		}, "", false},
+		{"the third cannot be started", func(dir string) error {
+			return Write(filepath.Join(dir, "gone", "c.txt"), fill("new c"))
+		}, "", false},
 		{"a device refuses the write at the end", func(dir string) error { return Write("/dev/full", fill("x")) }, "no space left", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

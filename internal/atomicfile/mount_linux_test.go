@@ -36,6 +36,20 @@ func TestMountPointRefused(t *testing.T) {
 	if err := CheckDir(vol); err == nil || !strings.Contains(err.Error(), "is a mount point") {
 		t.Errorf("CheckDir of a bind mount: %v", err)
 	}
+	// A bind-mounted file is a mount point too.
+	src, file := filepath.Join(base, "src.txt"), filepath.Join(base, "report.json")
+	for _, f := range []string{src, file} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mount(src, file, "", syscall.MS_BIND, ""); err != nil {
+		t.Fatalf("bind-mounting a file: %v", err)
+	}
+	defer syscall.Unmount(file, 0)
+	if !IsMountPoint(file) {
+		t.Errorf("a bind-mounted file is not seen as a mount point")
+	}
 	inside := filepath.Join(vol, "out")
 	if err := WriteDir(inside, func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "a.txt"), []byte("a\n"), 0o644) }); err != nil {
 		t.Fatalf("a directory inside the mount point: %v", err)
