@@ -26,6 +26,7 @@ import (
 
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/memlimit"
+	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
 )
 
@@ -48,6 +49,9 @@ func applyMemoryLimit(cmd *cobra.Command) error {
 	val, set := "", false
 	if f != nil {
 		val, set = f.Value.String(), f.Changed
+	}
+	if err := memlimit.CheckAddressSpace(); err != nil {
+		return failed(err)
 	}
 	n, err := memlimit.Resolve(val, set, "--"+memoryLimitFlag, os.Getenv(memoryLimitEnv), memoryLimitEnv)
 	if err != nil {
@@ -192,17 +196,24 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	defer memlimit.Restore(memlimit.Set(0))     // in-process runs (tests) leave the limit as they found it
 	defer atomicfile.SetInterrupt(ctx.Done())() // Ctrl-C ends a wait for a FIFO output's reader
 	root.SetArgs(args)
-	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// The run's outputs are put in place together when it ends, or none
 	// of them when one failed (a full disk part-way through them) or the
 	// run was cancelled.
 	batch := atomicfile.Begin()
+	out := &recordingWriter{w: stdout}
+	root.SetOut(out)
 	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil && out.err != nil {
+		// What the run printed (its answer, for some commands) is lost.
+		err = failed(fmt.Errorf("writing standard output: %w", out.err))
+		batch.Fail()
+	}
 	if err != nil && ctx.Err() != nil && isCancel(err) {
 		batch.Fail()
 	}
-	if berr := batch.End(); berr != nil && err == nil {
+	dropped, berr := batch.End()
+	if berr != nil && err == nil {
 		err = failed(berr)
 	}
 	if err != nil {
@@ -215,8 +226,30 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		// One prefix: the command that failed ("hinge infer: ...").
 		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), clipMessage(describeError(err)))
+		if dropped > 0 && berr == nil {
+			fmt.Fprintf(stderr, "%s: so none of the run's outputs was written: each file is as it was before the run\n", cmd.CommandPath())
+		}
 	}
 	return exitCode(err)
+}
+
+// recordingWriter passes writes to w and keeps the first error, so that a
+// run whose standard output could not be written (a full disk, /dev/full,
+// a file size limit) fails instead of ending with status 0.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Terminal says whether w is a terminal (progress.IsTerminal).
+func (r *recordingWriter) Terminal() bool { return progress.IsTerminal(r.w) }
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // interrupted is the error of a cancelled run once ctx is done, else nil.

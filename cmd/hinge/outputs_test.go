@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -366,5 +369,29 @@ func TestThroughOutputNeedsTMPDIR(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(r); string(b) != "OLD\n" {
 		t.Errorf("-r was replaced: %q", b)
+	}
+}
+
+// failingWriter fails every write, as /dev/full does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestStdoutWriteFailure: a run whose standard output cannot be written
+// (its printed answer lost) exits 1 saying so, and puts none of its
+// outputs in place; it ended with status 0.
+func TestStdoutWriteFailure(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(rep, []byte("OLD\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := runContext(context.Background(), []string{"infer", "-m", "../../examples/smokers/smokers.psl", "-d", "../../examples/smokers/smokers.data", "--report", rep}, failingWriter{}, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "writing standard output: no space left on device") || !strings.Contains(stderr.String(), "none of the run's outputs was written") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if b, _ := os.ReadFile(rep); string(b) != "OLD\n" {
+		t.Errorf("--report was replaced: %q", b)
 	}
 }

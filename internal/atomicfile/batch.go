@@ -97,10 +97,11 @@ func (b *Batch) later(f func()) {
 }
 
 // End ends the batch: every output is put in place, through outputs
-// first, or, when the batch failed, none is and each is removed. An error
-// putting an output in place stops the rest (which are removed) and is
-// returned, naming it. The locks held for the batch are released.
-func (b *Batch) End() error {
+// first, or, when the batch failed, none is and each is removed (dropped
+// counts them). An error putting an output in place stops the rest (which
+// are removed) and is returned, naming it. The locks held for the batch
+// are released.
+func (b *Batch) End() (dropped int, err error) {
 	active.CompareAndSwap(b, nil)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -112,10 +113,10 @@ func (b *Batch) End() error {
 	}()
 	all := append(b.through, b.files...)
 	b.through, b.files = nil, nil
-	var err error
 	for i, s := range all {
-		if b.failed || err != nil {
+		if b.failed {
 			s.drop()
+			dropped++
 			continue
 		}
 		if err = s.place(); err != nil {
@@ -125,8 +126,8 @@ func (b *Batch) End() error {
 			if i > 0 {
 				err = fmt.Errorf("%w (%d output(s) put in place before it are kept)", err, i)
 			}
-			return err
+			return len(all) - i, err
 		}
 	}
-	return nil
+	return dropped, nil
 }

@@ -70,7 +70,7 @@ func TestBatch(t *testing.T) {
 				t.Fatalf("an output was put in place before the batch ended")
 			}
 			tc.third(dir)
-			err := b.End()
+			_, err := b.End()
 			if tc.endErr == "" && err != nil || tc.endErr != "" && (err == nil || !strings.Contains(err.Error(), tc.endErr)) {
 				t.Fatalf("End: %v, want %q", err, tc.endErr)
 			}

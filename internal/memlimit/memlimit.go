@@ -151,8 +151,16 @@ func ancestors(p string) []string {
 	return out
 }
 
-// Default is 80% of Available, or 0 (no limit) when it is unknown.
-func Default() int64 { return Available() / 5 * 4 }
+// Default is 80% of Available, at least Minimum (a process left less
+// than that refuses nearly all work, with a message, rather than dying of
+// the runtime's out-of-memory error), or 0 (no limit) when it is unknown.
+func Default() int64 {
+	a := Available()
+	if a <= 0 {
+		return 0
+	}
+	return max(a/5*4, Minimum)
+}
 
 // Minimum is the smallest limit Resolve accepts: below it the Go runtime
 // alone would keep the collector running without pause.

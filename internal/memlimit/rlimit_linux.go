@@ -1,17 +1,37 @@
 package memlimit
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// rlimitAvailable is the address space the process may still map under
-// its resource limits (ulimit -v, RLIMIT_AS; ulimit -d, RLIMIT_DATA): the
-// smaller limit less what is mapped now (the runtime's reservations and
-// the binary), or 0 when there is no such limit.
+// rlimitAvailable is the memory the process may still use under its
+// resource limits (ulimit -v, RLIMIT_AS; ulimit -d, RLIMIT_DATA), or 0
+// when there is no such limit: half of what the smaller limit leaves
+// beyond what is mapped now (the binary, the runtime's reservations) and
+// a reserve of rlimitReserve, since the address space grows faster than
+// the heap (new threads' stacks, heap arenas mapped whole, the
+// collector's own structures). A run that took the limit less what was
+// mapped died of the runtime's out-of-memory error on a cgo build, whose
+// threads map 8 MiB stacks.
 func rlimitAvailable() int64 {
+	limit, mapped := addressSpace()
+	if limit == 0 {
+		return 0
+	}
+	left := limit - mapped - rlimitReserve
+	if left <= 0 {
+		return 1 // nothing left: Default takes the smallest limit
+	}
+	return left / 2
+}
+
+// addressSpace returns the smaller of the address-space and data limits
+// (0: none) and what the process maps now.
+func addressSpace() (limit, mapped int64) {
 	var best uint64
 	for _, res := range []int{syscall.RLIMIT_AS, syscall.RLIMIT_DATA} {
 		var r syscall.Rlimit
@@ -20,14 +40,27 @@ func rlimitAvailable() int64 {
 		}
 	}
 	if best == 0 {
-		return 0
+		return 0, 0
 	}
-	used := vmSize("/proc/self/status")
-	if int64(best) <= used {
-		return 1 // nothing left: the smallest limit, which Resolve refuses
-	}
-	return int64(best) - used
+	return int64(min(best, 1<<62)), vmSize("/proc/self/status")
 }
+
+// CheckAddressSpace returns an error when the process's resource limits
+// (ulimit -v or -d) leave it too little address space to run beyond what
+// it maps at start (the runtime would die of its out-of-memory error at
+// the first large allocation), saying how much to give; nil otherwise.
+func CheckAddressSpace() error {
+	limit, mapped := addressSpace()
+	if limit == 0 || limit-mapped > rlimitReserve {
+		return nil
+	}
+	return fmt.Errorf("the address-space limit (ulimit -v or -d: %s) leaves too little room: hinge maps %s at start and needs %s more to run; raise the limit (ulimit -v unlimited, or at least %d KiB)",
+		Format(limit), Format(mapped), Format(rlimitReserve), (mapped+2*rlimitReserve)>>10)
+}
+
+// rlimitReserve is the address space set aside for the runtime's growth
+// besides the heap.
+const rlimitReserve = 256 << 20
 
 // vmSize reads the process's mapped size (VmSize, in kB) from a
 // /proc/self/status file, 0 when it cannot.
