@@ -98,7 +98,7 @@ type ExactOptions struct {
 	Exhaust, Minimize bool
 	// NoLNS turns off the large neighbourhood search (lns.go) that
 	// improves the best world in a second goroutine while the cores raise
-	// the lower bound (on instances of at least lnsMinVars variables). On
+	// the lower bound (once the cores have run alone for lnsDelay). On
 	// Tuffy's cse, 300 s from lp-round's world: cost 17,448.8 with it,
 	// 17,562.5 without (the bound the same, 16,854-16,856), at twice the
 	// CPU (it uses the second core). Seed seeds its choice of

@@ -151,13 +151,14 @@ func TestExactAgainstGophersat(t *testing.T) {
 	if testing.Short() {
 		trials = 4
 	}
-	defer func(old int) { lnsMinVars = old }(lnsMinVars)
+	defer func(minVars int, delay time.Duration) { lnsMinVars, lnsDelay = minVars, delay }(lnsMinVars, lnsDelay)
+	lnsDelay = 0
 	for trial := range trials {
 		n := 30 + rng.IntN(25)
 		in := exactCase(rng, n, 3*n, []float64{0, 0.05}[trial%2], 0)
 		best, ok := exactOptimum(in)
 		// Each instance with the cores alone and with the neighbourhood
-		// search beside them (kept from 100 variables on, here on all).
+		// search beside them from the start.
 		for _, minVars := range []int{math.MaxInt, 1} {
 			lnsMinVars = minVars
 			r, err := Exact(context.Background(), in, ExactOptions{Exhaust: trial%2 == 0, Minimize: trial%2 == 0, Seed: uint64(trial)})

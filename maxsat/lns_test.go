@@ -8,11 +8,12 @@ import (
 )
 
 // withLNSOnAll runs the large neighbourhood search on instances of every
-// size for the rest of the test (it is kept for 100 variables or more).
+// size, from the start, for the rest of the test (it is kept for two
+// variables or more, and waits for the cores' first lnsDelay).
 func withLNSOnAll(t *testing.T) {
-	old := lnsMinVars
-	lnsMinVars = 1
-	t.Cleanup(func() { lnsMinVars = old })
+	minVars, delay := lnsMinVars, lnsDelay
+	lnsMinVars, lnsDelay = 1, 0
+	t.Cleanup(func() { lnsMinVars, lnsDelay = minVars, delay })
 }
 
 // TestExactWithLNSAgainstBruteForce runs Exact with the neighbourhood
