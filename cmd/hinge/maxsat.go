@@ -317,7 +317,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 		fmt.Fprintf(w, "o %s\n", g(res.Cost))
 		fmt.Fprintln(w, "s OPTIMUM FOUND")
 	default:
-		fmt.Fprintf(w, "c stopped at the time limit (%v): the cost is at most %.4g%% above the optimum\n", o.timeLimit, 100*res.Gap())
+		fmt.Fprintf(w, "c stopped at the time limit (%v): %s\n", o.timeLimit, aboveOptimum(res.Cost, res.LowerBound))
 		fmt.Fprintf(w, "o %s\n", g(res.Cost))
 		fmt.Fprintln(w, "s SATISFIABLE")
 	}

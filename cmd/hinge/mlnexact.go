@@ -49,8 +49,19 @@ func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
 		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls%s\n", x.Cores, x.SATCalls, neighbourhoodsText(x))
 		return
 	}
-	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls%s: the world's cost is at most %.4g%% above the optimum (cost %.6g, bound %.6g)\n",
-		x.Cores, x.SATCalls, neighbourhoodsText(x), 100*gapOf(cost, bound), cost, bound)
+	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls%s: %s (cost %.6g, bound %.6g)\n",
+		x.Cores, x.SATCalls, neighbourhoodsText(x), aboveOptimum(cost, bound), cost, bound)
+}
+
+// aboveOptimum says how far a world of that cost can be from the optimum,
+// given a lower bound on it: at most (cost - bound) / bound more (the gap
+// of the reports, (cost - bound) / cost, is the share of the cost not
+// proven necessary, which understates it).
+func aboveOptimum(cost, bound float64) string {
+	if bound <= 0 {
+		return "the bound is 0, so nothing is proven about how far the world's cost is from the optimum"
+	}
+	return fmt.Sprintf("the world costs at most %.4g%% more than the optimum", 100*max(0, cost-bound)/bound)
 }
 
 // neighbourhoodsText says what the large neighbourhood search did, when
@@ -179,7 +190,7 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
 	word := ", proven optimal for the whole network"
 	if !res.Optimal {
-		word = fmt.Sprintf("; stopped at the time limit: at most %.4g%% above the optimum", 100*gapOf(res.Cost, res.LowerBound))
+		word = "; stopped at the time limit: " + aboveOptimum(res.Cost, res.LowerBound)
 	}
 	fmt.Fprintf(stderr, "MAP (exact, lazy: cutting planes): cost %.6g, certified lower bound %.6g%s; %d rounds, %d cores, %d SAT calls; %.3f s; %d query atoms true, every other one false\n",
 		res.Cost, res.LowerBound, word, res.Rounds, res.Cores, res.SATCalls, res.Seconds.Solve, rep.TrueQuery)
