@@ -1081,8 +1081,8 @@ func (ch *mcsatChain) delta(v int) int {
 
 // Gibbs estimates the marginal probability that each variable is true by
 // Gibbs sampling. Identical clauses are merged first, as for MC-SAT. The
-// first chain starts from a world MaxWalkSAT finds, the others from random
-// worlds, and each sweep resamples every atom
+// chains start apart, as MC-SAT's do (below), and each sweep resamples
+// every atom
 // from its conditional given the others,
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(W1 - W0))), W1 and W0 the weights of
 // the clauses satisfied with x_v true and false. Atoms tied together by hard
@@ -1107,21 +1107,24 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	}
 	s, err := runChains(ctx, in.NumVars, opt, func(k int, rng *rand.Rand) (sampler, error) {
 		ch := &gibbsChain{chainState: newChainState(ix, rng), sw: sw}
-		if k == 0 {
-			// From the most probable mode MaxWalkSAT finds, so that chains
-			// stuck elsewhere disagree with it (the worlds of every atom
-			// false or true that MCSAT also starts from can violate hard
-			// clauses that single-atom moves cannot repair).
-			start, err := overdispersedStart(ctx, 0, net.in, rng)
-			if err != nil {
-				return nil, err
-			}
-			copy(ch.x, start)
-		} else {
-			for v := range ch.x {
-				ch.x[v] = rng.IntN(2) == 1
+		// Apart, as MCSAT's chains start (overdispersedStart): from the
+		// most probable mode MaxWalkSAT finds, every atom false, every
+		// atom true, random worlds, so that chains stuck in different
+		// modes disagree. Chains from random worlds alone all fell into
+		// one mode of a symmetric network and reported R-hat 1.00. Every
+		// atom false or true is taken only when it satisfies the hard
+		// clauses (single-atom moves may not repair one it violates);
+		// else a random world.
+		start, err := overdispersedStart(ctx, k, net.in, rng)
+		if err != nil {
+			return nil, err
+		}
+		if (k == 1 || k == 2) && !satisfiesHard(net.in, start) {
+			for v := range start {
+				start[v] = rng.IntN(2) == 1
 			}
 		}
+		copy(ch.x, start)
 		ch.recount()
 		return ch, nil
 	})
@@ -1498,4 +1501,14 @@ func drawBlock(score []float64, clauses, cnt []int32, hard []bool, weight []floa
 		r -= p
 	}
 	return pick, true
+}
+
+// satisfiesHard reports whether world x satisfies every hard clause of m.
+func satisfiesHard(m *maxsat.Instance, x []bool) bool {
+	for c := range m.NumClauses() {
+		if m.Hard[c] && !m.Satisfied(c, x) {
+			return false
+		}
+	}
+	return true
 }
