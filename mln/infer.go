@@ -479,7 +479,7 @@ type InfeasibleError struct {
 func (e *InfeasibleError) Error() string {
 	const show = 12
 	var b strings.Builder
-	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from these %d ground hard clauses (a clause's literals that the evidence decides false are left out, but one the evidence alone falsifies is written in full, with why):", len(e.Clauses))
+	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from %s (a clause's literals that the evidence decides false are left out, but one the evidence alone falsifies is written in full, with why):", map[bool]string{true: "this ground hard clause", false: fmt.Sprintf("these %d ground hard clauses", len(e.Clauses))}[len(e.Clauses) == 1])
 	for i, c := range e.Clauses {
 		if i == show {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Clauses)-show)

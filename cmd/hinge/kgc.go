@@ -679,7 +679,7 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	m := ev.Metrics
 	med, p90, maxq := ev.QueryTimes()
-	fmt.Fprintf(stdout, "%s: %d queries: MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f (top %d; ranking %.2f s, per query median %.3g ms, 90%% %.3g ms, max %.3g ms)\n",
+	fmt.Fprintf(stdout, "%s: %d test queries: MRR %.4f, Hits@1 %.4f, Hits@3 %.4f, Hits@10 %.4f (top %d; ranking %.2f s, per query median %.3g ms, 90%% %.3g ms, max %.3g ms)\n",
 		scoring, m.Queries, m.MRR, m.Hits1, m.Hits3, m.Hits10, o.topK, rankSec, 1000*med, 1000*p90, 1000*maxq)
 	if o.report != "" {
 		r := kgcReport{Scoring: scoring.String(), Confidence: confidence.String(), Entities: nEnt, Relations: nRel, GraphTriples: len(g.Triples),

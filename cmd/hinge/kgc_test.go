@@ -47,7 +47,7 @@ func TestKGC(t *testing.T) {
 	}
 	// 11 test triples, 22 queries; the stranger's two are misses, the
 	// others are answered first by parent(X, Y) <= child(Y, X).
-	if !strings.Contains(stdout, "22 queries: MRR 0.9") {
+	if !strings.Contains(stdout, "22 test queries: MRR 0.9") {
 		t.Errorf("metrics:\n%s", stdout)
 	}
 	text, _ := os.ReadFile(pred)
@@ -88,7 +88,7 @@ func TestKGCPSLAgreesWithInfer(t *testing.T) {
 	out := filepath.Join(dir, "psl")
 	code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
 		"--test", filepath.Join(dir, "test.txt"), "--time", "1s", "--score", "psl", "--psl-candidates", "5", "--psl-train", "40", "--psl-out", out, "--quiet")
-	if code != 0 || !strings.Contains(stdout, "psl: 12 queries: MRR") {
+	if code != 0 || !strings.Contains(stdout, "psl: 12 test queries: MRR") {
 		t.Fatalf("kgc: exit %d\n%s%s", code, stdout, stderr)
 	}
 	want := map[string]float64{}
@@ -287,13 +287,13 @@ func TestKGCClustered(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
-		if !strings.Contains(stdout, "clustered: 20 queries: MRR 1.0000") || !strings.Contains(stdout, "thresholds chosen on 20 validation queries") {
+		if !strings.Contains(stdout, "clustered: 20 test queries: MRR 1.0000") || !strings.Contains(stdout, "thresholds chosen on 20 validation queries") {
 			t.Fatalf("output:\n%s", stdout)
 		}
 		if r, _ := os.ReadFile(rep); !strings.Contains(string(r), `"thresholds"`) {
 			t.Fatalf("report:\n%s", r)
 		}
-		at := strings.Index(stdout, "clustered: 20 queries")
+		at := strings.Index(stdout, "clustered: 20 test queries")
 		outs[i] = stdout[at : at+strings.Index(stdout[at:], " (top")]
 	}
 	if outs[0] != outs[1] {
@@ -332,13 +332,13 @@ func TestKGCLearned(t *testing.T) {
 	}
 	auto := slices.DeleteFunc(slices.Clone(base), func(a string) bool { return a == "--score" || a == "learned" })
 	code, stdout, stderr = runCLI(t, append(auto, "--valid", empty)...)
-	if code != 0 || stderr != "" || !strings.Contains(stdout, "noisy-or: 58 queries") {
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "noisy-or: 58 test queries") {
 		t.Errorf("empty --valid, default scoring: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, c := range []struct {
 		args []string
 		want string
-	}{{exampleKGC, "learned: 58 queries"}, {[]string{"--train", "../../examples/kgc/train.txt", "--test", "../../examples/kgc/test.txt", "--rounds", "1", "--quiet"}, "noisy-or: 58 queries"}} {
+	}{{exampleKGC, "learned: 58 test queries"}, {[]string{"--train", "../../examples/kgc/train.txt", "--test", "../../examples/kgc/test.txt", "--rounds", "1", "--quiet"}, "noisy-or: 58 test queries"}} {
 		if code, stdout, stderr := runCLI(t, append([]string{"kgc"}, c.args...)...); code != 0 || !strings.Contains(stdout, c.want) {
 			t.Errorf("default scoring: %v: exit %d, want %q\n%s%s", c.args, code, c.want, stdout, stderr)
 		}
@@ -352,7 +352,7 @@ func TestKGCLearned(t *testing.T) {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
 		if !regexp.MustCompile(`learned: weights of 6 rule classes x 5 places fitted on \d+ validation queries \(2 per triple; \d+ with the true answer and another candidate in their list\), \d+ iterations: validation MRR [0-9.]+ in sample \(noisy-or [0-9.]+\)`).MatchString(stdout) ||
-			!strings.Contains(stdout, "learned: 58 queries: MRR") {
+			!strings.Contains(stdout, "learned: 58 test queries: MRR") {
 			t.Fatalf("output:\n%s", stdout)
 		}
 		var r struct {
@@ -436,7 +436,7 @@ func TestKGCReadsAnyBURLSelfLoops(t *testing.T) {
 	pred := filepath.Join(dir, "pred.txt")
 	code, stdout, stderr := runCLI(t, "kgc", "--train", filepath.Join(dir, "train.txt"), "--valid", filepath.Join(dir, "valid.txt"),
 		"--test", filepath.Join(dir, "test.txt"), "--rules-in", filepath.Join(dir, "rules.txt"), "--predictions", pred, "--score", "noisy-or", "--quiet")
-	if code != 0 || !strings.Contains(stdout, "2 queries: MRR 1.0000") {
+	if code != 0 || !strings.Contains(stdout, "2 test queries: MRR 1.0000") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	text, _ := os.ReadFile(pred)

@@ -83,7 +83,7 @@ func newLearnCmd() *cobra.Command {
 	o := &learnOptions{opt: learn.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "learn --model M.psl --data D.data [--method mle|mple|ppll] [--output M-learned.psl] [--report R.json]",
-		Short: "Learn rule weights from truth data (voted perceptron or exact pseudo-likelihood)",
+		Short: "Learn rule weights from truth data (voted perceptron, pseudo-likelihood or piecewise pseudo-likelihood)",
 		Long: `Learn the weights of a PSL model's weighted rules from the truth values of its
 target atoms, then write the model back with the learned weights (same rules,
 same order, comments kept).

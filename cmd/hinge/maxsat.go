@@ -101,8 +101,11 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if o.opt.Noise < 0 || o.opt.Noise > 1 {
 		return badInput(fmt.Errorf("--noise %v must be in [0,1]", o.opt.Noise))
 	}
-	if o.timeLimit < 0 || o.timeLimit > 0 && !o.exact {
-		return badInput(fmt.Errorf("--time-limit %v: must be >= 0, and is for --exact", o.timeLimit))
+	switch {
+	case o.timeLimit < 0:
+		return badInput(fmt.Errorf("--time-limit %v: must be >= 0", o.timeLimit))
+	case o.timeLimit > 0 && !o.exact:
+		return badInput(fmt.Errorf("--time-limit %v applies to --exact only; give --exact with it, or leave it out", o.timeLimit))
 	}
 	if err := checkOutputs([]string{path}, output{flag: "--report", path: o.report}); err != nil {
 		return err

@@ -538,8 +538,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT && explicitMethod != mln.MethodExact {
 		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat) or exactly by cutting planes (--method exact), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
 	}
-	if o.timeLimit < 0 || o.timeLimit > 0 && o.method != mln.MethodExact {
-		return badInput(fmt.Errorf("--time-limit %v: must be >= 0, and is for --method exact", o.timeLimit))
+	switch {
+	case o.timeLimit < 0:
+		return badInput(fmt.Errorf("--time-limit %v: must be >= 0", o.timeLimit))
+	case o.timeLimit > 0 && (o.method != mln.MethodExact || o.marginal):
+		return badInput(fmt.Errorf("--time-limit %v applies to MAP by --method exact only (the other methods run their iterations: --flips, --max-iter, --samples); give --method exact with it, or leave it out", o.timeLimit))
 	}
 	// Lazy grounding by itself beyond the memory limit: for MAP, and for
 	// marginals by MC-SAT (Gibbs has no lazy form).

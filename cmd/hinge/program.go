@@ -66,7 +66,7 @@ func (f *programFlags) addDB(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
 	f.dbFlag = cmd.Flags().Lookup("db")
 	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (hinge's own tables there are replaced on every run unless --db-read)")
-	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (see the README for their schema); --data or --config then only declares the predicates")
+	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (docs/scale.md gives their schema); --data or --config then only declares the predicates")
 	cmd.Flags().BoolVar(&f.dbReplace, "db-replace", false, "with --db: also replace tables of --db-schema that hinge did not create (not listed in its hinge_tables), such as those of an older hinge")
 }
 

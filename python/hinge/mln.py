@@ -116,7 +116,7 @@ def _query_list(query):
 def infer(program, evidence=None, query=None, *, marginal=False, method=None, query_file=None,
           open_predicates=None, lazy=False, lifted=False, samples=None, burn_in=None, chains=None,
           flips=None, noise=None, seed=None, hard_weight=None, threads=None, memory_limit=None,
-          explain=None, explain_top=None, explain_resolve=False, options=None,
+          time_limit=None, explain=None, explain_top=None, explain_resolve=False, options=None,
           logger=None, temp_dir=None, cleanup_temp=True):
     """The MAP world (or with marginal=True each query atom's probability)
     of a Markov logic network, as MLNResult.
@@ -127,10 +127,13 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     text). open_predicates: predicates that are open besides the queries
     (Alchemy's -ow, hinge's --open).
 
-    method: MAP: lp-round (the default), lp-walksat, maxwalksat; marginals:
-    mcsat (the default) or gibbs. lazy, lifted, samples, burn_in, chains,
-    flips, noise, seed, hard_weight, threads, memory_limit: hinge's flags of
-    the same names (hinge mln infer --help). explain: an atom or a list of
+    method: MAP: lp-round (the default), lp-walksat, maxwalksat, exact
+    (proven optimal, or at time_limit, e.g. '30s', the best world with the
+    bound: report['exact'] has the status and the gap); marginals: auto
+    (the default: exact where affordable, MC-SAT elsewhere), exact, mcsat
+    or gibbs. lazy, lifted, samples, burn_in, chains, flips, noise, seed,
+    hard_weight, threads, memory_limit, time_limit: hinge's flags of the
+    same names (hinge mln infer --help). explain: an atom or a list of
     atoms to explain (explain_top, explain_resolve). options: more flags, a
     list. logger, temp_dir, cleanup_temp: as Model.infer.
 
@@ -153,7 +156,7 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
                         ("--chains", chains), ("--flips", flips), ("--noise", noise),
                         ("--seed", seed), ("--hard-weight", hard_weight),
                         ("--threads", threads), ("--memory-limit", memory_limit),
-                        ("--explain-top", explain_top)):
+                        ("--time-limit", time_limit), ("--explain-top", explain_top)):
         if value is not None:
             flags += [name, str(value)]
     if open_predicates:

@@ -72,6 +72,7 @@ class TestMLN(_util.Case):
                                ["--method", "maxwalksat", "--flips", "5000", "--seed", "3"]),
                               ({"lazy": True, "flips": 10000}, ["--lazy", "--flips", "10000"]),
                               ({"lifted": True}, ["--lifted"]),
+                              ({"method": "exact", "time_limit": "5s"}, ["--method", "exact", "--time-limit", "5s"]),
                               ({"marginal": True, "method": "gibbs", "samples": 500, "chains": 2, "burn_in": 20},
                                ["--marginal", "--method", "gibbs", "--samples", "500", "--chains", "2",
                                 "--burn-in", "20"])):
