@@ -50,9 +50,6 @@ func applyMemoryLimit(cmd *cobra.Command) error {
 	if f != nil {
 		val, set = f.Value.String(), f.Changed
 	}
-	if err := memlimit.CheckAddressSpace(); err != nil {
-		return failed(err)
-	}
 	n, err := memlimit.Resolve(val, set, "--"+memoryLimitFlag, os.Getenv(memoryLimitEnv), memoryLimitEnv)
 	if err != nil {
 		return badInput(err)

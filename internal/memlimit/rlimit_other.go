@@ -5,6 +5,3 @@ package memlimit
 // rlimitAvailable is 0 (no limit known) where the resource limits are not
 // read.
 func rlimitAvailable() int64 { return 0 }
-
-// CheckAddressSpace is nil where the resource limits are not read.
-func CheckAddressSpace() error { return nil }
