@@ -60,7 +60,7 @@ func applyMemoryLimit(cmd *cobra.Command) error {
 	case strings.TrimSpace(os.Getenv(memoryLimitEnv)) != "":
 		memoryLimitFrom = "set by $" + memoryLimitEnv
 	default:
-		memoryLimitFrom = "the default, 80% of the memory this process may use (the machine's, its cgroup's or its ulimit's); --" + memoryLimitFlag + " sets another"
+		memoryLimitFrom = "the default, 80% of the memory this process may use (the machine's, its cgroup's, or half what its ulimit leaves); --" + memoryLimitFlag + " sets another"
 	}
 	memlimit.Set(n)
 	return nil
