@@ -46,7 +46,10 @@ func newLNS(in *Instance, ix *index, x []bool, seed uint64) *lns {
 }
 
 // round solves one neighbourhood, with deadline (zero: none) as its last
-// moment, and reports whether the world improved (its cost fell). It
+// moment, and reports whether the neighbourhood's clauses cost less in
+// the new world (however little: the caller compares the whole world's
+// exact cost; a threshold of 1e-9 of the cost missed an improvement of 1
+// beside a weight of 10^12). It
 // reports done when no soft clause is falsified (the world is optimal)
 // or the deadline has passed, and returns ctx's error once ctx is done.
 func (l *lns) round(ctx context.Context, deadline time.Time) (improved, done bool, err error) {
@@ -83,7 +86,7 @@ func (l *lns) round(ctx context.Context, deadline time.Time) (improved, done boo
 	for i, v := range vars {
 		l.x[v] = r.X[i]
 	}
-	return r.Cost < old-1e-9*(1+old), false, nil
+	return r.Cost < old, false, nil
 }
 
 // lns is the state of one LNS run.
@@ -197,7 +200,6 @@ func (l *lns) subInstance(vars []int32) (*Instance, []bool) {
 			}
 		}
 	}
-	sub.NumVars = len(vars)
 	if len(sub.Start) == 0 {
 		sub.Start = []int32{0}
 	}
@@ -308,15 +310,18 @@ func (s *oll) searchNeighbourhoods(ctx context.Context) {
 	}
 	var l *lns
 	var seen uint64
+	// cost and costF are the integer and float costs of the last world
+	// shared (taken from pf or put there): pf's best is at most that.
 	var cost int64
+	var costF float64
 	for ctx.Err() == nil && (s.deadline.IsZero() || time.Now().Before(s.deadline)) {
 		if x, c, ver := pf.newer(seen); x != nil {
 			seen = ver
 			if l == nil {
-				l, cost = newLNS(s.in, ix, x, s.opt.Seed), c
+				l, cost, costF = newLNS(s.in, ix, x, s.opt.Seed), c, s.in.FalsifiedWeight(x)
 			} else if c < cost {
 				copy(l.x, x)
-				cost = c
+				cost, costF = c, s.in.FalsifiedWeight(x)
 			}
 		}
 		if l == nil {
@@ -334,14 +339,18 @@ func (s *oll) searchNeighbourhoods(ctx context.Context) {
 			pf.rounds.Add(1)
 		}
 		if improved {
+			// The exact integer cost decides (the float one only says
+			// that the neighbourhood's clauses cost less).
 			if c, ok := s.cost(l.x); ok && c < cost {
-				cost = c
+				cost, costF = c, s.in.FalsifiedWeight(l.x)
 				seen = pf.put(l.x, c, seen)
 				pf.improved.Add(1)
 			}
 		}
-		c := s.in.FalsifiedWeight(l.x)
-		met := cost <= pf.lb.Load() || s.opt.LowerBound > 0 && c <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), c)
+		// Judged on the shared world, as the cores judge it (search,
+		// metOutside), so that they end the run as optimal once their
+		// SAT calls stop.
+		met := cost <= pf.lb.Load() || s.opt.LowerBound > 0 && costF <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), costF)
 		if met {
 			pf.stopSAT()
 		}
