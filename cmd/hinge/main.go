@@ -198,6 +198,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	// of them when one failed (a full disk part-way through them) or the
 	// run was cancelled.
 	batch := atomicfile.Begin()
+	ended := false
+	defer func() {
+		if !ended { // a panic: nothing is put in place, the temporary files go
+			batch.Fail()
+			batch.End()
+		}
+	}()
 	out := &recordingWriter{w: stdout}
 	root.SetOut(out)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -210,6 +217,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		batch.Fail()
 	}
 	dropped, berr := batch.End()
+	ended = true
 	if berr != nil && err == nil {
 		err = failed(berr)
 	}

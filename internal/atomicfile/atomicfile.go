@@ -66,6 +66,9 @@ func Write(path string, fill func(w io.Writer) error) error {
 // descriptor it lies in the system's temporary directory and Commit
 // copies it through.
 type File struct {
+	// batch is the batch active when the file was created (nil: none),
+	// which Commit stages it in and Abort fails.
+	batch  *Batch
 	path   string // as the caller named it, for messages
 	target Target
 	perm   os.FileMode
@@ -76,13 +79,15 @@ type File struct {
 
 // Create starts writing path: nothing is visible at path until Commit.
 func Create(path string) (*File, error) {
+	b := current()
 	f, err := create(path)
 	if err != nil {
-		if b := current(); b != nil {
+		if b != nil {
 			b.fail() // an output that cannot even be started fails the run's batch
 		}
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
+	f.batch = b
 	return f, nil
 }
 
@@ -128,21 +133,20 @@ func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("writing %s: already committed or aborted", f.path)
 	}
-	if b := current(); b != nil {
+	if b := f.batch; b != nil {
 		if err := f.finish(); err != nil {
 			f.Abort()
 			return fmt.Errorf("writing %s: %w", f.path, err)
 		}
 		f.done = true
-		b.stage(f.target.Through(), func() error {
+		return b.stage(f.target.Through(), func() error {
 			err := f.place()
 			f.remove()
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", f.path, err)
 			}
 			return nil
-		}, f.remove)
-		return nil
+		}, f.remove, f.path)
 	}
 	err := f.finish()
 	if err == nil {
@@ -204,8 +208,8 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
-	if b := current(); b != nil {
-		b.fail() // an output of the run failed or was given up: none is put in place
+	if f.batch != nil {
+		f.batch.fail() // an output of the run failed or was given up: none is put in place
 	}
 	f.remove()
 }

@@ -17,10 +17,17 @@ import (
 // failed or was aborted (a write that failed, a cancelled run), removes
 // every one and leaves each path as it was. Without a batch each output
 // is put in place as soon as it is committed, and a run that failed
-// part-way had replaced the outputs written before the failure.
+// part-way had replaced the outputs written before the failure. The batch
+// fails when an output does (or the caller says so, Fail); a run that
+// ends with an error of its own after its outputs are complete (maxsat's
+// 's UNSATISFIABLE', with its report) keeps them. A File belongs to the
+// batch active when it was created. One batch is active at a time in a
+// process, and the writes that go directly (WriteNow, a WriteDir fill)
+// are counted process-wide: outputs are written by one command at a time.
 type Batch struct {
 	mu     sync.Mutex
 	failed bool
+	ended  bool // End has run: what comes later is refused
 	// through and files are the staged outputs written through a device
 	// and those renamed into place; after runs once they are settled
 	// (lock releases).
@@ -76,22 +83,33 @@ func (b *Batch) fail() {
 	b.mu.Unlock()
 }
 
-// stage adds an output; through ones (a device, FIFO or descriptor) are
-// put in place first, where a failure (a full device, a closed pipe) can
-// still stop the renames.
-func (b *Batch) stage(through bool, place func() error, drop func()) {
+// stage adds an output (name for messages); through ones (a device,
+// FIFO or descriptor) are put in place first, where a failure (a full
+// device, a closed pipe) can still stop the renames. After End the output
+// is dropped and an error returned: the run's outputs are settled.
+func (b *Batch) stage(through bool, place func() error, drop func(), name string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.ended {
+		drop()
+		return fmt.Errorf("writing %s: the run's outputs were already put in place (or given up)", name)
+	}
 	if through {
 		b.through = append(b.through, staged{place, drop})
 	} else {
 		b.files = append(b.files, staged{place, drop})
 	}
+	return nil
 }
 
-// later runs f once the batch has ended.
+// later runs f once the batch has ended (at once when it has).
 func (b *Batch) later(f func()) {
 	b.mu.Lock()
+	if b.ended {
+		b.mu.Unlock()
+		f()
+		return
+	}
 	b.after = append(b.after, f)
 	b.mu.Unlock()
 }
@@ -105,6 +123,7 @@ func (b *Batch) End() (dropped int, err error) {
 	active.CompareAndSwap(b, nil)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.ended = true
 	defer func() {
 		for _, f := range b.after {
 			f()

@@ -93,3 +93,40 @@ func TestBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchAfterEnd: a file created while a batch is active belongs to
+// it: committed after the batch has ended, it is refused and removed (it
+// was put in place on its own), and a lock released after the end is
+// released at once.
+func TestBatchAfterEnd(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "late.txt")
+	b := Begin()
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := LockDir(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Fail()
+	if _, err := b.End(); err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("late\n"))
+	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), "already") {
+		t.Errorf("a commit after the batch ended: %v", err)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Errorf("the late file was put in place")
+	}
+	unlock()
+	if _, err := os.Stat(filepath.Join(dir, "out.lock")); err == nil {
+		t.Errorf("the lock file is still there")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

@@ -155,8 +155,7 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	if b != nil {
-		b.stage(false, func() error { return replaceDir(dir, name, tmp) }, func() { os.RemoveAll(tmp) })
-		return nil
+		return b.stage(false, func() error { return replaceDir(dir, name, tmp) }, func() { os.RemoveAll(tmp) }, name)
 	}
 	return replaceDir(dir, name, tmp)
 }
@@ -271,13 +270,11 @@ func LockDir(dir string) (unlock func(), err error) {
 		held.Delete(path)
 		release()
 	}
-	return func() {
-		if b := current(); b != nil {
-			b.later(unlockNow) // held until the batch's outputs are in place
-			return
-		}
-		unlockNow()
-	}, nil
+	if b := current(); b != nil {
+		// Held until the batch's outputs are in place.
+		return func() { b.later(unlockNow) }, nil
+	}
+	return unlockNow, nil
 }
 
 // CheckDir reports whether WriteDir may replace dir: it does not exist, is
