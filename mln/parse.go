@@ -128,16 +128,9 @@ func IncludedFiles(path string) []string {
 			return
 		}
 		for _, st := range lines {
-			rest, ok := strings.CutPrefix(st.Text, "#include")
-			if !ok {
+			file, ok, err := included(name, st)
+			if !ok || err != nil {
 				continue
-			}
-			file, err := strconv.Unquote(strings.TrimSpace(rest))
-			if err != nil {
-				continue
-			}
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(filepath.Dir(name), file)
 			}
 			if !seen[file] {
 				seen[file] = true
@@ -148,6 +141,24 @@ func IncludedFiles(path string) []string {
 	}
 	walk(path, 0)
 	return files
+}
+
+// included reports whether statement st of file name is an #include line
+// and the file it names (relative to name's directory), or why it names
+// none.
+func included(name string, st lex.Statement) (file string, ok bool, err error) {
+	rest, ok := strings.CutPrefix(st.Text, "#include")
+	if !ok {
+		return "", false, nil
+	}
+	file, err = strconv.Unquote(strings.TrimSpace(rest))
+	if err != nil {
+		return "", true, srcpos.Errorf(st.Pos, "#include wants a quoted file name, found %q", textfile.Clip(strings.TrimSpace(rest)))
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(name), file)
+	}
+	return file, true, nil
 }
 
 func (p *Program) readFile(path string, depth int, from srcpos.Position) error {
@@ -170,13 +181,9 @@ func (p *Program) parse(name string, text []byte, depth int) error {
 		return err
 	}
 	for _, st := range lines {
-		if rest, ok := strings.CutPrefix(st.Text, "#include"); ok {
-			file, err := strconv.Unquote(strings.TrimSpace(rest))
+		if file, ok, err := included(name, st); ok {
 			if err != nil {
-				return srcpos.Errorf(st.Pos, "#include wants a quoted file name, found %q", textfile.Clip(strings.TrimSpace(rest)))
-			}
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(filepath.Dir(name), file)
+				return err
 			}
 			if err := p.readFile(file, depth+1, st.Pos); err != nil {
 				return err

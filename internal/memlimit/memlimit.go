@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	numparse "github.com/hinge-srl/hinge/internal/num"
 )
 
 // units maps a size suffix (lower case, without a trailing "b") to bytes.
@@ -42,7 +44,7 @@ func ParseSize(s string) (int64, error) {
 	if num == "" || !ok {
 		return 0, fmt.Errorf("bad size %q (want bytes or a number with a unit: 512MiB, 2GB, 1.5G)", shown(s))
 	}
-	v, err := strconv.ParseFloat(num, 64)
+	v, err := numparse.Parse(num)
 	if err != nil {
 		return 0, fmt.Errorf("bad size %q (want bytes or a number with a unit: 512MiB, 2GB, 1.5G)", shown(s))
 	}
