@@ -644,6 +644,12 @@ func (s *oll) metOutside() bool {
 // satUnknown, as at the deadline; result then finds the bounds equal.
 func (s *oll) solve(assume []Lit) (satResult, error) {
 	s.calls++
+	if testSlowSAT > 0 { // tests: let the neighbourhood search go first
+		select {
+		case <-s.satCtx.Done():
+		case <-time.After(testSlowSAT):
+		}
+	}
 	r, err := s.sat.solve(s.satCtx, s.deadline, assume)
 	if err != nil && s.ctx.Err() == nil {
 		return satUnknown, nil

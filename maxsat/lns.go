@@ -221,6 +221,14 @@ var (
 	lnsDelay   = 100 * time.Millisecond
 )
 
+// testSlowSAT, set by tests, delays each SAT call of the cores, so that
+// the neighbourhood search meets the bound first; lnsStops counts the runs
+// whose SAT calls the search stopped that way.
+var (
+	testSlowSAT time.Duration
+	lnsStops    atomic.Int64
+)
+
 // portfolio is what the cores (the oll) and the large neighbourhood search
 // share: the best world either found, with its cost in integer weights and
 // a version that grows with each new one, and the cores' lower bound.
@@ -352,6 +360,7 @@ func (s *oll) searchNeighbourhoods(ctx context.Context) {
 		// SAT calls stop.
 		met := cost <= pf.lb.Load() || s.opt.LowerBound > 0 && costF <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), costF)
 		if met {
+			lnsStops.Add(1)
 			pf.stopSAT()
 		}
 		if met || done {

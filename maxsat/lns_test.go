@@ -2,6 +2,7 @@ package maxsat
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -124,5 +125,46 @@ func TestLNSRoundBesideHugeWeight(t *testing.T) {
 	}
 	if !improved || !l.x[1] || in.FalsifiedWeight(l.x) != 1e12 {
 		t.Errorf("improved %v, world %v costing %v; want x2 true, cost 1e12", improved, l.x, in.FalsifiedWeight(l.x))
+	}
+}
+
+// TestLNSMeetsTheBound: with the cores' SAT calls slowed, the
+// neighbourhood search finds a world meeting the lower bound given (the
+// optimum, by enumeration) first, stops their SAT calls, and the run ends
+// proven optimal at the optimum with no time limit: the path the cores'
+// own speed hides on small instances.
+func TestLNSMeetsTheBound(t *testing.T) {
+	withLNSOnAll(t)
+	testSlowSAT = 20 * time.Millisecond
+	defer func() { testSlowSAT = 0 }()
+	rng := rand.New(rand.NewPCG(29, 30))
+	before := lnsStops.Load()
+	runs := 0
+	for trial := range 40 {
+		n := 6 + rng.IntN(8)
+		in := exactCase(rng, n, 2*n+rng.IntN(2*n), 0.1, 0)
+		best, _, ok := bruteForce(in)
+		if !ok {
+			continue
+		}
+		opt := in.SoftWeight() - best
+		x := make([]bool, n) // a start that satisfies the hard clauses: the all-false world, when it does
+		if _, hv := in.Eval(x); hv > 0 || opt <= 0 {
+			continue
+		}
+		runs++
+		r, err := Exact(context.Background(), in, ExactOptions{Start: [][]bool{x}, LowerBound: opt, Seed: uint64(trial)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, "meets the bound", in, r, opt, true)
+		if !r.Optimal || math.Abs(r.Cost-opt) > 1e-9 {
+			t.Fatalf("trial %d: cost %v optimal %v (%s), optimum %v", trial, r.Cost, r.Optimal, r.Status, opt)
+		}
+	}
+	stops := lnsStops.Load() - before
+	t.Logf("%d runs, %d ended by the search meeting the bound", runs, stops)
+	if runs == 0 || stops == 0 {
+		t.Fatalf("the search never stopped the cores (%d runs)", runs)
 	}
 }
