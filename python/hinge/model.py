@@ -44,6 +44,12 @@ class InferenceResults(dict):
         self.evaluation = {}
         self.explanations = []
 
+    def __missing__(self, key):
+        if isinstance(key, str):
+            raise KeyError("%r: the results are keyed by Predicate, as pslpython's are; "
+                           "results.by_name(%r) finds a predicate's table by its name" % (key, key))
+        raise KeyError(key)
+
     def by_name(self, name):
         """The table of the predicate with this name (any case)."""
         want = Predicate.normalize_name(name)

@@ -108,6 +108,8 @@ class TestInfer(_util.Case):
                         self.assertAlmostEqual(got[k], v, delta=6e-7, msg=k)
                     self.assertEqual([p.name() for p in res], ["SMOKES", "CANCER"])
                     self.assertIs(res.by_name("cancer"), res[next(p for p in res if p.name() == "CANCER")])
+                    with self.assertRaisesRegex(KeyError, r"keyed by Predicate.*by_name\('Cancer'\)"):
+                        res["Cancer"]
                     self.assertEqual(res.report["status"], "converged")
                     self.assertAlmostEqual(res.evaluation["Cancer"]["ACCURACY"], 10 / 12)
 
