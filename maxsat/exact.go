@@ -422,6 +422,7 @@ type oll struct {
 	w     []int64 // soft weights as integers (0 for hard clauses)
 	scale float64
 	werr  float64
+	total float64 // the soft weight (in.SoftWeight), summed once
 
 	softs []soft
 	at    map[Lit]int32 // assumption literal -> index in softs
@@ -455,6 +456,7 @@ func (s *oll) newVar() int {
 // run builds the SAT problem and runs OLL.
 func (s *oll) run() (*ExactResult, error) {
 	in := s.in
+	s.total = in.SoftWeight()
 	s.nv = in.NumVars
 	s.at = make(map[Lit]int32)
 	// Hard clauses as they are; soft clauses merged by their literals (the
@@ -631,12 +633,14 @@ func (s *oll) report() {
 func (s *oll) lowerBound() float64 { return max(0, float64(s.lb)/s.scale-s.werr, s.opt.LowerBound) }
 
 // metOutside reports whether the best world meets the lower bound given
-// in the options (within the rounding of float64 sums).
-func (s *oll) metOutside() bool {
-	if !s.found || s.opt.LowerBound <= 0 {
-		return false
-	}
-	return s.bestCost <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), s.bestCost)
+// in the options.
+func (s *oll) metOutside() bool { return s.found && s.meetsGiven(s.bestCost) }
+
+// meetsGiven reports whether a world of that cost meets the lower bound
+// given in the options (within CostTol). The neighbourhood search judges
+// its shared world by it too.
+func (s *oll) meetsGiven(cost float64) bool {
+	return s.opt.LowerBound > 0 && cost <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.total, cost)
 }
 
 // solve calls the SAT solver under the assumptions. A call stopped

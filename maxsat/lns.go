@@ -49,9 +49,9 @@ func newLNS(in *Instance, ix *index, x []bool, seed uint64) *lns {
 // moment, and reports whether the neighbourhood's clauses cost less in
 // the new world (however little: the caller compares the whole world's
 // exact cost; a threshold of 1e-9 of the cost missed an improvement of 1
-// beside a weight of 10^12). It
-// reports done when no soft clause is falsified (the world is optimal)
-// or the deadline has passed, and returns ctx's error once ctx is done.
+// beside a weight of 10^12). It reports done when no soft clause is
+// falsified (the world is optimal) or the deadline has passed, and
+// returns ctx's error once ctx is done.
 func (l *lns) round(ctx context.Context, deadline time.Time) (improved, done bool, err error) {
 	seed := l.falsified()
 	lim := lnsSubLimit
@@ -358,7 +358,7 @@ func (s *oll) searchNeighbourhoods(ctx context.Context) {
 		// Judged on the shared world, as the cores judge it (search,
 		// metOutside), so that they end the run as optimal once their
 		// SAT calls stop.
-		met := cost <= pf.lb.Load() || s.opt.LowerBound > 0 && costF <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.in.SoftWeight(), costF)
+		met := cost <= pf.lb.Load() || s.meetsGiven(costF)
 		if met {
 			lnsStops.Add(1)
 			pf.stopSAT()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/srcpos"
@@ -842,7 +843,8 @@ func (net *Network) addFunctional(prog *Program, d *PredDecl) error {
 // grounds such a clause over its atom's rows, so an atom of a closed
 // predicate that the evidence leaves out (false) gave no ground clause
 // at all, and the clause was silently dropped. One the evidence makes
-// false is an InfeasibleError, as the clauses with variables give.
+// false is an InfeasibleError, as the clauses with variables give,
+// described as they are (decided).
 func (net *Network) groundUnitsHold() error {
 	e := &InfeasibleError{}
 	closed := map[string]string{}
@@ -850,46 +852,26 @@ func (net *Network) groundUnitsHold() error {
 		if r.Weighted || r.Logical == nil {
 			continue
 		}
-		cs, err := model.Clauses(r.Logical)
-		if err != nil || len(cs) != 1 || len(cs[0]) != 1 || cs[0][0].Atom == nil || cs[0][0].Neg {
+		joins, err := ground.ClauseJoins(net.Model, net.Store, r)
+		if err != nil || len(joins) != 1 {
 			continue
 		}
-		a := cs[0][0].Atom
-		if a.Pred == nil || !a.Pred.Closed {
+		q := joins[0].Query
+		if len(q.Atoms) != 1 || q.Vars != 0 || q.Atoms[0].Neg || !q.Atoms[0].Pred.Closed {
 			continue
 		}
-		ids := make([]int32, len(a.Args))
-		args := make([]string, len(a.Args))
-		ok := true
-		for i, t := range a.Args {
-			if t.Kind == model.Variable {
-				ok = false
-				break
-			}
-			args[i] = t.Name
-			id, known := net.Store.Dict.Lookup(t.Name)
-			if !known {
-				id = -1
-			}
-			ids[i] = id
+		qa := q.Atoms[0]
+		ids := make([]int32, len(qa.Args))
+		for i, t := range qa.Args {
+			ids[i] = t.Const
 		}
-		if !ok {
-			continue
+		t := net.Store.Table(qa.Pred)
+		row := -1 // absent (a constant the store has never seen, -1, too)
+		if r, ok := t.Find(ids); ok {
+			row = r
 		}
-		atom := AtomString(a.Pred.Name, args)
-		t := net.Store.Table(a.Pred)
-		row, found := -1, false
-		if !slices.Contains(ids, -1) {
-			row, found = t.Find(ids)
-		}
-		switch {
-		case !found:
-			e.Clauses = append(e.Clauses, atom+": "+atom+" is false, absent from the evidence   from "+r.Text)
-			if c := net.closedWhy(a.Pred); c != "" {
-				closed[a.Pred.Name] = c
-			}
-		case t.Kind(row) == store.Observed && t.Value(row) == 0:
-			e.Clauses = append(e.Clauses, atom+": "+atom+" is false in the evidence   from "+r.Text)
+		if row < 0 || t.Kind(row) == store.Observed && t.Value(row) == 0 {
+			e.Clauses = append(e.Clauses, net.decided(q, nil, nil, []int32{int32(row)}, closed)+"   from "+r.Text)
 		}
 	}
 	if len(e.Clauses) == 0 {

@@ -479,7 +479,11 @@ type InfeasibleError struct {
 func (e *InfeasibleError) Error() string {
 	const show = 12
 	var b strings.Builder
-	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from %s (a clause's literals that the evidence decides false are left out, but one the evidence alone falsifies is written in full, with why):", map[bool]string{true: "this ground hard clause", false: fmt.Sprintf("these %d ground hard clauses", len(e.Clauses))}[len(e.Clauses) == 1])
+	clauses := fmt.Sprintf("these %d ground hard clauses", len(e.Clauses))
+	if len(e.Clauses) == 1 {
+		clauses = "this ground hard clause"
+	}
+	fmt.Fprintf(&b, "the hard clauses cannot all hold with this evidence: unit propagation derives a contradiction from %s (a clause's literals that the evidence decides false are left out, but one the evidence alone falsifies is written in full, with why):", clauses)
 	for i, c := range e.Clauses {
 		if i == show {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Clauses)-show)

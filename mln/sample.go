@@ -1119,7 +1119,7 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 		if err != nil {
 			return nil, err
 		}
-		if (k == 1 || k == 2) && !satisfiesHard(net.in, start) {
+		if _, hv := net.in.Eval(start); (k == 1 || k == 2) && hv > 0 {
 			for v := range start {
 				start[v] = rng.IntN(2) == 1
 			}
@@ -1501,14 +1501,4 @@ func drawBlock(score []float64, clauses, cnt []int32, hard []bool, weight []floa
 		r -= p
 	}
 	return pick, true
-}
-
-// satisfiesHard reports whether world x satisfies every hard clause of m.
-func satisfiesHard(m *maxsat.Instance, x []bool) bool {
-	for c := range m.NumClauses() {
-		if m.Hard[c] && !m.Satisfied(c, x) {
-			return false
-		}
-	}
-	return true
 }

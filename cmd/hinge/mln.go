@@ -436,7 +436,7 @@ in Alchemy.`,
 	sd := mln.DefaultSampleOptions()
 	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept, over all chains together")
 	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
-	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, from random worlds, that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
+	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, started apart (MaxWalkSAT's world, every atom false, every atom true, random worlds), that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT, of --method exact's neighbourhood search and of the samplers' chains")
 	f.Float64Var(&o.noise, "noise", 0.5, "MaxWalkSAT's random-walk probability (lp-walksat, maxwalksat, --lazy)")

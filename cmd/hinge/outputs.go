@@ -192,13 +192,13 @@ func canCreate(dir string) error {
 // config's in every partition, read or not).
 func programInputs(f *programFlags, prog *pipeline.Program) []string {
 	files := []string{f.model, f.data, f.config, prog.RulesFrom}
-	if prog.Config != nil {
+	switch {
+	case f.config != "":
+		files = append(files, config.JSONFiles(f.config)...) // every partition's
+	case prog.Config != nil:
 		for _, s := range prog.Config.Sources {
 			files = append(files, s.File)
 		}
-	}
-	if f.config != "" {
-		files = append(files, config.JSONFiles(f.config)...) // the other partitions'
 	}
 	return files
 }
@@ -227,11 +227,11 @@ func configInputs(f *programFlags) ([]string, error) {
 		return nil, badInput(err)
 	}
 	files := []string{f.data, f.config}
+	if f.config != "" {
+		return append(files, config.JSONFiles(f.config)...), nil // every partition's
+	}
 	for _, s := range cfg.Sources {
 		files = append(files, s.File)
-	}
-	if f.config != "" {
-		files = append(files, config.JSONFiles(f.config)...) // the other partitions'
 	}
 	return files, nil
 }

@@ -149,17 +149,7 @@ func TestMLNOutputIsIncludedFile(t *testing.T) {
 		{"mln infer --satisfaction", append(infer, "--satisfaction", in("decl.mln")), "decl.mln"},
 		{"rrf infer -r", []string{"rrf", "infer", "-i", in("inc.mln"), "-e", in("e.db"), "-q", "Cancer", "-r", in("decl.mln")}, "decl.mln"},
 	} {
-		before, err := os.ReadFile(in(tc.input))
-		if err != nil {
-			t.Fatal(err)
-		}
-		code, _, errs := runCLI(t, tc.args...)
-		if code != 2 || !strings.Contains(errs, "is the input file") {
-			t.Errorf("%s: exit %d, stderr %q: want exit 2 and 'is the input file'", tc.name, code, errs)
-		}
-		if after, _ := os.ReadFile(in(tc.input)); string(after) != string(before) {
-			t.Errorf("%s: the included file changed", tc.name)
-		}
+		refusedAsInput(t, tc.name, in(tc.input), tc.args...)
 	}
 	if code, out, errs := runCLI(t, infer...); code != 0 || !strings.Contains(out, "Cancer(Anna) 1") {
 		t.Errorf("the program with its includes: exit %d, %q, %q", code, out, errs)
@@ -274,17 +264,24 @@ func TestConfigOtherPartitionIsInput(t *testing.T) {
 		{"infer --report, a learn truth file", []string{"infer", "--config", in("c.json"), "--partition", "infer", "--report", in("learn_truth.txt"), "--quiet"}, "learn_truth.txt"},
 		{"learn --report, an infer-only config's rules", []string{"learn", "--config", in("c.json"), "--output", in("x.psl"), "--report", in("r.psl"), "--quiet"}, "r.psl"},
 	} {
-		before, err := os.ReadFile(in(tc.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		code, _, errs := runCLI(t, tc.args...)
-		if code != 2 || !strings.Contains(errs, "is the input file") {
-			t.Errorf("%s: exit %d, stderr %q: want exit 2 and 'is the input file'", tc.name, code, errs)
-		}
-		if after, _ := os.ReadFile(in(tc.file)); string(after) != string(before) {
-			t.Errorf("%s: the file changed", tc.name)
-		}
+		refusedAsInput(t, tc.name, in(tc.file), tc.args...)
+	}
+}
+
+// refusedAsInput runs hinge with args and checks that the run is refused,
+// exit 2, because an output names the input file, which stays as it was.
+func refusedAsInput(t *testing.T, name, file string, args ...string) {
+	t.Helper()
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, args...)
+	if code != 2 || !strings.Contains(errs, "is the input file") {
+		t.Errorf("%s: exit %d, stderr %q: want exit 2 and 'is the input file'", name, code, errs)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Errorf("%s: %s changed", name, file)
 	}
 }
 

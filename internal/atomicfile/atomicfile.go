@@ -83,7 +83,7 @@ func Create(path string) (*File, error) {
 	f, err := create(path)
 	if err != nil {
 		if b != nil {
-			b.fail() // an output that cannot even be started fails the run's batch
+			b.Fail() // an output that cannot even be started fails the run's batch
 		}
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -209,7 +209,7 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	if f.batch != nil {
-		f.batch.fail() // an output of the run failed or was given up: none is put in place
+		f.batch.Fail() // an output of the run failed or was given up: none is put in place
 	}
 	f.remove()
 }

@@ -73,11 +73,9 @@ func WriteNow(path string, fill func(w io.Writer) error) error {
 	return Write(path, fill)
 }
 
-// Fail marks the batch failed (a cancelled run): End removes its outputs.
-func (b *Batch) Fail() { b.fail() }
-
-// fail marks the batch failed: End removes its outputs.
-func (b *Batch) fail() {
+// Fail marks the batch failed (an output that failed, a cancelled run):
+// End removes its outputs.
+func (b *Batch) Fail() {
 	b.mu.Lock()
 	b.failed = true
 	b.mu.Unlock()

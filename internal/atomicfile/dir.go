@@ -100,7 +100,7 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	b := current()
 	defer func() {
 		if err != nil && b != nil {
-			b.fail() // the run's other outputs are not put in place either
+			b.Fail() // the run's other outputs are not put in place either
 		}
 	}()
 	name := dir
