@@ -1111,18 +1111,16 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 		// most probable mode MaxWalkSAT finds, every atom false, every
 		// atom true, random worlds, so that chains stuck in different
 		// modes disagree. Chains from random worlds alone all fell into
-		// one mode of a symmetric network and reported R-hat 1.00. Every
-		// atom false or true is taken only when it satisfies the hard
-		// clauses (single-atom moves may not repair one it violates);
-		// else a random world.
+		// one mode of a symmetric network and reported R-hat 1.00. A
+		// start that violates a hard clause is repaired by the first
+		// sweep: the atoms of every hard clause are one block, resampled
+		// from its exact conditional, where such worlds have probability
+		// 0. (Replacing such a start by a random world lost the mode it
+		// stood for: with a hard unit clause beside a symmetric ring, all
+		// four chains fell into one mode.)
 		start, err := overdispersedStart(ctx, k, net.in, rng)
 		if err != nil {
 			return nil, err
-		}
-		if _, hv := net.in.Eval(start); (k == 1 || k == 2) && hv > 0 {
-			for v := range start {
-				start[v] = rng.IntN(2) == 1
-			}
 		}
 		copy(ch.x, start)
 		ch.recount()
