@@ -168,3 +168,51 @@ func TestLNSMeetsTheBound(t *testing.T) {
 		t.Fatalf("the search never stopped the cores (%d runs)", runs)
 	}
 }
+
+// TestExactWithLNSDegenerate: the search beside the cores on degenerate
+// instances (no clause, variables in no clause, hard clauses only, an
+// empty soft clause that every world falsifies, a contradiction among the
+// hard clauses, a weight of 10^12 beside weights of 1) gives what
+// enumeration gives.
+func TestExactWithLNSDegenerate(t *testing.T) {
+	withLNSOnAll(t)
+	for _, tc := range []struct {
+		name    string
+		vars    int
+		clauses []func(in *Instance)
+	}{
+		{"no clause", 3, nil},
+		{"hard clauses only", 3, []func(*Instance){
+			func(in *Instance) { must(in.AddClause(0, true, Pos(0), Pos(1))) },
+			func(in *Instance) { must(in.AddClause(0, true, Not(0))) }}},
+		{"an empty soft clause", 2, []func(*Instance){
+			func(in *Instance) { must(in.AddClause(2.5, false)) },
+			func(in *Instance) { must(in.AddClause(1, false, Pos(0), Pos(1))) }}},
+		{"a contradiction", 2, []func(*Instance){
+			func(in *Instance) { must(in.AddClause(0, true, Pos(0))) },
+			func(in *Instance) { must(in.AddClause(0, true, Not(0))) },
+			func(in *Instance) { must(in.AddClause(1, false, Pos(1))) }}},
+		{"10^12 beside 1", 3, []func(*Instance){
+			func(in *Instance) { must(in.AddClause(1e12, false, Pos(0))) },
+			func(in *Instance) { must(in.AddClause(1e12, false, Not(0))) },
+			func(in *Instance) { must(in.AddClause(1, false, Pos(1), Pos(2))) },
+			func(in *Instance) { must(in.AddClause(1, false, Not(1))) },
+			func(in *Instance) { must(in.AddClause(1, false, Not(2))) }}},
+	} {
+		in := &Instance{NumVars: tc.vars}
+		for _, add := range tc.clauses {
+			add(in)
+		}
+		best, _, ok := bruteForce(in)
+		for seed := range uint64(3) {
+			r, err := Exact(context.Background(), in, ExactOptions{Seed: seed})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			checkExact(t, tc.name, in, r, in.SoftWeight()-best, ok)
+			if ok && !r.Optimal {
+				t.Errorf("%s: not proven optimal: %+v", tc.name, r)
+			}
+		}
+	}
+}
