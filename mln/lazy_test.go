@@ -646,6 +646,9 @@ func TestLazyNegativeClauseWithoutVariables(t *testing.T) {
 		// the clause is not one (it was built as -5 !Pa(Ann)).
 		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-5 !Pa(Ann) v Ann != Bob\n1 !Pa(Ann)\n",
 		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-5 !Pa(Ann) v Pa(Bob) v Ann = Ann\n",
+		// Beside hard clauses without variables, and a near-deterministic
+		// weight.
+		"t = {Ann, Bob}\nPa(t)\nRc(t, t)\n-1 !Rc(Ann, Bob) v Pa(Ann)\nPa(Ann) v Rc(Bob, Bob).\n!Rc(Bob, Bob) v Pa(Bob).\n-12 !Pa(Bob) v Rc(Ann, Ann)\n",
 	} {
 		opt := Options{Query: []string{"Pa", "Rc"}}
 		_, _, full := network(t, prog, "", opt)
