@@ -329,3 +329,50 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestGibbsChainsStartApart: on a symmetric, strongly coupled network (40
+// atoms, random equivalences of weight 3 both ways, so every marginal is
+// exactly 0.5 by the symmetry of flipping every atom) the chains, the
+// first from an ICM mode as hinge rrf infer starts it, either reach 0.5
+// or say they have not mixed. From random starts all four chains fell into
+// one mode (seed 30 here: 1.000 for every atom, reported as mixed; hinge
+// rrf infer on the same kind of network, seed 2: 0 for every atom, R-hat
+// 1.00).
+func TestGibbsChainsStartApart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	in := &maxsat.Instance{NumVars: 40}
+	for v := range 40 {
+		for range 4 {
+			if u := rng.IntN(40); u != v {
+				if err := in.AddClause(3, false, maxsat.Not(v), maxsat.Pos(u)); err != nil {
+					t.Fatal(err)
+				}
+				if err := in.AddClause(3, false, maxsat.Pos(v), maxsat.Not(u)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	net, err := FromClauses(in, 10, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(40) {
+		mode, _, err := ICM(context.Background(), net, nil, ICMOptions{Restarts: 10, Seed: seed + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := GibbsChains(context.Background(), net, nil, mode, 4, GibbsOptions{Samples: 1000, BurnIn: 100, Seed: seed + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Diagnostics.Mixed {
+			continue // said so: honest
+		}
+		for v, p := range res.Probs {
+			if math.Abs(p-0.5) > 0.15 {
+				t.Fatalf("seed %d: P(%d) = %.3f, exact 0.5, reported as mixed: %+v", seed+1, v, p, res.Diagnostics)
+			}
+		}
+	}
+}

@@ -77,7 +77,7 @@ updates only the cached sums of its ancestor features.`,
 	f.IntVar(&o.samples, "samples", 1000, "Gibbs sweeps kept")
 	f.IntVar(&o.burnIn, "burn-in", 100, "Gibbs sweeps discarded first")
 	f.IntVar(&o.starts, "restarts", 10, "ICM random restarts")
-	f.IntVar(&o.chains, "chains", 4, "Gibbs chains sharing --samples, the first from the ICM mode, the others from random worlds; their agreement (R-hat) says whether the run has mixed")
+	f.IntVar(&o.chains, "chains", 4, "Gibbs chains sharing --samples, the first from the ICM mode, the second from every unknown atom false, the third from every one true, the others from random worlds; their agreement (R-hat) says whether the run has mixed")
 	f.BoolVar(&o.strict, "strict", false, "fail (exit 1, nothing written) when the Gibbs chains disagree")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of every random choice")
 	f.StringVar(&o.norm, "norm", rrf.NormSmooth.String(), normHelp)
