@@ -865,6 +865,45 @@ func TestCopyWeights(t *testing.T) {
 	}
 }
 
+// TestConstraintNorms: norms equal to the rows' own leave the run as it
+// was; the tolerances are scaled by the norms given; a
+// ConstraintNorms of the wrong length or with a negative or NaN entry is
+// refused, naming the option.
+func TestConstraintNorms(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 30, Potentials: 80, Constraints: 6, MinArity: 1, MaxArity: 4, Power: 0, Seed: 3})
+	opt := DefaultOptions()
+	opt.Threads = 1
+	plain, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := make([]float64, p.NumConstraints())
+	for j := range own {
+		_, a := p.CTerms(j)
+		own[j] = math.Sqrt(norm2(a))
+	}
+	opt.ConstraintNorms = own
+	same, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Iterations != plain.Iterations || !slices.Equal(same.Values, plain.Values) {
+		t.Fatalf("the rows' own norms: %d iterations, without %d", same.Iterations, plain.Iterations)
+	}
+	given := []float64{0, 0.5, 1, 2, 3, 1e6}
+	for j, tol := range constraintTols(p, 1e-4, given) {
+		if want := 1e-4 * max(1, given[j]); tol != want {
+			t.Fatalf("constraint %d, norm %v: tolerance %v, want %v", j, given[j], tol, want)
+		}
+	}
+	for _, bad := range [][]float64{own[1:], append(append([]float64(nil), own[1:]...), -1), append(append([]float64(nil), own[1:]...), math.NaN())} {
+		opt.ConstraintNorms = bad
+		if _, err := New(p, opt); err == nil || !strings.Contains(err.Error(), "ConstraintNorms") {
+			t.Fatalf("ConstraintNorms %v...: got %v, want an error naming ConstraintNorms", bad[len(bad)-1], err)
+		}
+	}
+}
+
 // solveUnitWeights solves p with opt unweighted, then with every copy
 // weight 1.
 func solveUnitWeights(t *testing.T, p *hlmrf.Problem, opt Options) (plain, weighted *Result) {

@@ -58,6 +58,15 @@ type Options struct {
 	// that are all equal (a lifted problem of k disjoint copies) run as fast
 	// as unweighted ones; others cost a weight read per copy in consensus.
 	Copies []float64
+	// ConstraintNorms, when non-nil, has one number per constraint: the
+	// ||a_j|| its tolerance ConstraintTol*max(1, ||a_j||) is scaled by,
+	// in place of its own row's norm. A lifted constraint whose class
+	// merges k interchangeable variables has a coefficient k where the
+	// original has k coefficients of 1, a norm k for the original's
+	// sqrt(k), and the same violation at every lifted point: lift.Solve
+	// passes the original constraints' norms so that the lifted run stops
+	// where the original's test holds, not up to sqrt(k) times past it.
+	ConstraintNorms []float64
 }
 
 // Progress is the state of a solve at a residual check.

@@ -166,6 +166,17 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 		}
 	}
 
+	if opt.ConstraintNorms != nil {
+		if len(opt.ConstraintNorms) != s.nc {
+			return nil, fmt.Errorf("admm: Options.ConstraintNorms has %d norms, want %d (one per constraint)", len(opt.ConstraintNorms), s.nc)
+		}
+		for j, a := range opt.ConstraintNorms {
+			if !(a >= 0) || math.IsInf(a, 1) {
+				return nil, fmt.Errorf("admm: Options.ConstraintNorms[%d] = %v is not a finite number >= 0", j, a)
+			}
+		}
+	}
+
 	s.placeTerms()
 	s.termParams()
 
@@ -266,7 +277,7 @@ func (s *Solver) termParams() {
 	s.w = make([]float64, s.m)
 	s.cprm = make([]conParam, s.nc)
 	s.ceq = make([]bool, s.nc)
-	s.ctolUser = constraintTols(p, s.opt.ConstraintTol)
+	s.ctolUser = constraintTols(p, s.opt.ConstraintTol, s.opt.ConstraintNorms)
 	s.ctol = make([]float64, s.nc)
 	for jj, j := range s.con {
 		i := s.m + jj
@@ -668,13 +679,17 @@ func checkConstraints(p *hlmrf.Problem, y, ctol []float64) (maxViol float64, vio
 // (-1 when none is violated). A caller that maps a solution to another
 // problem (lifting) uses it to report on the problem the user gave.
 func Check(p *hlmrf.Problem, y []float64, constraintTol float64) (maxViol float64, violated, worst int) {
-	return checkConstraints(p, y, constraintTols(p, constraintTol))
+	return checkConstraints(p, y, constraintTols(p, constraintTol, nil))
 }
 
 // constraintTols returns each constraint's violation tolerance.
-func constraintTols(p *hlmrf.Problem, tol float64) []float64 {
+func constraintTols(p *hlmrf.Problem, tol float64, norms []float64) []float64 {
 	out := make([]float64, p.NumConstraints())
 	for j := range out {
+		if norms != nil {
+			out[j] = tol * max(1, norms[j])
+			continue
+		}
 		_, a := p.CTerms(j)
 		out[j] = tol * max(1, math.Sqrt(norm2(a)))
 	}

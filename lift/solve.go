@@ -2,6 +2,7 @@ package lift
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/hinge-srl/hinge/admm"
@@ -26,7 +27,10 @@ type SolveResult struct {
 // Solve lifts p, solves the lifted problem by consensus ADMM with copy
 // weights (admm.Options.Copies = Lifted.Copies, so the lifted iterates follow
 // the unlifted ones from the symmetric cold start), and maps the answer back.
-// Any opt.Copies is replaced by the lifting's. Lifting errors (including an
+// Any opt.Copies is replaced by the lifting's, and the lifted constraints'
+// tolerances are scaled by the original constraints' norms
+// (ConstraintNorms), so that the lifted run stops where the original's
+// constraint test holds. Lifting errors (including an
 // *InfeasibleError) are returned with a nil result; a cancelled solve
 // returns the result so far with the context's error, like admm.Solve.
 func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResult, error) {
@@ -37,6 +41,7 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResul
 	}
 	liftSec := time.Since(t0).Seconds()
 	opt.Copies = l.Copies
+	opt.ConstraintNorms = l.ConstraintNorms(p)
 	res, err := admm.Solve(ctx, l.Problem, opt)
 	if res == nil {
 		return nil, err
@@ -47,4 +52,27 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResul
 	out.LowerBound += l.Offset
 	out.MaxViolation, out.Violated, out.Worst = admm.Check(p, out.Values, opt.ConstraintTol)
 	return out, err
+}
+
+// ConstraintNorms returns, for each constraint of the lifted problem, the
+// Euclidean norm of the coefficients of an original constraint of its class
+// in p (the problem l was lifted from; the members of a class have the same
+// coefficients, permuted): admm.Options.ConstraintNorms for solving the
+// lifted problem with the original's tolerances.
+func (l *Lifted) ConstraintNorms(p *hlmrf.Problem) []float64 {
+	out := make([]float64, l.Problem.NumConstraints())
+	done := make([]bool, len(out))
+	for j, c := range l.ConClass {
+		if c < 0 || done[c] {
+			continue
+		}
+		done[c] = true
+		_, a := p.CTerms(j)
+		var n2 float64
+		for _, x := range a {
+			n2 += x * x
+		}
+		out[c] = math.Sqrt(n2)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/hinge-srl/hinge/admm"
@@ -144,5 +145,48 @@ func TestWeightedLiftedRetracesUnlifted(t *testing.T) {
 		if lb > optimum+1e-7*max(1, math.Abs(optimum)) || lb < optimum-1e-2*max(1, math.Abs(optimum)) {
 			t.Errorf("%s: lifted lower bound %v, optimum %v", c.name, lb, optimum)
 		}
+	}
+}
+
+// TestSolveOriginalConstraintTolerances: the lifted run stops on the
+// original constraints' tolerances. Five interchangeable variables under
+// y2 + ... + y6 <= 1.5 lift to one variable with coefficient 5, a norm of 5
+// where the original's is sqrt(5): scaled by its own norm, the lifted run
+// stopped at a violation of 2.27e-4 (its tolerance 5e-4), which the
+// original's check (2.24e-4) then called violated, and the command failed
+// a feasible problem as "may be infeasible".
+func TestSolveOriginalConstraintTolerances(t *testing.T) {
+	f, err := os.Open("testdata/sum-of-five.hlmrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := hlmrf.Read(f, "sum-of-five.hlmrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Lift(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norms := l.ConstraintNorms(p)
+	if len(norms) != 1 || math.Abs(norms[0]-math.Sqrt(5)) > 1e-12 {
+		t.Fatalf("lifted constraint norms %v, want [sqrt(5)]", norms)
+	}
+	if _, a := l.Problem.CTerms(0); len(a) != 1 || a[0] != 5 {
+		t.Fatalf("lifted constraint coefficients %v, want one of 5", a)
+	}
+	opt := admm.DefaultOptions()
+	opt.Threads = 1
+	res, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Violated != 0 {
+		t.Fatalf("lifted solve violates %d original constraints (worst by %g) after %s", res.Violated, res.MaxViolation, res.Status)
+	}
+	// The lifted run's own check and the original's agree.
+	if _, v, _ := admm.Check(p, res.Values, opt.ConstraintTol); v != 0 {
+		t.Fatalf("admm.Check finds %d violated", v)
 	}
 }

@@ -245,6 +245,7 @@ func (lr *liftedRelax) solve(ctx context.Context, opt admm.Options) (*admm.Resul
 		return nil, nil
 	}
 	opt.Copies = lr.l.Copies
+	opt.ConstraintNorms = lr.l.ConstraintNorms(lr.rel.Problem)
 	s, err := admm.New(lp, opt)
 	if err != nil {
 		return nil, err
