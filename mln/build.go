@@ -802,11 +802,12 @@ func clauseText(c model.Clause, hard bool, w float64) string {
 // addFunctional adds, for a predicate with a functional argument (type!),
 // the hard clauses saying that for every combination of the other
 // arguments exactly one value of that argument is true: at least one (an
-// existential) and at most one (no two different values).
+// existential) and at most one (no two different values). They are added
+// for a closed predicate too, where the evidence alone decides them: the
+// grounding refuses evidence that breaks them, as it does any hard clause
+// (an atom with two values, or none, in a closed predicate passed
+// silently).
 func (net *Network) addFunctional(prog *Program, d *PredDecl) error {
-	if net.Model.Predicate(d.Name).Closed {
-		return nil // the evidence alone decides it
-	}
 	for k, u := range d.Unique {
 		if !u {
 			continue

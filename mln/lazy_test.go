@@ -604,6 +604,7 @@ func TestLazyInfeasibleByPropagation(t *testing.T) {
 // in the evidence; kept: true in the evidence, of an open predicate, a
 // negative literal, and every clause once --hard-weight makes it soft.
 func TestGroundUnitHardClauses(t *testing.T) {
+	const functional = "t = {Ann, Bob}\nh = {Chess, Golf}\nLikes(t, h!)\nPa(t)\n1 Likes(x, Chess) => Pa(x)\n"
 	for _, tc := range []struct {
 		name, prog, ev string
 		opt            Options
@@ -617,8 +618,23 @@ func TestGroundUnitHardClauses(t *testing.T) {
 		{"open", "t = {Ann, Bob}\nPa(t)\nQb(t)\nQb(Ann).\n", "", Options{Query: []string{"Pa", "Qb"}}, ""},
 		{"a negative literal", "t = {Ann, Bob}\nPa(t)\n*Qb(t)\n!Qb(Ann).\n", "", Options{Query: []string{"Pa"}}, ""},
 		{"made soft", "t = {Ann, Bob}\nPa(t)\n*Qb(t)\nQb(Ann).\n", "", Options{Query: []string{"Pa"}, HardWeight: 5}, ""},
+		// A functional argument of a closed predicate holds in the evidence
+		// as the clauses it stands for would: it was not checked (exit 0),
+		// while the same predicate opened was refused.
+		{"closed functional argument, two values", functional, "Likes(Ann, Chess)\nLikes(Ann, Golf)\nLikes(Bob, Golf)\n", Options{Query: []string{"Pa"}}, "Likes(Ann, Golf) is true in the evidence"},
+		{"closed functional argument, none", functional, "Likes(Ann, Chess)\n", Options{Query: []string{"Pa"}}, "Likes(Bob, Chess) is false, absent from the evidence"},
+		{"closed functional argument, one each", functional, "Likes(Ann, Chess)\nLikes(Bob, Golf)\n", Options{Query: []string{"Pa"}}, ""},
+		{"open functional argument, two values", functional, "Likes(Ann, Chess)\nLikes(Ann, Golf)\nLikes(Bob, Golf)\n", Options{Query: []string{"Pa"}, Open: []string{"Likes"}}, "Likes(Ann, Golf) is true in the evidence"},
 	} {
-		_, _, _, err := tryNetwork(t, tc.prog, tc.ev, tc.opt)
+		_, _, net, err := tryNetwork(t, tc.prog, tc.ev, tc.opt)
+		if err == nil { // the clauses with variables are refused after grounding, as MAP and Marginals do
+			g, in, gerr := net.GroundClauses(ground.Options{})
+			if err = gerr; err == nil {
+				if core := in.HardConflict(); core != nil {
+					err = net.infeasible(g, in, core)
+				}
+			}
+		}
 		var inf *InfeasibleError
 		switch {
 		case tc.refused == "" && err != nil:

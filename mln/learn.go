@@ -88,7 +88,12 @@ type LearnResult struct {
 	PLL     float64 `json:"pseudo_log_likelihood"`
 	Atoms   int     `json:"atoms"`
 	Clauses int     `json:"ground_clauses"`
-	Iter    int     `json:"iterations"`
+	// HardViolated counts the ground hard clauses the training world
+	// violates (a world of probability 0 under the model): pseudo-
+	// likelihood leaves them out of every conditional, discriminative
+	// learning starts its chains from a world that satisfies them.
+	HardViolated int `json:"hard_violated"`
+	Iter         int `json:"iterations"`
 	// Status says why the optimiser stopped; Converged is false when it
 	// stopped at its iteration limit (or for a reason other than a small
 	// gradient or no more progress), in which case the weights are not
@@ -293,7 +298,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(shape.Formulas) == 0 {
+	if !slices.ContainsFunc(shape.Formulas, func(f *Formula) bool { return !f.Hard }) {
 		return nil, nil, errors.New("mln: no soft formula to learn (every formula is hard)")
 	}
 	var evidence []GroundAtom
@@ -319,7 +324,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	var learned []param
 	slot := map[*Formula]map[string]int{}
 	for _, f := range shape.Formulas {
-		if f.Fixed {
+		if f.Fixed || f.Hard {
 			continue
 		}
 		slot[f] = map[string]int{}
@@ -384,6 +389,9 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	clauses := make([]int, len(learned))
 	paramOf := func(r int32) (int32, float64) {
 		info := net.Clauses[r]
+		if info.Formula.Hard {
+			return -1, 0 // grounded as a hard clause (Build's hard weight is 0), not a potential
+		}
 		if info.Formula.Fixed {
 			return -1, info.Weight
 		}
@@ -392,7 +400,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 		return int32(s), info.Weight
 	}
 	l := &learning{prog: prog, shape: shape, index: index, learned: learned, clauses: clauses, x: x, scale: scale}
-	var numClauses int
+	var numClauses, hardViolated int
 	if streamed {
 		// The ground clauses pass through the pseudo-likelihood's builder
 		// as the grounder makes them, and are not kept.
@@ -407,7 +415,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 		if len(g.Vars) != len(vars) {
 			return nil, nil, fmt.Errorf("mln: internal error: the grounder numbered %d atoms, then %d", len(vars), len(g.Vars))
 		}
-		numClauses = sink.clauses
+		numClauses, hardViolated = sink.clauses, b.hardViolated
 		l.pl = b.finish(scale)
 	} else {
 		g, in, err := net.GroundClauses(groundOpt)
@@ -425,6 +433,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 			}
 		}
 		numClauses = in.NumClauses()
+		_, hardViolated = in.Eval(x)
 	}
 	if numClauses == 0 {
 		return nil, nil, fmt.Errorf("mln: the formulas have no ground clauses over the training world (%d unknown atoms of %s): nothing to learn; check that the training database holds the constants and atoms the formulas need",
@@ -434,7 +443,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 		return nil, nil, fmt.Errorf("mln: no ground clause over the training world carries a weight to learn (%d ground clauses, all hard or fixed)", numClauses)
 	}
 	res := &LearnResult{Weights: make([]float64, len(prog.Formulas)), Learned: make([]bool, len(prog.Formulas)),
-		Predicates: preds, Clauses: numClauses, Atoms: len(vars)}
+		Predicates: preds, Clauses: numClauses, Atoms: len(vars), HardViolated: hardViolated}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	return l, res, nil
 }
@@ -511,7 +520,12 @@ func (l *learning) finish(res *LearnResult, w []float64) {
 }
 
 // learningShape copies prog for learning: every soft formula with weight 1
-// (fixed ones keep theirs) gives the ground structure, the query
+// (fixed ones keep theirs) gives the ground structure, with the hard
+// formulas, which decide the conditionals they take part in (an atom whose
+// flip would break a hard clause the training world satisfies has
+// conditional probability 1: its term drops out of the pseudo-likelihood;
+// they were left out, and a weight learned beside !P(x). was pulled by
+// P's conditionals as if P could be true), the query
 // predicates are open and every other predicate closed (the training world
 // is complete). index maps each copied formula to its place in prog.
 func learningShape(prog *Program, isQuery map[string]bool) (*Program, map[*Formula]int, error) {
@@ -524,11 +538,8 @@ func learningShape(prog *Program, isQuery map[string]bool) (*Program, map[*Formu
 		shape.byName[c.Name] = &c
 	}
 	for i, f := range prog.Formulas {
-		if f.Hard {
-			continue
-		}
 		g := *f
-		if !f.Fixed {
+		if !f.Fixed && !f.Hard {
 			g.Weight = 1
 		}
 		index[&g] = i
@@ -585,6 +596,10 @@ type plBuilder struct {
 	bias   []float64
 	fixed  []bool
 	vars   []int32
+	// hardViolated counts the hard clauses the training world violates:
+	// they take no part in the conditionals (the world has probability 0
+	// under the model).
+	hardViolated int
 }
 
 // maxDense bounds the atoms x weights of a dense builder (512 MB); a
@@ -625,6 +640,9 @@ func (b *plBuilder) add(lits []maxsat.Lit, hard bool, p int32, share float64) {
 			}
 			trueVar = int32(l.Var())
 		}
+	}
+	if hard && trueVar < 0 {
+		b.hardViolated++
 	}
 	b.vars = b.vars[:0]
 	if trueVar >= 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,5 +272,148 @@ func TestLearnGroundingCancelled(t *testing.T) {
 	}
 	if _, err := LearnDiscriminative(ctx, prog, atoms, []string{"Smokes"}, DiscOptions{Ground: g}); !errors.Is(err, context.Canceled) {
 		t.Errorf("dn: %v, want context.Canceled", err)
+	}
+}
+
+// TestLearnPLLHardFormulas: pseudo-likelihood learning beside hard
+// formulas, against the objective written out from its definition on
+// random training worlds of a one-variable program (each constant's atoms
+// are independent of the others'): an atom whose flip would break a hard
+// clause the world satisfies has conditional probability 1, hard clauses
+// the world violates take no part (and are counted), and the learned
+// weights make the objective's gradient vanish. The hard formulas were
+// left out of learning, and a weight beside !P(x). was pulled by P's
+// conditionals as if P could be true (an outside tester's case: 6.76 for
+// the right 1).
+func TestLearnPLLHardFormulas(t *testing.T) {
+	type formula struct {
+		text string
+		sat  func(p, q, r bool) bool
+	}
+	soft := []formula{
+		{"P(x) => Q(x)", func(p, q, r bool) bool { return !p || q }},
+		{"Q(x) v R(x)", func(p, q, r bool) bool { return q || r }},
+		{"!R(x)", func(p, q, r bool) bool { return !r }},
+		{"!P(x) v !Q(x) v R(x)", func(p, q, r bool) bool { return !p || !q || r }},
+	}
+	hard := []formula{
+		{"!P(x) v !R(x).", func(p, q, r bool) bool { return !p || !r }},
+		{"!P(x).", func(p, q, r bool) bool { return !p }},
+		{"Q(x) v R(x).", func(p, q, r bool) bool { return q || r }},
+		{"Q(x) => P(x).", func(p, q, r bool) bool { return !q || p }},
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n = 5
+	violatedSeen := false
+	for trial := range 40 {
+		var fs, hs []formula
+		weights := []float64{}
+		for _, f := range soft {
+			if rng.IntN(3) > 0 {
+				fs = append(fs, f)
+				weights = append(weights, float64(rng.IntN(5))-1)
+			}
+		}
+		for _, f := range hard {
+			if rng.IntN(2) == 0 {
+				hs = append(hs, f)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		world := make([][3]bool, n)
+		var prog, db strings.Builder
+		prog.WriteString("t = {C0, C1, C2, C3, C4}\nP(t)\nQ(t)\nR(t)\n")
+		for i, f := range fs {
+			fmt.Fprintf(&prog, "%g %s\n", weights[i], f.text)
+		}
+		for _, f := range hs {
+			prog.WriteString(f.text + "\n")
+		}
+		for c := range world {
+			for k, pred := range []string{"P", "Q", "R"} {
+				if world[c][k] = rng.IntN(2) == 0; world[c][k] {
+					fmt.Fprintf(&db, "%s(C%d)\n", pred, c)
+				}
+			}
+		}
+		pr, err := ParseProgram("hard.mln", []byte(prog.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		atoms, err := ParseAtoms("hard.db", []byte(db.String()), pr, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := LearnPLL(context.Background(), pr, atoms, nil, LearnOptions{})
+		if err != nil {
+			t.Fatalf("trial %d: %v\n%s", trial, err, prog.String())
+		}
+		// The objective from its definition: each atom weighs 1/n (its
+		// predicate's groundings), the prior is Gaussian around the
+		// program's weights with the default standard deviation 100.
+		wantViolated := 0
+		for _, a := range world {
+			for _, h := range hs {
+				if !h.sat(a[0], a[1], a[2]) {
+					wantViolated++
+				}
+			}
+		}
+		objective := func(w []float64) (pll float64) {
+			for _, a := range world {
+				score := func(x [3]bool) float64 {
+					s := 0.0
+					for i, f := range fs {
+						if f.sat(x[0], x[1], x[2]) {
+							s += w[i]
+						}
+					}
+					return s
+				}
+				for k := range 3 {
+					y := a
+					y[k] = !y[k]
+					breaks := false
+					for _, h := range hs {
+						if h.sat(a[0], a[1], a[2]) && !h.sat(y[0], y[1], y[2]) {
+							breaks = true
+						}
+					}
+					if breaks {
+						continue // P(x_v | rest) = 1
+					}
+					s1, s0 := score(a), score(y)
+					pll += (s1 - math.Max(s1, s0) - math.Log(math.Exp(s1-math.Max(s1, s0))+math.Exp(s0-math.Max(s1, s0)))) / n
+				}
+			}
+			return pll
+		}
+		learned := make([]float64, len(fs))
+		for i := range fs {
+			learned[i] = res.Weights[i]
+		}
+		if got := objective(learned); math.Abs(got-res.PLL) > 1e-9 {
+			t.Fatalf("trial %d: reported pseudo-log-likelihood %.12g, from the definition %.12g\n%s%s", trial, res.PLL, got, prog.String(), db.String())
+		}
+		if res.HardViolated != wantViolated {
+			t.Fatalf("trial %d: %d violated hard clauses reported, %d in the world", trial, res.HardViolated, wantViolated)
+		}
+		violatedSeen = violatedSeen || wantViolated > 0
+		for i := range fs {
+			h := 1e-5
+			up, down := slices.Clone(learned), slices.Clone(learned)
+			up[i] += h
+			down[i] -= h
+			prior := func(w []float64) float64 { return (w[i] - weights[i]) * (w[i] - weights[i]) / (2 * 100 * 100) }
+			g := (objective(up) - prior(up) - objective(down) + prior(down)) / (2 * h)
+			if math.Abs(g) > 1e-4 {
+				t.Fatalf("trial %d: the objective's derivative in weight %d (%s) is %.3g at the learned %.6g\n%s%s", trial, i, fs[i].text, g, learned[i], prog.String(), db.String())
+			}
+		}
+	}
+	if !violatedSeen {
+		t.Fatal("no trial's world violates a hard clause: the generator misses that case")
 	}
 }
