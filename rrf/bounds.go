@@ -98,6 +98,13 @@ func (e *rangeExcess) describe(name string, norm Norm) string {
 	return fmt.Sprintf("%s's value can reach exp(%.4g), beyond the range of a float64%s", name, e.logHi, why)
 }
 
+// RangeError is the refusal of a network whose feature values could
+// overflow a float64 under its weights (a property of the model and its
+// evidence, found before any inference).
+type RangeError struct{ msg string }
+
+func (e *RangeError) Error() string { return e.msg }
+
 // rangeError is checkRange's refusal for a propositional network.
 func (n *Net) rangeError(ev *Evidence) error {
 	e := n.checkRange(ev)
@@ -108,7 +115,7 @@ func (n *Net) rangeError(ev *Evidence) error {
 	if e.feature == 0 {
 		name = "the root feature"
 	}
-	return fmt.Errorf("rrf: %s", e.describe(name, n.Norm))
+	return &RangeError{"rrf: " + e.describe(name, n.Norm)}
 }
 
 // finiteScore is the check that inference never reports a score that is

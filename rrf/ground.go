@@ -859,6 +859,17 @@ func (g *grounder) finish() (*Grounded, error) {
 			newID[f] = kept
 		}
 	}
+	// Every unknown atom is a variable, the ones no parfeature reaches too
+	// (uniform, independent of the rest): they were left out, so rrf infer
+	// did not list them and the pseudo-log-likelihood missed their log 1/2.
+	for _, mp := range g.net.Model.Predicates {
+		tab := g.net.Store.Table(mp)
+		for r := range tab.Len() {
+			if tab.Kind(r) == store.Target {
+				g.variable(&gAtom{tab: tab, pred: mp.Name}, r)
+			}
+		}
+	}
 	n := &Net{NumVars: len(g.gr.Atoms), Features: make([][]Child, kept+1), Weights: slices.Clone(g.p.Weights), Norm: g.p.Norm}
 	remap := func(cs []Child) {
 		for i := range cs {

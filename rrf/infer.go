@@ -75,7 +75,9 @@ type ICMOptions struct {
 // ICM finds a mode: from a random assignment, set each unknown variable in
 // turn to its more probable value given the others, until no single change
 // raises the score; the best of Restarts runs is returned with its log
-// score s_0. A cancelled ctx stops it before the next variable, with ctx's
+// score s_0 in net (a network grounded from a program has the features the
+// evidence decides folded away, so its s_0 differs from the program's by
+// their constant). A cancelled ctx stops it before the next variable, with ctx's
 // error (a variable under many features can take a while, a sweep over
 // many such much longer). A network whose feature values could pass
 // float64's range under the evidence (a chain of features under the smooth

@@ -1,6 +1,7 @@
 package rrf
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -314,5 +315,59 @@ func TestParfeatureDepthLimit(t *testing.T) {
 	kb.Formulas[0].F = n
 	if _, err := FromMLN(kb, 10, 20); err == nil || !strings.Contains(err.Error(), "nested too deeply") {
 		t.Errorf("FromMLN: %v", err)
+	}
+}
+
+// TestGroundUnreachedTargets: every unknown atom is a variable, those no
+// parfeature reaches too: they are uniform and independent of the rest, so
+// Gibbs gives them 0.5, and the pseudo-log-likelihood counts log 1/2 for
+// each. They were left out: rrf infer did not list them, and learning
+// reported -0.2014 for the exact -0.2014 + 3 log 1/2 = -2.2809.
+func TestGroundUnreachedTargets(t *testing.T) {
+	p, err := ParseProgram("u.rrf", []byte("t = {A, B}\nP(t)\nQ(t)\nroot = 1.5 * P(A)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := mln.Build(p.Decls, nil, mln.Options{Query: []string{"P", "Q"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := p.Ground(net, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range gr.Atoms {
+		names = append(names, a.Pred+"("+strings.Join(a.Args, ",")+")")
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"P(A)", "P(B)", "Q(A)", "Q(B)"}) {
+		t.Fatalf("variables %v, want every unknown atom", names)
+	}
+	probs, err := Gibbs(context.Background(), gr.Net, gr.Evidence, nil, GibbsOptions{Samples: 20000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, a := range gr.Atoms {
+		want := 0.5
+		if a.Pred == "P" && a.Args[0] == "A" {
+			want = 1 / (1 + math.Exp(-1.5))
+		}
+		if math.Abs(probs[v]-want) > 0.02 {
+			t.Errorf("%s: %.4f, exact %.4f", names[v], probs[v], want)
+		}
+	}
+	training, err := mln.ParseAtoms("t.db", []byte("P(A)\n"), p.Decls, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.LearnRelational(context.Background(), training, []string{"P", "Q"}, LearnOptions{L2: 1e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At the file's weight (held there by the pull): log sigma(1.5) for
+	// P(A), log 1/2 for each of the other three.
+	if want := -math.Log1p(math.Exp(-1.5)) + 3*math.Log(0.5); math.Abs(res.PLL-want) > 1e-6 {
+		t.Errorf("pseudo-log-likelihood %.6f, want %.6f", res.PLL, want)
 	}
 }

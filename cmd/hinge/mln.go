@@ -475,6 +475,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.asRRF && o.lifted {
 		return badInput(errors.New("--lifted lifts the MAX-SAT relaxation; the RRF engine (--as-rrf) has none"))
 	}
+	if !(o.hardWeight >= 0) || math.IsInf(o.hardWeight, 1) {
+		return badInput(fmt.Errorf("--hard-weight %v must be a finite number >= 0 (0: hard clauses are constraints)", o.hardWeight))
+	}
 	if o.asRRF {
 		return o.runAsRRF(ctx, stdout, stderr)
 	}

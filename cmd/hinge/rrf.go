@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -101,6 +102,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 || o.chains <= 0 {
 		return badInput(errors.New("--samples, --restarts and --chains must be > 0, --burn-in >= 0"))
 	}
+	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
+		return err
+	}
 	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}); err != nil {
 		return err
 	}
@@ -161,7 +165,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	lines := queryLines(g, net, values, format)
-	fmt.Fprintf(stderr, "rrf: %d unknown atoms, %d clause features (lambda %g), built in %.3f s; ICM mode log score %.6g (%d restarts); %s in %.3f s\n",
+	fmt.Fprintf(stderr, "rrf: %d unknown atoms, %d clause features (lambda %g), built in %.3f s; ICM mode log score %.6g (%d restarts; the features the evidence decides left out); %s in %.3f s\n",
 		rnet.NumVars, len(rnet.Features)-1, o.lambda, groundSecs, score, o.starts, o.method, time.Since(t0).Seconds())
 	if acc, ok := queryAccuracy(queries, g, net, values); ok {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth (values >= 0.5 count as true): %.4f\n", len(queries), acc)
@@ -183,6 +187,9 @@ func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evide
 		Progress: func(restart, sweeps int) {
 			o.bar.Status("ICM: restart %d of %d, sweep %d", restart+1, o.starts, sweeps)
 		}})
+	if re := (*rrf.RangeError)(nil); errors.As(err, &re) {
+		return nil, "", 0, badInput(err) // the weights, before any inference
+	}
 	if err != nil {
 		return nil, "", 0, failed(err)
 	}
@@ -256,7 +263,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 		}
 	}
 	sort.Strings(lines)
-	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts); %s in %.3f s\n",
+	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts; the features the evidence decides left out); %s in %.3f s\n",
 		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, time.Since(t0).Seconds())
 	if err := o.convergence(stderr, func(v int) string { return mln.AtomString(gr.Atoms[v].Pred, gr.Atoms[v].Args) }); err != nil {
 		return err
@@ -292,6 +299,20 @@ func (o *rrfInferOptions) convergence(stderr io.Writer, atom func(int) string) e
 		return failed(fmt.Errorf("--strict: the marginals cannot be trusted (%s); nothing written", why))
 	}
 	fmt.Fprintf(stderr, "warning: %s: the marginals are not yet to be trusted; take more samples (--samples, --burn-in)\n", why)
+	return nil
+}
+
+// checkConversion refuses a --lambda or --hard-weight that converts no
+// Markov logic network: lambda must be a positive finite number, the hard
+// weight a positive finite one (a negative one rewarded breaking the hard
+// clauses, NaN was refused later without naming the flag).
+func checkConversion(lambda, hardWeight float64) error {
+	if !(lambda > 0) || math.IsInf(lambda, 1) {
+		return badInput(fmt.Errorf("--lambda %v must be a finite number > 0", lambda))
+	}
+	if !(hardWeight > 0) || math.IsInf(hardWeight, 1) {
+		return badInput(fmt.Errorf("--hard-weight %v must be a finite number > 0 (the root weight that makes a hard clause's feature near-deterministic)", hardWeight))
+	}
 	return nil
 }
 
@@ -393,8 +414,11 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if o.method != "pll" && o.method != "ll" {
 		return badInput(fmt.Errorf("--method %q: want pll or ll", o.method))
 	}
-	if o.l2 < 0 || o.maxIter < 0 || o.chains <= 0 || o.sweeps <= 0 {
-		return badInput(fmt.Errorf("--l2 %v and --max-iter %d must be >= 0, --chains %d and --sweeps %d > 0", o.l2, o.maxIter, o.chains, o.sweeps))
+	if !(o.l2 >= 0) || math.IsInf(o.l2, 1) || o.maxIter < 0 || o.chains <= 0 || o.sweeps <= 0 {
+		return badInput(fmt.Errorf("--l2 %v must be a finite number >= 0, --max-iter %d >= 0, --chains %d and --sweeps %d > 0", o.l2, o.maxIter, o.chains, o.sweeps))
+	}
+	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
+		return err
 	}
 	inputs := append(mln.IncludedFiles(o.input), o.training...)
 	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force, inputs...)
