@@ -171,6 +171,14 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	// makes these curvatures differ by orders of magnitude (a predicate of
 	// 9 groundings against one of 10^5), which slows L-BFGS down by as much.
 	w0 := make([]float64, nw)
+	if f0 := objective(w0, make([]float64, nw)); math.IsNaN(f0) || math.IsInf(f0, 0) {
+		// L-BFGS would fail at once and leave every weight at 0.
+		big := 0.0
+		for _, m := range mean {
+			big = max(big, math.Abs(m))
+		}
+		return nil, fmt.Errorf("mln: the objective is %v at the starting weights (all 0), so L-BFGS cannot start: the prior centred on the program's weights (the largest %g, standard deviation %g) overflows; write smaller weights or widen --prior-stddev", f0, big, opt.PriorStdDev)
+	}
 	d := pl.curvature(w0)
 	for i := range d {
 		if opt.PriorStdDev > 0 {

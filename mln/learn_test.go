@@ -417,3 +417,24 @@ func TestLearnPLLHardFormulas(t *testing.T) {
 		t.Fatal("no trial's world violates a hard clause: the generator misses that case")
 	}
 }
+
+// TestLearnPLLCannotStart: a prior that overflows at the starting weights
+// is an error naming the weight: L-BFGS failed at its first step and every
+// learned weight, the unrelated ones too, was written as 0 under exit 0.
+func TestLearnPLLCannotStart(t *testing.T) {
+	pr, err := ParseProgram("big.mln", []byte("P(t)\nQ(t)\n1e300 P(x) => Q(x)\n1 Q(x)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms, err := ParseAtoms("big.db", []byte("P(A)\nQ(A)\nP(B)\n"), pr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := LearnPLL(context.Background(), pr, atoms, nil, LearnOptions{})
+	if err == nil || !strings.Contains(err.Error(), "cannot start") || !strings.Contains(err.Error(), "1e+300") {
+		t.Fatalf("got %v, %+v; want an error saying L-BFGS cannot start, naming the weight", err, res)
+	}
+	if _, err := LearnPLL(context.Background(), pr, atoms, nil, LearnOptions{PriorStdDev: -1}); err != nil {
+		t.Fatalf("without a prior: %v", err)
+	}
+}
