@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -247,11 +248,10 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		return failed(err)
 	}
 
-	for _, w := range res.Warnings {
-		fmt.Fprintln(stdout, "warning:", w)
-	}
+	// Every warning goes to standard error and into the report.
+	warnings := slices.Clone(res.Warnings)
 	if checkErr != nil {
-		fmt.Fprintf(stdout, "warning: the learned weights could not be compared with the initial ones on the training truth: %v\n", checkErr)
+		warnings = append(warnings, fmt.Sprintf("the learned weights could not be compared with the initial ones on the training truth: %v", checkErr))
 	}
 	conv := "converged"
 	if !res.Converged {
@@ -286,15 +286,18 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	if len(worse) > 0 {
-		fmt.Fprintf(stdout, "warning: the learned weights do worse than the initial ones on the training truth (%s): %s fits its own objective, not these metrics; check on a held-out split (hinge infer --model %s --data HELD_OUT.data) before using them\n",
-			strings.Join(worse, ", "), method, out)
+		warnings = append(warnings, fmt.Sprintf("the learned weights do worse than the initial ones on the training truth (%s): %s fits its own objective, not these metrics; check on a held-out split (hinge infer --model %s --data HELD_OUT.data) before using them",
+			strings.Join(worse, ", "), method, out))
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(o.stderr, "warning:", w)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
 
 	if o.report != "" {
 		jr := learnReport{
 			Method: method.String(), Output: out, Objective: res.Objective, Iterations: res.Iterations,
-			Converged: res.Converged, Truth: res.Truth, Lines: res.Lines, Warnings: res.Warnings, TrainCheck: checks,
+			Converged: res.Converged, Truth: res.Truth, Lines: res.Lines, Warnings: warnings, TrainCheck: checks,
 			Options: learnReportOptions{Iterations: o.opt.Iterations, L2: o.opt.L2, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: threads},
 			Seconds: learnReportSeconds{Load: prog.Seconds, Ground: groundSec, Learn: learnSec, Total: time.Since(start).Seconds()},
 			Ground:  sizesOf(g.Problem),

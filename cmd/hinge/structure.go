@@ -33,24 +33,27 @@ type structureOptions struct {
 
 // structureReport is the --report JSON.
 type structureReport struct {
-	Method     string                 `json:"method"`
-	Output     string                 `json:"output"`
-	Targets    []string               `json:"targets"`
-	Generation structureGenReport     `json:"generation"`
-	Candidates int                    `json:"candidates"`
-	Kept       int                    `json:"kept"`
-	Rules      []structureRuleReport  `json:"rules"`
-	Score      float64                `json:"score"`
-	Objective  float64                `json:"objective,omitempty"`
-	Iterations int                    `json:"iterations,omitempty"`
-	Converged  bool                   `json:"converged,omitempty"`
-	Rounds     []structure.Round      `json:"rounds,omitempty"`
-	Learnings  int                    `json:"weight_learnings"`
-	Ground     problemSizes           `json:"ground"`
-	Truth      learn.TruthStats       `json:"truth"`
-	Warnings   []string               `json:"warnings,omitempty"`
-	Options    structureReportOptions `json:"options"`
-	Seconds    structureReportSeconds `json:"seconds"`
+	Method string `json:"method"`
+	// GenerateOnly: the candidates were written without learning
+	// (--generate-only); Kept, Score and the learning figures are zero.
+	GenerateOnly bool                   `json:"generate_only,omitempty"`
+	Output       string                 `json:"output"`
+	Targets      []string               `json:"targets"`
+	Generation   structureGenReport     `json:"generation"`
+	Candidates   int                    `json:"candidates"`
+	Kept         int                    `json:"kept"`
+	Rules        []structureRuleReport  `json:"rules"`
+	Score        float64                `json:"score"`
+	Objective    float64                `json:"objective,omitempty"`
+	Iterations   int                    `json:"iterations,omitempty"`
+	Converged    bool                   `json:"converged,omitempty"`
+	Rounds       []structure.Round      `json:"rounds,omitempty"`
+	Learnings    int                    `json:"weight_learnings"`
+	Ground       problemSizes           `json:"ground"`
+	Truth        learn.TruthStats       `json:"truth"`
+	Warnings     []string               `json:"warnings,omitempty"`
+	Options      structureReportOptions `json:"options"`
+	Seconds      structureReportSeconds `json:"seconds"`
 }
 
 type structureGenReport struct {
@@ -338,7 +341,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 			gen.SampledTargets, o.gen.Sample, o.gen.Sample, gen.Counted, gen.MaxErr)
 	}
 	if gen.Capped > 0 {
-		fmt.Fprintf(stdout, "warning: the search from %d of %d target atoms stopped at --max-expansions %d; their paths are incomplete\n",
+		fmt.Fprintf(o.stderr, "warning: the search from %d of %d target atoms stopped at --max-expansions %d; their paths are incomplete\n",
 			gen.Capped, gen.Examples, o.gen.MaxExpansions)
 	}
 	if o.generateOnly {
@@ -355,6 +358,17 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 			return failed(err)
 		}
 		fmt.Fprintf(stdout, "wrote %d candidate clauses to %s\n", len(rules), o.output)
+		if o.report != "" {
+			jr := o.newReport(method, gen, prog.Seconds)
+			jr.GenerateOnly, jr.Candidates = true, len(rules)
+			jr.Seconds.Total = time.Since(start).Seconds()
+			for i, c := range gen.Candidates {
+				jr.Rules = append(jr.Rules, candidateReport(c, rules[i].Weight))
+			}
+			if err := writeJSON(o.report, jr); err != nil {
+				return failed(err)
+			}
+		}
 		return nil
 	}
 	o.opt.Progress = func(s string) { rep.Status("%s", s) }
@@ -371,7 +385,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		return failed(err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(stdout, "warning:", w)
+		fmt.Fprintln(o.stderr, "warning:", w)
 	}
 	fmt.Fprintf(stdout, "ground problem: %d variables, %d potentials (%.3f s)\n", res.Variables, res.GroundPotentials, res.GroundSeconds)
 	switch method {
@@ -405,31 +419,43 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s\n", o.output)
 
 	if o.report != "" {
-		jr := structureReport{
-			Method: method.String(), Output: o.output, Targets: o.targets,
-			Generation: structureGenReport{Examples: gen.Examples, Edges: gen.Edges, Paths: gen.Paths, Supported: gen.Supported,
-				Constants: gen.Constants, ConstSupported: gen.ConstSupported, SampledTargets: gen.SampledTargets, Counted: gen.Counted,
-				SampledCounts: gen.SampledCounts, MaxErr: gen.MaxErr, Capped: gen.Capped, TooLarge: gen.TooLarge},
-			Candidates: len(res.Candidates), Kept: len(rules), Score: res.Score, Objective: res.Objective,
-			Iterations: res.Iterations, Converged: res.Converged, Rounds: res.Rounds, Learnings: res.Learnings,
-			Ground:   problemSizes{Variables: res.Variables, Potentials: res.GroundPotentials},
-			Truth:    res.Truth,
-			Warnings: res.Warnings,
-			Options: structureReportOptions{MaxLength: o.gen.MaxLength, MinSupport: o.gen.MinSupport, MaxClauses: max(o.gen.MaxClauses, 0),
-				MaxExpansions: o.gen.MaxExpansions, Constants: o.gen.Constants, ConstMinSup: o.gen.ConstMinSupport, Sample: max(o.gen.Sample, 0), SampleErr: max(o.gen.SampleErr, 0), Squared: o.opt.Squared, L2: o.opt.L2, Iterations: o.opt.Iterations, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: o.opt.Threads},
-			Seconds: structureReportSeconds{Load: prog.Seconds, Generate: gen.Seconds, Ground: res.GroundSeconds, Learn: res.LearnSeconds, Total: time.Since(start).Seconds()},
-		}
-		if method == structure.GLS {
-			jr.Options.MaxRounds, jr.Options.Tolerance = o.opt.MaxRounds, o.opt.Tolerance
-		}
+		jr := o.newReport(method, gen, prog.Seconds)
+		jr.Candidates, jr.Kept, jr.Score, jr.Objective = len(res.Candidates), len(rules), res.Score, res.Objective
+		jr.Iterations, jr.Converged, jr.Rounds, jr.Learnings = res.Iterations, res.Converged, res.Rounds, res.Learnings
+		jr.Ground = problemSizes{Variables: res.Variables, Potentials: res.GroundPotentials}
+		jr.Truth, jr.Warnings = res.Truth, res.Warnings
+		jr.Seconds.Ground, jr.Seconds.Learn, jr.Seconds.Total = res.GroundSeconds, res.LearnSeconds, time.Since(start).Seconds()
 		for i, c := range res.Candidates {
-			jr.Rules = append(jr.Rules, structureRuleReport{Rule: c.Text(), Support: c.Support, SupportErr: c.SupportErr, Body: c.Body, Conf: c.Conf,
-				ConfErr: c.ConfErr, Sampled: c.Sampled, Groundings: c.Groundings, Weight: res.Rules[i].Weight,
-				Selected: res.Selected[i], Potentials: res.Potentials[i]})
+			jr.Rules = append(jr.Rules, candidateReport(c, res.Rules[i].Weight))
+			jr.Rules[i].Selected, jr.Rules[i].Potentials = res.Selected[i], res.Potentials[i]
 		}
 		if err := writeJSON(o.report, jr); err != nil {
 			return failed(err)
 		}
 	}
 	return nil
+}
+
+// newReport starts the JSON report with what generation found and the
+// options; learning adds its figures.
+func (o *structureOptions) newReport(method structure.Method, gen *structure.GenResult, load float64) structureReport {
+	jr := structureReport{
+		Method: method.String(), Output: o.output, Targets: o.targets,
+		Generation: structureGenReport{Examples: gen.Examples, Edges: gen.Edges, Paths: gen.Paths, Supported: gen.Supported,
+			Constants: gen.Constants, ConstSupported: gen.ConstSupported, SampledTargets: gen.SampledTargets, Counted: gen.Counted,
+			SampledCounts: gen.SampledCounts, MaxErr: gen.MaxErr, Capped: gen.Capped, TooLarge: gen.TooLarge},
+		Options: structureReportOptions{MaxLength: o.gen.MaxLength, MinSupport: o.gen.MinSupport, MaxClauses: max(o.gen.MaxClauses, 0),
+			MaxExpansions: o.gen.MaxExpansions, Constants: o.gen.Constants, ConstMinSup: o.gen.ConstMinSupport, Sample: max(o.gen.Sample, 0), SampleErr: max(o.gen.SampleErr, 0), Squared: o.opt.Squared, L2: o.opt.L2, Iterations: o.opt.Iterations, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: o.opt.Threads},
+		Seconds: structureReportSeconds{Load: load, Generate: gen.Seconds},
+	}
+	if method == structure.GLS {
+		jr.Options.MaxRounds, jr.Options.Tolerance = o.opt.MaxRounds, o.opt.Tolerance
+	}
+	return jr
+}
+
+// candidateReport is a candidate clause's line of the report, with weight w.
+func candidateReport(c structure.Candidate, w float64) structureRuleReport {
+	return structureRuleReport{Rule: c.Text(), Support: c.Support, SupportErr: c.SupportErr, Body: c.Body, Conf: c.Conf,
+		ConfErr: c.ConfErr, Sampled: c.Sampled, Groundings: c.Groundings, Weight: w}
 }

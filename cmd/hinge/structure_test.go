@@ -123,8 +123,9 @@ func TestStructureBadInput(t *testing.T) {
 func TestStructureGenerateOnly(t *testing.T) {
 	data := familyWorld(t, 3)
 	out := filepath.Join(t.TempDir(), "candidates.psl")
+	report := filepath.Join(t.TempDir(), "candidates.json")
 	code, stdout, stderr := runCLI(t, "structure", "--data", data, "--target", "Grandparent", "--generate-only",
-		"--min-support", "2", "--max-clauses", "2", "--output", out)
+		"--min-support", "2", "--max-clauses", "2", "--output", out, "--report", report)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -137,6 +138,21 @@ func TestStructureGenerateOnly(t *testing.T) {
 	}
 	if rules != 3 || !strings.Contains(stdout, "wrote 3 candidate clauses") {
 		t.Errorf("%d rules (the prior, a clause and its negation wanted)\n%s\n%s", rules, text, stdout)
+	}
+	// The report is written too (it was silently not): every candidate
+	// with its support, nothing learned.
+	var rep struct {
+		GenerateOnly bool `json:"generate_only"`
+		Candidates   int
+		Rules        []struct {
+			Rule    string
+			Support int
+			Weight  float64
+		}
+	}
+	readJSON(t, report, &rep)
+	if !rep.GenerateOnly || rep.Candidates != 3 || len(rep.Rules) != 3 || rep.Rules[1].Support < 2 || rep.Rules[1].Weight != 1 {
+		t.Errorf("report %+v", rep)
 	}
 }
 
