@@ -163,6 +163,7 @@ func newRoot() *cobra.Command {
 		newKGCCmd(),
 		newMLNCmd(),
 		newRRFCmd(),
+		newFmtCmd(),
 	)
 	return root
 }

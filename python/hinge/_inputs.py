@@ -1,6 +1,7 @@
 """Inputs given as files or as text (Markov logic programs and evidence)."""
 
 import os
+import re
 
 __all__ = ["Source", "source", "sources"]
 
@@ -27,8 +28,9 @@ class Source(object):
 def source(value, what):
     """A Source from a path (str or os.PathLike) or text. A str is a file
     when it names an existing file and holds no line break; text when it
-    holds a line break or a parenthesis (an atom, a formula); otherwise it
-    is taken for a missing file and refused."""
+    holds a line break or a parenthesis (an atom, a formula), unless it is
+    one word ending in a file extension (a mistyped path such as
+    run(1)/prog.mln); otherwise it is taken for a missing file and refused."""
     if isinstance(value, Source):
         return value
     if isinstance(value, bytes):
@@ -42,10 +44,17 @@ def source(value, what):
         raise TypeError("%s: want a file path or text, got %s" % (what, type(value).__name__))
     if "\n" not in value and os.path.isfile(value):
         return Source(path=value)
+    if "\n" not in value and _PATH_LIKE.fullmatch(value.strip()):
+        raise FileNotFoundError("%s %s: no such file" % (what, value))
     if "\n" in value or "(" in value or not value.strip():
         return Source(text=value if value.endswith("\n") or not value else value + "\n")
     raise FileNotFoundError("%s %r: no such file (text given instead of a file must hold a line "
                             "break or an atom)" % (what, value))
+
+
+# A one-line value that is a path, not program text: one word ending in
+# an extension (program text ends in ')', a weight or a '.').
+_PATH_LIKE = re.compile(r"\S+\.[A-Za-z][A-Za-z0-9]{0,7}")
 
 
 def sources(value, what):

@@ -393,7 +393,8 @@ class Model(object):
             for i, rule in enumerate(self._rules):
                 text = str(rule)
                 n = text.count("\n") + 1
-                files.rule_lines.append((line, line + n - 1, i, text))
+                shown = text + ("   (read from %s)" % rule.source if rule.source else "")
+                files.rule_lines.append((line, line + n - 1, i, shown))
                 f.write(text + "\n")
                 line += n
         data_dir = os.path.join(tmp, Model.DATA_STORAGE_DIR)

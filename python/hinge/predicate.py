@@ -97,13 +97,17 @@ class Predicate(object):
         if delim == "\t" and not has_header:
             self._data[partition].append(("file", os.path.abspath(path)))
             return self
+        rows, lines = [], []
         with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.reader(f, delimiter=delim, quoting=csv.QUOTE_NONE)
-            rows = [r for r in reader if r]
+            for r in reader:
+                if r:
+                    rows.append(r)
+                    lines.append(reader.line_num)
         if has_header:
-            rows = rows[1:]
+            rows, lines = rows[1:], lines[1:]
         try:
-            return self.add_data(partition, rows)
+            return self._add_rows(partition, rows, lambda i: "%s:%d" % (path, lines[i]))
         except (PredicateError, ValueError) as ex:
             raise PredicateError("File (%s) was not formatted properly for the %s predicate (used delimiter %r): %s"
                                  % (path, self._name, delim, ex)) from ex
@@ -128,12 +132,17 @@ class Predicate(object):
         arguments and optionally the truth value (a number in [0, 1]; 1 when
         absent for observations and truth; for targets an initial value)."""
         self._check_partition(partition)
-        size = len(self._types)
         what = "%s (%s)" % (self._name, partition.value)
-        rows = _table.rows_of(data, what)
+        return self._add_rows(partition, _table.rows_of(data, what), lambda i: "%s, row %d" % (what, i))
+
+    def _add_rows(self, partition, rows, where_of):
+        """Adds rows; where_of(i) names row i in an error (a file's line, or
+        the row's place in what was given)."""
+        self._check_partition(partition)
+        size = len(self._types)
         out = []
         for i, row in enumerate(rows):
-            where = "%s, row %d" % (what, i)
+            where = where_of(i)
             if len(row) not in (size, size + 1):
                 raise PredicateError("Data was not formatted properly for the %s predicate: %s has %d columns, expecting %d or %d."
                                      % (self._name, where, len(row), size, size + 1))

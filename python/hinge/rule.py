@@ -5,9 +5,12 @@ The rest of the rule is left as written and checked by hinge when the model
 runs; a mistake there is reported with the rule's number and text.
 """
 
+import json
 import math
+import os
 import re
 
+from . import _run
 from .errors import RuleError
 
 __all__ = ["Rule", "RuleError"]
@@ -89,6 +92,9 @@ class Rule(object):
         self._weighted = bool(weighted)
         self._weight = weight
         self._squared = bool(squared)
+        # source is where the rule was read ("file:line", load_from_file),
+        # None for one made from a string.
+        self.source = None
 
     def set_weight(self, weight):
         """Sets the weight (finite, non-negative) of a weighted rule; returns the rule."""
@@ -143,14 +149,20 @@ class Rule(object):
         return " ".join(parts)
 
     @staticmethod
-    def load_from_file(path):
-        """The rules of a file with one rule a line (blank lines and lines
-        starting with # or // skipped), as a list."""
+    def load_from_file(path, logger=None):
+        """The rules of a .psl file, as a list, read by hinge's own parser
+        (`hinge fmt --json`): comments are skipped, a rule may span lines,
+        and a syntax error raises HingeInputError naming the file, line and
+        column. Each rule remembers where it starts (source, "file:line"),
+        which an error of a later run names."""
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise FileNotFoundError("%s: no such file (rules)" % path)
+        stdout, _ = _run.run(["fmt", "--json", path], logger=logger)
         rules = []
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if not line or line.startswith("#") or line.startswith("//"):
-                    continue
-                rules.append(Rule(line))
+        for entry in json.loads(stdout):
+            r = Rule(entry["rule"])
+            r.source = "%s:%d" % (path, entry["line"])
+            rules.append(r)
         return rules
+

@@ -139,6 +139,10 @@ class TestMLN(_util.Case):
         self.assertEqual((e.file, e.line), ("<program>", 9))
         with self.assertRaises(FileNotFoundError):
             mln.infer("no-such-program.mln", DB, query="Cancer")
+        # A mistyped path with a parenthesis is a missing file, not program
+        # text (it was parsed as a program: "unexpected character '/'").
+        with self.assertRaises(FileNotFoundError):
+            mln.infer(self.path("run(1)") + "/prgo.mln", DB, query="Cancer")
         with self.assertRaises(ValueError):
             mln.infer(PROG, DB)
 

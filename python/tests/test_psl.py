@@ -486,6 +486,35 @@ class TestPredicate(unittest.TestCase):
                 self.assertEqual(len(rows(d[Partition.OBSERVATIONS], use)), 8)
                 self.assertEqual(rows(d[Partition.TARGETS], use)[0][0], "Bob")
 
+    def test_load_rules_as_hinge_reads_them(self):
+        # Comments, a rule over two lines and a hard rule after a weighted
+        # one without a weight between: the file hinge infer reads (a line
+        # per rule was assumed, and this file raised RuleError).
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".psl", delete=False) as f:
+            f.write("/* a block\n   comment */\n0.5: Smokes(X)\n   -> Cancer(X) ^2\n"
+                    "0.01: !Cancer(X) # prior\n// c\nSmokes(X) -> Cancer(X) .\n")
+        self.addCleanup(os.remove, f.name)
+        rules = Rule.load_from_file(f.name)
+        self.assertEqual([str(r) for r in rules],
+                         ["0.5: Smokes(X) -> Cancer(X) ^2", "0.01: !Cancer(X)", "Smokes(X) -> Cancer(X) ."])
+        self.assertEqual([r.source for r in rules], ["%s:%d" % (f.name, n) for n in (3, 5, 7)])
+        # A syntax error names the file, line and column.
+        with tempfile.NamedTemporaryFile("w", suffix=".psl", delete=False) as g:
+            g.write("# header\n0.5: Smokes(X) -> \n")
+        self.addCleanup(os.remove, g.name)
+        with self.assertRaises(HingeInputError) as cm:
+            Rule.load_from_file(g.name)
+        self.assertIn("%s:2:18: " % g.name, str(cm.exception))
+        # An error of a run names the file and line the rule came from.
+        with tempfile.NamedTemporaryFile("w", suffix=".psl", delete=False) as h:
+            h.write("# header\n\n0.5: Smokes(X) -> Cancr(X) ^2\n")
+        self.addCleanup(os.remove, h.name)
+        model = smokers(rules=Rule.load_from_file(h.name))
+        with self.assertRaises(HingeInputError) as cm:
+            model.infer()
+        self.assertIn("(read from %s:3)" % h.name, str(cm.exception))
+
     def test_delimited_file_with_header(self):
         import tempfile
         with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
@@ -495,6 +524,14 @@ class TestPredicate(unittest.TestCase):
         p.add_data_file(Partition.OBSERVATIONS, f.name, has_header=True, delim=",")
         self.assertEqual(list(p.chunks(Partition.OBSERVATIONS)[0][1]),
                          [("Anna", "Bob", 1.0), ("Bob", "Carl", 0.5)])
+        # An error names the file's line (it said "row 1": counted from 0,
+        # without the header, for the file's line 4).
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as g:
+            g.write("a,b,truth\nAnna,Bob,1\n\nBob,Carl,x\n")
+        self.addCleanup(os.remove, g.name)
+        with self.assertRaises(PredicateError) as cm:
+            p.add_data_file(Partition.OBSERVATIONS, g.name, has_header=True, delim=",")
+        self.assertIn("%s:4: truth value 'x' is not a number" % g.name, str(cm.exception))
 
 
 if __name__ == "__main__":
