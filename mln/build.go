@@ -679,7 +679,7 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 	}
 	cs, err := model.Clauses(mf)
 	if err != nil {
-		return srcpos.Errorf(f.Pos, "%v", err)
+		return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
 	}
 	if len(cs) == 0 {
 		return nil // a tautology
@@ -797,6 +797,27 @@ func clauseText(c model.Clause, hard bool, w float64) string {
 		return body + "."
 	}
 	return fmt.Sprintf("%.6g %s", w, body)
+}
+
+// expansionHint says why a formula with an existential quantifier can
+// expand to too many clauses, and the way out: EXIST y (A ^ B) is a
+// disjunction over y's constants of conjunctions, whose clauses multiply
+// (2 per constant here); naming the conjunction by a predicate defined
+// with a hard equivalence keeps one clause per grounding (with the
+// formula's whole weight: the same distribution only where the expanded
+// formula had one clause, since a formula's weight is divided among its
+// clauses).
+func expansionHint(n Node) string {
+	exist := false
+	walk(n, func(m Node) {
+		if q, ok := m.(*Quant); ok && q.Exist {
+			exist = true
+		}
+	})
+	if !exist {
+		return ""
+	}
+	return " (an existential is expanded over its variables' constants, and an existential over a conjunction or an equivalence multiplies its clauses with every constant: name the conjunction by a predicate, e.g. FS(x, y) <=> Friends(x, y) ^ Smokes(y). with FS opened by -o FS, and write EXIST y FS(x, y); that formula is one clause with the whole weight, where the expanded one divides it among its clauses, as Alchemy does)"
 }
 
 // addFunctional adds, for a predicate with a functional argument (type!),

@@ -107,3 +107,31 @@ func TestNestedQuantifiersBounded(t *testing.T) {
 		t.Fatalf("20 constants: %d clauses, want 1", len(net.Clauses))
 	}
 }
+
+// An existential over a conjunction doubles its clauses with every constant
+// of its domain: 8 people stay under the cap, 9 are refused with the way
+// out (name the conjunction by a predicate), which a formula without an
+// existential does not get.
+func TestExistentialExpansionHint(t *testing.T) {
+	for n, refused := range map[int]bool{8: false, 9: true} {
+		var people []string
+		for i := range n {
+			people = append(people, fmt.Sprintf("P%d", i))
+		}
+		prog, err := ParseProgram("x.mln", []byte("person = {"+strings.Join(people, ", ")+"}\nFriends(person, person)\nSmokes(person)\n2 Smokes(x) => EXIST y (Friends(x, y) ^ Smokes(y))\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Build(prog, nil, Options{Query: []string{"Smokes", "Friends"}})
+		if refused != (err != nil) || refused && !strings.Contains(err.Error(), "x.mln:4:1: rule expands to more than 256 clauses; simplify it (an existential is expanded") {
+			t.Errorf("%d people: %v", n, err)
+		}
+	}
+	prog, err := ParseProgram("e.mln", []byte(nestedEquivalence(20)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(prog, nil, Options{Query: []string{"Cancer"}}); err == nil || strings.Contains(err.Error(), "existential") {
+		t.Errorf("nested equivalences: %v, want the cap's refusal without the existential's hint", err)
+	}
+}
