@@ -297,6 +297,7 @@ type mlnInferOptions struct {
 	mlnInputs
 	result, report, method string
 	flips, samples, burnIn int
+	digits                 int // decimals of the marginals written
 	chains                 int
 	hardWeight             float64
 	marginal, mapFlag      bool
@@ -435,6 +436,7 @@ in Alchemy.`,
 	f.BoolVar(&o.lazy, "lazy", false, "ground lazily (LazySAT): MAP by MaxWalkSAT, --marginal by lazy MC-SAT; chosen by itself when the full grounding would not fit in --memory-limit")
 	sd := mln.DefaultSampleOptions()
 	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept, over all chains together")
+	f.IntVar(&o.digits, "digits", 4, "marginals: decimals written per probability, 1 to 17 (4 as Alchemy writes them)")
 	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
 	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, started apart (MaxWalkSAT's world, every atom false, every atom true, random worlds), that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
@@ -450,10 +452,14 @@ in Alchemy.`,
 	return cmd
 }
 
+// probFormat is the format of a marginal's line: the atom, then its
+// probability with digits decimals.
+func probFormat(digits int) string { return fmt.Sprintf("%%s %%.%df", digits) }
+
 // runAsRRF hands the network to hinge rrf infer with the matching method.
 func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer) error {
 	r := &rrfInferOptions{mlnInputs: o.mlnInputs, result: o.result, method: "icm", lambda: 10, hardWeight: 20,
-		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed}
+		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed, digits: o.digits}
 	switch o.method {
 	case "", mln.MethodLPRound, mln.MethodGibbs, mln.MethodMCSAT:
 	default:
@@ -477,6 +483,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if !(o.hardWeight >= 0) || math.IsInf(o.hardWeight, 1) {
 		return badInput(fmt.Errorf("--hard-weight %v must be a finite number >= 0 (0: hard clauses are constraints)", o.hardWeight))
+	}
+	if o.digits < 1 || o.digits > 17 {
+		return badInput(fmt.Errorf("--digits %d: want 1 to 17", o.digits))
 	}
 	if o.asRRF {
 		return o.runAsRRF(ctx, stdout, stderr)
@@ -846,7 +855,7 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		return badInput(err) // hard clauses the evidence contradicts, or a refusal of the method's
 	}
 	g := res.Ground
-	lines := queryLines(g, net, res.Probs, "%s %.4f")
+	lines := queryLines(g, net, res.Probs, probFormat(o.digits))
 	d := res.Diagnostics
 	ex := summarizeExact(res.Exact, res.Components)
 	sampled := fmt.Sprintf("%d chains x %d samples after %d burn-in", d.Chains, d.SamplesPerChain, o.burnIn)
@@ -935,7 +944,7 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 	}
 	for i, a := range res.Atoms {
 		if net.Reported(a.Pred, res.Args(net.Store, i)) {
-			lines = append(lines, fmt.Sprintf("%s %.4f", atom(i), res.Probs[i]))
+			lines = append(lines, fmt.Sprintf(probFormat(o.digits), atom(i), res.Probs[i]))
 		}
 	}
 	sort.Strings(lines)

@@ -156,3 +156,24 @@ func TestMLNMarginalsExact(t *testing.T) {
 		t.Errorf("--method exact --lazy: exit %d\n%s", code, errs)
 	}
 }
+
+// TestMarginalDigits: --digits writes the marginals with that many
+// decimals (exact ones to 12 here, 1/(1+e^0.5) for a person who does not
+// smoke), in mln infer and in rrf infer; outside 1..17 it is refused.
+func TestMarginalDigits(t *testing.T) {
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	code, stdout, stderr := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer(Gary)", "--marginal", "--method", "exact", "--digits", "12")
+	if want := fmt.Sprintf("Cancer(Gary) %.12f\n", 1/(1+math.Exp(0.5))); code != 0 || stdout != want {
+		t.Errorf("exit %d: %q, want %q\n%s", code, stdout, want, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "rrf", "infer", "-i", prog, "-e", ev, "-q", "Cancer(Gary)", "--digits", "6")
+	if fields := strings.Fields(stdout); code != 0 || len(fields) != 2 || len(fields[1]) != len("0.123456") {
+		t.Errorf("rrf infer --digits 6: exit %d: %q\n%s", code, stdout, stderr)
+	}
+	for _, cmd := range [][]string{{"mln", "infer"}, {"rrf", "infer"}} {
+		code, _, stderr = runCLI(t, append(cmd, "-i", prog, "-e", ev, "-q", "Cancer", "--digits", "0")...)
+		if code != 2 || !strings.Contains(stderr, "--digits 0: want 1 to 17") {
+			t.Errorf("%v --digits 0: exit %d, %s", cmd, code, stderr)
+		}
+	}
+}

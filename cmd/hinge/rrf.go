@@ -38,6 +38,7 @@ type rrfInferOptions struct {
 	result, method, norm    string
 	lambda, hardWeight      float64
 	samples, burnIn, starts int
+	digits                  int // decimals of the Gibbs marginals written
 	chains                  int
 	strict                  bool
 	seed                    uint64
@@ -76,6 +77,7 @@ updates only the cached sums of its ancestor features.`,
 	f.Float64Var(&o.lambda, "lambda", 10, "sharpness of each clause feature (the RRF tends to the Markov logic network as it grows)")
 	f.Float64Var(&o.hardWeight, "hard-weight", 20, "root weight of the hard clauses' features")
 	f.IntVar(&o.samples, "samples", 1000, "Gibbs sweeps kept")
+	f.IntVar(&o.digits, "digits", 4, "Gibbs marginals: decimals written per probability, 1 to 17")
 	f.IntVar(&o.burnIn, "burn-in", 100, "Gibbs sweeps discarded first")
 	f.IntVar(&o.starts, "restarts", 10, "ICM random restarts")
 	f.IntVar(&o.chains, "chains", 4, "Gibbs chains sharing --samples, the first from the ICM mode, the second from every unknown atom false, the third from every one true, the others from random worlds; their agreement (R-hat) says whether the run has mixed")
@@ -101,6 +103,9 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 || o.chains <= 0 {
 		return badInput(errors.New("--samples, --restarts and --chains must be > 0, --burn-in >= 0"))
+	}
+	if o.digits < 1 || o.digits > 17 {
+		return badInput(fmt.Errorf("--digits %d: want 1 to 17", o.digits))
 	}
 	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
 		return err
@@ -200,7 +205,7 @@ func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evide
 			return nil, "", 0, failed(err)
 		}
 		o.diag = &res.Diagnostics
-		return res.Probs, "%s %.4f", score, nil
+		return res.Probs, probFormat(o.digits), score, nil
 	}
 	values := make([]float64, len(mode))
 	for v, b := range mode {

@@ -116,7 +116,7 @@ def _query_list(query):
 def infer(program, evidence=None, query=None, *, marginal=False, method=None, query_file=None,
           open_predicates=None, lazy=False, lifted=False, samples=None, burn_in=None, chains=None,
           flips=None, noise=None, seed=None, hard_weight=None, threads=None, memory_limit=None,
-          time_limit=None, explain=None, explain_top=None, explain_resolve=False, options=None,
+          time_limit=None, digits=None, explain=None, explain_top=None, explain_resolve=False, options=None,
           logger=None, temp_dir=None, cleanup_temp=True):
     """The MAP world (or with marginal=True each query atom's probability)
     of a Markov logic network, as MLNResult.
@@ -132,14 +132,15 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     bound: report['exact'] has the status and the gap); marginals: auto
     (the default: exact where affordable, MC-SAT elsewhere), exact, mcsat
     or gibbs. lazy, lifted, samples, burn_in, chains, flips, noise, seed,
-    hard_weight, threads, memory_limit, time_limit: hinge's flags of the
-    same names (hinge mln infer --help). explain: an atom or a list of
+    hard_weight, threads, memory_limit, time_limit, digits: hinge's flags
+    of the same names (hinge mln infer --help). explain: an atom or a list of
     atoms to explain (explain_top, explain_resolve). options: more flags, a
     list. logger, temp_dir, cleanup_temp: as Model.infer.
 
     After lazy MAP only the true query atoms are listed (every other one is
     false), and after lazy marginals only the activated ones. Marginals come
-    back as hinge writes them, to 4 decimals.
+    back as hinge writes them, to 4 decimals unless digits (up to 17) says
+    otherwise.
     """
     prog = source(program, "program")
     ev = sources(evidence, "evidence")
@@ -156,7 +157,8 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
                         ("--chains", chains), ("--flips", flips), ("--noise", noise),
                         ("--seed", seed), ("--hard-weight", hard_weight),
                         ("--threads", threads), ("--memory-limit", memory_limit),
-                        ("--time-limit", time_limit), ("--explain-top", explain_top)):
+                        ("--time-limit", time_limit), ("--digits", digits),
+                        ("--explain-top", explain_top)):
         if value is not None:
             flags += [name, str(value)]
     if open_predicates:

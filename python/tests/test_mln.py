@@ -1,6 +1,7 @@
 """hinge.mln against `hinge mln infer` on examples/mln."""
 
 import json
+import math
 import os
 import unittest
 
@@ -66,6 +67,9 @@ class TestMLN(_util.Case):
                 self.assertEqual(res.report["convergence"], report["convergence"])
         # Gary does not smoke by the evidence: P(Cancer(Gary)) = 1/(1 + e^0.5) = 0.3775.
         self.assertAlmostEqual(res.to_dict()["Cancer(Gary)"], 0.3775, delta=0.03)
+        # Exact marginals to more decimals than hinge's 4 (digits=).
+        exact = mln.marginals(PROG, DB, query="Cancer", method="exact", digits=12)
+        self.assertAlmostEqual(exact.to_dict()["Cancer(Gary)"], 1 / (1 + math.exp(0.5)), places=11)
 
     def test_methods_and_lazy(self):
         for kwargs, flags in (({"method": "maxwalksat", "flips": 5000, "seed": 3},
