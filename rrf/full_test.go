@@ -13,7 +13,7 @@ import (
 // of the folding tests: every distinct grounding of a parfeature becomes
 // one feature, its weights tied to the parfeature's, and every atom a leaf
 // references becomes a variable, fixed unless it is one of the store's
-// targets. maxFeatures bounds the ground features (0: 10 million).
+// targets, which are all variables. maxFeatures bounds the ground features (0: 10 million).
 func groundFull(p *Program, net *mln.Network, maxFeatures int) (*Grounded, error) {
 	if maxFeatures <= 0 {
 		maxFeatures = 10_000_000
@@ -117,6 +117,17 @@ func groundFull(p *Program, net *mln.Network, maxFeatures int) (*Grounded, error
 	root, err := ground(p.byName["root"], nil)
 	if err != nil {
 		return nil, err
+	}
+	// Every unknown atom is a variable, also one no parfeature reaches.
+	for _, mp := range net.Model.Predicates {
+		tab := net.Store.Table(mp)
+		for r := range tab.Len() {
+			if tab.Kind(r) == store.Target {
+				if _, err := atom(mp.Name, net.Store.Names(tab.Args(r))); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	// Number the features parents first (reverse postorder from the root),
 	// the order Net requires.
