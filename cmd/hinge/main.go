@@ -241,17 +241,28 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 // recordingWriter passes writes to w and keeps the first error, so that a
 // run whose standard output could not be written (a full disk, /dev/full,
-// a file size limit) fails instead of ending with status 0.
+// a file size limit) fails instead of ending with status 0. A broken pipe
+// is not an error: the reader stopped reading on purpose (| head), so the
+// rest of standard output is dropped and the run goes on to write its
+// files.
 type recordingWriter struct {
-	w   io.Writer
-	err error
+	w      io.Writer
+	err    error
+	closed bool // the reader closed the pipe
 }
 
 // Terminal says whether w is a terminal (progress.IsTerminal).
 func (r *recordingWriter) Terminal() bool { return progress.IsTerminal(r.w) }
 
 func (r *recordingWriter) Write(p []byte) (int, error) {
+	if r.closed {
+		return len(p), nil
+	}
 	n, err := r.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		r.closed = true
+		return len(p), nil
+	}
 	if err != nil && r.err == nil {
 		r.err = err
 	}
@@ -317,6 +328,11 @@ func describeError(err error) string {
 }
 
 func main() {
+	// A reader that closes standard output early (hinge kgc ... | head -1)
+	// must not kill the run by SIGPIPE before it writes its output files:
+	// with the signal ignored the write fails with EPIPE, which
+	// recordingWriter takes as the reader's choice.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// After the first signal, which cancels the run, the signals'
