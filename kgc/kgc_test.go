@@ -368,9 +368,57 @@ func TestRulesFileRoundTrip(t *testing.T) {
 		{"3\t2\t1.5\tr0(X,Y) <= r1(X,Y)\n", "r.txt:1:1: bad statistics"},
 		{"3\t2\t0.5\tr0(X,e1) <= r1(X,A), r2(A,e2)\n", "an acyclic rule has one body atom"},
 		{"3\t2\n", "want body size, support, confidence and rule"},
+		// Bodies that repeat a variable were read as paths through new
+		// variables, other rules (b(X,X) as b(X, another entity)).
+		{"3\t2\t0.5\tr0(X,e1) <= r1(X,X)\n", "r1(X,X) is a self-loop: write r1(X,me_myself_i)"},
+		{"3\t2\t0.5\tr0(e1,Y) <= r1(Y,Y)\n", "r1(Y,Y) is a self-loop: write r1(Y,me_myself_i)"},
+		{"3\t2\t0.5\tr0(X,Y) <= r1(X,A), r2(A,A), r1(A,Y)\n", "r2(A,A) leads back to A"},
+		{"3\t2\t0.5\tr0(X,Y) <= r1(X,A), r2(A,X), r1(X,Y)\n", "r2(A,X) leads back to X"},
+		{"3\t2\t0.5\tr0(X,Y) <= r1(X,e1), r2(e1,Y)\n", "leads back to e1 or to an entity"},
 	} {
 		if _, err := ReadRules("r.txt", strings.NewReader(tc.in), v); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestRulesWithVariableNamedEntities: an entity named as a rules file
+// names variables (A, O, A1) or me_myself_i cannot be a constant of a
+// written rule: WriteRules leaves such rules out (the file held
+// group(X,gA) <= blood(X,A) twice, once for the entity A, once for the
+// variable, and read back both as the variable), and what it writes reads
+// back as written.
+func TestRulesWithVariableNamedEntities(t *testing.T) {
+	v := NewVocab()
+	group, blood := v.Relation("group"), v.Relation("blood")
+	a, ga, p1, o := v.Entity("A"), v.Entity("gA"), v.Entity("p1"), v.Entity("O")
+	rules := []Rule{
+		{Kind: AcyclicConst, Head: group, ConstTail: true, C: ga, D: a, Body: []Step{{R: blood}}, Conf: 0.5},
+		{Kind: AcyclicAny, Head: group, ConstTail: true, C: ga, Body: []Step{{R: blood}}, Conf: 0.3},
+		{Kind: Default, Head: blood, ConstTail: true, C: o, Conf: 0.2},
+		{Kind: AcyclicConst, Head: group, ConstTail: true, C: ga, D: p1, Body: []Step{{R: blood, Inverse: true}}, Conf: 0.1},
+		{Kind: Cyclic, Head: group, Body: []Step{{R: blood}}, Conf: 0.05},
+	}
+	var b strings.Builder
+	if err := WriteRules(&b, rules, v); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRules("r.txt", strings.NewReader(b.String()), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Rule{rules[1], rules[3], rules[4]}
+	if len(back) != len(want) {
+		t.Fatalf("read back %d rules, want %d (the writable ones):\n%s", len(back), len(want), b.String())
+	}
+	for i := range want {
+		if back[i].key() != want[i].key() {
+			t.Errorf("rule %d: %q read back as %q", i, want[i].Format(v), back[i].Format(v))
+		}
+	}
+	for name, want := range map[string]bool{"A": true, "O": true, "A12": true, SelfToken: true, "gA": false, "AB": false, "B1": false, "a": false} {
+		if ReadsAsVariable(name) != want {
+			t.Errorf("ReadsAsVariable(%q) = %v", name, !want)
 		}
 	}
 }

@@ -17,11 +17,15 @@ import (
 
 // WriteRules writes rules one a line as the number of body groundings
 // (Rule.BodySize), support, confidence and the rule (Rule.Format),
-// tab-separated: the file ReadRules reads.
+// tab-separated: the file ReadRules reads. A rule the format cannot hold
+// (Writable) is left out: written, it would read back as another rule.
 func WriteRules(w io.Writer, rules []Rule, v *Vocab) error {
 	bw := bufio.NewWriter(w)
 	for i := range rules {
 		r := &rules[i]
+		if !r.Writable(v) {
+			continue
+		}
 		// The confidence as the shortest decimal that reads back as the
 		// same float64: --rules-in then ranks exactly as the run that
 		// wrote the file (6 digits shifted scores and reordered ties).
@@ -36,6 +40,28 @@ func WriteRules(w io.Writer, rules []Rule, v *Vocab) error {
 // A2, ... cannot be read back (ReadRules refuses such a rule as malformed
 // or reads it as a variable).
 var variable = regexp.MustCompile(`^([A-Z]|A[0-9]+)$`)
+
+// ReadsAsVariable reports whether a rules file reads name, in an
+// argument's place, as something other than the entity of that name: a
+// variable (one capital letter, or A1, A2, ...) or AnyBURL's SelfToken.
+func ReadsAsVariable(name string) bool { return name == SelfToken || variable.MatchString(name) }
+
+// Writable reports whether a rules file can hold r: none of its constants
+// is an entity whose name reads as a variable (ReadsAsVariable). Such a
+// rule, r(X,gA) <= blood(X,A) with A an entity, read back as another
+// (blood(X, any entity)).
+func (r *Rule) Writable(v *Vocab) bool {
+	misread := func(e int32) bool {
+		return e != Self && e >= 0 && int(e) < len(v.Entities) && ReadsAsVariable(v.Entities[e])
+	}
+	switch r.Kind {
+	case Cyclic:
+		return true
+	case AcyclicConst:
+		return !misread(r.C) && !misread(r.D)
+	}
+	return !misread(r.C)
+}
 
 var atomRE = regexp.MustCompile(`^([^(),\s][^(),]*)\(([^(),]+),([^(),]+)\)$`)
 
@@ -158,6 +184,7 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 		}
 		r.Kind = Cyclic
 		cur := "X"
+		seen := map[string]bool{"X": true}
 		for _, a := range atoms {
 			switch cur {
 			case a.a:
@@ -169,6 +196,13 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 			default:
 				return Rule{}, fmt.Errorf("rule %q: %s(%s,%s) does not continue the path from %s", s, a.rel, a.a, a.b, cur)
 			}
+			// A path through a variable already on it (c(A,A), or back to
+			// X) is a body hinge's rules cannot hold: read as a path through
+			// new variables, it was another rule.
+			if seen[cur] || !variable.MatchString(cur) {
+				return Rule{}, fmt.Errorf("rule %q: %s(%s,%s) leads back to %s or to an entity; a cyclic rule's body is a path X, A1, ..., Y through new variables", s, a.rel, a.a, a.b, cur)
+			}
+			seen[cur] = true
 		}
 		if cur != "Y" {
 			return Rule{}, fmt.Errorf("rule %q: the body path ends at %s, not Y", s, cur)
@@ -206,6 +240,9 @@ func parseRule(s string, v *Vocab) (Rule, error) {
 		r.Body, other = []Step{{R: v.Relation(a.rel), Inverse: true}}, a.a
 	default:
 		return Rule{}, fmt.Errorf("rule %q: the body atom does not contain the head's variable %s", s, vname)
+	}
+	if other == vname {
+		return Rule{}, fmt.Errorf("rule %q: %s(%s,%s) is a self-loop: write %s(%s,%s)", s, a.rel, a.a, a.b, a.rel, vname, SelfToken)
 	}
 	if variable.MatchString(other) {
 		r.Kind = AcyclicAny

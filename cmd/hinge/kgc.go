@@ -731,8 +731,20 @@ func (o *kgcOptions) warnInputs(stderr io.Writer, v *kgc.Vocab, graph kgc.GraphN
 				clipPath(path), text(ts[0]))
 		}
 	}
-	if (o.rules != "" || o.rulesIn != "") && slices.Contains(v.Entities, kgc.SelfToken) {
-		fmt.Fprintf(stderr, "hinge kgc: warning: an entity is named %s, AnyBURL's word for a rule's own variable: in a rules file (--rules, --rules-in) a rule with it as a constant reads as a self-loop, not as this entity\n", kgc.SelfToken)
+	if o.rules != "" || o.rulesIn != "" {
+		var named []string
+		for _, e := range v.Entities {
+			if kgc.ReadsAsVariable(e) {
+				named = append(named, e)
+			}
+		}
+		if len(named) > 0 {
+			fmt.Fprintf(stderr, "hinge kgc: warning: %d entities are named as a rules file names variables (%s; one capital letter, A1, A2, ..., or AnyBURL's %s, a rule's own variable): in a rules file (--rules, --rules-in) those names are variables, so a rule with one of these entities as a constant cannot be written (--rules leaves it out) or given (--rules-in reads it as another rule)\n",
+				len(named), strings.Join(named[:min(len(named), 5)], ", "), kgc.SelfToken)
+		}
+	}
+	if o.rulesIn != "" && o.confidence == "lower" {
+		fmt.Fprintf(stderr, "hinge kgc: warning: --confidence lower with --rules-in: a rules file holds no sampling error, so the lower confidences of rules whose counts were sampled are those of exact counts (the run that learned them ranked them lower)\n")
 	}
 	if n, first := graph.RulesOff(rules); n > 0 {
 		fmt.Fprintf(stderr, "hinge kgc: warning: %s: %d of %d rules name a relation the graph never names, first %s; they can never fire (rules of another data set?)\n",

@@ -511,6 +511,10 @@ func TestKGCInputWarnings(t *testing.T) {
 	if err := os.WriteFile(selfNamed, append(b, "p1\tfriend\tme_myself_i\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	varNamed := filepath.Join(dir, "train-var.txt")
+	if err := os.WriteFile(varNamed, append(b, "p1\tfriend\tA\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	otherRules := filepath.Join(dir, "other-rules.txt")
 	if err := os.WriteFile(otherRules, []byte("10\t5\t0.5\tr(X,Y) <= s(Y,X)\n10\t9\t0.9\tparent(X,Y) <= child(Y,X)\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -543,7 +547,11 @@ func TestKGCInputWarnings(t *testing.T) {
 		{"header in every split", []string{"--train", headed, "--valid", valid, "--test", headedTest},
 			[]string{`warning: ` + headed + `: the first triple`, `warning: ` + headedTest + `: the first triple, "head relation tail"`}, nil},
 		{"an entity named me_myself_i", []string{"--train", selfNamed, "--valid", valid, "--test", clean, "--rules", filepath.Join(dir, "rules.txt")},
-			[]string{"warning: an entity is named me_myself_i, AnyBURL's word for a rule's own variable"}, []string{"header"}},
+			[]string{"warning: 1 entities are named as a rules file names variables (me_myself_i;", "--rules leaves it out"}, []string{"header"}},
+		{"an entity named A", []string{"--train", varNamed, "--valid", valid, "--test", clean, "--rules", filepath.Join(dir, "rules-a.txt")},
+			[]string{"warning: 1 entities are named as a rules file names variables (A;"}, []string{"header"}},
+		{"lower confidences from a rules file", []string{"--train", train, "--valid", valid, "--test", clean, "--rules-in", otherRules, "--confidence", "lower"},
+			[]string{"warning: --confidence lower with --rules-in: a rules file holds no sampling error"}, []string{"header"}},
 		{"rules of another graph", []string{"--train", train, "--valid", valid, "--test", clean, "--rules-in", otherRules},
 			[]string{"warning: " + otherRules + ": 1 of 2 rules name a relation the graph never names, first r(X,Y) <= s(Y,X); they can never fire"}, []string{"header"}},
 		{"unseen entity", []string{"--train", train, "--valid", valid, "--test", stranger},
