@@ -19,7 +19,7 @@ from . import kgc, mln
 from ._run import find_binary, version as binary_version
 from ._table import Rows
 from .errors import (BinaryNotFoundError, HingeError, HingeInputError, HingeRunError,
-                     ModelError, PredicateError, RuleError)
+                     HingeTimeoutError, ModelError, PredicateError, RuleError)
 from .model import InferenceResults, Model
 from .partition import Partition
 from .predicate import Predicate
@@ -28,7 +28,8 @@ from .rule import Rule
 __version__ = "0.1.0"
 
 __all__ = [
-    "BinaryNotFoundError", "HingeError", "HingeInputError", "HingeRunError", "InferenceResults",
+    "BinaryNotFoundError", "HingeError", "HingeInputError", "HingeRunError", "HingeTimeoutError",
+    "InferenceResults",
     "Model", "ModelError", "Partition", "Predicate", "PredicateError", "Rows", "Rule", "RuleError",
     "binary_version", "find_binary", "kgc", "mln",
 ]

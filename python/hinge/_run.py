@@ -20,7 +20,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 
-from .errors import BinaryNotFoundError, from_status
+from .errors import BinaryNotFoundError, HingeTimeoutError, from_status
 
 __all__ = ["find_binary", "load_json", "run", "workdir", "version", "STOP_GRACE"]
 
@@ -174,7 +174,7 @@ def load_json(path, labels):
 _POS = re.compile(r"(<[^<>\n]+>):(\d+):(\d+)")
 
 
-def run(args, logger=None, labels=None, describe=None):
+def run(args, logger=None, labels=None, describe=None, timeout=None):
     """Runs `hinge ARGS...` and returns its standard output and error.
 
     labels maps paths the package wrote to what they hold ("<rules>"); they
@@ -183,8 +183,12 @@ def run(args, logger=None, labels=None, describe=None):
     the error as its hint.
     A non-zero exit raises HingeError (HingeInputError for status 2); a
     KeyboardInterrupt while hinge runs stops it (see the module doc) and is
-    raised again once hinge has exited.
+    raised again once hinge has exited. timeout (seconds, None: none) stops
+    hinge the same way once it has run that long and raises
+    HingeTimeoutError.
     """
+    if timeout is not None and not (float(timeout) > 0):
+        raise ValueError("timeout %r: want a number of seconds > 0, or None" % (timeout,))
     binary = find_binary()
     command = [binary] + [str(a) for a in args]
     log = _resolve_logger(logger)
@@ -205,7 +209,13 @@ def run(args, logger=None, labels=None, describe=None):
     out.start()
     err.start()
     try:
-        status = proc.wait()
+        status = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        out.join()
+        err.join()
+        raise HingeTimeoutError("hinge ran past the timeout of %g s and was stopped (nothing written)" % float(timeout),
+                                proc.returncode, command, relabel(err.text(), labels or {}))
     except BaseException:
         _stop(proc)
         out.join()

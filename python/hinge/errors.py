@@ -91,6 +91,11 @@ class HingeRunError(HingeError, RuntimeError):
     """hinge ran and failed (exit status 1, or killed by a signal)."""
 
 
+class HingeTimeoutError(HingeRunError, TimeoutError):
+    """hinge ran past the timeout= given and was stopped (Ctrl-C's way:
+    nothing written)."""
+
+
 def from_status(message, status, command=(), stderr="", hint=None):
     """The HingeError subclass for an exit status."""
     cls = HingeInputError if status == 2 else HingeRunError

@@ -146,7 +146,7 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
              top_k=None, seed=None, rules_in=None, max_length=None, min_conf=None,
              min_support=None, pc=None, noisy_or_k=None, sample=None, threads=None,
              memory_limit=None, choose_rounds=None, explain=None, explain_top=None, options=None,
-             logger=None, temp_dir=None, cleanup_temp=True):
+             logger=None, temp_dir=None, cleanup_temp=True, timeout=None):
     """Learns rules from train (and facts) and ranks the answers of the test
     triples, filtered by every known triple; returns a KGCResult.
 
@@ -162,7 +162,7 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
     keeps every learning round's rules (by default, with valid, hinge keeps
     the rounds whose rules rank the validation triples best). explain: a triple
     'relation(head, tail)' or a list of them. options: more flags, a list.
-    logger, temp_dir, cleanup_temp: as Model.infer.
+    logger, temp_dir, cleanup_temp, timeout: as Model.infer.
     """
     flags = []
     if isinstance(time, (int, float)) and not isinstance(time, bool):
@@ -208,7 +208,7 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
         if atoms:
             args += ["--explain-json", why]
         labels[tmp] = "<temp dir>"
-        _run.run(args + flags, logger=logger, labels=labels)
+        _run.run(args + flags, logger=logger, labels=labels, timeout=timeout)
 
         res = KGCResult()
         res.report = _run.load_json(report, labels)

@@ -117,7 +117,7 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
           open_predicates=None, lazy=False, lifted=False, samples=None, burn_in=None, chains=None,
           flips=None, noise=None, seed=None, hard_weight=None, threads=None, memory_limit=None,
           time_limit=None, digits=None, explain=None, explain_top=None, explain_resolve=False, options=None,
-          logger=None, temp_dir=None, cleanup_temp=True):
+          logger=None, temp_dir=None, cleanup_temp=True, timeout=None):
     """The MAP world (or with marginal=True each query atom's probability)
     of a Markov logic network, as MLNResult.
 
@@ -135,7 +135,7 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     hard_weight, threads, memory_limit, time_limit, digits: hinge's flags
     of the same names (hinge mln infer --help). explain: an atom or a list of
     atoms to explain (explain_top, explain_resolve). options: more flags, a
-    list. logger, temp_dir, cleanup_temp: as Model.infer.
+    list. logger, temp_dir, cleanup_temp, timeout: as Model.infer.
 
     After lazy MAP only the true query atoms are listed (every other one is
     false), and after lazy marginals only the activated ones. Marginals come
@@ -189,7 +189,7 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
         if atoms:
             args += ["--explain-json", why]
         labels[tmp] = "<temp dir>"
-        _run.run(args + flags, logger=logger, labels=labels)
+        _run.run(args + flags, logger=logger, labels=labels, timeout=timeout)
         out = MLNResult("probability" if marginal else "truth")
         rows = {}
         with open(result, encoding="utf-8") as f:

@@ -173,7 +173,7 @@ class Model(object):
               additional_cli_optons=None, psl_options=None, transform_config=None,
               lifted=False, discrete=False, streaming=False, db=None, db_schema=None,
               explain=None, explain_top=None, evaluators=None, seed=None, threads=None,
-              memory_limit=None, options=None):
+              memory_limit=None, options=None, timeout=None):
         """Runs MAP inference (`hinge infer`) and returns InferenceResults,
         {Predicate: DataFrame} with columns 0..n-1 and 'truth'.
 
@@ -201,6 +201,9 @@ class Model(object):
                 nothing.
             temp_dir, cleanup_temp: where the run's files go, and whether
                 they are removed afterwards.
+            timeout: seconds hinge may run (None: no limit); past it hinge
+                is stopped as Ctrl-C stops it and HingeTimeoutError (a
+                TimeoutError) is raised.
         hinge's own options:
             lifted, discrete, streaming: --lifted, --discrete, --streaming.
             db, db_schema: ground in PostgreSQL at this URL (--db); db=''
@@ -256,7 +259,8 @@ class Model(object):
                     args += ["--explain", a]
                 args += ["--explain-json", why]
             try:
-                _run.run(args + flags, logger=logger, labels=files.labels, describe=files.describe)
+                _run.run(args + flags, logger=logger, labels=files.labels, describe=files.describe,
+                         timeout=timeout)
             except HingeError as e:
                 if e.status == 1 and os.path.isfile(report) and os.path.isdir(out_dir):
                     e.results = self._collect(out_dir, report, None, files.labels)
@@ -267,7 +271,7 @@ class Model(object):
               logger=None, temp_dir=None, cleanup_temp=True, *,
               additional_cli_optons=None, psl_options=None, transform_config=None,
               db=None, db_schema=None, seed=None, threads=None, memory_limit=None,
-              iterations=None, options=None):
+              iterations=None, options=None, timeout=None):
         """Learns the weights of the weighted rules from the truth data
         (`hinge learn`) and sets them on this model's rules; returns the
         model. hinge's report (initial and learned weights, iterations) is
@@ -298,7 +302,8 @@ class Model(object):
             report = os.path.join(tmp, "learn.json")
             args = ["learn", "--model", files.rules, "--data", files.data, "--output", learned,
                     "--report", report, "--quiet"]
-            _run.run(args + flags, logger=logger, labels=files.labels, describe=files.describe)
+            _run.run(args + flags, logger=logger, labels=files.labels, describe=files.describe,
+                     timeout=timeout)
             rep = _run.load_json(report, files.labels)
         rules = rep.get("rules") or []
         if len(rules) != len(self._rules):

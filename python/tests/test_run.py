@@ -124,6 +124,28 @@ class TestInterrupt(_util.Case):
         self.assertFalse(alive(pid), "hinge (pid %d) still runs after Python exited" % pid)
 
 
+class TestTimeout(_util.Case):
+    def test_timeout_stops_hinge(self):
+        """timeout=: a run past it is stopped as Ctrl-C stops it (hinge says
+        it cancelled the run, nothing is written) and HingeTimeoutError, a
+        TimeoutError, is raised within a few seconds; a bad timeout is a
+        ValueError before hinge runs."""
+        from hinge import HingeTimeoutError, mln
+        prog = os.path.join(EXAMPLES, "mln", "smokers.mln")
+        db = os.path.join(EXAMPLES, "mln", "smokers.db")
+        start = time.monotonic()
+        with self.assertRaises(HingeTimeoutError) as cm:
+            mln.marginals(prog, db, query="Cancer", method="mcsat", samples=10**9, timeout=1)
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertIsInstance(cm.exception, TimeoutError)
+        self.assertIn("timeout of 1 s", str(cm.exception))
+        self.assertIn("the run was cancelled", cm.exception.stderr)
+        with self.assertRaises(ValueError):
+            mln.infer(prog, db, query="Cancer", timeout=0)
+        # A run within its timeout is unchanged.
+        self.assertTrue(mln.infer(prog, db, query="Cancer", timeout=60).lines)
+
+
 def alive(pid):
     """Whether a process runs (a zombie has ended)."""
     try:
