@@ -8,6 +8,9 @@
     world.cost, world.lower_bound, world.optimal
     probs = mln.marginals("smokers.mln", "smokers.db", query="Cancer", samples=5000, seed=1)
     probs["Cancer"]        # DataFrame: 0, probability
+    learned = mln.learn("smokers.mln", "smokers.db")     # hinge mln learn
+    learned.program        # the program with the learned weights, as text
+    learned.weights        # [(formula text, initial, learned), ...]
 
 The program and the evidence are files or text (a string holding a line
 break or an atom is text: "Friends(Anna, Bob)\\nSmokes(Anna)\\n"); evidence
@@ -19,7 +22,7 @@ import os
 from . import _run, _table
 from ._inputs import source, sources
 
-__all__ = ["MLNResult", "infer", "marginals", "parse_atom"]
+__all__ = ["MLNLearnResult", "MLNResult", "infer", "learn", "marginals", "parse_atom"]
 
 
 class MLNResult(dict):
@@ -216,3 +219,85 @@ def marginals(program, evidence=None, query=None, **kwargs):
     """infer(..., marginal=True): each query atom's probability."""
     return infer(program, evidence, query, marginal=True, **kwargs)
 
+
+class MLNLearnResult(object):
+    """The weights hinge mln learn learned.
+
+    program: the program with the learned weights, as text (comments kept),
+        which infer() takes as it is.
+    weights: [(formula, initial weight, learned weight), ...] in program
+        order, one per learned weight (a +x formula one per constant, its
+        instance written out), as hinge prints them.
+    report: hinge's --report (pseudo_log_likelihood, converged, params,
+        hard_violated, ...).
+    """
+
+    def __init__(self, program, weights, report):
+        self.program = program
+        self.weights = weights
+        self.report = report
+
+    def __repr__(self):
+        return "MLNLearnResult(%d weights)" % len(self.weights)
+
+
+def learn(program, training, query=None, *, method=None, prior_stddev=None, max_iter=None,
+          atom_weights=False, iterations=None, samples=None, chains=None, seed=None,
+          memory_limit=None, options=None, logger=None, temp_dir=None, cleanup_temp=True,
+          timeout=None):
+    """Learns the weights of a Markov logic program's soft formulas from a
+    training world (`hinge mln learn`), as MLNLearnResult.
+
+    program: the .mln program, a file or text. training: the training
+    database(s), files or text. query: the predicates whose atoms the
+    pseudo-likelihood sums over (default: every predicate; Alchemy's -ne).
+    method: pll (pseudo-log-likelihood, the default, as Alchemy's learnwts
+    -g) or dn (discriminative, diagonal Newton; needs query). prior_stddev,
+    max_iter, atom_weights (pll), iterations, samples, chains, seed (dn),
+    memory_limit: hinge's flags of the same names (hinge mln learn --help).
+    options: more flags, a list. logger, temp_dir, cleanup_temp, timeout:
+    as Model.infer.
+    """
+    prog = source(program, "program")
+    train = sources(training, "training database")
+    if not train:
+        raise ValueError("mln.learn: give the training database(s)")
+    flags = []
+    queries = _query_list(query)
+    if queries:
+        flags += ["--query", ",".join(queries)]
+    for name, value in (("--method", method), ("--prior-stddev", prior_stddev), ("--max-iter", max_iter),
+                        ("--iterations", iterations), ("--samples", samples), ("--chains", chains),
+                        ("--seed", seed), ("--memory-limit", memory_limit)):
+        if value is not None:
+            flags += [name, str(value)]
+    if atom_weights:
+        flags.append("--atom-weights")
+    flags += [str(o) for o in (options or [])]
+    with _run.workdir("hinge-mln", temp_dir, cleanup_temp, logger) as tmp:
+        labels = {}
+        args = ["mln", "learn", "--input", prog.materialise(tmp, "program.mln", labels, "<program>")]
+        for i, t in enumerate(train):
+            label = "<training>" if len(train) == 1 else "<training %d>" % (i + 1)
+            args += ["--train", t.materialise(tmp, "training-%d.db" % (i + 1), labels, label)]
+        out = os.path.join(tmp, "learned.mln")
+        report = os.path.join(tmp, "report.json")
+        args += ["--output", out, "--report", report]
+        labels[tmp] = "<temp dir>"
+        stdout, _ = _run.run(args + flags, logger=logger, labels=labels, timeout=timeout)
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        rep = _run.load_json(report, labels)
+        # The formulas' text as hinge prints them, the weights exactly from
+        # the report's params (the same order).
+        texts, header = [], False
+        for line in stdout.splitlines():
+            if not header:
+                header = line.split()[:3] == ["initial", "learned", "formula"]
+            elif line.startswith("wrote "):
+                break
+            else:
+                texts.append(line.split(None, 2)[2].split("  (no groundings")[0])
+        params = rep.get("params") or []
+        weights = [(t, p["initial"], p["learned"]) for t, p in zip(texts, params)]
+        return MLNLearnResult(text, weights, rep)

@@ -150,6 +150,29 @@ class TestMLN(_util.Case):
         with self.assertRaises(ValueError):
             mln.infer(PROG, DB)
 
+    def test_learn_is_the_cli_learn(self):
+        """mln.learn writes the program hinge mln learn writes, with the
+        report's exact weights beside the formulas hinge prints; the learned
+        program runs as it is; bad input names <program> and its line."""
+        for flags, kwargs in (([], {}), (["-q", "Cancer,Smokes", "--prior-stddev", "2"],
+                                         {"query": ["Cancer", "Smokes"], "prior_stddev": 2})):
+            with self.subTest(kwargs=kwargs):
+                out = self.path("learned-%d.mln" % len(os.listdir(self.tmp)))
+                rep = out + ".json"
+                cli("mln", "learn", "-i", PROG, "-t", DB, "-o", out, "--report", rep, *flags)
+                res = mln.learn(PROG, DB, **kwargs)
+                self.assertEqual(res.program, read(out))
+                with open(rep) as f:
+                    report = json.load(f)
+                self.assertEqual(res.report["params"], report["params"])
+                self.assertEqual([w[1:] for w in res.weights],
+                                 [(p["initial"], p["learned"]) for p in report["params"]])
+                self.assertEqual(res.weights[0][0], "Smokes(x) => Cancer(x)")
+        self.assertTrue(mln.infer(res.program, DB, query="Cancer").lines)
+        with self.assertRaises(HingeInputError) as cm:
+            mln.learn("P(t)\n1 P(x) => Q(x)\n", "P(A)\n")
+        self.assertEqual((cm.exception.file, cm.exception.line), ("<program>", 2))
+
     def test_parse_atom(self):
         for text, want in (("Cancer(Anna)", ("Cancer", ("Anna",))),
                            ('Friends("a, b", C)', ("Friends", ("a, b", "C"))),
