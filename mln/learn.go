@@ -843,21 +843,41 @@ func (f *Formula) Instance(constants []string) string {
 			sub[v] = Term{Name: constants[k]}.String()
 		}
 	}
+	// Every occurrence of a +variable takes its constant, +x and the plain
+	// x alike, as Build grounds the instance (0.5 P(+x) => Q(x) is
+	// P(A) => Q(A) for A; writing P(A) => Q(x) made a formula over every
+	// x). A predicate name (an identifier before '(') is left alone.
 	var b strings.Builder
 	at := from
 	for ; i+1 < len(toks); i++ {
 		t, u := toks[i], toks[i+1]
+		start, v := t, t
 		if t.Kind == lex.Punct && t.Text == "+" && u.Kind == lex.Ident {
-			if c, ok := sub[u.Text]; ok {
-				b.WriteString(f.Text[at : t.Pos.Col-1])
-				b.WriteString(c)
-				at = u.Pos.Col - 1 + len(u.Text)
-				i++
-			}
+			v = u
+		}
+		if v.Kind != lex.Ident {
+			continue
+		}
+		c, ok := sub[v.Text]
+		if next := i + 1 + boolInt(v == u); !ok || next < len(toks) && toks[next].Kind == lex.Punct && toks[next].Text == "(" {
+			continue
+		}
+		b.WriteString(f.Text[at : start.Pos.Col-1])
+		b.WriteString(c)
+		at = v.Pos.Col - 1 + len(v.Text)
+		if v == u {
+			i++
 		}
 	}
 	b.WriteString(f.Text[at:])
 	return b.String()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // WithWeights returns the program file text src (read from path) with the

@@ -675,3 +675,30 @@ func TestLearnDiscriminativeRecoversGeneratingWeights(t *testing.T) {
 	}
 	t.Logf("diagonal Newton %.4f (%s), exact %.4f, generating %.4f", res.Weights, res.Status, w, truth)
 }
+
+// TestInstanceSubstitutesEveryOccurrence: a +x formula's instance for a
+// constant names the constant wherever x occurs, as Build grounds it: the
+// written P(A) => Q(x) was a formula over every x (three groundings where
+// the learned weight had one). Predicate names and other variables stay.
+func TestInstanceSubstitutesEveryOccurrence(t *testing.T) {
+	p, err := ParseProgram("i.mln", []byte("t = {A, B}\nP(t)\nQ(t, t)\nx(t)\n"+
+		"0.5 P(+x) => Q(x, x)\n"+
+		"1 P(+x) ^ Q(x, +y) => x(y)\n"+
+		"2 P(+x) => EXIST y Q(x, y)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		f      int
+		consts []string
+		want   string
+	}{
+		{0, []string{"A"}, "P(A) => Q(A, A)"},
+		{1, []string{"B", "A"}, "P(B) ^ Q(B, A) => x(A)"},
+		{2, []string{"A"}, "P(A) => EXIST y Q(A, y)"},
+	} {
+		if got := p.Formulas[tc.f].Instance(tc.consts); got != tc.want {
+			t.Errorf("formula %d with %v: %q, want %q", tc.f, tc.consts, got, tc.want)
+		}
+	}
+}
