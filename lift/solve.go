@@ -40,9 +40,7 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResul
 		return nil, err
 	}
 	liftSec := time.Since(t0).Seconds()
-	opt.Copies = l.Copies
-	opt.ConstraintNorms = l.ConstraintNorms(p)
-	res, err := admm.Solve(ctx, l.Problem, opt)
+	res, err := admm.Solve(ctx, l.Problem, l.Options(p, opt))
 	if res == nil {
 		return nil, err
 	}
@@ -54,25 +52,40 @@ func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResul
 	return out, err
 }
 
+// Options returns opt set up to solve the lifted problem as the original
+// p (the problem l was lifted from) would be solved: copy weights (Copies)
+// and the original constraints' tolerances (ConstraintNorms). lift.Solve
+// uses it; so should any caller that solves l.Problem itself.
+func (l *Lifted) Options(p *hlmrf.Problem, opt admm.Options) admm.Options {
+	opt.Copies = l.Copies
+	opt.ConstraintNorms = l.ConstraintNorms(p)
+	return opt
+}
+
 // ConstraintNorms returns, for each constraint of the lifted problem, the
-// Euclidean norm of the coefficients of an original constraint of its class
-// in p (the problem l was lifted from; the members of a class have the same
-// coefficients, permuted): admm.Options.ConstraintNorms for solving the
-// lifted problem with the original's tolerances.
+// smallest Euclidean norm of the coefficients of the original constraints
+// of its class in p (the problem l was lifted from):
+// admm.Options.ConstraintNorms for solving the lifted problem with the
+// original's tolerances. Members of a class have the same summed
+// coefficients on each variable class, so at a lifted point every member is
+// violated by the same amount, but their own coefficients may differ
+// (3y1 - y2 + y3 + y4 + y5 beside y1 + ... + y5, both summing to 5 on one
+// class): the member with the smallest norm has the tightest tolerance.
 func (l *Lifted) ConstraintNorms(p *hlmrf.Problem) []float64 {
 	out := make([]float64, l.Problem.NumConstraints())
-	done := make([]bool, len(out))
+	for c := range out {
+		out[c] = math.Inf(1)
+	}
 	for j, c := range l.ConClass {
-		if c < 0 || done[c] {
+		if c < 0 {
 			continue
 		}
-		done[c] = true
 		_, a := p.CTerms(j)
 		var n2 float64
 		for _, x := range a {
 			n2 += x * x
 		}
-		out[c] = math.Sqrt(n2)
+		out[c] = min(out[c], math.Sqrt(n2))
 	}
 	return out
 }

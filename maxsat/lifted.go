@@ -244,9 +244,7 @@ func (lr *liftedRelax) solve(ctx context.Context, opt admm.Options) (*admm.Resul
 		}
 		return nil, nil
 	}
-	opt.Copies = lr.l.Copies
-	opt.ConstraintNorms = lr.l.ConstraintNorms(lr.rel.Problem)
-	s, err := admm.New(lp, opt)
+	s, err := admm.New(lp, lr.l.Options(lr.rel.Problem, opt))
 	if err != nil {
 		return nil, err
 	}

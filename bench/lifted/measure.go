@@ -132,8 +132,7 @@ func liftedRun(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*lifted
 		return nil, fmt.Errorf("lifting: %w", err)
 	}
 	sw = startWatch()
-	opt.Copies = l.Copies
-	res, err := admm.Solve(ctx, l.Problem, opt)
+	res, err := admm.Solve(ctx, l.Problem, l.Options(p, opt))
 	if err != nil {
 		return nil, fmt.Errorf("lifted solve: %w", err)
 	}
