@@ -817,7 +817,7 @@ func expansionHint(n Node) string {
 	if !exist {
 		return ""
 	}
-	return " (an existential is expanded over its variables' constants, and an existential over a conjunction or an equivalence multiplies its clauses with every constant: name the conjunction by a predicate, e.g. FS(x, y) <=> Friends(x, y) ^ Smokes(y). with FS opened by -o FS, and write EXIST y FS(x, y); that formula is one clause with the whole weight, where the expanded one divides it among its clauses, as Alchemy does)"
+	return " (an existential is expanded over its variables' constants, and an existential over a conjunction or an equivalence multiplies its clauses with every constant: name the conjunction by a predicate, e.g. FS(x, y) <=> Friends(x, y) ^ Smokes(y). with FS an open predicate, and write EXIST y FS(x, y); that formula is one clause with the whole weight, where the expanded one divides it among its clauses, as Alchemy does)"
 }
 
 // addFunctional adds, for a predicate with a functional argument (type!),

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hinge-srl/hinge/ground"
-	"github.com/hinge-srl/hinge/maxsat"
 )
 
 // DiscOptions configure discriminative weight learning.
@@ -89,18 +88,13 @@ func LearnDiscriminative(ctx context.Context, prog *Program, training []GroundAt
 	start := time.Now()
 	in, nw := l.in, len(l.learned)
 
-	// The chains start at the training world, which must satisfy the hard
-	// clauses.
+	// The chains start at the training world. One that violates a hard
+	// clause has conditional likelihood 0 at every weight: nothing to
+	// maximise (a first version went on from a repaired world and wrote the
+	// artefact of one Newton step on a gradient that never vanishes).
 	x0 := l.x
-	if _, hv := in.Eval(x0); hv > 0 {
-		wr, err := maxsat.WalkSAT(ctx, in, x0, maxsat.WalkOptions{Steps: 100 * max(1000, in.NumVars), Seed: opt.Seed})
-		if err != nil {
-			return nil, err
-		}
-		if wr.HardViolated > 0 {
-			return nil, fmt.Errorf("mln: the training world violates %d hard clauses and no world satisfying them was found", hv)
-		}
-		x0 = wr.X
+	if res.HardViolated > 0 {
+		return nil, fmt.Errorf("mln: the training world violates %d ground hard clauses, so its conditional likelihood is 0 whatever the weights: discriminative learning has nothing to maximise; fix the data, make those formulas soft, or learn by pseudo-likelihood (which leaves the broken clauses out)", res.HardViolated)
 	}
 	w := make([]float64, nw)
 	setWeights := func() {

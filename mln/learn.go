@@ -90,8 +90,8 @@ type LearnResult struct {
 	Clauses int     `json:"ground_clauses"`
 	// HardViolated counts the ground hard clauses the training world
 	// violates (a world of probability 0 under the model): pseudo-
-	// likelihood leaves them out of every conditional, discriminative
-	// learning starts its chains from a world that satisfies them.
+	// likelihood leaves them out of every conditional; discriminative
+	// learning refuses such a world.
 	HardViolated int `json:"hard_violated"`
 	Iter         int `json:"iterations"`
 	// Status says why the optimiser stopped; Converged is false when it
@@ -159,8 +159,11 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 		for i := range w {
 			grad[i] = -grad[i]
 			if opt.PriorStdDev > 0 {
-				f += (w[i] - mean[i]) * (w[i] - mean[i]) / (2 * sigma2)
-				grad[i] += (w[i] - mean[i]) / sigma2
+				// In units of the deviation, so that a wide prior keeps a
+				// huge weight's term finite.
+				z := (w[i] - mean[i]) / opt.PriorStdDev
+				f += z * z / 2
+				grad[i] += z / opt.PriorStdDev
 			}
 		}
 		return f
@@ -177,7 +180,7 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 		for _, m := range mean {
 			big = max(big, math.Abs(m))
 		}
-		return nil, fmt.Errorf("mln: the objective is %v at the starting weights (all 0), so L-BFGS cannot start: the prior centred on the program's weights (the largest %g, standard deviation %g) overflows; write smaller weights or widen --prior-stddev", f0, big, opt.PriorStdDev)
+		return nil, fmt.Errorf("mln: the objective is %v at the starting weights (all 0), so L-BFGS cannot start: the prior centred on the program's weights (the largest %g, standard deviation %g) overflows; write smaller weights, widen the prior's standard deviation or drop the prior", f0, big, opt.PriorStdDev)
 	}
 	d := pl.curvature(w0)
 	for i := range d {
@@ -436,7 +439,7 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 		l.in, l.param, l.share = in, make([]int32, in.NumClauses()), make([]float64, in.NumClauses())
 		for c := range in.NumClauses() {
 			l.param[c] = -1
-			if c < g.Problem.NumPotentials() { // the others are hard: functional arguments
+			if c < g.Problem.NumPotentials() { // the others are hard clauses: hard formulas, functional arguments
 				l.param[c], l.share[c] = paramOf(g.Problem.Group[c])
 			}
 		}

@@ -438,3 +438,25 @@ func TestLearnPLLCannotStart(t *testing.T) {
 		t.Fatalf("without a prior: %v", err)
 	}
 }
+
+// TestLearnDiscriminativeRefusesImpossibleWorld: a training world that
+// breaks a hard clause has conditional likelihood 0 at every weight, so
+// discriminative learning refuses it (it wrote the artefact of one Newton
+// step, 0 for a weight of 1); pseudo-likelihood learns, counting it.
+func TestLearnDiscriminativeRefusesImpossibleWorld(t *testing.T) {
+	pr, err := ParseProgram("h.mln", []byte("t = {A, B}\nP(t)\nQ(t)\nP(x) => Q(x).\n1 Q(x)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms, err := ParseAtoms("h.db", []byte("P(A)\nP(B)\nQ(B)\n"), pr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LearnDiscriminative(context.Background(), pr, atoms, []string{"Q"}, DiscOptions{}); err == nil || !strings.Contains(err.Error(), "violates 1 ground hard clauses") {
+		t.Errorf("dn: %v, want a refusal counting the broken clause", err)
+	}
+	res, err := LearnPLL(context.Background(), pr, atoms, []string{"Q"}, LearnOptions{})
+	if err != nil || res.HardViolated != 1 {
+		t.Errorf("pll: %v, %+v", err, res)
+	}
+}

@@ -524,6 +524,15 @@ func (p *Program) LearnRelationalWorlds(ctx context.Context, worlds [][]mln.Grou
 		}
 		data = append(data, Data{Net: gr.Net, Worlds: [][]bool{x}, Evidence: gr.Evidence})
 	}
+	unknown := 0
+	for _, d := range data {
+		unknown += d.Net.NumVars
+	}
+	if unknown == 0 {
+		// Nothing depends on the weights: "converged" at the file's weights
+		// would read as learned.
+		return nil, fmt.Errorf("rrf: the training data have no atom of the query predicates %s (no constant of their types): nothing to learn", strings.Join(query, ", "))
+	}
 	res, err := LearnTied(ctx, data, opt)
 	if err != nil {
 		return nil, err

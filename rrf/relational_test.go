@@ -354,7 +354,7 @@ func TestGroundUnreachedTargets(t *testing.T) {
 			want = 1 / (1 + math.Exp(-1.5))
 		}
 		if math.Abs(probs[v]-want) > 0.02 {
-			t.Errorf("%s: %.4f, exact %.4f", names[v], probs[v], want)
+			t.Errorf("%s(%s): %.4f, exact %.4f", a.Pred, strings.Join(a.Args, ","), probs[v], want)
 		}
 	}
 	training, err := mln.ParseAtoms("t.db", []byte("P(A)\n"), p.Decls, false)
@@ -369,5 +369,19 @@ func TestGroundUnreachedTargets(t *testing.T) {
 	// P(A), log 1/2 for each of the other three.
 	if want := -math.Log1p(math.Exp(-1.5)) + 3*math.Log(0.5); math.Abs(res.PLL-want) > 1e-6 {
 		t.Errorf("pseudo-log-likelihood %.6f, want %.6f", res.PLL, want)
+	}
+}
+
+// TestLearnRelationalNothingToLearn: training data without a constant of
+// the query predicates' types leave no atom whose probability depends on
+// the weights: an error, not a "converged" run that wrote the file's
+// weights back as learned.
+func TestLearnRelationalNothingToLearn(t *testing.T) {
+	p, err := ParseProgram("e.rrf", []byte("Smokes(person)\nCancer(person)\nroot = 1.5 * sum(x) Smokes(x) + 1 * sum(x) Cancer(x)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.LearnRelational(context.Background(), nil, []string{"Smokes"}, LearnOptions{}); err == nil || !strings.Contains(err.Error(), "nothing to learn") {
+		t.Errorf("empty training data: %v", err)
 	}
 }

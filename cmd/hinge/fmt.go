@@ -21,8 +21,9 @@ func newFmtCmd() *cobra.Command {
 		Long: `Read FILE.psl with hinge's PSL parser, without data: comments are skipped,
 a rule may span lines (boundaries come from the grammar, as in PSL), and every
 syntax error is reported with its line and column (exit status 2). The rules
-are printed one a line in hinge's canonical form, with their comments (what
-hinge learn and hinge structure write); --json prints a JSON array instead,
+are printed one a line in hinge's canonical form, as hinge learn and hinge
+structure write them, each after the comment lines before it (a comment at
+the end of a line is dropped); --json prints a JSON array instead,
 one object per rule with the line and column where it starts and its text
 (how the Python package's Rule.load_from_file reads a .psl file).
 

@@ -1183,12 +1183,8 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "mln learn: %d atoms of %d predicate(s), %d ground clauses (grounded in %.3f s)\n",
 		res.Atoms, len(res.Predicates), res.Clauses, res.Seconds.Ground)
-	if res.HardViolated > 0 {
-		how := "pseudo-likelihood leaves them out of the conditionals of the atoms that would satisfy them"
-		if o.method == "dn" {
-			how = "the chains start from a world that satisfies them"
-		}
-		fmt.Fprintf(stderr, "warning: the training world violates %d ground hard clause(s), so the model gives it probability 0 (hinge mln infer refuses such evidence): %s; fix the data or make those formulas soft\n", res.HardViolated, how)
+	if res.HardViolated > 0 { // pll (dn refuses such a world)
+		fmt.Fprintf(stderr, "warning: the training world violates %d ground hard clause(s), so the model gives it probability 0 (hinge mln infer refuses such evidence): pseudo-likelihood leaves them out of the conditionals of the atoms that would satisfy them; fix the data or make those formulas soft\n", res.HardViolated)
 	}
 	if o.method == "dn" {
 		fmt.Fprintf(stderr, "mln learn (dn): %s; %.3f s\n", res.Status, res.Seconds.Learn)

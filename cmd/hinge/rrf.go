@@ -170,7 +170,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	lines := queryLines(g, net, values, format)
-	fmt.Fprintf(stderr, "rrf: %d unknown atoms, %d clause features (lambda %g), built in %.3f s; ICM mode log score %.6g (%d restarts; the features the evidence decides left out); %s in %.3f s\n",
+	fmt.Fprintf(stderr, "rrf: %d unknown atoms, %d clause features (lambda %g), built in %.3f s; ICM mode log score %.6g (%d restarts; up to a constant the evidence fixes); %s in %.3f s\n",
 		rnet.NumVars, len(rnet.Features)-1, o.lambda, groundSecs, score, o.starts, o.method, time.Since(t0).Seconds())
 	if acc, ok := queryAccuracy(queries, g, net, values); ok {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth (values >= 0.5 count as true): %.4f\n", len(queries), acc)
@@ -268,7 +268,7 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 		}
 	}
 	sort.Strings(lines)
-	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts; the features the evidence decides left out); %s in %.3f s\n",
+	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts; up to a constant the evidence fixes); %s in %.3f s\n",
 		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, time.Since(t0).Seconds())
 	if err := o.convergence(stderr, func(v int) string { return mln.AtomString(gr.Atoms[v].Pred, gr.Atoms[v].Args) }); err != nil {
 		return err

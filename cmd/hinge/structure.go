@@ -340,9 +340,13 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "sampled: %d targets with more than --sample %d true atoms searched from %d of them each; %d supports counted over all their atoms, the kept ones' 95%% intervals at most +-%.0f atoms\n",
 			gen.SampledTargets, o.gen.Sample, o.gen.Sample, gen.Counted, gen.MaxErr)
 	}
+	var genWarnings []string
 	if gen.Capped > 0 {
-		fmt.Fprintf(o.stderr, "warning: the search from %d of %d target atoms stopped at --max-expansions %d; their paths are incomplete\n",
-			gen.Capped, gen.Examples, o.gen.MaxExpansions)
+		genWarnings = append(genWarnings, fmt.Sprintf("the search from %d of %d target atoms stopped at --max-expansions %d; their paths are incomplete",
+			gen.Capped, gen.Examples, o.gen.MaxExpansions))
+	}
+	for _, w := range genWarnings {
+		fmt.Fprintln(o.stderr, "warning:", w)
 	}
 	if o.generateOnly {
 		rep.Done()
@@ -360,7 +364,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %d candidate clauses to %s\n", len(rules), o.output)
 		if o.report != "" {
 			jr := o.newReport(method, gen, prog.Seconds)
-			jr.GenerateOnly, jr.Candidates = true, len(rules)
+			jr.GenerateOnly, jr.Candidates, jr.Warnings = true, len(rules), genWarnings
 			jr.Seconds.Total = time.Since(start).Seconds()
 			for i, c := range gen.Candidates {
 				jr.Rules = append(jr.Rules, candidateReport(c, rules[i].Weight))
@@ -423,7 +427,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		jr.Candidates, jr.Kept, jr.Score, jr.Objective = len(res.Candidates), len(rules), res.Score, res.Objective
 		jr.Iterations, jr.Converged, jr.Rounds, jr.Learnings = res.Iterations, res.Converged, res.Rounds, res.Learnings
 		jr.Ground = problemSizes{Variables: res.Variables, Potentials: res.GroundPotentials}
-		jr.Truth, jr.Warnings = res.Truth, res.Warnings
+		jr.Truth, jr.Warnings = res.Truth, append(genWarnings, res.Warnings...)
 		jr.Seconds.Ground, jr.Seconds.Learn, jr.Seconds.Total = res.GroundSeconds, res.LearnSeconds, time.Since(start).Seconds()
 		for i, c := range res.Candidates {
 			jr.Rules = append(jr.Rules, candidateReport(c, res.Rules[i].Weight))

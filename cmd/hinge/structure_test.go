@@ -154,6 +154,14 @@ func TestStructureGenerateOnly(t *testing.T) {
 	if !rep.GenerateOnly || rep.Candidates != 3 || len(rep.Rules) != 3 || rep.Rules[1].Support < 2 || rep.Rules[1].Weight != 1 {
 		t.Errorf("report %+v", rep)
 	}
+	// A search cut short is warned of on standard error and in the report.
+	code, _, stderr = runCLI(t, "structure", "--data", data, "--target", "Grandparent", "--generate-only",
+		"--min-support", "2", "--max-expansions", "2", "--output", out, "--report", report, "--force")
+	var capped struct{ Warnings []string }
+	readJSON(t, report, &capped)
+	if code != 0 || !strings.Contains(stderr, "warning: the search from") || len(capped.Warnings) != 1 || !strings.HasPrefix(capped.Warnings[0], "the search from") {
+		t.Errorf("--max-expansions 2: exit %d, warnings %q\n%s", code, capped.Warnings, stderr)
+	}
 }
 
 // Not on a terminal, generation, grounding and learning print progress

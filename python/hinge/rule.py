@@ -18,6 +18,9 @@ __all__ = ["Rule", "RuleError"]
 _WEIGHT = re.compile(r"^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*:\s*")
 _SQUARED = re.compile(r"\s*\^\s*([12])\s*$")
 _HARD = re.compile(r"\s*\.\s*$")
+# PSL's filter clauses, {B: Smokes(B)}, come after the squaring or the
+# hard-constraint marker.
+_FILTER = re.compile(r"\s*\{[^{}]*\}\s*$")
 
 
 class Rule(object):
@@ -37,6 +40,13 @@ class Rule(object):
         text = rule_string.strip()
         if not text:
             raise RuleError(raw, "Empty rule.")
+
+        filters = []
+        m = _FILTER.search(text)
+        while m and m.start() > 0:
+            filters.insert(0, text[m.start():].strip())
+            text = text[:m.start()].rstrip()
+            m = _FILTER.search(text)
 
         parsed_weight = None
         m = _WEIGHT.match(text)
@@ -89,6 +99,7 @@ class Rule(object):
             raise RuleError(raw, "The rule has no body.")
 
         self._rule_body = text.strip()
+        self._filters = " ".join(filters)
         self._weighted = bool(weighted)
         self._weight = weight
         self._squared = bool(squared)
@@ -123,7 +134,8 @@ class Rule(object):
         return self._squared
 
     def body(self):
-        """The rule without its weight, squaring or hard-constraint marker."""
+        """The rule without its weight, squaring, hard-constraint marker or
+        filter clauses."""
         return self._rule_body
 
     def __str__(self):
@@ -146,15 +158,18 @@ class Rule(object):
             parts.append("^2")
         elif not self._weighted:
             parts.append(".")
+        if self._filters:
+            parts.append(self._filters)
         return " ".join(parts)
 
     @staticmethod
     def load_from_file(path, logger=None):
         """The rules of a .psl file, as a list, read by hinge's own parser
-        (`hinge fmt --json`): comments are skipped, a rule may span lines,
-        and a syntax error raises HingeInputError naming the file, line and
-        column. Each rule remembers where it starts (source, "file:line"),
-        which an error of a later run names."""
+        (`hinge fmt --json`, so it needs the hinge binary): comments are
+        skipped, a rule may span lines, and a syntax error raises
+        HingeInputError (not RuleError) naming the file, line and column.
+        Each rule remembers where it starts (source, "file:line"), which an
+        error of a later run names."""
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise FileNotFoundError("%s: no such file (rules)" % path)

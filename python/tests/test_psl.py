@@ -493,12 +493,15 @@ class TestPredicate(unittest.TestCase):
         import tempfile
         with tempfile.NamedTemporaryFile("w", suffix=".psl", delete=False) as f:
             f.write("/* a block\n   comment */\n0.5: Smokes(X)\n   -> Cancer(X) ^2\n"
-                    "0.01: !Cancer(X) # prior\n// c\nSmokes(X) -> Cancer(X) .\n")
+                    "0.01: !Cancer(X) # prior\n// c\nSmokes(X) -> Cancer(X) .\n"
+                    "Friends(A, +B) >= 0.5 . {B: Smokes(B)}\n1.0: Friends(A, +B) >= 0.5 ^2 {B: Smokes(B)}\n")
         self.addCleanup(os.remove, f.name)
         rules = Rule.load_from_file(f.name)
         self.assertEqual([str(r) for r in rules],
-                         ["0.5: Smokes(X) -> Cancer(X) ^2", "0.01: !Cancer(X)", "Smokes(X) -> Cancer(X) ."])
-        self.assertEqual([r.source for r in rules], ["%s:%d" % (f.name, n) for n in (3, 5, 7)])
+                         ["0.5: Smokes(X) -> Cancer(X) ^2", "0.01: !Cancer(X)", "Smokes(X) -> Cancer(X) .",
+                          "Friends(A, +B) >= 0.5 . {B: Smokes(B)}", "1.0: Friends(A, +B) >= 0.5 ^2 {B: Smokes(B)}"])
+        self.assertEqual([(r.weighted(), r.squared()) for r in rules[3:]], [(False, False), (True, True)])
+        self.assertEqual([r.source for r in rules], ["%s:%d" % (f.name, n) for n in (3, 5, 7, 8, 9)])
         # A syntax error names the file, line and column.
         with tempfile.NamedTemporaryFile("w", suffix=".psl", delete=False) as g:
             g.write("# header\n0.5: Smokes(X) -> \n")
