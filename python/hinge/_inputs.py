@@ -29,8 +29,8 @@ def source(value, what):
     """A Source from a path (str or os.PathLike) or text. A str is a file
     when it names an existing file and holds no line break; text when it
     holds a line break or a parenthesis (an atom, a formula), unless it is
-    one word ending in a file extension (a mistyped path such as
-    run(1)/prog.mln); otherwise it is taken for a missing file and refused."""
+    a path ending in a file extension (a mistyped path such as
+    my runs/run(1)/prog.mln); otherwise it is taken for a missing file and refused."""
     if isinstance(value, Source):
         return value
     if isinstance(value, bytes):
@@ -52,9 +52,10 @@ def source(value, what):
                             "break or an atom)" % (what, value))
 
 
-# A one-line value that is a path, not program text: one word ending in
-# an extension (program text ends in ')', a weight or a '.').
-_PATH_LIKE = re.compile(r"\S+\.[A-Za-z][A-Za-z0-9]{0,7}")
+# A one-line value that is a path, not program text: ending in an
+# extension, and one word or with a directory separator (program text ends
+# in ')', a weight or a '.').
+_PATH_LIKE = re.compile(r"(\S+|.*[/\\].*)\.[A-Za-z][A-Za-z0-9]{0,7}")
 
 
 def sources(value, what):

@@ -145,8 +145,9 @@ class TestMLN(_util.Case):
             mln.infer("no-such-program.mln", DB, query="Cancer")
         # A mistyped path with a parenthesis is a missing file, not program
         # text (it was parsed as a program: "unexpected character '/'").
-        with self.assertRaises(FileNotFoundError):
-            mln.infer(self.path("run(1)") + "/prgo.mln", DB, query="Cancer")
+        for typo in (self.path("run(1)") + "/prgo.mln", self.path("my runs/run(1)") + "/prgo.mln"):
+            with self.assertRaises(FileNotFoundError):
+                mln.infer(typo, DB, query="Cancer")
         with self.assertRaises(ValueError):
             mln.infer(PROG, DB)
 
