@@ -96,7 +96,7 @@ func bruteCount(g *Graph, r *Rule) (support, body int) {
 			}
 		case AcyclicAny:
 			for a := range n {
-				ok = ok || (a != v && holds(r.Body[0], v, a))
+				ok = ok || (a != v && (r.C == Self || a != r.C) && holds(r.Body[0], v, a))
 			}
 		case Default:
 			for a := range n {
@@ -591,7 +591,7 @@ func TestPredictSelfLoops(t *testing.T) {
 					st := r.Body[0]
 					return (!st.Inverse && g.Has(Triple{H: v, R: st.R, T: d})) || (st.Inverse && g.Has(Triple{H: d, R: st.R, T: v}))
 				case AcyclicAny:
-					return slices.ContainsFunc(g.Step(v, r.Body[0].R, r.Body[0].Inverse), func(a int32) bool { return a != v })
+					return slices.ContainsFunc(g.Step(v, r.Body[0].R, r.Body[0].Inverse), func(a int32) bool { return a != v && a != r.C })
 				}
 				return true
 			}

@@ -132,7 +132,7 @@ func (r *Rule) pslText(g, q func(int32) string, v *Vocab) string {
 		case AcyclicConst:
 			body = append(body, step(r.Body[0], "X", quote(r.D)))
 		case AcyclicAny:
-			body = append(body, step(r.Body[0], "X", "A"), "X != A")
+			body = append(body, step(r.Body[0], "X", "A"), "X != A", "A != "+quote(r.C))
 		case Default:
 			return head + " ^2"
 		}

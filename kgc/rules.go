@@ -205,18 +205,27 @@ func (r *Rule) Count(g *Graph, opt CountOptions, w *pathrule.Walker) {
 		r.Support, r.BodySize, r.Conf = c.Support, c.Body, c.Conf
 		return
 	case AcyclicAny:
-		// The body holds for the entities with an edge of the step to
-		// some other entity, but the constant.
+		// The body holds for the entities but the constant with an edge of
+		// the step to some entity other than themselves and the constant
+		// (object identity, as AnyBURL applies the rule): those with an
+		// edge but only self-loops, and those whose other edges all end at
+		// the constant, drop out.
 		st := r.Body[0]
 		from, self := g.From(st.R, st.Inverse), g.SelfOnly(st.R, st.Inverse)
 		body := func(v int32) bool {
 			_, in := slices.BinarySearch(from, v)
 			_, only := slices.BinarySearch(self, v)
-			return in && !only
+			return in && !only && hasOther(g.Step(v, st.R, st.Inverse), v, r.C)
 		}
 		r.BodySize = len(from) - len(self)
-		if body(r.C) {
-			r.BodySize--
+		if _, in := slices.BinarySearch(from, r.C); in && !slices.Contains(self, r.C) {
+			r.BodySize-- // the constant itself, which has an edge to another entity
+		}
+		for _, v := range g.Step(r.C, st.R, !st.Inverse) {
+			// v has an edge to the constant: is it its only other one?
+			if _, only := slices.BinarySearch(self, v); v != r.C && !only && !hasOther(g.Step(v, st.R, st.Inverse), v, r.C) {
+				r.BodySize--
+			}
 		}
 		// Support from the constant's side: the v linked to it by the head.
 		for _, v := range g.Step(r.C, r.Head, r.ConstTail) {
@@ -316,7 +325,7 @@ func (r *Rule) bodyHolds(g *Graph, v int32) bool {
 		_, ok := slices.BinarySearch(g.Step(v, st.R, st.Inverse), r.D)
 		return ok && v != r.D
 	case AcyclicAny:
-		return hasOther(g.Step(v, r.Body[0].R, r.Body[0].Inverse), v)
+		return hasOther(g.Step(v, r.Body[0].R, r.Body[0].Inverse), v, r.C)
 	}
 	return true
 }
@@ -349,10 +358,11 @@ func (r *Rule) bodySet(g *Graph, w *pathrule.Walker) []int32 {
 	return vs
 }
 
-// hasOther reports whether ts holds an entity other than v.
-func hasOther(ts []int32, v int32) bool {
+// hasOther reports whether ts holds an entity other than v and c (a
+// rule's constant; Self stands for no constant).
+func hasOther(ts []int32, v, c int32) bool {
 	for _, t := range ts {
-		if t != v {
+		if t != v && t != c {
 			return true
 		}
 	}
