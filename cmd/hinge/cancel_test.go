@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +120,24 @@ func TestCancelledBeforeWork(t *testing.T) {
 	}
 }
 
+// startHinge starts this test binary as hinge (TestMain runs main) with
+// args, its standard output a pipe and its standard error kept.
+func startHinge(t *testing.T, exe string, args ...string) (*exec.Cmd, io.ReadCloser, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+	errb := &bytes.Buffer{}
+	cmd.Stderr = errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, errb
+}
+
 // TestSignalCancelsRun sends SIGINT and then SIGTERM to real hinge
 // processes (this test binary as hinge) in the middle of a solve that
 // would never end: each exits 1 with the message, writing nothing.
@@ -136,18 +155,8 @@ func TestSignalCancelsRun(t *testing.T) {
 		out, report := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
 		// No tolerance is met for a long time (minutes): the solve runs
 		// until cancelled.
-		cmd := exec.Command(exe, "infer", "--model", psl, "--data", data, "--output", out, "--report", report,
+		cmd, stdout, errb := startHinge(t, exe, "infer", "--model", psl, "--data", data, "--output", out, "--report", report,
 			"--eps-abs", "0", "--eps-rel", "0", "--gap-tol", "0", "--max-iter", "2000000000", "--threads", "1")
-		cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		// Grounding is done when its summary is printed; the solve runs.
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() && !strings.Contains(sc.Text(), "total:") {

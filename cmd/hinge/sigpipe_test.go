@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -20,18 +18,8 @@ func TestClosedStdoutKeepsTheOutputs(t *testing.T) {
 	dir := t.TempDir()
 	e := "../../examples/kgc/"
 	pred, rules, report := filepath.Join(dir, "p.txt"), filepath.Join(dir, "r.txt"), filepath.Join(dir, "r.json")
-	cmd := exec.Command(exe, "kgc", "--train", e+"train.txt", "--valid", e+"valid.txt", "--test", e+"test.txt", "--rounds", "2", "--quiet",
+	cmd, stdout, errb := startHinge(t, exe, "kgc", "--train", e+"train.txt", "--valid", e+"valid.txt", "--test", e+"test.txt", "--rounds", "2", "--quiet",
 		"--predictions", pred, "--rules", rules, "--report", report)
-	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	stdout.Close() // the reader goes away before the first line
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())

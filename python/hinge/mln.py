@@ -178,9 +178,7 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     with _run.workdir("hinge-mln", temp_dir, cleanup_temp, logger) as tmp:
         labels = {}
         args = ["mln", "infer", "--input", prog.materialise(tmp, "program.mln", labels, "<program>")]
-        for i, e in enumerate(ev):
-            label = "<evidence>" if len(ev) == 1 else "<evidence %d>" % (i + 1)
-            args += ["--evidence", e.materialise(tmp, "evidence-%d.db" % (i + 1), labels, label)]
+        args += _databases("--evidence", ev, tmp, labels, "evidence")
         if qfile is not None:
             args += ["--query-file", qfile.materialise(tmp, "query.db", labels, "<query file>")]
         result = os.path.join(tmp, "result.txt")
@@ -213,6 +211,16 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
         if atoms and os.path.isfile(why):
             out.explanations = _run.load_json(why, labels).get("explanations") or []
         return out
+
+
+def _databases(flag, srcs, tmp, labels, what):
+    """The flags naming .db files or texts, the texts written to tmp and
+    labelled <what> (or <what N> when there are several) in errors."""
+    args = []
+    for i, src in enumerate(srcs):
+        label = "<%s>" % what if len(srcs) == 1 else "<%s %d>" % (what, i + 1)
+        args += [flag, src.materialise(tmp, "%s-%d.db" % (what, i + 1), labels, label)]
+    return args
 
 
 def marginals(program, evidence=None, query=None, **kwargs):
@@ -277,9 +285,7 @@ def learn(program, training, query=None, *, method=None, prior_stddev=None, max_
     with _run.workdir("hinge-mln", temp_dir, cleanup_temp, logger) as tmp:
         labels = {}
         args = ["mln", "learn", "--input", prog.materialise(tmp, "program.mln", labels, "<program>")]
-        for i, t in enumerate(train):
-            label = "<training>" if len(train) == 1 else "<training %d>" % (i + 1)
-            args += ["--train", t.materialise(tmp, "training-%d.db" % (i + 1), labels, label)]
+        args += _databases("--train", train, tmp, labels, "training")
         out = os.path.join(tmp, "learned.mln")
         report = os.path.join(tmp, "report.json")
         args += ["--output", out, "--report", report]
