@@ -336,7 +336,8 @@ func (k *KGC) ruleFor(rule *kgc.Rule, e int32, tail bool, y int32) KGCRule {
 	case kgc.AcyclicAny:
 		st := rule.Body[0]
 		for _, b := range g.Step(e, st.R, st.Inverse) {
-			if b != e && !add([]string{atom(st, e, b)}) {
+			// The free variable is neither X nor the head's constant.
+			if b != e && b != rule.C && !add([]string{atom(st, e, b)}) {
 				break
 			}
 		}

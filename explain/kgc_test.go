@@ -101,7 +101,7 @@ func oracleGroundings(a adjacency, rule *kgc.Rule, e int32, tail bool, y int32) 
 		}
 		n := 0
 		for _, b := range a.step(e, rule.Body[0]) {
-			if b != e {
+			if b != e && b != rule.C {
 				n++
 			}
 		}
