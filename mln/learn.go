@@ -927,7 +927,7 @@ func WithWeights(path string, src []byte, prog *Program, res *LearnResult) ([]by
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s// %s: one weight per constant of %s, learned%s", line[:at], f.Instance(nil), strings.Join(plusTerms(f), ", "), eol)
 			for k, p := range ps {
-				fmt.Fprintf(&b, "%s  %s", strconv.FormatFloat(p.Weight, 'g', 6, 64), f.Instance(p.Constants))
+				fmt.Fprintf(&b, "%s  %s", strconv.FormatFloat(p.Weight, 'g', -1, 64), f.Instance(p.Constants))
 				if k < len(ps)-1 {
 					b.WriteString(eol)
 				}
@@ -937,7 +937,7 @@ func WithWeights(path string, src []byte, prog *Program, res *LearnResult) ([]by
 			continue
 		}
 		rest := line[at:]
-		w := strconv.FormatFloat(res.Weights[i], 'g', 6, 64)
+		w := strconv.FormatFloat(res.Weights[i], 'g', -1, 64) // reads back as the same float64
 		// The first token, read with comments removed, is the weight if any.
 		var first lex.Token
 		if sts, err := lex.Statements(path, []byte(rest)); err == nil && len(sts) > 0 {

@@ -426,7 +426,7 @@ func (p *Program) String(f *ParFeature) string {
 		default:
 			b.WriteString(" + ")
 		}
-		b.WriteString(strconv.FormatFloat(math.Abs(w), 'g', 6, 64) + " *")
+		b.WriteString(strconv.FormatFloat(math.Abs(w), 'g', -1, 64) + " *")
 		if len(t.Sum) > 0 {
 			b.WriteString(" sum(" + strings.Join(t.Sum, ", ") + ")")
 		}
