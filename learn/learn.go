@@ -45,17 +45,18 @@ func (m Method) String() string {
 
 // ParseMethod reads a method name, case-insensitively: mle (also PSL's
 // VotedPerceptron and MaxLikelihoodMPE), mple (also MaxPseudoLikelihood),
-// ppll (also PiecewisePseudoLikelihood).
+// ppll (also PiecewisePseudoLikelihood and pslpython's
+// MaxPiecewisePseudoLikelihood).
 func ParseMethod(s string) (Method, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "mle", "votedperceptron", "maxlikelihoodmpe", "perceptron":
 		return MLE, nil
 	case "mple", "maxpseudolikelihood", "pseudolikelihood", "pl":
 		return MPLE, nil
-	case "ppll", "piecewisepseudolikelihood":
+	case "ppll", "piecewisepseudolikelihood", "maxpiecewisepseudolikelihood":
 		return PPLL, nil
 	}
-	return 0, fmt.Errorf("unknown learning method %q (want mle, mple or ppll; PSL's VotedPerceptron, MaxLikelihoodMPE and MaxPseudoLikelihood are accepted)", s)
+	return 0, fmt.Errorf("unknown learning method %q (want mle, mple or ppll; PSL's VotedPerceptron, MaxLikelihoodMPE, MaxPseudoLikelihood and MaxPiecewisePseudoLikelihood are accepted)", s)
 }
 
 // Options configure Learn. Start from DefaultOptions.

@@ -48,6 +48,8 @@ type mlnInputs struct {
 	// progress, when set, shows the reading of the evidence and the
 	// building of the network.
 	progress *progress.Reporter
+	// warn, when set, takes the warnings about the query atoms.
+	warn io.Writer
 }
 
 // newProgress makes a command's progress reporter (progress.New; tests
@@ -115,6 +117,11 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 		}
 		if opt.QueryAtoms, err = in.queryAtoms(prog, words); err != nil {
 			return nil, nil, err
+		}
+		if in.warn != nil {
+			for _, n := range mln.QueryNotes(prog, evidence, opt.QueryAtoms) {
+				fmt.Fprintln(in.warn, "warning:", n)
+			}
 		}
 	}
 	in.progress.Status("building the network")
@@ -452,6 +459,17 @@ in Alchemy.`,
 	return cmd
 }
 
+// formulaCounts says how many formulas and clauses the network has, and
+// how many clauses of weight 0 it left out (Tuffy's cse has 68: "94
+// formulas, 26 clauses" left them unexplained).
+func formulaCounts(net *mln.Network) string {
+	s := fmt.Sprintf("%d formulas, %d clauses", net.Formulas, len(net.Clauses))
+	if net.Dropped > 0 {
+		s += fmt.Sprintf(" (%d of weight 0 left out: they cannot change the answer)", net.Dropped)
+	}
+	return s
+}
+
 // probFormat is the format of a marginal's line: the atom, then its
 // probability with digits decimals.
 func probFormat(digits int) string { return fmt.Sprintf("%%s %%.%df", digits) }
@@ -492,7 +510,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	start := time.Now()
 	o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
-	o.mlnInputs.progress = o.bar
+	o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	if err := o.admm.Validate(); err != nil {
 		return badInput(err)
 	}
@@ -519,7 +537,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	case mln.MethodMCSAT, mln.MethodGibbs:
 		o.marginal = true
 	default:
-		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat, exact, mcsat or gibbs", o.method))
+		return badInput(fmt.Errorf("--method %q: want lp-round, lp-walksat, maxwalksat or exact (MAP), or auto, exact, mcsat or gibbs (marginals; auto, mcsat and gibbs give marginals without --marginal)", o.method))
 	case "":
 		o.method = mln.MethodLPRound
 		if o.marginal {
@@ -697,8 +715,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return failed(err)
 		}
 	}
-	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s\n",
-		rep.Formulas, rep.Clauses, rep.Unknowns, rep.GroundClauses, rep.HardClauses, rep.Seconds.Ground)
+	fmt.Fprintf(stderr, "mln: %s; %d unknown atoms, %d ground clauses (%d hard), grounded in %.3f s\n",
+		formulaCounts(net), rep.Unknowns, rep.GroundClauses, rep.HardClauses, rep.Seconds.Ground)
 	if l := res.Report.Lifted; l != nil {
 		printLiftedDiscrete(stderr, l, res.Report.Seconds.Round)
 	}
@@ -804,8 +822,8 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 	if err := writeResult(o.result, stdout, lines); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the search (the clauses' variables range over %.3g substitutions)\n",
-		rep.Formulas, rep.Clauses, rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
+	fmt.Fprintf(stderr, "mln: %s; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the search (the clauses' variables range over %.3g substitutions)\n",
+		formulaCounts(net), rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
 	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the relaxation needs the full grounding); %d query atoms true, every other one false\n",
 		res.Cost, res.HardViolated, res.Flips, res.BestFlip, res.Seconds.Search, rep.TrueQuery)
 	if rep.Accuracy != nil {
@@ -950,8 +968,8 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 	sort.Strings(lines)
 	d := res.Diagnostics
 	all := net.UnknownAtoms()
-	fmt.Fprintf(stderr, "mln: %d formulas, %d clauses; lazy grounding: %d ground clauses built (%d hard; %d once identical ones are merged) over %d unknown atoms of %.3g, %d of them in %.3f s before sampling (the clauses' variables range over %.3g substitutions)\n",
-		net.Formulas, len(net.Clauses), res.ActiveClauses, res.HardClauses, res.Merged, len(res.Atoms), all, res.InitialClauses, res.Seconds.Ground, res.CrossProduct)
+	fmt.Fprintf(stderr, "mln: %s; lazy grounding: %d ground clauses built (%d hard; %d once identical ones are merged) over %d unknown atoms of %.3g, %d of them in %.3f s before sampling (the clauses' variables range over %.3g substitutions)\n",
+		formulaCounts(net), res.ActiveClauses, res.HardClauses, res.Merged, len(res.Atoms), all, res.InitialClauses, res.Seconds.Ground, res.CrossProduct)
 	activated := "every unknown atom active from the start, every query atom listed"
 	if !res.Complete {
 		activated = fmt.Sprintf("%d query atoms activated, every other one false in every sample (estimate 0, not listed)", len(lines))

@@ -77,7 +77,7 @@ func TestMLNInferFolderAndErrors(t *testing.T) {
 		{[]string{"mln", "infer", "-i", bad, "-q", "P"}, 2, "bad.mln:2:10: unknown predicate Q"},
 		{[]string{"mln", "infer", "-q", "P"}, 2, "give the program with -i"},
 		{[]string{"mln", "infer", "-i", bad, "--folder", dir}, 2, "either --folder or -i"},
-		{[]string{"mln", "infer", "--folder", dir, "--method", "tabu"}, 2, `--method "tabu": want lp-round, lp-walksat, maxwalksat, exact, mcsat or gibbs`},
+		{[]string{"mln", "infer", "--folder", dir, "--method", "tabu"}, 2, `--method "tabu": want lp-round, lp-walksat, maxwalksat or exact (MAP), or auto, exact, mcsat or gibbs (marginals`},
 		{[]string{"mln", "infr"}, 2, `unknown command "infr" (did you mean infer?)`},
 	} {
 		code, _, errs := runCLI(t, tc.args...)

@@ -177,3 +177,20 @@ func TestMarginalDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryAtomNotes: a query atom that names a constant nothing else
+// names (a misspelling), or that the evidence gives, is warned of; it was
+// answered for a new constant, or left out of an empty result, in silence.
+func TestQueryAtomNotes(t *testing.T) {
+	prog, ev := "../../examples/mln/smokers.mln", "../../examples/mln/smokers.db"
+	code, stdout, stderr := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer(Anan),Cancer(Edward),Cancer(Gary)", "--marginal")
+	if code != 0 || !strings.Contains(stderr, "warning: query atom Cancer(Anan) names Anan, which neither the program nor the evidence names") ||
+		!strings.Contains(stderr, "warning: query atom Cancer(Edward) is given by the evidence (1)") || strings.Contains(stderr, "Cancer(Gary)") ||
+		!strings.Contains(stdout, "Cancer(Gary) ") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer")
+	if code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("a predicate query: exit %d, %s", code, stderr)
+	}
+}

@@ -115,7 +115,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	o.bar = newProgress(stderr, false, "hinge rrf infer")
 	defer o.bar.Done()
-	o.mlnInputs.progress = o.bar
+	o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	if strings.EqualFold(filepath.Ext(o.input), ".rrf") {
 		return o.runRelational(ctx, norm, stdout, stderr)
 	}

@@ -205,7 +205,9 @@ def run(args, logger=None, labels=None, describe=None, timeout=None):
     if log is not None:
         log.debug("started hinge pid %d", proc.pid)
     out = _Reader(proc.stdout, (lambda line: log.info("%s", line)) if log is not None else None)
-    err = _Reader(proc.stderr, (lambda line: _log_stderr(log, line)) if log is not None else None)
+    # Logged lines name the package's files as errors do (<rules>, ...): a
+    # temporary path would be gone by the time anyone reads it.
+    err = _Reader(proc.stderr, (lambda line: _log_stderr(log, relabel(line, labels or {}))) if log is not None else None)
     out.start()
     err.start()
     try:

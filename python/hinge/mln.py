@@ -108,6 +108,11 @@ def parse_atom(text):
     return name, tuple(out)
 
 
+# The methods that give marginals whether or not marginal=True is given
+# (exact is MAP unless marginal=True asks for exact marginals).
+_MARGINAL_METHODS = ("auto", "mcsat", "gibbs")
+
+
 def _query_list(query):
     if query is None:
         return []
@@ -134,9 +139,10 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     (proven optimal, or at time_limit, e.g. '30s', the best world with the
     bound: report['exact'] has the status and the gap); marginals: auto
     (the default: exact where affordable, MC-SAT elsewhere), exact, mcsat
-    or gibbs. lazy, lifted, samples, burn_in, chains, flips, noise, seed,
-    hard_weight, threads, memory_limit, time_limit, digits: hinge's flags
-    of the same names (hinge mln infer --help). explain: an atom or a list of
+    or gibbs (auto, mcsat and gibbs give marginals without marginal=True).
+    lazy, lifted, samples, burn_in, chains, flips, noise, seed, hard_weight,
+    threads, memory_limit, time_limit, digits: hinge's flags of the same
+    names (hinge mln infer --help). explain: an atom or a list of
     atoms to explain (explain_top, explain_resolve). options: more flags, a
     list. logger, temp_dir, cleanup_temp, timeout: as Model.infer.
 
@@ -145,6 +151,10 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     back as hinge writes them, to 4 decimals unless digits (up to 17) says
     otherwise.
     """
+    if method in _MARGINAL_METHODS:
+        marginal = True  # as hinge does: these methods give marginals
+    if digits is not None and not (isinstance(digits, int) and 1 <= digits <= 17):
+        raise ValueError("mln.infer: digits=%r: want an integer from 1 to 17" % (digits,))
     prog = source(program, "program")
     ev = sources(evidence, "evidence")
     queries = _query_list(query)

@@ -299,6 +299,7 @@ class Model(object):
         with _run.workdir("hinge-" + self._name, temp_dir, cleanup_temp, logger) as tmp:
             files = self._write(tmp)
             learned = os.path.join(tmp, "learned.psl")
+            files.labels[learned] = "<learned rules: model.get_rules()>"
             report = os.path.join(tmp, "learn.json")
             args = ["learn", "--model", files.rules, "--data", files.data, "--output", learned,
                     "--report", report, "--quiet"]

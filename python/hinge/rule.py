@@ -163,13 +163,14 @@ class Rule(object):
         return " ".join(parts)
 
     @staticmethod
-    def load_from_file(path, logger=None):
+    def load_from_file(path, logger=False):
         """The rules of a .psl file, as a list, read by hinge's own parser
         (`hinge fmt --json`, so it needs the hinge binary): comments are
         skipped, a rule may span lines, and a syntax error raises
         HingeInputError (not RuleError) naming the file, line and column.
         Each rule remembers where it starts (source, "file:line"), which an
-        error of a later run names."""
+        error of a later run names. logger: as Model.infer's (by default
+        nothing is logged: hinge fmt's output is the rules themselves)."""
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise FileNotFoundError("%s: no such file (rules)" % path)

@@ -67,6 +67,13 @@ class TestMLN(_util.Case):
                 self.assertEqual(res.report["convergence"], report["convergence"])
         # Gary does not smoke by the evidence: P(Cancer(Gary)) = 1/(1 + e^0.5) = 0.3775.
         self.assertAlmostEqual(res.to_dict()["Cancer(Gary)"], 0.3775, delta=0.03)
+        # A sampling method gives marginals without marginal=True, as in
+        # hinge (they were read as a MAP world: every atom false).
+        sampled = mln.infer(PROG, DB, query="Cancer,Smokes", method="mcsat", samples=3000, seed=7)
+        mcsat, _ = self.cli_result(*flags, "--method", "mcsat")
+        self.assertEqual((sampled.value_column, sampled.lines), ("probability", mcsat))
+        with self.assertRaises(ValueError):
+            mln.infer(PROG, DB, query="Cancer", digits=20)
         # Exact marginals to more decimals than hinge's 4 (digits=).
         exact = mln.marginals(PROG, DB, query="Cancer", method="exact", digits=12)
         self.assertAlmostEqual(exact.to_dict()["Cancer(Gary)"], 1 / (1 + math.exp(0.5)), places=11)
