@@ -15,6 +15,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
@@ -33,9 +34,14 @@ type programFlags struct {
 	quiet                          bool
 	stderr                         io.Writer           // progress display; the command's injected stderr
 	ctx                            context.Context     // the run's, set when it starts (addDB)
+	lockLost                       func(error)         // cancels ctx: the schema's lock was lost (addDB)
 	schemaLock                     *pgstore.SchemaLock // --db-schema held for the run (connectDB), released at its end
 	estimates                      io.Writer           // when set, large grounding estimates are printed here (hinge ground)
 }
+
+// lockWatchEvery is how often a --db run checks that it still holds its
+// schema's lock.
+const lockWatchEvery = 500 * time.Millisecond
 
 // bigEstimate is the estimated number of groundings above which hinge
 // ground prints the estimate before grounding the rule.
@@ -55,12 +61,23 @@ func (f *programFlags) add(cmd *cobra.Command, partition string) {
 func (f *programFlags) addDB(cmd *cobra.Command) {
 	if run := cmd.RunE; run != nil {
 		cmd.RunE = func(cmd *cobra.Command, args []string) error {
-			f.ctx = cmd.Context()
+			// A lost schema lock (connectDB's watch) cancels the run.
+			ctx, cancel := context.WithCancelCause(cmd.Context())
+			defer cancel(nil)
+			cmd.SetContext(ctx)
+			f.ctx, f.lockLost = ctx, cancel
 			defer func() {
 				f.schemaLock.Release()
 				f.schemaLock = nil
 			}()
-			return run(cmd, args)
+			err := run(cmd, args)
+			if lerr := f.schemaLock.Check(); lerr != nil {
+				// Whatever the run wrote came from tables another run may
+				// have replaced: none of it is put in place.
+				atomicfile.FailActive()
+				return failed(fmt.Errorf("--db: %w; nothing written", lerr))
+			}
+			return err
 		}
 	}
 	cmd.Flags().StringVar(&f.db, "db", "", "ground in PostgreSQL at this URL (postgres://user@host:port/db; default $"+dbEnv+"; --db '' grounds in memory even when $"+dbEnv+" is set): the atoms are copied into one table per predicate and the rules are joined there")
@@ -256,6 +273,11 @@ func (f *programFlags) connectDB() (*pgstore.DB, error) {
 			return nil, failed(fmt.Errorf("--db: %w", err))
 		}
 		f.schemaLock = l
+		if f.lockLost != nil {
+			// A server gone or a session ended stops the run within about a
+			// second, with nothing written.
+			l.Watch(lockWatchEvery, f.lockLost)
+		}
 	}
 	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
 	if err != nil {

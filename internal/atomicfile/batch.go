@@ -73,6 +73,15 @@ func WriteNow(path string, fill func(w io.Writer) error) error {
 	return Write(path, fill)
 }
 
+// FailActive marks the active batch failed, if there is one: for a run
+// that learns after writing its outputs that they cannot be trusted (the
+// PostgreSQL lock it held was lost).
+func FailActive() {
+	if b := active.Load(); b != nil {
+		b.Fail()
+	}
+}
+
 // Fail marks the batch failed (an output that failed, a cancelled run):
 // End removes its outputs.
 func (b *Batch) Fail() {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,9 +18,16 @@ import (
 // and keeping it to its end, run one after the other: a run never grounds
 // over tables another run is replacing, and two runs never create one new
 // schema at once. PostgreSQL releases the lock when its connection ends,
-// so a run that dies leaves no lock behind.
+// so a run that dies leaves no lock behind; and a session that ends while
+// the run goes on (a server-side idle timeout, an administrator, a proxy,
+// the server gone) has let the lock go: Check and Watch tell the run.
 type SchemaLock struct {
-	conn *pgx.Conn
+	schema string
+	mu     sync.Mutex // the connection, between Check and Release
+	conn   *pgx.Conn
+	lost   error         // the first failed check
+	stop   chan struct{} // closed by Release: Watch's loop ends
+	done   chan struct{} // closed when Watch's loop has ended
 }
 
 // lockKey is the advisory lock's key for schema: the first 8 bytes of a
@@ -44,6 +52,11 @@ func LockSchema(ctx context.Context, url, schema string, waiting func(holder str
 	if err != nil {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
+	// The session idles for the whole run: a server-side idle timeout
+	// (PostgreSQL 14's idle_session_timeout, in the URL or the role's
+	// settings) would end it and let the lock go. Older servers do not know
+	// the setting: a failure here changes nothing.
+	_, _ = conn.Exec(ctx, "SET idle_session_timeout = 0")
 	key := lockKey(schema)
 	var got bool
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
@@ -62,7 +75,53 @@ func LockSchema(ctx context.Context, url, schema string, waiting func(holder str
 			return nil, fmt.Errorf("waiting for schema %s: %w", schema, err)
 		}
 	}
-	return &SchemaLock{conn: conn}, nil
+	return &SchemaLock{schema: schema, conn: conn}, nil
+}
+
+// lockCheckTimeout bounds one Check: a server that does not answer in it
+// counts as gone.
+const lockCheckTimeout = 5 * time.Second
+
+// Check reports whether the run still holds the lock: the session that
+// took it answers (a session-level advisory lock lasts as long as its
+// session). Once a check has failed, every later one returns its error.
+func (l *SchemaLock) Check() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lost != nil || l.conn == nil {
+		return l.lost
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lockCheckTimeout)
+	defer cancel()
+	if _, err := l.conn.Exec(ctx, "SELECT 1"); err != nil {
+		l.lost = fmt.Errorf("the PostgreSQL session holding schema %s for this run ended (%w): another run may have replaced its tables meanwhile", l.schema, err)
+	}
+	return l.lost
+}
+
+// Watch checks the lock every interval until Release, and calls lost once,
+// from its own goroutine, when a check fails (a run cancels itself).
+func (l *SchemaLock) Watch(every time.Duration, lost func(error)) {
+	l.stop, l.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-t.C:
+				if err := l.Check(); err != nil {
+					lost(err)
+					return
+				}
+			}
+		}
+	}()
 }
 
 // holder describes the session holding the advisory lock key, as well as
@@ -90,9 +149,19 @@ func holder(ctx context.Context, conn *pgx.Conn, key int64) string {
 	return s
 }
 
-// Release gives the lock up and closes its connection.
+// Release stops Watch, gives the lock up and closes its connection.
 func (l *SchemaLock) Release() error {
-	if l == nil || l.conn == nil {
+	if l == nil {
+		return nil
+	}
+	if l.stop != nil {
+		close(l.stop)
+		<-l.done
+		l.stop = nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
 		return nil
 	}
 	err := l.conn.Close(context.Background())

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hinge-srl/hinge/internal/pgtest"
 )
 
@@ -76,4 +78,60 @@ func TestLockSchema(t *testing.T) {
 	if _, err := LockSchema(cctx, url, schema, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a cancelled wait returned %v", err)
 	}
+}
+
+// TestSchemaLockLost: a lock whose session ends (here terminated by an
+// administrator; a server-side idle timeout or a server gone do the same)
+// is seen lost by Check and by Watch, which calls back within about a
+// second; an idle_session_timeout in the URL does not end the lock's
+// session. A run that lost its session went on and reported another run's
+// tables under exit 0.
+func TestSchemaLockLost(t *testing.T) {
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	ctx := context.Background()
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	l, err := LockSchema(ctx, url+sep+"options=-c%20idle_session_timeout%3D200", schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	time.Sleep(600 * time.Millisecond) // past the URL's idle timeout
+	if err := l.Check(); err != nil {
+		t.Fatalf("the lock's session ended at the URL's idle timeout: %v", err)
+	}
+	lost := make(chan error, 1)
+	l.Watch(50*time.Millisecond, func(err error) { lost <- err })
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var pid int32
+	if err := l.conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-lost:
+		if !strings.Contains(err.Error(), "the PostgreSQL session holding schema "+schema+" for this run ended") {
+			t.Errorf("lost: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not see the lock's session end")
+	}
+	if err := l.Check(); err == nil {
+		t.Error("Check after the session ended: nil")
+	}
+	// The lock is free for another run.
+	other, err := LockSchema(ctx, url, schema, func(string) { t.Error("the lost lock still held the schema") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Release()
 }
