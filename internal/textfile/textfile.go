@@ -29,7 +29,16 @@ import (
 // message.
 func Clip(s string) string {
 	if len(s) > 200 {
-		return s[:100] + "..." + s[len(s)-97:]
+		// Cut at character boundaries: half a UTF-8 character made the
+		// text invalid (a rule with an accent in hinge ground's table).
+		head, tail := 100, len(s)-97
+		for head > 0 && !utf8.RuneStart(s[head]) {
+			head--
+		}
+		for tail < len(s) && !utf8.RuneStart(s[tail]) {
+			tail++
+		}
+		return s[:head] + "..." + s[tail:]
 	}
 	return s
 }

@@ -101,6 +101,14 @@ func TestClip(t *testing.T) {
 			t.Errorf("Clip of %d bytes gave %d bytes", n, len(got))
 		}
 	}
+	// Multi-byte characters at every offset: the cut keeps whole ones.
+	for k := range 4 {
+		s := strings.Repeat("p", k) + strings.Repeat("é€😀", 40)
+		got := Clip(s)
+		if !utf8.ValidString(got) || len(got) > 203 || !strings.Contains(got, "...") {
+			t.Errorf("offset %d: Clip gave %q (%d bytes)", k, got, len(got))
+		}
+	}
 }
 
 // A NUL byte's error carries its line and column, and reads as a
