@@ -849,38 +849,71 @@ func (f *Formula) Instance(constants []string) string {
 	// Every occurrence of a +variable takes its constant, +x and the plain
 	// x alike, as Build grounds the instance (0.5 P(+x) => Q(x) is
 	// P(A) => Q(A) for A; writing P(A) => Q(x) made a formula over every
-	// x). A predicate name (an identifier before '(') is left alone.
+	// x), but where a quantifier binds the name again (EXIST x ... up to the
+	// end of the parentheses it stands in): that x is another variable. A
+	// predicate name (an identifier before '(') is left alone.
+	type binding struct {
+		name  string
+		depth int
+	}
+	var bound []binding
+	isBound := func(name string) bool {
+		for _, b := range bound {
+			if b.name == name {
+				return true
+			}
+		}
+		return false
+	}
 	var b strings.Builder
-	at := from
-	for ; i+1 < len(toks); i++ {
-		t, u := toks[i], toks[i+1]
-		start, v := t, t
-		if t.Kind == lex.Punct && t.Text == "+" && u.Kind == lex.Ident {
-			v = u
+	at, depth := from, 0
+	for ; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.Kind == lex.Punct && t.Text == "(":
+			depth++
+			continue
+		case t.Kind == lex.Punct && t.Text == ")":
+			depth--
+			for len(bound) > 0 && bound[len(bound)-1].depth > depth {
+				bound = bound[:len(bound)-1]
+			}
+			continue
+		case t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL"):
+			// The variables it binds, up to the end of its parentheses.
+			for i+1 < len(toks) && toks[i+1].Kind == lex.Ident {
+				i++
+				bound = append(bound, binding{toks[i].Text, depth})
+				if i+1 < len(toks) && toks[i+1].Kind == lex.Punct && toks[i+1].Text == "," {
+					i++
+				}
+			}
+			continue
+		}
+		v, plus := t, false
+		if t.Kind == lex.Punct && t.Text == "+" && i+1 < len(toks) && toks[i+1].Kind == lex.Ident {
+			v, plus = toks[i+1], true
 		}
 		if v.Kind != lex.Ident {
 			continue
 		}
+		next := i + 1
+		if plus {
+			next++
+		}
 		c, ok := sub[v.Text]
-		if next := i + 1 + boolInt(v == u); !ok || next < len(toks) && toks[next].Kind == lex.Punct && toks[next].Text == "(" {
+		if !ok || isBound(v.Text) || next < len(toks) && toks[next].Kind == lex.Punct && toks[next].Text == "(" {
 			continue
 		}
-		b.WriteString(f.Text[at : start.Pos.Col-1])
+		b.WriteString(f.Text[at : t.Pos.Col-1])
 		b.WriteString(c)
 		at = v.Pos.Col - 1 + len(v.Text)
-		if v == u {
+		if plus {
 			i++
 		}
 	}
 	b.WriteString(f.Text[at:])
 	return b.String()
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // WithWeights returns the program file text src (read from path) with the

@@ -684,7 +684,9 @@ func TestInstanceSubstitutesEveryOccurrence(t *testing.T) {
 	p, err := ParseProgram("i.mln", []byte("t = {A, B}\nP(t)\nQ(t, t)\nx(t)\n"+
 		"0.5 P(+x) => Q(x, x)\n"+
 		"1 P(+x) ^ Q(x, +y) => x(y)\n"+
-		"2 P(+x) => EXIST y Q(x, y)\n"))
+		"2 P(+x) => EXIST y Q(x, y)\n"+
+		"3 P(+x) => EXIST x Q(x, x)\n"+
+		"4 (EXIST x, y Q(x, y)) => P(+x) v Q(x, x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -696,9 +698,18 @@ func TestInstanceSubstitutesEveryOccurrence(t *testing.T) {
 		{0, []string{"A"}, "P(A) => Q(A, A)"},
 		{1, []string{"B", "A"}, "P(B) ^ Q(B, A) => x(A)"},
 		{2, []string{"A"}, "P(A) => EXIST y Q(A, y)"},
+		// A quantifier that binds the name again makes another variable,
+		// up to the end of its parentheses (it was written EXIST A Q(A, A),
+		// which does not parse).
+		{3, []string{"A"}, "P(A) => EXIST x Q(x, x)"},
+		{4, []string{"B"}, "(EXIST x, y Q(x, y)) => P(B) v Q(B, B)"},
 	} {
-		if got := p.Formulas[tc.f].Instance(tc.consts); got != tc.want {
+		got := p.Formulas[tc.f].Instance(tc.consts)
+		if got != tc.want {
 			t.Errorf("formula %d with %v: %q, want %q", tc.f, tc.consts, got, tc.want)
+		}
+		if _, err := ParseProgram("w.mln", []byte("t = {A, B}\nP(t)\nQ(t, t)\nx(t)\n1 "+got+"\n")); err != nil {
+			t.Errorf("formula %d written as %q does not read back: %v", tc.f, got, err)
 		}
 	}
 }

@@ -4,8 +4,8 @@
 // through hinge's real pipeline (PSL model text -> pipeline/ground -> hlmrf)
 // and compares consensus ADMM on the ground problem (HL-MRF) with lifting by
 // color refinement plus copy-weighted ADMM on the lifted problem (LHL-MRF,
-// lift.Lift then admm.Solve with Options.Copies = Lifted.Copies, mapped back
-// with Lifted.Expand):
+// lift.Lift then admm.Solve with Lifted.Options, copy weights and the
+// original constraints' tolerances, mapped back with Lifted.Expand):
 //
 //   - cora, citeseer (Table 1, Figure 3): collective classification with a
 //     seeded 50/50 split (internal/citations) and the PSL example model with

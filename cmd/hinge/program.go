@@ -75,7 +75,7 @@ func (f *programFlags) addDB(cmd *cobra.Command) {
 				// Whatever the run wrote came from tables another run may
 				// have replaced: none of it is put in place.
 				atomicfile.FailActive()
-				return failed(fmt.Errorf("--db: %w; nothing written", lerr))
+				return failed(fmt.Errorf("--db: %w", lerr))
 			}
 			return err
 		}

@@ -53,9 +53,9 @@ def source(value, what):
 
 
 # A one-line value that is a path, not program text: ending in an
-# extension, and one word or with a directory separator (program text ends
-# in ')', a weight or a '.').
-_PATH_LIKE = re.compile(r"(\S+|.*[/\\].*)\.[A-Za-z][A-Za-z0-9]{0,7}")
+# extension, and one word or with a directory separator but no // (a
+# comment in program text, which ends in ')', a weight or a '.').
+_PATH_LIKE = re.compile(r"(\S+|(?!.*//).*[/\\].*)\.[A-Za-z][A-Za-z0-9]{0,7}")
 
 
 def sources(value, what):

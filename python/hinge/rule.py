@@ -18,9 +18,6 @@ __all__ = ["Rule", "RuleError"]
 _WEIGHT = re.compile(r"^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*:\s*")
 _SQUARED = re.compile(r"\s*\^\s*([12])\s*$")
 _HARD = re.compile(r"\s*\.\s*$")
-# PSL's filter clauses, {B: Smokes(B)}, come after the squaring or the
-# hard-constraint marker.
-_FILTER = re.compile(r"\s*\{[^{}]*\}\s*$")
 
 
 class Rule(object):
@@ -41,12 +38,7 @@ class Rule(object):
         if not text:
             raise RuleError(raw, "Empty rule.")
 
-        filters = []
-        m = _FILTER.search(text)
-        while m and m.start() > 0:
-            filters.insert(0, text[m.start():].strip())
-            text = text[:m.start()].rstrip()
-            m = _FILTER.search(text)
+        text, filters = _split_filters(text)
 
         parsed_weight = None
         m = _WEIGHT.match(text)
@@ -99,7 +91,7 @@ class Rule(object):
             raise RuleError(raw, "The rule has no body.")
 
         self._rule_body = text.strip()
-        self._filters = " ".join(filters)
+        self._filters = filters
         self._weighted = bool(weighted)
         self._weight = weight
         self._squared = bool(squared)
@@ -182,3 +174,33 @@ class Rule(object):
             rules.append(r)
         return rules
 
+
+def _split_filters(text):
+    """text without its trailing filter clauses ({B: Smokes(B)}, which come
+    after the squaring or the hard-constraint marker), and those clauses.
+    Braces inside quoted constants do not count."""
+    groups, quote, start, i = [], None, None, 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "{" and start is None:
+            start = i
+        elif c == "}" and start is not None:
+            groups.append((start, i + 1))
+            start = None
+        i += 1
+    # The filters are the groups at the end, separated by blanks only.
+    cut = len(text.rstrip())
+    kept = []
+    for s, e in reversed(groups):
+        if text[e:cut].strip() or s == 0:
+            break
+        kept.insert(0, text[s:e])
+        cut = len(text[:s].rstrip())
+    return text[:cut], " ".join(kept)

@@ -501,6 +501,10 @@ class TestPredicate(unittest.TestCase):
                          ["0.5: Smokes(X) -> Cancer(X) ^2", "0.01: !Cancer(X)", "Smokes(X) -> Cancer(X) .",
                           "Friends(A, +B) >= 0.5 . {B: Smokes(B)}", "1.0: Friends(A, +B) >= 0.5 ^2 {B: Smokes(B)}"])
         self.assertEqual([(r.weighted(), r.squared()) for r in rules[3:]], [(False, False), (True, True)])
+        # Braces in a filter's quoted constant are text, not a clause's end.
+        for text in ("1.0: Friends(A, +B) <= 1 ^2 {B: Knows(A, '{')}", "1.0: Friends(A, +B) <= 1 ^2 {B: Knows(A, '}')}"):
+            r = Rule(text)
+            self.assertEqual((str(r), r.squared(), r.body()), (text, True, "Friends(A, +B) <= 1"))
         self.assertEqual([r.source for r in rules], ["%s:%d" % (f.name, n) for n in (3, 5, 7, 8, 9)])
         # A syntax error names the file, line and column.
         with tempfile.NamedTemporaryFile("w", suffix=".psl", delete=False) as g:

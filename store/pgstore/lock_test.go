@@ -103,6 +103,10 @@ func TestSchemaLockLost(t *testing.T) {
 	if err := l.Check(); err != nil {
 		t.Fatalf("the lock's session ended at the URL's idle timeout: %v", err)
 	}
+	var pid int32 // read before Watch shares the connection
+	if err := l.conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
 	lost := make(chan error, 1)
 	l.Watch(50*time.Millisecond, func(err error) { lost <- err })
 	admin, err := pgx.Connect(ctx, url)
@@ -110,10 +114,6 @@ func TestSchemaLockLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	var pid int32
-	if err := l.conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}
