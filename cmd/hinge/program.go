@@ -250,6 +250,14 @@ func (f *programFlags) dbURL() string {
 	return os.Getenv(dbEnv)
 }
 
+// runCtx is the run's context (Background before the run starts).
+func (f *programFlags) runCtx() context.Context {
+	if f.ctx == nil {
+		return context.Background()
+	}
+	return f.ctx
+}
+
 // connectDB connects to PostgreSQL at dbURL, once it holds --db-schema for
 // the run (pgstore.LockSchema; a message says whom it waits for). A URL
 // that does not parse is bad input; a server that cannot be reached fails
@@ -262,11 +270,7 @@ func (f *programFlags) connectDB() (*pgstore.DB, error) {
 		// The schema is this run's until it ends: another run on it
 		// (loading other atoms into tables of the same names, or creating
 		// the schema) waits, and this one waits for it.
-		ctx := f.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		l, err := pgstore.LockSchema(ctx, f.dbURL(), f.dbSchema, func(holder string) {
+		l, err := pgstore.LockSchema(f.runCtx(), f.dbURL(), f.dbSchema, func(holder string) {
 			fmt.Fprintf(f.stderr, "hinge: waiting for another run using PostgreSQL schema %s to end (%s)\n", f.dbSchema, holder)
 		})
 		if err != nil {
@@ -279,7 +283,9 @@ func (f *programFlags) connectDB() (*pgstore.DB, error) {
 			l.Watch(lockWatchEvery, f.lockLost)
 		}
 	}
-	db, err := pgstore.Connect(context.Background(), f.dbURL(), f.dbSchema)
+	// The run's context bounds every statement: Ctrl-C or a lost lock
+	// cancels the one under way (a join went on to its end, up to 1.3 s).
+	db, err := pgstore.Connect(f.runCtx(), f.dbURL(), f.dbSchema)
 	if err != nil {
 		return nil, failed(fmt.Errorf("--db: %w", err))
 	}
