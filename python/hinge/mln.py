@@ -108,6 +108,23 @@ def parse_atom(text):
     return name, tuple(out)
 
 
+# hinge's flags as this module's keyword arguments, for hinge's messages
+# and warnings (take more samples: "--samples, --burn-in" reads
+# "samples=, burn_in=").
+_INFER_FLAGS = {
+    "--marginal": "marginal=True", "--method": "method=", "--query-file": "query_file=",
+    "--open": "open_predicates=", "--lazy": "lazy=True", "--lifted": "lifted=True",
+    "--samples": "samples=", "--burn-in": "burn_in=", "--chains": "chains=", "--flips": "flips=",
+    "--noise": "noise=", "--seed": "seed=", "--hard-weight": "hard_weight=", "--threads": "threads=",
+    "--memory-limit": "memory_limit=", "--time-limit": "time_limit=", "--digits": "digits=",
+    "--explain-top": "explain_top=", "--explain-resolve": "explain_resolve=True",
+}
+_LEARN_FLAGS = {
+    "--method": "method=", "--prior-stddev": "prior_stddev=", "--max-iter": "max_iter=",
+    "--atom-weights": "atom_weights=True", "--iterations": "iterations=", "--samples": "samples=",
+    "--chains": "chains=", "--seed": "seed=", "--memory-limit": "memory_limit=",
+}
+
 # The methods that give marginals whether or not marginal=True is given
 # (exact is MAP unless marginal=True asks for exact marginals).
 _MARGINAL_METHODS = ("auto", "mcsat", "gibbs")
@@ -186,7 +203,7 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
     flags += [str(o) for o in (options or [])]
 
     with _run.workdir("hinge-mln", temp_dir, cleanup_temp, logger) as tmp:
-        labels = {}
+        labels = dict(_INFER_FLAGS)
         args = ["mln", "infer", "--input", prog.materialise(tmp, "program.mln", labels, "<program>")]
         args += _databases("--evidence", ev, tmp, labels, "evidence")
         if qfile is not None:
@@ -293,7 +310,7 @@ def learn(program, training, query=None, *, method=None, prior_stddev=None, max_
         flags.append("--atom-weights")
     flags += [str(o) for o in (options or [])]
     with _run.workdir("hinge-mln", temp_dir, cleanup_temp, logger) as tmp:
-        labels = {}
+        labels = dict(_LEARN_FLAGS)
         args = ["mln", "learn", "--input", prog.materialise(tmp, "program.mln", labels, "<program>")]
         args += _databases("--train", train, tmp, labels, "training")
         out = os.path.join(tmp, "learned.mln")

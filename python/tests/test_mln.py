@@ -181,6 +181,19 @@ class TestMLN(_util.Case):
             mln.learn("P(t)\n1 P(x) => Q(x)\n", "P(A)\n")
         self.assertEqual((cm.exception.file, cm.exception.line), ("<program>", 2))
 
+    def test_messages_name_keyword_arguments(self):
+        """hinge's warnings and errors name this module's keyword arguments,
+        not the CLI's flags (a new user was told --samples, --burn-in)."""
+        ring = "".join("3 !A(N%d) v A(N%d)\n3 A(N%d) v !A(N%d)\n" % (v, v % 12 + 1, v, v % 12 + 1) for v in range(1, 13))
+        with self.assertLogs("hinge", level="WARNING") as logs:
+            mln.marginals("A(node)\n" + ring, "", query="A", method="gibbs", samples=40, burn_in=0, seed=2)
+        text = "\n".join(logs.output)
+        self.assertIn("samples=, burn_in=", text)
+        self.assertNotIn("--samples", text)
+        with self.assertRaises(HingeInputError) as cm:
+            mln.infer(PROG, DB, query="Cancer", chains=0, marginal=True)
+        self.assertIn("chains=", str(cm.exception))
+
     def test_parse_atom(self):
         for text, want in (("Cancer(Anna)", ("Cancer", ("Anna",))),
                            ('Friends("a, b", C)', ("Friends", ("a, b", "C"))),
