@@ -188,7 +188,7 @@ func violated(vars []int32, coefs []float64, c float64, y func(int32) float64) b
 
 func (e *MLN) explain(v, top int, grs *foundSet) *MLNExplanation {
 	g := e.Ground
-	x := &MLNExplanation{Atom: mlnName(VarAtom(g, v)), Var: v, Value: e.Values[v]}
+	x := &MLNExplanation{Atom: mlnName(VarAtom(g, v)), Var: v, Value: e.Values[v], Terms: []MLNTerm{}} // [] in JSON, not null, for an atom in no clause
 	p := g.Problem
 	np := p.NumPotentials()
 	cur := func(u int32) float64 { return e.Values[u] }

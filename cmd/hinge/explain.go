@@ -375,9 +375,18 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 		}
 		cost, _ := x.WorldCost(res.Values)
 		r := &explain.Report{Engine: "mln", Title: "hinge mln infer", Example: "Cancer(Bob)"}
+		resolved := map[int]*explain.Resolved{} // --explain-resolve's outcomes, shown on the page too
+		for i, ex := range xs {
+			if ex.Resolved != nil {
+				resolved[vs[i]] = ex.Resolved
+			}
+		}
 		for v, ex := range all {
 			if v%1024 == 0 && ctx.Err() != nil {
 				return failed(ctx.Err())
+			}
+			if r, ok := resolved[v]; ok {
+				ex.Resolved = r
 			}
 			if !net.Reported(res.Ground.Vars[v].Pred, res.Ground.Args(v)) {
 				continue

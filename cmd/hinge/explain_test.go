@@ -237,6 +237,27 @@ func TestExplainHTMLInChromium(t *testing.T) {
 		explaintest.Expect(t, term.Ground, shown.Rows[i], map[string]float64{"flip_cost": term.FlipCost, "weight": term.Weight})
 	}
 
+	// An atom in no ground clause: its terms are [] in the JSON (they were
+	// null, and the page threw opening it); and --explain-resolve's outcome
+	// is on the page as in the JSON (it was left out).
+	nd := t.TempDir()
+	prog, db := writeFile(t, nd, "m.mln", "t = {C0}\nA(t)\nB(t)\n1 A(x)\n"), writeFile(t, nd, "m.db", "A(C0)\n")
+	p, _ = run("mln-no-clause", []string{"mln", "infer", "-i", prog, "-e", db, "-q", "A,B", "-r", filepath.Join(nd, "r.txt"), "--quiet"}, "B(C0)")
+	if raw, err := os.ReadFile(filepath.Join(dir, "mln-no-clause.json")); err != nil || !strings.Contains(string(raw), `"terms": []`) {
+		t.Errorf("an atom in no clause: terms not [] in %s (%v)", raw, err)
+	}
+	if _, err := explaintest.Search(p, "b(c0)", "B(C0)"); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = run("mln-resolve", args([]string{"mln", "infer"}, smokersMLN, []string{"--quiet", "--explain-resolve"}), "Cancer(Bob)")
+	if _, err := explaintest.Search(p, "cancer(bob)", "Cancer(Bob)"); err != nil {
+		t.Fatal(err)
+	}
+	var detail string
+	if err := p.Eval(`document.getElementById("detail").textContent`, &detail); err != nil || !strings.Contains(detail, "Solved again with the atom flipped") {
+		t.Errorf("--explain-resolve's outcome not on the page (%v): %q", err, detail)
+	}
+
 	p, f = run("kgc", args([]string{"kgc"}, exampleKGC, []string{"--explain-top", "0"}), kgcExplains)
 	kq := f.Explanations[0].Queries[0] // as the answer of (person00, parentOf, ?)
 	shown, err = explaintest.Search(p, kgcExplains, kgcExplains)
