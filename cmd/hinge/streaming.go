@@ -14,6 +14,7 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/cache"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/dcd"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/progress"
@@ -100,8 +101,18 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, badInput(fmt.Errorf("--cache %s: %w", clipPath(dir), err))
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, badInput(fmt.Errorf("--cache %s: %w", clipPath(dir), err))
+		}
+		// The cache is written, then read back by name: a second run on
+		// the same directory meanwhile made this one solve its problem.
+		// Held to the run's end, as --output's lock is.
+		unlock, err := atomicfile.LockDir(dir)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--cache %s: %w", clipPath(dir), err))
+		}
+		defer unlock()
 	}
 	path := filepath.Join(dir, "ground.cache")
 	removeStale(dir)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 // writeTransitivity writes a transitivity model over n people who each
@@ -217,5 +219,29 @@ func TestCacheDirKeepsOthersFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(c, name)); (err == nil) != kept {
 			t.Errorf("%s: kept %v, want %v", name, err == nil, kept)
 		}
+	}
+}
+
+// TestCacheDirLocked: a --cache directory another run is using is refused
+// (exit 2, naming the flag): the cache is written and then read back by
+// name, and a second run on the directory in between made the first solve
+// the second's problem under exit 0.
+func TestCacheDirLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := atomicfile.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--streaming", "--cache", dir, "--output", out, "--quiet"})...)
+	if code != 2 || !strings.Contains(stderr, "--cache") {
+		t.Errorf("a locked cache directory: exit %d, %s", code, stderr)
+	}
+	unlock()
+	if code, _, stderr := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--streaming", "--cache", dir, "--output", out, "--quiet"})...); code != 0 {
+		t.Errorf("once free: exit %d, %s", code, stderr)
 	}
 }
