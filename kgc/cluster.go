@@ -92,9 +92,11 @@ type ClusterReport struct {
 	Merged int `json:"rules_merged"`
 	// ValidQueries is the number of validation queries the thresholds
 	// were chosen on (2 per sampled validation triple); ValidMRR their MRR
-	// with the chosen thresholds, ValidMRRUnclustered without clustering
-	// (plain noisy-or), both as the search computes them (a candidate's
-	// rules cut at MaxFired).
+	// with the chosen thresholds, ValidMRRUnclustered with every rule its
+	// own cluster, both as the search computes them (a candidate's rules
+	// cut at MaxFired, candidates the answer's best confidence cannot be
+	// reached by left out): a baseline for the thresholds, below plain
+	// noisy-or's validation MRR (Kinship, 4 rounds: 0.6164 against 0.6266).
 	ValidQueries        int     `json:"valid_queries"`
 	ValidMRR            float64 `json:"valid_mrr"`
 	ValidMRRUnclustered float64 `json:"valid_mrr_unclustered"`
