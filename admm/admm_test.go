@@ -1083,3 +1083,34 @@ func TestCancelBetweenChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestGapFloorFollowsTheWeights: the gap test's floor scales with the
+// weights. Every weight times 10^-4 gives the same optimum and 10^-4 of
+// its objective; an absolute floor of 1 let the scaled problem stop
+// "converged" far from it (3.6 times the optimal objective on the smokers
+// example). Either the scaled solve converges to the same point, or it
+// says it did not.
+func TestGapFloorFollowsTheWeights(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 20, Potentials: 60, Constraints: 0, MinArity: 1, MaxArity: 3, Power: 2, Seed: 7})
+	opt := DefaultOptions()
+	opt.Threads = 1
+	base, err := Solve(context.Background(), p, opt)
+	if err != nil || !base.Converged() {
+		t.Fatalf("unscaled: %v, %v", err, base.Status)
+	}
+	q := *p
+	q.Weight = slices.Clone(p.Weight)
+	for i := range q.Weight {
+		q.Weight[i] *= 1e-4
+	}
+	scaled, err := Solve(context.Background(), &q, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1e-4 * base.Objective; scaled.Converged() && scaled.Objective > want*(1+3*opt.GapTol)+1e-12 {
+		t.Fatalf("scaled weights: converged at objective %g, the unscaled optimum scaled is %g (floor %g)", scaled.Objective, want, scaled.GapFloor)
+	}
+	if GapFloor(1e-3) != 1e-5 || GapFloor(1e6) != 1 {
+		t.Errorf("GapFloor: %v, %v", GapFloor(1e-3), GapFloor(1e6))
+	}
+}

@@ -272,7 +272,8 @@ func (r *run) decide(it int) {
 }
 
 // decideGap completes decide once the bound phase has run: the gap test
-// (objective - bound <= GapTol*max(1, |objective|); the bound is +Inf when
+// (objective - bound <= GapTol*max(floor, |objective|), the floor 1 or a
+// share of the weights' sum when that is smaller; the bound is +Inf when
 // the duals prove the constraints infeasible, and then the constraint test
 // has failed anyway) and the stopping rule.
 func (r *run) decideGap(it int) {
@@ -283,7 +284,7 @@ func (r *run) decideGap(it int) {
 		lb += c.lb
 	}
 	r.lowerBound = lb
-	r.stopRule(it, r.residualsOK && r.obj-lb <= opt.GapTol*max(1, math.Abs(r.obj)))
+	r.stopRule(it, r.residualsOK && r.obj-lb <= opt.GapTol*max(s.gapFloor, math.Abs(r.obj)))
 }
 
 // stopRule ends the solve once it has converged, at the iteration limit, or

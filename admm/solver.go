@@ -66,6 +66,10 @@ type Solver struct {
 	// weight (which replaces the number of copies in the tolerances).
 	cw   []float64
 	wsum float64
+	// gapFloor is the smallest |objective| the gap test is relative to:
+	// 1, or less for a problem whose weights sum to less than
+	// 1/gapFloorShare (prepare).
+	gapFloor float64
 	// uniform is the common copy weight when cw is nil. Weights that are all
 	// equal to m run as plain ADMM on weights w/m (the local step of a term
 	// penalised by rho*m is that of weight w/m penalised by rho, and every
@@ -488,6 +492,7 @@ type Result struct {
 	DualTol        float64   // eps_dual at the last check
 	MaxViolation   float64   // largest hard-constraint violation at Values
 	LowerBound     float64   // Lagrangian lower bound on the optimum at the end (see LowerBound); NaN when Options.GapTol is 0
+	GapFloor       float64   // the smallest |objective| the relative gap is taken against (GapFloor of the weights)
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
 	Rho            float64   // the penalty at the end (Options.Rho unless the policy adapted it)
@@ -579,9 +584,12 @@ func (s *Solver) prepare(init []float64) error {
 			return fmt.Errorf("admm: potential %d: weight %v is not a finite nonnegative number", i, w)
 		}
 	}
+	s.gapFloor = 0
 	for i, orig := range s.pot {
 		s.w[i] = p.Weight[orig]
+		s.gapFloor += p.Weight[orig]
 	}
+	s.gapFloor = GapFloor(s.gapFloor)
 	s.setGains()
 	if init != nil {
 		if len(init) != s.n {
@@ -641,6 +649,7 @@ func (s *Solver) finish(iter int, status Status, primal, dual, epsPri, epsDual, 
 		PrimalTol:      epsPri,
 		DualTol:        epsDual,
 		LowerBound:     lowerBound,
+		GapFloor:       s.gapFloor,
 		Worst:          -1,
 		Rho:            s.rho,
 	}

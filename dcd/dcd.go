@@ -37,7 +37,7 @@
 // block by block (Options.DualFile). Every Options.CheckEvery epochs a second
 // pass over the blocks evaluates F(y), the constraint violations and D(alpha),
 // recomputing g from the stored duals (which removes rounding drift); the
-// solve stops when (F - D) <= GapTol*max(1, |F|) and every constraint holds
+// solve stops when (F - D) <= GapTol*max(floor, |F|) (admm.GapFloor) and every constraint holds
 // within ConstraintTol*max(1, ||a||), as admm's test; constraints with no
 // variable that the constants violate are left out of the test and end the
 // solve as Infeasible.
@@ -136,11 +136,18 @@ type Check struct {
 	LowerBound   float64 // D(alpha)
 	MaxViolation float64 // largest hard-constraint violation at y
 	Seconds      float64 // since the solve started
+	// Floor is the smallest |objective| the gap is relative to
+	// (admm.GapFloor of the potentials' weights; 0 reads as 1).
+	Floor float64
 }
 
-// RelativeGap is (Objective - LowerBound) / max(1, |Objective|).
+// RelativeGap is (Objective - LowerBound) / max(Floor, |Objective|).
 func (c Check) RelativeGap() float64 {
-	return (c.Objective - c.LowerBound) / math.Max(1, math.Abs(c.Objective))
+	floor := c.Floor
+	if floor == 0 {
+		floor = 1
+	}
+	return (c.Objective - c.LowerBound) / math.Max(floor, math.Abs(c.Objective))
 }
 
 // Result is the answer of a solve.
@@ -150,6 +157,7 @@ type Result struct {
 	Status       admm.Status // Converged, Infeasible, IterationLimit, Cancelled (returned with the context's error) or NumericalFailure
 	Objective    float64
 	LowerBound   float64
+	GapFloor     float64 // the smallest |objective| the relative gap is taken against (Check.Floor)
 	MaxViolation float64
 	Violated     int     // constraints violated by more than ConstraintTol (scaled)
 	Worst        int64   // the most violated constraint, -1 if none
@@ -285,7 +293,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 // result's.
 func (res *Result) record(c Check, ev evaluation) {
 	res.Trajectory = append(res.Trajectory, c)
-	res.Objective, res.LowerBound, res.MaxViolation = c.Objective, c.LowerBound, c.MaxViolation
+	res.Objective, res.LowerBound, res.MaxViolation, res.GapFloor = c.Objective, c.LowerBound, c.MaxViolation, c.Floor
 	res.Violated, res.Worst, res.WorstGroup = ev.violated, ev.worst, ev.group
 }
 
@@ -463,7 +471,7 @@ type evaluation struct {
 func (s *solver) check(ctx context.Context, epoch int) (Check, evaluation, error) {
 	y := s.y
 	g := make([]float64, len(y))
-	obj, dual := 0.0, 0.0
+	obj, dual, wsum := 0.0, 0.0, 0.0
 	maxViol := 0.0
 	ev := evaluation{worst: -1}
 	// addDuals adds a term's dual times its coefficients to g.
@@ -475,6 +483,7 @@ func (s *solver) check(ctx context.Context, epoch int) (Check, evaluation, error
 	err := s.blocks(ctx, false, func(b int, p *hlmrf.Problem, pa, ca []float32) {
 		for j := range p.Weight {
 			obj += p.Weight[j] * p.Incompatibility(j, y) // term by term: the same sum for any blocks
+			wsum += p.Weight[j]
 			vs, cs := p.Terms(j)
 			a := float64(pa[j])
 			addDuals(vs, cs, a)
@@ -506,7 +515,8 @@ func (s *solver) check(ctx context.Context, epoch int) (Check, evaluation, error
 	// evaluated (it differs from clip(z - tau*g) by that drift only, and
 	// the next recentring recomputes it).
 	s.g = g
-	return Check{Epoch: epoch, Objective: obj, LowerBound: dual, MaxViolation: maxViol, Seconds: time.Since(s.start).Seconds()}, ev, nil
+	return Check{Epoch: epoch, Objective: obj, LowerBound: dual, MaxViolation: maxViol, Seconds: time.Since(s.start).Seconds(),
+		Floor: admm.GapFloor(wsum)}, ev, nil
 }
 
 // blocks calls f on every block in s.order with its duals, decoding the

@@ -67,7 +67,7 @@ func solverReportOf(res *admm.Result) solverReport {
 		ViolatedConstraints:    res.Violated,
 		Rho:                    &res.Rho,
 	}
-	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound)
+	r.LowerBound, r.RelativeGap = gapFields(res.Objective, res.LowerBound, res.GapFloor)
 	return r
 }
 
@@ -193,14 +193,18 @@ func violationCauseIn(st admm.Status, limit string) string {
 	return "the constraints may be infeasible"
 }
 
-// gapFields returns the lower bound and the relative gap for a report, nil
-// when the bound is not finite (+Inf: the duals prove the hard constraints
-// infeasible; JSON has no infinities).
-func gapFields(objective, lowerBound float64) (lb, gap *float64) {
+// gapFields returns the lower bound and the relative gap for a report (the
+// gap over max(floor, |objective|), as the solver's test takes it; a floor
+// of 0 reads as 1), nil when the bound is not finite (+Inf: the duals prove
+// the hard constraints infeasible; JSON has no infinities).
+func gapFields(objective, lowerBound, floor float64) (lb, gap *float64) {
 	if math.IsInf(lowerBound, 0) || math.IsNaN(lowerBound) {
 		return nil, nil
 	}
-	g := (objective - lowerBound) / max(1, math.Abs(objective))
+	if floor == 0 {
+		floor = 1
+	}
+	g := (objective - lowerBound) / max(floor, math.Abs(objective))
 	return &lowerBound, &g
 }
 

@@ -14,9 +14,9 @@ import (
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/cache"
-	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/dcd"
 	"github.com/hinge-srl/hinge/ground"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/pipeline"
 )
@@ -179,7 +179,7 @@ func (o *inferOptions) stream(ctx context.Context, prog *pipeline.Program, rep *
 	rep.Seconds.Solve = time.Since(t0).Seconds()
 	rep.Method = "dcd-streaming"
 	rep.Objective, rep.Iterations, rep.Status, rep.Converged = res.Objective, res.Epochs, res.Status, res.Status == admm.Converged
-	rep.LowerBound, rep.RelativeGap = gapFields(res.Objective, res.LowerBound)
+	rep.LowerBound, rep.RelativeGap = gapFields(res.Objective, res.LowerBound, res.GapFloor)
 	rep.MaxConstraintViolation, rep.ViolatedConstraints = res.MaxViolation, res.Violated
 	rep.Streaming = &streamReport{CacheBytes: st.Bytes, Blocks: st.Blocks, Tau: res.Tau}
 	for _, c := range res.Trajectory {
