@@ -64,6 +64,11 @@ func Read(r io.Reader, name string) (*Problem, error) {
 			if n, ok, err := parseVarsDecl(string(comment)); err != nil {
 				return nil, synErr(name, line, bytes.IndexByte(text, '#')+2, err.Error())
 			} else if ok {
+				if declared >= 0 && n != declared {
+					// Two counts: which one the writer meant is unknown.
+					return nil, synErr(name, line, bytes.IndexByte(text, '#')+2,
+						fmt.Sprintf("'# variables: %d' contradicts '# variables: %d' on line %d", n, declared, declLine))
+				}
 				declared, declLine = n, line
 			}
 			continue

@@ -140,6 +140,8 @@ func TestReadErrors(t *testing.T) {
 		{"declared too few, later", "1 0:1 1:1\n1 0:1 1:1 3:1 2:1\n<= 0:1 3:1\n# variables: 2\n", "in:2:11: column 3 is out of range: '# variables: 2' (line 4)"},
 		{"out of range in a constraint", "# variables: 2\n1 0:1 1:1\n>= 0:1 1:1 7:2\n", "in:3:12: column 7 is out of range"},
 		{"bad declaration", "# variables: many\n", "in:1:2: bad variable count"},
+		// Two counts that disagree: the last was taken silently.
+		{"two declarations", "# variables: 1\n1 0:0 1:-1\n# variables: 3\n1 0:0 3:-1\n", "in:3:2: '# variables: 3' contradicts '# variables: 1' on line 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
