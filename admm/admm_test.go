@@ -1114,3 +1114,28 @@ func TestGapFloorFollowsTheWeights(t *testing.T) {
 		t.Errorf("GapFloor: %v, %v", GapFloor(1e-3), GapFloor(1e6))
 	}
 }
+
+// TestBalanceLowersRho: residual balancing lowers rho when the dual
+// residual dominates: on a problem whose weights are all 10^-4 (rho 1 far
+// too stiff) it ends below rho 1 and converges. 1/balanceRatio was an
+// integer division (0), so rho was only ever raised and the solve ran to
+// its iteration limit.
+func TestBalanceLowersRho(t *testing.T) {
+	p := admmtest.Random(admmtest.Config{Vars: 20, Potentials: 60, Constraints: 0, MinArity: 1, MaxArity: 3, Power: 2, Seed: 7})
+	for i := range p.Weight {
+		p.Weight[i] *= 1e-4
+	}
+	opt := DefaultOptions()
+	opt.Threads = 1
+	s, err := New(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Solve(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged() || s.rho >= 1 {
+		t.Fatalf("%s after %d iterations, rho %g: want converged with rho lowered", res.Status, res.Iterations, s.rho)
+	}
+}

@@ -68,7 +68,9 @@ const (
 	// fewest iterations over Cora, Citeseer and three random problems
 	// (bench/convergence/README.md); 1.5 and below change rho so often
 	// that a random linear problem no longer converged without maxChanges.
-	balanceRatio = 2
+	// A float: as the integer 2, 1/balanceRatio was 0 and rho was never
+	// lowered.
+	balanceRatio = 2.0
 	// maxStep bounds one change of rho (a factor either way).
 	maxStep = 100
 	// rhoRange bounds rho to [Options.Rho/rhoRange, Options.Rho*rhoRange].
