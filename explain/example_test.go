@@ -3,6 +3,7 @@ package explain_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/explain"
@@ -64,7 +65,9 @@ func ExamplePSL_Explain() {
 	for _, t := range ex.Terms {
 		fmt.Printf("%+.4f  %s  (%s)\n", t.Pull, t.Ground, t.Substitution)
 	}
-	fmt.Printf("bound multiplier %.4f (%s)\n", ex.Bound+0, ex.At)
+	// 0 up to the solver's accuracy inside (0, 1): rounded, without the
+	// sign of a tiny negative remainder.
+	fmt.Printf("bound multiplier %.4f (%s)\n", math.Round(ex.Bound*1e4)/1e4+0, ex.At)
 	// Output:
 	// Cancer('Bob') = 0.8150
 	// +0.0100  0.5: Smokes('Bob') -> Cancer('Bob') ^2  (X=Bob)
