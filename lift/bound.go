@@ -210,7 +210,7 @@ func (b *Bounder) Lift(maxRounds int) (l *Lifted, ok bool, err error) {
 	if !b.stable(col) {
 		return nil, false, nil
 	}
-	l, err = build(b.p, b.g, col)
+	l, err = build(b.p, b.g, col, 0)
 	return l, err == nil, err
 }
 

@@ -114,11 +114,21 @@ func (e *InfeasibleError) Error() string {
 // never panics, otherwise. Zero coefficients and variables repeated within a
 // row are accepted. p is not modified.
 func Lift(p *hlmrf.Problem) (*Lifted, error) {
+	return LiftWithin(p, 0)
+}
+
+// LiftWithin is Lift for a solve with constraint tolerance tol
+// (admm.Options.ConstraintTol): a constraint class whose coefficients all
+// cancel holds when its constant statement fails by at most tol, as the
+// solver's test lets its members fail (an observed 0.9999999 under a hard
+// x = 1 leaves 0 = 1e-7: within the tolerance unlifted, "infeasible" when
+// lifting judged it exactly).
+func LiftWithin(p *hlmrf.Problem, tol float64) (*Lifted, error) {
 	if err := check(p); err != nil {
 		return nil, err
 	}
 	g, col := color(p)
-	return build(p, g, col)
+	return build(p, g, col, tol)
 }
 
 // LiftIfSymmetric is Lift for a caller that solves the original problem when
@@ -134,13 +144,13 @@ func LiftIfSymmetric(p *hlmrf.Problem) (*Lifted, *Coloring, error) {
 	if !col.Symmetric() {
 		return nil, col, nil
 	}
-	l, err := build(p, g, col)
+	l, err := build(p, g, col, 0)
 	return l, col, err
 }
 
 // build makes the lifted problem of p from its graph and coarsest stable
 // coloring.
-func build(p *hlmrf.Problem, g *graph, col *Coloring) (*Lifted, error) {
+func build(p *hlmrf.Problem, g *graph, col *Coloring, tol float64) (*Lifted, error) {
 	l := &Lifted{
 		Problem:  &hlmrf.Problem{NumVars: col.NumVar, Start: []int32{0}, CStart: []int32{0}},
 		VarClass: col.Var,
@@ -190,7 +200,7 @@ func build(p *hlmrf.Problem, g *graph, col *Coloring) (*Lifted, error) {
 		kind, c := p.CKind[j], p.CConst[j]
 		if len(vars) == 0 {
 			newID[k] = -1
-			if (kind == hlmrf.LessEq && !(0 <= c)) || (kind == hlmrf.Equal && c != 0) {
+			if (kind == hlmrf.LessEq && !(-c <= tol)) || (kind == hlmrf.Equal && !(math.Abs(c) <= tol)) {
 				return nil, &InfeasibleError{Constraint: int(j), Members: int(size[k]), Kind: kind, Const: c}
 			}
 			continue

@@ -35,7 +35,7 @@ type SolveResult struct {
 // returns the result so far with the context's error, like admm.Solve.
 func Solve(ctx context.Context, p *hlmrf.Problem, opt admm.Options) (*SolveResult, error) {
 	t0 := time.Now()
-	l, err := Lift(p)
+	l, err := LiftWithin(p, opt.ConstraintTol)
 	if err != nil {
 		return nil, err
 	}

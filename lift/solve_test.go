@@ -2,6 +2,7 @@ package lift
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -264,5 +265,35 @@ func TestSolveMixedMembers(t *testing.T) {
 	}
 	if checked < 300 {
 		t.Fatalf("only %d problems checked", checked)
+	}
+}
+
+// TestSolveConstantConstraintWithinTolerance: a constraint whose
+// coefficients cancel (here one without variables, 0 = 1e-7, left by an
+// observed 0.9999999 under a hard x = 1) holds within the solve's
+// constraint tolerance, as the unlifted solve lets it; the lifted run
+// called it infeasible. Beyond the tolerance it is infeasible both ways,
+// and Lift, with no tolerance, stays exact.
+func TestSolveConstantConstraintWithinTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		c        float64
+		feasible bool
+	}{{1e-7, true}, {-1e-7, true}, {0.5, false}} {
+		p := &hlmrf.Problem{NumVars: 2, Start: []int32{0}, CStart: []int32{0}}
+		p.AddPotential(1, 0, 1, -1, []int32{0, 1}, []float64{1, 1})
+		p.AddConstraint(hlmrf.Equal, tc.c, -1, nil, nil)
+		opt := admm.DefaultOptions()
+		opt.Threads = 1
+		res, err := Solve(context.Background(), p, opt)
+		var inf *InfeasibleError
+		if tc.feasible && (err != nil || res.Violated != 0) {
+			t.Errorf("0 = %g: %v, %+v; want it within the tolerance", tc.c, err, res)
+		}
+		if !tc.feasible && !errors.As(err, &inf) {
+			t.Errorf("0 = %g: %v; want an InfeasibleError", tc.c, err)
+		}
+		if _, err := Lift(p); !errors.As(err, &inf) {
+			t.Errorf("Lift of 0 = %g: %v; want it exact (infeasible)", tc.c, err)
+		}
 	}
 }
