@@ -101,6 +101,16 @@ const gapFloorShare = 1e-2
 // too).
 func GapFloor(wsum float64) float64 { return min(1, gapFloorShare*wsum) }
 
+// RelativeGap is (objective - lowerBound) / max(floor, |objective|), the
+// gap the Options.GapTol test compares (floor from GapFloor; 0, as in a
+// result that never set it, reads as 1).
+func RelativeGap(objective, lowerBound, floor float64) float64 {
+	if floor == 0 {
+		floor = 1
+	}
+	return (objective - lowerBound) / max(floor, math.Abs(objective))
+}
+
 // DefaultGapTol is the default Options.GapTol: at PSL's residual
 // tolerances alone the objective can stop measurably further than 1e-3
 // (relative) from the optimum on problems of linear hinges (2.3e-3 on one of

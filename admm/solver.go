@@ -584,12 +584,12 @@ func (s *Solver) prepare(init []float64) error {
 			return fmt.Errorf("admm: potential %d: weight %v is not a finite nonnegative number", i, w)
 		}
 	}
-	s.gapFloor = 0
+	wsum := 0.0
 	for i, orig := range s.pot {
 		s.w[i] = p.Weight[orig]
-		s.gapFloor += p.Weight[orig]
+		wsum += p.Weight[orig]
 	}
-	s.gapFloor = GapFloor(s.gapFloor)
+	s.gapFloor = GapFloor(wsum)
 	s.setGains()
 	if init != nil {
 		if len(init) != s.n {
@@ -695,12 +695,11 @@ func Check(p *hlmrf.Problem, y []float64, constraintTol float64) (maxViol float6
 func constraintTols(p *hlmrf.Problem, tol float64, norms []float64) []float64 {
 	out := make([]float64, p.NumConstraints())
 	for j := range out {
+		norm := p.ConstraintNorm(j)
 		if norms != nil {
-			out[j] = tol * max(1, norms[j])
-			continue
+			norm = norms[j]
 		}
-		_, a := p.CTerms(j)
-		out[j] = tol * max(1, math.Sqrt(norm2(a)))
+		out[j] = tol * max(1, norm)
 	}
 	return out
 }

@@ -141,14 +141,8 @@ type Check struct {
 	Floor float64
 }
 
-// RelativeGap is (Objective - LowerBound) / max(Floor, |Objective|).
-func (c Check) RelativeGap() float64 {
-	floor := c.Floor
-	if floor == 0 {
-		floor = 1
-	}
-	return (c.Objective - c.LowerBound) / math.Max(floor, math.Abs(c.Objective))
-}
+// RelativeGap is admm.RelativeGap of the check.
+func (c Check) RelativeGap() float64 { return admm.RelativeGap(c.Objective, c.LowerBound, c.Floor) }
 
 // Result is the answer of a solve.
 type Result struct {

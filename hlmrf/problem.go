@@ -87,6 +87,17 @@ func (p *Problem) CTerms(j int) ([]int32, []float64) {
 	return p.CVar[a:b], p.CCoef[a:b]
 }
 
+// ConstraintNorm returns the Euclidean norm of constraint j's
+// coefficients, ||a_j||, by which its violation tolerance is scaled.
+func (p *Problem) ConstraintNorm(j int) float64 {
+	_, a := p.CTerms(j)
+	var n2 float64
+	for _, x := range a {
+		n2 += x * x
+	}
+	return math.Sqrt(n2)
+}
+
 // Reset empties p's potentials and constraints, keeping its arrays for
 // reuse (NumVars is kept).
 func (p *Problem) Reset() {

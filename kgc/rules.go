@@ -205,31 +205,27 @@ func (r *Rule) Count(g *Graph, opt CountOptions, w *pathrule.Walker) {
 		r.Support, r.BodySize, r.Conf = c.Support, c.Body, c.Conf
 		return
 	case AcyclicAny:
-		// The body holds for the entities but the constant with an edge of
-		// the step to some entity other than themselves and the constant
-		// (object identity, as AnyBURL applies the rule): those with an
-		// edge but only self-loops, and those whose other edges all end at
-		// the constant, drop out.
+		// The body holds (bodyHolds) for the entities but the constant with
+		// an edge of the step to some entity other than themselves and the
+		// constant (object identity, as AnyBURL applies the rule): those
+		// with an edge to another than themselves, from the step's indexes,
+		// less the constant and those whose every such edge ends at the
+		// constant (they have an edge to it).
 		st := r.Body[0]
 		from, self := g.From(st.R, st.Inverse), g.SelfOnly(st.R, st.Inverse)
-		body := func(v int32) bool {
-			_, in := slices.BinarySearch(from, v)
-			_, only := slices.BinarySearch(self, v)
-			return in && !only && hasOther(g.Step(v, st.R, st.Inverse), v, r.C)
-		}
 		r.BodySize = len(from) - len(self)
-		if _, in := slices.BinarySearch(from, r.C); in && !slices.Contains(self, r.C) {
-			r.BodySize-- // the constant itself, which has an edge to another entity
+		_, in := slices.BinarySearch(from, r.C)
+		if _, only := slices.BinarySearch(self, r.C); in && !only {
+			r.BodySize--
 		}
 		for _, v := range g.Step(r.C, st.R, !st.Inverse) {
-			// v has an edge to the constant: is it its only other one?
-			if _, only := slices.BinarySearch(self, v); v != r.C && !only && !hasOther(g.Step(v, st.R, st.Inverse), v, r.C) {
+			if v != r.C && !r.bodyHolds(g, v) {
 				r.BodySize--
 			}
 		}
 		// Support from the constant's side: the v linked to it by the head.
 		for _, v := range g.Step(r.C, r.Head, r.ConstTail) {
-			if v != r.C && body(v) {
+			if v != r.C && r.bodyHolds(g, v) {
 				r.Support++
 			}
 		}

@@ -77,15 +77,9 @@ func (l *Lifted) ConstraintNorms(p *hlmrf.Problem) []float64 {
 		out[c] = math.Inf(1)
 	}
 	for j, c := range l.ConClass {
-		if c < 0 {
-			continue
+		if c >= 0 {
+			out[c] = min(out[c], p.ConstraintNorm(j))
 		}
-		_, a := p.CTerms(j)
-		var n2 float64
-		for _, x := range a {
-			n2 += x * x
-		}
-		out[c] = min(out[c], math.Sqrt(n2))
 	}
 	return out
 }

@@ -57,6 +57,10 @@ type LearnedWeight struct {
 	// Constants are the constants of the formula's +variables (in the
 	// order PlusVars gives); nil for a formula without +variables.
 	Constants []string `json:"constants,omitempty"`
+	// Text is the formula as written without its weight, its +variables
+	// replaced by Constants (Formula.Instance): what the learned program
+	// holds for this weight.
+	Text string `json:"formula_text"`
 	// Initial is the formula's weight in the program, Weight the learned
 	// one.
 	Initial float64 `json:"initial"`
@@ -518,7 +522,8 @@ func (l *learning) finish(res *LearnResult, w []float64) {
 	}
 	for i, p := range l.learned {
 		k := l.index[p.f]
-		lw := LearnedWeight{Formula: k, Constants: p.consts, Initial: l.prog.Formulas[k].Weight, Weight: l.prog.Formulas[k].Weight, Clauses: l.clauses[i]}
+		f := l.prog.Formulas[k]
+		lw := LearnedWeight{Formula: k, Constants: p.consts, Text: f.Instance(p.consts), Initial: f.Weight, Weight: f.Weight, Clauses: l.clauses[i]}
 		if lw.Clauses > 0 {
 			lw.Weight = w[i]
 			res.Learned[k] = true

@@ -338,14 +338,7 @@ func TestLearnPLLHardFormulas(t *testing.T) {
 				}
 			}
 		}
-		pr, err := ParseProgram("hard.mln", []byte(prog.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		atoms, err := ParseAtoms("hard.db", []byte(db.String()), pr, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pr, atoms := parseLearning(t, prog.String(), db.String())
 		res, err := LearnPLL(context.Background(), pr, atoms, nil, LearnOptions{})
 		if err != nil {
 			t.Fatalf("trial %d: %v\n%s", trial, err, prog.String())
@@ -422,14 +415,7 @@ func TestLearnPLLHardFormulas(t *testing.T) {
 // is an error naming the weight: L-BFGS failed at its first step and every
 // learned weight, the unrelated ones too, was written as 0 under exit 0.
 func TestLearnPLLCannotStart(t *testing.T) {
-	pr, err := ParseProgram("big.mln", []byte("P(t)\nQ(t)\n1e300 P(x) => Q(x)\n1 Q(x)\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	atoms, err := ParseAtoms("big.db", []byte("P(A)\nQ(A)\nP(B)\n"), pr, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr, atoms := parseLearning(t, "P(t)\nQ(t)\n1e300 P(x) => Q(x)\n1 Q(x)\n", "P(A)\nQ(A)\nP(B)\n")
 	res, err := LearnPLL(context.Background(), pr, atoms, nil, LearnOptions{})
 	if err == nil || !strings.Contains(err.Error(), "cannot start") || !strings.Contains(err.Error(), "1e+300") {
 		t.Fatalf("got %v, %+v; want an error saying L-BFGS cannot start, naming the weight", err, res)
@@ -444,14 +430,7 @@ func TestLearnPLLCannotStart(t *testing.T) {
 // discriminative learning refuses it (it wrote the artefact of one Newton
 // step, 0 for a weight of 1); pseudo-likelihood learns, counting it.
 func TestLearnDiscriminativeRefusesImpossibleWorld(t *testing.T) {
-	pr, err := ParseProgram("h.mln", []byte("t = {A, B}\nP(t)\nQ(t)\nP(x) => Q(x).\n1 Q(x)\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	atoms, err := ParseAtoms("h.db", []byte("P(A)\nP(B)\nQ(B)\n"), pr, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr, atoms := parseLearning(t, "t = {A, B}\nP(t)\nQ(t)\nP(x) => Q(x).\n1 Q(x)\n", "P(A)\nP(B)\nQ(B)\n")
 	if _, err := LearnDiscriminative(context.Background(), pr, atoms, []string{"Q"}, DiscOptions{}); err == nil || !strings.Contains(err.Error(), "violates 1 ground hard clauses") {
 		t.Errorf("dn: %v, want a refusal counting the broken clause", err)
 	}

@@ -29,15 +29,7 @@ func (e *Evidence) fixed(v int) bool { return e != nil && e.Fixed[v] }
 
 // start returns a random assignment respecting the evidence.
 func start(n int, ev *Evidence, rng *rand.Rand) []bool {
-	x := make([]bool, n)
-	for v := range x {
-		if ev.fixed(v) {
-			x[v] = ev.X[v]
-		} else {
-			x[v] = rng.IntN(2) == 1
-		}
-	}
-	return x
+	return assign(n, ev, func() bool { return rng.IntN(2) == 1 })
 }
 
 // chainStart is where Gibbs chain k > 0 starts: chain 1 with every unknown
@@ -51,12 +43,18 @@ func chainStart(k int, n int, ev *Evidence, rng *rand.Rand) []bool {
 	if k != 1 && k != 2 {
 		return start(n, ev, rng)
 	}
+	return assign(n, ev, func() bool { return k == 2 })
+}
+
+// assign returns the evidence's values and, for every unknown variable,
+// value().
+func assign(n int, ev *Evidence, value func() bool) []bool {
 	x := make([]bool, n)
 	for v := range x {
 		if ev.fixed(v) {
 			x[v] = ev.X[v]
 		} else {
-			x[v] = k == 2
+			x[v] = value()
 		}
 	}
 	return x

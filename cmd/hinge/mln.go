@@ -471,8 +471,16 @@ func formulaCounts(net *mln.Network) string {
 }
 
 // probFormat is the format of a marginal's line: the atom, then its
-// probability with digits decimals.
+// probability with digits decimals (checkDigits).
 func probFormat(digits int) string { return fmt.Sprintf("%%s %%.%df", digits) }
+
+// checkDigits refuses a --digits outside 1..17 (a float64's decimals).
+func checkDigits(digits int) error {
+	if digits < 1 || digits > 17 {
+		return badInput(fmt.Errorf("--digits %d: want 1 to 17", digits))
+	}
+	return nil
+}
 
 // runAsRRF hands the network to hinge rrf infer with the matching method.
 func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer) error {
@@ -502,8 +510,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if !(o.hardWeight >= 0) || math.IsInf(o.hardWeight, 1) {
 		return badInput(fmt.Errorf("--hard-weight %v must be a finite number >= 0 (0: hard clauses are constraints)", o.hardWeight))
 	}
-	if o.digits < 1 || o.digits > 17 {
-		return badInput(fmt.Errorf("--digits %d: want 1 to 17", o.digits))
+	if err := checkDigits(o.digits); err != nil {
+		return err
 	}
 	if o.asRRF {
 		return o.runAsRRF(ctx, stdout, stderr)
@@ -1221,7 +1229,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "warning: L-BFGS did not converge (%s); the weights may be far from the optimum along directions the data barely constrain\n", why)
 		}
 	}
-	printLearnedWeights(stdout, prog, res)
+	printLearnedWeights(stdout, res)
 	fmt.Fprintf(stdout, "wrote %s\n", out)
 	if o.report != "" {
 		if err := writeJSON(o.report, res); err != nil {
@@ -1234,13 +1242,13 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 // printLearnedWeights prints the learned weights in hinge learn's layout:
 // a header, then initial and learned weight and the formula (one row per
 // constant of a +x formula).
-func printLearnedWeights(w io.Writer, prog *mln.Program, res *mln.LearnResult) {
+func printLearnedWeights(w io.Writer, res *mln.LearnResult) {
 	fmt.Fprintf(w, "%12s %12s  %s\n", "initial", "learned", "formula")
 	for _, p := range res.Params {
 		note := ""
 		if p.Clauses == 0 {
 			note = "  (no groundings: unchanged)"
 		}
-		fmt.Fprintf(w, "%12.6g %12.6g  %s%s\n", p.Initial, p.Weight, prog.Formulas[p.Formula].Instance(p.Constants), note)
+		fmt.Fprintf(w, "%12.6g %12.6g  %s%s\n", p.Initial, p.Weight, p.Text, note)
 	}
 }

@@ -104,8 +104,8 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.samples <= 0 || o.burnIn < 0 || o.starts <= 0 || o.chains <= 0 {
 		return badInput(errors.New("--samples, --restarts and --chains must be > 0, --burn-in >= 0"))
 	}
-	if o.digits < 1 || o.digits > 17 {
-		return badInput(fmt.Errorf("--digits %d: want 1 to 17", o.digits))
+	if err := checkDigits(o.digits); err != nil {
+		return err
 	}
 	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
 		return err

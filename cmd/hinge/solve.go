@@ -193,18 +193,15 @@ func violationCauseIn(st admm.Status, limit string) string {
 	return "the constraints may be infeasible"
 }
 
-// gapFields returns the lower bound and the relative gap for a report (the
-// gap over max(floor, |objective|), as the solver's test takes it; a floor
-// of 0 reads as 1), nil when the bound is not finite (+Inf: the duals prove
-// the hard constraints infeasible; JSON has no infinities).
+// gapFields returns the lower bound and the relative gap for a report
+// (admm.RelativeGap, as the solver's test takes it), nil when the bound is
+// not finite (+Inf: the duals prove the hard constraints infeasible; JSON
+// has no infinities).
 func gapFields(objective, lowerBound, floor float64) (lb, gap *float64) {
 	if math.IsInf(lowerBound, 0) || math.IsNaN(lowerBound) {
 		return nil, nil
 	}
-	if floor == 0 {
-		floor = 1
-	}
-	g := (objective - lowerBound) / max(floor, math.Abs(objective))
+	g := admm.RelativeGap(objective, lowerBound, floor)
 	return &lowerBound, &g
 }
 

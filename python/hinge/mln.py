@@ -183,14 +183,12 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
         flags.append("--marginal")
     if queries:
         flags += ["--query", ",".join(queries)]
-    for name, value in (("--method", method), ("--samples", samples), ("--burn-in", burn_in),
-                        ("--chains", chains), ("--flips", flips), ("--noise", noise),
-                        ("--seed", seed), ("--hard-weight", hard_weight),
-                        ("--threads", threads), ("--memory-limit", memory_limit),
-                        ("--time-limit", time_limit), ("--digits", digits),
-                        ("--explain-top", explain_top)):
-        if value is not None:
-            flags += [name, str(value)]
+    flags += _value_flags((("--method", method), ("--samples", samples), ("--burn-in", burn_in),
+                           ("--chains", chains), ("--flips", flips), ("--noise", noise),
+                           ("--seed", seed), ("--hard-weight", hard_weight),
+                           ("--threads", threads), ("--memory-limit", memory_limit),
+                           ("--time-limit", time_limit), ("--digits", digits),
+                           ("--explain-top", explain_top)))
     if open_predicates:
         flags += ["--open", ",".join(_query_list(open_predicates))]
     if lazy:
@@ -238,6 +236,15 @@ def infer(program, evidence=None, query=None, *, marginal=False, method=None, qu
         if atoms and os.path.isfile(why):
             out.explanations = _run.load_json(why, labels).get("explanations") or []
         return out
+
+
+def _value_flags(pairs):
+    """The flags of (flag, value) pairs whose value is given (not None)."""
+    flags = []
+    for name, value in pairs:
+        if value is not None:
+            flags += [name, str(value)]
+    return flags
 
 
 def _databases(flag, srcs, tmp, labels, what):
@@ -301,11 +308,9 @@ def learn(program, training, query=None, *, method=None, prior_stddev=None, max_
     queries = _query_list(query)
     if queries:
         flags += ["--query", ",".join(queries)]
-    for name, value in (("--method", method), ("--prior-stddev", prior_stddev), ("--max-iter", max_iter),
-                        ("--iterations", iterations), ("--samples", samples), ("--chains", chains),
-                        ("--seed", seed), ("--memory-limit", memory_limit)):
-        if value is not None:
-            flags += [name, str(value)]
+    flags += _value_flags((("--method", method), ("--prior-stddev", prior_stddev), ("--max-iter", max_iter),
+                           ("--iterations", iterations), ("--samples", samples), ("--chains", chains),
+                           ("--seed", seed), ("--memory-limit", memory_limit)))
     if atom_weights:
         flags.append("--atom-weights")
     flags += [str(o) for o in (options or [])]
@@ -317,20 +322,9 @@ def learn(program, training, query=None, *, method=None, prior_stddev=None, max_
         report = os.path.join(tmp, "report.json")
         args += ["--output", out, "--report", report]
         labels[tmp] = "<temp dir>"
-        stdout, _ = _run.run(args + flags, logger=logger, labels=labels, timeout=timeout)
+        _run.run(args + flags, logger=logger, labels=labels, timeout=timeout)
         with open(out, encoding="utf-8") as f:
             text = f.read()
         rep = _run.load_json(report, labels)
-        # The formulas' text as hinge prints them, the weights exactly from
-        # the report's params (the same order).
-        texts, header = [], False
-        for line in stdout.splitlines():
-            if not header:
-                header = line.split()[:3] == ["initial", "learned", "formula"]
-            elif line.startswith("wrote "):
-                break
-            else:
-                texts.append(line.split(None, 2)[2].split("  (no groundings")[0])
-        params = rep.get("params") or []
-        weights = [(t, p["initial"], p["learned"]) for t, p in zip(texts, params)]
+        weights = [(p["formula_text"], p["initial"], p["learned"]) for p in rep.get("params") or []]
         return MLNLearnResult(text, weights, rep)
