@@ -1110,8 +1110,8 @@ func TestGapFloorFollowsTheWeights(t *testing.T) {
 	if want := 1e-4 * base.Objective; scaled.Converged() && scaled.Objective > want*(1+3*opt.GapTol)+1e-12 {
 		t.Fatalf("scaled weights: converged at objective %g, the unscaled optimum scaled is %g (floor %g)", scaled.Objective, want, scaled.GapFloor)
 	}
-	if GapFloor(1e-3) != 1e-5 || GapFloor(1e6) != 1 {
-		t.Errorf("GapFloor: %v, %v", GapFloor(1e-3), GapFloor(1e6))
+	if GapFloor(1e-3) != 1e-5 || GapFloor(1e6) != 1 || GapFloor(0) != 1 {
+		t.Errorf("GapFloor: %v, %v, %v", GapFloor(1e-3), GapFloor(1e6), GapFloor(0))
 	}
 }
 
@@ -1137,5 +1137,53 @@ func TestBalanceLowersRho(t *testing.T) {
 	}
 	if !res.Converged() || s.rho >= 1 {
 		t.Fatalf("%s after %d iterations, rho %g: want converged with rho lowered", res.Status, res.Iterations, s.rho)
+	}
+}
+
+// TestSmallWeightsHardCases: scaling every weight by 1e-4 leaves the
+// minimisers where they were and the optimum scaled, with hard
+// constraints (equalities among them), linear and squared hinges, and
+// weight-0 potentials; a problem whose weights are all 0 has optimum 0
+// and a bound of 0. Each must converge there with its constraints held
+// (the gap floor and residual balancing follow the weights, not a floor
+// of 1 nor a rho that can only rise).
+func TestSmallWeightsHardCases(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Threads = 1
+	for _, tc := range []struct {
+		name  string
+		cfg   admmtest.Config
+		scale float64
+	}{
+		{"constraints, mixed powers", admmtest.Config{Vars: 20, Potentials: 60, Constraints: 10, EqualFraction: 0.3, MinArity: 1, MaxArity: 3}, 1e-4},
+		{"linear hinges, zero weights", admmtest.Config{Vars: 20, Potentials: 60, Constraints: 5, MinArity: 1, MaxArity: 4, Power: 1, ZeroWeights: 0.3}, 1e-4},
+		{"all weights 0", admmtest.Config{Vars: 10, Potentials: 20, Constraints: 5, EqualFraction: 0.5, MinArity: 1, MaxArity: 3}, 0},
+	} {
+		for seed := range uint64(10) {
+			tc.cfg.Seed = seed + 1
+			p := admmtest.Random(tc.cfg)
+			base, err := Solve(context.Background(), p, opt)
+			if err != nil || !base.Converged() {
+				t.Fatalf("%s, seed %d, unscaled: %v, %v", tc.name, seed+1, err, base.Status)
+			}
+			q := *p
+			q.Weight = slices.Clone(p.Weight)
+			for i := range q.Weight {
+				q.Weight[i] *= tc.scale
+			}
+			res, err := Solve(context.Background(), &q, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.scale * base.Objective
+			slack := 3 * opt.GapTol * max(res.GapFloor, math.Abs(want), tc.scale*base.GapFloor)
+			if !res.Converged() || res.Violated > 0 || math.Abs(res.Objective-want) > slack || res.LowerBound > res.Objective+slack {
+				t.Fatalf("%s, seed %d: %s after %d iterations, objective %g (bound %g, %d violated); the unscaled optimum scaled is %g (slack %g)",
+					tc.name, seed+1, res.Status, res.Iterations, res.Objective, res.LowerBound, res.Violated, want, slack)
+			}
+			if viol, _, _ := Check(&q, res.Values, opt.ConstraintTol); viol > opt.ConstraintTol*10 {
+				t.Fatalf("%s, seed %d: a constraint is violated by %g", tc.name, seed+1, viol)
+			}
+		}
 	}
 }

@@ -98,8 +98,15 @@ const gapFloorShare = 1e-2
 // GapFloor is the smallest |objective| a relative duality gap is taken
 // against for a problem whose potentials' weights sum to wsum: 1, or
 // wsum/100 when that is smaller (the Options.GapTol test; package dcd's
-// too).
-func GapFloor(wsum float64) float64 { return min(1, gapFloorShare*wsum) }
+// too). With no weight at all (wsum 0) the objective is 0 everywhere and
+// the floor is 1: a floor of 0 asked the bound to reach 0 exactly, and a
+// bound rounded to -1e-17 held a feasible problem to its iteration limit.
+func GapFloor(wsum float64) float64 {
+	if wsum == 0 {
+		return 1
+	}
+	return min(1, gapFloorShare*wsum)
+}
 
 // RelativeGap is (objective - lowerBound) / max(floor, |objective|), the
 // gap the Options.GapTol test compares (floor from GapFloor; 0, as in a
