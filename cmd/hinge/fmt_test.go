@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,22 @@ func TestFmt(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("rule %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	if b, err := os.ReadFile(psl); err != nil || !strings.HasPrefix(string(b), "/* a block\n") {
+		t.Errorf("the user's file changed: %q, %v", b, err)
+	}
+	// Degenerate files: empty, comments only (no rules, exit 0), missing.
+	for _, text := range []string{"", "# only\n/* a\n comment */\n// c\n"} {
+		f := writeFile(t, dir, "e.psl", text)
+		if code, stdout, stderr := runCLI(t, "fmt", f); code != 0 || stdout != "" {
+			t.Errorf("%q: exit %d\n%s%s", text, code, stdout, stderr)
+		}
+		if code, stdout, stderr := runCLI(t, "fmt", "--json", f); code != 0 || strings.TrimSpace(stdout) != "[]" {
+			t.Errorf("%q --json: exit %d\n%s%s", text, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "fmt", dir+"/missing.psl"); code != 2 || !strings.Contains(stderr, "missing.psl") {
+		t.Errorf("missing file: exit %d\n%s", code, stderr)
 	}
 	bad := writeFile(t, dir, "bad.psl", "# header\n0.5: Smokes(X) -> \n")
 	code, stdout, stderr = runCLI(t, "fmt", "--json", bad)

@@ -231,6 +231,9 @@ func TestCacheDirLocked(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The other run's file in the cache stays as it is; the refused run
+	// writes no output.
+	other := writeFile(t, dir, "other-run.tsv", "the other run's data\n")
 	unlock, err := atomicfile.LockDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +242,12 @@ func TestCacheDirLocked(t *testing.T) {
 	code, _, stderr := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--streaming", "--cache", dir, "--output", out, "--quiet"})...)
 	if code != 2 || !strings.Contains(stderr, "--cache") {
 		t.Errorf("a locked cache directory: exit %d, %s", code, stderr)
+	}
+	if b, err := os.ReadFile(other); err != nil || string(b) != "the other run's data\n" {
+		t.Errorf("the other run's file: %q, %v", b, err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused run wrote %s (%v)", out, err)
 	}
 	unlock()
 	if code, _, stderr := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--streaming", "--cache", dir, "--output", out, "--quiet"})...); code != 0 {
