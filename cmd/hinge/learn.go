@@ -94,8 +94,8 @@ The data is grounded once; learning changes weights in place.
 Methods (case-insensitive; PSL's names are accepted):
   mle   (VotedPerceptron, MaxLikelihoodMPE) maximum likelihood with the
         expectation replaced by the MAP state (ADMM, warm-started between
-        steps); per step w_r += step * (Phi_r(MAP) - Phi_r(truth)) / n_r - L2 w_r,
-        n_r the rule's number of ground potentials; returns the average of the
+        steps); per step w_r += step * ((Phi_r(MAP) - Phi_r(truth)) / n_r - L2 w_r),
+        kept >= 0, n_r the rule's number of ground potentials; returns the average of the
         iterates. Default 25 steps.
   mple  (MaxPseudoLikelihood) maximum pseudo-likelihood with exact one-
         dimensional integrals, optimised by projected gradient with w >= 0.

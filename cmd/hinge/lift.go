@@ -5,20 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/hlmrf"
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/lift"
 )
 
 type liftOptions struct {
-	export string
-	report string
+	export        string
+	report        string
+	constraintTol float64
 }
 
 // liftReport is the --report JSON.
@@ -63,7 +66,9 @@ hold OUT.map, and is refused.
 
 Sizes before and after and the seconds taken are printed; --report writes
 them as JSON. Exit status 1 if the hard constraints are found infeasible (a
-constraint that cancels to a false constant statement), 2 for bad input.`,
+constraint that cancels to a false constant statement, false by more than
+--constraint-tol, the tolerance 'hinge solve' gives the original: an observed
+0.9999999 under a hard x = 1 leaves 0 = 1e-7, which holds), 2 for bad input.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -72,12 +77,16 @@ constraint that cancels to a false constant statement), 2 for bad input.`,
 	f := cmd.Flags()
 	f.StringVar(&o.export, "export", "", "write the lifted problem to this file, and the variable map to this file + .map (required)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
+	f.Float64Var(&o.constraintTol, "constraint-tol", admm.DefaultConstraintTol, "how far a constraint whose coefficients all cancel may fail and still hold (as 'hinge solve --constraint-tol')")
 	return cmd
 }
 
 func (o *liftOptions) run(ctx context.Context, path string, stdout, stderr io.Writer) error {
 	if o.export == "" {
 		return badInput(errors.New("--export OUT is required"))
+	}
+	if !(o.constraintTol >= 0) || math.IsInf(o.constraintTol, 1) {
+		return badInput(fmt.Errorf("--constraint-tol %v must be a finite number >= 0", o.constraintTol))
 	}
 	if err := refuseSidecar("--export", o.export, o.export+".map", "variable map"); err != nil {
 		return err
@@ -101,7 +110,7 @@ func (o *liftOptions) run(ctx context.Context, path string, stdout, stderr io.Wr
 	rep.Seconds.Load = time.Since(start).Seconds()
 
 	t := time.Now()
-	l, err := lift.Lift(p)
+	l, err := lift.LiftWithin(p, o.constraintTol)
 	if ie := (*lift.InfeasibleError)(nil); errors.As(err, &ie) {
 		return failed(fmt.Errorf("%s: the hard constraints are infeasible: constraint #%d (counting constraint lines from 1) and the %d constraints symmetric to it cancel to 0 %s %v", path, ie.Constraint+1, ie.Members-1, ie.Kind, ie.Const))
 	}

@@ -215,3 +215,35 @@ func TestLiftCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLiftConstraintTolerance: a constraint class whose coefficients cancel
+// holds when it fails by at most --constraint-tol, the tolerance 'hinge
+// solve' gives the original problem (an observed 0.9999999 under a hard
+// x = 1 leaves 0 = 1e-7); the export judged it exactly and called such a
+// problem infeasible (exit 1).
+func TestLiftConstraintTolerance(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "near.hlmrf", "1 0:0 3:1\n<= 0:-1e-7 1:1 2:-1\n<= 0:-1e-7 1:-1 2:1\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 0, "constraints          2 ->          0"},
+		{[]string{"--constraint-tol", "1e-8"}, 1, "cancel to 0 <= -1e-07"},
+		{[]string{"--constraint-tol", "0"}, 1, "cancel to 0 <= -1e-07"},
+		{[]string{"--constraint-tol", "-1"}, 2, "--constraint-tol -1 must be a finite number >= 0"},
+		{[]string{"--constraint-tol", "NaN"}, 2, "--constraint-tol NaN must be"},
+	} {
+		out := filepath.Join(dir, "out.hlmrf")
+		code, stdout, errs := runCLI(t, append([]string{"lift", in, "--export", out}, c.args...)...)
+		if code != c.code || !strings.Contains(stdout+errs, c.want) {
+			t.Errorf("%v: exit %d stdout %q stderr %q, want exit %d and %q", c.args, code, stdout, errs, c.code, c.want)
+		}
+		if _, err := os.Stat(out); (err == nil) != (c.code == 0) {
+			t.Errorf("%v: export written: %v, want %v", c.args, err == nil, c.code == 0)
+		}
+		os.Remove(out)
+		os.Remove(out + ".map")
+	}
+}

@@ -127,7 +127,7 @@ func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
 	f.IntVar(&o.MaxIter, "max-iter", o.MaxIter, "ADMM iteration limit")
 	f.IntVar(&o.CheckEvery, "check-every", o.CheckEvery, "check residuals and constraints every N iterations")
 	f.Float64Var(&o.ConstraintTol, "constraint-tol", o.ConstraintTol, "largest hard-constraint violation accepted at convergence, times max(1, norm of the constraint's coefficients)")
-	f.Float64Var(&o.GapTol, "gap-tol", o.GapTol, "relative duality gap (objective - Lagrangian lower bound)/max(1, |objective|) required to stop; 0: PSL's residual test alone")
+	f.Float64Var(&o.GapTol, "gap-tol", o.GapTol, "relative duality gap (objective - Lagrangian lower bound)/max(floor, |objective|) required to stop, floor the smaller of 1 and a hundredth of the potentials' total weight; 0: PSL's residual test alone")
 }
 
 // rhoPolicyFlag reads --rho-policy.
