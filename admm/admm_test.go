@@ -85,6 +85,7 @@ func TestLocalStepOptimality(t *testing.T) {
 		}
 		opt := DefaultOptions()
 		opt.Rho = rho
+		opt.RhoPolicy = RhoFixed // rho as given, not scaled to a tiny w (WeightScale)
 		s, err := New(&p, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -1140,24 +1141,27 @@ func TestBalanceLowersRho(t *testing.T) {
 	}
 }
 
-// TestSmallWeightsHardCases: scaling every weight by 1e-4 leaves the
-// minimisers where they were and the optimum scaled, with hard
-// constraints (equalities among them), linear and squared hinges, and
-// weight-0 potentials; a problem whose weights are all 0 has optimum 0
-// and a bound of 0. Each must converge there with its constraints held
-// (the gap floor and residual balancing follow the weights, not a floor
-// of 1 nor a rho that can only rise).
+// TestSmallWeightsHardCases: scaling every weight by a factor from 1e-12
+// to 1e12 leaves the minimisers where they were and the optimum scaled,
+// with hard constraints (equalities among them), linear and squared
+// hinges, and weight-0 potentials; a problem whose weights are all 0 has
+// optimum 0 and a bound of 0. Each must converge there with its
+// constraints held, in about the unscaled solve's iterations (the gap
+// floor, the first rho and the dual tolerance follow the weights, not a
+// floor of 1 nor a rho of 1 that balancing could move only so far: at
+// 1e-8 and 1e10 the solves reached the iteration limit).
 func TestSmallWeightsHardCases(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Threads = 1
+	scales := []float64{1e-12, 1e-8, 1e-4, 1e-2, 1e3, 1e6, 1e10, 1e12}
 	for _, tc := range []struct {
-		name  string
-		cfg   admmtest.Config
-		scale float64
+		name   string
+		cfg    admmtest.Config
+		scales []float64
 	}{
-		{"constraints, mixed powers", admmtest.Config{Vars: 20, Potentials: 60, Constraints: 10, EqualFraction: 0.3, MinArity: 1, MaxArity: 3}, 1e-4},
-		{"linear hinges, zero weights", admmtest.Config{Vars: 20, Potentials: 60, Constraints: 5, MinArity: 1, MaxArity: 4, Power: 1, ZeroWeights: 0.3}, 1e-4},
-		{"all weights 0", admmtest.Config{Vars: 10, Potentials: 20, Constraints: 5, EqualFraction: 0.5, MinArity: 1, MaxArity: 3}, 0},
+		{"constraints, mixed powers", admmtest.Config{Vars: 20, Potentials: 60, Constraints: 10, EqualFraction: 0.3, MinArity: 1, MaxArity: 3}, scales},
+		{"linear hinges, zero weights", admmtest.Config{Vars: 20, Potentials: 60, Constraints: 5, MinArity: 1, MaxArity: 4, Power: 1, ZeroWeights: 0.3}, scales},
+		{"all weights 0", admmtest.Config{Vars: 10, Potentials: 20, Constraints: 5, EqualFraction: 0.5, MinArity: 1, MaxArity: 3}, []float64{0}},
 	} {
 		for seed := range uint64(10) {
 			tc.cfg.Seed = seed + 1
@@ -1166,24 +1170,53 @@ func TestSmallWeightsHardCases(t *testing.T) {
 			if err != nil || !base.Converged() {
 				t.Fatalf("%s, seed %d, unscaled: %v, %v", tc.name, seed+1, err, base.Status)
 			}
-			q := *p
-			q.Weight = slices.Clone(p.Weight)
-			for i := range q.Weight {
-				q.Weight[i] *= tc.scale
+			for _, scale := range tc.scales {
+				q := *p
+				q.Weight = slices.Clone(p.Weight)
+				for i := range q.Weight {
+					q.Weight[i] *= scale
+				}
+				res, err := Solve(context.Background(), &q, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := scale * base.Objective
+				slack := 3 * opt.GapTol * max(res.GapFloor, math.Abs(want), scale*base.GapFloor)
+				if !res.Converged() || res.Violated > 0 || math.Abs(res.Objective-want) > slack || res.LowerBound > res.Objective+slack {
+					t.Fatalf("%s, seed %d, weights x %g: %s after %d iterations, objective %g (bound %g, %d violated); the unscaled optimum scaled is %g (slack %g)",
+						tc.name, seed+1, scale, res.Status, res.Iterations, res.Objective, res.LowerBound, res.Violated, want, slack)
+				}
+				if scale != 0 && res.Iterations > 4*base.Iterations+200 {
+					t.Errorf("%s, seed %d, weights x %g: %d iterations where the unscaled solve took %d", tc.name, seed+1, scale, res.Iterations, base.Iterations)
+				}
+				if viol, _, _ := Check(&q, res.Values, opt.ConstraintTol); viol > opt.ConstraintTol*10 {
+					t.Fatalf("%s, seed %d, weights x %g: a constraint is violated by %g", tc.name, seed+1, scale, viol)
+				}
 			}
-			res, err := Solve(context.Background(), &q, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := tc.scale * base.Objective
-			slack := 3 * opt.GapTol * max(res.GapFloor, math.Abs(want), tc.scale*base.GapFloor)
-			if !res.Converged() || res.Violated > 0 || math.Abs(res.Objective-want) > slack || res.LowerBound > res.Objective+slack {
-				t.Fatalf("%s, seed %d: %s after %d iterations, objective %g (bound %g, %d violated); the unscaled optimum scaled is %g (slack %g)",
-					tc.name, seed+1, res.Status, res.Iterations, res.Objective, res.LowerBound, res.Violated, want, slack)
-			}
-			if viol, _, _ := Check(&q, res.Values, opt.ConstraintTol); viol > opt.ConstraintTol*10 {
-				t.Fatalf("%s, seed %d: a constraint is violated by %g", tc.name, seed+1, viol)
-			}
+		}
+	}
+}
+
+// TestWeightScale: the power of ten nearest the median positive weight,
+// from |exponent| 3 on; 1 nearer 1, and with no positive weight.
+func TestWeightScale(t *testing.T) {
+	for _, tc := range []struct {
+		w    []float64
+		want float64
+	}{
+		{nil, 1},
+		{[]float64{0, 0}, 1},
+		{[]float64{1, 5, 100}, 1},
+		{[]float64{300}, 1},
+		{[]float64{0.004}, 1},
+		{[]float64{4000}, 1e4},
+		{[]float64{2000}, 1e3},
+		{[]float64{0, 2e-12, 3e-12, 1}, 1e-12},
+		{[]float64{1e-9, 1e9, 5e9, 7e9}, 1e9},
+		{[]float64{1e-6, 1e-4}, 1e-5},
+	} {
+		if got := WeightScale(tc.w); got != tc.want {
+			t.Errorf("WeightScale(%v) = %g, want %g", tc.w, got, tc.want)
 		}
 	}
 }

@@ -241,7 +241,10 @@ func (r *run) decide(it int) {
 	dual := rho * math.Sqrt(d2)
 	sq := math.Sqrt(s.wsum)
 	epsPri := sq*opt.EpsAbs + opt.EpsRel*math.Sqrt(max(t.xx, t.zz))
-	epsDual := sq*opt.EpsAbs + opt.EpsRel*rho*math.Sqrt(t.aa)
+	// The duals are in the weights' units: the absolute part of their
+	// tolerance is scaled as rho0 was (WeightScale), which makes the test
+	// the one of the problem with its weights scaled to about 1.
+	epsDual := sq*opt.EpsAbs*(s.rho0/opt.Rho) + opt.EpsRel*rho*math.Sqrt(t.aa)
 	r.iter, r.primal, r.dual, r.epsPri, r.epsDual = it, primal, dual, epsPri, epsDual
 	r.obj, r.vb = t.obj, vb
 	if math.IsNaN(primal+dual+epsPri+epsDual+t.obj) || math.IsInf(primal+dual+t.obj, 0) {

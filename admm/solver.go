@@ -92,9 +92,12 @@ type Solver struct {
 	// always describes the state a Solve stopped in.
 	z []float64
 	q []float64
-	// rho is the current penalty: Options.Rho at New, then as the policy
-	// adapts it (rho.go); it carries over from one Solve to the next.
+	// rho is the current penalty: Options.Rho at New (with an adaptive
+	// policy, times the weights' scale from the first Solve: rho0), then as
+	// the policy adapts it (rho.go); it carries over from one Solve to the
+	// next.
 	rho   float64
+	rho0  float64
 	adapt rhoState
 	slots [2]slot
 	gen   int
@@ -154,7 +157,7 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Solver{p: p, opt: opt, n: p.NumVars, m: p.NumPotentials(), nc: p.NumConstraints(), rho: opt.Rho}
+	s := &Solver{p: p, opt: opt, n: p.NumVars, m: p.NumPotentials(), nc: p.NumConstraints(), rho: opt.Rho, rho0: opt.Rho}
 	s.copies = len(p.Var) + len(p.CVar)
 	if s.copies > math.MaxInt32 {
 		return nil, fmt.Errorf("admm: %d local copies exceed the int32 index range", s.copies)
@@ -495,7 +498,7 @@ type Result struct {
 	GapFloor       float64   // the smallest |objective| the relative gap is taken against (GapFloor of the weights)
 	Violated       int       // constraints violated by more than their tolerance (Options.ConstraintTol)
 	Worst          int       // index of the most violated constraint, -1 if none is violated
-	Rho            float64   // the penalty at the end (Options.Rho unless the policy adapted it)
+	Rho            float64   // the penalty at the end (Options.Rho unless the policy scaled or adapted it)
 }
 
 // Converged reports whether the solve stopped because it converged.
@@ -590,6 +593,10 @@ func (s *Solver) prepare(init []float64) error {
 		wsum += p.Weight[orig]
 	}
 	s.gapFloor = GapFloor(wsum)
+	if !s.ran && s.opt.RhoPolicy != RhoFixed {
+		s.rho0 = s.opt.Rho * s.weightScale()
+		s.rho = s.rho0
+	}
 	s.setGains()
 	if init != nil {
 		if len(init) != s.n {
@@ -610,6 +617,20 @@ func (s *Solver) prepare(init []float64) error {
 	// state of the last Solve.
 	s.ran = true
 	return nil
+}
+
+// weightScale is WeightScale of the potentials' weights per original
+// potential (a lifted potential's weight over its copies' weight, the
+// weight of each member of its class).
+func (s *Solver) weightScale() float64 {
+	w := make([]float64, 0, len(s.w))
+	for i, wi := range s.w {
+		if s.start[i] < s.start[i+1] {
+			wi /= s.copyWeight(int(s.start[i]))
+		}
+		w = append(w, wi)
+	}
+	return WeightScale(w)
 }
 
 // setGains sets the potentials' parameters that depend on their weights
