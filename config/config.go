@@ -72,9 +72,29 @@ func (d PredicateDecl) String() string { return d.Name + "/" + strconv.Itoa(d.Ar
 type RuleSource struct {
 	Text string
 	// Pos is the position of the rule's first character inside the config
-	// file. Positions computed from it are exact up to the first escape
-	// sequence in the JSON string (rules rarely contain any).
+	// file.
 	Pos srcpos.Position
+	// Cols, when the JSON string has escape sequences (\", \u0051, \n),
+	// is the column in the file of each byte of Text (an escape's
+	// backslash for the bytes it stands for) and then of the closing
+	// quote; nil when Text's byte k is at column Pos.Col+k.
+	Cols []int32
+}
+
+// PosAt returns the position in the config file of Text's byte at off,
+// or for off = len(Text) of the closing quote (syntax.ParseRuleAt's
+// posAt).
+func (r RuleSource) PosAt(off int) srcpos.Position {
+	pos := r.Pos
+	switch {
+	case r.Cols == nil:
+		pos.Col += off
+	case off < len(r.Cols):
+		pos.Col = int(r.Cols[off])
+	case len(r.Cols) > 0:
+		pos.Col = int(r.Cols[len(r.Cols)-1])
+	}
+	return pos
 }
 
 // EvalSpec is one evaluator requested for a predicate.

@@ -202,7 +202,7 @@ func (r *jsonConfigReader) rules(v *jsonValue) error {
 			}
 			pos := it.Pos
 			pos.Col++ // past the opening quote
-			r.cfg.Rules = append(r.cfg.Rules, RuleSource{Text: it.Text, Pos: pos})
+			r.cfg.Rules = append(r.cfg.Rules, RuleSource{Text: it.Text, Pos: pos, Cols: it.Cols})
 		}
 	default:
 		return srcpos.Errorf(v.Pos, "rules must be a list of rule strings or the name of a .psl file, found %s", v.Kind)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +172,7 @@ func FuzzReadJSON(f *testing.F) {
 		f.Add(b, uint8(0))
 	}
 	f.Add([]byte(`{"predicates": {"Smokes/1": {"observations": [["Anna"], ["Bob", 0.5]], "targets": {"learn": [["C"]]}}}, "rules": ["1: Smokes(X)"]}`), uint8(1))
+	f.Add([]byte(`{"predicates": {"P/1": {"targets": [["a"]]}}, "rules": ["1: P('\u0041') & P(\"b\") ->\n!P(X)"]}`), uint8(0))
 	f.Add([]byte(`{"infer": {"rules": "m.psl", "options": {"a": 1}}, "predicates": {"P": {"types": ["A", "B"], "evaluations": "E"}}}`), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, part uint8) {
 		partition := []string{"infer", "learn", "validation"}[part%3]
@@ -202,6 +204,14 @@ func FuzzReadJSON(f *testing.F) {
 			}
 			if hasTargets[d.Name] && d.Closed {
 				t.Fatalf("%s has targets but is closed", d)
+			}
+		}
+		for _, r := range cfg.Rules {
+			if r.Cols == nil {
+				continue
+			}
+			if len(r.Cols) != len(r.Text)+1 || !slices.IsSorted(r.Cols) || int(r.Cols[0]) != r.Pos.Col {
+				t.Fatalf("rule %q at %v: columns %v, want one per byte and the closing quote's, rising from the rule's", r.Text, r.Pos, r.Cols)
 			}
 		}
 	})

@@ -52,9 +52,14 @@ func (k jsonKind) String() string {
 
 // jsonValue is a parsed JSON value with its position.
 type jsonValue struct {
-	Kind  jsonKind
-	Pos   srcpos.Position // of the value's first character (the quote of a string)
-	Text  string          // string contents (unescaped); number as written; "true"/"false"/"null"
+	Kind jsonKind
+	Pos  srcpos.Position // of the value's first character (the quote of a string)
+	Text string          // string contents (unescaped); number as written; "true"/"false"/"null"
+	// Cols, for a string whose escapes moved its bytes, is the column of
+	// the character each byte of Text comes from (for an escape, its
+	// backslash), and last the column of the closing quote; nil when
+	// Text's byte k is at column Pos.Col+1+k.
+	Cols  []int32
 	Items []*jsonValue
 	Keys  []jsonMember
 }
@@ -75,6 +80,7 @@ type jsonParser struct {
 	off       int
 	line, col int
 	depth     int
+	cols      []int32 // the last string's Cols (see jsonValue.Cols)
 }
 
 // parseJSON parses src (named file in positions) into a value tree.
@@ -173,7 +179,7 @@ func (p *jsonParser) value() (*jsonValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jsonValue{Kind: jsonString, Pos: pos, Text: s}, nil
+		return &jsonValue{Kind: jsonString, Pos: pos, Text: s, Cols: p.cols}, nil
 	case c == '-' || c == '+' || c >= '0' && c <= '9':
 		return p.number()
 	case c >= 'a' && c <= 'z':
@@ -310,6 +316,7 @@ func (p *jsonParser) str() (string, error) {
 	start := p.pos()
 	q := p.src[p.off]
 	p.advance(1)
+	p.cols = nil
 	// Fast path: no escapes.
 	for i := p.off; i < len(p.src); i++ {
 		c := p.src[i]
@@ -326,13 +333,23 @@ func (p *jsonParser) str() (string, error) {
 		}
 	}
 	var buf []byte
+	var cols []int32 // per byte of buf, the column it comes from
+	escaped := false
+	from := int32(p.col) // the column of the character read last
 	for {
 		if p.off >= len(p.src) {
 			return "", srcpos.Errorf(start, "unterminated string")
 		}
+		for len(cols) < len(buf) {
+			cols = append(cols, from)
+		}
+		from = int32(p.col)
 		c := p.src[p.off]
 		switch {
 		case c == q:
+			if escaped {
+				p.cols = append(cols, int32(p.col))
+			}
 			p.advance(1)
 			return string(buf), nil
 		case c == '\n':
@@ -353,6 +370,7 @@ func (p *jsonParser) str() (string, error) {
 			continue
 		}
 		epos := p.pos()
+		escaped = true
 		if p.off+1 >= len(p.src) {
 			return "", srcpos.Errorf(start, "unterminated string")
 		}

@@ -154,6 +154,9 @@ func parseConfigRules(cfg *config.Config, m *model.Model) error {
 	var errs syntax.ErrorList
 	for _, rs := range cfg.Rules {
 		r, err := syntax.ParseRule(rs.Text, rs.Pos)
+		if rs.Cols != nil { // escapes moved the bytes
+			r, err = syntax.ParseRuleAt(rs.Text, rs.PosAt)
+		}
 		if err == nil {
 			err = m.AddRule(r)
 		}

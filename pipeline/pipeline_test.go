@@ -185,3 +185,39 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigRulePositions: an error in a JSON config's rule string points
+// at the character in the file, past any escape sequences before it
+// (\", \u0022, \n); the columns were off by the escapes' length and a \n
+// counted as a new line of the file.
+func TestConfigRulePositions(t *testing.T) {
+	for _, tc := range []struct {
+		rule string // as written inside the JSON string
+		want string // line:col of the error in the file, and its text
+	}{
+		{`1: Lives(A, 'P') & Foo(A) -> Knows(A, A)`, `c.json:3:25: unknown predicate Foo `},
+		{`1: Lives(A, \"P\") & Foo(A) -> Knows(A, A)`, `c.json:3:27: unknown predicate Foo `},
+		{`1: Lives(A, \u0022P\u0022) & Foo(A) -> Knows(A, A)`, `c.json:3:35: unknown predicate Foo `},
+		{`1: Lives(A, \"P\") &\n Foo(A) -> Knows(A, A)`, `c.json:3:29: unknown predicate Foo `},
+		{`1: Lives(A,\tB) & -> Knows(A, B)`, `c.json:3:24: `},
+		{`1: Lives(A, \"P\") & Knows(A, B) -> Knows(A, B) ^3`, `c.json:3:55: expected 1 or 2 after`},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "c.json")
+		src := "{\"predicates\": {\"Knows/2\": {\"targets\": [[\"a\", \"b\"]]}, \"Lives/2\": {\"observations\": [[\"a\", \"P\"]]}},\n" +
+			"  \"rules\": [\n" +
+			"    \"" + tc.rule + "\"\n  ]}\n"
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(Inputs{Config: path})
+		if err == nil {
+			t.Errorf("%s: loaded, want an error at %s", tc.rule, tc.want)
+			continue
+		}
+		got := strings.TrimPrefix(err.Error(), dir+string(filepath.Separator))
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q...", tc.rule, got, tc.want)
+		}
+	}
+}

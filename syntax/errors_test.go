@@ -66,7 +66,7 @@ func checkChunk(t *testing.T, file string, start int, lines []string) {
 			got = err.(ErrorList)
 		}
 	} else {
-		_, got = parse([]byte(src), at, false)
+		_, got = parse([]byte(src), at, nil, false)
 	}
 	if len(want) == 0 {
 		t.Errorf("%s:%d: chunk has no expectations", file, start+1)

@@ -77,12 +77,16 @@ type lexer struct {
 	toks      []token
 	comments  []comment
 	errs      *ErrorList
+	// posAt, when set, gives the position of each offset instead (a rule
+	// whose bytes are not where they are written: see ParseRuleAt).
+	posAt func(off int) srcpos.Position
 }
 
 // lex tokenises src. at is the position of src[0] (zero means line 1,
-// column 1). The token list always ends with tEOF.
-func lex(src []byte, at srcpos.Position, errs *ErrorList) ([]token, []comment) {
-	lx := &lexer{src: src, file: at.File, baseLine: at.Line, baseCol: at.Col, errs: errs}
+// column 1); posAt, when not nil, overrides it for every offset. The token
+// list always ends with tEOF.
+func lex(src []byte, at srcpos.Position, posAt func(int) srcpos.Position, errs *ErrorList) ([]token, []comment) {
+	lx := &lexer{src: src, file: at.File, baseLine: at.Line, baseCol: at.Col, errs: errs, posAt: posAt}
 	lx.toks = make([]token, 0, len(src)/2+8) // about one token per 2 bytes in typical models
 	if lx.baseLine < 1 {
 		lx.baseLine, lx.baseCol = 1, 1
@@ -100,6 +104,9 @@ func lex(src []byte, at srcpos.Position, errs *ErrorList) ([]token, []comment) {
 
 // pos returns the position of offset off, which must be on the current line.
 func (lx *lexer) pos(off int) srcpos.Position {
+	if lx.posAt != nil {
+		return lx.posAt(off)
+	}
 	col := off - lx.lineStart + 1
 	if lx.line == 0 {
 		col += lx.baseCol - 1

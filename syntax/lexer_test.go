@@ -21,7 +21,7 @@ var kindNames = map[tokenKind]string{
 // value), without the final EOF.
 func lexString(src string) (string, ErrorList) {
 	var errs ErrorList
-	toks, _ := lex([]byte(src), srcpos.Position{}, &errs)
+	toks, _ := lex([]byte(src), srcpos.Position{}, nil, &errs)
 	var out []string
 	for _, t := range toks[:len(toks)-1] {
 		text := src[t.off:t.end]
@@ -89,7 +89,7 @@ func TestLexErrors(t *testing.T) {
 func TestLexPositions(t *testing.T) {
 	var errs ErrorList
 	// Columns count bytes; a tab is one column.
-	toks, comments := lex([]byte("a\n\tbb /* x\n */ 'é' c"), srcpos.Position{File: "f", Line: 10, Col: 5}, &errs)
+	toks, comments := lex([]byte("a\n\tbb /* x\n */ 'é' c"), srcpos.Position{File: "f", Line: 10, Col: 5}, nil, &errs)
 	var got []string
 	for _, tok := range toks {
 		got = append(got, fmt.Sprintf("%d:%d", tok.line, tok.col))

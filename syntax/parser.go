@@ -21,18 +21,29 @@ const maxDepth = 100
 // call reports the errors of several rules. Atoms come out unresolved
 // (PredName set, Pred nil): see ParseModel or model.Model.AddRule.
 func ParseFile(filename string, src []byte) ([]*model.Rule, error) {
-	rules, errs := parse(src, srcpos.Position{File: filename, Line: 1, Col: 1}, false)
+	rules, errs := parse(src, srcpos.Position{File: filename, Line: 1, Col: 1}, nil, false)
 	return rules, errs.Err()
 }
 
 // ParseRule parses exactly one rule, such as a rule string of a PSL JSON
 // config. at is where src starts (file, line and column of the character
 // after the opening quote), so that errors point into the enclosing file;
-// the zero Pos counts from line 1, column 1. Columns count bytes of src, so
-// they are exact in the enclosing file up to the first escape sequence in
-// the JSON string.
+// the zero Pos counts from line 1, column 1. Columns count bytes of src:
+// for a string whose escapes moved its bytes, see ParseRuleAt.
 func ParseRule(src string, at srcpos.Position) (*model.Rule, error) {
-	rules, errs := parse([]byte(src), at, true)
+	return parseRule(src, at, nil)
+}
+
+// ParseRuleAt is ParseRule for a rule whose bytes are not where they are
+// written, such as a JSON string with escape sequences (\", \u0051, \n):
+// posAt(off) is the position in the enclosing file of src[off], and of the
+// end of the string for off = len(src).
+func ParseRuleAt(src string, posAt func(off int) srcpos.Position) (*model.Rule, error) {
+	return parseRule(src, posAt(0), posAt)
+}
+
+func parseRule(src string, at srcpos.Position, posAt func(int) srcpos.Position) (*model.Rule, error) {
+	rules, errs := parse([]byte(src), at, posAt, true)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -51,7 +62,7 @@ func ParseRule(src string, at srcpos.Position) (*model.Rule, error) {
 // It collects every syntax and model error into one sorted ErrorList; on
 // error, m holds the rules that were valid.
 func ParseModel(filename string, src []byte, m *model.Model) error {
-	rules, errs := parse(src, srcpos.Position{File: filename, Line: 1, Col: 1}, false)
+	rules, errs := parse(src, srcpos.Position{File: filename, Line: 1, Col: 1}, nil, false)
 	for _, r := range rules {
 		if err := m.AddRule(r); err != nil {
 			var me *srcpos.Error
@@ -66,9 +77,9 @@ func ParseModel(filename string, src []byte, m *model.Model) error {
 	return errs.Err()
 }
 
-func parse(src []byte, at srcpos.Position, single bool) ([]*model.Rule, ErrorList) {
+func parse(src []byte, at srcpos.Position, posAt func(int) srcpos.Position, single bool) ([]*model.Rule, ErrorList) {
 	var errs ErrorList
-	toks, comments := lex(src, at, &errs)
+	toks, comments := lex(src, at, posAt, &errs)
 	p := &parser{src: string(src), file: at.File, toks: toks, comments: comments, errs: &errs, single: single}
 	rules := p.rules()
 	errs.Sort()

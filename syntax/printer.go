@@ -104,7 +104,7 @@ func writeComment(w *bufio.Writer, c string) {
 // onlyComments reports whether s lexes to comments and whitespace only.
 func onlyComments(s string) bool {
 	var errs ErrorList
-	toks, _ := lex([]byte(s), srcpos.Position{}, &errs)
+	toks, _ := lex([]byte(s), srcpos.Position{}, nil, &errs)
 	return len(errs) == 0 && len(toks) == 1
 }
 
