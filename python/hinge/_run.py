@@ -156,11 +156,29 @@ def _error_message(stderr, command):
     return "\n".join(tail) if tail else "(hinge printed no message)"
 
 
+_FLAG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
+
+
 def relabel(text, labels):
-    """Replaces the paths of files the package wrote by what they hold."""
-    for path, label in sorted(labels.items(), key=lambda kv: -len(kv[0])):
+    """Replaces the paths of files the package wrote by what they hold, and
+    hinge's flags (keys starting with --, matched whole: --time is not
+    --time-limit) by the keyword arguments that set them."""
+    flags = {k: v for k, v in labels.items() if k.startswith("--")}
+    paths = [(k, v) for k, v in labels.items() if not k.startswith("--")]
+    for path, label in sorted(paths, key=lambda kv: -len(kv[0])):
         text = text.replace(path, label)
+    if flags:
+        text = _FLAG.sub(lambda m: flags.get(m.group(0), m.group(0)), text)
     return text
+
+
+def keyword_labels(given, user_flags):
+    """The labels (see relabel) of the flags a call set from its keyword
+    arguments: given maps a flag to its keyword ('--seed': 'seed=') when
+    the keyword was given. A flag the caller also wrote as a flag
+    (user_flags: options, additional_cli_options) keeps its name."""
+    written = {str(f).split("=", 1)[0] for f in user_flags}
+    return {flag: kw for flag, kw in given.items() if flag not in written}
 
 
 def load_json(path, labels):

@@ -165,6 +165,7 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
     logger, temp_dir, cleanup_temp, timeout: as Model.infer.
     """
     flags = []
+    given = {}  # the flags set from keywords, named so in hinge's messages
     if isinstance(time, (int, float)) and not isinstance(time, bool):
         time = "%gs" % time
     for name, value in (("--rounds", rounds), ("--time", time), ("--score", score),
@@ -174,12 +175,18 @@ def complete(train, test, valid=None, facts=None, *, rounds=None, time=None, sco
                         ("--memory-limit", memory_limit), ("--explain-top", explain_top)):
         if value is not None:
             flags += [name, str(value)]
+            given[name] = name[2:].replace("-", "_") + "="
     if choose_rounds is not None:
         flags.append("--choose-rounds=%s" % ("true" if choose_rounds else "false"))
+        given["--choose-rounds"] = "choose_rounds="
+    if rules_in is not None:
+        given["--rules-in"] = "rules_in="
     atoms = [explain] if isinstance(explain, str) else list(explain or [])
+    if atoms:
+        given["--explain"] = "explain="
     flags += [str(o) for o in (options or [])]
     with _run.workdir("hinge-kgc", temp_dir, cleanup_temp, logger) as tmp:
-        labels = {}
+        labels = _run.keyword_labels(given, options or [])
         args = ["kgc"]
         written = {}
         for flag, data, name in (("--train", train, "train"), ("--test", test, "test"),

@@ -231,7 +231,12 @@ class Model(object):
                              "(ADMM, the default) or DCDStreamingInference (streaming=True)." % method)
         if _INFER_METHODS[key]:
             flags.append(_INFER_METHODS[key])
-        flags += self._option_flags(psl_opts, jvm, cli)
+        written = self._option_flags(psl_opts, jvm, cli)
+        flags += written
+        given = _keywords_given(lifted=lifted, discrete=discrete, streaming=streaming, db=db,
+                                db_schema=db_schema, seed=seed, threads=threads,
+                                memory_limit=memory_limit, explain_top=explain_top, evaluators=evaluators)
+        labels = _run.keyword_labels(given, written + [str(o) for o in (options or [])])
         if lifted:
             flags.append("--lifted")
         if discrete:
@@ -249,6 +254,7 @@ class Model(object):
 
         with _run.workdir("hinge-" + self._name, temp_dir, cleanup_temp, logger) as tmp:
             files = self._write(tmp)
+            files.labels.update(labels)
             out_dir = os.path.join(tmp, Model.CLI_INFERRED_OUTPUT_DIR)
             report = os.path.join(tmp, "report.json")
             args = ["infer", "--model", files.rules, "--data", files.data, "--output", out_dir,
@@ -290,7 +296,11 @@ class Model(object):
         key = re.sub(r"^org\.linqs\.psl\.application\.learning\.weight\.(\w+\.)*", "", method or "")
         if key:
             flags += ["--method", _LEARN_METHODS.get(key.lower(), key)]
-        flags += self._option_flags(psl_opts, jvm, cli)
+        written = self._option_flags(psl_opts, jvm, cli)
+        flags += written
+        given = _keywords_given(method=method, db=db, db_schema=db_schema, seed=seed, threads=threads,
+                                memory_limit=memory_limit, iterations=iterations)
+        labels = _run.keyword_labels(given, written + [str(o) for o in (options or [])])
         flags += _common_flags(db=db, db_schema=db_schema, seed=seed, threads=threads,
                                memory_limit=memory_limit)
         if iterations is not None:
@@ -298,6 +308,7 @@ class Model(object):
         flags += [str(o) for o in (options or [])]
         with _run.workdir("hinge-" + self._name, temp_dir, cleanup_temp, logger) as tmp:
             files = self._write(tmp)
+            files.labels.update(labels)
             learned = os.path.join(tmp, "learned.psl")
             files.labels[learned] = "<learned rules: model.get_rules()>"
             report = os.path.join(tmp, "learn.json")
@@ -488,6 +499,24 @@ class _Files(object):
         if rows is not None and 1 <= line <= len(rows):
             return "%s:%d is row %d of those added: %r" % (label, line, line - 1, rows[line - 1])
         return None
+
+
+# The flags Model's keyword arguments set, as those arguments are named in
+# hinge's messages (see _run.keyword_labels).
+_KEYWORD_FLAGS = {
+    "lifted": ("--lifted", "lifted=True"), "discrete": ("--discrete", "discrete=True"),
+    "streaming": ("--streaming", "streaming=True"), "db": ("--db", "db="),
+    "db_schema": ("--db-schema", "db_schema="), "seed": ("--seed", "seed="),
+    "threads": ("--threads", "threads="), "memory_limit": ("--memory-limit", "memory_limit="),
+    "explain_top": ("--explain-top", "explain_top="), "evaluators": ("--eval", "evaluators="),
+    "method": ("--method", "method="), "iterations": ("--iterations", "iterations="),
+}
+
+
+def _keywords_given(**kwargs):
+    """{flag: keyword label} of the keyword arguments given (not None,
+    False or empty)."""
+    return dict(_KEYWORD_FLAGS[k] for k, v in kwargs.items() if v is not None and v is not False and v != "")
 
 
 def _common_flags(db=None, db_schema=None, seed=None, threads=None, memory_limit=None):

@@ -140,7 +140,14 @@ class TestKGC(_util.Case):
         self.assertEqual((cm.exception.file, cm.exception.line, cm.exception.column), (bad, 2, 1))
         with self.assertRaises(HingeInputError) as cm:
             kgc.complete([("a", "r", "b"), ("c", "r", "d")], TEST, rounds=1, options=["--max-length", "9"])
-        self.assertIn("max-length", cm.exception.message)
+        self.assertIn("--max-length", cm.exception.message)
+        # A keyword's value is named by the keyword, whole flags only.
+        for kwargs, want in (({"max_length": 9}, "max_length="), ({"top_k": 0}, "top_k="),
+                             ({"time": "abc"}, "time=")):
+            with self.subTest(kwargs=kwargs), self.assertRaises(HingeInputError) as cm:
+                kgc.complete([("a", "r", "b"), ("c", "r", "d")], TEST, rounds=1, **kwargs)
+            self.assertIn(want, cm.exception.message)
+            self.assertNotIn("--", cm.exception.message)
         for data in ([("a", "r")], [("a\tb", "r", "c")], [(" a", "r", "c")], "missing.txt"):
             with self.subTest(data=data), self.assertRaises((ValueError, FileNotFoundError)):
                 kgc.complete(data, TEST, rounds=1)

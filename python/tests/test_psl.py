@@ -231,6 +231,22 @@ class TestInfer(_util.Case):
         with self.assertRaises(ModelError):
             Model("empty").infer()
 
+    def test_messages_name_keyword_arguments(self):
+        """An error about a value given as a keyword names the keyword; the
+        same value given as a flag keeps the flag's name."""
+        with self.assertRaises(HingeInputError) as cm:
+            smokers().infer(explain_top=-1)
+        self.assertEqual("explain_top= -1: must be >= 0", cm.exception.message)
+        with self.assertRaises(HingeInputError) as cm:
+            smokers().infer(options=["--explain-top", "-1"])
+        self.assertEqual("--explain-top -1: must be >= 0", cm.exception.message)
+        with self.assertRaises(HingeInputError) as cm:
+            smokers().infer(memory_limit="abc")
+        self.assertTrue(cm.exception.message.startswith("memory_limit=: bad size"), cm.exception.message)
+        with self.assertRaises(HingeInputError) as cm:
+            smokers().learn(iterations=-1)
+        self.assertIn("iterations=", cm.exception.message)
+
     def test_unknown_hinge_flag(self):
         with self.assertRaises(HingeInputError) as cm:
             smokers().infer(options=["--bogus"])
