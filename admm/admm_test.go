@@ -1128,6 +1128,7 @@ func TestBalanceLowersRho(t *testing.T) {
 	}
 	opt := DefaultOptions()
 	opt.Threads = 1
+	opt.Rho = 1e4 // times the weights' scale (WeightScale, 1e-4): a first rho of 1
 	s, err := New(p, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -1138,6 +1139,46 @@ func TestBalanceLowersRho(t *testing.T) {
 	}
 	if !res.Converged() || s.rho >= 1 {
 		t.Fatalf("%s after %d iterations, rho %g: want converged with rho lowered", res.Status, res.Iterations, s.rho)
+	}
+}
+
+// TestBalanceMovesAStuckConsensus: with rho far below the weights
+// (weights near 1e7, a first rho of 1) every copy is pushed out of the box
+// the same way and the consensus does not move: a dual residual of 0 beside
+// a primal one of 3.95. Balancing took that for no imbalance and left rho
+// at 1 for 25,000 iterations (objective 5.45 times the optimum); it must
+// raise rho and converge to what a solve started at the weights' scale
+// reaches. (An outside tester's generated PSL model, ground.)
+func TestBalanceMovesAStuckConsensus(t *testing.T) {
+	p := parse(t, `# variables: 12
+241210.07685637294 0:0 1:1 4:-1 #^2
+241210.07685637294 0:0 1:1 5:-1 #^2
+241210.07685637294 0:0.808 3:1 11:-1 #^2
+7.471113496100415e+07 0:1 1:2 #^1
+7.471113496100415e+07 0:1 1:1 2:1 #^1
+7.471113496100415e+07 0:1.808 3:1 2:1 #^1
+5.086872622641015e+06 0:-1.469 1:-0.499 #^2
+5.086872622641015e+06 0:-1.469 2:-0.499 #^2
+5.086872622641015e+06 0:-1.4538 3:-0.499 #^2
+601978.4187440769 0:-2.245 1:-0.946 #^1
+601978.4187440769 0:-2.245 2:-0.946 #^1
+601978.4187440769 0:-1.137224 3:-0.946 #^1
+2.1859968472563356e+07 0:-1 1:-1 #^2
+2.1859968472563356e+07 0:-1 2:-1 #^2
+`)
+	opt := DefaultOptions()
+	opt.Threads = 1
+	ref, err := Solve(context.Background(), p, opt)
+	if err != nil || !ref.Converged() {
+		t.Fatalf("at the weights' scale: %v, %+v", err, ref)
+	}
+	opt.Rho = 1e-7 // a first rho of 1: WeightScale is 1e7
+	res, err := Solve(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged() || math.Abs(res.Objective-ref.Objective) > 2*opt.GapTol*ref.Objective {
+		t.Fatalf("from rho 1: %s after %d iterations, objective %g, rho %g; at the weights' scale %g", res.Status, res.Iterations, res.Objective, res.Rho, ref.Objective)
 	}
 }
 
