@@ -133,7 +133,10 @@ type ExactResult struct {
 	// of float64 sums).
 	Cost, LowerBound float64
 	// Status is "optimal", "infeasible" (the hard clauses are proven
-	// unsatisfiable) or "time limit".
+	// unsatisfiable), "time limit", or "rounded": the search finished on
+	// weights rounded to integers (WeightError E > 0) and X is optimal for
+	// those, within 2E of the optimum, but the certified bound does not
+	// meet its cost (a weight of 2 beside one of 1.9e18 rounds to 0).
 	Status     string
 	Optimal    bool
 	Infeasible bool
@@ -190,6 +193,10 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 	}
 	if err != nil {
 		return nil, err
+	}
+	if res.Optimal && whole.werr > 0 && !NewCostScale(in).Proven(res.Cost, res.LowerBound) {
+		// Optimal for the rounded weights only: within 2E of the optimum.
+		res.Status, res.Optimal = "rounded", false
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
@@ -340,7 +347,7 @@ func exactComponents(ctx context.Context, in *Instance, whole *oll, comps []comp
 	if found {
 		res.X = x
 		res.Cost = in.FalsifiedWeight(x)
-		if optimal || res.Cost <= opt.LowerBound+CostTol(in.NumClauses(), in.SoftWeight(), res.Cost) {
+		if optimal || NewCostScale(in).Proven(res.Cost, opt.LowerBound) {
 			res.Status, res.Optimal = "optimal", true
 			if whole.werr == 0 || res.LowerBound > res.Cost {
 				res.LowerBound = res.Cost
@@ -422,7 +429,8 @@ type oll struct {
 	w     []int64 // soft weights as integers (0 for hard clauses)
 	scale float64
 	werr  float64
-	total float64 // the soft weight (in.SoftWeight), summed once
+	total float64   // the soft weight (in.SoftWeight), summed once
+	cs    CostScale // how in's costs compare, computed once
 
 	softs []soft
 	at    map[Lit]int32 // assumption literal -> index in softs
@@ -457,6 +465,7 @@ func (s *oll) newVar() int {
 func (s *oll) run() (*ExactResult, error) {
 	in := s.in
 	s.total = in.SoftWeight()
+	s.cs = NewCostScale(in)
 	s.nv = in.NumVars
 	s.at = make(map[Lit]int32)
 	// Hard clauses as they are; soft clauses merged by their literals (the
@@ -640,7 +649,7 @@ func (s *oll) metOutside() bool { return s.found && s.meetsGiven(s.bestCost) }
 // given in the options (within CostTol). The neighbourhood search judges
 // its shared world by it too.
 func (s *oll) meetsGiven(cost float64) bool {
-	return s.opt.LowerBound > 0 && cost <= s.opt.LowerBound+CostTol(s.in.NumClauses(), s.total, cost)
+	return s.opt.LowerBound > 0 && s.cs.Proven(cost, s.opt.LowerBound)
 }
 
 // solve calls the SAT solver under the assumptions. A call stopped

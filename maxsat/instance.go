@@ -362,8 +362,64 @@ func buildIndexCtx(ctx context.Context, in *Instance) (*index, error) {
 // against a bound of 0 (the sum's own error does grow with m times the
 // total: 2.3 for 10,000 clauses there, where float64 cannot tell 1 from
 // 0 in such sums anyway).
-func CostTol(m int, total, cost float64) float64 {
-	return 2.3e-16*float64(m+2)*(1+math.Abs(total)) + 1e-9*(1+math.Abs(cost))
+//
+// unit is the weights' unit (Instance.WeightUnit), in place of the 1 that
+// both terms had for weights near 1: with every weight 10^-9 a floor of
+// 10^-9 took a cost of one clause for 0 and called it optimal.
+func CostTol(m int, total, unit, cost float64) float64 {
+	return 2.3e-16*float64(m+2)*(unit+math.Abs(total)) + 1e-9*(unit+math.Abs(cost))
+}
+
+// WeightUnit returns the smallest positive soft weight, 1 when there is
+// none: the scale of CostTol's floors.
+func (in *Instance) WeightUnit() float64 {
+	u := math.Inf(1)
+	for c, w := range in.Weight {
+		if !in.Hard[c] && w > 0 {
+			u = min(u, w)
+		}
+	}
+	if math.IsInf(u, 1) {
+		return 1
+	}
+	return u
+}
+
+// CostScale is how an instance's costs are compared: NewCostScale(in).
+type CostScale struct {
+	m                  int
+	total, unit, steps float64
+}
+
+// NewCostScale returns the cost comparison of in: its clauses, soft
+// weight and unit (CostTol), and the smallest step between costs a proof
+// must tell apart: 1 for integer weights (IntegerWeights), else the
+// smallest positive soft weight.
+func NewCostScale(in *Instance) CostScale {
+	cs := CostScale{m: in.NumClauses(), total: in.SoftWeight(), unit: in.WeightUnit()}
+	cs.steps = cs.unit
+	if in.IntegerWeights() {
+		cs.steps = 1
+	}
+	return cs
+}
+
+// Tol is CostTol for a cost of the instance.
+func (cs CostScale) Tol(cost float64) float64 { return CostTol(cs.m, cs.total, cs.unit, cost) }
+
+// Proven says whether a world of that cost is proven optimal by bound, a
+// certified lower bound on the cost of every world that satisfies the
+// hard clauses: its cost is 0, or within Tol of the bound while Tol is
+// below half a step between costs. When the float64 sums cannot tell
+// costs a step apart (a weight of 3 beside weights near 2^55, where sums
+// are 8 apart) nothing is proven: such a world was called optimal at
+// cost 3 where 0 was possible.
+func (cs CostScale) Proven(cost, bound float64) bool {
+	if cost <= 0 {
+		return true
+	}
+	tol := cs.Tol(cost)
+	return cost <= bound+tol && tol < cs.steps/2
 }
 
 // FalsifiedWeight returns the weight of the soft clauses that x falsifies

@@ -243,9 +243,10 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	cs := NewCostScale(in)
 	ub := W - g
 	if in.IntegerWeights() {
-		ub = math.Floor(ub + CostTol(in.NumClauses(), W, g)) // the bound's rounding error allowed
+		ub = math.Floor(ub + cs.Tol(g)) // the bound's rounding error allowed
 	}
 	rep.LPUpperBound, rep.LPBoundSource = ub, source
 	tRelax := time.Now()
@@ -288,8 +289,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	}
 	// Nothing to gain when the rounding is proven optimal, and nothing to
 	// repair when the hard clauses are proven unsatisfiable.
-	tol := CostTol(in.NumClauses(), W, W-sat) // rounding error allowed in the bound's arithmetic
-	if steps > 0 && !(hv == 0 && sat >= ub-tol) && ub >= -tol {
+	if steps > 0 && !(hv == 0 && cs.Proven(in.FalsifiedWeight(x), W-ub)) && ub >= -cs.Tol(W-sat) {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x5851f42d4c957f2d))
 		wr := walk(ctx, in, ix, append([]bool(nil), x...), WalkOptions{Steps: steps, Noise: opt.Noise}, rng)
 		x, sat, hv = wr.X, wr.Satisfied, wr.HardViolated
@@ -301,9 +301,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	rep.Seconds.LocalSearch = time.Since(tRound).Seconds()
 
 	rep.WeightSatisfied, rep.HardViolated = sat, hv
-	tol = CostTol(in.NumClauses(), W, W-sat)
+	tol := cs.Tol(W - sat) // rounding error allowed in the bound's arithmetic
 	rep.Infeasible = ub < -tol
-	rep.Optimal = hv == 0 && sat >= ub-tol
+	rep.Optimal = hv == 0 && cs.Proven(in.FalsifiedWeight(x), W-ub)
 	switch {
 	case hv > 0:
 		rep.CertifiedRatio = 0

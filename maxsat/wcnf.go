@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/hinge-srl/hinge/hlmrf"
@@ -75,6 +76,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 		cnf        bool // p cnf: no weights
 		hasTop     bool
 		top        float64
+		topText    string
 		declVars   int
 		declClause int
 		headerLine int
@@ -151,7 +153,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 				if err != nil || math.IsNaN(t) || t <= 0 {
 					return nil, errAt(line, toks[4].col, "bad top weight %q (want a positive number)", toks[4].in(text))
 				}
-				top, hasTop, extra = t, true, 5
+				top, topText, hasTop, extra = t, string(toks[4].in(text)), true, 5
 			}
 			if len(toks) > extra {
 				return nil, errAt(line, toks[extra].col, "unexpected %q after the header", toks[extra].in(text))
@@ -182,7 +184,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 						return nil, errAt(line, t.col, "expected %s (a finite nonnegative number), found %q", what, t.in(text))
 					}
 					weight = w
-					if hasTop && w >= top {
+					if hasTop && (w > top || w == top && atLeast(t.in(text), topText)) {
 						hard = true
 					}
 					continue
@@ -303,4 +305,17 @@ func Write(w io.Writer, in *Instance, f Format) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// atLeast says whether the number written w is at least the one written
+// top, exactly: two weights that round to the same float64 (2^63-2 and a
+// TOP of 2^63-1, both 2^63 as float64) are told apart, so that a soft
+// clause just below TOP is not read as hard.
+func atLeast(w []byte, top string) bool {
+	a, okA := new(big.Rat).SetString(string(w))
+	b, okB := new(big.Rat).SetString(top)
+	if !okA || !okB {
+		return true // equal as float64, and no exact reading to say otherwise
+	}
+	return a.Cmp(b) >= 0
 }

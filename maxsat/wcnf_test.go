@@ -112,6 +112,12 @@ func TestReadAccepts(t *testing.T) {
 		{"2022 hard and soft", "h 1 2 0\n0.25 -1 0\n", 2, 2, 1, 0.25},
 		{"weight equal to top is hard", "p wcnf 1 2 4\n4 1 0\n3.5 -1 0\n", 1, 2, 1, 3.5},
 		{"repeated literal merged", "1 1 1 0\n", 1, 1, 0, 1},
+		// Below TOP by 1 where float64 cannot tell them apart: soft (an
+		// outside tester's; they were read as hard, and the instance as
+		// unsatisfiable).
+		{"just below a top of 2^63-1", "p wcnf 1 2 9223372036854775807\n9223372036854775806 1 0\n9223372036854775806 -1 0\n", 1, 2, 0, 1 << 64},
+		{"just below a top of 2^53+1", "p wcnf 1 3 9007199254740993\n9007199254740993 1 0\n9007199254740992 -1 0\n1 1 0\n", 1, 3, 1, 9007199254740992},
+		{"equal to a top past 2^53", "p wcnf 1 1 9007199254740993\n9007199254740993.0 1 0\n", 1, 1, 1, 0},
 	}
 	for _, c := range cases {
 		in, err := Read(strings.NewReader(c.text), "x")

@@ -296,7 +296,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		if rep.HardViolated == 0 && rep.LPUpperBound > 0 {
 			rep.CertifiedRatio = math.Min(1, rep.WeightSatisfied/rep.LPUpperBound)
 		}
-		rep.Optimal = rep.HardViolated == 0 && rep.WeightSatisfied >= rep.LPUpperBound-maxsat.CostTol(in.NumClauses(), rep.WeightTotal, rep.WeightTotal-rep.WeightSatisfied)
+		rep.Optimal = rep.HardViolated == 0 && maxsat.NewCostScale(in).Proven(cost, rep.WeightTotal-rep.LPUpperBound)
 	}
 	res.Values = make([]float64, len(x))
 	for i, b := range x {
@@ -320,7 +320,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Alchemy = Alchemy(in)
-	res.tol = maxsat.CostTol(in.NumClauses(), rep.WeightTotal, res.Cost)
+	res.tol = maxsat.NewCostScale(in).Tol(res.Cost)
 	res.Cost, res.LowerBound = snapCosts(res.Cost, res.LowerBound, res.tol)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil

@@ -51,7 +51,9 @@ clause per line). Weights may be real numbers.
 
 Output follows the MaxSAT Evaluation: 'c' comment lines (bound, ratio,
 times), 'o COST' (the weight of falsified soft clauses), 's OPTIMUM FOUND'
-only when the cost meets the certified bound, else 's SATISFIABLE';
+only when the cost meets the certified bound and float64 sums can tell costs
+a step apart (1 for integer weights, else the smallest weight: not beside
+weights near 2^55, where sums are 8 apart), else 's SATISFIABLE';
 's UNSATISFIABLE' only when the certified bound proves that no assignment
 satisfies the hard clauses, and 's UNKNOWN' when the answer violates hard
 clauses without such a proof (in both cases the exit status is 1); then
@@ -67,8 +69,11 @@ it frees a few hundred variables around a falsified clause, holds the
 others, and solves what is left exactly (--seed chooses the
 neighbourhoods). --local-search N first runs N MaxWalkSAT flips from a
 random assignment, whose best world starts the search. Real weights are
-exact when they are decimals (up to nine digits after the point); others
-are rounded and the rounding error is taken from the bound.`,
+exact when they are decimals (up to nine digits after the point) whose
+total times 10^digits stays below 2^60; others are rounded and the rounding
+error E is taken from the bound: a search that ends on them says its
+assignment is optimal for the rounded weights (within 2E), 's SATISFIABLE',
+unless the bound meets its cost.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -159,20 +164,34 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	return nil
 }
 
-// weightText writes a sum of weights: an integer exactly, any other
-// number to 12 significant digits, so that the rounding of float64 sums
-// does not show (0.6, not 0.6000000000000001).
+// weightText writes a sum of weights: an integer in full (the MaxSAT
+// Evaluation's o line is an integer; 1234567890123457 was written
+// 1.23456789012e+15), any other number to 12 significant digits, so that
+// the rounding of float64 sums does not show (0.6, not
+// 0.6000000000000001). Beyond 2^53 a float64 holds only some integers:
+// see inexactNote. Past 10^21 (MaxSAT weights stop at 2^63) it is 12
+// digits again.
 func weightText(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
+	if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 12, 64)
+}
+
+// inexactNote is the comment line that says costs are rounded when the
+// soft weights add up to 2^53 or more, where float64 sums skip integers.
+func inexactNote(w io.Writer, total float64) {
+	if total >= 1<<53 {
+		fmt.Fprintf(w, "c the soft weights add up to %s, beyond 2^53: costs and bounds are float64 sums, which at this size are %s or more apart\n",
+			weightText(total), weightText(math.Nextafter(total, math.Inf(1))-total))
+	}
 }
 
 func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost float64) {
 	g := weightText
 	fmt.Fprintf(w, "c hinge maxsat %s: %d variables, %d clauses (%d hard), soft weight %s\n",
 		path, r.Variables, r.Clauses, r.HardClauses, g(r.WeightTotal))
+	inexactNote(w, r.WeightTotal)
 	conv := "converged"
 	if !r.ADMM.Converged {
 		conv = "not converged"
@@ -299,6 +318,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	g := weightText
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	fmt.Fprintf(w, "c hinge maxsat --exact %s: %d variables, %d clauses (%d hard), soft weight %s\n", path, rep.Variables, rep.Clauses, rep.HardClauses, g(rep.WeightTotal))
+	inexactNote(w, rep.WeightTotal)
 	fmt.Fprintf(w, "c core-guided (OLL): %d cores, %d SAT calls, %d soft literals hardened; weights scaled by %s", res.Cores, res.SATCalls, res.Hardened, g(res.Scale))
 	if res.WeightError > 0 {
 		fmt.Fprintf(w, " with rounding error %.3g (taken from the bound)", res.WeightError)
@@ -319,6 +339,10 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	case res.Optimal:
 		fmt.Fprintf(w, "o %s\n", g(res.Cost))
 		fmt.Fprintln(w, "s OPTIMUM FOUND")
+	case res.Status == "rounded":
+		fmt.Fprintf(w, "c %s: %s\n", exactEnd(res), aboveOptimum(res.Cost, res.LowerBound))
+		fmt.Fprintf(w, "o %s\n", g(res.Cost))
+		fmt.Fprintln(w, "s SATISFIABLE")
 	default:
 		fmt.Fprintf(w, "c stopped at the time limit (%v): %s\n", o.timeLimit, aboveOptimum(res.Cost, res.LowerBound))
 		fmt.Fprintf(w, "o %s\n", g(res.Cost))

@@ -16,8 +16,8 @@ import (
 
 // exactMAPSummary is what --report says of an exact MAP run.
 type exactMAPSummary struct {
-	// Status is "optimal" or "time limit"; Gap is (cost - lower bound) /
-	// cost.
+	// Status is "optimal", "time limit" or "rounded" (maxsat.ExactResult);
+	// Gap is (cost - lower bound) / cost.
 	Status   string  `json:"status"`
 	Gap      float64 `json:"gap"`
 	Cores    int     `json:"cores"`
@@ -49,8 +49,17 @@ func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
 		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls%s\n", x.Cores, x.SATCalls, neighbourhoodsText(x))
 		return
 	}
-	fmt.Fprintf(w, "exact: stopped at the time limit after %d cores and %d SAT calls%s: %s (cost %.6g, bound %.6g)\n",
-		x.Cores, x.SATCalls, neighbourhoodsText(x), aboveOptimum(cost, bound), cost, bound)
+	fmt.Fprintf(w, "exact: %s after %d cores and %d SAT calls%s: %s (cost %.6g, bound %.6g)\n",
+		exactEnd(x), x.Cores, x.SATCalls, neighbourhoodsText(x), aboveOptimum(cost, bound), cost, bound)
+}
+
+// exactEnd says why an exact run that did not prove its world optimal
+// ended.
+func exactEnd(x *maxsat.ExactResult) string {
+	if x.Status == "rounded" {
+		return fmt.Sprintf("optimal only for the weights rounded to integers (within 2 x %.3g of the optimum)", x.WeightError)
+	}
+	return "stopped at the time limit"
 }
 
 // aboveOptimum says how far a world of that cost can be from the optimum,
