@@ -1172,7 +1172,7 @@ func TestBalanceMovesAStuckConsensus(t *testing.T) {
 	if err != nil || !ref.Converged() {
 		t.Fatalf("at the weights' scale: %v, %+v", err, ref)
 	}
-	opt.Rho = 1e-7 // a first rho of 1: WeightScale is 1e7
+	opt.Rho = 1e-5 // a first rho of 1: WeightScale is 1e5
 	res, err := Solve(context.Background(), p, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -1238,8 +1238,9 @@ func TestSmallWeightsHardCases(t *testing.T) {
 	}
 }
 
-// TestWeightScale: the power of ten nearest the median positive weight,
-// from |exponent| 3 on; 1 nearer 1, and with no positive weight.
+// TestWeightScale: the power of ten nearest the weight nearest 1 when all
+// positive weights are on one side of 1, from |exponent| 3 on; 1 nearer 1,
+// with weights on both sides of 1, and with no positive weight.
 func TestWeightScale(t *testing.T) {
 	for _, tc := range []struct {
 		w    []float64
@@ -1251,10 +1252,12 @@ func TestWeightScale(t *testing.T) {
 		{[]float64{300}, 1},
 		{[]float64{0.004}, 1},
 		{[]float64{4000}, 1e4},
-		{[]float64{2000}, 1e3},
-		{[]float64{0, 2e-12, 3e-12, 1}, 1e-12},
-		{[]float64{1e-9, 1e9, 5e9, 7e9}, 1e9},
-		{[]float64{1e-6, 1e-4}, 1e-5},
+		{[]float64{2000, 1e9}, 1e3},
+		{[]float64{0, 2e-12, 3e-12, 5e-4}, 1e-3},
+		{[]float64{0, 2e-12, 3e-12, 5e-9}, 1e-8},
+		{[]float64{1e-9, 1e9, 5e9, 7e9}, 1},
+		{[]float64{1, 2, 3, 1e12, 1.9e17}, 1},
+		{[]float64{2.4e5, 6e5, 5e6, 7.5e7}, 1e5},
 	} {
 		if got := WeightScale(tc.w); got != tc.want {
 			t.Errorf("WeightScale(%v) = %g, want %g", tc.w, got, tc.want)

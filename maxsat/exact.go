@@ -55,10 +55,12 @@ import (
 // (w*10^d within float64's error of an integer, as weights written in
 // files are) they are scaled by 10^d and the arithmetic is exact: the bounds are
 // integers over 10^d, and "optimal" means the two integer bounds met.
-// Otherwise they are scaled by a power of two and rounded, and the rounding
+// Otherwise they are scaled by a power of two and rounded (a positive
+// weight to at least 1, so that no clause becomes free), and the rounding
 // error E (the sum over clauses of |rounded - exact|) is taken from the lower
 // bound, which stays certified; such a run proves optimality only within 2E
-// (ExactResult.WeightError says E).
+// (ExactResult.WeightError says E), and its Status is "rounded" unless the
+// certified bound meets the world's cost.
 
 // ExactOptions configure Exact.
 type ExactOptions struct {
@@ -402,6 +404,13 @@ func (s *oll) scaleWeights() {
 			continue
 		}
 		r := math.Round(w * s.scale)
+		if r == 0 && w > 0 {
+			// A weight rounded to 0 would leave its clause free to be
+			// falsified: 1 keeps the search caring about it (a weight of 2
+			// beside 1.9e18 rounded to 0 and the search falsified it where
+			// nothing had to); the error counts as any other.
+			r = 1
+		}
 		s.w[c] = int64(r)
 		s.werr += math.Abs(r/s.scale - w)
 	}

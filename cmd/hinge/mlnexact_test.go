@@ -202,9 +202,10 @@ func TestExactCancelled(t *testing.T) {
 
 // TestMaxsatBigWeights: the o line is the cost in full (1234567890123457
 // was written 1.23456789012e+15), a soft weight past 2^53 says that sums
-// are rounded, and --exact on weights it must round (2 beside 1.9e18: the
-// 2 becomes 0) says its world is optimal only for the rounded weights, not
-// OPTIMUM FOUND at cost 2 where 0 was possible.
+// are rounded, and --exact on weights it must round says its world is
+// optimal only for the rounded weights, not OPTIMUM FOUND at cost 3 where
+// 2 was possible (and a weight of 2 beside 1.9e18 is rounded up to 1, not
+// to 0: its clause was falsified where nothing had to be).
 func TestMaxsatBigWeights(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -215,8 +216,11 @@ func TestMaxsatBigWeights(t *testing.T) {
 		// The relaxation's bound is 2.5e6 (1e-9 of it) above: no proof.
 		{"1234567890123457 1 0\n1234567890123457 -1 0\n", nil, []string{"\no 1234567890123457\n", "\ns SATISFIABLE\n"}},
 		{"1234567890123457 1 0\n1234567890123457 -1 0\n", []string{"--exact"}, []string{"\no 1234567890123457\n", "\ns OPTIMUM FOUND\n"}},
+		// The weight 2 is rounded up to 1, not to 0, and still counts.
 		{"2 -1 0\n1926435979311867380 2 1 0\n", []string{"--exact"}, []string{"beyond 2^53: costs and bounds are float64 sums, which at this size are 256 or more apart",
-			"optimal only for the weights rounded to integers", "\ns SATISFIABLE\n"}},
+			"\no 0\n", "\ns OPTIMUM FOUND\n"}},
+		// Optimal for the rounded weights at 3.000000001; 2.000000001 is.
+		{"24482890864802689 1 0\n2 -2 0\n3 2 0\n0.000000001 -1 0\n", []string{"--exact"}, []string{"optimal only for the weights rounded to integers", "\ns SATISFIABLE\n"}},
 		{"22158789378894856 1 0\n34411217634596121 1 0\n3 -2 0\nh 3 2 0\n", nil, []string{"\ns SATISFIABLE\n"}},
 		{"0.000000001 1 0\nh -1 3 0\n", nil, []string{"\no 0\n", "\ns OPTIMUM FOUND\n"}},
 	} {

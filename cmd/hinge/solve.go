@@ -120,7 +120,7 @@ one is printed, the outputs are written anyway and the exit status is 1.`,
 func addADMMFlags(cmd *cobra.Command, o *admm.Options) {
 	f := cmd.Flags()
 	f.IntVar(&o.Threads, "threads", o.Threads, "ADMM worker threads (0: all cores); the same count gives the same answer on every run, another count changes the values only by rounding (by about 1e-15)")
-	f.Float64Var(&o.Rho, "rho", o.Rho, "ADMM step size (penalty parameter), > 0: the first one when --rho-policy adapts it (times 10^k when the weights' median rounds to 10^k, |k| >= 3)")
+	f.Float64Var(&o.Rho, "rho", o.Rho, "ADMM step size (penalty parameter), > 0: the first one when --rho-policy adapts it (times 10^k when all weights are above 1, or all below, and the one nearest 1 rounds to 10^k, |k| >= 3)")
 	f.Var(rhoPolicyFlag{&o.RhoPolicy}, "rho-policy", "how the penalty adapts: fixed (--rho throughout, PSL's behaviour), balance (residual balancing) or spectral (Xu et al. 2017)")
 	f.Float64Var(&o.EpsAbs, "eps-abs", o.EpsAbs, "ADMM absolute residual tolerance")
 	f.Float64Var(&o.EpsRel, "eps-rel", o.EpsRel, "ADMM relative residual tolerance")
