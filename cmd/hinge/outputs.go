@@ -108,7 +108,10 @@ func checkOutputs(inputs []string, outs ...output) error {
 			return badInput(fmt.Errorf("%s %s: cannot write in directory %s (%w)", o.flag, clipPath(o.path), clipPath(shown), err))
 		}
 		for _, p := range rs[:i] {
-			if p.flag != o.flag && !p.t.Through() && sameFile(p.t, o.t) {
+			// One flag's outputs too (an export and its side file: g.txt.atoms
+			// a symlink to g.txt had the atoms replace the problem, exit 0);
+			// an output listed twice as given is one output.
+			if (p.flag != o.flag || p.path != o.path) && !p.t.Through() && sameFile(p.t, o.t) {
 				return badInput(fmt.Errorf("%s %s and %s %s name the same file: give each output its own", p.flag, clipPath(p.path), o.flag, clipPath(o.path)))
 			}
 		}

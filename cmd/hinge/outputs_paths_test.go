@@ -188,6 +188,15 @@ func TestOutputsNamingOneFile(t *testing.T) {
 	if err := os.Mkdir(p("sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A side file (the export's atoms, the lift's map) a symlink to the
+	// export: the side file replaced the problem, exit 0.
+	if err := os.Symlink(p("g.txt"), p("g.txt.atoms")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p("l.txt"), p("l.txt.map")); err != nil {
+		t.Fatal(err)
+	}
+	ground := writeFile(t, dir, "ground.hlmrf", "1 0:0 1:1\n1 0:0 2:1\n")
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -204,6 +213,10 @@ func TestOutputsNamingOneFile(t *testing.T) {
 			[]string{"--result", "--report"}, []string{p("target.txt")}},
 		{"two hard links", args([]string{"mln", "infer"}, smokersMLN, []string{"-r", p("hard"), "--report", p("hard2")}),
 			[]string{"--result", "--report"}, nil},
+		{"ground --export and its atoms", []string{"ground", "--model", smokersModel, "--data", smokersData, "--export", p("g.txt")},
+			[]string{"--export"}, []string{p("g.txt")}},
+		{"lift --export and its map", []string{"lift", ground, "--export", p("l.txt")},
+			[]string{"--export"}, []string{p("l.txt")}},
 		{"learn --output and --report", []string{"learn", "--model", smokersModel, "--data", smokersData, "--output", p("l.psl"), "--report", p("l.psl")},
 			[]string{"--output", "--report"}, []string{p("l.psl")}},
 	} {
