@@ -19,8 +19,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -333,14 +335,45 @@ func main() {
 	// with the signal ignored the write fails with EPIPE, which
 	// recordingWriter takes as the reader's choice.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal or a dropped ssh session killed the
+	// run outright, leaving its temporary files and --cache behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		// After the first signal, which cancels the run, the signals'
 		// default action comes back: a second one ends the process at once.
 		<-ctx.Done()
 		stop()
 	}()
+	ctx, cancel := watchParent(ctx, os.Getenv("HINGE_PARENT_PID"))
 	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
 	stop()
 	os.Exit(code)
+}
+
+// watchParent cancels ctx, as a signal does, once the process that
+// started hinge has ended, when that process named itself in
+// $HINGE_PARENT_PID (the Python package does: a Python killed by SIGTERM
+// or SIGHUP runs no cleanup, and hinge, in a session of its own, ran on to
+// the end and wrote into a directory nobody removed). The parent's end
+// shows as a new parent process id; it is looked at four times a second.
+func watchParent(ctx context.Context, pid string) (context.Context, context.CancelFunc) {
+	want, err := strconv.Atoi(pid)
+	if err != nil || want <= 1 {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for os.Getppid() == want {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+		cancel(fmt.Errorf("the process that started hinge, %d, ended", want))
+	}()
+	return ctx, func() { cancel(nil) }
 }

@@ -215,6 +215,10 @@ def run(args, logger=None, labels=None, describe=None, timeout=None):
         kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
     else:
         kwargs["start_new_session"] = True
+    # hinge stops, as Ctrl-C stops it, once this process has ended: a
+    # Python killed by SIGTERM or SIGHUP (a scheduler, timeout, a notebook
+    # restart) runs no cleanup, and hinge, in its own session, ran on.
+    kwargs["env"] = dict(os.environ, HINGE_PARENT_PID=str(os.getpid()))
     if log is not None:
         log.debug("running %s", " ".join(shlex.quote(c) for c in command))
     proc = subprocess.Popen(

@@ -93,7 +93,24 @@ class TestInterrupt(_util.Case):
             with self.subTest(target=target):
                 self.interrupt(target)
 
-    def interrupt(self, target):
+    def test_killed_python_stops_hinge(self):
+        """Python killed outright (SIGTERM's and SIGHUP's default action, or
+        SIGKILL: a scheduler, timeout, a notebook restart) runs no cleanup;
+        hinge, in a session of its own, ran on to its end. It sees its
+        parent gone (HINGE_PARENT_PID) and stops within a second."""
+        for sig in (signal.SIGKILL, signal.SIGTERM):
+            with self.subTest(signal=sig.name):
+                proc, pid, _ = self.start_long_run()
+                os.kill(proc.pid, sig)
+                proc.wait(timeout=30)
+                deadline = time.monotonic() + 10
+                while alive(pid) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                self.assertFalse(alive(pid), "hinge (pid %d) still runs 10 s after Python was killed" % pid)
+
+    def start_long_run(self):
+        """Starts LONG_RUN in a Python process; returns it, hinge's pid and
+        the lines Python logged, once hinge is sampling."""
         script = LONG_RUN % {"python_dir": PYTHON_DIR,
                              "prog": os.path.join(EXAMPLES, "mln", "smokers.mln"),
                              "db": os.path.join(EXAMPLES, "mln", "smokers.db")}
@@ -101,16 +118,19 @@ class TestInterrupt(_util.Case):
                                 stderr=subprocess.PIPE, text=True, start_new_session=True,
                                 env=dict(os.environ, HINGE_BIN=_util.hinge_binary()))
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
-        pid = None
         lines = []
         for line in proc.stderr:
             lines.append(line)
             if line.startswith("started hinge pid "):
                 pid = int(line.split()[-1])
-                break
-        self.assertIsNotNone(pid, "".join(lines))
-        time.sleep(1.5)  # hinge is sampling by now
-        self.assertTrue(alive(pid), "hinge ended before it was interrupted")
+                self.addCleanup(lambda: alive(pid) and os.kill(pid, signal.SIGKILL))
+                time.sleep(1.5)  # hinge is sampling by now
+                self.assertTrue(alive(pid), "hinge ended before it was interrupted")
+                return proc, pid, lines
+        self.fail("".join(lines))
+
+    def interrupt(self, target):
+        proc, pid, lines = self.start_long_run()
         if target == "group":
             os.killpg(proc.pid, signal.SIGINT)
         else:
