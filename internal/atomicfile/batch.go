@@ -122,7 +122,9 @@ func (b *Batch) later(f func()) {
 }
 
 // End ends the batch: every output is put in place, through outputs
-// first, or, when the batch failed, none is and each is removed (dropped
+// first, the files then under the placement lock (placeLock: two runs
+// writing the same files leave one run's whole set), or, when the batch
+// failed, none is and each is removed (dropped
 // counts them). An error putting an output in place stops the rest (which
 // are removed) and is returned, naming it. The locks held for the batch
 // are released.
@@ -138,12 +140,20 @@ func (b *Batch) End() (dropped int, err error) {
 		b.after = nil
 	}()
 	all := append(b.through, b.files...)
+	through := len(b.through)
 	b.through, b.files = nil, nil
+	unlock := func() {}
+	defer func() { unlock() }()
 	for i, s := range all {
 		if b.failed {
 			s.drop()
 			dropped++
 			continue
+		}
+		if i == through {
+			// The renames under the placement lock; not the writes through
+			// devices before them, which may wait for a FIFO's reader.
+			unlock = placeLock()
 		}
 		if err = s.place(); err != nil {
 			for _, r := range all[i+1:] {

@@ -138,3 +138,30 @@ func otherDevice(path string) bool {
 	sb, ok2 := b.Sys().(*syscall.Stat_t)
 	return ok1 && ok2 && sa.Dev != sb.Dev
 }
+
+// placeLock takes the machine's placement lock (an flock on
+// hinge-place.lock in the temporary directory, shared by every user): a
+// batch puts its files in place while holding it, so that two runs
+// writing the same files leave one run's set, not some files of each. It
+// is held for the renames alone, and waited for. Without the lock file
+// (no temporary directory to create it in) the files are placed unlocked.
+func placeLock() (unlock func()) {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hinge-place.lock"), os.O_RDONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return func() {}
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+}
