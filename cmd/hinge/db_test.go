@@ -234,6 +234,29 @@ func TestInferOutputTable(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "would replace the atoms of Smokes") || strings.Contains(out, "ADMM") {
 		t.Errorf("--output-table smokes: exit %d, stdout %q, stderr %q; want exit 2 before solving", code, out, errs)
 	}
+	// A run whose files cannot be written (its report to a full device)
+	// writes no table either: it had replaced the table and then said that
+	// none of its outputs was written.
+	sum := func() (n int, s float64) {
+		t.Helper()
+		if err := conn.QueryRow(ctx, "SELECT count(*), coalesce(sum(value), 0) FROM "+pgx.Identifier{schema, "inferred"}.Sanitize()).Scan(&n, &s); err != nil {
+			t.Fatal(err)
+		}
+		return n, s
+	}
+	n0, s0 := sum()
+	dir := t.TempDir()
+	other := writeFile(t, dir, "m.psl", "0.9: Smokes(X) -> Cancer(X) ^2\n0.01: !Smokes(X)\n0.01: !Cancer(X)\n")
+	if _, err := os.Stat("/dev/full"); err == nil {
+		code, _, errs = runCLI(t, "infer", "-m", other, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "inferred", "--report", "/dev/full", "--quiet")
+		if n, s := sum(); code != 1 || n != n0 || s != s0 {
+			t.Errorf("a run whose report failed: exit %d (%s), table %d rows summing to %g; it was %d summing to %g", code, errs, n, s, n0, s0)
+		}
+	}
+	code, _, errs = runCLI(t, "infer", "-m", other, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "inferred", "--quiet")
+	if n, s := sum(); code != 0 || n != n0 || s == s0 {
+		t.Errorf("a run that succeeds: exit %d (%s), table %d rows summing to %g, was %d summing to %g: want it replaced", code, errs, n, s, n0, s0)
+	}
 }
 
 // TestGroundErrorExitStatus checks the exit status grounding errors map

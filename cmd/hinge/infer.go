@@ -14,6 +14,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/lift"
 	"github.com/hinge-srl/hinge/maxsat"
@@ -259,12 +260,28 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		err = db.WriteValues(o.outputTable, prog.Model, g, values)
-		db.Close()
+		// Committed when the run's files are put in place, and given up with
+		// them: a run that could not write its files had replaced the table.
+		commit, rollback, err := db.PrepareValues(o.outputTable, prog.Model, g, values)
 		if err != nil {
+			db.Close()
 			return o.dbError(err)
 		}
-		fmt.Fprintf(stdout, "wrote %d values to table %s.%s\n", len(values), o.dbSchema, o.outputTable)
+		table := o.dbSchema + "." + o.outputTable
+		err = atomicfile.Stage("table "+table, func() error {
+			defer db.Close()
+			if err := commit(); err != nil {
+				return fmt.Errorf("table %s: %w", table, err)
+			}
+			return nil
+		}, func() {
+			rollback()
+			db.Close()
+		})
+		if err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(stdout, "wrote %d values to table %s\n", len(values), table)
 	}
 	switch {
 	case o.printValues:

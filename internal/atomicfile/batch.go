@@ -73,6 +73,17 @@ func WriteNow(path string, fill func(w io.Writer) error) error {
 	return Write(path, fill)
 }
 
+// Stage adds an output that is not a file (a database table) to the
+// active batch: place puts it in place with the run's files, in the order
+// the outputs were staged, and drop gives it up when the run fails.
+// Without a batch, place runs at once. name names it in messages.
+func Stage(name string, place func() error, drop func()) error {
+	if b := current(); b != nil {
+		return b.stage(false, place, drop, name)
+	}
+	return place()
+}
+
 // FailActive marks the active batch failed, if there is one: for a run
 // that learns after writing its outputs that they cannot be trusted (the
 // PostgreSQL lock it held was lost).

@@ -812,28 +812,47 @@ func (db *DB) CheckOutput(name string, m *model.Model) error {
 // table is replaced in one transaction, so a failure leaves the old one (or
 // none), never part of the new.
 func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values []float64) error {
+	commit, _, err := db.PrepareValues(name, m, g, values)
+	if err != nil {
+		return err
+	}
+	return commit()
+}
+
+// PrepareValues is WriteValues up to its commit: the new table is written
+// in a transaction that commit ends, or rollback gives up (leaving the old
+// table); until then other sessions see the old one. One of the two must
+// be called before the connection is used again. A run puts the table in
+// place with its files this way: a run whose files could not be written
+// (a full disk) had already replaced the table.
+func (db *DB) PrepareValues(name string, m *model.Model, g *ground.Result, values []float64) (commit func() error, rollback func(), err error) {
 	if len(values) != len(g.Vars) {
-		return fmt.Errorf("%d values for %d variables", len(values), len(g.Vars))
+		return nil, nil, fmt.Errorf("%d values for %d variables", len(values), len(g.Vars))
 	}
 	if err := CheckOutputName(name, m); err != nil {
-		return err
+		return nil, nil, err
 	}
 	ctx := db.ctx
 	tx, err := db.conn.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("PostgreSQL: %w", err)
+		return nil, nil, fmt.Errorf("PostgreSQL: %w", err)
 	}
-	defer tx.Rollback(ctx)
+	ok := false
+	defer func() {
+		if !ok {
+			tx.Rollback(context.Background())
+		}
+	}()
 	if err := db.claim(tx, []string{name}); err != nil {
-		return err
+		return nil, nil, err
 	}
 	table := db.table(name)
 	sql := "CREATE TABLE " + table + " (predicate text NOT NULL, atom integer NOT NULL, args text[] NOT NULL, value double precision NOT NULL)"
 	if _, err := tx.Exec(ctx, sql); err != nil {
-		return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
+		return nil, nil, fmt.Errorf("PostgreSQL: %s: %w", sql, err)
 	}
 	if err := db.record(tx, name, kindValues, ""); err != nil {
-		return err
+		return nil, nil, err
 	}
 	v := 0
 	_, err = tx.CopyFrom(ctx, pgx.Identifier{db.schema, name}, []string{"predicate", "atom", "args", "value"},
@@ -847,10 +866,15 @@ func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values 
 			return row, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("PostgreSQL: writing %s: %w", name, err)
+		return nil, nil, fmt.Errorf("PostgreSQL: writing %s: %w", name, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("PostgreSQL: %w", err)
+	ok = true
+	commit = func() error {
+		if err := tx.Commit(context.Background()); err != nil {
+			return fmt.Errorf("PostgreSQL: %w", err)
+		}
+		return nil
 	}
-	return nil
+	rollback = func() { tx.Rollback(context.Background()) }
+	return commit, rollback, nil
 }
