@@ -129,6 +129,10 @@ func checkOutputs(inputs []string, outs ...output) error {
 			if err := atomicfile.CheckDir(o.path); err != nil {
 				return badInput(fmt.Errorf("%s: %w", o.flag, err))
 			}
+		default:
+			if err := atomicfile.Writable(o.t.Path); err != nil {
+				return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
+			}
 		}
 		st, err := os.Stat(o.t.Path)
 		if err != nil {

@@ -72,6 +72,7 @@ type File struct {
 	path   string // as the caller named it, for messages
 	target Target
 	perm   os.FileMode
+	prev   os.FileInfo // the file replaced, nil when new: its owner is kept
 	f      *os.File
 	bw     *bufio.Writer
 	done   bool
@@ -99,13 +100,15 @@ func create(path string) (*File, error) {
 	if t.Dir {
 		return nil, errors.New("it is a directory")
 	}
-	out := &File{path: path, target: t, perm: 0o644}
+	// A new file gets the mode the umask leaves of 0666, as a shell's
+	// redirection would; a replaced one keeps its mode and owner.
+	out := &File{path: path, target: t, perm: newFilePerm}
 	var tmp *os.File
 	if t.Through() {
 		tmp, err = os.CreateTemp("", "hinge-output-*")
 	} else {
 		if st, err := os.Stat(t.Path); err == nil {
-			out.perm = st.Mode().Perm()
+			out.perm, out.prev = st.Mode().Perm(), st
 		}
 		tmp, err = os.CreateTemp(filepath.Dir(t.Path), "."+filepath.Base(t.Path)+".tmp*")
 	}
@@ -174,6 +177,7 @@ func (f *File) finish() error {
 	if err := f.f.Close(); err != nil {
 		return err
 	}
+	keepOwner(f.f.Name(), f.prev)
 	return os.Chmod(f.f.Name(), f.perm)
 }
 

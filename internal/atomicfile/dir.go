@@ -130,7 +130,13 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	if err = os.Chmod(tmp, 0o755); err != nil {
+	// The new set keeps the old directory's mode (a private 0700 one
+	// became 0755), a new one gets what the umask leaves of 0777.
+	perm := newDirPerm
+	if st, err := os.Stat(dir); err == nil {
+		perm = st.Mode().Perm()
+	}
+	if err = os.Chmod(tmp, perm); err != nil {
 		return err
 	}
 	direct.Add(1) // the files fill writes are in the set before it is listed

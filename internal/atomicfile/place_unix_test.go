@@ -3,6 +3,10 @@
 package atomicfile
 
 import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -29,5 +33,81 @@ func TestPlaceLockExcludes(t *testing.T) {
 	case <-got:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the lock was not passed on")
+	}
+}
+
+// TestModesAndOwners: a new output gets what the umask leaves of 0666 (a
+// umask of 077 had results written 0644), a replaced file keeps its mode
+// and (where the process may give it: as root) its owner, a replaced
+// output directory keeps its mode (a private 0700 one became 0755), and a
+// read-only output is refused (for a user other than root, whom no mode
+// stops).
+func TestModesAndOwners(t *testing.T) {
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	if newFilePerm != os.FileMode(0o666&^mask) || newDirPerm != os.FileMode(0o777&^mask) {
+		t.Errorf("new file %v, directory %v; the umask %03o leaves %v and %v", newFilePerm, newDirPerm, mask, os.FileMode(0o666&^mask), os.FileMode(0o777&^mask))
+	}
+	dir := t.TempDir()
+	write := func(path, text string) {
+		t.Helper()
+		if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mode := func(path string) os.FileMode {
+		t.Helper()
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Mode().Perm()
+	}
+	fresh := filepath.Join(dir, "new.txt")
+	write(fresh, "a")
+	if m := mode(fresh); m != newFilePerm {
+		t.Errorf("a new file is %v, want %v", m, newFilePerm)
+	}
+	priv := filepath.Join(dir, "private.txt")
+	write(priv, "a")
+	if err := os.Chmod(priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Chown(priv, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(priv, "b")
+	if m := mode(priv); m != 0o600 {
+		t.Errorf("a replaced 0600 file is %v", m)
+	}
+	if st, _ := os.Stat(priv); os.Geteuid() == 0 && st.Sys().(*syscall.Stat_t).Uid != 65534 {
+		t.Errorf("a file of user 65534 rewritten by root belongs to %d", st.Sys().(*syscall.Stat_t).Uid)
+	}
+	out := filepath.Join(dir, "out")
+	fill := func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "A.txt"), nil, 0o644) }
+	if err := WriteDir(out, fill); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(out); m != newDirPerm {
+		t.Errorf("a new output directory is %v, want %v", m, newDirPerm)
+	}
+	if err := os.Chmod(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDir(out, fill); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(out); m != 0o700 {
+		t.Errorf("a replaced 0700 output directory is %v", m)
+	}
+	ro := filepath.Join(dir, "ro.txt")
+	write(ro, "a")
+	if err := os.Chmod(ro, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := Writable(ro); (err == nil) != (os.Geteuid() == 0) {
+		t.Errorf("Writable of a 0444 file, euid %d: %v", os.Geteuid(), err)
 	}
 }

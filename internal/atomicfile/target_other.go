@@ -21,3 +21,13 @@ func otherDevice(path string) bool { return false }
 
 // placeLock: no placement lock here; a batch's files are placed unlocked.
 func placeLock() (unlock func()) { return func() {} }
+
+// newFilePerm and newDirPerm are the modes of a new output file and
+// directory.
+const newFilePerm, newDirPerm os.FileMode = 0o644, 0o755
+
+// keepOwner: owners are not kept here.
+func keepOwner(tmp string, prev os.FileInfo) {}
+
+// Writable: not checked here; renaming over the file tells.
+func Writable(path string) error { return nil }

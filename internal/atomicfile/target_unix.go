@@ -165,3 +165,37 @@ func placeLock() (unlock func()) {
 		f.Close()
 	}
 }
+
+// newFilePerm and newDirPerm are the modes of a new output file and
+// directory: 0666 and 0777 less the process's umask, as a shell's
+// redirection and mkdir give (a umask of 077 had results written 0644).
+var newFilePerm, newDirPerm = func() (os.FileMode, os.FileMode) {
+	mask := syscall.Umask(0) // read it: set it back at once, at start-up
+	syscall.Umask(mask)
+	return os.FileMode(0o666 &^ mask), os.FileMode(0o777 &^ mask)
+}()
+
+// keepOwner gives the temporary file tmp the owner and group of prev, the
+// file it replaces, where this process may (root may give any; a user may
+// give a group of theirs): a file of another user that root rewrote
+// became root's, and its owner could no longer read it. Best effort.
+func keepOwner(tmp string, prev os.FileInfo) {
+	if prev == nil {
+		return
+	}
+	st, ok := prev.Sys().(*syscall.Stat_t)
+	if !ok || (int(st.Uid) == os.Geteuid() && int(st.Gid) == os.Getegid()) {
+		return
+	}
+	os.Chown(tmp, int(st.Uid), int(st.Gid))
+}
+
+// Writable reports, for an existing output, whether this process may
+// write it: a file made read-only (mode 444) is the usual way to say "do
+// not overwrite", which renaming over it would ignore.
+func Writable(path string) error {
+	if err := syscall.Access(path, 2 /* W_OK */); err != nil {
+		return fmt.Errorf("it is read-only to this user (%w): make it writable to replace it, or give another path", err)
+	}
+	return nil
+}
