@@ -214,6 +214,31 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	return s, nil
 }
 
+// NewContext is New returning ctx's error as soon as ctx is done: New's
+// layout of a problem of millions of terms takes seconds and looks at no
+// context (Ctrl-C took 2 to 4 s there). The abandoned New finishes unseen
+// on its own goroutine and its solver is dropped.
+func NewContext(ctx context.Context, p *hlmrf.Problem, opt Options) (*Solver, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type made struct {
+		s   *Solver
+		err error
+	}
+	done := make(chan made, 1) // buffered: an abandoned New does not block
+	go func() {
+		s, err := New(p, opt)
+		done <- made{s, err}
+	}()
+	select {
+	case m := <-done:
+		return m.s, m.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // placeTerms lays the terms out internally: potentials then constraints;
 // copy k of internal term i is start[i] <= k < start[i+1], and internal
 // copy start[i]+q is copy q of the caller's term.

@@ -401,7 +401,7 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 	p := g.Problem
 	R := len(res.Weights)
 	phiTruth := incompatibilities(p, truth, R)
-	solver, err := admm.New(p, opt.ADMM)
+	solver, err := admm.NewContext(ctx, p, opt.ADMM)
 	if err != nil {
 		return err
 	}

@@ -244,7 +244,7 @@ func (lr *liftedRelax) solve(ctx context.Context, opt admm.Options) (*admm.Resul
 		}
 		return nil, nil
 	}
-	s, err := admm.New(lp, lr.l.Options(lr.rel.Problem, opt))
+	s, err := admm.NewContext(ctx, lp, lr.l.Options(lr.rel.Problem, opt))
 	if err != nil {
 		return nil, err
 	}

@@ -220,7 +220,7 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 		rep.Lifted.Seconds.Certify = time.Since(t1).Seconds()
 	} else {
 		if p.NumPotentials()+p.NumConstraints() > 0 {
-			s, err := admm.New(p, opt.ADMM)
+			s, err := admm.NewContext(ctx, p, opt.ADMM)
 			if err != nil {
 				return nil, err
 			}

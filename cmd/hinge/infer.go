@@ -458,7 +458,7 @@ func (o *inferOptions) solve(ctx context.Context, p *hlmrf.Problem, rules []*mod
 			lp.NumVars, lp.NumPotentials(), lp.NumConstraints(), p.NumVars, p.NumPotentials(), p.NumConstraints(), lr.LiftSeconds)
 		res = &lr.Result
 	} else {
-		s, err := admm.New(p, opt)
+		s, err := admm.NewContext(ctx, p, opt)
 		if err == nil {
 			res, err = s.Solve(ctx, nil)
 		}

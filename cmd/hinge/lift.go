@@ -99,7 +99,10 @@ func (o *liftOptions) run(ctx context.Context, path string, stdout, stderr io.Wr
 		stdout = stderr // the report written to standard output stays whole
 	}
 	start := time.Now()
-	p, err := readFile(path, hlmrf.Read)
+	p, err := whileRunning(ctx, func() (*hlmrf.Problem, error) { return readFile(path, hlmrf.Read) })
+	if isCancel(err) {
+		return err
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -110,7 +113,10 @@ func (o *liftOptions) run(ctx context.Context, path string, stdout, stderr io.Wr
 	rep.Seconds.Load = time.Since(start).Seconds()
 
 	t := time.Now()
-	l, err := lift.LiftWithin(p, o.constraintTol)
+	l, err := whileRunning(ctx, func() (*lift.Lifted, error) { return lift.LiftWithin(p, o.constraintTol) })
+	if isCancel(err) {
+		return err
+	}
 	if ie := (*lift.InfeasibleError)(nil); errors.As(err, &ie) {
 		return failed(fmt.Errorf("%s: the hard constraints are infeasible: constraint #%d (counting constraint lines from 1) and the %d constraints symmetric to it cancel to 0 %s %v", path, ie.Constraint+1, ie.Members-1, ie.Kind, ie.Const))
 	}

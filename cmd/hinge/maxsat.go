@@ -119,7 +119,10 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 		stdout = stderr // the c/o/s/v lines too: the report written to standard output stays whole
 	}
 	start := time.Now()
-	in, err := readFile(path, maxsat.Read)
+	in, err := whileRunning(ctx, func() (*maxsat.Instance, error) { return readFile(path, maxsat.Read) })
+	if isCancel(err) {
+		return err
+	}
 	if err != nil {
 		return badInput(err)
 	}

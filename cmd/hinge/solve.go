@@ -219,7 +219,10 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		stdout = stderr // the output written to standard output stays whole
 	}
 	start := time.Now()
-	p, err := readFile(path, hlmrf.Read)
+	p, err := whileRunning(ctx, func() (*hlmrf.Problem, error) { return readFile(path, hlmrf.Read) })
+	if isCancel(err) {
+		return err
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -244,7 +247,10 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		ls := sizesOf(lr.Lifted.Problem)
 		lifted = &ls
 	} else {
-		s, err := admm.New(p, opt)
+		s, err := admm.NewContext(ctx, p, opt)
+		if isCancel(err) {
+			return err
+		}
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", path, err))
 		}
