@@ -663,37 +663,46 @@ func (net *Network) toModel(n Node, vt map[string]string, outer int) (model.Form
 	panic(fmt.Sprintf("mln: unknown node %T", n))
 }
 
-// addClauses converts one formula instance to CNF and adds its clauses,
-// splitting the weight equally (Alchemy's convention). A clause of negative
-// weight is kept as written (see addClause).
+// addClauses converts one formula instance to clauses and adds them. A
+// soft formula's clauses follow Alchemy's rule (FormulaClauses: the unit
+// clauses gathered into one clause of negated literals and negated weight,
+// the weight divided equally among the clauses before tautologies are
+// dropped). A hard formula's clauses are each hard, which is exactly the
+// formula; softened by Options.HardWeight, each weighs HardWeight. A clause
+// of negative weight is kept as written (see addClause).
 func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string, plus []string) error {
-	softened := f.Hard && net.hardWeight > 0
-	if softened {
-		soft := *f
-		soft.Hard, soft.Weight = false, net.hardWeight
-		f = &soft
-	}
 	mf, err := net.toModel(n, vt, 1)
 	if err != nil {
 		return err
 	}
-	cs, err := model.Clauses(mf)
+	if f.Hard {
+		cs, err := model.Clauses(mf)
+		if err != nil {
+			return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
+		}
+		w := 0.0
+		if net.hardWeight > 0 {
+			soft := *f
+			soft.Hard, soft.Weight = false, net.hardWeight
+			f, w = &soft, net.hardWeight // each clause of a hard formula weighs HardWeight
+		}
+		for _, c := range cs {
+			if err := net.addClause(prog, f, c, w, vt, plus); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cs, _, err := FormulaClauses(mf)
 	if err != nil {
 		return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
 	}
-	if len(cs) == 0 {
-		return nil // a tautology
-	}
-	w := f.Weight / float64(len(cs))
-	if softened {
-		w = f.Weight // each clause of a hard formula weighs HardWeight
-	}
-	if !f.Hard && w == 0 {
+	if f.Weight == 0 {
 		net.Dropped += len(cs)
 		return nil
 	}
 	for _, c := range cs {
-		if err := net.addClause(prog, f, c, w, vt, plus); err != nil {
+		if err := net.addClause(prog, f, c.Clause, f.Weight*c.Share, vt, plus); err != nil {
 			return err
 		}
 	}

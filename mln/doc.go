@@ -59,8 +59,15 @@
 //
 // Formulas become clauses by conversion to conjunctive normal form after
 // existential quantifiers are expanded over their variable's domain (the
-// disjunction of the body over every constant) and +x over its constants;
-// a formula's weight is divided equally among its clauses, as Alchemy does.
+// disjunction of the body over every constant) and +x over its constants.
+// A soft formula's weight goes to its clauses by Alchemy's rule
+// (FormulaClauses): the unit clauses are gathered into one clause of their
+// negations with the negated weight (w P ^ Q ^ R is -w !P v !Q v !R, exactly
+// the formula's factor), and the weight is divided equally among the
+// clauses so made, tautologies counted before they are dropped. Where a
+// formula has several clauses of two or more literals, their weights only
+// approximate the formula's factor, as in Alchemy. A hard formula's
+// clauses are each hard.
 // A clause of negative weight w is kept as written and costs |w| for every
 // grounding it satisfies, as in Alchemy: its rule grounds with weight |w|
 // (rules have nonnegative weights) and GroundClauses restores the sign.
