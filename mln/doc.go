@@ -46,8 +46,11 @@
 // formulas built in Go, before any recursive walk reaches them.
 //
 // Evidence (.db): one ground atom per line, `Pred(A, B)` (true),
-// `!Pred(A, B)` (false), or `0.8 Pred(A, B)` (a soft truth value in [0,1],
-// as Tuffy allows). A query file lists atoms the same way; a variable in an
+// `!Pred(A, B)` (false), or `0.8 Pred(A, B)` (soft evidence, as Tuffy
+// means it: a truth value p strictly between 0 and 1 makes the atom
+// unknown, even in a closed predicate, with a prior unit clause of weight
+// log(p/(1-p)); 0 and 1 are false and true). Lazy inference refuses soft
+// evidence (Network.CheckLazy), and so does weight learning. A query file lists atoms the same way; a variable in an
 // argument stands for every constant of the argument's type.
 //
 // The ExpressGNN folders (../shared/data/uw-cse/AREA, kinship-mln/SN) are

@@ -319,10 +319,10 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	var evidence []GroundAtom
 	truth := map[string]bool{}
 	for _, a := range training {
+		if a.Value != 0 && a.Value != 1 {
+			return nil, nil, srcpos.Errorf(a.Pos, "training atoms must be true or false (soft evidence is for inference), found %v", a.Value)
+		}
 		if isQuery[a.Pred] {
-			if a.Value != 0 && a.Value != 1 {
-				return nil, nil, srcpos.Errorf(a.Pos, "training atoms of query predicates must be true or false, found %v", a.Value)
-			}
 			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
 			continue
 		}
