@@ -61,14 +61,14 @@ type Network struct {
 	// clauses of weight 0 (they cannot change the answer).
 	Formulas, Dropped int
 
-	hardWeight float64  // Options.HardWeight
+	hardWeight float64 // Options.HardWeight
 	// soft holds the soft evidence atoms (each once); open says which
 	// predicates are open-world (a closed one with soft evidence is open
 	// in the model, for its soft atoms only).
 	soft []GroundAtom
 	open map[string]bool
-	lazy       bool     // Options.Lazy: the store has no unknown atoms
-	prog       *Program // the program built (lazy inference reads argument types)
+	lazy bool     // Options.Lazy: the store has no unknown atoms
+	prog *Program // the program built (lazy inference reads argument types)
 	// asked holds, for a query predicate asked for only through ground
 	// query atoms, those atoms (see Asked).
 	asked map[string]*askedAtoms
