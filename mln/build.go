@@ -61,9 +61,14 @@ type Network struct {
 	// clauses of weight 0 (they cannot change the answer).
 	Formulas, Dropped int
 
-	hardWeight float64  // Options.HardWeight
-	lazy       bool     // Options.Lazy: the store has no unknown atoms
-	prog       *Program // the program built (lazy inference reads argument types)
+	hardWeight float64 // Options.HardWeight
+	// soft holds the soft evidence atoms (each once); open says which
+	// predicates are open-world (a closed one with soft evidence is open
+	// in the model, for its soft atoms only).
+	soft []GroundAtom
+	open map[string]bool
+	lazy bool     // Options.Lazy: the store has no unknown atoms
+	prog *Program // the program built (lazy inference reads argument types)
 	// asked holds, for a query predicate asked for only through ground
 	// query atoms, those atoms (see Asked).
 	asked map[string]*askedAtoms
@@ -230,7 +235,17 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 	}
 
-	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string]*askedAtoms{}}
+	// Soft evidence (a truth value strictly between 0 and 1) is Tuffy's: the
+	// atom is unknown, with a prior unit clause of weight log(p/(1-p)) (see
+	// addSoftEvidence); a closed predicate's soft atoms are unknown too.
+	hasSoft := map[string]bool{}
+	for _, a := range evidence {
+		if a.Value > 0 && a.Value < 1 {
+			hasSoft[a.Pred] = true
+		}
+	}
+
+	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string]*askedAtoms{}, open: open}
 	for p, ps := range patterns {
 		if whole[p] {
 			continue
@@ -257,7 +272,10 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		if old := net.Model.Predicate(d.Name); old != nil {
 			return nil, srcpos.Errorf(d.Pos, "predicates %s and %s differ only in case, and hinge matches predicate names ignoring case", old.Name, d.Name)
 		}
-		mp, err := net.Model.AddPredicate(d.Name, len(d.Types), !open[d.Name])
+		// A closed predicate with soft evidence is open in the model (its
+		// soft atoms are targets), and its other atoms, absent from the
+		// store, are false all the same.
+		mp, err := net.Model.AddPredicate(d.Name, len(d.Types), !open[d.Name] && !hasSoft[d.Name])
 		if err != nil {
 			return nil, srcpos.Errorf(d.Pos, "%v", err)
 		}
@@ -283,15 +301,32 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 	}
 	fixed := map[string]map[string]bool{} // predicate -> evidence atoms, by key
+	softAt := map[string]GroundAtom{}     // soft evidence atoms, by AtomString
 	for _, a := range evidence {
 		args := constants(a.Args)
+		k, key := AtomString(a.Pred, args), strings.Join(args, "\x00")
+		isSoft := a.Value > 0 && a.Value < 1
+		if b, ok := softAt[k]; ok {
+			if b.Value == a.Value {
+				continue
+			}
+			return nil, srcpos.Errorf(a.Pos, "%s is given two truth values, %v (at %s) and %v", k, b.Value, b.Pos, a.Value)
+		}
+		if isSoft {
+			if fixed[a.Pred][key] {
+				return nil, srcpos.Errorf(a.Pos, "%s is given a soft truth value %v and also as true or false", k, a.Value)
+			}
+			softAt[k] = a
+			net.soft = append(net.soft, a)
+			continue // an unknown atom: not in fixed
+		}
 		if err := net.Store.AddObservation(preds[a.Pred], args, a.Value); err != nil {
 			return nil, srcpos.Errorf(a.Pos, "%v", err)
 		}
 		if fixed[a.Pred] == nil {
 			fixed[a.Pred] = map[string]bool{}
 		}
-		fixed[a.Pred][strings.Join(args, "\x00")] = true
+		fixed[a.Pred][key] = true
 	}
 	for _, d := range prog.Preds {
 		if open[d.Name] && !opt.Lazy {
@@ -300,12 +335,22 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 			}
 		}
 	}
+	if !opt.Lazy {
+		if err := net.softTargets(); err != nil {
+			return nil, err
+		}
+	}
 	if opt.HardWeight < 0 || math.IsNaN(opt.HardWeight) || math.IsInf(opt.HardWeight, 0) {
 		return nil, fmt.Errorf("hard weight %v must be a finite number >= 0", opt.HardWeight)
 	}
 	net.hardWeight = opt.HardWeight
 	for _, f := range prog.Formulas {
 		if err := net.addFormula(prog, f); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range net.soft {
+		if err := net.addSoftEvidence(a, preds[a.Pred]); err != nil {
 			return nil, err
 		}
 	}
@@ -318,6 +363,57 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		return nil, err
 	}
 	return net, nil
+}
+
+// softTargets adds the soft evidence atoms of closed predicates as targets
+// (an open predicate's are added with its other unknown atoms).
+func (net *Network) softTargets() error {
+	for _, a := range net.soft {
+		if !net.open[a.Pred] {
+			if err := net.Store.AddTarget(net.Model.Predicate(a.Pred), constants(a.Args)); err != nil {
+				return srcpos.Errorf(a.Pos, "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckLazy says whether lazy inference (LazyMAP, LazyExactMAP,
+// LazyMarginals) applies to the network: it does not take soft evidence,
+// and the error names the first soft atom's file, line and column.
+func (net *Network) CheckLazy() error {
+	if len(net.soft) == 0 {
+		return nil
+	}
+	a := net.soft[0]
+	return srcpos.Errorf(a.Pos, "soft evidence (truth value %v of %s) is not supported by lazy inference: give the atom as true or false, or leave out --lazy (every other method takes it)", a.Value, AtomString(a.Pred, constants(a.Args)))
+}
+
+// addSoftEvidence adds the prior of a soft evidence atom a (truth value p
+// strictly between 0 and 1), as Tuffy does: the atom is unknown, and the
+// unit clause a of weight log(p/(1-p)) makes its probability p when no
+// other clause touches it. Its formula is fixed (@w): learning keeps it.
+func (net *Network) addSoftEvidence(a GroundAtom, p *model.Predicate) error {
+	w := math.Log(a.Value / (1 - a.Value))
+	args := constants(a.Args)
+	text := fmt.Sprintf("%v %s", a.Value, AtomString(a.Pred, args))
+	f := &Formula{Weight: w, Fixed: true, Pos: a.Pos, Text: text}
+	ts := make([]model.Term, len(args))
+	for i, c := range args {
+		ts[i] = model.Const(c)
+	}
+	r := &model.Rule{
+		Weight:   math.Abs(w),
+		Weighted: true,
+		Logical:  model.NewAtom(p, ts...),
+		Pos:      a.Pos,
+		Text:     fmt.Sprintf("%.6g %s (soft evidence %v)", w, AtomString(a.Pred, args), a.Value),
+	}
+	if err := net.Model.AddRule(r); err != nil {
+		return srcpos.Errorf(a.Pos, "%v", err)
+	}
+	net.Clauses = append(net.Clauses, ClauseInfo{Formula: f, Weight: w})
+	return nil
 }
 
 func constants(ts []Term) []string {
@@ -663,37 +759,46 @@ func (net *Network) toModel(n Node, vt map[string]string, outer int) (model.Form
 	panic(fmt.Sprintf("mln: unknown node %T", n))
 }
 
-// addClauses converts one formula instance to CNF and adds its clauses,
-// splitting the weight equally (Alchemy's convention). A clause of negative
-// weight is kept as written (see addClause).
+// addClauses converts one formula instance to clauses and adds them. A
+// soft formula's clauses follow Alchemy's rule (FormulaClauses: the unit
+// clauses gathered into one clause of negated literals and negated weight,
+// the weight divided equally among the clauses before tautologies are
+// dropped). A hard formula's clauses are each hard, which is exactly the
+// formula; softened by Options.HardWeight, each weighs HardWeight. A clause
+// of negative weight is kept as written (see addClause).
 func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]string, plus []string) error {
-	softened := f.Hard && net.hardWeight > 0
-	if softened {
-		soft := *f
-		soft.Hard, soft.Weight = false, net.hardWeight
-		f = &soft
-	}
 	mf, err := net.toModel(n, vt, 1)
 	if err != nil {
 		return err
 	}
-	cs, err := model.Clauses(mf)
+	if f.Hard {
+		cs, err := model.Clauses(mf)
+		if err != nil {
+			return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
+		}
+		w := 0.0
+		if net.hardWeight > 0 {
+			soft := *f
+			soft.Hard, soft.Weight = false, net.hardWeight
+			f, w = &soft, net.hardWeight // each clause of a hard formula weighs HardWeight
+		}
+		for _, c := range cs {
+			if err := net.addClause(prog, f, c, w, vt, plus); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cs, _, err := FormulaClauses(mf)
 	if err != nil {
 		return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
 	}
-	if len(cs) == 0 {
-		return nil // a tautology
-	}
-	w := f.Weight / float64(len(cs))
-	if softened {
-		w = f.Weight // each clause of a hard formula weighs HardWeight
-	}
-	if !f.Hard && w == 0 {
+	if f.Weight == 0 {
 		net.Dropped += len(cs)
 		return nil
 	}
 	for _, c := range cs {
-		if err := net.addClause(prog, f, c, w, vt, plus); err != nil {
+		if err := net.addClause(prog, f, c.Clause, f.Weight*c.Share, vt, plus); err != nil {
 			return err
 		}
 	}

@@ -20,13 +20,15 @@
 //	@2   Smokes(x) => Cancer(x)                     a fixed weight (Tuffy): learning keeps it
 //	1    EXIST y Friends(x, y)                      quantifiers: EXIST, FORALL
 //
-// The grammar of a formula, loosest first (all binary operators are right
-// associative; a quantifier extends as far right as possible):
+// The grammar of a formula, loosest first (=> and <=> are right
+// associative, and => binds tighter than <=>, so P => Q <=> R is
+// (P => Q) <=> R, as in Alchemy; a quantifier extends as far right as
+// possible):
 //
 //	formula  = quant | equiv
 //	quant    = ("EXIST" | "FORALL") var {"," var} formula
 //	equiv    = implies ["<=>" formula]
-//	implies  = or ["=>" formula]
+//	implies  = or ["=>" (quant | implies)]
 //	or       = and {"v" and}
 //	and      = unary {"^" unary}
 //	unary    = "!" unary | "(" formula ")" | quant | atom | term "=" term | term "!=" term
@@ -46,8 +48,11 @@
 // formulas built in Go, before any recursive walk reaches them.
 //
 // Evidence (.db): one ground atom per line, `Pred(A, B)` (true),
-// `!Pred(A, B)` (false), or `0.8 Pred(A, B)` (a soft truth value in [0,1],
-// as Tuffy allows). A query file lists atoms the same way; a variable in an
+// `!Pred(A, B)` (false), or `0.8 Pred(A, B)` (soft evidence, as Tuffy
+// means it: a truth value p strictly between 0 and 1 makes the atom
+// unknown, even in a closed predicate, with a prior unit clause of weight
+// log(p/(1-p)); 0 and 1 are false and true). Lazy inference refuses soft
+// evidence (Network.CheckLazy), and so does weight learning. A query file lists atoms the same way; a variable in an
 // argument stands for every constant of the argument's type.
 //
 // The ExpressGNN folders (../shared/data/uw-cse/AREA, kinship-mln/SN) are
@@ -59,8 +64,15 @@
 //
 // Formulas become clauses by conversion to conjunctive normal form after
 // existential quantifiers are expanded over their variable's domain (the
-// disjunction of the body over every constant) and +x over its constants;
-// a formula's weight is divided equally among its clauses, as Alchemy does.
+// disjunction of the body over every constant) and +x over its constants.
+// A soft formula's weight goes to its clauses by Alchemy's rule
+// (FormulaClauses): the unit clauses are gathered into one clause of their
+// negations with the negated weight (w P ^ Q ^ R is -w !P v !Q v !R, exactly
+// the formula's factor), and the weight is divided equally among the
+// clauses so made, tautologies counted before they are dropped. Where a
+// formula has several clauses of two or more literals, their weights only
+// approximate the formula's factor, as in Alchemy. A hard formula's
+// clauses are each hard.
 // A clause of negative weight w is kept as written and costs |w| for every
 // grounding it satisfies, as in Alchemy: its rule grounds with weight |w|
 // (rules have nonnegative weights) and GroundClauses restores the sign.
@@ -113,7 +125,8 @@
 // and unit propagation over the hard clauses fixes what they force, the
 // network splits into connected components, and each is solved by a
 // junction tree on a min-fill elimination order (jtree.go) when its
-// cliques are small, or by lifted counting over classes of atoms that
+// cliques are small, by enumerating its worlds in Gray-code order
+// (enumerate.go) when they are few (22 to 24 atoms), or by lifted counting over classes of atoms that
 // color refinement proposes and a check of every transposition proves
 // fully exchangeable (count.go), as for a complete graph of soft
 // equivalences at any size; the rest is sampled. A junction tree was
@@ -138,6 +151,7 @@
 // samplers report Rao-Blackwellised estimates, run several chains from
 // worlds spread apart and say whether they agree (Diagnostics: split R-hat
 // and the largest difference between chains; Mixed needs both small).
+// Agreement cannot reveal a mode that no chain visited.
 //
 // LazyMAP finds a MAP world without the full grounding, as LazySAT does
 // (Singla and Domingos 2006): unknown atoms start false, a ground clause is
@@ -147,7 +161,8 @@
 // MC-SAT (Poon, Domingos and Sumner 2008) over the same lazy grounding: a
 // clause built during a step takes its selection coin then. On a network
 // of at most 100,000 unknown atoms every atom is active from the start, so
-// that the chains sample what MCSAT samples; on a larger one SampleSAT
+// that the chains target what MCSAT targets (but without its cluster
+// moves, so they mix worse where hard clauses tie atoms); on a larger one SampleSAT
 // moves only the active atoms, and the atoms no built clause reaches stay
 // false, so the marginals are those of the network conditioned on them
 // being false (LazyMarginalResult.Complete and NeverActivated say which).

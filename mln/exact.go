@@ -23,6 +23,13 @@ type ExactOptions struct {
 	// count per exchangeable class, one bit per other atom) summed over
 	// (0: 2^20).
 	MaxConfigs float64
+	// MaxEnumeration bounds enumeration of a component's worlds (what is
+	// tried when no junction tree fits): 2^atoms worlds plus the clause
+	// occurrences updated as the atoms flip, in Gray-code order (0: 2^26,
+	// at most about 0.75 s at the 11 ns per unit measured by
+	// BenchmarkEnumerate22: a needle of 22 atoms in two clauses each is
+	// 1.3*10^7 units, 0.14 s; of 24 atoms, 5*10^7; 26 atoms never fit).
+	MaxEnumeration float64
 }
 
 func (o ExactOptions) withDefaults() ExactOptions {
@@ -34,6 +41,9 @@ func (o ExactOptions) withDefaults() ExactOptions {
 	}
 	if o.MaxConfigs <= 0 {
 		o.MaxConfigs = 1 << 20
+	}
+	if o.MaxEnumeration <= 0 {
+		o.MaxEnumeration = 1 << 26
 	}
 	return o
 }
@@ -50,6 +60,8 @@ const (
 	ExactJunctionTree = "junction-tree"
 	// ExactCounting: lifted counting over classes of exchangeable atoms.
 	ExactCounting = "counting"
+	// ExactEnumeration: every world enumerated, in Gray-code order.
+	ExactEnumeration = "enumeration"
 	// Sampled: too costly for either; its marginals are sampled.
 	Sampled = "sampled"
 )
@@ -125,8 +137,8 @@ type TooLargeError struct {
 // limits.
 func (e *TooLargeError) Error() string {
 	c, o := e.Component, e.Options.withDefaults()
-	return fmt.Sprintf("exact marginals: a component of %d atoms and %d clauses is too large: its junction tree needs a clique of at least %d atoms (at least %.3g table entries; the limits are %d atoms and %.3g entries), and no exchangeable classes make it countable in %.3g configurations; sample it (--method mcsat, or the default, which samples only such components)",
-		c.Atoms, c.Clauses, c.Width, c.Entries, o.MaxClique, o.MaxEntries, o.MaxConfigs)
+	return fmt.Sprintf("exact marginals: a component of %d atoms and %d clauses is too large: its junction tree needs a clique of at least %d atoms (at least %.3g table entries; the limits are %d atoms and %.3g entries), its 2^%d worlds are too many to enumerate, and no exchangeable classes make it countable in %.3g configurations; sample it (--method mcsat, or the default, which samples only such components)",
+		c.Atoms, c.Clauses, c.Width, c.Entries, o.MaxClique, o.MaxEntries, c.Atoms, o.MaxConfigs)
 }
 
 // ExactMarginals computes marginals exactly wherever that is affordable,
@@ -136,10 +148,11 @@ func (e *TooLargeError) Error() string {
 // atoms they force (marginals 0 and 1), the clauses are simplified by them,
 // and the network splits into connected components. An atom in no clause
 // then has marginal 1/2. Each component is solved by a junction tree on a
-// min-fill elimination order when its cliques fit opt (junctionTree), or
-// else by lifted counting when its atoms fall into few classes of
-// exchangeable atoms (countExchangeable); a component that fits neither is
-// left in Rest. When strict, such a component is a *TooLargeError instead.
+// min-fill elimination order when its cliques fit opt (junctionTree), else
+// by enumerating its worlds when they are few enough (enumerate, within
+// opt.MaxEnumeration), else by lifted counting when its atoms fall into
+// few classes of exchangeable atoms (countExchangeable); a component that
+// fits none is left in Rest. When strict, such a component is a *TooLargeError instead.
 func ExactMarginals(ctx context.Context, in *maxsat.Instance, opt ExactOptions, strict bool) (*ExactResult, error) {
 	opt = opt.withDefaults()
 	n := in.NumVars
@@ -401,9 +414,25 @@ func joinComponents(cs []*component) (*maxsat.Instance, []int32) {
 	return out, vars
 }
 
-// solve computes the component's marginals by a junction tree or by lifted
-// counting, filling rep; nil marginals when neither is affordable.
+// solve computes the component's marginals by a junction tree, by
+// enumerating its worlds or by lifted counting, filling rep; nil marginals
+// when none is affordable.
 func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component) ([]float64, error) {
+	// A junction tree scales each clique's table to its largest entry,
+	// and an entry below e^-708 of it underflows to 0 whatever the other
+	// tables hold: with weights in the hundreds it can lose the worlds
+	// that carry the mass (a needle of 12 atoms with weights near 300
+	// gave 1 for an exact 2e-22). Enumeration keeps log-weights exactly,
+	// so it goes first where the soft weights can span that range.
+	fits := enumerationWork(c.in) <= opt.MaxEnumeration
+	if fits && softSpan(c.in) > 700 {
+		probs, err := enumerate(ctx, c.in)
+		if err != nil {
+			return nil, err
+		}
+		rep.Method = ExactEnumeration
+		return probs, nil
+	}
 	adj, w, ok := primalGraph(c.in, opt.MaxClique)
 	if !ok {
 		rep.Width, rep.Entries = w, math.Ldexp(1, w)
@@ -426,6 +455,14 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 			}
 		}
 	}
+	if fits {
+		probs, err := enumerate(ctx, c.in)
+		if err != nil {
+			return nil, err
+		}
+		rep.Method = ExactEnumeration
+		return probs, nil
+	}
 	probs, classes, configs, err := countExchangeable(ctx, c.in, opt.MaxConfigs)
 	if err != nil {
 		return nil, err
@@ -438,3 +475,15 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 
 // errNoWorld is returned when no world satisfies a component's hard clauses.
 var errNoWorld = errors.New("mln: exact marginals: no world satisfies the hard clauses")
+
+// softSpan is the sum of the soft clauses' |weights|: no two worlds'
+// log-weights differ by more.
+func softSpan(in *maxsat.Instance) float64 {
+	s := 0.0
+	for c, w := range in.Weight {
+		if !in.Hard[c] {
+			s += math.Abs(w)
+		}
+	}
+	return s
+}

@@ -101,8 +101,9 @@ func TestExactMarginalsAgainstEnumeration(t *testing.T) {
 		}
 	}
 	limits := map[string]ExactOptions{
-		"default":  {},
-		"counting": {MaxClique: 2, MaxConfigs: 1 << 17},
+		"default":     {},
+		"counting":    {MaxClique: 2, MaxConfigs: 1 << 17, MaxEnumeration: 1},
+		"enumeration": {MaxClique: 2, MaxConfigs: 1},
 	}
 	for name, in := range cases {
 		want := exactMarginals(in)
@@ -280,16 +281,23 @@ func BenchmarkExactGrid(b *testing.B) {
 
 // TestExactUnderflow: weights of 800 that pull apart make the junction
 // tree's messages underflow (every entry of a product below float64's
-// range); the component then goes to counting, which sums in log space.
-// With the clauses a (800), !a v b (800) and b (-800), three
-// worlds weigh 800 and one 0, so P(a) = 2/3 and P(b) = 1/3.
+// range). A component whose worlds are few is enumerated (log-weights kept
+// exactly), before any junction tree when the weights span more than 700;
+// otherwise it goes to counting, which sums in log space. With the clauses
+// a (800), !a v b (800) and b (-800), three worlds weigh 800 and one 0, so
+// P(a) = 2/3 and P(b) = 1/3.
 func TestExactUnderflow(t *testing.T) {
 	in := clauses(t, 2, "800: 1", "800: -1 2", "-800: 2")
-	res, err := ExactMarginals(context.Background(), in, ExactOptions{}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(res.Probs[0]-2.0/3) > 1e-9 || math.Abs(res.Probs[1]-1.0/3) > 1e-9 || res.Components[0].Method != ExactCounting {
-		t.Errorf("got %v by %s, want [2/3 1/3] by counting", res.Probs, res.Components[0].Method)
+	for _, tc := range []struct {
+		opt    ExactOptions
+		method string
+	}{{ExactOptions{}, ExactEnumeration}, {ExactOptions{MaxEnumeration: 1}, ExactCounting}} {
+		res, err := ExactMarginals(context.Background(), in, tc.opt, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Probs[0]-2.0/3) > 1e-9 || math.Abs(res.Probs[1]-1.0/3) > 1e-9 || res.Components[0].Method != tc.method {
+			t.Errorf("got %v by %s, want [2/3 1/3] by %s", res.Probs, res.Components[0].Method, tc.method)
+		}
 	}
 }

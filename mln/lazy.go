@@ -30,6 +30,14 @@ func (net *Network) UnknownAtoms() float64 {
 		if p == nil || p.Closed {
 			continue
 		}
+		if !net.open[d.Name] { // a closed predicate with soft evidence
+			for _, a := range net.soft {
+				if a.Pred == d.Name {
+					n++
+				}
+			}
+			continue
+		}
 		size := 1.0
 		for _, t := range d.Types {
 			size *= float64(len(net.Domains[t]))
@@ -59,7 +67,7 @@ func (net *Network) Materialize(maxAtoms int) error {
 	}
 	for _, d := range net.prog.Preds {
 		p := net.Model.Predicate(d.Name)
-		if p == nil || p.Closed {
+		if p == nil || p.Closed || !net.open[d.Name] {
 			continue
 		}
 		size := 1.0
@@ -100,6 +108,9 @@ func (net *Network) Materialize(maxAtoms int) error {
 		if err := rec(0); err != nil {
 			return err
 		}
+	}
+	if err := net.softTargets(); err != nil {
+		return err
 	}
 	net.lazy = false
 	return nil
@@ -377,6 +388,9 @@ type seedRef struct{ clause, atom int32 }
 // store's target atoms to false. The ground clauses are built into sink,
 // or, when it is nil, into a MaxWalkSAT walker (e.walker) for LazyMAP.
 func (net *Network) newLazy(opt LazyOptions, sink lazySink) (*lazyEngine, error) {
+	if err := net.CheckLazy(); err != nil {
+		return nil, err
+	}
 	e := &lazyEngine{net: net, s: net.Store, w: sink,
 		seeds:    make([][]seedRef, len(net.Model.Predicates)),
 		vars:     make([][]int32, len(net.Model.Predicates)),

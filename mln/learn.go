@@ -319,10 +319,10 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	var evidence []GroundAtom
 	truth := map[string]bool{}
 	for _, a := range training {
+		if a.Value != 0 && a.Value != 1 {
+			return nil, nil, srcpos.Errorf(a.Pos, "training atoms must be true or false (soft evidence is for inference), found %v", a.Value)
+		}
 		if isQuery[a.Pred] {
-			if a.Value != 0 && a.Value != 1 {
-				return nil, nil, srcpos.Errorf(a.Pos, "training atoms of query predicates must be true or false, found %v", a.Value)
-			}
 			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
 			continue
 		}
@@ -399,8 +399,9 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 		scale[v] = 1 / n
 	}
 	// paramOf says which learned weight a ground clause of rule r carries
-	// (-1: none) and its share (1/n of its formula's weight; for a fixed
-	// (@w) formula the clause's weight, a constant).
+	// (-1: none) and its share (1/n of its formula's weight, -1/n for the
+	// gathered clause of the formula's unit clauses, see FormulaClauses;
+	// for a fixed (@w) formula the clause's weight, a constant).
 	clauses := make([]int, len(learned))
 	paramOf := func(r int32) (int32, float64) {
 		info := net.Clauses[r]

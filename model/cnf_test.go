@@ -68,7 +68,7 @@ func refClauses(f Formula) ([]Clause, error) {
 	}
 	out := cs[:0]
 	for _, c := range cs {
-		if !tautology(c) {
+		if !Tautology(c) {
 			out = append(out, c)
 		}
 	}

@@ -405,18 +405,26 @@ const MaxClauses = 256
 // work bounded by its size: nested equivalences, whose expanded tree
 // doubles with each level, are refused in microseconds at any depth.
 func Clauses(f Formula) ([]Clause, error) {
-	b := cnfBuilder{shared: sharedSubformulas(f)}
-	cs, err := b.cnf(f, false)
+	cs, err := CNF(f)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Clause, 0, len(cs))
 	for _, c := range cs {
-		if !tautology(c) {
+		if !Tautology(c) {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// CNF is Clauses without dropping the tautologies: every clause of the
+// plain distribution of f's negation normal form, in order. Markov logic
+// divides a formula's weight by this count (Alchemy counts the clauses of
+// its conjunctive normal form before any is found always true).
+func CNF(f Formula) ([]Clause, error) {
+	b := cnfBuilder{shared: sharedSubformulas(f)}
+	return b.cnf(f, false)
 }
 
 // errTooManyClauses is the error of a formula beyond MaxClauses.
@@ -629,10 +637,10 @@ func sameLiteralTarget(a, b Literal) bool {
 		a.Cmp.Right.Kind == b.Cmp.Right.Kind && a.Cmp.Right.Name == b.Cmp.Right.Name
 }
 
-// tautology reports whether the clause holds a literal and its negation.
+// Tautology reports whether the clause holds a literal and its negation.
 // Literals are keyed by what they refer to, so a clause of k literals costs
 // O(k), not the O(k^2) of comparing every pair.
-func tautology(c Clause) bool {
+func Tautology(c Clause) bool {
 	if len(c) < 16 {
 		for i := range c {
 			for j := i + 1; j < len(c); j++ {

@@ -20,8 +20,10 @@ import (
 //
 // (the conjunction of the negated literals: 1 when the clause is false, at
 // most exp(-lambda) otherwise, as FromClauses writes a ground clause), with
-// the root term -w_c * sum(v) Fi_j(v), w_c the formula's weight shared
-// equally among its clauses (Alchemy's convention; hard formulas weigh
+// the root term -w_c * sum(v) Fi_j(v), w_c the clause's share of the
+// formula's weight by Alchemy's rule (mln.FormulaClauses: a formula's unit
+// clauses become one clause of negated literals and negated weight, and the
+// weight is divided equally among the clauses; hard formulas weigh
 // hardWeight per clause). Every clause weight and every lambda is a weight
 // of its own, which learning may move; negative weights need no rewriting.
 // The RRF's distribution tends to the network's as lambda grows.
@@ -48,15 +50,24 @@ func FromMLN(kb *mln.Program, lambda, hardWeight float64) (*Program, error) {
 		if err != nil {
 			return nil, err
 		}
-		cs, err := model.Clauses(mf)
-		if err != nil {
+		var cs []mln.WeightedClause
+		if f.Hard {
+			hc, err := model.Clauses(mf)
+			if err != nil {
+				return nil, srcpos.Errorf(f.Pos, "%v", err)
+			}
+			for _, c := range hc {
+				cs = append(cs, mln.WeightedClause{Clause: c, Share: 1})
+			}
+		} else if cs, _, err = mln.FormulaClauses(mf); err != nil {
 			return nil, srcpos.Errorf(f.Pos, "%v", err)
 		}
-		w := f.Weight / float64(len(cs))
-		if f.Hard {
-			w = hardWeight
-		}
-		for j, c := range cs {
+		for j, wc := range cs {
+			c := wc.Clause
+			w := f.Weight * wc.Share
+			if f.Hard {
+				w = hardWeight
+			}
 			name := fmt.Sprintf("F%d", i+1)
 			if len(cs) > 1 {
 				name = fmt.Sprintf("F%d_%d", i+1, j+1)

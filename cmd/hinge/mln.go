@@ -640,6 +640,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && o.lifted {
 		return failed(errors.New("--lifted lifts the LP relaxation of the full grounding, and it would not fit in --memory-limit (the run would ground lazily, without lifting)"))
 	}
+	if o.lazy {
+		if err := net.CheckLazy(); err != nil {
+			return badInput(err)
+		}
+	}
 	if o.lazy && o.marginal {
 		return o.lazyMarginals(ctx, net, load, start, stdout, stderr)
 	}

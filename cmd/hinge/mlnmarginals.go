@@ -61,7 +61,7 @@ func summarizeExact(exact []bool, comps []mln.Component) *exactSummary {
 // print writes the summary's stderr line.
 func (s *exactSummary) print(w io.Writer, total int) {
 	var parts []string
-	for _, m := range []string{mln.ExactJunctionTree, mln.ExactCounting, mln.ExactPropagated, mln.ExactFree} {
+	for _, m := range []string{mln.ExactJunctionTree, mln.ExactEnumeration, mln.ExactCounting, mln.ExactPropagated, mln.ExactFree} {
 		t, ok := s.ByMethod[m]
 		if !ok {
 			continue
@@ -69,6 +69,8 @@ func (s *exactSummary) print(w io.Writer, total int) {
 		switch m {
 		case mln.ExactJunctionTree:
 			parts = append(parts, fmt.Sprintf("%d in %s by junction tree (cliques of at most %d atoms)", t.Atoms, plural(t.Components, "component", ""), t.MaxWidth))
+		case mln.ExactEnumeration:
+			parts = append(parts, fmt.Sprintf("%d in %s by enumerating every world", t.Atoms, plural(t.Components, "component", "")))
 		case mln.ExactCounting:
 			parts = append(parts, fmt.Sprintf("%d in %s by counting exchangeable atoms", t.Atoms, plural(t.Components, "component", "")))
 		case mln.ExactPropagated:
@@ -85,7 +87,7 @@ func (s *exactSummary) print(w io.Writer, total int) {
 		return
 	}
 	big := slices.MaxFunc(s.SampledSet, func(a, b mln.Component) int { return a.Atoms - b.Atoms })
-	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms)\n",
+	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms, and its worlds are too many to enumerate)\n",
 		s.Sampled, plural(len(s.SampledSet), "component", ""), big.Atoms, big.Clauses, big.Width)
 }
 
