@@ -1,10 +1,6 @@
 package mln
 
-import (
-	"strings"
-
-	"github.com/hinge-srl/hinge/model"
-)
+import "github.com/hinge-srl/hinge/model"
 
 // WeightedClause is one clause of a formula with its share of the
 // formula's weight (Share times the formula's weight is the clause's
@@ -119,30 +115,11 @@ func dedupLiterals(c model.Clause) model.Clause {
 	return out
 }
 
-// literalKey names a literal: its sign, and the atom (predicate names
-// compare without case, as everywhere in Markov logic) or comparison.
+// literalKey names a literal: its sign and what it refers to
+// (model.TargetKey).
 func literalKey(l model.Literal) string {
-	var b strings.Builder
 	if l.Neg {
-		b.WriteByte('!')
+		return "!" + model.TargetKey(l)
 	}
-	term := func(t model.Term) {
-		b.WriteByte(byte('0' + t.Kind))
-		b.WriteString(t.Name)
-		b.WriteByte(0)
-	}
-	if l.Atom != nil {
-		b.WriteString("a")
-		b.WriteString(strings.ToLower(l.Atom.PredName))
-		b.WriteByte(0)
-		for _, t := range l.Atom.Args {
-			term(t)
-		}
-	} else {
-		b.WriteString("c")
-		b.WriteByte(byte('0' + l.Cmp.Op))
-		term(l.Cmp.Left)
-		term(l.Cmp.Right)
-	}
-	return b.String()
+	return model.TargetKey(l)
 }

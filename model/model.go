@@ -652,34 +652,41 @@ func Tautology(c Clause) bool {
 		return false
 	}
 	seen := make(map[string]bool, len(c)) // target -> negated
-	var b strings.Builder
 	for _, l := range c {
-		b.Reset()
-		term := func(t Term) {
-			b.WriteByte(byte('0' + t.Kind))
-			b.WriteString(t.Name)
-			b.WriteByte(0)
-		}
-		if l.Atom != nil {
-			b.WriteString("a")
-			b.WriteString(strings.ToLower(l.Atom.PredName))
-			b.WriteByte(0)
-			for _, t := range l.Atom.Args {
-				term(t)
-			}
-		} else {
-			b.WriteString("c")
-			b.WriteByte(byte('0' + l.Cmp.Op))
-			term(l.Cmp.Left)
-			term(l.Cmp.Right)
-		}
-		k := b.String()
+		k := TargetKey(l)
 		if neg, ok := seen[k]; ok && neg != l.Neg {
 			return true
 		}
 		seen[k] = l.Neg
 	}
 	return false
+}
+
+// TargetKey names what a literal refers to, without its sign: its atom
+// (the predicate's name without case, as everywhere in Markov logic, and
+// its arguments) or its comparison. Two literals have one key exactly when
+// they refer to the same atom or comparison.
+func TargetKey(l Literal) string {
+	var b strings.Builder
+	term := func(t Term) {
+		b.WriteByte(byte('0' + t.Kind))
+		b.WriteString(t.Name)
+		b.WriteByte(0)
+	}
+	if l.Atom != nil {
+		b.WriteString("a")
+		b.WriteString(strings.ToLower(l.Atom.PredName))
+		b.WriteByte(0)
+		for _, t := range l.Atom.Args {
+			term(t)
+		}
+	} else {
+		b.WriteString("c")
+		b.WriteByte(byte('0' + l.Cmp.Op))
+		term(l.Cmp.Left)
+		term(l.Cmp.Right)
+	}
+	return b.String()
 }
 
 // Bound returns the variables of the clause that grounding enumerates: those
