@@ -418,12 +418,10 @@ func joinComponents(cs []*component) (*maxsat.Instance, []int32) {
 // enumerating its worlds or by lifted counting, filling rep; nil marginals
 // when none is affordable.
 func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component) ([]float64, error) {
-	// A junction tree scales each clique's table to its largest entry,
-	// and an entry below e^-708 of it underflows to 0 whatever the other
-	// tables hold: with weights in the hundreds it can lose the worlds
-	// that carry the mass (a needle of 12 atoms with weights near 300
-	// gave 1 for an exact 2e-22). Enumeration keeps log-weights exactly,
-	// so it goes first where the soft weights can span that range.
+	// Where the soft weights can span more than e^700, a junction tree's
+	// scaled tables lose entries and it runs again on logarithms
+	// (junctionTree); enumeration, exact and as cheap for a component
+	// that fits, goes first there.
 	fits := enumerationWork(c.in) <= opt.MaxEnumeration
 	if fits && softSpan(c.in) > 700 {
 		probs, err := enumerate(ctx, c.in)
@@ -446,13 +444,11 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 		rep.Width, rep.Entries = max(el.width, d), max(el.entries, math.Ldexp(1, d))
 		if ok {
 			probs, err := junctionTree(ctx, c.in, el)
-			if err == nil {
-				rep.Method = ExactJunctionTree
-				return probs, nil
-			}
-			if !errors.Is(err, errUnderflow) {
+			if err != nil {
 				return nil, err
 			}
+			rep.Method = ExactJunctionTree
+			return probs, nil
 		}
 	}
 	if fits {

@@ -290,10 +290,21 @@ func (p projector) index(e int) int32 {
 // connected network; weights signed, P(world) proportional to the exp of
 // the weights of the soft clauses it satisfies, 0 when it violates a hard
 // one) on the cliques of el. It returns an error when no world satisfies
-// the hard clauses, and errUnderflow when the product of two messages
-// leaves no entry above float64's range (weights of hundreds that pull
-// apart; the component is then sampled).
+// the hard clauses. It runs on scaled potentials, and again on
+// logarithms where those lose an entry (junctionTreeScaled).
 func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]float64, error) {
+	probs, err := junctionTreeScaled(ctx, in, el)
+	if errors.Is(err, errUnderflow) {
+		return junctionTreeLog(ctx, in, el)
+	}
+	return probs, err
+}
+
+// logTables are the cliques' log-potentials: a soft clause of weight w
+// takes w away from the entries of its clique that violate it (adding w
+// to all the others, up to a constant), a hard one makes them impossible
+// (-Inf). first maps an atom to the clique it is eliminated in.
+func logTables(in *maxsat.Instance, el *elimination) [][]float64 {
 	nc := len(el.cliques)
 	tables := make([][]float64, nc)
 	first := make([]int32, in.NumVars) // atom -> its clique (where eliminated)
@@ -342,31 +353,34 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 			}
 		}
 	}
-	// From here on the tables are potentials, exp of the log-potentials
-	// less their largest, and every product is scaled back to a largest
-	// entry of 1: only ratios within a clique matter, and a scaled table
-	// neither overflows nor, but for entries negligible beside its
-	// largest, underflows.
+	return tables
+}
+
+// junctionTreeScaled is junctionTree on potentials (exp of the
+// log-potentials) scaled to a largest entry of 1 in every table and
+// product: fast, but an entry below e^-745 of its table's largest
+// becomes 0 whatever the other tables hold. Where that happens to an entry
+// that is not impossible (weights in the hundreds: a 12-atom needle with
+// weights near 300 gave 1 for an exact 2e-22) it returns errUnderflow.
+func junctionTreeScaled(ctx context.Context, in *maxsat.Instance, el *elimination) ([]float64, error) {
+	nc := len(el.cliques)
+	tables := logTables(in, el)
 	for _, t := range tables {
 		top := math.Inf(-1)
 		for _, x := range t {
 			top = max(top, x)
 		}
 		if math.IsInf(top, -1) {
-			return nil, fmt.Errorf("mln: exact marginals: no world satisfies the hard clauses of a component of %d atoms", in.NumVars)
+			return nil, errNoWorldIn(in)
 		}
 		for e, x := range t {
 			t[e] = math.Exp(x - top)
+			if t[e] == 0 && !math.IsInf(x, -1) {
+				return nil, errUnderflow
+			}
 		}
 	}
-	children := make([][]int32, nc)
-	proj := make([]projector, nc) // clique -> its parent's entries onto its separator
-	for i, p := range el.parent {
-		if p >= 0 {
-			children[p] = append(children[p], int32(i))
-			proj[i] = newProjector(el.cliques[p], el.cliques[i])
-		}
-	}
+	children, proj := treeLinks(el)
 	// Upward: cliques in elimination order, children first; clique i sends
 	// its table summed over its own atom (bit 0), indexed by the rest.
 	up := make([][]float64, nc)
@@ -379,8 +393,12 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 		t := tables[i]
 		for _, ch := range children[i] {
 			m, pr := up[ch], proj[ch]
-			for e := range t {
-				t[e] *= m[pr.index(e)]
+			for e, x := range t {
+				f := m[pr.index(e)]
+				t[e] = x * f
+				if t[e] == 0 && x != 0 && f != 0 {
+					return nil, errUnderflow
+				}
 			}
 			if !scaleMax(t) {
 				// Both tables had a nonzero entry, so the product's mass
@@ -422,8 +440,12 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 				s := pr.index(e)
 				down[s] += x / m[s] // m[s] > 0 wherever the belief x is
 			}
-			for e := range t {
-				t[e] *= down[e>>1]
+			for e, x := range t {
+				f := down[e>>1]
+				t[e] = x * f
+				if t[e] == 0 && x != 0 && f != 0 {
+					return nil, errUnderflow
+				}
 			}
 			scaleMax(t)
 		}
@@ -437,6 +459,133 @@ func junctionTree(ctx context.Context, in *maxsat.Instance, el *elimination) ([]
 		probs[el.cliques[i][0]] = on / all
 	}
 	return probs, nil
+}
+
+// junctionTreeLog is junctionTree with every table, message and belief
+// kept as logarithms (sums by log-sum-exp): no entry is lost whatever the
+// weights, at the price of a logarithm and an exponential per term. It
+// runs where the scaled version would lose entries (errUnderflow).
+func junctionTreeLog(ctx context.Context, in *maxsat.Instance, el *elimination) ([]float64, error) {
+	nc := len(el.cliques)
+	tables := logTables(in, el)
+	for _, t := range tables {
+		if !shiftMax(t) {
+			return nil, errNoWorldIn(in)
+		}
+	}
+	children, proj := treeLinks(el)
+	up := make([][]float64, nc)
+	for i := range nc {
+		if i&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		t := tables[i]
+		for _, ch := range children[i] {
+			m, pr := up[ch], proj[ch]
+			for e := range t {
+				t[e] += m[pr.index(e)]
+			}
+			if !shiftMax(t) {
+				return nil, errNoWorldIn(in) // no entry both tables allow
+			}
+		}
+		if el.parent[i] < 0 {
+			continue
+		}
+		m := make([]float64, len(t)/2)
+		for s := range m {
+			m[s] = logAdd(t[2*s], t[2*s+1])
+		}
+		shiftMax(m)
+		up[i] = m
+	}
+	probs := make([]float64, in.NumVars)
+	var down []float64
+	for i := nc - 1; i >= 0; i-- {
+		if i&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		t := tables[i]
+		if p := el.parent[i]; p >= 0 {
+			pt, m, pr := tables[p], up[i], proj[i]
+			down = slices.Grow(down[:0], len(m))[:len(m)]
+			for s := range down {
+				down[s] = math.Inf(-1)
+			}
+			for e, x := range pt {
+				if math.IsInf(x, -1) {
+					continue
+				}
+				s := pr.index(e)
+				down[s] = logAdd(down[s], x-m[s]) // m[s] > -Inf wherever the belief x is
+			}
+			for e := range t {
+				t[e] += down[e>>1]
+			}
+			shiftMax(t)
+		}
+		on, all := math.Inf(-1), math.Inf(-1)
+		for e, x := range t {
+			all = logAdd(all, x)
+			if e&1 == 1 {
+				on = logAdd(on, x)
+			}
+		}
+		probs[el.cliques[i][0]] = math.Exp(on - all)
+	}
+	return probs, nil
+}
+
+// treeLinks returns each clique's children and, for every clique with a
+// parent, the projection of the parent's entries onto its separator.
+func treeLinks(el *elimination) (children [][]int32, proj []projector) {
+	children = make([][]int32, len(el.cliques))
+	proj = make([]projector, len(el.cliques))
+	for i, p := range el.parent {
+		if p >= 0 {
+			children[p] = append(children[p], int32(i))
+			proj[i] = newProjector(el.cliques[p], el.cliques[i])
+		}
+	}
+	return children, proj
+}
+
+// errNoWorldIn says that no world satisfies a component's hard clauses.
+func errNoWorldIn(in *maxsat.Instance) error {
+	return fmt.Errorf("mln: exact marginals: no world satisfies the hard clauses of a component of %d atoms", in.NumVars)
+}
+
+// logAdd is log(e^a + e^b), exact for -Inf.
+func logAdd(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// shiftMax subtracts t's largest entry from every entry (logarithms: a
+// division by the largest); false when every entry is -Inf.
+func shiftMax(t []float64) bool {
+	top := math.Inf(-1)
+	for _, x := range t {
+		top = max(top, x)
+	}
+	if math.IsInf(top, -1) {
+		return false
+	}
+	if top != 0 {
+		for e := range t {
+			t[e] -= top
+		}
+	}
+	return true
 }
 
 // errUnderflow says that a junction tree's potentials underflowed.
