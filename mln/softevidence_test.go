@@ -70,40 +70,11 @@ func TestSoftEvidence(t *testing.T) {
 				}
 				base[k] = a.Value == 1
 			}
-			logw := make([]float64, 1<<n)
-			top := math.Inf(-1)
-			for mask := range logw {
-				w := world{}
-				for k, v := range base {
-					w[k] = v
-				}
-				for v := range n {
-					w[names[v]] = mask>>v&1 == 1
-				}
-				s, _ := score(t, p, w, net.Domains)
-				for k, q := range prior {
-					if w[k] {
-						s += math.Log(q)
-					} else {
-						s += math.Log(1 - q)
-					}
-				}
-				logw[mask] = s
-				top = max(top, s)
-			}
-			z, want := 0.0, make([]float64, n)
-			for mask, s := range logw {
-				e := math.Exp(s - top)
-				z += e
-				for v := range n {
-					if mask>>v&1 == 1 {
-						want[v] += e
-					}
-				}
-			}
+			logw, top := definitionScores(t, p, net.Domains, names, base, prior)
+			want := definitionMarginals(logw, top, n)
 			for v := range n {
-				if math.Abs(res.Probs[v]-want[v]/z) > 1e-9 {
-					t.Errorf("%s%s\n%s = %.9f, enumeration %.9f", prog, evidence, names[v], res.Probs[v], want[v]/z)
+				if math.Abs(res.Probs[v]-want[v]) > 1e-9 {
+					t.Errorf("%s%s\n%s = %.9f, enumeration %.9f", prog, evidence, names[v], res.Probs[v], want[v])
 				}
 			}
 			for _, method := range []string{"lp-round", "exact", "maxwalksat"} {

@@ -156,34 +156,11 @@ func TestConjunctionsMatchDefinition(t *testing.T) {
 			for _, a := range ev {
 				base[key(a.Pred, constants(a.Args))] = a.Value == 1
 			}
-			scores := make([]float64, 1<<n)
-			top := math.Inf(-1)
-			for mask := range scores {
-				w := world{}
-				for k, v := range base {
-					w[k] = v
-				}
-				for v := range n {
-					w[names[v]] = mask>>v&1 == 1
-				}
-				s, _ := score(t, p, w, net.Domains)
-				scores[mask] = s
-				top = max(top, s)
-			}
-			want := make([]float64, n)
-			z := 0.0
-			for mask, s := range scores {
-				e := math.Exp(s - top)
-				z += e
-				for v := range n {
-					if mask>>v&1 == 1 {
-						want[v] += e
-					}
-				}
-			}
+			scores, top := definitionScores(t, p, net.Domains, names, base, nil)
+			want := definitionMarginals(scores, top, n)
 			for v := range n {
-				if got := res.Probs[v]; math.Abs(got-want[v]/z) > 1e-9 {
-					t.Errorf("%s\n%s = %.9f, the definition gives %.9f", prog, names[v], got, want[v]/z)
+				if got := res.Probs[v]; math.Abs(got-want[v]) > 1e-9 {
+					t.Errorf("%s\n%s = %.9f, the definition gives %.9f", prog, names[v], got, want[v])
 				}
 			}
 			m, err := net.MAP(context.Background(), DefaultMAPOptions())
@@ -284,4 +261,54 @@ func TestLearnConjunctionWeights(t *testing.T) {
 		}
 	}
 	t.Logf("learned %.3f (converged %v)", res.Weights, res.Converged)
+}
+
+// definitionScores is the log-weight, by the formulas' definition
+// (score), of every world over the unknown atoms names (bit v of a world's
+// index is names[v]) with the evidence base fixed, plus log p or log(1-p)
+// for each soft atom of prior; and the largest of them.
+func definitionScores(t *testing.T, p *Program, dom map[string][]string, names []string, base world, prior map[string]float64) ([]float64, float64) {
+	t.Helper()
+	scores := make([]float64, 1<<len(names))
+	top := math.Inf(-1)
+	for mask := range scores {
+		w := world{}
+		for k, v := range base {
+			w[k] = v
+		}
+		for v, name := range names {
+			w[name] = mask>>v&1 == 1
+		}
+		s, _ := score(t, p, w, dom)
+		for k, q := range prior {
+			if w[k] {
+				s += math.Log(q)
+			} else {
+				s += math.Log(1 - q)
+			}
+		}
+		scores[mask] = s
+		top = max(top, s)
+	}
+	return scores, top
+}
+
+// definitionMarginals is each of n atoms' probability under the worlds'
+// log-weights scores (largest top).
+func definitionMarginals(scores []float64, top float64, n int) []float64 {
+	want := make([]float64, n)
+	z := 0.0
+	for mask, s := range scores {
+		e := math.Exp(s - top)
+		z += e
+		for v := range n {
+			if mask>>v&1 == 1 {
+				want[v] += e
+			}
+		}
+	}
+	for v := range want {
+		want[v] /= z
+	}
+	return want
 }
