@@ -20,15 +20,15 @@
 //	@2   Smokes(x) => Cancer(x)                     a fixed weight (Tuffy): learning keeps it
 //	1    EXIST y Friends(x, y)                      quantifiers: EXIST, FORALL
 //
-// The grammar of a formula, loosest first (=> and <=> are right
-// associative, and => binds tighter than <=>, so P => Q <=> R is
-// (P => Q) <=> R, as in Alchemy; a quantifier extends as far right as
-// possible):
+// The grammar of a formula, loosest first (=> is left associative, as in
+// Alchemy's grammar: A => B => C is (A => B) => C; => binds tighter than
+// <=>, so P => Q <=> R is (P => Q) <=> R; <=> chains either way alike; a
+// quantifier extends as far right as possible):
 //
 //	formula  = quant | equiv
 //	quant    = ("EXIST" | "FORALL") var {"," var} formula
 //	equiv    = implies ["<=>" formula]
-//	implies  = or ["=>" (quant | implies)]
+//	implies  = or {"=>" (or | quant)}
 //	or       = and {"v" and}
 //	and      = unary {"^" unary}
 //	unary    = "!" unary | "(" formula ")" | quant | atom | term "=" term | term "!=" term

@@ -423,32 +423,30 @@ func (ps *parser) quant() (Node, error) {
 	return q, nil
 }
 
+// implies reads or {"=>" (or | quant)}, left associative as in Alchemy's
+// grammar (A => B => C is (A => B) => C: hinge read A => (B => C), another
+// formula); a quantifier after => extends as far right as possible.
 func (ps *parser) implies() (Node, error) {
 	x, err := ps.or()
 	if err != nil {
 		return nil, err
 	}
-	if t := ps.Peek(); ps.Accept("=>") {
-		y, err := ps.formulaNoEquiv()
+	for {
+		t := ps.Peek()
+		if !ps.Accept("=>") {
+			return x, nil
+		}
+		var y Node
+		if q := ps.Peek(); q.Kind == lex.Ident && (q.Text == "EXIST" || q.Text == "FORALL" || q.Text == "EXISTS") {
+			y, err = ps.quant() // as far right as possible
+		} else {
+			y, err = ps.or()
+		}
 		if err != nil {
 			return nil, err
 		}
-		return &Binary{Op: "=>", X: x, Y: y, P: t.Pos}, nil
+		x = &Binary{Op: "=>", X: x, Y: y, P: t.Pos}
 	}
-	return x, nil
-}
-
-// formulaNoEquiv is the right side of =>: a quantifier or another
-// implication (right associative), not a <=> (which binds more loosely).
-func (ps *parser) formulaNoEquiv() (Node, error) {
-	if err := ps.enter(); err != nil {
-		return nil, err
-	}
-	defer ps.leave()
-	if t := ps.Peek(); t.Kind == lex.Ident && (t.Text == "EXIST" || t.Text == "FORALL" || t.Text == "EXISTS") {
-		return ps.quant()
-	}
-	return ps.implies()
 }
 
 func (ps *parser) or() (Node, error) {

@@ -54,6 +54,21 @@ Cancer(x)
 	if got := show(q.Formulas[0].F); got != "(((A(x) ^ B(x)) v C(x)) => D(x)) <=> A(x)" {
 		t.Errorf("precedence: %s", got)
 	}
+	// => is left associative, as in Alchemy's grammar (%left): hinge read
+	// A => (B => C), another formula. A quantifier after => takes the rest.
+	for _, tc := range []struct{ formula, want string }{
+		{"A(x) => B(x) => C(x)", "(A(x) => B(x)) => C(x)"},
+		{"A(x) => B(x) v C(x) => D(x) <=> A(x)", "((A(x) => (B(x) v C(x))) => D(x)) <=> A(x)"},
+		{"A(x) => EXIST y B(y) => C(x) <=> D(x)", "A(x) => EXIST y (B(y) => C(x)) <=> D(x)"},
+	} {
+		q, err := ParseProgram("p.mln", []byte("A(t)\nB(t)\nC(t)\nD(t)\n1 "+tc.formula+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := show(q.Formulas[0].F); got != tc.want {
+			t.Errorf("%s: read as %s, want %s", tc.formula, got, tc.want)
+		}
+	}
 }
 
 // show writes a node fully parenthesised.
