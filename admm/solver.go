@@ -217,7 +217,9 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 // NewContext is New returning ctx's error as soon as ctx is done: New's
 // layout of a problem of millions of terms takes seconds and looks at no
 // context (Ctrl-C took 2 to 4 s there). The abandoned New finishes unseen
-// on its own goroutine and its solver is dropped.
+// on its own goroutine, allocating what New allocates (for a problem of
+// millions of terms, hundreds of megabytes), and its solver is dropped:
+// meant for a program that ends once cancelled, as the CLI does.
 func NewContext(ctx context.Context, p *hlmrf.Problem, opt Options) (*Solver, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -392,9 +392,11 @@ type CostScale struct {
 }
 
 // NewCostScale returns the cost comparison of in: its clauses, soft
-// weight and unit (CostTol), and the smallest step between costs a proof
-// must tell apart: 1 for integer weights (IntegerWeights), else the
-// smallest positive soft weight.
+// weight and unit (CostTol), and the step a proof must tell costs apart
+// by: 1 for integer weights (IntegerWeights), the least step between
+// their costs; else the smallest positive soft weight, a scale rather
+// than the least step (weights 1.0 and 1.5 make costs 0.5 apart), so that
+// for real weights "optimal" means within the sums' rounding.
 func NewCostScale(in *Instance) CostScale {
 	cs := CostScale{m: in.NumClauses(), total: in.SoftWeight(), unit: in.WeightUnit()}
 	cs.steps = cs.unit

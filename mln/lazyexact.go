@@ -41,7 +41,9 @@ type LazyExactResult struct {
 	// says they are proven equal.
 	Cost, LowerBound float64
 	Optimal          bool
-	// Status is "optimal" or "time limit".
+	// Status is "optimal", "time limit", or "rounded": the last round was
+	// optimal only for the weights rounded to integers
+	// (maxsat.ExactResult).
 	Status string
 	// Rounds is the number of exact solves; ActiveClauses the ground
 	// clauses built (HardClauses of them hard), InitialClauses of them
@@ -167,7 +169,14 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 			res.Cost, res.LowerBound = cost, cost
 			break
 		}
-		if !xr.Optimal {
+		if !newCost && xr.Status == "rounded" {
+			// Every clause it can make cost is built, but the round is
+			// optimal only for weights rounded to integers.
+			res.Status, res.Cost = "rounded", bestCost
+			prev = best
+			break
+		}
+		if !xr.Optimal && xr.Status != "rounded" {
 			res.Status, res.Cost = "time limit", bestCost
 			prev = best
 			break

@@ -153,9 +153,12 @@ func parseRulesFile(path string, m *model.Model) error {
 func parseConfigRules(cfg *config.Config, m *model.Model) error {
 	var errs syntax.ErrorList
 	for _, rs := range cfg.Rules {
-		r, err := syntax.ParseRule(rs.Text, rs.Pos)
+		var r *model.Rule
+		var err error
 		if rs.Cols != nil { // escapes moved the bytes
 			r, err = syntax.ParseRuleAt(rs.Text, rs.PosAt)
+		} else {
+			r, err = syntax.ParseRule(rs.Text, rs.Pos)
 		}
 		if err == nil {
 			err = m.AddRule(r)

@@ -210,7 +210,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}()
 	out := &recordingWriter{w: stdout}
 	root.SetOut(out)
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := root.ExecuteContextC(atomicfile.WithBatch(ctx, batch))
 	if err == nil && out.err != nil {
 		// What the run printed (its answer, for some commands) is lost.
 		err = failed(fmt.Errorf("writing standard output: %w", out.err))
@@ -336,8 +336,14 @@ func main() {
 	// recordingWriter takes as the reader's choice.
 	signal.Ignore(syscall.SIGPIPE)
 	// SIGHUP too: a closed terminal or a dropped ssh session killed the
-	// run outright, leaving its temporary files and --cache behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// run outright, leaving its temporary files and --cache behind. Not
+	// when it was ignored at the start (nohup, trap '' HUP): the user
+	// asked the run to outlive the terminal, and Notify would undo that.
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	go func() {
 		// After the first signal, which cancels the run, the signals'
 		// default action comes back: a second one ends the process at once.
@@ -355,18 +361,27 @@ func main() {
 // started hinge has ended, when that process named itself in
 // $HINGE_PARENT_PID (the Python package does: a Python killed by SIGTERM
 // or SIGHUP runs no cleanup, and hinge, in a session of its own, ran on to
-// the end and wrote into a directory nobody removed). The parent's end
-// shows as a new parent process id; it is looked at four times a second.
+// the end and wrote into a directory nobody removed). When it is hinge's
+// parent, its end shows as a new parent process id; otherwise (a wrapper
+// script between them, which does not exec hinge) the process itself is
+// watched. Either is looked at four times a second.
 func watchParent(ctx context.Context, pid string) (context.Context, context.CancelFunc) {
 	want, err := strconv.Atoi(pid)
 	if err != nil || want <= 1 {
 		return ctx, func() {}
 	}
+	running := func() bool { return os.Getppid() == want }
+	if !running() {
+		running = func() bool { return atomicfile.ProcessAlive(want) }
+		if !running() {
+			return ctx, func() {} // not a process: nothing to watch
+		}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
-		for os.Getppid() == want {
+		for running() {
 			select {
 			case <-ctx.Done():
 				return

@@ -52,8 +52,8 @@ clause per line). Weights may be real numbers.
 Output follows the MaxSAT Evaluation: 'c' comment lines (bound, ratio,
 times), 'o COST' (the weight of falsified soft clauses), 's OPTIMUM FOUND'
 only when the cost meets the certified bound and float64 sums can tell costs
-a step apart (1 for integer weights, else the smallest weight: not beside
-weights near 2^55, where sums are 8 apart), else 's SATISFIABLE';
+apart (by 1 for integer weights, by about the smallest weight for real ones:
+not beside weights near 2^55, where sums are 8 apart), else 's SATISFIABLE';
 's UNSATISFIABLE' only when the certified bound proves that no assignment
 satisfies the hard clauses, and 's UNKNOWN' when the answer violates hard
 clauses without such a proof (in both cases the exit status is 1); then

@@ -198,7 +198,10 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 	fmt.Fprintf(stderr, "mln: %s; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the first round (the clauses' variables range over %.3g substitutions)\n",
 		formulaCounts(net), rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
 	word := ", proven optimal for the whole network"
-	if !res.Optimal {
+	switch {
+	case res.Status == "rounded":
+		word = "; optimal only for the weights rounded to integers: " + aboveOptimum(res.Cost, res.LowerBound)
+	case !res.Optimal:
 		word = "; stopped at the time limit: " + aboveOptimum(res.Cost, res.LowerBound)
 	}
 	fmt.Fprintf(stderr, "MAP (exact, lazy: cutting planes): cost %.6g, certified lower bound %.6g%s; %d rounds, %d cores, %d SAT calls; %.3f s; %d query atoms true, every other one false\n",

@@ -67,7 +67,10 @@ func (f *programFlags) addDB(cmd *cobra.Command) {
 			cmd.SetContext(ctx)
 			f.ctx, f.lockLost = ctx, cancel
 			defer func() {
-				f.schemaLock.Release()
+				// Held until the run's outputs are in place: an
+				// --output-table commits with them.
+				lock := f.schemaLock
+				atomicfile.AfterEnd(ctx, func() { lock.Release() })
 				f.schemaLock = nil
 			}()
 			err := run(cmd, args)

@@ -142,7 +142,11 @@ func (f *File) Commit() error {
 			return fmt.Errorf("writing %s: %w", f.path, err)
 		}
 		f.done = true
-		return b.stage(f.target.Through(), func() error {
+		kind := stageFile
+		if f.target.Through() {
+			kind = stageThrough
+		}
+		return b.stage(kind, func() error {
 			err := f.place()
 			f.remove()
 			if err != nil {

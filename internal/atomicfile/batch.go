@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -28,12 +31,22 @@ type Batch struct {
 	mu     sync.Mutex
 	failed bool
 	ended  bool // End has run: what comes later is refused
-	// through and files are the staged outputs written through a device
-	// and those renamed into place; after runs once they are settled
-	// (lock releases).
-	through, files []staged
-	after          []func()
+	// through, commits and files are the staged outputs, in the order
+	// they are put in place: written through a device, committed (a
+	// database table: Stage), renamed into place; after runs once they
+	// are settled (lock releases).
+	through, commits, files []staged
+	after                   []func()
 }
+
+// stageKind says where an output goes in a batch's order.
+type stageKind int
+
+const (
+	stageThrough stageKind = iota
+	stageCommit
+	stageFile
+)
 
 // staged is an output ready to be put in place, or removed.
 type staged struct {
@@ -57,6 +70,11 @@ func Begin() *Batch {
 	return b
 }
 
+// errPlaceInterrupted is End's error when the run was interrupted while
+// waiting for another run to put its files in place: none of its files is
+// put in place.
+var errPlaceInterrupted = errors.New("interrupted while waiting for another hinge run to put its files in place: this run's files were not written")
+
 // current is the active batch, nil when none or while writes go directly.
 func current() *Batch {
 	if direct.Load() > 0 {
@@ -74,14 +92,37 @@ func WriteNow(path string, fill func(w io.Writer) error) error {
 }
 
 // Stage adds an output that is not a file (a database table) to the
-// active batch: place puts it in place with the run's files, in the order
-// the outputs were staged, and drop gives it up when the run fails.
-// Without a batch, place runs at once. name names it in messages.
+// active batch: place puts it in place after the outputs written through
+// devices (a full device stops it) and before the files are renamed
+// (outside the placement lock, and where its failure still stops the
+// renames), and drop gives it up when the run fails. Without a batch,
+// place runs at once. name names it in messages.
 func Stage(name string, place func() error, drop func()) error {
 	if b := current(); b != nil {
-		return b.stage(false, place, drop, name)
+		return b.stage(stageCommit, place, drop, name)
 	}
 	return place()
+}
+
+// batchKey is the context key of WithBatch.
+type batchKey struct{}
+
+// WithBatch returns ctx carrying b, the batch of the run ctx belongs to
+// (for AfterEnd: runs in one process, as in tests, each find their own).
+func WithBatch(ctx context.Context, b *Batch) context.Context {
+	return context.WithValue(ctx, batchKey{}, b)
+}
+
+// AfterEnd runs f once the batch of ctx's run (WithBatch) has ended, its
+// outputs put in place or dropped, or at once when ctx carries none: for a
+// lock that must cover the outputs' placing too, such as the PostgreSQL
+// schema lock under a table the batch commits.
+func AfterEnd(ctx context.Context, f func()) {
+	if b, _ := ctx.Value(batchKey{}).(*Batch); b != nil {
+		b.later(f)
+		return
+	}
+	f()
 }
 
 // FailActive marks the active batch failed, if there is one: for a run
@@ -105,16 +146,19 @@ func (b *Batch) Fail() {
 // FIFO or descriptor) are put in place first, where a failure (a full
 // device, a closed pipe) can still stop the renames. After End the output
 // is dropped and an error returned: the run's outputs are settled.
-func (b *Batch) stage(through bool, place func() error, drop func(), name string) error {
+func (b *Batch) stage(kind stageKind, place func() error, drop func(), name string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.ended {
 		drop()
 		return fmt.Errorf("writing %s: the run's outputs were already put in place (or given up)", name)
 	}
-	if through {
+	switch kind {
+	case stageThrough:
 		b.through = append(b.through, staged{place, drop})
-	} else {
+	case stageCommit:
+		b.commits = append(b.commits, staged{place, drop})
+	default:
 		b.files = append(b.files, staged{place, drop})
 	}
 	return nil
@@ -150,9 +194,9 @@ func (b *Batch) End() (dropped int, err error) {
 		}
 		b.after = nil
 	}()
-	all := append(b.through, b.files...)
-	through := len(b.through)
-	b.through, b.files = nil, nil
+	all := slices.Concat(b.through, b.commits, b.files)
+	through := len(b.through) + len(b.commits) // the renames start there
+	b.through, b.commits, b.files = nil, nil, nil
 	unlock := func() {}
 	defer func() { unlock() }()
 	for i, s := range all {
@@ -164,7 +208,13 @@ func (b *Batch) End() (dropped int, err error) {
 		if i == through {
 			// The renames under the placement lock; not the writes through
 			// devices before them, which may wait for a FIFO's reader.
-			unlock = placeLock()
+			if unlock, err = placeLock(); err != nil {
+				unlock = func() {}
+				for _, r := range all[i:] {
+					r.drop()
+				}
+				return len(all) - i, err
+			}
 		}
 		if err = s.place(); err != nil {
 			for _, r := range all[i+1:] {

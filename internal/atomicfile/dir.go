@@ -161,7 +161,7 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	if b != nil {
-		return b.stage(false, func() error { return replaceDir(dir, name, tmp) }, func() { os.RemoveAll(tmp) }, name)
+		return b.stage(stageFile, func() error { return replaceDir(dir, name, tmp) }, func() { os.RemoveAll(tmp) }, name)
 	}
 	return replaceDir(dir, name, tmp)
 }
@@ -408,15 +408,16 @@ func lock(path string) (func(), error) {
 		switch {
 		case perr != nil:
 			return nil, fmt.Errorf("%s exists and is not a hinge lock (it holds no process id): move it away, hinge uses that name to lock the output directory", path)
-		case alive(pid):
+		case ProcessAlive(pid):
 			return nil, fmt.Errorf("another hinge run (process %d) is writing this output directory (%s exists); wait for it, or remove the lock if that process is gone", pid, path)
 		}
 		os.Remove(path) // stale: its process is gone
 	}
 }
 
-// alive reports whether a process with this id exists.
-func alive(pid int) bool {
+// ProcessAlive reports whether a process with this id exists (a lock's
+// holder, a parent hinge watches).
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

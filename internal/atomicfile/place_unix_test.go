@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,15 +14,27 @@ import (
 
 // TestPlaceLockExcludes: a second holder of the placement lock waits until
 // the first releases it (two runs writing the same files put their sets
-// in place one after the other: 12 of 100 racing pairs had mixed them).
+// in place one after the other: 12 of 100 racing pairs had mixed them);
+// an interrupt ends the wait with errPlaceInterrupted (Ctrl-C was ignored
+// there, and the run then wrote its files under exit 0); the lock file is
+// readable by every user whatever the umask.
 func TestPlaceLockExcludes(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	unlock := placeLock()
-	got := make(chan struct{})
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	unlock, err := placeLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "hinge-place.lock")); err != nil || st.Mode().Perm() != 0o666 {
+		t.Errorf("the lock file: %v, %v; want mode 0666", st, err)
+	}
+	got := make(chan error)
 	go func() {
-		u := placeLock()
-		close(got)
-		u()
+		u, err := placeLock()
+		if err == nil {
+			u()
+		}
+		got <- err
 	}()
 	select {
 	case <-got:
@@ -30,9 +43,34 @@ func TestPlaceLockExcludes(t *testing.T) {
 	}
 	unlock()
 	select {
-	case <-got:
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the lock was not passed on")
+	}
+
+	unlock, err = placeLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	done := make(chan struct{})
+	defer SetInterrupt(done)()
+	go func() {
+		_, err := placeLock()
+		got <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	close(done)
+	select {
+	case err := <-got:
+		if !errors.Is(err, errPlaceInterrupted) {
+			t.Errorf("interrupted while waiting: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("an interrupt did not end the wait")
 	}
 }
 

@@ -20,7 +20,7 @@ func CheckThrough(t Target) error { return nil }
 func otherDevice(path string) bool { return false }
 
 // placeLock: no placement lock here; a batch's files are placed unlocked.
-func placeLock() (unlock func()) { return func() {} }
+func placeLock() (unlock func(), err error) { return func() {}, nil }
 
 // newFilePerm and newDirPerm are the modes of a new output file and
 // directory.

@@ -140,31 +140,52 @@ func otherDevice(path string) bool {
 }
 
 // placeLock takes the machine's placement lock (an flock on
-// hinge-place.lock in the temporary directory, shared by every user): a
-// batch puts its files in place while holding it, so that two runs
-// writing the same files leave one run's set, not some files of each. It
-// is held for the renames alone, and waited for. Without the lock file
-// (no temporary directory to create it in) the files are placed unlocked.
-func placeLock() (unlock func()) {
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hinge-place.lock"), os.O_RDONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return func() {}
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
+// hinge-place.lock in the temporary directory, shared by every user: made
+// readable by all, and opened without O_CREAT when it exists, which a
+// sticky /tmp's protected_regular refuses for another user's file): a
+// batch puts its files in place while holding it, so that two runs writing
+// the same files leave one run's set, not some files of each. It is held
+// for the renames alone. While it waits, an interrupt (SetInterrupt)
+// returns errPlaceInterrupted; a lock held longer than placeWait (a run
+// stopped with Ctrl-Z inside its renames) is given up, as is a lock file
+// that cannot be opened: the files are then placed unlocked.
+func placeLock() (unlock func(), err error) {
+	path := filepath.Join(os.TempDir(), "hinge-place.lock")
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if f, err = os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o666); err == nil {
+			f.Chmod(0o666) // whatever the umask: every user takes it
+		} else if errors.Is(err, os.ErrExist) {
+			f, err = os.Open(path)
 		}
 	}
 	if err != nil {
-		f.Close()
-		return func() {}
+		return func() {}, nil
 	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
+	deadline := time.Now().Add(placeWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		case !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR), time.Now().After(deadline):
+			f.Close()
+			return func() {}, nil
+		}
+		select {
+		case <-interruptChan():
+			f.Close()
+			return nil, errPlaceInterrupted
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
+
+// placeWait is how long placeLock waits for another run's renames.
+const placeWait = 30 * time.Second
 
 // newFilePerm and newDirPerm are the modes of a new output file and
 // directory: 0666 and 0777 less the process's umask, as a shell's
@@ -187,7 +208,9 @@ func keepOwner(tmp string, prev os.FileInfo) {
 	if !ok || (int(st.Uid) == os.Geteuid() && int(st.Gid) == os.Getegid()) {
 		return
 	}
-	os.Chown(tmp, int(st.Uid), int(st.Gid))
+	if os.Chown(tmp, int(st.Uid), int(st.Gid)) != nil {
+		os.Chown(tmp, -1, int(st.Gid)) // not root: the group, if one of ours
+	}
 }
 
 // Writable reports, for an existing output, whether this process may

@@ -47,6 +47,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -819,12 +820,17 @@ func (db *DB) WriteValues(name string, m *model.Model, g *ground.Result, values 
 	return commit()
 }
 
+// commitWait bounds PrepareValues' commit: a server that stopped answering
+// fails the run instead of holding it.
+const commitWait = time.Minute
+
 // PrepareValues is WriteValues up to its commit: the new table is written
-// in a transaction that commit ends, or rollback gives up (leaving the old
-// table); until then other sessions see the old one. One of the two must
-// be called before the connection is used again. A run puts the table in
-// place with its files this way: a run whose files could not be written
-// (a full disk) had already replaced the table.
+// in a transaction that commit ends (within commitWait), or rollback
+// gives up, leaving the old table; until then the old table is locked (it
+// was dropped in the transaction): other sessions that read it wait. One
+// of the two must be called before the connection is used again. A run
+// puts the table in place with its files this way: a run whose files
+// could not be written (a full disk) had already replaced the table.
 func (db *DB) PrepareValues(name string, m *model.Model, g *ground.Result, values []float64) (commit func() error, rollback func(), err error) {
 	if len(values) != len(g.Vars) {
 		return nil, nil, fmt.Errorf("%d values for %d variables", len(values), len(g.Vars))
@@ -870,7 +876,9 @@ func (db *DB) PrepareValues(name string, m *model.Model, g *ground.Result, value
 	}
 	ok = true
 	commit = func() error {
-		if err := tx.Commit(context.Background()); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), commitWait)
+		defer cancel()
+		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("PostgreSQL: %w", err)
 		}
 		return nil
