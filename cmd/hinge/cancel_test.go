@@ -150,7 +150,7 @@ func TestSignalCancelsRun(t *testing.T) {
 		t.Skip(err)
 	}
 	psl, data := writeTransitivity(t, 300, 8)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		dir := t.TempDir()
 		out, report := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
 		// No tolerance is met for a long time (minutes): the solve runs
@@ -182,10 +182,66 @@ func TestSignalCancelsRun(t *testing.T) {
 			code = ee.ExitCode()
 		}
 		checkCancelled(t, sig.String(), code, errb.String(), out, report)
-		want := map[syscall.Signal]string{syscall.SIGINT: "(interrupt signal received)", syscall.SIGTERM: "(terminated signal received)"}[sig]
+		want := map[syscall.Signal]string{syscall.SIGINT: "(interrupt signal received)", syscall.SIGTERM: "(terminated signal received)",
+			syscall.SIGHUP: "(hangup signal received)"}[sig]
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("%v: stderr %q lacks %q", sig, errb.String(), want)
 		}
+	}
+}
+
+// TestNohupKeepsRunning: a run started with SIGHUP ignored (nohup, trap ”
+// HUP) outlives a hangup, as the user asked (catching SIGHUP undid the
+// ignoring and cancelled it); SIGINT still stops it.
+func TestNohupKeepsRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to start hinge with SIGHUP ignored")
+	}
+	psl, data := writeTransitivity(t, 300, 8)
+	cmd := exec.Command(sh, "-c", `trap "" HUP; exec "$0" "$@"`, exe, "infer", "--model", psl, "--data", data,
+		"--eps-abs", "0", "--eps-rel", "0", "--gap-tol", "0", "--max-iter", "2000000000", "--threads", "1")
+	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+	errb := &bytes.Buffer{}
+	cmd.Stderr = errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "total:") {
+	}
+	done := make(chan error, 1)
+	go func() {
+		for sc.Scan() {
+		}
+		done <- cmd.Wait()
+	}()
+	cmd.Process.Signal(syscall.SIGHUP)
+	select {
+	case <-done:
+		t.Fatalf("a hangup stopped a run that ignores it: %s", errb.String())
+	case <-time.After(time.Second):
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+		if !strings.Contains(errb.String(), "(interrupt signal received)") {
+			t.Errorf("stderr %q", errb.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("SIGINT did not stop it")
 	}
 }
 
