@@ -119,7 +119,8 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 			return nil, nil, err
 		}
 		if in.warn != nil {
-			for _, n := range mln.QueryNotes(prog, evidence, opt.QueryAtoms) {
+			notes := append(mln.QueryNotes(prog, evidence, opt.QueryAtoms), mln.HiddenNotes(prog, evidence, opt)...)
+			for _, n := range notes {
 				fmt.Fprintln(in.warn, "warning:", n)
 			}
 		}
@@ -423,7 +424,8 @@ only the true ones ('Pred(A, B) 1'): every other atom is false. With --folder th
 atoms come with their truth and the accuracy of the MAP world on them is
 printed. Predicates marked '*' are closed-world (Tuffy); with no '*' in the
 program the query predicates and --open ones are open and all others closed
-(Alchemy). -o means --open, as the open-world option of Alchemy's first
+(Alchemy 1; Alchemy 2 opens a predicate without evidence atoms, and hinge
+warns, naming such predicates). -o means --open, as the open-world option of Alchemy's first
 infer did (Alchemy 2 calls it -ow, accepted too); the result file is -r, as
 in Alchemy.`,
 		Args: noArgs,
