@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,11 +209,13 @@ func TestExplainHTMLInChromium(t *testing.T) {
 			if errs := p.Errors(); len(errs) > 0 {
 				t.Errorf("%s: page errors: %v", name, errs)
 			}
+			checkPageNumbers(t, name, p)
 		})
 		return p, f
 	}
 
 	p, f := run("psl", args([]string{"infer"}, smokersPSL, []string{"--quiet"}), "Cancer(Bob)")
+	checkFormat(t, p)
 	want := f.Explanations[0]
 	shown, err := explaintest.Search(p, "Cancer(Bob)", want.Atom)
 	if err != nil {
@@ -515,5 +520,51 @@ func TestKGCReportItemsSharedQueries(t *testing.T) {
 	}
 	if shared == 0 {
 		t.Fatal("no group holds two true answers: the test shows no shared query")
+	}
+}
+
+// checkFormat checks the page's number format against Go's %.4g on
+// ties, exponents, signs and a spread of random values.
+func checkFormat(t *testing.T, p *chromium.Page) {
+	t.Helper()
+	xs := []float64{-0.65625, 0.65625, 0.5, 12345, 12355, 1.0005, 99995, 0.000123456, 0.0001, 1e-5, 123456789, -2.5e-7, 1e21, 3, 0.1 + 0.2}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 300 {
+		xs = append(xs, (rng.Float64()-0.5)*math.Pow(10, float64(rng.IntN(24)-12)))
+	}
+	var got []string
+	js, _ := json.Marshal(xs)
+	if err := p.Eval("JSON.parse("+strconv.Quote(string(js))+").map(hingeFormat)", &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		if want := strconv.FormatFloat(x, 'g', 4, 64); got[i] != want {
+			t.Errorf("the page writes %v as %q, the terminal as %q", x, got[i], want)
+		}
+	}
+}
+
+// checkPageNumbers checks that every figure the page shows is written as
+// the terminal writes it (Go's %.4g: 0.5, not 0.5000; 1.235e+05; a tie
+// such as -0.65625 to even, -0.6562, where JavaScript's toPrecision wrote
+// -0.6563), a positive change with its + sign.
+func checkPageNumbers(t *testing.T, name string, p *chromium.Page) {
+	t.Helper()
+	var cells []struct {
+		Text string
+		V    *float64
+	}
+	if err := p.Eval(`Array.from(document.querySelectorAll(".num[data-v]")).map(e => ({text: e.textContent, v: JSON.parse(e.dataset.v)}))`, &cells); err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	for _, c := range cells {
+		want := "\u2014"
+		if c.V != nil {
+			want = strconv.FormatFloat(*c.V, 'g', 4, 64)
+		}
+		if c.Text != want && !(c.V != nil && *c.V > 0 && c.Text == "+"+want) {
+			t.Errorf("%s: the page shows %q for %v; the terminal writes %q", name, c.Text, c.V, want)
+		}
 	}
 }
