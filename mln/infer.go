@@ -508,6 +508,18 @@ func closedList(closed map[string]string) []string {
 	return out
 }
 
+// CheckHard returns an *InfeasibleError when unit propagation proves that
+// no world satisfies the hard clauses of in (g and in from GroundClauses)
+// with the evidence, as MAP and marginal inference refuse it; nil
+// otherwise. A caller that makes the hard clauses soft (an RRF's
+// features) calls it to refuse such evidence too.
+func (net *Network) CheckHard(g *ground.Result, in *maxsat.Instance) error {
+	if core := in.HardConflict(); core != nil {
+		return net.infeasible(g, in, core)
+	}
+	return nil
+}
+
 // infeasible describes the ground hard clauses core of in as an
 // InfeasibleError.
 func (net *Network) infeasible(g *ground.Result, in *maxsat.Instance, core []int) *InfeasibleError {

@@ -497,7 +497,7 @@ func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer
 		r.method = "gibbs"
 	}
 	if o.hardWeight > 0 {
-		r.hardWeight = o.hardWeight
+		r.hardWeight, r.hardWeightSet = o.hardWeight, true
 	}
 	return r.run(ctx, stdout, stderr)
 }
@@ -644,6 +644,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.lazy {
 		if err := net.CheckLazy(); err != nil {
+			if !o.lazyAsked {
+				// Chosen for want of memory: the user gave no --lazy.
+				return failed(fmt.Errorf("the full grounding would not fit in --memory-limit, so the run would ground lazily, which cannot take this evidence: raise --memory-limit (%w)", err))
+			}
 			return badInput(err)
 		}
 	}

@@ -425,3 +425,29 @@ func TestMLNSoftEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestAsRRFRefusesBrokenHardClauses: evidence that breaks a hard clause has
+// probability 0; mln infer refuses it, and so do --as-rrf and rrf infer on
+// the .mln (the RRF's features make the clause soft, and the run answered
+// Q(A) 0.7330 under exit 0: an outside tester's); with --hard-weight given
+// the clause is soft by the user's word and the run answers.
+func TestAsRRFRefusesBrokenHardClauses(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "h.mln", "P(t)\nQ(t)\n!P(x).\n1 P(x) ^ Q(x)\n")
+	ev := writeFile(t, dir, "h.db", "P(A)\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"mln", "infer", "--marginal", "--as-rrf"}, 2},
+		{[]string{"mln", "infer", "--as-rrf"}, 2},
+		{[]string{"rrf", "infer"}, 2},
+		{[]string{"mln", "infer", "--marginal", "--as-rrf", "--hard-weight", "20"}, 0},
+		{[]string{"rrf", "infer", "--hard-weight", "20"}, 0},
+	} {
+		code, _, errs := runCLI(t, append(tc.args, "-i", prog, "-e", ev, "-q", "Q")...)
+		if code != tc.code || (code == 2 && !strings.Contains(errs, "the hard clauses cannot all hold with this evidence")) {
+			t.Errorf("%v: exit %d, %s; want exit %d", tc.args, code, errs, tc.code)
+		}
+	}
+}

@@ -35,8 +35,11 @@ func newRRFCmd() *cobra.Command {
 
 type rrfInferOptions struct {
 	mlnInputs
-	result, method, norm    string
-	lambda, hardWeight      float64
+	result, method, norm string
+	lambda, hardWeight   float64
+	// hardWeightSet: --hard-weight was given, so evidence that breaks a
+	// hard clause of a .mln is answered (the clause soft), not refused.
+	hardWeightSet           bool
 	samples, burnIn, starts int
 	digits                  int // decimals of the Gibbs marginals written
 	chains                  int
@@ -66,6 +69,7 @@ started from the ICM mode (--method gibbs, marginals). Each variable change
 updates only the cached sums of its ancestor features.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.hardWeightSet = cmd.Flags().Changed("hard-weight")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -137,6 +141,14 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		Progress: func(rule, done, total int) { o.bar.Status("grounding: rule %d of %d", rule+1, rules) }})
 	if err != nil {
 		return failed(err)
+	}
+	if !o.hardWeightSet {
+		// The features make hard clauses soft; evidence that breaks one
+		// has probability 0 in the network and is refused as mln infer
+		// refuses it (it was answered under exit 0).
+		if err := net.CheckHard(g, in); err != nil {
+			return mlnFailed(err)
+		}
 	}
 	// One root weight per rule (a clause of a formula, with the formula's
 	// share of the weight), tied across its groundings.
