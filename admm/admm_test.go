@@ -881,7 +881,10 @@ func TestConstraintNorms(t *testing.T) {
 	own := make([]float64, p.NumConstraints())
 	for j := range own {
 		_, a := p.CTerms(j)
-		own[j] = math.Sqrt(norm2(a))
+		for _, x := range a {
+			own[j] += x * x
+		}
+		own[j] = math.Sqrt(own[j])
 	}
 	opt.ConstraintNorms = own
 	same, err := Solve(context.Background(), p, opt)

@@ -287,7 +287,7 @@ func (r *run) decideGap(it int) {
 		lb += c.lb
 	}
 	r.lowerBound = lb
-	r.stopRule(it, r.residualsOK && r.obj-lb <= opt.GapTol*max(s.gapFloor, math.Abs(r.obj)))
+	r.stopRule(it, r.residualsOK && RelativeGap(r.obj, lb, s.gapFloor) <= opt.GapTol)
 }
 
 // stopRule ends the solve once it has converged, at the iteration limit, or

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/abandon"
 )
 
 // Chunks are the unit of work division and of the per-chunk partial sums of
@@ -214,31 +215,14 @@ func New(p *hlmrf.Problem, opt Options) (*Solver, error) {
 	return s, nil
 }
 
-// NewContext is New returning ctx's error as soon as ctx is done: New's
-// layout of a problem of millions of terms takes seconds and looks at no
-// context (Ctrl-C took 2 to 4 s there). The abandoned New finishes unseen
-// on its own goroutine, allocating what New allocates (for a problem of
-// millions of terms, hundreds of megabytes), and its solver is dropped:
-// meant for a program that ends once cancelled, as the CLI does.
+// NewContext is New returning ctx's error as soon as ctx is done
+// (abandon.Run): New's layout of a problem of millions of terms takes
+// seconds and looks at no context (Ctrl-C took 2 to 4 s there). The
+// abandoned New finishes unseen, allocating what New allocates (for a
+// problem of millions of terms, hundreds of megabytes): meant for a
+// program that ends once cancelled, as the CLI does.
 func NewContext(ctx context.Context, p *hlmrf.Problem, opt Options) (*Solver, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	type made struct {
-		s   *Solver
-		err error
-	}
-	done := make(chan made, 1) // buffered: an abandoned New does not block
-	go func() {
-		s, err := New(p, opt)
-		done <- made{s, err}
-	}()
-	select {
-	case m := <-done:
-		return m.s, m.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return abandon.Run(ctx, func() (*Solver, error) { return New(p, opt) })
 }
 
 // placeTerms lays the terms out internally: potentials then constraints;
@@ -455,14 +439,6 @@ func dot(a, b []float64) float64 {
 		d += x * b[k]
 	}
 	return d
-}
-
-func norm2(a []float64) float64 {
-	n := 0.0
-	for _, x := range a {
-		n += x * x
-	}
-	return n
 }
 
 // chunks splits 0..n-1, whose work adds up to total, into contiguous
@@ -743,9 +719,11 @@ func Check(p *hlmrf.Problem, y []float64, constraintTol float64) (maxViol float6
 func constraintTols(p *hlmrf.Problem, tol float64, norms []float64) []float64 {
 	out := make([]float64, p.NumConstraints())
 	for j := range out {
-		norm := p.ConstraintNorm(j)
+		var norm float64
 		if norms != nil {
 			norm = norms[j]
+		} else {
+			norm = p.ConstraintNorm(j)
 		}
 		out[j] = tol * max(1, norm)
 	}

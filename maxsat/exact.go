@@ -177,7 +177,7 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 		return nil, err
 	}
 	start := time.Now()
-	whole := &oll{in: in}
+	whole := &oll{in: in, cs: NewCostScale(in)}
 	whole.scaleWeights()
 	var deadline time.Time
 	if opt.TimeLimit > 0 {
@@ -196,7 +196,7 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 	if err != nil {
 		return nil, err
 	}
-	if res.Optimal && whole.werr > 0 && !NewCostScale(in).Proven(res.Cost, res.LowerBound) {
+	if res.Optimal && whole.werr > 0 && !whole.cs.Proven(res.Cost, res.LowerBound) {
 		// Optimal for the rounded weights only: within 2E of the optimum.
 		res.Status, res.Optimal = "rounded", false
 	}
@@ -349,7 +349,7 @@ func exactComponents(ctx context.Context, in *Instance, whole *oll, comps []comp
 	if found {
 		res.X = x
 		res.Cost = in.FalsifiedWeight(x)
-		if optimal || NewCostScale(in).Proven(res.Cost, opt.LowerBound) {
+		if optimal || whole.cs.Proven(res.Cost, opt.LowerBound) {
 			res.Status, res.Optimal = "optimal", true
 			if whole.werr == 0 || res.LowerBound > res.Cost {
 				res.LowerBound = res.Cost
@@ -655,7 +655,7 @@ func (s *oll) lowerBound() float64 { return max(0, float64(s.lb)/s.scale-s.werr,
 func (s *oll) metOutside() bool { return s.found && s.meetsGiven(s.bestCost) }
 
 // meetsGiven reports whether a world of that cost meets the lower bound
-// given in the options (within CostTol). The neighbourhood search judges
+// given in the options (CostScale.Proven). The neighbourhood search judges
 // its shared world by it too.
 func (s *oll) meetsGiven(cost float64) bool {
 	return s.opt.LowerBound > 0 && s.cs.Proven(cost, s.opt.LowerBound)

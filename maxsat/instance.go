@@ -351,27 +351,8 @@ func buildIndexCtx(ctx context.Context, in *Instance) (*index, error) {
 	return ix, nil
 }
 
-// CostTol is how far apart a cost and a certified bound on it may be and
-// still count as one number: the rounding error of float64 sums of up to m
-// weights whose magnitudes add up to total (each addition errs by at most
-// 2^-53 of the running sum), plus 1e-9 of the cost itself for the bound's
-// own optimisation (a dual point found by iterations). It is far below
-// the fixed 1e-9 of the total weight it replaces when a few weights are
-// huge: beside one weight of 10^12, in a network of fewer than about
-// 4,000 clauses, a cost of 1 is no longer taken for 0, nor called optimal
-// against a bound of 0 (the sum's own error does grow with m times the
-// total: 2.3 for 10,000 clauses there, where float64 cannot tell 1 from
-// 0 in such sums anyway).
-//
-// unit is the weights' unit (Instance.WeightUnit), in place of the 1 that
-// both terms had for weights near 1: with every weight 10^-9 a floor of
-// 10^-9 took a cost of one clause for 0 and called it optimal.
-func CostTol(m int, total, unit, cost float64) float64 {
-	return 2.3e-16*float64(m+2)*(unit+math.Abs(total)) + 1e-9*(unit+math.Abs(cost))
-}
-
 // WeightUnit returns the smallest positive soft weight, 1 when there is
-// none: the scale of CostTol's floors.
+// none: the scale of CostScale.Tol's floors.
 func (in *Instance) WeightUnit() float64 {
 	u := math.Inf(1)
 	for c, w := range in.Weight {
@@ -392,7 +373,7 @@ type CostScale struct {
 }
 
 // NewCostScale returns the cost comparison of in: its clauses, soft
-// weight and unit (CostTol), and the step a proof must tell costs apart
+// weight and unit (Tol), and the step a proof must tell costs apart
 // by: 1 for integer weights (IntegerWeights), the least step between
 // their costs; else the smallest positive soft weight, a scale rather
 // than the least step (weights 1.0 and 1.5 make costs 0.5 apart), so that
@@ -406,8 +387,25 @@ func NewCostScale(in *Instance) CostScale {
 	return cs
 }
 
-// Tol is CostTol for a cost of the instance.
-func (cs CostScale) Tol(cost float64) float64 { return CostTol(cs.m, cs.total, cs.unit, cost) }
+// Tol is how far apart a cost and a certified bound on it may be and
+// still count as one number: the rounding error of float64 sums of up to m
+// weights whose magnitudes add up to total (each addition errs by at most
+// 2^-53 of the running sum), plus 1e-9 of the cost itself for the bound's
+// own optimisation (a dual point found by iterations). It is far below
+// the fixed 1e-9 of the total weight it replaces when a few weights are
+// huge: beside one weight of 10^12, in a network of fewer than about
+// 4,000 clauses, a cost of 1 is no longer taken for 0, nor called optimal
+// against a bound of 0 (the sum's own error does grow with m times the
+// total: 2.3 for 10,000 clauses there, where float64 cannot tell 1 from
+// 0 in such sums anyway).
+//
+// The floors scale with the weights' unit (Instance.WeightUnit), in place
+// of the 1 that both terms had for weights near 1: with every weight
+// 10^-9 a floor of 10^-9 took a cost of one clause for 0 and called it
+// optimal.
+func (cs CostScale) Tol(cost float64) float64 {
+	return 2.3e-16*float64(cs.m+2)*(cs.unit+math.Abs(cs.total)) + 1e-9*(cs.unit+math.Abs(cost))
+}
 
 // Proven says whether a world of that cost is proven optimal by bound, a
 // certified lower bound on the cost of every world that satisfies the

@@ -64,7 +64,7 @@ type Report struct {
 	// LPUpperBound is a certified upper bound on the best satisfied weight of
 	// any assignment that satisfies the hard clauses: WeightTotal minus the
 	// value of a dual-feasible point of the LP relaxation (floored when all
-	// weights are integers). Below zero (by more than CostTol, the allowance
+	// weights are integers). Below zero (by more than CostScale.Tol, the allowance
 	// for rounding error) it proves the hard clauses unsatisfiable.
 	LPUpperBound float64 `json:"lp_upper_bound"`
 	// LPBoundKind is "dual": the bound comes from a dual-feasible point and

@@ -67,8 +67,10 @@ type Network struct {
 	// in the model, for its soft atoms only).
 	soft []GroundAtom
 	open map[string]bool
-	lazy bool     // Options.Lazy: the store has no unknown atoms
-	prog *Program // the program built (lazy inference reads argument types)
+	// given says which predicates have evidence atoms (soft ones too).
+	given map[string]bool
+	lazy  bool     // Options.Lazy: the store has no unknown atoms
+	prog  *Program // the program built (lazy inference reads argument types)
 	// asked holds, for a query predicate asked for only through ground
 	// query atoms, those atoms (see Asked).
 	asked map[string]*askedAtoms
@@ -245,7 +247,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 		}
 	}
 
-	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string]*askedAtoms{}, open: open}
+	net := &Network{Model: model.New(), Domains: map[string][]string{}, lazy: opt.Lazy, prog: prog, asked: map[string]*askedAtoms{}, open: open, given: map[string]bool{}}
 	for p, ps := range patterns {
 		if whole[p] {
 			continue
@@ -304,6 +306,7 @@ func Build(prog *Program, evidence []GroundAtom, opt Options) (*Network, error) 
 	softAt := map[string]GroundAtom{}     // soft evidence atoms, by AtomString
 	for _, a := range evidence {
 		args := constants(a.Args)
+		net.given[preds[a.Pred].Name] = true
 		k, key := AtomString(a.Pred, args), strings.Join(args, "\x00")
 		isSoft := a.Value > 0 && a.Value < 1
 		if b, ok := softAt[k]; ok {
@@ -771,34 +774,24 @@ func (net *Network) addClauses(prog *Program, f *Formula, n Node, vt map[string]
 	if err != nil {
 		return err
 	}
-	if f.Hard {
-		cs, err := model.Clauses(mf)
-		if err != nil {
-			return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
-		}
-		w := 0.0
-		if net.hardWeight > 0 {
-			soft := *f
-			soft.Hard, soft.Weight = false, net.hardWeight
-			f, w = &soft, net.hardWeight // each clause of a hard formula weighs HardWeight
-		}
-		for _, c := range cs {
-			if err := net.addClause(prog, f, c, w, vt, plus); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	cs, _, err := FormulaClauses(mf)
+	cs, err := FormulaClauses(mf, f.Hard)
 	if err != nil {
 		return srcpos.Errorf(f.Pos, "%v%s", err, expansionHint(f.F))
 	}
-	if f.Weight == 0 {
+	w := f.Weight
+	switch {
+	case f.Hard && net.hardWeight > 0:
+		soft := *f
+		soft.Hard, soft.Weight = false, net.hardWeight
+		f, w = &soft, net.hardWeight // each clause of a hard formula weighs HardWeight
+	case f.Hard:
+		w = 0
+	case w == 0:
 		net.Dropped += len(cs)
 		return nil
 	}
 	for _, c := range cs {
-		if err := net.addClause(prog, f, c.Clause, f.Weight*c.Share, vt, plus); err != nil {
+		if err := net.addClause(prog, f, c.Clause, w*c.Share, vt, plus); err != nil {
 			return err
 		}
 	}

@@ -423,7 +423,12 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 	// (junctionTree); enumeration, exact and as cheap for a component
 	// that fits, goes first there.
 	fits := enumerationWork(c.in) <= opt.MaxEnumeration
-	if fits && softSpan(c.in) > 700 {
+	if !fits || softSpan(c.in) <= 700 {
+		if probs, err := c.junctionTree(ctx, opt, rep); probs != nil || err != nil {
+			return probs, err
+		}
+	}
+	if fits {
 		probs, err := enumerate(ctx, c.in)
 		if err != nil {
 			return nil, err
@@ -431,6 +436,20 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 		rep.Method = ExactEnumeration
 		return probs, nil
 	}
+	probs, classes, configs, err := countExchangeable(ctx, c.in, opt.MaxConfigs)
+	if err != nil {
+		return nil, err
+	}
+	if probs != nil {
+		rep.Method, rep.Classes, rep.Configs = ExactCounting, classes, configs
+	}
+	return probs, nil
+}
+
+// junctionTree solves the component by a junction tree when its cliques fit
+// opt, filling rep's width and table entries; nil marginals when it does
+// not fit.
+func (c *component) junctionTree(ctx context.Context, opt ExactOptions, rep *Component) ([]float64, error) {
 	adj, w, ok := primalGraph(c.in, opt.MaxClique)
 	if !ok {
 		rep.Width, rep.Entries = w, math.Ldexp(1, w)
@@ -451,22 +470,7 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component)
 			return probs, nil
 		}
 	}
-	if fits {
-		probs, err := enumerate(ctx, c.in)
-		if err != nil {
-			return nil, err
-		}
-		rep.Method = ExactEnumeration
-		return probs, nil
-	}
-	probs, classes, configs, err := countExchangeable(ctx, c.in, opt.MaxConfigs)
-	if err != nil {
-		return nil, err
-	}
-	if probs != nil {
-		rep.Method, rep.Classes, rep.Configs = ExactCounting, classes, configs
-	}
-	return probs, nil
+	return nil, nil
 }
 
 // errNoWorld is returned when no world satisfies a component's hard clauses.

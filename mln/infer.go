@@ -85,7 +85,7 @@ type MAPResult struct {
 	Exact   *maxsat.ExactResult
 	Seconds struct{ Ground, Solve float64 }
 
-	tol float64 // how close two costs are to be one (maxsat.CostTol)
+	tol float64 // how close two costs are to be one (maxsat.CostScale.Tol)
 }
 
 // GroundClauses grounds the network and reads the ground problem as
@@ -198,6 +198,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	mo := opt.MaxSAT
+	cs := maxsat.NewCostScale(in)
 	flips := mo.LocalSearch
 	if flips == 0 {
 		flips = 1_000_000
@@ -207,8 +208,8 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	default:
 		return nil, fmt.Errorf("mln: unknown MAP method %q (want %s, %s, %s or %s)", opt.Method, MethodLPRound, MethodLPWalkSAT, MethodWalkSAT, MethodExact)
 	}
-	if core := in.HardConflict(); core != nil {
-		return nil, net.infeasible(g, in, core)
+	if err := net.CheckHard(g, in); err != nil {
+		return nil, err
 	}
 	method := opt.Method
 	if method == MethodExact {
@@ -296,7 +297,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		if rep.HardViolated == 0 && rep.LPUpperBound > 0 {
 			rep.CertifiedRatio = math.Min(1, rep.WeightSatisfied/rep.LPUpperBound)
 		}
-		rep.Optimal = rep.HardViolated == 0 && maxsat.NewCostScale(in).Proven(cost, rep.WeightTotal-rep.LPUpperBound)
+		rep.Optimal = rep.HardViolated == 0 && cs.Proven(cost, rep.WeightTotal-rep.LPUpperBound)
 	}
 	res.Values = make([]float64, len(x))
 	for i, b := range x {
@@ -320,7 +321,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Alchemy = Alchemy(in)
-	res.tol = maxsat.NewCostScale(in).Tol(res.Cost)
+	res.tol = cs.Tol(res.Cost)
 	res.Cost, res.LowerBound = snapCosts(res.Cost, res.LowerBound, res.tol)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
@@ -605,8 +606,8 @@ func (net *Network) Marginals(ctx context.Context, method string, mapOpt MAPOpti
 	res := &MarginalResult{Ground: g}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	start = time.Now()
-	if core := in.HardConflict(); core != nil {
-		return nil, net.infeasible(g, in, core)
+	if err := net.CheckHard(g, in); err != nil {
+		return nil, err
 	}
 	s, err := InferMarginals(ctx, in, method, so)
 	if err != nil {

@@ -61,37 +61,25 @@ func QueryNotes(prog *Program, evidence, queries []GroundAtom) []string {
 	return notes
 }
 
-// HiddenNotes names each predicate a formula uses that has no evidence
-// atom and is neither queried nor opened, in a program without '*'
-// (Alchemy's convention): hinge closes it, every atom false, as Alchemy 1
-// did, where Alchemy 2 leaves a predicate without evidence atoms open
-// (its zzfillClosedWorldArray), so the two answer differently: P => H,
-// H => Q with evidence on P gave Q 0.5 here and 0.77 with H open.
-func HiddenNotes(prog *Program, evidence []GroundAtom, opt Options) []string {
-	for _, d := range prog.Preds {
-		if d.Closed {
-			return nil // Tuffy's convention: every predicate without '*' is open
-		}
-	}
-	skip := map[string]bool{}
-	for _, n := range opt.Query {
-		skip[n] = true
-	}
-	for _, a := range opt.QueryAtoms {
-		skip[a.Pred] = true
-	}
-	for _, n := range opt.Open {
-		skip[n] = true
-	}
-	for _, a := range evidence {
-		skip[a.Pred] = true
-	}
+// HiddenNotes names each predicate a formula uses that Build closed for
+// want of being queried or opened though it has no evidence atom (a
+// program without '*', Alchemy's convention): hinge closes it, every atom
+// false, as Alchemy 1 did, where Alchemy 2 leaves a predicate without
+// evidence atoms open (its zzfillClosedWorldArray), so the two answer
+// differently: P => H, H => Q with evidence on P gave Q 0.5 here and 0.77
+// with H open.
+func (net *Network) HiddenNotes() []string {
+	seen := map[string]bool{}
 	var hidden []string
-	for _, f := range prog.Formulas {
+	for _, f := range net.prog.Formulas {
 		walk(f.F, func(n Node) {
-			if a, ok := n.(*Atom); ok && !skip[a.Pred] && prog.Pred(a.Pred) != nil && !IsDomainPredicate(a.Pred) {
-				skip[a.Pred] = true
-				hidden = append(hidden, a.Pred)
+			a, ok := n.(*Atom)
+			if !ok || seen[a.Pred] {
+				return
+			}
+			seen[a.Pred] = true
+			if d := net.prog.Pred(a.Pred); d != nil && !d.Closed && !net.open[d.Name] && !net.given[d.Name] && !IsDomainPredicate(d.Name) {
+				hidden = append(hidden, d.Name)
 			}
 		})
 	}

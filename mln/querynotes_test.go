@@ -28,7 +28,11 @@ func TestHiddenNotes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		notes := strings.Join(HiddenNotes(prog, tc.ev, tc.opt), "\n")
+		net, err := Build(prog, tc.ev, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(net.HiddenNotes(), "\n")
 		if (tc.want == "") != (notes == "") || !strings.Contains(notes, tc.want) {
 			t.Errorf("%q %+v: notes %q, want %q", tc.prog, tc.opt, notes, tc.want)
 		}

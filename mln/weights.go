@@ -10,9 +10,11 @@ type WeightedClause struct {
 	Share  float64
 }
 
-// FormulaClauses turns a soft formula (converted to hinge's formula type,
-// quantifiers expanded) into weighted clauses by Alchemy's rule for a
-// formula's weight (parser/folhelper.h, zzcreateClauses):
+// FormulaClauses turns a formula (converted to hinge's formula type,
+// quantifiers expanded) into weighted clauses. A hard formula's clauses
+// (model.Clauses) each have share 1: each is hard, which is exactly the
+// formula. A soft formula's follow Alchemy's rule for a formula's weight
+// (parser/folhelper.h, zzcreateClauses):
 //
 //   - The formula is put in conjunctive normal form by plain distribution
 //     (model.CNF), and duplicate literals within a clause are removed.
@@ -35,12 +37,19 @@ type WeightedClause struct {
 // Tuffy's) semantics of such a formula.
 //
 // The result holds the clauses that are not tautologies, in CNF order with
-// the gathered clause last; n is the count the weight was divided by (0
-// when the formula has no clause at all).
-func FormulaClauses(f model.Formula) (out []WeightedClause, n int, err error) {
+// the gathered clause last.
+func FormulaClauses(f model.Formula, hard bool) ([]WeightedClause, error) {
+	if hard {
+		cs, err := model.Clauses(f)
+		out := make([]WeightedClause, len(cs))
+		for i, c := range cs {
+			out[i] = WeightedClause{Clause: c, Share: 1}
+		}
+		return out, err
+	}
 	cs, err := model.CNF(f)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	var multi []model.Clause
 	var units model.Clause
@@ -56,13 +65,14 @@ func FormulaClauses(f model.Formula) (out []WeightedClause, n int, err error) {
 		}
 		multi = append(multi, c)
 	}
-	n = len(multi)
+	n := len(multi)
 	if len(units) > 0 {
 		n++
 	}
 	if n == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
+	var out []WeightedClause
 	share := 1 / float64(n)
 	for _, c := range multi {
 		if !model.Tautology(c) {
@@ -83,7 +93,7 @@ func FormulaClauses(f model.Formula) (out []WeightedClause, n int, err error) {
 			out = append(out, WeightedClause{Clause: g, Share: -share})
 		}
 	}
-	return out, n, nil
+	return out, nil
 }
 
 // dedupLiterals returns c without repeated literals (the same atom or

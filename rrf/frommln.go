@@ -50,16 +50,8 @@ func FromMLN(kb *mln.Program, lambda, hardWeight float64) (*Program, error) {
 		if err != nil {
 			return nil, err
 		}
-		var cs []mln.WeightedClause
-		if f.Hard {
-			hc, err := model.Clauses(mf)
-			if err != nil {
-				return nil, srcpos.Errorf(f.Pos, "%v", err)
-			}
-			for _, c := range hc {
-				cs = append(cs, mln.WeightedClause{Clause: c, Share: 1})
-			}
-		} else if cs, _, err = mln.FormulaClauses(mf); err != nil {
+		cs, err := mln.FormulaClauses(mf, f.Hard)
+		if err != nil {
 			return nil, srcpos.Errorf(f.Pos, "%v", err)
 		}
 		for j, wc := range cs {

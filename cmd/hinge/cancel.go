@@ -1,6 +1,11 @@
 package main
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/hinge-srl/hinge/internal/abandon"
+)
 
 // whileRunning runs f, work with no effect outside the values it returns
 // (reading and parsing input files, building a network from them), and
@@ -10,27 +15,12 @@ import "context"
 // it wraps do not look at a context; this way a cancelled run still stops
 // within a second while one of them reads a file of gigabytes.
 func whileRunning[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	if ctx == nil || ctx.Done() == nil {
+	if ctx == nil {
 		return f()
 	}
-	if err := interrupted(ctx); err != nil {
-		var zero T
-		return zero, err
+	v, err := abandon.Run(ctx, f)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return v, interrupted(ctx)
 	}
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1) // buffered: an abandoned f does not block
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, interrupted(ctx)
-	}
+	return v, err
 }

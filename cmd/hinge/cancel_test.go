@@ -120,8 +120,9 @@ func TestCancelledBeforeWork(t *testing.T) {
 	}
 }
 
-// startHinge starts this test binary as hinge (TestMain runs main) with
-// args, its standard output a pipe and its standard error kept.
+// startHinge starts exe with args, this test binary standing for hinge
+// (TestMain runs main) when it runs, its standard output a pipe and its
+// standard error kept.
 func startHinge(t *testing.T, exe string, args ...string) (*exec.Cmd, io.ReadCloser, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(exe, args...)
@@ -206,18 +207,8 @@ func TestNohupKeepsRunning(t *testing.T) {
 		t.Skip("no sh to start hinge with SIGHUP ignored")
 	}
 	psl, data := writeTransitivity(t, 300, 8)
-	cmd := exec.Command(sh, "-c", `trap "" HUP; exec "$0" "$@"`, exe, "infer", "--model", psl, "--data", data,
+	cmd, stdout, errb := startHinge(t, sh, "-c", `trap "" HUP; exec "$0" "$@"`, exe, "infer", "--model", psl, "--data", data,
 		"--eps-abs", "0", "--eps-rel", "0", "--gap-tol", "0", "--max-iter", "2000000000", "--threads", "1")
-	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
-	errb := &bytes.Buffer{}
-	cmd.Stderr = errb
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	defer cmd.Process.Kill()
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() && !strings.Contains(sc.Text(), "total:") {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"math"
 	"math/rand/v2"
@@ -111,7 +112,7 @@ func TestLiftCommandExample1(t *testing.T) {
 			t.Errorf("%s differs from %s:\n%s", name, golden, got)
 		}
 	}
-	p, err := readFile(in, hlmrf.Read)
+	p, err := readFile(context.Background(), in, hlmrf.Read)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,15 +126,23 @@ func writeJSON(path string, v any) error {
 }
 
 // readFile parses the file at path with read (hlmrf.Read, maxsat.Read), which
-// names path in its errors.
-func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := textfile.Open(path)
-	if err != nil {
-		var zero T
-		return zero, err
+// names path in its errors: bad input. It reads while ctx runs
+// (whileRunning): Ctrl-C during a file of gigabytes returns the cancelled
+// run's error at once.
+func readFile[T any](ctx context.Context, path string, read func(io.Reader, string) (T, error)) (T, error) {
+	v, err := whileRunning(ctx, func() (T, error) {
+		f, err := textfile.Open(path)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		defer f.Close()
+		return read(bufio.NewReaderSize(f, 1<<20), path)
+	})
+	if err != nil && !isCancel(err) {
+		err = badInput(err)
 	}
-	defer f.Close()
-	return read(bufio.NewReaderSize(f, 1<<20), path)
+	return v, err
 }
 
 func newRoot() *cobra.Command {

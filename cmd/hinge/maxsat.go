@@ -119,12 +119,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 		stdout = stderr // the c/o/s/v lines too: the report written to standard output stays whole
 	}
 	start := time.Now()
-	in, err := whileRunning(ctx, func() (*maxsat.Instance, error) { return readFile(path, maxsat.Read) })
-	if isCancel(err) {
-		return err
-	}
+	in, err := readFile(ctx, path, maxsat.Read)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	if err := checkInstanceFits(path, in); err != nil {
 		return err
@@ -342,12 +339,12 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	case res.Optimal:
 		fmt.Fprintf(w, "o %s\n", g(res.Cost))
 		fmt.Fprintln(w, "s OPTIMUM FOUND")
-	case res.Status == "rounded":
-		fmt.Fprintf(w, "c %s: %s\n", exactEnd(res), aboveOptimum(res.Cost, res.LowerBound))
-		fmt.Fprintf(w, "o %s\n", g(res.Cost))
-		fmt.Fprintln(w, "s SATISFIABLE")
 	default:
-		fmt.Fprintf(w, "c stopped at the time limit (%v): %s\n", o.timeLimit, aboveOptimum(res.Cost, res.LowerBound))
+		end := exactEnd(res)
+		if res.Status != "rounded" {
+			end = fmt.Sprintf("%s (%v)", end, o.timeLimit)
+		}
+		fmt.Fprintf(w, "c %s: %s\n", end, aboveOptimum(res.Cost, res.LowerBound))
 		fmt.Fprintf(w, "o %s\n", g(res.Cost))
 		fmt.Fprintln(w, "s SATISFIABLE")
 	}

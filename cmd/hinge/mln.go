@@ -119,8 +119,7 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 			return nil, nil, err
 		}
 		if in.warn != nil {
-			notes := append(mln.QueryNotes(prog, evidence, opt.QueryAtoms), mln.HiddenNotes(prog, evidence, opt)...)
-			for _, n := range notes {
+			for _, n := range mln.QueryNotes(prog, evidence, opt.QueryAtoms) {
 				fmt.Fprintln(in.warn, "warning:", n)
 			}
 		}
@@ -136,6 +135,11 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 			}
 		}
 		return nil, nil, badInput(err)
+	}
+	if in.warn != nil && in.folder == "" {
+		for _, n := range net.HiddenNotes() {
+			fmt.Fprintln(in.warn, "warning:", n)
+		}
 	}
 	return net, queries, nil
 }

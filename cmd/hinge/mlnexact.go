@@ -57,10 +57,14 @@ func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
 // ended.
 func exactEnd(x *maxsat.ExactResult) string {
 	if x.Status == "rounded" {
-		return fmt.Sprintf("optimal only for the weights rounded to integers (within 2 x %.3g of the optimum)", x.WeightError)
+		return fmt.Sprintf("%s (within 2 x %.3g of the optimum)", roundedEnd, x.WeightError)
 	}
 	return "stopped at the time limit"
 }
+
+// roundedEnd says how an exact search on rounded weights ended (status
+// "rounded").
+const roundedEnd = "optimal only for the weights rounded to integers"
 
 // aboveOptimum says how far a world of that cost can be from the optimum,
 // given a lower bound on it: at most (cost - bound) / bound more (the gap
@@ -200,7 +204,7 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 	word := ", proven optimal for the whole network"
 	switch {
 	case res.Status == "rounded":
-		word = "; optimal only for the weights rounded to integers: " + aboveOptimum(res.Cost, res.LowerBound)
+		word = "; " + roundedEnd + ": " + aboveOptimum(res.Cost, res.LowerBound)
 	case !res.Optimal:
 		word = "; stopped at the time limit: " + aboveOptimum(res.Cost, res.LowerBound)
 	}

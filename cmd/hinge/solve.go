@@ -219,12 +219,9 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 		stdout = stderr // the output written to standard output stays whole
 	}
 	start := time.Now()
-	p, err := whileRunning(ctx, func() (*hlmrf.Problem, error) { return readFile(path, hlmrf.Read) })
-	if isCancel(err) {
-		return err
-	}
+	p, err := readFile(ctx, path, hlmrf.Read)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	if err := checkProblemFits(path, p); err != nil {
 		return err

@@ -195,7 +195,7 @@ func (b *Batch) End() (dropped int, err error) {
 		b.after = nil
 	}()
 	all := slices.Concat(b.through, b.commits, b.files)
-	through := len(b.through) + len(b.commits) // the renames start there
+	renames := len(b.through) + len(b.commits) // where the renames start
 	b.through, b.commits, b.files = nil, nil, nil
 	unlock := func() {}
 	defer func() { unlock() }()
@@ -205,7 +205,7 @@ func (b *Batch) End() (dropped int, err error) {
 			dropped++
 			continue
 		}
-		if i == through {
+		if i == renames {
 			// The renames under the placement lock; not the writes through
 			// devices before them, which may wait for a FIFO's reader.
 			if unlock, err = placeLock(); err != nil {
