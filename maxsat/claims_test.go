@@ -50,8 +50,9 @@ func ratCost(in *Instance, x []bool) (*big.Rat, bool) {
 // possible (sums 8 apart), --exact's at cost 2 beside a weight of 1.9e18
 // (the weight 2 rounded to 0 by the power-of-two scaling), and a cost of
 // one 10^-9 weight taken for 0 by an absolute 10^-9 floor. Against exact
-// brute force over 300 random instances: a world called optimal is, a
-// certified bound is at most the optimum, infeasibility is real.
+// brute force over 300 random instances (with hard clauses, weights of 0,
+// empty soft and hard clauses): a world called optimal is, a certified
+// bound is at most the optimum, infeasibility is real.
 func TestOptimalClaimsWithMixedWeights(t *testing.T) {
 	weights := func(rng *rand.Rand) float64 {
 		switch rng.IntN(6) {
@@ -98,6 +99,23 @@ func TestOptimalClaimsWithMixedWeights(t *testing.T) {
 				lits = append(lits, l)
 			}
 			if err := in.AddClause(w(rng), rng.IntN(5) == 0, lits...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Degenerate clauses: a weight of 0, an empty soft clause (always
+		// falsified, a constant cost), and now and then an empty hard one
+		// (no world satisfies it).
+		switch rng.IntN(8) {
+		case 0:
+			if err := in.AddClause(0, false, Pos(rng.IntN(n))); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if err := in.AddClause(w(rng), false); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			if err := in.AddClause(0, true); err != nil {
 				t.Fatal(err)
 			}
 		}

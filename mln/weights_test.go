@@ -50,6 +50,9 @@ func TestFormulaClausesAlchemyRule(t *testing.T) {
 		{"3 P(A) ^ Q(A) ^ R(A)", []string{"-3.0000 !P(A) v !Q(A) v !R(A)"}},
 		{"3 P(x) ^ !Q(x)", []string{"-3.0000 !P(x) v Q(x)"}},
 		{"-1.5 P(x) ^ Q(y)", []string{"1.5000 !P(x) v !Q(y)"}},
+		// A hard conjunction is not gathered: each of its unit clauses is
+		// hard, which is exactly the formula.
+		{"P(A) ^ Q(A).", []string{"0.0000 P(A).", "0.0000 Q(A)."}},
 		// A single unit clause keeps its sign.
 		{"1.2 !P(A)", []string{"1.2000 !P(A)"}},
 		// Units beside a clause of two literals: two clauses, w/2 each.

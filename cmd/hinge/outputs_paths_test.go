@@ -234,6 +234,18 @@ func TestOutputsNamingOneFile(t *testing.T) {
 			}
 		}
 	}
+	// The user's own export, its side file a symlink to it, is left as it
+	// was by the refused run.
+	mine := writeFile(t, dir, "mine.txt", "the user's ground problem\n")
+	if err := os.Symlink(mine, mine+".atoms"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "ground", "--model", smokersModel, "--data", smokersData, "--export", mine); code != 2 || !strings.Contains(errs, "name the same file") {
+		t.Errorf("ground --export over a symlinked side file: exit %d, %s", code, errs)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "the user's ground problem\n" {
+		t.Errorf("the user's export is now %q (%v)", b, err)
+	}
 	// Two outputs through one device are written through, one after the
 	// other, and are not refused (a null device of our own, as root).
 	if dev := devtest.NullDevice(t, dir); dev != "" {
