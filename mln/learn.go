@@ -292,46 +292,14 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 	if len(prog.Formulas) == 0 {
 		return nil, nil, errors.New("mln: the program has no formulas: nothing to learn")
 	}
-	isQuery := map[string]bool{}
-	var preds []string
-	for _, q := range query {
-		if prog.Pred(q) == nil {
-			return nil, nil, prog.undeclared("query predicate", q)
-		}
-		if !isQuery[q] {
-			isQuery[q] = true
-			preds = append(preds, q)
-		}
-	}
-	if len(preds) == 0 {
-		for _, d := range prog.Preds {
-			isQuery[d.Name] = true
-			preds = append(preds, d.Name)
-		}
-	}
-	shape, index, err := learningShape(prog, isQuery)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !slices.ContainsFunc(shape.Formulas, func(f *Formula) bool { return !f.Hard }) {
+	if !slices.ContainsFunc(prog.Formulas, func(f *Formula) bool { return !f.Hard }) {
 		return nil, nil, errors.New("mln: no soft formula to learn (every formula is hard)")
 	}
-	var evidence []GroundAtom
-	truth := map[string]bool{}
-	for _, a := range training {
-		if a.Value != 0 && a.Value != 1 {
-			return nil, nil, srcpos.Errorf(a.Pos, "training atoms must be true or false (soft evidence is for inference), found %v", a.Value)
-		}
-		if isQuery[a.Pred] {
-			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
-			continue
-		}
-		evidence = append(evidence, a)
-	}
-	net, err := Build(shape, evidence, Options{Query: preds, DomainAtoms: training})
+	tw, err := buildTraining(prog, training, query)
 	if err != nil {
 		return nil, nil, err
 	}
+	shape, index, net, preds, truth := tw.shape, tw.index, tw.net, tw.preds, tw.truth
 
 	// The learned weights: one per soft formula that is not fixed, one per
 	// combination of constants for a +x formula (in the order Build
@@ -462,6 +430,93 @@ func prepareLearning(ctx context.Context, prog *Program, training []GroundAtom, 
 		Predicates: preds, Clauses: numClauses, Atoms: len(vars), HardViolated: hardViolated}
 	res.Seconds.Ground = time.Since(start).Seconds()
 	return l, res, nil
+}
+
+// trainingNet is a training world bound to a program as learning reads
+// it: shape and index from learningShape, the network over the evidence
+// (the training atoms of the other predicates), the query predicates and
+// the query atoms' training values by AtomString.
+type trainingNet struct {
+	shape *Program
+	index map[*Formula]int
+	net   *Network
+	preds []string
+	truth map[string]bool
+}
+
+// buildTraining binds the training world to prog: the query predicates
+// (every predicate when there are none) are open, an atom of theirs that
+// training does not list is false, and every other predicate is evidence.
+func buildTraining(prog *Program, training []GroundAtom, query []string) (*trainingNet, error) {
+	isQuery := map[string]bool{}
+	var preds []string
+	for _, q := range query {
+		if prog.Pred(q) == nil {
+			return nil, prog.undeclared("query predicate", q)
+		}
+		if !isQuery[q] {
+			isQuery[q] = true
+			preds = append(preds, q)
+		}
+	}
+	if len(preds) == 0 {
+		for _, d := range prog.Preds {
+			isQuery[d.Name] = true
+			preds = append(preds, d.Name)
+		}
+	}
+	shape, index, err := learningShape(prog, isQuery)
+	if err != nil {
+		return nil, err
+	}
+	var evidence []GroundAtom
+	truth := map[string]bool{}
+	for _, a := range training {
+		if a.Value != 0 && a.Value != 1 {
+			return nil, srcpos.Errorf(a.Pos, "training atoms must be true or false (soft evidence is for inference), found %v", a.Value)
+		}
+		if isQuery[a.Pred] {
+			truth[AtomString(a.Pred, constants(a.Args))] = a.Value == 1
+			continue
+		}
+		evidence = append(evidence, a)
+	}
+	net, err := Build(shape, evidence, Options{Query: preds, DomainAtoms: training})
+	if err != nil {
+		return nil, err
+	}
+	return &trainingNet{shape: shape, index: index, net: net, preds: preds, truth: truth}, nil
+}
+
+// HardViolated counts the ground clauses of prog's hard formulas that a
+// training world violates, the world read as LearnPLL reads it (the
+// query predicates, every predicate when there are none, open and false
+// where training does not list them). The model gives such a world
+// probability 0; a learner that makes hard formulas soft (an RRF's
+// features) calls it to say so, as LearnPLL's HardViolated does.
+func HardViolated(ctx context.Context, prog *Program, training []GroundAtom, query []string, groundOpt ground.Options) (int, error) {
+	hard := *prog
+	hard.Formulas = slices.DeleteFunc(slices.Clone(prog.Formulas), func(f *Formula) bool { return !f.Hard })
+	if len(hard.Formulas) == 0 {
+		return 0, nil
+	}
+	if groundOpt.Context == nil {
+		groundOpt.Context = ctx
+	}
+	tw, err := buildTraining(&hard, training, query)
+	if err != nil {
+		return 0, err
+	}
+	g, in, err := tw.net.GroundClauses(groundOpt)
+	if err != nil {
+		return 0, err
+	}
+	x := make([]bool, in.NumVars)
+	for v, ref := range g.Vars {
+		x[v] = tw.truth[AtomString(ref.Pred.Name, g.Args(v))]
+	}
+	_, n := in.Eval(x)
+	return n, nil
 }
 
 // pllSink passes the pieces of a grounding to a pseudo-likelihood builder.

@@ -451,3 +451,35 @@ func TestAsRRFRefusesBrokenHardClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnWarnsOfBrokenHardClauses: a training world that breaks a hard
+// formula has probability 0 under the knowledge base; mln learn and rrf
+// learn on the .mln (whose features make the formula soft; it learned
+// without a word) both say so and still learn, and a world that keeps
+// the hard formulas gets no warning. With --separate-dbs the warning
+// names the world.
+func TestLearnWarnsOfBrokenHardClauses(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "kb.mln", "P(person)\nQ(person)\n!P(x).\n1.5 P(x) => Q(x)\n")
+	broken := writeFile(t, dir, "broken.db", "P(A)\nQ(A)\nQ(B)\n")
+	kept := writeFile(t, dir, "kept.db", "Q(A)\nQ(C)\n")
+	for i, tc := range []struct {
+		args []string
+		warn string // "" for none
+	}{
+		{[]string{"mln", "learn", "-t", broken, "-q", "P,Q"}, "violates 1 ground hard clause(s)"},
+		{[]string{"rrf", "learn", "-t", broken, "-q", "P", "-q", "Q"}, "the training world violates 1 ground hard clause(s) of " + prog},
+		{[]string{"rrf", "learn", "-t", kept, "-q", "P", "-q", "Q"}, ""},
+		{[]string{"rrf", "learn", "-t", kept, "-t", broken, "--separate-dbs", "-q", "P", "-q", "Q"}, "training world " + broken + " violates 1"},
+	} {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
+		code, _, errs := runCLI(t, append(tc.args, "-i", prog, "-o", out)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errs)
+			continue
+		}
+		if got := strings.Contains(errs, "hard clause"); got != (tc.warn != "") || !strings.Contains(errs, tc.warn) {
+			t.Errorf("%v: stderr %q, want the warning %q", tc.args, errs, tc.warn)
+		}
+	}
+}

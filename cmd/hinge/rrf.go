@@ -479,6 +479,25 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if strings.EqualFold(filepath.Ext(o.input), ".mln") {
+		// The features make the hard formulas soft: a training world
+		// that breaks one is learned from without complaint, where the
+		// knowledge base gives it probability 0 (mln learn warns).
+		for i, w := range worlds {
+			n, err := mln.HardViolated(ctx, prog.Decls, w, o.query, ground.Options{MemoryLimit: memlimit.Current(), Context: ctx})
+			if err != nil {
+				return mlnFailed(err)
+			}
+			if n > 0 {
+				which := "the training world"
+				if o.separate {
+					which = "training world " + o.training[i]
+				}
+				fmt.Fprintf(stderr, "warning: %s violates %d ground hard clause(s) of %s, so the knowledge base gives it probability 0: their features are learned like the others, from --hard-weight %g; fix the data or make those formulas soft\n",
+					which, n, o.input, o.hardWeight)
+			}
+		}
+	}
 	start := time.Now()
 	res, err := prog.LearnRelationalWorlds(ctx, worlds, o.query, rrf.LearnOptions{Method: o.method, L2: o.l2, MaxIter: o.maxIter,
 		Chains: o.chains, Sweeps: o.sweeps, Seed: o.seed, Ground: rrf.GroundOptions{MemoryLimit: memlimit.Current()}})
