@@ -101,10 +101,12 @@ func TestExactMarginalsAgainstEnumeration(t *testing.T) {
 		}
 	}
 	limits := map[string]ExactOptions{
-		"default":     {},
-		"counting":    {MaxClique: 2, MaxConfigs: 1 << 17, MaxEnumeration: 1},
-		"enumeration": {MaxClique: 2, MaxConfigs: 1},
+		"default":        {},
+		"counting":       {MaxClique: 2, MaxConfigs: 1 << 17, MaxEnumeration: 1},
+		"enumeration":    {MaxClique: 2, MaxConfigs: 1},
+		"model counting": {MaxClique: 1, MaxConfigs: 1, MaxEnumeration: 1},
 	}
+	counted := 0
 	for name, in := range cases {
 		want := exactMarginals(in)
 		for lname, opt := range limits {
@@ -119,7 +121,15 @@ func TestExactMarginalsAgainstEnumeration(t *testing.T) {
 			if res.ExactAtoms() != in.NumVars || res.Rest != nil {
 				t.Errorf("%s, %s limits: %d of %d atoms exact, rest %v", name, lname, res.ExactAtoms(), in.NumVars, res.Rest)
 			}
+			for _, c := range res.Components {
+				if c.Method == ExactModelCounting {
+					counted++
+				}
+			}
 		}
+	}
+	if counted < len(cases)/2 {
+		t.Errorf("model counting solved %d components of %d cases: the limits do not reach it", counted, len(cases))
 	}
 }
 
@@ -219,7 +229,7 @@ func TestExactTooLarge(t *testing.T) {
 	_ = in.AddClause(0, true, maxsat.Not(36), maxsat.Pos(37))
 	_ = in.AddClause(2, false, maxsat.Not(37), maxsat.Pos(38))
 	_ = in.AddClause(0, true, maxsat.Pos(39)) // propagated
-	opt := ExactOptions{MaxClique: 4, MaxConfigs: 64}
+	opt := ExactOptions{MaxClique: 4, MaxConfigs: 64, MaxModelCount: 1}
 	_, err := ExactMarginals(context.Background(), in, opt, true)
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || tl.Component.Atoms != 36 || tl.Component.Width <= 4 {

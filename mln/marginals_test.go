@@ -225,7 +225,7 @@ func TestInferMarginalsHybrid(t *testing.T) {
 		_ = in.AddClause(0.7, false, maxsat.Not(v+1))
 	}
 	exact := exactMarginals(in)
-	opt := SampleOptions{Samples: 20000, BurnIn: 100, Chains: 4, Seed: 3, Exact: ExactOptions{MaxClique: 3, MaxConfigs: 16, MaxEnumeration: 1}}
+	opt := SampleOptions{Samples: 20000, BurnIn: 100, Chains: 4, Seed: 3, Exact: ExactOptions{MaxClique: 3, MaxConfigs: 16, MaxEnumeration: 1, MaxModelCount: 1}}
 	s, err := InferMarginals(context.Background(), in, MarginalAuto, opt)
 	if err != nil {
 		t.Fatal(err)

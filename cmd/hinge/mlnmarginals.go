@@ -61,7 +61,7 @@ func summarizeExact(exact []bool, comps []mln.Component) *exactSummary {
 // print writes the summary's stderr line.
 func (s *exactSummary) print(w io.Writer, total int) {
 	var parts []string
-	for _, m := range []string{mln.ExactJunctionTree, mln.ExactEnumeration, mln.ExactCounting, mln.ExactPropagated, mln.ExactFree} {
+	for _, m := range []string{mln.ExactJunctionTree, mln.ExactEnumeration, mln.ExactCounting, mln.ExactModelCounting, mln.ExactPropagated, mln.ExactFree} {
 		t, ok := s.ByMethod[m]
 		if !ok {
 			continue
@@ -73,6 +73,8 @@ func (s *exactSummary) print(w io.Writer, total int) {
 			parts = append(parts, fmt.Sprintf("%d in %s by enumerating every world", t.Atoms, plural(t.Components, "component", "")))
 		case mln.ExactCounting:
 			parts = append(parts, fmt.Sprintf("%d in %s by counting exchangeable atoms", t.Atoms, plural(t.Components, "component", "")))
+		case mln.ExactModelCounting:
+			parts = append(parts, fmt.Sprintf("%d in %s by weighted model counting", t.Atoms, plural(t.Components, "component", "")))
 		case mln.ExactPropagated:
 			parts = append(parts, fmt.Sprintf("%d fixed by the hard clauses", t.Atoms))
 		case mln.ExactFree:
@@ -87,7 +89,7 @@ func (s *exactSummary) print(w io.Writer, total int) {
 		return
 	}
 	big := slices.MaxFunc(s.SampledSet, func(a, b mln.Component) int { return a.Atoms - b.Atoms })
-	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms, and its worlds are too many to enumerate)\n",
+	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms, its worlds are too many to enumerate, and weighted model counting did not finish within its budget)\n",
 		s.Sampled, plural(len(s.SampledSet), "component", ""), big.Atoms, big.Clauses, big.Width)
 }
 

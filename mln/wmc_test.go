@@ -1,0 +1,132 @@
+package mln
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hinge-srl/hinge/maxsat"
+)
+
+// TestModelCountAgainstEnumeration: weighted model counting against the
+// marginals of every world enumerated, on random networks with hard
+// chains, near-deterministic soft clauses of both signs, weights in the
+// hundreds, symmetric twins (several modes), an atom twice in one clause,
+// tautologies, long clauses and unit clauses; an infeasible network is
+// errNoWorld.
+func TestModelCountAgainstEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 7))
+	infeasible := 0
+	for i := range 300 {
+		in := randomHardNetwork(rng, 2+rng.IntN(13), i%2 == 1)
+		if i%3 == 0 {
+			for c := range in.Weight {
+				in.Weight[c] *= 40
+			}
+		}
+		if i%5 == 0 && in.NumVars > 1 {
+			in.Lits = append(in.Lits, maxsat.Pos(0), maxsat.Pos(0), maxsat.Not(1))
+			in.Start = append(in.Start, int32(len(in.Lits)))
+			in.Weight = append(in.Weight, -1.3)
+			in.Hard = append(in.Hard, false)
+			in.Lits = append(in.Lits, maxsat.Pos(1), maxsat.Not(1))
+			in.Start = append(in.Start, int32(len(in.Lits)))
+			in.Weight = append(in.Weight, 2.5)
+			in.Hard = append(in.Hard, false)
+		}
+		if i%7 == 0 {
+			// A long clause over every atom, of either sign, or hard.
+			lits := make([]maxsat.Lit, in.NumVars)
+			for v := range lits {
+				lits[v] = maxsat.Pos(v)
+				if rng.IntN(2) == 0 {
+					lits[v] = maxsat.Not(v)
+				}
+			}
+			if err := in.AddClause(1, rng.IntN(3) == 0, lits...); err != nil {
+				t.Fatal(err)
+			}
+			in.Weight[len(in.Weight)-1] = 30 * (rng.Float64() - 0.5)
+		}
+		if i%4 == 2 && in.NumVars > 2 {
+			// Hard clauses that no world satisfies together: x0 both
+			// ways through x1, then !x0 both ways through x2.
+			a, b, c := rng.IntN(in.NumVars), rng.IntN(in.NumVars), rng.IntN(in.NumVars)
+			for _, cl := range [][]maxsat.Lit{{maxsat.Pos(a), maxsat.Pos(b)}, {maxsat.Pos(a), maxsat.Not(b)}, {maxsat.Not(a), maxsat.Pos(c)}, {maxsat.Not(a), maxsat.Not(c)}} {
+				if err := in.AddClause(0, true, cl...); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got, _, err := modelCount(context.Background(), in, math.Inf(1))
+		if !feasible(in) {
+			infeasible++
+			if err != errNoWorld {
+				t.Errorf("case %d: infeasible, got %v", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		want := exactMarginals(in)
+		if worst, at := worstError(got, want); worst > 1e-9 || math.IsNaN(got[at]) {
+			t.Errorf("case %d (%d atoms): atom %d has %.12f, enumeration %.12f", i, in.NumVars, at, got[at], want[at])
+		}
+	}
+	if infeasible == 0 || infeasible > 150 {
+		t.Errorf("%d of 300 infeasible: the cases do not cover both", infeasible)
+	}
+}
+
+// TestModelCountNeedles: needles far past enumeration (60 and 200 atoms,
+// a heavy world holding about half the mass) against their closed form,
+// and a budget too small to finish is errCountBudget.
+func TestModelCountNeedles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{22, 60, 200} {
+		a := make([]float64, n)
+		W := 0.0
+		for i := range a {
+			a[i] = 2.5 + rng.Float64()
+			if i < n/2 {
+				W += a[i]
+			}
+		}
+		in, want := needle(n, n/2, a, W)
+		got, st, err := modelCount(context.Background(), in, 1<<26)
+		if err != nil {
+			t.Fatalf("n %d: %v", n, err)
+		}
+		if worst, at := worstError(got, want); worst > 1e-9 {
+			t.Errorf("n %d: atom %d has %.12f, closed form %.12f", n, at, got[at], want[at])
+		}
+		t.Logf("n %d: P(S_0) = %.6f (closed form %.6f), %d nodes", n, got[0], want[0], st.Nodes)
+	}
+	in, _ := needle(200, 100, make([]float64, 200), 1)
+	if _, _, err := modelCount(context.Background(), in, 1000); err != errCountBudget {
+		t.Errorf("budget 1000: %v, want errCountBudget", err)
+	}
+}
+
+// BenchmarkModelCount counts random hard networks of 40 and 50 atoms
+// (treewidth past the junction tree's limits at 50), reporting the
+// nanoseconds per work unit that ExactOptions.MaxModelCount's default
+// is set by.
+func BenchmarkModelCount(b *testing.B) {
+	for _, n := range []int{40, 50} {
+		in := randomHardNetwork(rand.New(rand.NewPCG(1, uint64(n))), n, false)
+		b.Run(itoa(n), func(b *testing.B) {
+			var st wmcStats
+			for b.Loop() {
+				var err error
+				if _, st, err = modelCount(context.Background(), in, math.Inf(1)); err != nil && err != errNoWorld {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/st.Work, "ns/unit")
+			b.ReportMetric(float64(st.Nodes), "nodes")
+		})
+	}
+}
