@@ -357,11 +357,34 @@ func alchemyProgram(root *cobra.Command, args []string) error {
 	if args[0] != "learnwts" && !native {
 		words, notes = mlnArgs(root, args[0], to, args[1:])
 	}
+	if to == "hinge mln infer" && alchemyDefaultsToMCSAT(rest) {
+		// Alchemy's infer samples marginals by MC-SAT unless -m or -a
+		// asks for the MAP world; hinge mln infer answers the MAP world
+		// by default (as Tuffy does): the command suggested keeps
+		// Alchemy's meaning.
+		words = append(slices.Clone(words), "-ms")
+		notes += " (-ms added: Alchemy's infer samples marginals by MC-SAT unless -m or -a asks for the MAP world, which is what hinge mln infer answers without it)"
+	}
 	cmdline := to + " " + strings.Join(quoteArgs(words), " ")
 	if args[0] == "learnwts" {
 		return badInput(fmt.Errorf("Alchemy's learnwts is `hinge mln learn` (it takes Alchemy's options): did you mean `%s`?", cmdline))
 	}
 	return badInput(fmt.Errorf("hinge %s is for PSL models; a Markov logic network (.mln) runs with `%s` (it takes Alchemy's options): did you mean `%s`?%s", args[0], to, cmdline, notes))
+}
+
+// alchemyDefaultsToMCSAT reports whether an infer command line is in
+// Alchemy's words (-i, -e, -r, -q; not Tuffy's -mln, -evidence,
+// -queryFile, -result, whose default is the MAP world as hinge's) and
+// chooses no inference mode, so that Alchemy would run MC-SAT.
+func alchemyDefaultsToMCSAT(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "-m", "-a", "-ms", "-p", "--map", "--marginal", "--method", "-marginal", "-mln", "-evidence", "-queryFile", "-result":
+			return false
+		}
+	}
+	return true
 }
 
 // isPeerOption reports whether a is one of Alchemy's or Tuffy's options in

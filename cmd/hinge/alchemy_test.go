@@ -45,6 +45,12 @@ func TestAlchemyArgs(t *testing.T) {
 		{[]string{"infer", "-i", "my prog.mln", "-e", "e.db", "-r", "out", "-q", "Q", "-ms"}, nil,
 			"hinge infer is for PSL models; a Markov logic network (.mln) runs with `hinge mln infer` (it takes Alchemy's options): did you mean `hinge mln infer -i 'my prog.mln' -e e.db -r out -q Q -ms`?"},
 		{[]string{"learn", "-i", "p.mln", "-t", "t.db", "-o", "o.mln"}, nil, "did you mean `hinge mln learn -i p.mln -t t.db -o o.mln`?"},
+		// Without -m, -a, -ms or -p Alchemy's infer samples marginals:
+		// the suggestion keeps that meaning (hinge's default is MAP).
+		{[]string{"infer", "-i", "s.mln", "-e", "e.db", "-r", "out", "-q", "Q"}, nil,
+			"did you mean `hinge mln infer -i s.mln -e e.db -r out -q Q -ms`? (-ms added: Alchemy's infer samples marginals by MC-SAT unless -m or -a asks for the MAP world"},
+		{[]string{"infer", "-i", "s.mln", "-e", "e.db", "-r", "out", "-q", "Q", "-m"}, nil, "did you mean `hinge mln infer -i s.mln -e e.db -r out -q Q -m`?"},
+		{[]string{"infer", "-mln", "s.mln", "-evidence", "e.db", "-result", "out", "-q", "Q"}, nil, "did you mean `hinge mln infer -mln s.mln -evidence e.db -result out -q Q`?"},
 	} {
 		got, err := alchemyArgs(root, tc.args)
 		switch {

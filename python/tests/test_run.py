@@ -117,7 +117,10 @@ class TestInterrupt(_util.Case):
         proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True,
                                 env=dict(os.environ, HINGE_BIN=_util.hinge_binary()))
-        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        # Cleanups run last first: kill, wait, then close the pipes.
+        self.addCleanup(proc.stderr.close)
+        self.addCleanup(proc.stdout.close)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill() or proc.wait())
         lines = []
         for line in proc.stderr:
             lines.append(line)
