@@ -108,6 +108,14 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 	var prev []bool // the last round's world
 	var best []bool // the best world of a round, by its cost in the whole network
 	bestCost := 0.0
+	// The all-false world, where lazy grounding starts: every clause it
+	// can make cost is built, so its cost over them is its cost in the
+	// whole network. It is the first round's start and the answer at a
+	// time limit until a round finds better (the first round's world,
+	// stopped early, cost 3 times as much).
+	if x0 := make([]bool, sink.in.NumVars); func() bool { _, hv := sink.in.Eval(x0); return hv == 0 }() {
+		best, bestCost = x0, networkCost(sink.in, x0)
+	}
 	for {
 		res.Rounds++
 		in := sink.in
@@ -119,8 +127,11 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 		if !deadline.IsZero() {
 			xo.TimeLimit = max(time.Nanosecond, time.Until(deadline))
 		}
-		if prev != nil {
-			x0 := append(prev[:len(prev):len(prev)], make([]bool, in.NumVars-len(prev))...)
+		if from := prev; from != nil || best != nil {
+			if from == nil {
+				from = best
+			}
+			x0 := append(from[:len(from):len(from)], make([]bool, in.NumVars-len(from))...)
 			xo.Start = [][]bool{extendWorld(in, x0, aux)}
 		}
 		xr, err := maxsat.Exact(ctx, pos, xo)
@@ -134,6 +145,11 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 		res.LowerBound = max(res.LowerBound, xr.LowerBound)
 		if xr.Infeasible {
 			return nil, errors.New("mln: the hard clauses cannot all hold with this evidence (proven by the exact MAX-SAT solver over the ground clauses built lazily; --hard-weight W makes them soft, as Alchemy and Tuffy treat them)")
+		}
+		if xr.X == nil && best != nil {
+			res.Status, res.Cost = "time limit", bestCost
+			prev = best
+			break
 		}
 		if xr.X == nil {
 			return nil, fmt.Errorf("mln: lazy exact MAP found no world that satisfies the hard clauses within the time limit of %v", opt.TimeLimit)

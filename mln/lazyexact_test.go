@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/maxsat"
@@ -156,5 +157,66 @@ func TestExactFormCost(t *testing.T) {
 				t.Fatalf("world %v: exactForm costs %v (%d hard violated), the network %v", x, pos.FalsifiedWeight(y), hv, signedCost(in, x))
 			}
 		}
+	}
+}
+
+// TestLazyExactTimeLimitKeepsStart: stopped by its time limit, lazy exact
+// MAP answers a world no costlier than the all-false world it starts from
+// (an outside tester's transitivity model answered 1057.6 where that
+// world costs 318: the first round's world, stopped early, was kept), and
+// the cost it reports is the world's cost in the full network.
+func TestLazyExactTimeLimitKeepsStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	var ev strings.Builder
+	const n = 10
+	for range 3 * n {
+		fmt.Fprintf(&ev, "Knows(P%d, P%d)\n", rng.IntN(n), rng.IntN(n))
+	}
+	var decl strings.Builder
+	decl.WriteString("person = {")
+	for i := range n {
+		if i > 0 {
+			decl.WriteString(", ")
+		}
+		fmt.Fprintf(&decl, "P%d", i)
+	}
+	decl.WriteString("}\n")
+	prog := decl.String() + `*Knows(person, person)
+Friends(person, person)
+Smokes(person)
+1.0 !Knows(x, y) v Friends(x, y)
+0.8 !Friends(x, y) v !Friends(y, z) v Friends(x, z)
+1.2 !Friends(x, y) v !Smokes(x) v Smokes(y)
+-0.3 Friends(x, y)
+0.5 Smokes(x)
+`
+	query := []string{"Friends", "Smokes"}
+	_, _, full := network(t, prog, ev.String(), Options{Query: query})
+	g, in, err := full.GroundClauses(ground.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allFalse := signedCost(in, make([]bool, in.NumVars))
+	for _, limit := range []time.Duration{time.Nanosecond, 20 * time.Millisecond} {
+		_, _, lazyNet := network(t, prog, ev.String(), Options{Query: query, Lazy: true})
+		lr, err := lazyNet.LazyExactMAP(context.Background(), LazyExactOptions{TimeLimit: limit})
+		if err != nil {
+			t.Fatalf("limit %v: %v", limit, err)
+		}
+		val := map[string]bool{}
+		for i, a := range lr.Atoms {
+			val[key(a.Pred.Name, lr.Args(lazyNet.Store, i))] = lr.Values[i] == 1
+		}
+		x := make([]bool, in.NumVars)
+		for v, a := range g.Vars {
+			x[v] = val[key(a.Pred.Name, g.Args(v))]
+		}
+		if c := signedCost(in, x); math.Abs(c-lr.Cost) > 1e-9 || hardViolated(in, x) > 0 {
+			t.Errorf("limit %v: the world costs %v in the full network, LazyExactMAP says %v", limit, c, lr.Cost)
+		}
+		if lr.Cost > allFalse+1e-9 || lr.LowerBound > lr.Cost+1e-9 {
+			t.Errorf("limit %v: cost %v (bound %v, %s) where the all-false world costs %v", limit, lr.Cost, lr.LowerBound, lr.Status, allFalse)
+		}
+		t.Logf("limit %v: cost %v, bound %v, %s, %d rounds; all false %v", limit, lr.Cost, lr.LowerBound, lr.Status, lr.Rounds, allFalse)
 	}
 }

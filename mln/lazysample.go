@@ -731,6 +731,11 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	c.walk, c.unsat, c.conflict, c.queue = c.walk[:0], c.unsat[:0], false, c.queue[:0]
 	m := int32(len(c.weight))
 	for k := range m {
+		if k&0xffff == 0xffff {
+			if err := c.ctx.Err(); err != nil {
+				return false, err
+			}
+		}
 		w := c.weight[k]
 		switch {
 		case c.hard[k]:
@@ -758,6 +763,11 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	// would have kept its atoms: that is where a lazy step can differ from
 	// a step of MCSAT over the same clauses.
 	for v := range len(c.prev) {
+		if v&1023 == 1023 {
+			if err := c.ctx.Err(); err != nil {
+				return false, err
+			}
+		}
 		if c.fixed[v] != c.stamp && c.walking[v] != c.stamp {
 			if err := c.move(v, c.rng.IntN(2) == 1, false); err != nil {
 				return false, err
@@ -799,6 +809,11 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 	for f := 0; visits > 0; f++ {
 		if f >= budget || c.conflict {
 			return false, nil // the step goes back to the previous world
+		}
+		if f&1023 == 1023 {
+			if err := c.ctx.Err(); err != nil {
+				return false, err
+			}
 		}
 		if _, err := c.anneal(temp); err != nil {
 			return false, err
@@ -919,6 +934,11 @@ func (c *lazyChain) sweep() error {
 		c.sweepNo = 1
 	}
 	for v := 0; v < len(c.x); v++ {
+		if v&1023 == 1023 {
+			if err := c.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if c.swept[v] == c.sweepNo {
 			continue
 		}

@@ -528,8 +528,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := o.admm.Validate(); err != nil {
 		return badInput(err)
 	}
-	if o.flips < 0 {
-		return badInput(fmt.Errorf("--flips %d: must be >= 0", o.flips))
+	if o.flips <= 0 {
+		return badInput(fmt.Errorf("--flips %d: must be > 0 (the default is 1000000)", o.flips))
 	}
 	if !(o.noise > 0 && o.noise <= 1) {
 		return badInput(fmt.Errorf("--noise %v: must be in (0,1]", o.noise))

@@ -40,6 +40,9 @@ func TestMLNInferLazy(t *testing.T) {
 		{[]string{"--lazy", "--marginal", "--method", "gibbs"}, "--method gibbs needs the full grounding"},
 		{[]string{"--lazy", "--method", "lp-round"}, "--method lp-round needs the full grounding"},
 		{[]string{"--lazy", "--noise", "0"}, "--noise 0: must be in (0,1]"},
+		// 0 ran the default million flips without a word.
+		{[]string{"--lazy", "--flips", "0"}, "--flips 0: must be > 0"},
+		{[]string{"--flips", "0"}, "--flips 0: must be > 0"},
 	} {
 		args := append([]string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer"}, tc.args...)
 		if code, _, errs := runCLI(t, args...); code != 2 || !strings.Contains(errs, tc.want) {
