@@ -26,7 +26,7 @@ func TestConfigGlobalOptions(t *testing.T) {
 		code          int
 		want          string
 	}{
-		{"other components' options", `"runtime.db.intids": false, "admm.maxiterations": 1000`, 0, "DiscreteEvaluator: ACCURACY=0.8"},
+		{"other components' options", `"runtime.db.intids": false, "admm.maxiterations": 1000`, 0, "(4 atoms) DiscreteEvaluator: ACCURACY=1 "},
 		{"misspelt evaluator option", `"discreteevaluator.treshold": 0.4`, 2, `acq.json:29:17: evaluator for Knows: DiscreteEvaluator: unknown option "discreteevaluator.treshold"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -81,8 +81,11 @@ Without --output the inferred values are printed, one atom per line; with
 Evaluation: every predicate with truth atoms is evaluated with the evaluators
 named by --eval (PSL names: DiscreteEvaluator, ContinuousEvaluator,
 AUCEvaluator, CategoricalEvaluator), else those its JSON config names, else
-DiscreteEvaluator and ContinuousEvaluator. Only target atoms are scored unless
---include-observed (PSL's eval.includeobs).
+DiscreteEvaluator and ContinuousEvaluator. As in PSL, the truth atoms of
+target atoms are scored: a truth atom that is observed only with
+--include-observed (PSL's eval.includeobs), a target without truth only with
+-D eval.closetruth=true (against 0), and a truth atom that is neither target
+nor observed never; a note on standard error counts what was left out.
 
 --lifted solves a smaller problem of the same form found by color refinement
 of the ground problem (Srinivasan et al., AAAI 2019) and maps the answer back:
@@ -188,7 +191,8 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := o.explain.findPSL(prog); err != nil {
 		return err
 	}
-	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs}
+	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs,
+		Note: func(s string) { fmt.Fprintf(stderr, "hinge infer: note: %s\n", s) }}
 	if err := prog.CheckEvaluators(evalOptions); err != nil {
 		return badInput(err)
 	}

@@ -150,11 +150,16 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 			return nil, nil
 		}
 		return []string{"--include-observed=" + val}, nil
+	case key == "eval.closetruth":
+		if !infer {
+			return nil, nil
+		}
+		return []string{"--eval-option=eval.closetruth=" + val}, nil
 	case pslEvaluatorKey.MatchString(key):
 		if !infer {
 			return nil, nil
 		}
 		return []string{"--eval-option=" + key + "=" + val}, nil
 	}
-	return nil, fmt.Errorf("PSL's -D %s: hinge has no such setting; it reads admmreasoner.* (maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod), random.seed, parallel.numthreads, votedperceptron.* (numsteps, stepsize, l2regularization), eval.includeobs, evaluator options (discreteevaluator.threshold) and inference.reasoner, and ignores logging keys (log4j.threshold); its own flags are listed by --help", key)
+	return nil, fmt.Errorf("PSL's -D %s: hinge has no such setting; it reads admmreasoner.* (maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod), random.seed, parallel.numthreads, votedperceptron.* (numsteps, stepsize, l2regularization), eval.includeobs, eval.closetruth, evaluator options (discreteevaluator.threshold) and inference.reasoner, and ignores logging keys (log4j.threshold); its own flags are listed by --help", key)
 }
