@@ -270,8 +270,11 @@ func WriteOutputs(dir string, g *ground.Result, values []float64) ([]string, err
 // Evaluation is the result of one evaluator on one predicate.
 type Evaluation struct {
 	Predicate *model.Predicate
-	Atoms     int // atoms evaluated
-	Result    eval.Result
+	// Atoms counts the atoms with both a prediction and a truth value,
+	// those the evaluators other than CategoricalEvaluator score (its own
+	// figures say what it scored).
+	Atoms  int
+	Result eval.Result
 }
 
 // DefaultEvaluators are used for a predicate with truth data when neither
@@ -330,13 +333,19 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 				sel.closeTruth = true
 			}
 		}
-		atoms, left := p.evalAtoms(g, pred, values, sel)
+		atoms, npaired, left := p.evalAtoms(g, pred, values, sel)
 		if opt.Note != nil {
-			for _, n := range left.notes(pred, sel, len(atoms)) {
+			categorical := false
+			for _, sp := range specs {
+				if ev, err := eval.New(sp.Evaluator, sp.Options); err == nil && ev.Name() == "CategoricalEvaluator" {
+					categorical = true
+				}
+			}
+			for _, n := range left.notes(pred, sel, npaired, categorical) {
 				opt.Note(n)
 			}
 		}
-		if len(atoms) == 0 {
+		if npaired == 0 {
 			continue
 		}
 		for _, sp := range specs {
@@ -348,7 +357,7 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			if err != nil {
 				return nil, fmt.Errorf("evaluating %s with %s: %w", pred.Name, ev.Name(), err)
 			}
-			out = append(out, Evaluation{Predicate: pred, Atoms: len(atoms), Result: res})
+			out = append(out, Evaluation{Predicate: pred, Atoms: npaired, Result: res})
 		}
 	}
 	return out, nil
@@ -432,16 +441,22 @@ type leftOut struct {
 	notTargetEx, observedEx, latentEx string
 }
 
-// notes says what was left out, one line per kind.
-func (l leftOut) notes(pred *model.Predicate, sel evalSelection, scored int) []string {
+// notes says what was left out, one line per kind; categorical says
+// CategoricalEvaluator is applied to pred, which (as PSL's) counts a truth
+// atom of value 1 without a prediction as a miss.
+func (l leftOut) notes(pred *model.Predicate, sel evalSelection, scored int, categorical bool) []string {
 	var out []string
+	misses := ""
+	if categorical {
+		misses = "; CategoricalEvaluator, as PSL's, counts those of truth 1 as misses"
+	}
 	if l.notTarget > 0 {
-		out = append(out, fmt.Sprintf("%s of %s %s neither a target nor observed, e.g. %s: not scored, as in PSL (its \"missing targets\"; list them as targets to have them inferred and scored)",
-			plural(l.notTarget, "truth atom"), pred.Name, isAre(l.notTarget), l.notTargetEx))
+		out = append(out, fmt.Sprintf("%s of %s %s neither a target nor observed, e.g. %s: not scored, as in PSL (its \"missing targets\"; list them as targets to have them inferred and scored)%s",
+			plural(l.notTarget, "truth atom"), pred.Name, isAre(l.notTarget), l.notTargetEx, misses))
 	}
 	if l.observed > 0 && !sel.includeObs {
-		out = append(out, fmt.Sprintf("%s of %s %s observed, e.g. %s: not scored, as in PSL by default (--include-observed, PSL's eval.includeobs, scores them with their observed value)",
-			plural(l.observed, "truth atom"), pred.Name, isAre(l.observed), l.observedEx))
+		out = append(out, fmt.Sprintf("%s of %s %s observed, e.g. %s: not scored, as in PSL by default (--include-observed, PSL's eval.includeobs, scores them with their observed value)%s",
+			plural(l.observed, "truth atom"), pred.Name, isAre(l.observed), l.observedEx, misses))
 	}
 	if l.latent > 0 && !sel.closeTruth {
 		verb := "have"
@@ -474,56 +489,75 @@ func isAre(n int) string {
 // evalAtoms pairs pred's truth atoms with their predictions as PSL's
 // TrainingMap does: a target's inferred value; an observed atom's value
 // with sel.includeObs; a target without truth against 0 with
-// sel.closeTruth. A truth atom of no target and no observation is left
-// out, as is whatever sel does not include; leftOut counts them.
-func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []float64, sel evalSelection) ([]eval.Atom, leftOut) {
+// sel.closeTruth. What is not paired is kept with eval.Atom's NoPred (a
+// truth atom of no target, or of an observed atom without
+// sel.includeObs) or NoTruth (a target without truth without
+// sel.closeTruth, or an observed atom without truth with sel.includeObs),
+// for CategoricalEvaluator, which uses them as PSL's does; the other
+// evaluators skip them. It returns the atoms, how many of them are paired,
+// and what evaluation leaves out.
+func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []float64, sel evalSelection) ([]eval.Atom, int, leftOut) {
 	truth := p.Store.Truth(pred)
 	tab := p.Store.Table(pred)
 	var left leftOut
 	atoms := make([]eval.Atom, 0, truth.Len())
+	npaired := 0
 	example := func(args []int32) string { return pred.Name + "(" + quoteArgs(p.Store.Names(args)) + ")" }
 	for row := 0; row < truth.Len(); row++ {
 		args := truth.Args(row)
+		a := eval.Atom{Args: p.Store.Names(args), Truth: AsPSL(truth.Value(row))}
 		r, ok := tab.Find(args)
-		var pv float64
 		switch {
 		case !ok:
 			if left.notTarget == 0 {
 				left.notTargetEx = example(args)
 			}
 			left.notTarget++
-			continue
+			a.NoPred = true
 		case tab.Kind(r) == store.Target:
-			pv = values[g.Grounder.VarOf(pred, r)]
+			a.Pred = AsPSL(values[g.Grounder.VarOf(pred, r)])
 		default:
 			if left.observed == 0 {
 				left.observedEx = example(args)
 			}
 			left.observed++
-			if !sel.includeObs {
-				continue
+			if sel.includeObs {
+				a.Pred = AsPSL(tab.Value(r))
+			} else {
+				a.NoPred = true
 			}
-			pv = tab.Value(r)
 		}
-		atoms = append(atoms, eval.Atom{Args: p.Store.Names(args), Pred: AsPSL(pv), Truth: AsPSL(truth.Value(row))})
+		if !a.NoPred {
+			npaired++
+		}
+		atoms = append(atoms, a)
 	}
 	for r := range tab.Len() {
-		if tab.Kind(r) != store.Target {
+		target := tab.Kind(r) == store.Target
+		if !target && !sel.includeObs {
 			continue
 		}
 		args := tab.Args(r)
 		if _, ok := truth.Find(args); ok {
 			continue
 		}
-		if left.latent == 0 {
-			left.latentEx = example(args)
+		a := eval.Atom{Args: p.Store.Names(args), NoTruth: true}
+		if target {
+			if left.latent == 0 {
+				left.latentEx = example(args)
+			}
+			left.latent++
+			a.Pred = AsPSL(values[g.Grounder.VarOf(pred, r)])
+			if sel.closeTruth {
+				a.NoTruth = false
+				npaired++
+			}
+		} else {
+			a.Pred = AsPSL(tab.Value(r))
 		}
-		left.latent++
-		if sel.closeTruth {
-			atoms = append(atoms, eval.Atom{Args: p.Store.Names(args), Pred: AsPSL(values[g.Grounder.VarOf(pred, r)]), Truth: 0})
-		}
+		atoms = append(atoms, a)
 	}
-	return atoms, left
+	return atoms, npaired, left
 }
 
 // quoteArgs writes atom arguments as hinge prints them, 'a', 'b'.

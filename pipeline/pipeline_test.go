@@ -287,3 +287,44 @@ func TestEvaluateScoresWhatPSLScores(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluateCategoricalAsPSL: CategoricalEvaluator sees what PSL's sees:
+// every target is a candidate for its entity's predicted category, truth
+// or not (Cat(y, b) has none and wins y), and every truth atom of value 1
+// is scored, a target or not (Cat(w, a) is none: a miss). hinge passed it
+// only the (target, truth) pairs: y was a hit and w unseen (ACCURACY 1).
+func TestEvaluateCategoricalAsPSL(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"m.psl":       "1: Score(E, C) -> Cat(E, C) ^2\n1: !Cat(E, C) ^2\n",
+		"d.data":      "predicates:\n  Score/2: closed\n  Cat/2: open\nobservations:\n  Score: score.txt\ntargets:\n  Cat: targets.txt\ntruth:\n  Cat: truth.txt\n",
+		"score.txt":   "x\ta\t0.9\nx\tb\t0.1\ny\ta\t0.2\ny\tb\t0.8\nz\ta\t0.5\n",
+		"targets.txt": "x\ta\nx\tb\ny\ta\ny\tb\nz\ta\n",
+		"truth.txt":   "x\ta\t1\nx\tb\t0\ny\ta\t1\nw\ta\t1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, g, y := infer(t, Inputs{Model: filepath.Join(dir, "m.psl"), Data: filepath.Join(dir, "d.data")})
+	var notes []string
+	evs, err := prog.Evaluate(g, y, EvalOptions{Evaluators: []string{"CategoricalEvaluator", "DiscreteEvaluator"}, Note: func(s string) { notes = append(notes, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{"ACCURACY": 1.0 / 3, "CORRECT": 1, "SCORED": 3, "UNPREDICTED": 1} {
+		if got := metric(t, evs, "Cat", "CategoricalEvaluator", name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	// The other evaluators score the three pairs.
+	if len(evs) != 2 || evs[0].Atoms != 3 || evs[1].Atoms != 3 {
+		t.Errorf("evaluations %v, want two over 3 atoms", evs)
+	}
+	if n := metric(t, evs, "Cat", "DiscreteEvaluator", "TN") + metric(t, evs, "Cat", "DiscreteEvaluator", "FN") + metric(t, evs, "Cat", "DiscreteEvaluator", "TP"); n != 3 {
+		t.Errorf("DiscreteEvaluator scored %v atoms, want 3", n)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "CategoricalEvaluator, as PSL's, counts those of truth 1 as misses") {
+		t.Errorf("notes %q, want two, the first saying that CategoricalEvaluator counts missing targets", notes)
+	}
+}
