@@ -287,7 +287,9 @@ type EvalOptions struct {
 	// data (like PSL's --eval), instead of the config's per-predicate ones.
 	Evaluators []string
 	// Options are evaluator options (PSL names, e.g.
-	// "categoricalevaluator.categoryindexes"), applied over the config's.
+	// "categoricalevaluator.categoryindexes"), applied over the config's;
+	// eval.includeobs and eval.closetruth here decide over the config's and
+	// over IncludeObserved and CloseTruth.
 	Options map[string]string
 	// IncludeObserved also evaluates truth atoms that are observed, with
 	// their observed value as the prediction (PSL's eval.includeobs). The
@@ -331,6 +333,15 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			}
 			if v, ok := sp.Options["eval.closetruth"]; ok && strings.EqualFold(v, "true") {
 				sel.closeTruth = true
+			}
+		}
+		// The caller's options win over the config's, "false" too.
+		for k, v := range opt.Options {
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "eval.includeobs":
+				sel.includeObs = strings.EqualFold(strings.TrimSpace(v), "true")
+			case "eval.closetruth":
+				sel.closeTruth = strings.EqualFold(strings.TrimSpace(v), "true")
 			}
 		}
 		atoms, npaired, left := p.evalAtoms(g, pred, values, sel)

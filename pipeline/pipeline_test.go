@@ -259,6 +259,8 @@ func TestEvaluateScoresWhatPSLScores(t *testing.T) {
 		{"close truth", EvalOptions{CloseTruth: true}, 3, 0, 1, 2, []string{notTarget, observed}},
 		{"eval.closetruth option", EvalOptions{Options: map[string]string{"eval.closetruth": "true"}}, 3, 0, 1, 2, []string{notTarget, observed}},
 		{"both", EvalOptions{Options: map[string]string{"eval.closetruth": "true", "eval.includeobs": "true"}}, 4, 1, 1, 2, []string{notTarget}},
+		// The caller's option decides, false too (a -D over the config's).
+		{"caller's false", EvalOptions{IncludeObserved: true, Options: map[string]string{"eval.includeobs": "false"}}, 2, 0, 1, 1, []string{notTarget, observed, latent}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var notes []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,21 +26,24 @@ import (
 
 type inferOptions struct {
 	programFlags
-	admm        admm.Options
-	output      string
-	report      string
-	evals       []string
-	evalOpts    []string
-	includeObs  bool
-	lifted      bool
-	discrete    bool
-	localSearch int
-	seed        uint64
-	printValues bool
-	outputTable string // --output-table: write the values to this table of --db-schema
-	streaming   streamOptions
-	explain     explainFlags
-	solver      *admm.Solver // the ADMM solver of the answer (not lifted, discrete or streamed), for --explain
+	admm       admm.Options
+	output     string
+	report     string
+	evals      []string
+	evalOpts   []string
+	includeObs bool
+	// includeObsSet: --include-observed (or -D eval.includeobs) is on the
+	// command line, and decides over the config's eval.includeobs.
+	includeObsSet bool
+	lifted        bool
+	discrete      bool
+	localSearch   int
+	seed          uint64
+	printValues   bool
+	outputTable   string // --output-table: write the values to this table of --db-schema
+	streaming     streamOptions
+	explain       explainFlags
+	solver        *admm.Solver // the ADMM solver of the answer (not lifted, discrete or streamed), for --explain
 }
 
 // inferReport is the --report JSON of hinge infer: the grounding fields of
@@ -106,6 +110,7 @@ and its rule are printed, the outputs are written anyway, and the exit status
 is 1.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.includeObsSet = cmd.Flags().Changed("include-observed")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -158,6 +163,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	evalOpts, err := parseKeyValues(o.evalOpts, "--eval-option")
 	if err != nil {
 		return badInput(err)
+	}
+	if o.includeObsSet { // the command line's word, over the config's eval.includeobs
+		evalOpts["eval.includeobs"] = strconv.FormatBool(o.includeObs)
 	}
 	if err := o.streaming.checkCache(o.output); err != nil {
 		return err
