@@ -45,6 +45,8 @@ type Config struct {
 	// Options are the config's option settings (top level, then the selected
 	// split's, which override). Values are text as PSL takes them.
 	Options map[string]string
+	// OptionPos is where each of Options is set in the file (its key).
+	OptionPos map[string]srcpos.Position
 	// Sources are the data sources for observations, targets and truth, in
 	// file order.
 	Sources []Source

@@ -33,8 +33,9 @@ import (
 // Errors name path:line:col: an unknown or repeated section (an unknown
 // top-level section is an error, as in PSL), a bad Name/arity, a misspelt
 // open/closed, a predicate used but not declared, targets for a closed
-// predicate, and a missing data file (naming the file and the line that
-// refers to it).
+// predicate, an entry without its colon ("Friends/2" alone on its line,
+// which YAML reads as text running into the next entry), and a missing
+// data file (naming the file and the line that refers to it).
 func ReadData(path string) (*Config, error) {
 	src, err := textfile.ReadFile(path)
 	if err != nil {
@@ -66,6 +67,9 @@ var yamlParserProblems = map[string]bool{
 func parseDataFile(path string, src []byte, stat func(string) error) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
+		if e := missingColon(path, src, err); e != nil {
+			return nil, e
+		}
 		return nil, yamlError(path, err)
 	}
 	at := func(n *yaml.Node) srcpos.Position { return srcpos.Position{File: path, Line: n.Line, Col: n.Column} }
@@ -87,7 +91,7 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 	}
 	if preds.Kind != yaml.MappingNode {
 		if !isNull(preds) {
-			return nil, srcpos.Errorf(at(preds), "predicates must map Name/arity to open or closed, found %s", yamlKind(preds))
+			return nil, srcpos.Errorf(at(preds), "predicates must map Name/arity to open or closed, found %s%s", yamlKind(preds), colonHint("predicates", preds))
 		}
 	}
 	for i := 0; i+1 < len(preds.Content); i += 2 {
@@ -118,7 +122,7 @@ func parseDataFile(path string, src []byte, stat func(string) error) (*Config, e
 			continue
 		}
 		if sec.Kind != yaml.MappingNode {
-			return nil, srcpos.Errorf(at(sec), "%s must map predicate names to files, found %s", name, yamlKind(sec))
+			return nil, srcpos.Errorf(at(sec), "%s must map predicate names to files, found %s%s", name, yamlKind(sec), colonHint(name, sec))
 		}
 		if err := cfg.dataFiles(name, what, sec, at, stat); err != nil {
 			return nil, err
@@ -140,6 +144,119 @@ func yamlError(path string, err error) error {
 		return fmt.Errorf("%s:%d: YAML: %s", path, line, m[2])
 	}
 	return fmt.Errorf("%s: %s", path, strings.Replace(msg, "yaml: ", "YAML: ", 1))
+}
+
+// missingColon explains a YAML error that an entry without its colon
+// causes ("Friends/2" on a line of its own, or "Friends/2 closed"): YAML
+// reads such a line as text running on into the next entry, and reports
+// "mapping values are not allowed in this context" on the next line, or
+// "could not find expected ':'" on the line itself when no entry follows.
+// It returns the error naming the line without a colon, or nil when the
+// YAML error is something else.
+func missingColon(path string, src []byte, yerr error) error {
+	m := yamlLine.FindStringSubmatch(yerr.Error())
+	if m == nil {
+		return nil
+	}
+	errLine, _ := strconv.Atoi(m[1])
+	lines := strings.Split(string(src), "\n")
+	// The lines without a colon that run into the error: from the error
+	// line ("could not find expected ':'", the line itself) or the line
+	// before it (the error line has the next entry's colon) back over
+	// blank and comment lines.
+	last := errLine - 1 // 0-based index of the line to start from
+	switch m[2] {
+	case "could not find expected ':'":
+	case "mapping values are not allowed in this context":
+		last--
+	case "did not find expected key": // a comment ended the text
+		// A parser error: its line is 0-based, so errLine is the 1-based
+		// number of the line before the error line, and last indexes it.
+	default:
+		return nil
+	}
+	if last < 0 || last >= len(lines) {
+		return nil
+	}
+	var bad []int                      // 0-based, last first
+	content := func(l string) string { // the line without its comment
+		l = strings.TrimSuffix(l, "\r")
+		if i := strings.Index(l, " #"); i >= 0 {
+			l = l[:i]
+		}
+		return strings.TrimSpace(l)
+	}
+	for i := last; i >= 0; i-- {
+		t := content(lines[i])
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if strings.ContainsAny(t, ":[]{}\"'") || strings.HasPrefix(t, "-") {
+			break
+		}
+		bad = append(bad, i)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	first := bad[len(bad)-1]
+	also := ""
+	if len(bad) > 1 {
+		var ns []string
+		for i := len(bad) - 2; i >= 0; i-- {
+			ns = append(ns, strconv.Itoa(bad[i]+1))
+		}
+		also = fmt.Sprintf(" (nor has line %s)", ns[0])
+		if len(ns) > 1 {
+			also = fmt.Sprintf(" (nor have lines %s)", strings.Join(ns, ", "))
+		}
+	}
+	text := content(lines[first])
+	indent := len(lines[first]) - len(strings.TrimLeft(lines[first], " \t"))
+	// The section is the last top-level "name:" line above.
+	section := ""
+	if indent > 0 {
+		for i := first - 1; i >= 0; i-- {
+			l := strings.TrimSuffix(lines[i], "\r")
+			if l != "" && l[0] != ' ' && l[0] != '\t' && l[0] != '#' {
+				section, _, _ = strings.Cut(l, ":")
+				section = strings.ToLower(strings.TrimSpace(section))
+				break
+			}
+		}
+	}
+	return srcpos.Errorf(srcpos.Position{File: path, Line: first + 1, Col: indent + 1}, "entry %q has no colon%s: %s", text, also, colonFix(section, text))
+}
+
+// colonHint is, for a section whose value is text (an entry without its
+// colon directly under the section), what to write instead.
+func colonHint(section string, v *yaml.Node) string {
+	if v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return ": if it is an entry, it has no colon: " + colonFix(section, v.Value)
+}
+
+// colonFix says how to write text, an entry of section ("" at the top
+// level) that lacks its colon.
+func colonFix(section, text string) string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return "every entry is key: value"
+	}
+	if len(words) > 1 {
+		return fmt.Sprintf("write %q", words[0]+": "+strings.Join(words[1:], " "))
+	}
+	w := words[0]
+	switch section {
+	case "":
+		return fmt.Sprintf("a section is written %q", w+":")
+	case "predicates":
+		return fmt.Sprintf("say whether it is open or closed, %q or %q", w+": open", w+": closed")
+	case "observations", "targets", "truth":
+		return fmt.Sprintf("name its data file, %q", w+": FILE.txt")
+	}
+	return fmt.Sprintf("write %q", w+": VALUE")
 }
 
 // dataSections returns the sections of a .data file by lower-case name,

@@ -52,6 +52,51 @@ func ReadJSON(path, partition string) (*Config, error) {
 	return parseJSONConfig(path, src, partition, checkFile)
 }
 
+// ReadJSONOptions returns the options ReadJSON would give the config at
+// path for partition (Config.Options and Config.OptionPos: the top-level
+// "options", then the split's), reading nothing else, so that a command
+// can apply them to its settings before it reads the data. It checks only
+// what it reads: ReadJSON reports the rest of the file's errors.
+func ReadJSONOptions(path, partition string) (map[string]string, map[string]srcpos.Position, error) {
+	src, err := textfile.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	part := strings.ToLower(partition)
+	if part == "" {
+		part = "infer"
+	}
+	root, err := parseJSON(path, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &jsonConfigReader{cfg: &Config{Path: path}}
+	if root.Kind != jsonObject {
+		return nil, nil, nil
+	}
+	var split *jsonValue
+	for _, m := range root.Keys {
+		switch {
+		case m.Key == "options":
+			if err := r.options(m.Value, "options"); err != nil {
+				return nil, nil, err
+			}
+		case m.Key == part && m.Value.Kind == jsonObject:
+			split = m.Value
+		}
+	}
+	if split != nil {
+		for _, sm := range split.Keys {
+			if sm.Key == "options" {
+				if err := r.options(sm.Value, part+".options"); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	return r.cfg.Options, r.cfg.OptionPos, nil
+}
+
 // JSONFiles lists the data files the JSON config at path names in every
 // partition (infer, learn, validation), so that a command reading one
 // partition can keep its outputs off the files of the others too. A
@@ -106,11 +151,9 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 				return nil, err
 			}
 		case "options":
-			opts, err := jsonOptions(m.Value, "options")
-			if err != nil {
+			if err := r.options(m.Value, "options"); err != nil {
 				return nil, err
 			}
-			r.cfg.Options = mergeOptions(r.cfg.Options, opts)
 		case "predicates":
 			preds = m.Value
 		case "learn", "validation", "infer":
@@ -124,7 +167,6 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 		if m.Value.Kind != jsonObject {
 			return nil, srcpos.Errorf(m.Value.Pos, "%s must be an object with rules and options, found %s", m.Key, m.Value.Kind)
 		}
-		var splitOpts map[string]string
 		for _, sm := range m.Value.Keys {
 			switch sm.Key {
 			case "rules":
@@ -134,16 +176,17 @@ func parseJSONConfig(path string, src []byte, partition string, stat func(string
 					err = (&jsonConfigReader{cfg: &Config{Path: path}}).rules(sm.Value)
 				}
 			case "options":
-				splitOpts, err = jsonOptions(sm.Value, m.Key+".options")
+				if m.Key == part {
+					err = r.options(sm.Value, m.Key+".options")
+				} else {
+					_, _, err = jsonOptions(sm.Value, m.Key+".options")
+				}
 			default:
 				err = srcpos.Errorf(sm.Pos, "unknown key %q in %s: want rules or options", sm.Key, m.Key)
 			}
 			if err != nil {
 				return nil, err
 			}
-		}
-		if m.Key == part {
-			r.cfg.Options = mergeOptions(r.cfg.Options, splitOpts)
 		}
 	}
 	if preds != nil {
@@ -165,17 +208,24 @@ type jsonConfigReader struct {
 	stat func(string) error
 }
 
-func mergeOptions(dst, src map[string]string) map[string]string {
-	if len(src) == 0 {
-		return dst
+// options reads an "options" object into the config, over what it has.
+func (r *jsonConfigReader) options(v *jsonValue, what string) error {
+	opts, pos, err := jsonOptions(v, what)
+	if err != nil {
+		return err
 	}
-	if dst == nil {
-		dst = make(map[string]string, len(src))
+	if len(opts) == 0 {
+		return nil
 	}
-	for k, v := range src {
-		dst[k] = v
+	if r.cfg.Options == nil {
+		r.cfg.Options = make(map[string]string, len(opts))
+		r.cfg.OptionPos = make(map[string]srcpos.Position, len(opts))
 	}
-	return dst
+	for k, val := range opts {
+		r.cfg.Options[k] = val
+		r.cfg.OptionPos[k] = pos[k]
+	}
+	return nil
 }
 
 // rules reads a rules value: a list of rule strings or a .psl file name.
@@ -210,20 +260,23 @@ func (r *jsonConfigReader) rules(v *jsonValue) error {
 	return nil
 }
 
-// jsonOptions reads an object of scalar option values.
-func jsonOptions(v *jsonValue, what string) (map[string]string, error) {
+// jsonOptions reads an object of scalar option values, with the position
+// of each key.
+func jsonOptions(v *jsonValue, what string) (map[string]string, map[string]srcpos.Position, error) {
 	if v.Kind != jsonObject {
-		return nil, srcpos.Errorf(v.Pos, "%s must be an object of option settings, found %s", what, v.Kind)
+		return nil, nil, srcpos.Errorf(v.Pos, "%s must be an object of option settings, found %s", what, v.Kind)
 	}
 	out := make(map[string]string, len(v.Keys))
+	pos := make(map[string]srcpos.Position, len(v.Keys))
 	for _, m := range v.Keys {
 		t, ok := m.Value.scalarText()
 		if !ok {
-			return nil, srcpos.Errorf(m.Value.Pos, "%s: option %q must be a string, number or boolean, found %s", what, m.Key, m.Value.Kind)
+			return nil, nil, srcpos.Errorf(m.Value.Pos, "%s: option %q must be a string, number or boolean, found %s", what, m.Key, m.Value.Kind)
 		}
 		out[m.Key] = t
+		pos[m.Key] = m.Pos
 	}
-	return out, nil
+	return out, pos, nil
 }
 
 // predicate reads one entry of "predicates".
@@ -255,7 +308,7 @@ func (r *jsonConfigReader) predicate(m jsonMember) error {
 		case "evaluations":
 			evals = pv
 		case "options":
-			opts, err := jsonOptions(pv, "predicate "+m.Key+" options")
+			opts, _, err := jsonOptions(pv, "predicate "+m.Key+" options")
 			if err != nil {
 				return err
 			}
@@ -477,7 +530,7 @@ func jsonEvaluations(pred string, v *jsonValue) ([]EvalSpec, error) {
 					}
 					e.Evaluator = m.Value.Text
 				case "options":
-					opts, err := jsonOptions(m.Value, "evaluator options")
+					opts, _, err := jsonOptions(m.Value, "evaluator options")
 					if err != nil {
 						return nil, err
 					}

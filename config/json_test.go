@@ -1,11 +1,14 @@
 package config
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hinge-srl/hinge/srcpos"
 	"github.com/hinge-srl/hinge/store"
 )
 
@@ -215,4 +218,51 @@ func FuzzReadJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJSONOptionPositions: a config's options, the top level's then the
+// selected split's, come with the place of each key, from ReadJSON and
+// from ReadJSONOptions alike, so that a command applying them can name the
+// line of one it refuses.
+func TestJSONOptionPositions(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	src := `{
+  "options": {"a.x": 1,
+    "b.y": "two"},
+  "learn": {"options": {"a.x": 3}},
+  "infer": {"rules": []},
+  "predicates": {"P/1": {"observations": [["u"]]}}
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		part string
+		want map[string]string // key -> value@line:col
+	}{
+		{"infer", map[string]string{"a.x": "1@2:15", "b.y": "two@3:5"}},
+		{"learn", map[string]string{"a.x": "3@4:25", "b.y": "two@3:5"}},
+	} {
+		cfg, err := ReadJSON(path, tc.part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts, pos, err := ReadJSONOptions(path, tc.part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, got := range map[string][2]any{"ReadJSON": {cfg.Options, cfg.OptionPos}, "ReadJSONOptions": {opts, pos}} {
+			o, p := got[0].(map[string]string), got[1].(map[string]srcpos.Position)
+			if len(o) != len(tc.want) {
+				t.Errorf("%s %s: options %v, want %v", tc.part, name, o, tc.want)
+			}
+			for k, w := range tc.want {
+				if g := fmt.Sprintf("%s@%d:%d", o[k], p[k].Line, p[k].Col); g != w || p[k].File != path {
+					t.Errorf("%s %s: %s = %s in %s, want %s", tc.part, name, k, g, p[k].File, w)
+				}
+			}
+		}
+	}
 }

@@ -55,7 +55,8 @@ func (e *AUCEvaluator) MetricNames() []string { return append([]string(nil), auc
 
 // Evaluate ranks the atoms by predicted value and computes the areas.
 func (e *AUCEvaluator) Evaluate(atoms []Atom) (Result, error) {
-	if err := checkValues(atoms); err != nil {
+	atoms, err := checkPaired(atoms)
+	if err != nil {
 		return Result{}, err
 	}
 	pts := make([]Scored, len(atoms))

@@ -11,32 +11,32 @@ import (
 // CategoricalEvaluator is PSL's CategoricalEvaluator: each atom's arguments
 // split into an entity (the arguments not at a category index) and a
 // category (the arguments at the category indexes), e.g. HasCat(paper, cat)
-// with category index 1. For each entity the predicted category is the one
-// with the highest predicted value and the true category the one with the
-// highest truth value; ACCURACY is the fraction of entities where the two
-// agree.
+// with category index 1. As in PSL, each entity's predicted category is the
+// atom with the highest predicted value among the atoms that have one
+// (targets, with or without truth); then every truth atom of value 1 is
+// scored: a hit when it is its entity's predicted category, a miss
+// otherwise (also when it has no prediction, Atom.NoPred). ACCURACY is
+// hits / (hits + misses), 0 when no truth atom has value 1. Truth atoms of
+// value below 1 are not scored: an entity with two true categories gives
+// two scored atoms, of which at most one can hit; one with none gives none.
 //
-// Ties (two categories of an entity with exactly equal highest value) go to
-// the category that sorts first: category arguments are compared one by one,
-// numerically when both parse as integers and as strings otherwise. The same
-// rule applies to predictions and truth, so the result does not depend on
-// the order of the atoms. (PSL breaks prediction ties by a coin flip; this
-// rule is deterministic.) PRED_TIES and TRUTH_TIES count the entities whose
-// category was decided by this rule.
+// Ties (two categories of an entity with exactly equal highest predicted
+// value) go to the category that sorts first: category arguments are
+// compared one by one, numerically when both parse as integers and as
+// strings otherwise, so the result does not depend on the order of the
+// atoms. (PSL flips a coin between categories within 1e-6 of each other.)
+// PRED_TIES counts the scored entities whose predicted category was decided
+// by this rule.
 //
 // Every atom must have the same number of arguments, and an (entity,
-// category) pair may appear only once. An entity whose truth values are all
-// equal (e.g. all 0) still counts, with its true category decided by the tie
-// rule; TRUTH_TIES reveals such entities. (PSL instead counts, over truth
-// atoms with value 1, whether each is its entity's predicted argmax; when
-// every entity has exactly one true category, as in Cora and Citeseer, the
-// two definitions agree.)
+// category) pair may appear only once.
 type CategoricalEvaluator struct {
 	// CategoryIndexes are 0-based argument positions; a negative index
 	// counts from the end (-1 is the last argument). Option
 	// categoricalevaluator.categoryindexes: integers separated by commas,
-	// colons (PSL's delimiter) or spaces; default "-1" (PSL's default; for a
-	// two-argument predicate the same as "1").
+	// colons (PSL's delimiter) or spaces; default "-1", the default of PSL
+	// 2.3 and later (PSL 2.2 and earlier had "1", the second argument: the
+	// same for a two-argument predicate, not for a longer one).
 	CategoryIndexes []int
 	// Representative is ACCURACY (the only one, as in PSL); option
 	// categoricalevaluator.representative. The option
@@ -45,7 +45,7 @@ type CategoricalEvaluator struct {
 	Representative string
 }
 
-var categoricalMetrics = []string{"ACCURACY", "CORRECT", "ENTITIES", "PRED_TIES", "TRUTH_TIES"}
+var categoricalMetrics = []string{"ACCURACY", "CORRECT", "SCORED", "UNPREDICTED", "PRED_TIES"}
 
 func newCategorical(opts map[string]string) (Evaluator, error) {
 	e := &CategoricalEvaluator{CategoryIndexes: []int{-1}, Representative: "ACCURACY"}
@@ -85,8 +85,10 @@ func ParseCategoryIndexes(s string) ([]int, error) {
 // Name returns "CategoricalEvaluator".
 func (e *CategoricalEvaluator) Name() string { return "CategoricalEvaluator" }
 
-// MetricNames lists ACCURACY and the counts CORRECT, ENTITIES, PRED_TIES,
-// TRUTH_TIES.
+// MetricNames lists ACCURACY and the counts CORRECT (hits), SCORED (truth
+// atoms of value 1: hits and misses), UNPREDICTED (those of them without a
+// prediction, all misses) and PRED_TIES (scored entities whose predicted
+// category was a tie).
 func (e *CategoricalEvaluator) MetricNames() []string {
 	return append([]string(nil), categoricalMetrics...)
 }
@@ -127,17 +129,17 @@ func (e *CategoricalEvaluator) categories(arity int) ([]bool, error) {
 	return isCat, nil
 }
 
-// argmax tracks the best category of one entity under one kind of value.
+// argmax tracks the predicted category of one entity.
 type argmax struct {
-	atom  int     // index of the best atom so far
-	value float64 // its value
+	atom  int     // index of the best atom so far, -1 if none
+	value float64 // its predicted value
 	ties  int     // how many atoms share that value
 }
 
-// consider offers atom i with value v and category cat (of atoms[i]).
+// consider offers atom i with predicted value v and category cats[i].
 func (m *argmax) consider(i int, v float64, cats [][]string) {
 	switch {
-	case v > m.value:
+	case m.atom < 0 || v > m.value:
 		*m = argmax{atom: i, value: v, ties: 1}
 	case v == m.value:
 		m.ties++
@@ -147,8 +149,8 @@ func (m *argmax) consider(i int, v float64, cats [][]string) {
 	}
 }
 
-// Evaluate groups atoms by entity and compares predicted and true argmax
-// categories.
+// Evaluate finds each entity's predicted category and scores the truth
+// atoms of value 1 against it.
 func (e *CategoricalEvaluator) Evaluate(atoms []Atom) (Result, error) {
 	if err := checkValues(atoms); err != nil {
 		return Result{}, err
@@ -159,10 +161,10 @@ func (e *CategoricalEvaluator) Evaluate(atoms []Atom) (Result, error) {
 		return Result{}, fmt.Errorf("%w (atom 0 %s)", err, atomString(atoms[0]))
 	}
 
-	type entity struct{ pred, truth argmax }
 	index := map[string]int{} // entity key -> position in ents
-	var ents []entity         // in order of first appearance
-	seen := map[string]int{}  // entity+category key -> atom index
+	var ents []argmax         // in order of first appearance
+	entOf := make([]int, len(atoms))
+	seen := map[string]int{} // entity+category key -> atom index
 	cats := make([][]string, len(atoms))
 	var ent, cat []string
 	for i, a := range atoms {
@@ -188,25 +190,33 @@ func (e *CategoricalEvaluator) Evaluate(atoms []Atom) (Result, error) {
 		if !ok {
 			k = len(ents)
 			index[ek] = k
-			ents = append(ents, entity{argmax{atom: i, value: a.Pred, ties: 1}, argmax{atom: i, value: a.Truth, ties: 1}})
+			ents = append(ents, argmax{atom: -1})
+		}
+		entOf[i] = k
+		if !a.NoPred {
+			ents[k].consider(i, a.Pred, cats)
+		}
+	}
+	var correct, scored, unpredicted, predTies int
+	tied := make([]bool, len(ents)) // scored entity counted in predTies
+	for i, a := range atoms {
+		if a.NoTruth || a.Truth < 1 {
 			continue
 		}
-		ents[k].pred.consider(i, a.Pred, cats)
-		ents[k].truth.consider(i, a.Truth, cats)
-	}
-	var correct, predTies, truthTies int
-	for _, x := range ents {
-		if compareCategory(cats[x.pred.atom], cats[x.truth.atom]) == 0 {
+		scored++
+		m := ents[entOf[i]]
+		switch {
+		case a.NoPred:
+			unpredicted++
+		case m.atom == i:
 			correct++
 		}
-		if x.pred.ties > 1 {
+		if m.ties > 1 && !tied[entOf[i]] {
+			tied[entOf[i]] = true
 			predTies++
 		}
-		if x.truth.ties > 1 {
-			truthTies++
-		}
 	}
-	vals := []float64{float64(correct) / float64(len(ents)), float64(correct), float64(len(ents)), float64(predTies), float64(truthTies)}
+	vals := []float64{ratio(float64(correct), float64(scored)), float64(correct), float64(scored), float64(unpredicted), float64(predTies)}
 	return result(e.Name(), categoricalMetrics, vals, cmp.Or(e.Representative, "ACCURACY"), true), nil
 }
 

@@ -33,7 +33,8 @@ func (e *ContinuousEvaluator) MetricNames() []string {
 
 // Evaluate computes the errors of Pred against Truth. Lower is better.
 func (e *ContinuousEvaluator) Evaluate(atoms []Atom) (Result, error) {
-	if err := checkValues(atoms); err != nil {
+	atoms, err := checkPaired(atoms)
+	if err != nil {
 		return Result{}, err
 	}
 	var abs, sq float64

@@ -9,10 +9,14 @@ type Confusion struct {
 
 // NewConfusion counts, at threshold t, true/false positives/negatives; an
 // atom is positive when its value >= t, for prediction and truth alike (as
-// PSL's DiscreteEvaluator does).
+// PSL's DiscreteEvaluator does). Atoms without both values (NoPred,
+// NoTruth) are skipped.
 func NewConfusion(atoms []Atom, t float64) Confusion {
 	var c Confusion
 	for _, a := range atoms {
+		if a.NoPred || a.NoTruth {
+			continue
+		}
 		pred, truth := a.Pred >= t, a.Truth >= t
 		switch {
 		case pred && truth:
@@ -90,7 +94,8 @@ func (e *DiscreteEvaluator) MetricNames() []string { return append([]string(nil)
 
 // Evaluate thresholds and compares every atom.
 func (e *DiscreteEvaluator) Evaluate(atoms []Atom) (Result, error) {
-	if err := checkValues(atoms); err != nil {
+	atoms, err := checkPaired(atoms)
+	if err != nil {
 		return Result{}, err
 	}
 	c := NewConfusion(atoms, e.Threshold)

@@ -31,10 +31,42 @@ import (
 // Atom is one ground atom to evaluate: its arguments (only
 // CategoricalEvaluator looks at them), the predicted value and the true
 // value.
+//
+// An atom may lack one of the two values, as PSL's TrainingMap files such
+// atoms apart: NoTruth marks a prediction without a truth atom (PSL's
+// latent variable), NoPred a truth atom without a prediction (a truth atom
+// that is not a target, PSL's missing target, or an observed one when
+// observed atoms are not scored). CategoricalEvaluator uses them as PSL's
+// does: a NoTruth atom can be its entity's predicted category, a NoPred
+// truth atom of value 1 is scored as a miss. The other evaluators score
+// only atoms with both values, skipping these.
 type Atom struct {
-	Args  []string
-	Pred  float64
-	Truth float64
+	Args    []string
+	Pred    float64
+	Truth   float64
+	NoTruth bool // Truth is not a value: a prediction without truth
+	NoPred  bool // Pred is not a value: a truth atom without prediction
+}
+
+// paired returns the atoms that have both a prediction and a truth value
+// (atoms itself when every one has).
+func paired(atoms []Atom) []Atom {
+	n := 0
+	for _, a := range atoms {
+		if !a.NoTruth && !a.NoPred {
+			n++
+		}
+	}
+	if n == len(atoms) {
+		return atoms
+	}
+	out := make([]Atom, 0, n)
+	for _, a := range atoms {
+		if !a.NoTruth && !a.NoPred {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Metric is one named figure of a Result.
@@ -111,21 +143,41 @@ type ArityChecker interface {
 // valueSlack is how far outside [0,1] a value may be (solver round-off).
 const valueSlack = 1e-9
 
-// checkValues rejects an empty input and non-finite or out-of-range values,
-// naming the offending atom.
+// checkValues rejects an empty input, an atom with neither value, and
+// non-finite or out-of-range values, naming the offending atom.
 func checkValues(atoms []Atom) error {
 	if len(atoms) == 0 {
 		return fmt.Errorf("no atoms to evaluate")
 	}
 	for i, a := range atoms {
-		if err := checkValue(a.Pred); err != nil {
-			return fmt.Errorf("atom %d %s: predicted value %v", i, atomString(a), err)
+		if a.NoPred && a.NoTruth {
+			return fmt.Errorf("atom %d %s has neither a prediction nor a truth value (NoPred and NoTruth)", i, atomString(a))
 		}
-		if err := checkValue(a.Truth); err != nil {
-			return fmt.Errorf("atom %d %s: truth value %v", i, atomString(a), err)
+		if !a.NoPred {
+			if err := checkValue(a.Pred); err != nil {
+				return fmt.Errorf("atom %d %s: predicted value %v", i, atomString(a), err)
+			}
+		}
+		if !a.NoTruth {
+			if err := checkValue(a.Truth); err != nil {
+				return fmt.Errorf("atom %d %s: truth value %v", i, atomString(a), err)
+			}
 		}
 	}
 	return nil
+}
+
+// checkPaired is checkValues for the evaluators that score atoms with
+// both values: it returns those atoms, and an error when there is none.
+func checkPaired(atoms []Atom) ([]Atom, error) {
+	if err := checkValues(atoms); err != nil {
+		return nil, err
+	}
+	out := paired(atoms)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no atoms to evaluate: none of the %d has both a prediction and a truth value", len(atoms))
+	}
+	return out, nil
 }
 
 func checkValue(v float64) error {

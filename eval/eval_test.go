@@ -292,17 +292,29 @@ func cat(entity, category string, pred, truth float64) Atom {
 	return Atom{Args: []string{entity, category}, Pred: pred, Truth: truth}
 }
 
+// TestCategorical: PSL's CategoricalEvaluator.compute: each entity's
+// predicted category is its argmax over the atoms with a prediction, and
+// every truth atom of value 1 is a hit when it is that argmax, a miss
+// otherwise. hinge used to compare the predicted argmax with the truth's
+// argmax entity by entity, which differs when an entity has no true
+// category or more than one (PSL's cat3 case: 0 instead of 0.5).
 func TestCategorical(t *testing.T) {
 	base := []Atom{
-		// p1: argmax pred 2, truth 2 -> correct
+		// p1: argmax pred 2, truth 2 -> hit
 		cat("p1", "1", 0.2, 0), cat("p1", "2", 0.7, 1), cat("p1", "3", 0.1, 0),
-		// p2: pred tie between 1 and 2 -> 1 (lowest) != truth 2
+		// p2: pred tie between 1 and 2 -> 1 (lowest); truth 2 -> miss
 		cat("p2", "1", 0.5, 0), cat("p2", "2", 0.5, 1), cat("p2", "3", 0, 0),
-		// p3: pred 3, truth 1 -> wrong
+		// p3: pred 3, truth 1 -> miss
 		cat("p3", "1", 0.1, 1), cat("p3", "2", 0.2, 0), cat("p3", "3", 0.7, 0),
-		// p4: truth all 0 -> tie -> 1; pred 1 -> correct
+		// p4: no truth atom of value 1 -> not scored
 		cat("p4", "1", 0.4, 0), cat("p4", "2", 0.3, 0), cat("p4", "3", 0.3, 0),
 	}
+	rel := func(t, c string, pred, truth float64) Atom {
+		return Atom{Args: []string{"e1", t, c}, Pred: pred, Truth: truth}
+	}
+	// The outside tester's Rel/3 (values as inferred): category c is the
+	// last argument, t the second.
+	rel3 := []Atom{rel("t1", "c1", 0.45, 1), rel("t1", "c2", 0.05, 0), rel("t2", "c1", 0.475, 1), rel("t2", "c2", 0.3, 0)}
 	tests := []struct {
 		name string
 		opts map[string]string
@@ -310,19 +322,45 @@ func TestCategorical(t *testing.T) {
 		want map[string]float64
 	}{
 		{"mixed", map[string]string{"categoricalevaluator.categoryindexes": "1"}, base,
-			map[string]float64{"ACCURACY": 0.5, "CORRECT": 2, "ENTITIES": 4, "PRED_TIES": 1, "TRUTH_TIES": 1}},
+			map[string]float64{"ACCURACY": 1.0 / 3, "CORRECT": 1, "SCORED": 3, "UNPREDICTED": 0, "PRED_TIES": 1}},
 		{"default index is the last argument", nil, base,
-			map[string]float64{"ACCURACY": 0.5, "ENTITIES": 4}},
+			map[string]float64{"ACCURACY": 1.0 / 3, "SCORED": 3}},
 		{"index 0 swaps entity and category", map[string]string{"categoricalevaluator.categoryindexes": "0"}, base,
 			// entities are now categories "1","2","3"; categories the papers.
-			// "1": pred max p2 0.5, truth tie p1? no: truth 1 only at p3 -> p2 vs p3 wrong.
-			// "2": pred max p1 0.7, truth max 1 at p1 and p2 -> tie -> p1 -> correct.
-			// "3": pred max p3 0.7, truth all 0 -> tie -> p1 -> wrong.
-			map[string]float64{"ACCURACY": 1.0 / 3, "ENTITIES": 3, "PRED_TIES": 0, "TRUTH_TIES": 2}},
+			// "1": argmax p2 0.5; truth 1 at p3 -> miss.
+			// "2": argmax p1 0.7; truth 1 at p1 (hit) and p2 (miss).
+			// "3": argmax p3 0.7; no truth of value 1.
+			map[string]float64{"ACCURACY": 1.0 / 3, "CORRECT": 1, "SCORED": 3, "PRED_TIES": 0}},
+		{"Rel/3, default: category the last argument", nil, rel3,
+			map[string]float64{"ACCURACY": 1, "CORRECT": 2, "SCORED": 2}},
+		{"Rel/3, categoryindexes 1", map[string]string{"categoricalevaluator.categoryindexes": "1"}, rel3,
+			// entity (e1, c1): argmax t2; truth 1 at t1 (miss) and t2 (hit).
+			// entity (e1, c2): argmax t2; no truth of value 1.
+			map[string]float64{"ACCURACY": 0.5, "CORRECT": 1, "SCORED": 2}},
+		// The case of PSL's CategoricalEvaluatorTest: truth only for one
+		// atom per entity (value 1), the other targets without truth.
+		{"PSL's own case", nil, []Atom{
+			cat("1", "1", 1, 1),
+			cat("2", "1", 0.99, 1), {Args: []string{"2", "2"}, Pred: 1, NoTruth: true},
+			cat("3", "1", 0, 1), {Args: []string{"3", "2"}, Pred: 0, NoTruth: true}, {Args: []string{"3", "3"}, Pred: 1, NoTruth: true},
+			cat("4", "1", 0.3, 1), {Args: []string{"4", "2"}, Pred: 0.2, NoTruth: true}, {Args: []string{"4", "3"}, Pred: 0.25, NoTruth: true}, {Args: []string{"4", "4"}, Pred: 0.25, NoTruth: true},
+		}, map[string]float64{"ACCURACY": 0.5, "CORRECT": 2, "SCORED": 4, "PRED_TIES": 0}},
 		{"numeric category order on ties", nil, []Atom{cat("x", "10", 0.5, 0), cat("x", "9", 0.5, 1)},
 			map[string]float64{"ACCURACY": 1, "PRED_TIES": 1}},
 		{"string category order on ties", nil, []Atom{cat("x", "b", 0.5, 1), cat("x", "a", 0.5, 0)},
-			map[string]float64{"ACCURACY": 0}},
+			map[string]float64{"ACCURACY": 0, "PRED_TIES": 1}},
+		{"two true categories: at most one hits", nil, []Atom{cat("x", "a", 0.7, 1), cat("x", "b", 0.3, 1), cat("x", "c", 0.1, 0)},
+			map[string]float64{"ACCURACY": 0.5, "CORRECT": 1, "SCORED": 2}},
+		{"truth below 1 is not scored", nil, []Atom{cat("x", "a", 0.7, 0.99), cat("x", "b", 0.3, 0), cat("y", "a", 0.3, 0), cat("y", "b", 0.7, 1)},
+			map[string]float64{"ACCURACY": 1, "SCORED": 1}},
+		{"no truth of value 1", nil, []Atom{cat("x", "a", 0.7, 0), cat("x", "b", 0.3, 0)},
+			map[string]float64{"ACCURACY": 0, "SCORED": 0, "CORRECT": 0}},
+		{"a target without truth can be the argmax", nil, []Atom{cat("x", "a", 0.3, 1), {Args: []string{"x", "b"}, Pred: 0.6, NoTruth: true}, cat("y", "a", 0.6, 1)},
+			map[string]float64{"ACCURACY": 0.5, "CORRECT": 1, "SCORED": 2}},
+		{"a truth atom without prediction is a miss", nil, []Atom{{Args: []string{"x", "a"}, Truth: 1, NoPred: true}, cat("x", "b", 0.5, 0), cat("y", "a", 0.6, 1)},
+			map[string]float64{"ACCURACY": 0.5, "CORRECT": 1, "SCORED": 2, "UNPREDICTED": 1}},
+		{"an entity without predictions", nil, []Atom{{Args: []string{"x", "a"}, Truth: 1, NoPred: true}},
+			map[string]float64{"ACCURACY": 0, "SCORED": 1, "UNPREDICTED": 1}},
 		{"two category arguments", map[string]string{"categoricalevaluator.categoryindexes": "2:3"}, []Atom{
 			{Args: []string{"here", "mon", "Cold", "Rain"}, Pred: 0.2, Truth: 0},
 			{Args: []string{"here", "mon", "Cold", "Snow"}, Pred: 0.8, Truth: 1},
@@ -330,11 +368,11 @@ func TestCategorical(t *testing.T) {
 			{Args: []string{"here", "tue", "Hot", "Sun"}, Pred: 0.6, Truth: 1},
 			{Args: []string{"there", "mon", "Cold", "Snow"}, Pred: 0.6, Truth: 0},
 			{Args: []string{"there", "mon", "Hot", "Sun"}, Pred: 0.4, Truth: 1},
-		}, map[string]float64{"ACCURACY": 2.0 / 3, "ENTITIES": 3}},
+		}, map[string]float64{"ACCURACY": 2.0 / 3, "SCORED": 3}},
 		{"negative and comma/space separated indexes", map[string]string{"categoricalevaluator.categoryindexes": " -2, -1 "}, []Atom{
 			{Args: []string{"here", "Cold", "Rain"}, Pred: 0.2, Truth: 0},
 			{Args: []string{"here", "Cold", "Snow"}, Pred: 0.8, Truth: 1},
-		}, map[string]float64{"ACCURACY": 1, "ENTITIES": 1}},
+		}, map[string]float64{"ACCURACY": 1, "SCORED": 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -389,6 +427,9 @@ func TestErrors(t *testing.T) {
 		{"index out of range", "Categorical", map[string]string{"categoricalevaluator.categoryindexes": "2"}, []Atom{cat("a", "1", 0, 0)}, "category index 2 out of range for atoms with 2 arguments"},
 		{"negative index out of range", "Categorical", map[string]string{"categoricalevaluator.categoryindexes": "-3"}, []Atom{cat("a", "1", 0, 0)}, "category index -3 out of range"},
 		{"duplicate atom", "Categorical", nil, []Atom{cat("a", "1", 0, 0), cat("a", "2", 0, 0), cat("a", "1", 1, 1)}, "atom 2 (a, 1) repeats atom 0"},
+		{"neither value", "Categorical", nil, []Atom{{Args: []string{"a", "1"}, NoPred: true, NoTruth: true}}, "atom 0 (a, 1) has neither a prediction nor a truth value"},
+		{"nothing paired", "Discrete", nil, []Atom{{Args: []string{"a"}, Pred: 1, NoTruth: true}, {Args: []string{"b"}, Truth: 1, NoPred: true}}, "none of the 2 has both a prediction and a truth value"},
+		{"unpaired value is not checked", "Continuous", nil, []Atom{{Args: []string{"a"}, Pred: 2, NoPred: true}, {Args: []string{"b"}, Pred: math.NaN(), Truth: 1}}, "atom 1 (b): predicted value NaN"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -607,6 +648,31 @@ func TestIsOption(t *testing.T) {
 	} {
 		if got := IsOption(tc.name); got != tc.want {
 			t.Errorf("IsOption(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestUnpairedAtomsSkipped: the evaluators other than CategoricalEvaluator
+// score only atoms with both values, as PSL's score only its TrainingMap's
+// pairs: a prediction without truth (NoTruth) or a truth atom without
+// prediction (NoPred) changes nothing, whatever its other field holds.
+func TestUnpairedAtomsSkipped(t *testing.T) {
+	pairs := []Atom{{Args: []string{"a"}, Pred: 0.9, Truth: 1}, {Args: []string{"b"}, Pred: 0.7, Truth: 0}, {Args: []string{"c"}, Pred: 0.1, Truth: 0}}
+	extra := append(append([]Atom(nil), pairs...),
+		Atom{Args: []string{"d"}, Pred: 0.8, Truth: 0, NoTruth: true},
+		Atom{Args: []string{"e"}, Pred: 0, Truth: 1, NoPred: true})
+	for _, name := range []string{"DiscreteEvaluator", "ContinuousEvaluator", "AUCEvaluator"} {
+		e := mustNew(t, name, nil)
+		want, err := e.Evaluate(pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Evaluate(extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: %v with unpaired atoms, want %v", name, got, want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func ExampleNew() {
 	fmt.Println(r)
 	fmt.Println(r.Representative, r.RepresentativeValue())
 	// Output:
-	// CategoricalEvaluator: ACCURACY=0.5 CORRECT=1 ENTITIES=2 PRED_TIES=0 TRUTH_TIES=0
+	// CategoricalEvaluator: ACCURACY=0.5 CORRECT=1 SCORED=2 UNPREDICTED=0 PRED_TIES=0
 	// ACCURACY 0.5
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
+	"github.com/hinge-srl/hinge/syntax"
 )
 
 // Method is a weight-learning method.
@@ -161,12 +163,95 @@ type Result struct {
 	Truth      TruthStats
 	// Lines describes the pseudo-likelihood's conditionals (MPLE, PPLL).
 	Lines *LineStats
+	// TruthBreaks lists the hard rules whose ground constraints the truth
+	// values break: under the model the training world has probability 0.
+	TruthBreaks []TruthBreak
 	// Warnings are things a user should know (rules without groundings,
 	// targets without truth, an all-zero truth).
 	Warnings []string
 	Seconds  float64
 
 	zeroAt int // MLE: the first step after which every learned weight was 0
+}
+
+// TruthBreak is a hard rule whose ground constraints the truth values
+// break (by more than truthBreakTol).
+type TruthBreak struct {
+	Rule        int `json:"rule"`        // index in the model
+	Constraints int `json:"constraints"` // ground constraints broken
+	// Missing counts the atoms of those constraints that have no truth
+	// value and are taken as 0, each once.
+	Missing int `json:"missing"`
+	// Example is the first broken constraint with its value at the truth,
+	// e.g. "Label('c', 'x') + Label('c', 'y') = 1 is 0".
+	Example string `json:"example"`
+}
+
+// truthBreakTol is how far a hard constraint may be off at the truth
+// values without counting as broken (values written with a few digits).
+const truthBreakTol = 1e-6
+
+// truthBreaks finds the ground hard constraints of g that the truth values
+// break, by rule; missing marks the variables without a truth value.
+func truthBreaks(g *ground.Result, truth []float64, missing []bool) []TruthBreak {
+	p := g.Problem
+	byRule := map[int32]int{} // rule -> index in out
+	var out []TruthBreak
+	counted := map[int32]bool{} // missing variables counted
+	for c := range p.NumConstraints() {
+		d := p.CArg(c, truth)
+		if p.CKind[c] == hlmrf.LessEq && d <= truthBreakTol || p.CKind[c] == hlmrf.Equal && math.Abs(d) <= truthBreakTol {
+			continue
+		}
+		r := p.CGroup[c]
+		i, ok := byRule[r]
+		if !ok {
+			i = len(out)
+			byRule[r] = i
+			out = append(out, TruthBreak{Rule: int(r), Example: constraintString(g, c, d)})
+		}
+		out[i].Constraints++
+		vars, _ := p.CTerms(c)
+		for _, v := range vars {
+			if missing[v] && !counted[v] {
+				counted[v] = true
+				out[i].Missing++
+			}
+		}
+	}
+	return out
+}
+
+// constraintString writes ground constraint c of g with its atoms, and the
+// value d + const its left side has at the truth: "A + B = 1 is 0".
+func constraintString(g *ground.Result, c int, d float64) string {
+	p := g.Problem
+	var b strings.Builder
+	vars, coefs := p.CTerms(c)
+	for k, v := range vars {
+		a := coefs[k]
+		switch {
+		case k > 0 && a < 0:
+			b.WriteString(" - ")
+			a = -a
+		case k > 0:
+			b.WriteString(" + ")
+		case a < 0:
+			b.WriteString("-")
+			a = -a
+		}
+		if a != 1 {
+			fmt.Fprintf(&b, "%g*", a)
+		}
+		args := g.Args(int(v))
+		q := make([]string, len(args))
+		for i, x := range args {
+			q[i] = "'" + x + "'"
+		}
+		fmt.Fprintf(&b, "%s(%s)", g.Vars[v].Pred.Name, strings.Join(q, ", "))
+	}
+	fmt.Fprintf(&b, " %s %g is %g", p.CKind[c], p.CConst[c], d+p.CConst[c])
+	return textfile.Clip(b.String())
 }
 
 // ErrNoTruth is returned (wrapped) when no target atom has a truth value.
@@ -181,14 +266,22 @@ var ErrNothingToLearn = errors.New("nothing to learn")
 // atoms), 0 where the store has none (PSL's closed truth database), and
 // counts. It fails when no target has a truth value.
 func Truth(g *ground.Result, s *store.Store) ([]float64, TruthStats, error) {
+	y, _, st, err := truthValues(g, s)
+	return y, st, err
+}
+
+// truthValues is Truth, also marking the variables without a truth value.
+func truthValues(g *ground.Result, s *store.Store) ([]float64, []bool, TruthStats, error) {
 	y := make([]float64, len(g.Vars))
+	missing := make([]bool, len(g.Vars))
 	st := TruthStats{Targets: len(g.Vars)}
 	if len(g.Vars) == 0 {
-		return nil, st, fmt.Errorf("%w: the ground problem has no target atoms", ErrNothingToLearn)
+		return nil, nil, st, fmt.Errorf("%w: the ground problem has no target atoms", ErrNothingToLearn)
 	}
 	for v, ref := range g.Vars {
 		if !s.HasTruth(ref.Pred) {
 			st.Missing++
+			missing[v] = true
 			continue
 		}
 		args := s.Table(ref.Pred).Args(ref.Row)
@@ -201,12 +294,13 @@ func Truth(g *ground.Result, s *store.Store) ([]float64, TruthStats, error) {
 			}
 		} else {
 			st.Missing++
+			missing[v] = true
 		}
 	}
 	if st.WithTruth == 0 {
-		return nil, st, fmt.Errorf("%w: none of the %d target atoms has a truth value; weight learning needs truth data (a truth: section in the .data file, or \"truth\" in the JSON config's split)", ErrNoTruth, st.Targets)
+		return nil, nil, st, fmt.Errorf("%w: none of the %d target atoms has a truth value; weight learning needs truth data (a truth: section in the .data file, or \"truth\" in the JSON config's split)", ErrNoTruth, st.Targets)
 	}
-	return y, st, nil
+	return y, missing, st, nil
 }
 
 // Learn learns the weights of m's weighted rules from the truth values in s,
@@ -231,7 +325,7 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 		}
 		count[grp]++
 	}
-	truth, ts, err := Truth(g, s)
+	truth, missing, ts, err := truthValues(g, s)
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +349,10 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 	if ts.Nonzero == 0 {
 		res.Warnings = append(res.Warnings, "every truth value is 0: the learned weights can only favour rules satisfied by all-false targets")
 	}
+	res.TruthBreaks = truthBreaks(g, truth, missing)
+	for _, b := range res.TruthBreaks {
+		res.Warnings = append(res.Warnings, truthBreakWarning(m, b, opt.Method))
+	}
 	if !slices.Contains(res.Learned, true) {
 		return nil, fmt.Errorf("%w: no weighted rule has ground potentials", ErrNothingToLearn)
 	}
@@ -277,6 +375,27 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 	setWeights(p, res.Weights, res.Learned)
 	res.Seconds = time.Since(start).Seconds()
 	return res, err
+}
+
+// truthBreakWarning says that the truth breaks hard rule b.Rule, what
+// that means and what to do.
+func truthBreakWarning(m *model.Model, b TruthBreak, method Method) string {
+	rule := m.Rules[b.Rule]
+	text := rule.Text
+	if text == "" {
+		text = syntax.Format(rule)
+	}
+	msg := fmt.Sprintf("the truth values break %d ground constraint(s) of the hard rule %s %s (e.g. %s), so the model gives the training world probability 0",
+		b.Constraints, rulePos(rule), textfile.Clip(text), b.Example)
+	if b.Missing > 0 {
+		msg += fmt.Sprintf("; %d of their atoms have no truth value and are taken as 0: give them truth values, or leave them out of the targets", b.Missing)
+	}
+	if method == MLE {
+		msg += "; the perceptron compares MAP states, which keep the constraint, with a truth that does not"
+	} else {
+		msg += "; pseudo-likelihood drops the conditionals of their atoms that the broken constraint leaves no room (counted as fixed by constraints)"
+	}
+	return msg + "; fix the data or make the rule soft"
 }
 
 // zeroWeight is the largest weight counted as 0 (projected gradient steps

@@ -417,3 +417,85 @@ func TestLearnDegenerateWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnTruthBreaksHardConstraint: a truth world that breaks a hard
+// constraint (Label(A, +C) = 1 with a person's labels both 0, as targets
+// without truth are taken, or both 1) has probability 0 under the model.
+// Learning says so, naming the rule, an example and the atoms without
+// truth; MPLE's "fixed by constraints" count says how many of its fixed
+// conditionals that explains (it said "2 fixed by constraints" and nothing
+// else).
+func TestLearnTruthBreaksHardConstraint(t *testing.T) {
+	world := func(truth map[string][2]float64) (*model.Model, *store.Store, *ground.Result) {
+		m := model.New()
+		link, _ := m.AddPredicate("Link", 2, true)
+		label, _ := m.AddPredicate("Label", 2, false)
+		for i, text := range []string{"1.0: Link(A, B) & Label(A, C) -> Label(B, C) ^2", "0.1: !Label(A, C) ^2", "Label(A, +C) = 1 ."} {
+			r, err := syntax.ParseRule(text, srcpos.Position{File: "cc.psl", Line: i + 1, Col: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Text = text
+			if err := m.AddRule(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := store.New(m)
+		people := []string{"a", "b", "c", "d"}
+		for i, p := range people {
+			s.AddObservation(link, []string{p, people[(i+1)%len(people)]}, 1)
+			for j, c := range []string{"x", "y"} {
+				s.AddTarget(label, []string{p, c})
+				if tv, ok := truth[p]; ok {
+					s.AddTruth(label, []string{p, c}, tv[j])
+				}
+			}
+		}
+		g, err := ground.Ground(m, s, ground.Options{Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, s, g
+	}
+	for _, tc := range []struct {
+		name  string
+		truth map[string][2]float64
+		want  []TruthBreak
+	}{
+		{"targets without truth", map[string][2]float64{"a": {1, 0}, "b": {1, 0}},
+			[]TruthBreak{{Rule: 2, Constraints: 2, Missing: 4, Example: "Label('c', 'x') + Label('c', 'y') = 1 is 0"}}},
+		{"two labels", map[string][2]float64{"a": {1, 0}, "b": {1, 0}, "c": {1, 1}, "d": {0, 1}},
+			[]TruthBreak{{Rule: 2, Constraints: 1, Missing: 0, Example: "Label('c', 'x') + Label('c', 'y') = 1 is 2"}}},
+		{"consistent", map[string][2]float64{"a": {1, 0}, "b": {1, 0}, "c": {0, 1}, "d": {0.5, 0.5}}, nil},
+	} {
+		for _, method := range []Method{MLE, MPLE} {
+			t.Run(fmt.Sprintf("%s/%v", tc.name, method), func(t *testing.T) {
+				m, s, g := world(tc.truth)
+				res, err := Learn(context.Background(), g, s, m, learnOpts(method))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(res.TruthBreaks) != fmt.Sprint(tc.want) {
+					t.Errorf("TruthBreaks %+v, want %+v", res.TruthBreaks, tc.want)
+				}
+				warned := strings.Contains(strings.Join(res.Warnings, "\n"), "the truth values break")
+				if warned != (tc.want != nil) {
+					t.Errorf("warnings %q: want one about the truth breaking the hard rule: %v", res.Warnings, tc.want != nil)
+				}
+				if tc.want != nil && !strings.Contains(strings.Join(res.Warnings, "\n"), fmt.Sprintf("of the hard rule cc.psl:3:1 Label(A, +C) = 1 . (e.g. %s), so the model gives the training world probability 0", tc.want[0].Example)) {
+					t.Errorf("warnings %q do not name the rule and the example", res.Warnings)
+				}
+				if method == MPLE {
+					// (0, 0) and (1, 1) both leave the pair move no room.
+					want := 0
+					if tc.want != nil {
+						want = tc.want[0].Constraints
+					}
+					if res.Lines.FixedBroken != want {
+						t.Errorf("FixedBroken %d of %d fixed, want %d", res.Lines.FixedBroken, res.Lines.Fixed, want)
+					}
+				}
+			})
+		}
+	}
+}

@@ -87,6 +87,10 @@ type LineStats struct {
 	// variable (or the pair move) given the rest at truth: they carry no
 	// information about the weights.
 	Fixed int `json:"fixed"`
+	// FixedBroken counts those of Fixed whose atoms are in a hard
+	// constraint that the truth itself breaks (Label(c, x) + Label(c, y)
+	// = 1 with both at 0 leaves the pair no room).
+	FixedBroken int `json:"fixed_broken"`
 	// Empty counts conditionals dropped because no potential changes along
 	// them (their factor does not depend on the weights).
 	Empty int `json:"empty"`
@@ -173,7 +177,7 @@ func newLines(p *hlmrf.Problem, truth []float64, learnable []bool, mode Constrai
 			vars, coefs := p.CTerms(c)
 			k := len(vars)
 			if k == 1 {
-				bl.stats.Fixed++
+				bl.fixed(vars[0], -1)
 				continue
 			}
 			if k <= maxAllPairs {
@@ -239,6 +243,27 @@ func transpose(n int, start, vars []int32, coefs []float64) ([]int32, []int32, [
 	return cnt, rows, cf
 }
 
+// fixed counts a conditional along v1 (and v2 when >= 0) dropped as fixed.
+func (bl *builder) fixed(v1, v2 int32) {
+	bl.stats.Fixed++
+	if bl.inBroken(v1) || v2 >= 0 && bl.inBroken(v2) {
+		bl.stats.FixedBroken++
+	}
+}
+
+// inBroken reports whether v is in a hard constraint that the truth
+// breaks (truthBreaks' test).
+func (bl *builder) inBroken(v int32) bool {
+	for k := bl.vcStart[v]; k < bl.vcStart[v+1]; k++ {
+		c := bl.vcCon[k]
+		d := bl.carg[c]
+		if bl.p.CKind[c] == hlmrf.Equal && math.Abs(d) > truthBreakTol || bl.p.CKind[c] == hlmrf.LessEq && d > truthBreakTol {
+			return true
+		}
+	}
+	return false
+}
+
 // addLine adds the conditional along e_v1 + d2*e_v2 (v2 < 0: along e_v1).
 // With constrained set, hard constraints restrict the interval.
 func (bl *builder) addLine(v1, v2 int32, d2 float64, constrained, pair bool) {
@@ -251,12 +276,12 @@ func (bl *builder) addLine(v1, v2 int32, d2 float64, constrained, pair bool) {
 		var fixed bool
 		lo, hi, fixed = bl.constrain(v1, v2, d2, lo, hi)
 		if fixed {
-			bl.stats.Fixed++
+			bl.fixed(v1, v2)
 			return
 		}
 	}
 	if !(hi-lo > 1e-12) {
-		bl.stats.Fixed++
+		bl.fixed(v1, v2)
 		return
 	}
 

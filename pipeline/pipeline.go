@@ -270,8 +270,11 @@ func WriteOutputs(dir string, g *ground.Result, values []float64) ([]string, err
 // Evaluation is the result of one evaluator on one predicate.
 type Evaluation struct {
 	Predicate *model.Predicate
-	Atoms     int // atoms evaluated
-	Result    eval.Result
+	// Atoms counts the atoms with both a prediction and a truth value,
+	// those the evaluators other than CategoricalEvaluator score (its own
+	// figures say what it scored).
+	Atoms  int
+	Result eval.Result
 }
 
 // DefaultEvaluators are used for a predicate with truth data when neither
@@ -284,19 +287,35 @@ type EvalOptions struct {
 	// data (like PSL's --eval), instead of the config's per-predicate ones.
 	Evaluators []string
 	// Options are evaluator options (PSL names, e.g.
-	// "categoricalevaluator.categoryindexes"), applied over the config's.
+	// "categoricalevaluator.categoryindexes"), applied over the config's;
+	// eval.includeobs and eval.closetruth here decide over the config's and
+	// over IncludeObserved and CloseTruth.
 	Options map[string]string
 	// IncludeObserved also evaluates truth atoms that are observed, with
 	// their observed value as the prediction (PSL's eval.includeobs). The
 	// config's eval.includeobs option sets it too.
 	IncludeObserved bool
+	// CloseTruth also evaluates target atoms that have no truth atom,
+	// against a truth of 0 (PSL's eval.closetruth). The option
+	// eval.closetruth=true (config or Options) sets it too.
+	CloseTruth bool
+	// Note, when set, is told what the evaluation of a predicate leaves
+	// out and why, one line for each kind of atom left out (truth atoms
+	// that are not targets, truth atoms that are observed, targets without
+	// truth), with the count and an example.
+	Note func(string)
 }
 
 // Evaluate compares the inferred values with the truth data of every
-// predicate that has some. A truth atom that is a target is predicted by its
-// inferred value; one that is observed is skipped unless IncludeObserved (then
-// its observed value is the prediction); one that is neither is predicted 0
-// (closed-world, as PSL). Predicates are evaluated in model order.
+// predicate that has some, scoring the atoms PSL scores (its TrainingMap
+// and Evaluator.getMap): a truth atom whose atom is a target, predicted by
+// its inferred value. A truth atom whose atom is observed is scored only
+// with IncludeObserved (eval.includeobs, default false), its observed value
+// the prediction; a target without a truth atom (PSL's latent variable)
+// only with CloseTruth (eval.closetruth, default false), against 0; a truth
+// atom that is neither a target nor observed (PSL's "missing target") is
+// never scored. opt.Note hears of what was left out. Predicates are
+// evaluated in model order.
 func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) ([]Evaluation, error) {
 	if err := p.CheckEvaluators(opt); err != nil {
 		return nil, err
@@ -307,14 +326,37 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			continue
 		}
 		specs := p.evalSpecs(pred, opt)
-		includeObs := opt.IncludeObserved
+		sel := evalSelection{includeObs: opt.IncludeObserved, closeTruth: opt.CloseTruth}
 		for _, sp := range specs {
 			if v, ok := sp.Options["eval.includeobs"]; ok && strings.EqualFold(v, "true") {
-				includeObs = true
+				sel.includeObs = true
+			}
+			if v, ok := sp.Options["eval.closetruth"]; ok && strings.EqualFold(v, "true") {
+				sel.closeTruth = true
 			}
 		}
-		atoms := p.evalAtoms(g, pred, values, includeObs)
-		if len(atoms) == 0 {
+		// The caller's options win over the config's, "false" too.
+		for k, v := range opt.Options {
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "eval.includeobs":
+				sel.includeObs = strings.EqualFold(strings.TrimSpace(v), "true")
+			case "eval.closetruth":
+				sel.closeTruth = strings.EqualFold(strings.TrimSpace(v), "true")
+			}
+		}
+		atoms, npaired, left := p.evalAtoms(g, pred, values, sel)
+		if opt.Note != nil {
+			categorical := false
+			for _, sp := range specs {
+				if ev, err := eval.New(sp.Evaluator, sp.Options); err == nil && ev.Name() == "CategoricalEvaluator" {
+					categorical = true
+				}
+			}
+			for _, n := range left.notes(pred, sel, npaired, categorical) {
+				opt.Note(n)
+			}
+		}
+		if npaired == 0 {
 			continue
 		}
 		for _, sp := range specs {
@@ -326,7 +368,7 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			if err != nil {
 				return nil, fmt.Errorf("evaluating %s with %s: %w", pred.Name, ev.Name(), err)
 			}
-			out = append(out, Evaluation{Predicate: pred, Atoms: len(atoms), Result: res})
+			out = append(out, Evaluation{Predicate: pred, Atoms: npaired, Result: res})
 		}
 	}
 	return out, nil
@@ -399,25 +441,141 @@ func (p *Program) evalSpecs(pred *model.Predicate, opt EvalOptions) []config.Eva
 	return specs
 }
 
-func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []float64, includeObs bool) []eval.Atom {
+// evalSelection is which atoms beyond the (target, truth) pairs are
+// scored: PSL's eval.includeobs and eval.closetruth.
+type evalSelection struct{ includeObs, closeTruth bool }
+
+// leftOut counts the atoms of a predicate that evaluation does not score,
+// by kind, each with its first atom as an example.
+type leftOut struct {
+	notTarget, observed, latent       int
+	notTargetEx, observedEx, latentEx string
+}
+
+// notes says what was left out, one line per kind; categorical says
+// CategoricalEvaluator is applied to pred, which (as PSL's) counts a truth
+// atom of value 1 without a prediction as a miss.
+func (l leftOut) notes(pred *model.Predicate, sel evalSelection, scored int, categorical bool) []string {
+	var out []string
+	misses := ""
+	if categorical {
+		misses = "; CategoricalEvaluator, as PSL's, counts those of truth 1 as misses"
+	}
+	if l.notTarget > 0 {
+		out = append(out, fmt.Sprintf("%s of %s %s neither a target nor observed, e.g. %s: not scored, as in PSL (its \"missing targets\"; list them as targets to have them inferred and scored)%s",
+			plural(l.notTarget, "truth atom"), pred.Name, isAre(l.notTarget), l.notTargetEx, misses))
+	}
+	if l.observed > 0 && !sel.includeObs {
+		out = append(out, fmt.Sprintf("%s of %s %s observed, e.g. %s: not scored, as in PSL by default (--include-observed, PSL's eval.includeobs, scores them with their observed value)%s",
+			plural(l.observed, "truth atom"), pred.Name, isAre(l.observed), l.observedEx, misses))
+	}
+	if l.latent > 0 && !sel.closeTruth {
+		verb := "have"
+		if l.latent == 1 {
+			verb = "has"
+		}
+		out = append(out, fmt.Sprintf("%s of %s %s no truth value, e.g. %s: not scored, as in PSL by default (PSL's eval.closetruth=true scores them against 0)",
+			plural(l.latent, "target atom"), pred.Name, verb, l.latentEx))
+	}
+	if scored == 0 && len(out) > 0 {
+		out = append(out, fmt.Sprintf("%s has truth atoms but none to score: it is not evaluated", pred.Name))
+	}
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// evalAtoms pairs pred's truth atoms with their predictions as PSL's
+// TrainingMap does: a target's inferred value; an observed atom's value
+// with sel.includeObs; a target without truth against 0 with
+// sel.closeTruth. What is not paired is kept with eval.Atom's NoPred (a
+// truth atom of no target, or of an observed atom without
+// sel.includeObs) or NoTruth (a target without truth without
+// sel.closeTruth, or an observed atom without truth with sel.includeObs),
+// for CategoricalEvaluator, which uses them as PSL's does; the other
+// evaluators skip them. It returns the atoms, how many of them are paired,
+// and what evaluation leaves out.
+func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []float64, sel evalSelection) ([]eval.Atom, int, leftOut) {
 	truth := p.Store.Truth(pred)
 	tab := p.Store.Table(pred)
+	var left leftOut
 	atoms := make([]eval.Atom, 0, truth.Len())
+	npaired := 0
+	example := func(args []int32) string { return pred.Name + "(" + quoteArgs(p.Store.Names(args)) + ")" }
 	for row := 0; row < truth.Len(); row++ {
 		args := truth.Args(row)
-		pv := 0.0
-		if r, ok := tab.Find(args); ok {
-			if tab.Kind(r) == store.Target {
-				v := g.Grounder.VarOf(pred, r)
-				pv = values[v]
+		a := eval.Atom{Args: p.Store.Names(args), Truth: AsPSL(truth.Value(row))}
+		r, ok := tab.Find(args)
+		switch {
+		case !ok:
+			if left.notTarget == 0 {
+				left.notTargetEx = example(args)
+			}
+			left.notTarget++
+			a.NoPred = true
+		case tab.Kind(r) == store.Target:
+			a.Pred = AsPSL(values[g.Grounder.VarOf(pred, r)])
+		default:
+			if left.observed == 0 {
+				left.observedEx = example(args)
+			}
+			left.observed++
+			if sel.includeObs {
+				a.Pred = AsPSL(tab.Value(r))
 			} else {
-				if !includeObs {
-					continue
-				}
-				pv = tab.Value(r)
+				a.NoPred = true
 			}
 		}
-		atoms = append(atoms, eval.Atom{Args: p.Store.Names(args), Pred: AsPSL(pv), Truth: AsPSL(truth.Value(row))})
+		if !a.NoPred {
+			npaired++
+		}
+		atoms = append(atoms, a)
 	}
-	return atoms
+	for r := range tab.Len() {
+		target := tab.Kind(r) == store.Target
+		if !target && !sel.includeObs {
+			continue
+		}
+		args := tab.Args(r)
+		if _, ok := truth.Find(args); ok {
+			continue
+		}
+		a := eval.Atom{Args: p.Store.Names(args), NoTruth: true}
+		if target {
+			if left.latent == 0 {
+				left.latentEx = example(args)
+			}
+			left.latent++
+			a.Pred = AsPSL(values[g.Grounder.VarOf(pred, r)])
+			if sel.closeTruth {
+				a.NoTruth = false
+				npaired++
+			}
+		} else {
+			a.Pred = AsPSL(tab.Value(r))
+		}
+		atoms = append(atoms, a)
+	}
+	return atoms, npaired, left
+}
+
+// quoteArgs writes atom arguments as hinge prints them, 'a', 'b'.
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + a + "'"
+	}
+	return strings.Join(q, ", ")
 }

@@ -221,3 +221,112 @@ func TestConfigRulePositions(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateScoresWhatPSLScores: evaluation pairs truth with predictions
+// as PSL's TrainingMap and Evaluator.getMap do. P's truth atoms: c and d are
+// targets (scored), a is observed (scored only with eval.includeobs), f is
+// neither (a "missing target": never scored; hinge used to score it as a
+// prediction of 0). Target e has no truth (scored against 0 only with
+// eval.closetruth). The rule pushes every target to 0, so c (truth 1) is a
+// false negative, d and e true negatives, and a (observed 1, truth 1) a
+// true positive. Each kind left out is named in a note.
+func TestEvaluateScoresWhatPSLScores(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"m.psl":       "1: !P(X) ^2\n",
+		"d.data":      "predicates:\n  P/1: open\nobservations:\n  P: obs.txt\ntargets:\n  P: targets.txt\ntruth:\n  P: truth.txt\n",
+		"obs.txt":     "a\t1\nb\t0\n",
+		"targets.txt": "c\nd\ne\n",
+		"truth.txt":   "a\t1\nc\t1\nd\t0\nf\t1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, g, y := infer(t, Inputs{Model: filepath.Join(dir, "m.psl"), Data: filepath.Join(dir, "d.data")})
+	notTarget := `1 truth atom of P is neither a target nor observed, e.g. P('f'): not scored`
+	observed := `1 truth atom of P is observed, e.g. P('a'): not scored`
+	latent := `1 target atom of P has no truth value, e.g. P('e'): not scored`
+	for _, tc := range []struct {
+		name       string
+		opt        EvalOptions
+		atoms      int
+		tp, fn, tn float64
+		notes      []string
+	}{
+		{"default", EvalOptions{}, 2, 0, 1, 1, []string{notTarget, observed, latent}},
+		{"include observed", EvalOptions{IncludeObserved: true}, 3, 1, 1, 1, []string{notTarget, latent}},
+		{"close truth", EvalOptions{CloseTruth: true}, 3, 0, 1, 2, []string{notTarget, observed}},
+		{"eval.closetruth option", EvalOptions{Options: map[string]string{"eval.closetruth": "true"}}, 3, 0, 1, 2, []string{notTarget, observed}},
+		{"both", EvalOptions{Options: map[string]string{"eval.closetruth": "true", "eval.includeobs": "true"}}, 4, 1, 1, 2, []string{notTarget}},
+		// The caller's option decides, false too (a -D over the config's).
+		{"caller's false", EvalOptions{IncludeObserved: true, Options: map[string]string{"eval.includeobs": "false"}}, 2, 0, 1, 1, []string{notTarget, observed, latent}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var notes []string
+			tc.opt.Evaluators = []string{"DiscreteEvaluator"}
+			tc.opt.Note = func(s string) { notes = append(notes, s) }
+			evs, err := prog.Evaluate(g, y, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) != 1 || evs[0].Atoms != tc.atoms {
+				t.Fatalf("evaluations %v, want one over %d atoms", evs, tc.atoms)
+			}
+			for name, want := range map[string]float64{"TP": tc.tp, "FN": tc.fn, "TN": tc.tn, "FP": 0} {
+				if got := metric(t, evs, "P", "DiscreteEvaluator", name); got != want {
+					t.Errorf("%s = %v, want %v", name, got, want)
+				}
+			}
+			if len(notes) != len(tc.notes) {
+				t.Fatalf("notes %q, want %d", notes, len(tc.notes))
+			}
+			for i, want := range tc.notes {
+				if !strings.HasPrefix(notes[i], want) {
+					t.Errorf("note %d = %q, want %q...", i, notes[i], want)
+				}
+			}
+		})
+	}
+}
+
+// TestEvaluateCategoricalAsPSL: CategoricalEvaluator sees what PSL's sees:
+// every target is a candidate for its entity's predicted category, truth
+// or not (Cat(y, b) has none and wins y), and every truth atom of value 1
+// is scored, a target or not (Cat(w, a) is none: a miss). hinge passed it
+// only the (target, truth) pairs: y was a hit and w unseen (ACCURACY 1).
+func TestEvaluateCategoricalAsPSL(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"m.psl":       "1: Score(E, C) -> Cat(E, C) ^2\n1: !Cat(E, C) ^2\n",
+		"d.data":      "predicates:\n  Score/2: closed\n  Cat/2: open\nobservations:\n  Score: score.txt\ntargets:\n  Cat: targets.txt\ntruth:\n  Cat: truth.txt\n",
+		"score.txt":   "x\ta\t0.9\nx\tb\t0.1\ny\ta\t0.2\ny\tb\t0.8\nz\ta\t0.5\n",
+		"targets.txt": "x\ta\nx\tb\ny\ta\ny\tb\nz\ta\n",
+		"truth.txt":   "x\ta\t1\nx\tb\t0\ny\ta\t1\nw\ta\t1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, g, y := infer(t, Inputs{Model: filepath.Join(dir, "m.psl"), Data: filepath.Join(dir, "d.data")})
+	var notes []string
+	evs, err := prog.Evaluate(g, y, EvalOptions{Evaluators: []string{"CategoricalEvaluator", "DiscreteEvaluator"}, Note: func(s string) { notes = append(notes, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{"ACCURACY": 1.0 / 3, "CORRECT": 1, "SCORED": 3, "UNPREDICTED": 1} {
+		if got := metric(t, evs, "Cat", "CategoricalEvaluator", name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	// The other evaluators score the three pairs.
+	if len(evs) != 2 || evs[0].Atoms != 3 || evs[1].Atoms != 3 {
+		t.Errorf("evaluations %v, want two over 3 atoms", evs)
+	}
+	if n := metric(t, evs, "Cat", "DiscreteEvaluator", "TN") + metric(t, evs, "Cat", "DiscreteEvaluator", "FN") + metric(t, evs, "Cat", "DiscreteEvaluator", "TP"); n != 3 {
+		t.Errorf("DiscreteEvaluator scored %v atoms, want 3", n)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "CategoricalEvaluator, as PSL's, counts those of truth 1 as misses") {
+		t.Errorf("notes %q, want two, the first saying that CategoricalEvaluator counts missing targets", notes)
+	}
+}

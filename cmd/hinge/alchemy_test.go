@@ -322,6 +322,8 @@ func TestPSLDefines(t *testing.T) {
 			[]string{"infer", "-m", "M.psl", "--max-iter=10", "--eps-abs=1e-6", "--seed=3"}, ""},
 		{[]string{"infer", "-D", "votedperceptron.numsteps=5", "-D", "discreteevaluator.threshold=0.3", "-D", "eval.includeobs=true", "-D", "inference.reasoner=org.linqs.psl.reasoner.dcd.DCDReasoner"},
 			[]string{"infer", "--eval-option=discreteevaluator.threshold=0.3", "--include-observed=true", "--streaming"}, ""},
+		{[]string{"infer", "-D", "eval.closetruth=true"}, []string{"infer", "--eval-option=eval.closetruth=true"}, ""},
+		{[]string{"learn", "-D", "eval.closetruth=true"}, []string{"learn"}, ""},
 		{[]string{"learn", "-D", "votedperceptron.numsteps=5", "-D", "parallel.numthreads=2", "--", "-D", "x"},
 			[]string{"learn", "--iterations=5", "--threads=2", "--", "-D", "x"}, ""},
 		{[]string{"mln", "infer", "-D", "x=1"}, []string{"mln", "infer", "-D", "x=1"}, ""}, // not a PSL command

@@ -12,7 +12,10 @@ import (
 // component's options; those outside the evaluators' namespace
 // (admm.maxiterations, runtime.db.intids, as in PSL's own examples) are not
 // the evaluators' and must not make them refuse the run, while a misspelt
-// evaluator option is still refused with its position.
+// evaluator option is still refused with its position. The others mean
+// what PSL's -D means (they were ignored without a word), a -D or flag on
+// the command line overrides them, and one hinge does not read is refused
+// at its position, as -D refuses it.
 func TestConfigGlobalOptions(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("..", "..", "config", "testdata", "acq", "acq.json"))
 	if err != nil {
@@ -23,11 +26,24 @@ func TestConfigGlobalOptions(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, options string
+		args          []string // after infer --config acq.json
 		code          int
 		want          string
 	}{
-		{"other components' options", `"runtime.db.intids": false, "admm.maxiterations": 1000`, 0, "DiscreteEvaluator: ACCURACY=0.8"},
-		{"misspelt evaluator option", `"discreteevaluator.treshold": 0.4`, 2, `acq.json:29:17: evaluator for Knows: DiscreteEvaluator: unknown option "discreteevaluator.treshold"`},
+		{"other components' options", `"runtime.db.intids": false, "admm.maxiterations": 1000`, nil, 0, "(4 atoms) DiscreteEvaluator: ACCURACY=1 "},
+		{"misspelt evaluator option", `"discreteevaluator.treshold": 0.4`, nil, 2, `acq.json:29:17: evaluator for Knows: DiscreteEvaluator: unknown option "discreteevaluator.treshold"`},
+		// The options mean what PSL's -D means (they were ignored: 100
+		// iterations), and the command line's -D or flag wins.
+		{"option as -D", `"admmreasoner.maxiterations": 3`, nil, 0, "ADMM: 3 iterations"},
+		{"PSL 3 spelling", `"ADMM.MaxIterations": 4, "inference.normalize": false`, nil, 0, "ADMM: 4 iterations"},
+		{"-D overrides the config", `"admmreasoner.maxiterations": 3`, []string{"-D", "admmreasoner.maxiterations=5"}, 0, "ADMM: 5 iterations"},
+		{"a flag overrides the config", `"admmreasoner.maxiterations": 3`, []string{"--max-iter", "7"}, 0, "ADMM: 7 iterations"},
+		{"learning option on infer", `"votedperceptron.numsteps": 3`, nil, 0, "ADMM: 100 iterations"},
+		{"unknown option", `"admmreasoner.maxiterations": 3, "bogus.key": 1`, nil, 2, "acq.json:4:42: option bogus.key: hinge has no such setting"},
+		{"bad value", `"admmreasoner.maxiterations": "three"`, nil, 2, `acq.json:4:9: option admmreasoner.maxiterations=three (hinge's --max-iter): invalid argument "three"`},
+		{"empty value", `"random.seed": ""`, nil, 2, "acq.json:4:9: option random.seed: no value"},
+		{"unknown reasoner", `"inference.reasoner": "SGDReasoner"`, nil, 2, "acq.json:4:9: option inference.reasoner=SGDReasoner: hinge has no SGD solver"},
+		{"another command's option on ground", `"random.seed": 4, "admmreasoner.maxiterations": 3`, []string{"ground"}, 0, "total: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -58,7 +74,11 @@ func TestConfigGlobalOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout, stderr bytes.Buffer
-			code := run([]string{"infer", "--config", cfg}, &stdout, &stderr)
+			args := []string{"infer", "--config", cfg}
+			if len(tc.args) > 0 && tc.args[0] == "ground" {
+				args[0], tc.args = "ground", tc.args[1:]
+			}
+			code := run(append(args, tc.args...), &stdout, &stderr)
 			if code != tc.code || !strings.Contains(stdout.String()+stderr.String(), tc.want) {
 				t.Fatalf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout.String(), stderr.String())
 			}

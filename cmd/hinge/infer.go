@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,21 +26,24 @@ import (
 
 type inferOptions struct {
 	programFlags
-	admm        admm.Options
-	output      string
-	report      string
-	evals       []string
-	evalOpts    []string
-	includeObs  bool
-	lifted      bool
-	discrete    bool
-	localSearch int
-	seed        uint64
-	printValues bool
-	outputTable string // --output-table: write the values to this table of --db-schema
-	streaming   streamOptions
-	explain     explainFlags
-	solver      *admm.Solver // the ADMM solver of the answer (not lifted, discrete or streamed), for --explain
+	admm       admm.Options
+	output     string
+	report     string
+	evals      []string
+	evalOpts   []string
+	includeObs bool
+	// includeObsSet: --include-observed (or -D eval.includeobs) is on the
+	// command line, and decides over the config's eval.includeobs.
+	includeObsSet bool
+	lifted        bool
+	discrete      bool
+	localSearch   int
+	seed          uint64
+	printValues   bool
+	outputTable   string // --output-table: write the values to this table of --db-schema
+	streaming     streamOptions
+	explain       explainFlags
+	solver        *admm.Solver // the ADMM solver of the answer (not lifted, discrete or streamed), for --explain
 }
 
 // inferReport is the --report JSON of hinge infer: the grounding fields of
@@ -81,8 +85,11 @@ Without --output the inferred values are printed, one atom per line; with
 Evaluation: every predicate with truth atoms is evaluated with the evaluators
 named by --eval (PSL names: DiscreteEvaluator, ContinuousEvaluator,
 AUCEvaluator, CategoricalEvaluator), else those its JSON config names, else
-DiscreteEvaluator and ContinuousEvaluator. Only target atoms are scored unless
---include-observed (PSL's eval.includeobs).
+DiscreteEvaluator and ContinuousEvaluator. As in PSL, the truth atoms of
+target atoms are scored: a truth atom that is observed only with
+--include-observed (PSL's eval.includeobs), a target without truth only with
+-D eval.closetruth=true (against 0), and a truth atom that is neither target
+nor observed never; a note on standard error counts what was left out.
 
 --lifted solves a smaller problem of the same form found by color refinement
 of the ground problem (Srinivasan et al., AAAI 2019) and maps the answer back:
@@ -103,6 +110,7 @@ and its rule are printed, the outputs are written anyway, and the exit status
 is 1.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.includeObsSet = cmd.Flags().Changed("include-observed")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -156,6 +164,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return badInput(err)
 	}
+	if o.includeObsSet { // the command line's word, over the config's eval.includeobs
+		evalOpts["eval.includeobs"] = strconv.FormatBool(o.includeObs)
+	}
 	if err := o.streaming.checkCache(o.output); err != nil {
 		return err
 	}
@@ -188,7 +199,8 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := o.explain.findPSL(prog); err != nil {
 		return err
 	}
-	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs}
+	evalOptions := pipeline.EvalOptions{Evaluators: o.evals, Options: evalOpts, IncludeObserved: o.includeObs,
+		Note: func(s string) { fmt.Fprintf(stderr, "hinge infer: note: %s\n", s) }}
 	if err := prog.CheckEvaluators(evalOptions); err != nil {
 		return badInput(err)
 	}

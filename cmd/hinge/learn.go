@@ -261,8 +261,12 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		method, res.Iterations, conv, res.Objective, learnSec, res.Truth.WithTruth, res.Truth.Targets)
 	if res.Lines != nil {
 		l := res.Lines
-		fmt.Fprintf(stdout, "conditionals: %d (%d single, %d pairwise), %d fixed by constraints, %d with no potential\n",
-			l.Lines, l.Single, l.Pairwise, l.Fixed, l.Empty)
+		broken := ""
+		if l.FixedBroken > 0 {
+			broken = fmt.Sprintf(" (%d of them on atoms of a hard constraint the truth breaks: see the warning)", l.FixedBroken)
+		}
+		fmt.Fprintf(stdout, "conditionals: %d (%d single, %d pairwise), %d fixed by constraints%s, %d with no potential\n",
+			l.Lines, l.Single, l.Pairwise, l.Fixed, broken, l.Empty)
 	}
 	fmt.Fprintf(stdout, "%12s %12s  %s\n", "initial", "learned", "rule")
 	for r, rule := range prog.Model.Rules {

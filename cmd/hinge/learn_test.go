@@ -238,3 +238,29 @@ func TestLearnWarnsWhenWorse(t *testing.T) {
 		t.Errorf("--check-train=false: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestLearnTruthBreaksHardRule: weight learning on a truth world that breaks
+// a hard constraint (two people's labels taken as 0 for want of truth
+// against Label(A, +C) = 1) says so, naming the rule, and the MPLE
+// summary's "fixed by constraints" says how many of them that explains (it
+// said "2 fixed by constraints" and nothing else).
+func TestLearnTruthBreaksHardRule(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"cc.psl":      "1.0: Link(A, B) & Label(A, C) -> Label(B, C) ^2\n0.1: ~Label(A, C) ^2\nLabel(A, +C) = 1 .\n",
+		"cc.data":     "predicates:\n  Link/2: closed\n  Label/2: open\nobservations:\n  Link: link.txt\ntargets:\n  Label: targets.txt\ntruth:\n  Label: truth.txt\n",
+		"link.txt":    "a\tb\nb\tc\nc\td\nd\ta\n",
+		"targets.txt": "a\tx\na\ty\nb\tx\nb\ty\nc\tx\nc\ty\nd\tx\nd\ty\n",
+		"truth.txt":   "a\tx\t1\na\ty\t0\nb\tx\t1\nb\ty\t0\n",
+	})
+	for _, tc := range []struct{ method, stdout string }{
+		{"mple", "2 fixed by constraints (2 of them on atoms of a hard constraint the truth breaks: see the warning)"},
+		{"mle", ""},
+	} {
+		code, stdout, stderr := runCLI(t, "learn", "-m", filepath.Join(dir, "cc.psl"), "-d", filepath.Join(dir, "cc.data"), "--method", tc.method,
+			"--output", filepath.Join(dir, tc.method+".psl"), "--quiet")
+		const warning = "warning: the truth values break 2 ground constraint(s) of the hard rule "
+		if code != 0 || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, warning) || !strings.Contains(stderr, "cc.psl:3:1 Label(A, +C) = 1 . (e.g. Label('c', 'x') + Label('c', 'y') = 1 is 0)") {
+			t.Errorf("%s: exit %d, want 0, %q and %q\nstdout:\n%s\nstderr:\n%s", tc.method, code, tc.stdout, warning, stdout, stderr)
+		}
+	}
+}

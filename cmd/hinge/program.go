@@ -49,10 +49,17 @@ const bigEstimate = 1e7
 
 // add registers the flags; partition is the JSON config split the command
 // reads by default (infer or learn).
+// The command applies the JSON config's options before it runs, as PSL's
+// -D (applyConfigOptions).
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
 	f.addDB(cmd)
 	f.addData(cmd, partition)
+	cmd.PreRun = nil
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		f.stderr = cmd.ErrOrStderr()
+		return f.applyConfigOptions(cmd)
+	}
 }
 
 // addDB registers --db, --db-schema, --db-read and --db-replace, and makes

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hinge-srl/hinge/config"
+	"github.com/hinge-srl/hinge/eval"
 )
 
 // pslKey is a PSL configuration key (PSL's -D key=value, psl_config of
@@ -37,9 +42,11 @@ var pslKeys = func() map[string]pslKey {
 }()
 
 // pslQuietKeys only set PSL's logging, statistics or Java database
-// details: they change no result, and hinge has nothing to set for them.
+// details, or (inference.normalize, PSL 3) whether inference divides every
+// weight by the largest, which scales the objective and moves no optimum:
+// they change no result, and hinge has nothing to set for them.
 var pslQuietKeys = []string{"log4j.threshold", "runtime.log.level", "runtimestats.collect", "runtimestats.period",
-	"rdbmsdatabase.fetchsize", "runtime.db.intids", "persistedatommanager.throwaccessexception"}
+	"rdbmsdatabase.fetchsize", "runtime.db.intids", "persistedatommanager.throwaccessexception", "inference.normalize"}
 
 // pslEvaluatorKey is an evaluator's option (discreteevaluator.threshold),
 // which --eval-option takes as it is.
@@ -115,6 +122,24 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 	if val == "" {
 		return nil, fmt.Errorf("PSL's -D %s=: no value", key)
 	}
+	flags, err := pslSetting(cmd, key, val)
+	if err != nil {
+		return nil, fmt.Errorf("PSL's -D %w", err)
+	}
+	return flags, nil
+}
+
+// notHereError is pslSetting's refusal of a key that hinge reads but the
+// command has no flag for (random.seed on hinge ground): -D refuses it, a
+// config, which serves every command, sets nothing by it.
+type notHereError struct{ error }
+
+func (e *notHereError) Unwrap() error { return e.error }
+
+// pslSetting is the hinge flags for PSL's key (lower case) set to val (not
+// empty) on cmd, as -D key=val and a JSON config's options say it. Its
+// errors begin with the key, for the caller to say where it was given.
+func pslSetting(cmd *cobra.Command, key, val string) ([]string, error) {
 	infer := cmd.Name() == "infer"
 	switch k, known := pslKeys[key]; {
 	case known:
@@ -122,7 +147,7 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 			return nil, nil
 		}
 		if cmd.Flags().Lookup(strings.TrimPrefix(k.flag, "--")) == nil {
-			return nil, fmt.Errorf("PSL's -D %s: %s has no %s here", key, cmd.CommandPath(), k.flag)
+			return nil, &notHereError{fmt.Errorf("%s: %s has no %s here", key, cmd.CommandPath(), k.flag)}
 		}
 		return []string{k.flag + "=" + val}, nil
 	case slices.Contains(pslQuietKeys, key):
@@ -137,24 +162,88 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 			return nil, nil
 		case "dcdreasoner", "dcd", "dcdstreaminginference":
 			if cmd.Flags().Lookup("streaming") == nil {
-				return nil, fmt.Errorf("PSL's -D %s=%s: %s has no --streaming", key, val, cmd.CommandPath())
+				return nil, &notHereError{fmt.Errorf("%s=%s: %s has no --streaming", key, val, cmd.CommandPath())}
 			}
 			return []string{"--streaming"}, nil
 		}
 		if strings.HasPrefix(name, "sgd") {
-			return nil, fmt.Errorf("PSL's -D %s=%s: hinge has no SGD solver for PSL; its reasoners are ADMMReasoner (the default) and DCDReasoner (--streaming, dual coordinate descent)", key, val)
+			return nil, fmt.Errorf("%s=%s: hinge has no SGD solver for PSL; its reasoners are ADMMReasoner (the default) and DCDReasoner (--streaming, dual coordinate descent)", key, val)
 		}
-		return nil, fmt.Errorf("PSL's -D %s=%s: hinge has ADMMReasoner (the default) and DCDReasoner (--streaming)", key, val)
+		return nil, fmt.Errorf("%s=%s: hinge has ADMMReasoner (the default) and DCDReasoner (--streaming)", key, val)
 	case key == "eval.includeobs":
 		if !infer {
 			return nil, nil
 		}
 		return []string{"--include-observed=" + val}, nil
+	case key == "eval.closetruth":
+		if !infer {
+			return nil, nil
+		}
+		return []string{"--eval-option=eval.closetruth=" + val}, nil
 	case pslEvaluatorKey.MatchString(key):
 		if !infer {
 			return nil, nil
 		}
 		return []string{"--eval-option=" + key + "=" + val}, nil
 	}
-	return nil, fmt.Errorf("PSL's -D %s: hinge has no such setting; it reads admmreasoner.* (maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod), random.seed, parallel.numthreads, votedperceptron.* (numsteps, stepsize, l2regularization), eval.includeobs, evaluator options (discreteevaluator.threshold) and inference.reasoner, and ignores logging keys (log4j.threshold); its own flags are listed by --help", key)
+	return nil, fmt.Errorf("%s: hinge has no such setting; it reads admmreasoner.* (maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod), random.seed, parallel.numthreads, votedperceptron.* (numsteps, stepsize, l2regularization), eval.includeobs, eval.closetruth, evaluator options (discreteevaluator.threshold) and inference.reasoner, and ignores logging keys (log4j.threshold); its own flags are listed by --help", key)
+}
+
+// applyConfigOptions gives the options of f's JSON config (its top-level
+// "options", then the selected split's) the meaning PSL's -D gives the same
+// keys on cmd: each becomes the hinge flag pslSetting names, unless that
+// flag is on the command line (as a -D is by now), which overrides the
+// config. The evaluators' options (eval.*, *evaluator.*) are left to the
+// evaluation, which reads them from the config and checks them there. A key
+// hinge does not read is refused as -D refuses it, naming the option's
+// place in the config. A config that cannot be read is left to load, which
+// says why.
+func (f *programFlags) applyConfigOptions(cmd *cobra.Command) error {
+	if f.config == "" {
+		return nil
+	}
+	opts, pos, err := config.ReadJSONOptions(f.config, f.partition)
+	if err != nil || len(opts) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		pa, pb := pos[a], pos[b]
+		return cmp.Or(cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col), strings.Compare(a, b))
+	})
+	for _, k := range keys {
+		key, val := strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(opts[k])
+		if eval.IsOption(key) {
+			continue
+		}
+		at := cmp.Or(pos[k].String(), f.config) // file:line:col of the key
+		if val == "" {
+			return badInput(fmt.Errorf("%s: option %s: no value", at, key))
+		}
+		flags, err := pslSetting(cmd, key, val)
+		var nh *notHereError
+		if errors.As(err, &nh) {
+			continue // another command's setting
+		}
+		if err != nil {
+			return badInput(fmt.Errorf("%s: option %w", at, err))
+		}
+		for _, fl := range flags {
+			name, v, ok := strings.Cut(strings.TrimPrefix(fl, "--"), "=")
+			if !ok {
+				v = "true" // a boolean flag given bare (--streaming)
+			}
+			flag := cmd.Flags().Lookup(name)
+			if flag == nil || flag.Changed {
+				continue
+			}
+			if err := cmd.Flags().Set(name, v); err != nil {
+				return badInput(fmt.Errorf("%s: option %s=%s (hinge's --%s): %w", at, key, val, name, err))
+			}
+		}
+	}
+	return nil
 }

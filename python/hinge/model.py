@@ -189,8 +189,8 @@ class Model(object):
             psl_config (psl_options): PSL configuration keys: admmreasoner.*
                 (or admm.*) maxiterations, stepsize, epsilonabs, epsilonrel,
                 computeperiod; random.seed; parallel.numthreads;
-                eval.includeobs; any EVALUATOR.option (hinge's
-                --eval-option); inference.reasoner (ADMMReasoner,
+                eval.includeobs, eval.closetruth; any EVALUATOR.option
+                (hinge's --eval-option); inference.reasoner (ADMMReasoner,
                 DCDReasoner). Logging keys are ignored; learning keys too
                 (so one dict serves infer and learn); others are refused.
             jvm_options: -Xmx sets hinge's --memory-limit; -Xms, -Xss and
