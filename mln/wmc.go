@@ -196,6 +196,7 @@ func (c *counter) spend(w float64) error {
 // how many of its literals are unassigned and one of them.
 func (c *counter) status(cl int32) (sat bool, open int, last maxsat.Lit) {
 	lits := c.in.Clause(int(cl))
+	c.work += float64(len(lits)) // at most; a satisfied clause may stop sooner
 	for _, l := range lits {
 		switch c.val[l.Var()] {
 		case 0:
@@ -213,7 +214,6 @@ func (c *counter) status(cl int32) (sat bool, open int, last maxsat.Lit) {
 			}
 		}
 	}
-	c.work += float64(len(lits))
 	return false, open, last
 }
 
@@ -228,9 +228,14 @@ func (c *counter) assign(l maxsat.Lit) {
 }
 
 // propagate runs unit propagation over the hard clauses from the trail's
-// entries at from on; false on a conflict.
-func (c *counter) propagate(from int) bool {
+// entries at from on; false on a conflict. Every clause it looks at is
+// work, those satisfied before too (a variable's hard clauses are all
+// looked at), so that the budget bounds its time.
+func (c *counter) propagate(from int) (bool, error) {
 	for i := from; i < len(c.trail); i++ {
+		if err := c.spend(0); err != nil {
+			return false, err
+		}
 		v := c.trail[i].Var()
 		for _, cl := range c.occ[c.occStart[v]:c.occStart[v+1]] {
 			if !c.in.Hard[cl] {
@@ -240,13 +245,13 @@ func (c *counter) propagate(from int) bool {
 			switch {
 			case sat:
 			case open == 0:
-				return false
+				return false, nil
 			case open == 1:
 				c.assign(last)
 			}
 		}
 	}
-	return true
+	return true, nil
 }
 
 // node returns the decision node of the residual problem of vars and
@@ -300,7 +305,11 @@ func (c *counter) node(vars, clauses []int32) (int32, error) {
 		c.assign(l)
 		br := &nd.br[b]
 		br.z = math.Inf(-1)
-		if c.propagate(start) {
+		ok, err := c.propagate(start)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
 			z, free, kids, err := c.residual(vars, clauses)
 			if err != nil {
 				return 0, err

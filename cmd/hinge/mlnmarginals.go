@@ -89,8 +89,8 @@ func (s *exactSummary) print(w io.Writer, total int) {
 		return
 	}
 	big := slices.MaxFunc(s.SampledSet, func(a, b mln.Component) int { return a.Atoms - b.Atoms })
-	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms, its worlds are too many to enumerate, and weighted model counting did not finish within its budget)\n",
-		s.Sampled, plural(len(s.SampledSet), "component", ""), big.Atoms, big.Clauses, big.Width)
+	fmt.Fprintf(w, "sampled by MC-SAT: %d atoms in %s too large for exact inference (the largest, %d atoms and %d clauses, needs junction tree cliques of at least %d atoms, its worlds are too many to enumerate, and weighted model counting ran past %.3g units of work)\n",
+		s.Sampled, plural(len(s.SampledSet), "component", ""), big.Atoms, big.Clauses, big.Width, big.CountWork)
 }
 
 // mixedWarning says on stderr why the chains cannot be trusted; atom names
