@@ -26,6 +26,12 @@ type LazyExactOptions struct {
 	// ground clauses built so far, and the round's world's cost over them
 	// and lower bound.
 	Progress func(round, clauses int, cost, bound float64)
+	// Start, when set, are the true atoms (rows of the network's store,
+	// targets) of a world to start from, such as LazyMAP's: every clause
+	// it can make cost is built first, and it is the first round's start
+	// and the answer at the time limit unless a round finds better (or
+	// the all-false world is cheaper).
+	Start []ground.AtomRef
 }
 
 // LazyExactResult is the world lazy exact MAP found and what it proved.
@@ -53,6 +59,9 @@ type LazyExactResult struct {
 	CrossProduct float64
 	// Cores and SATCalls add up the exact solver's over the rounds.
 	Cores, SATCalls int
+	// StartCost is the cost of the world of LazyExactOptions.Start in the
+	// whole network (0 without one).
+	StartCost float64
 	Seconds         struct{ Ground, Solve float64 }
 }
 
@@ -115,6 +124,30 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 	// stopped early, cost 3 times as much).
 	if x0 := make([]bool, sink.in.NumVars); func() bool { _, hv := sink.in.Eval(x0); return hv == 0 }() {
 		best, bestCost = x0, networkCost(sink.in, x0)
+	}
+	if len(opt.Start) > 0 {
+		vs := make([]int, len(opt.Start))
+		for i, a := range opt.Start {
+			vs[i] = e.varOf(a.Pred, a.Row)
+		}
+		xs := make([]bool, sink.in.NumVars)
+		for _, v := range vs {
+			xs[v] = true
+		}
+		if err := e.expandWorld(sink, nil, xs); err != nil {
+			return nil, err
+		}
+		// Every clause xs can make cost is built now (atoms new to play
+		// are false in it); the store holds xs, so the next expansion
+		// rises from it.
+		xs = append(xs, make([]bool, sink.in.NumVars-len(xs))...)
+		if _, hv := sink.in.Eval(xs); hv == 0 {
+			if c := networkCost(sink.in, xs); best == nil || c < bestCost {
+				best, bestCost = xs, c
+			}
+		}
+		prev = xs
+		res.StartCost = networkCost(sink.in, xs)
 	}
 	for {
 		res.Rounds++

@@ -161,7 +161,8 @@ func TestExactFormCost(t *testing.T) {
 }
 
 // TestLazyExactTimeLimitKeepsStart: stopped by its time limit, lazy exact
-// MAP answers a world no costlier than the all-false world it starts from
+// MAP answers a world no costlier than the all-false world it starts from,
+// nor than a start world given (LazyMAP's, whose cost it recomputes)
 // (an outside tester's transitivity model answered 1057.6 where that
 // world costs 318: the first round's world, stopped early, was kept), and
 // the cost it reports is the world's cost in the full network.
@@ -197,11 +198,32 @@ Smokes(person)
 		t.Fatal(err)
 	}
 	allFalse := signedCost(in, make([]bool, in.NumVars))
-	for _, limit := range []time.Duration{time.Nanosecond, 20 * time.Millisecond} {
+	for _, tc := range []struct {
+		limit time.Duration
+		walk  bool // start from LazyMAP's world
+	}{{time.Nanosecond, false}, {20 * time.Millisecond, false}, {time.Nanosecond, true}, {20 * time.Millisecond, true}} {
+		limit := tc.limit
 		_, _, lazyNet := network(t, prog, ev.String(), Options{Query: query, Lazy: true})
-		lr, err := lazyNet.LazyExactMAP(context.Background(), LazyExactOptions{TimeLimit: limit})
+		opt := LazyExactOptions{TimeLimit: limit}
+		walkCost := math.Inf(1)
+		if tc.walk {
+			wr, err := lazyNet.LazyMAP(context.Background(), LazyOptions{Flips: 20000, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range wr.Values {
+				if v == 1 {
+					opt.Start = append(opt.Start, wr.Atoms[i])
+				}
+			}
+			walkCost = wr.Cost
+		}
+		lr, err := lazyNet.LazyExactMAP(context.Background(), opt)
 		if err != nil {
 			t.Fatalf("limit %v: %v", limit, err)
+		}
+		if tc.walk && (lr.Cost > walkCost+1e-9 || math.Abs(lr.StartCost-walkCost) > 1e-9) {
+			t.Errorf("limit %v: cost %v from a start world of cost %v (LazyMAP says %v)", limit, lr.Cost, lr.StartCost, walkCost)
 		}
 		val := map[string]bool{}
 		for i, a := range lr.Atoms {
@@ -217,6 +239,6 @@ Smokes(person)
 		if lr.Cost > allFalse+1e-9 || lr.LowerBound > lr.Cost+1e-9 {
 			t.Errorf("limit %v: cost %v (bound %v, %s) where the all-false world costs %v", limit, lr.Cost, lr.LowerBound, lr.Status, allFalse)
 		}
-		t.Logf("limit %v: cost %v, bound %v, %s, %d rounds; all false %v", limit, lr.Cost, lr.LowerBound, lr.Status, lr.Rounds, allFalse)
+		t.Logf("limit %v, start %v: cost %v, bound %v, %s, %d rounds; all false %v", limit, walkCost, lr.Cost, lr.LowerBound, lr.Status, lr.Rounds, allFalse)
 	}
 }

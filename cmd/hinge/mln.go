@@ -309,7 +309,8 @@ type mlnInferOptions struct {
 	mlnInputs
 	result, report, method string
 	flips, samples, burnIn int
-	digits                 int // decimals of the marginals written
+	flipsSet               bool // --flips given
+	digits                 int  // decimals of the marginals written
 	chains                 int
 	hardWeight             float64
 	marginal, mapFlag      bool
@@ -435,6 +436,7 @@ infer did (Alchemy 2 calls it -ow, accepted too); the result file is -r, as
 in Alchemy.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.flipsSet = cmd.Flags().Changed("flips")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

@@ -54,10 +54,23 @@ func TestMLNInferExact(t *testing.T) {
 	if !lr.Optimal || lr.Cost != r.Cost || lr.Rounds < 1 {
 		t.Errorf("lazy report %+v, full cost %v", lr, r.Cost)
 	}
+	// Optimal worlds tie here (one Likes(x, y) a person is enough for
+	// the existential), and the lazy search starts from lazy MaxWalkSAT's
+	// world, so the two may give different optimal worlds: the lazy one's
+	// true atoms must be true atoms of the query predicates, and its cost
+	// is compared above (mln's tests evaluate lazy worlds in the full
+	// network).
 	f, _ := os.ReadFile(full)
 	l, _ := os.ReadFile(lazy)
-	if got, want := string(l), strings.Join(trueAtoms(strings.Split(strings.TrimSpace(string(f)), "\n")), " 1\n")+" 1\n"; got != want {
-		t.Errorf("lazy true atoms:\n%s\nfull world's:\n%s", got, want)
+	all := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
+		atom, _, _ := cutLast(line)
+		all[atom] = true
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(l)), "\n") {
+		if atom, v, _ := cutLast(line); v != "1" || !all[atom] {
+			t.Errorf("lazy result line %q: want a query atom of the full run, true", line)
+		}
 	}
 	for _, args := range [][]string{
 		{"--time-limit", "5s"},
@@ -235,4 +248,13 @@ func TestMaxsatBigWeights(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cutLast splits a result line at its last space: the atom and its value.
+func cutLast(line string) (atom, value string, ok bool) {
+	i := strings.LastIndexByte(line, ' ')
+	if i < 0 {
+		return line, "", false
+	}
+	return line[:i], line[i+1:], true
 }
