@@ -62,7 +62,7 @@ type LazyExactResult struct {
 	// StartCost is the cost of the world of LazyExactOptions.Start in the
 	// whole network (0 without one).
 	StartCost float64
-	Seconds         struct{ Ground, Solve float64 }
+	Seconds   struct{ Ground, Solve float64 }
 }
 
 // Args returns the arguments of atom i of the result.
