@@ -200,14 +200,18 @@ type measured struct {
 	timeout bool
 }
 
-// infer runs hinge mln infer on k with extra arguments.
+// infer runs hinge mln infer on k with extra arguments, and --flips
+// flips unless flips is 0.
 func (c *config) infer(ctx context.Context, k *kb, flips int, extra ...string) (*measured, error) {
 	repPath := filepath.Join(c.work, "report.json")
 	os.Remove(repPath)
 	args := append([]string{"mln", "infer", "-i", k.prog, "-e", k.evidence, "-q", strings.Join(k.query, ","),
 		"-r", filepath.Join(c.work, "result.txt"), "--report", repPath, "--quiet",
-		"--memory-limit", c.memLimit, "--flips", strconv.Itoa(flips), "--seed", strconv.FormatUint(c.seed, 10),
+		"--memory-limit", c.memLimit, "--seed", strconv.FormatUint(c.seed, 10),
 		"--noise", strconv.FormatFloat(c.noise, 'g', -1, 64)}, extra...)
+	if flips > 0 { // 0: the run does not walk (--flips 0 is refused)
+		args = append(args, "--flips", strconv.Itoa(flips))
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	// Linux gives a child started from this process at least this
