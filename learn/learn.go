@@ -197,8 +197,14 @@ func truthBreaks(g *ground.Result, truth []float64, missing []bool) []TruthBreak
 	p := g.Problem
 	byRule := map[int32]int{} // rule -> index in out
 	var out []TruthBreak
-	counted := map[int32]bool{} // missing variables counted
+	var counted []map[int32]bool // per entry of out, the missing variables counted
 	for c := range p.NumConstraints() {
+		vars, _ := p.CTerms(c)
+		if len(vars) == 0 {
+			// Broken by the observations alone (grounding keeps such a
+			// constraint without terms): no truth value is involved.
+			continue
+		}
 		d := p.CArg(c, truth)
 		if p.CKind[c] == hlmrf.LessEq && d <= truthBreakTol || p.CKind[c] == hlmrf.Equal && math.Abs(d) <= truthBreakTol {
 			continue
@@ -209,12 +215,12 @@ func truthBreaks(g *ground.Result, truth []float64, missing []bool) []TruthBreak
 			i = len(out)
 			byRule[r] = i
 			out = append(out, TruthBreak{Rule: int(r), Example: constraintString(g, c, d)})
+			counted = append(counted, map[int32]bool{})
 		}
 		out[i].Constraints++
-		vars, _ := p.CTerms(c)
 		for _, v := range vars {
-			if missing[v] && !counted[v] {
-				counted[v] = true
+			if missing[v] && !counted[i][v] {
+				counted[i][v] = true
 				out[i].Missing++
 			}
 		}

@@ -129,16 +129,19 @@
 // (enumerate.go) when they are few (22 to 24 atoms), or by lifted counting over classes of atoms that
 // color refinement proposes and a check of every transposition proves
 // fully exchangeable (count.go), as for a complete graph of soft
-// equivalences at any size; the rest is sampled. A junction tree was
-// chosen over weighted model counting because its cost is known before it
-// runs (the tables of its cliques), so that a component too large is
-// refused with that cost and no time lost, and because one pass up and one
-// down gives every atom's marginal where a model counter counts once per
-// atom or needs a compiled circuit. On UW-CSE's ai fold and Tuffy's cse
-// sample every atom is in one component whose graph has a degeneracy of
-// 67 (so no junction tree has cliques under 68 atoms), and its atoms fall
-// into far too many classes to count: nothing there is exact, and
-// everything is sampled (bench/mln, exact-share).
+// equivalences at any size, or by weighted model counting (wmc.go: DPLL
+// with component caching, its search kept as a decision-DNNF circuit so
+// that one top-down pass gives every atom's marginal), within a budget of
+// work, since its cost is not known before it runs as a junction tree's
+// is (the tables of its cliques); the rest is sampled. Model counting
+// goes last, and reaches what the treewidth hides: hard clauses that
+// propagate, long clauses that one true literal removes (a needle of 200
+// atoms in one clause: 399 decision nodes). On UW-CSE's ai fold and
+// Tuffy's cse sample every atom is in one component whose graph has a
+// degeneracy of 67 (so no junction tree has cliques under 68 atoms), its
+// atoms fall into far too many classes to count, and model counting runs
+// past its budget: nothing there is exact, and everything is sampled
+// (bench/mln, exact-share).
 //
 // Sampling is MC-SAT (Poon and Domingos 2006), each step followed by a
 // Gibbs sweep, or Gibbs sampling alone, which samples atoms tied by hard

@@ -31,12 +31,12 @@ type ExactOptions struct {
 	// 1.3*10^7 units, 0.14 s; of 24 atoms, 5*10^7; 26 atoms never fit).
 	MaxEnumeration float64
 	// MaxModelCount bounds weighted model counting (tried last): the
-	// literals its search visits plus the bytes of its cache keys (0:
-	// 2^23, about 0.7 s at the 80 ns per unit measured on random hard
-	// networks of 50 atoms). It bounds each component, and the attempts
-	// that run past it, summed over the network (the components are tried
-	// smallest first), so that hopeless ones cost 0.7 s in all, beyond
-	// 1/128 of it each (about 5 ms) that every component gets.
+	// literals its search looks at plus the bytes of its cache keys (0:
+	// 2^23, about 0.4-0.7 s at the 45-80 ns per unit measured on random
+	// hard networks of 40 and 50 atoms). Every component gets 1/128 of it
+	// first, then those that ran past that get doubling budgets up to it,
+	// smallest first, while the failed attempts have spent less than it
+	// in all (countComponents).
 	MaxModelCount float64
 }
 
@@ -187,10 +187,6 @@ func ExactMarginals(ctx context.Context, in *maxsat.Instance, opt ExactOptions, 
 	}
 	simple := simplify(m, val)
 	comps := components(simple)
-	// Smallest first: model counting's attempts that fail share one
-	// budget (countLeft), which the small components should get first.
-	slices.SortStableFunc(comps, func(a, b *component) int { return len(a.vars) - len(b.vars) })
-	countLeft := opt.MaxModelCount
 	var propagated, free Component
 	propagated.Method, free.Method = ExactPropagated, ExactFree
 	inClause := make([]bool, n)
@@ -211,28 +207,38 @@ func ExactMarginals(ctx context.Context, in *maxsat.Instance, opt ExactOptions, 
 			free.Vars = append(free.Vars, int32(v))
 		}
 	}
-	var rest []*component
-	for _, c := range comps {
+	reps := make([]Component, len(comps))
+	probs := make([][]float64, len(comps))
+	var pending []int // components left to model counting
+	for i, c := range comps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rep := Component{Atoms: len(c.vars), Clauses: c.in.NumClauses(), Vars: c.vars}
-		probs, err := c.solve(ctx, opt, &rep, &countLeft)
-		if err != nil {
+		reps[i] = Component{Atoms: len(c.vars), Clauses: c.in.NumClauses(), Vars: c.vars}
+		if probs[i], err = c.solve(ctx, opt, &reps[i]); err != nil {
 			return nil, err
 		}
-		if probs == nil {
-			rep.Method = Sampled
+		if probs[i] == nil {
+			pending = append(pending, i)
+		}
+	}
+	if err := countComponents(ctx, comps, pending, opt.MaxModelCount, reps, probs); err != nil {
+		return nil, err
+	}
+	var rest []*component
+	for i, c := range comps {
+		if probs[i] == nil {
+			reps[i].Method = Sampled
 			if strict {
-				return nil, &TooLargeError{Component: rep, Options: opt}
+				return nil, &TooLargeError{Component: reps[i], Options: opt}
 			}
 			rest = append(rest, c)
 		} else {
-			for i, v := range c.vars {
-				res.Probs[v], res.Exact[v] = probs[i], true
+			for j, v := range c.vars {
+				res.Probs[v], res.Exact[v] = probs[i][j], true
 			}
 		}
-		res.Components = append(res.Components, rep)
+		res.Components = append(res.Components, reps[i])
 	}
 	slices.SortStableFunc(res.Components, func(a, b Component) int { return b.Atoms - a.Atoms })
 	for _, c := range []Component{propagated, free} {
@@ -440,10 +446,56 @@ func joinComponents(cs []*component) (*maxsat.Instance, []int32) {
 	return out, vars
 }
 
+// countComponents tries weighted model counting on the components
+// pending (indices into comps) in rounds of doubling budgets: every one
+// gets budget/128 first, then those that ran past it get twice what they
+// had, smallest first, while the failed attempts have spent less than
+// budget in all. So a hopeless component costs the others little (one
+// had taken the whole budget, and a 200-atom needle beside it, 2.7*10^5
+// units, went to MC-SAT: 0.042 for 0.163 at 40 atoms), and the time lost
+// to components that never fit is at most budget plus budget/128 each.
+// It fills reps and probs for those it counts, and each other's
+// CountWork with the last budget it ran past.
+func countComponents(ctx context.Context, comps []*component, pending []int, budget float64, reps []Component, probs [][]float64) error {
+	slices.SortStableFunc(pending, func(a, b int) int { return len(comps[a].vars) - len(comps[b].vars) })
+	spent := 0.0
+	for b := budget / 128; len(pending) > 0; b *= 2 {
+		var next []int
+		for _, i := range pending {
+			try := min(b, budget)
+			if b > budget/128 { // past the first round, the shared pool
+				try = min(try, budget-spent)
+			}
+			if try <= 0 || try <= reps[i].CountWork {
+				next = append(next, i)
+				continue
+			}
+			p, st, err := modelCount(ctx, comps[i].in, try)
+			switch {
+			case err == errCountBudget:
+				spent += try
+				reps[i].CountWork = try
+				next = append(next, i)
+			case err != nil:
+				return err
+			default:
+				probs[i] = p
+				reps[i].Method, reps[i].Nodes = ExactModelCounting, st.Nodes
+			}
+		}
+		if len(next) == len(pending) && (b >= budget || spent >= budget) {
+			break
+		}
+		pending = next
+	}
+	return nil
+}
+
 // solve computes the component's marginals by a junction tree, by
-// enumerating its worlds, by lifted counting or by weighted model
-// counting, filling rep; nil marginals when none is affordable.
-func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component, countLeft *float64) ([]float64, error) {
+// enumerating its worlds or by lifted counting, filling rep; nil
+// marginals when none is affordable (model counting is tried after, by
+// countComponents).
+func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component) ([]float64, error) {
 	// Where the soft weights can span more than e^700, a junction tree's
 	// scaled tables lose entries and it runs again on logarithms
 	// (junctionTree); enumeration, exact and as cheap for a component
@@ -468,24 +520,7 @@ func (c *component) solve(ctx context.Context, opt ExactOptions, rep *Component,
 	}
 	if probs != nil {
 		rep.Method, rep.Classes, rep.Configs = ExactCounting, classes, configs
-		return probs, nil
 	}
-	// The failed attempts share opt.MaxModelCount; once they have spent
-	// it, each component still gets 1/128 of it (about 5 ms), so that
-	// one hopeless component does not leave a cheap one sampled (a
-	// 30-atom clique had left a 40-atom needle, 10^4 units, to MC-SAT:
-	// 0.042 for 0.163).
-	budget := max(*countLeft, opt.MaxModelCount/128)
-	probs, st, err := modelCount(ctx, c.in, budget)
-	if err == errCountBudget {
-		*countLeft = max(*countLeft-budget, 0)
-		rep.CountWork = budget
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rep.Method, rep.Nodes = ExactModelCounting, st.Nodes
 	return probs, nil
 }
 

@@ -122,7 +122,8 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 	// whole network. It is the first round's start and the answer at a
 	// time limit until a round finds better (the first round's world,
 	// stopped early, cost 3 times as much).
-	if x0 := make([]bool, sink.in.NumVars); func() bool { _, hv := sink.in.Eval(x0); return hv == 0 }() {
+	x0 := make([]bool, sink.in.NumVars)
+	if _, hv := sink.in.Eval(x0); hv == 0 {
 		best, bestCost = x0, networkCost(sink.in, x0)
 	}
 	if len(opt.Start) > 0 {

@@ -493,7 +493,8 @@ func buildTraining(prog *Program, training []GroundAtom, query []string) (*train
 // query predicates, every predicate when there are none, open and false
 // where training does not list them). The model gives such a world
 // probability 0; a learner that makes hard formulas soft (an RRF's
-// features) calls it to say so, as LearnPLL's HardViolated does.
+// features) calls it to say so, as LearnPLL reports it in
+// LearnResult.HardViolated.
 func HardViolated(ctx context.Context, prog *Program, training []GroundAtom, query []string, groundOpt ground.Options) (int, error) {
 	hard := *prog
 	hard.Formulas = slices.DeleteFunc(slices.Clone(prog.Formulas), func(f *Formula) bool { return !f.Hard })

@@ -333,7 +333,7 @@ func (c *counter) node(vars, clauses []int32) (int32, error) {
 			return 0, err
 		}
 	}
-	nd.z = logAddExp(nd.br[0].z, nd.br[1].z)
+	nd.z = logAdd(nd.br[0].z, nd.br[1].z)
 	id := int32(len(c.nodes))
 	c.nodes = append(c.nodes, nd)
 	c.cache[key] = id
@@ -450,15 +450,4 @@ func (c *counter) residual(vars, clauses []int32) (z float64, free, kids []int32
 		z += c.nodes[id].z
 	}
 	return z, free, kids, nil
-}
-
-// logAddExp is log(e^a + e^b).
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(a, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }

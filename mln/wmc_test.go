@@ -133,24 +133,27 @@ func BenchmarkModelCount(b *testing.B) {
 
 // TestModelCountBudgetShared: a hopeless component (30 atoms, a soft
 // clause on every pair, random weights: no junction tree, no enumeration,
-// no exchangeable classes, no decomposition) spends the failed attempts'
-// shared budget first, being smaller, and a 40-atom needle beside it is
-// still counted exactly (it was left to MC-SAT, which answered 0.042 for
-// 0.163); the hopeless one is reported with the budget it ran past.
+// no exchangeable classes, no decomposition) is tried first, being
+// smaller, and a needle beside it that needs more than the first round's
+// budget (200 atoms, 2.7*10^5 units) is still counted exactly: the first
+// failure took the whole budget, and the needle went to MC-SAT (0.042 for
+// 0.163 at 40 atoms); the hopeless one is reported with the budget it ran
+// past.
 func TestModelCountBudgetShared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
-	a := make([]float64, 40)
+	const n = 200
+	a := make([]float64, n)
 	W := 0.0
 	for i := range a {
 		a[i] = 2.5 + rng.Float64()
-		if i < 20 {
+		if i < n/2 {
 			W += a[i]
 		}
 	}
-	in, want := needle(40, 20, a, W)
+	in, want := needle(n, n/2, a, W)
 	in.NumVars += 30
-	for x := 40; x < 70; x++ {
-		for y := x + 1; y < 70; y++ {
+	for x := n; x < n+30; x++ {
+		for y := x + 1; y < n+30; y++ {
 			lits := []maxsat.Lit{maxsat.Pos(x), maxsat.Not(y)}
 			if rng.IntN(2) == 0 {
 				lits[0] = maxsat.Not(x)
@@ -164,7 +167,7 @@ func TestModelCountBudgetShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for v := range 40 {
+	for v := range n {
 		if !res.Exact[v] || math.Abs(res.Probs[v]-want[v]) > 1e-9 {
 			t.Fatalf("needle atom %d: exact %v, %.9f; closed form %.9f", v, res.Exact[v], res.Probs[v], want[v])
 		}
@@ -172,11 +175,11 @@ func TestModelCountBudgetShared(t *testing.T) {
 	var methods []string
 	for _, c := range res.Components {
 		methods = append(methods, c.Method)
-		if c.Method == Sampled && (c.Atoms != 30 || c.CountWork < 1<<23) {
-			t.Errorf("sampled component %+v: want the 30-atom clique, past 2^23 units", c)
+		if c.Method == Sampled && (c.Atoms != 30 || c.CountWork < 1<<21) {
+			t.Errorf("sampled component %+v: want the 30-atom clique, past 2^21 units at least", c)
 		}
 	}
-	if len(res.Components) != 2 || res.Components[0].Method != ExactModelCounting || res.Components[1].Method != Sampled {
+	if len(res.Components) != 2 || res.Components[0].Method != ExactModelCounting || res.Components[1].Method != Sampled || res.Components[0].Atoms != n {
 		t.Errorf("components %v: want the needle counted and the clique sampled", methods)
 	}
 }

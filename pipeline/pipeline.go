@@ -327,23 +327,26 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 		}
 		specs := p.evalSpecs(pred, opt)
 		sel := evalSelection{includeObs: opt.IncludeObserved, closeTruth: opt.CloseTruth}
+		// The config's, then the caller's, which win, "false" too; keys
+		// in any case, as eval.New reads them.
+		set := func(options map[string]string, onlyTrue bool) {
+			for k, v := range options {
+				on := strings.EqualFold(strings.TrimSpace(v), "true")
+				if onlyTrue && !on {
+					continue
+				}
+				switch strings.ToLower(strings.TrimSpace(k)) {
+				case "eval.includeobs":
+					sel.includeObs = on
+				case "eval.closetruth":
+					sel.closeTruth = on
+				}
+			}
+		}
 		for _, sp := range specs {
-			if v, ok := sp.Options["eval.includeobs"]; ok && strings.EqualFold(v, "true") {
-				sel.includeObs = true
-			}
-			if v, ok := sp.Options["eval.closetruth"]; ok && strings.EqualFold(v, "true") {
-				sel.closeTruth = true
-			}
+			set(sp.Options, true)
 		}
-		// The caller's options win over the config's, "false" too.
-		for k, v := range opt.Options {
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "eval.includeobs":
-				sel.includeObs = strings.EqualFold(strings.TrimSpace(v), "true")
-			case "eval.closetruth":
-				sel.closeTruth = strings.EqualFold(strings.TrimSpace(v), "true")
-			}
-		}
+		set(opt.Options, false)
 		atoms, npaired, left := p.evalAtoms(g, pred, values, sel)
 		if opt.Note != nil {
 			categorical := false

@@ -330,3 +330,28 @@ func TestEvaluateCategoricalAsPSL(t *testing.T) {
 		t.Errorf("notes %q, want two, the first saying that CategoricalEvaluator counts missing targets", notes)
 	}
 }
+
+// TestConfigEvalKeysAnyCase: a config's eval.closetruth is read in any
+// case and with spaces around it, as eval.New reads its keys ("Eval.CloseTruth"
+// was accepted and ignored: 2 atoms scored for 3).
+func TestConfigEvalKeysAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	for _, key := range []string{"eval.closetruth", "Eval.CloseTruth", " EVAL.closetruth "} {
+		cfg := `{"options": {"` + key + `": true}, "rules": ["1: !P(X) ^2"],
+ "predicates": {"P/1": {"observations": [["a", 1], ["b", 0]], "targets": [["c"], ["d"], ["e"]],
+   "truth": [["a", 1], ["c", 1], ["d", 0], ["f", 1]]}}}`
+		path := filepath.Join(dir, "c.json")
+		if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		prog, g, y := infer(t, Inputs{Config: path})
+		evs, err := prog.Evaluate(g, y, EvalOptions{Evaluators: []string{"DiscreteEvaluator"}})
+		if err != nil {
+			t.Fatalf("%q: %v", key, err)
+		}
+		// c and d paired, e a target without truth scored against 0.
+		if evs[0].Atoms != 3 {
+			t.Errorf("%q: %d atoms scored, want 3", key, evs[0].Atoms)
+		}
+	}
+}

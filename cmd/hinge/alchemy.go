@@ -380,7 +380,7 @@ func alchemyDefaultsToMCSAT(args []string) bool {
 	for _, a := range args {
 		name, _, _ := strings.Cut(a, "=")
 		switch name {
-		case "-m", "-a", "-ms", "-p", "--map", "--marginal", "--method", "-marginal", "-mln", "-evidence", "-queryFile", "-result":
+		case "-m", "-a", "-ms", "-p", "-bp", "-efbp", "-simtp", "--map", "--marginal", "--method", "-marginal", "-mln", "-evidence", "-queryFile", "-result":
 			return false
 		}
 	}

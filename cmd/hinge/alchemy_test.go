@@ -50,6 +50,7 @@ func TestAlchemyArgs(t *testing.T) {
 		{[]string{"infer", "-i", "s.mln", "-e", "e.db", "-r", "out", "-q", "Q"}, nil,
 			"did you mean `hinge mln infer -i s.mln -e e.db -r out -q Q -ms`? (-ms added: Alchemy's infer samples marginals by MC-SAT unless -m or -a asks for the MAP world"},
 		{[]string{"infer", "-i", "s.mln", "-e", "e.db", "-r", "out", "-q", "Q", "-m"}, nil, "did you mean `hinge mln infer -i s.mln -e e.db -r out -q Q -m`?"},
+		{[]string{"infer", "-i", "s.mln", "-e", "e.db", "-r", "out", "-q", "Q", "-bp"}, nil, "did you mean `hinge mln infer -i s.mln -e e.db -r out -q Q -bp`?"},
 		{[]string{"infer", "-mln", "s.mln", "-evidence", "e.db", "-result", "out", "-q", "Q"}, nil, "did you mean `hinge mln infer -mln s.mln -evidence e.db -result out -q Q`?"},
 	} {
 		got, err := alchemyArgs(root, tc.args)

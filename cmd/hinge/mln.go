@@ -395,8 +395,9 @@ network, identical clauses merged and the atoms the hard clauses force
 fixed, splits into connected components, each solved by a junction tree
 when its cliques have at most 20 atoms, by enumerating its worlds (up to
 about 24 atoms), by counting when its atoms are exchangeable, or by
-weighted model counting when its search fits a budget (about 0.7 s), and
-only the others are sampled by MC-SAT; stderr and the report say which. --method exact refuses a component too large (exit 1),
+weighted model counting when its search fits a budget (under a second),
+and only the others are sampled by MC-SAT; stderr and the report say
+which. --method exact refuses a component too large (exit 1),
 with its cost; --method mcsat or gibbs samples the whole network. The
 chains start apart; when they disagree stderr warns, the report has
 "mixed": false, and --strict makes it an error (exit 1, nothing written).
