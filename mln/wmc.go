@@ -69,7 +69,8 @@ type wmcStats struct {
 type counter struct {
 	ctx      context.Context
 	in       *maxsat.Instance
-	occStart []int32 // CSR: the clauses of variable v are occ[occStart[v]:occStart[v+1]]
+	occStart []int32 // the clauses of variable v are occ[occStart[v]:occEnd[v]]
+	occEnd   []int32 // (an atom twice in a clause leaves a slot unused)
 	occ      []int32
 	val      []int8 // 1 true, -1 false, 0 unassigned
 	trail    []maxsat.Lit
@@ -114,6 +115,7 @@ func modelCount(ctx context.Context, in *maxsat.Instance, budget float64) ([]flo
 			}
 		}
 	}
+	c.occEnd = fill
 	vars := make([]int32, n)
 	for v := range vars {
 		vars[v] = int32(v)
@@ -237,7 +239,7 @@ func (c *counter) propagate(from int) (bool, error) {
 			return false, err
 		}
 		v := c.trail[i].Var()
-		for _, cl := range c.occ[c.occStart[v]:c.occStart[v+1]] {
+		for _, cl := range c.occ[c.occStart[v]:c.occEnd[v]] {
 			if !c.in.Hard[cl] {
 				continue
 			}
