@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // ConstraintKind says whether a hard constraint is an inequality or an equality.
@@ -262,6 +264,37 @@ func (p *Problem) Arg(i int, y []float64) float64 {
 		s += p.Coef[k] * y[p.Var[k]]
 	}
 	return s
+}
+
+// ConstraintText writes constraint j as a sum of its terms, each
+// variable written by name, then its kind and constant: "X + 2*Y <= 1"
+// ("0 = 1" without terms).
+func (p *Problem) ConstraintText(j int, name func(v int32) string) string {
+	vars, coefs := p.CTerms(j)
+	var b strings.Builder
+	for k, v := range vars {
+		c := coefs[k]
+		switch {
+		case k > 0 && c < 0:
+			b.WriteString(" - ")
+			c = -c
+		case k > 0:
+			b.WriteString(" + ")
+		case c < 0:
+			b.WriteString("-")
+			c = -c
+		}
+		if c != 1 {
+			b.WriteString(strconv.FormatFloat(c, 'g', -1, 64))
+			b.WriteString("*")
+		}
+		b.WriteString(name(v))
+	}
+	if len(vars) == 0 {
+		b.WriteString("0")
+	}
+	fmt.Fprintf(&b, " %s %s", p.CKind[j], strconv.FormatFloat(p.CConst[j], 'g', -1, 64))
+	return b.String()
 }
 
 // CArg returns sum coef*y - const for constraint j: how far its left-hand

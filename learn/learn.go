@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -206,7 +207,7 @@ func truthBreaks(g *ground.Result, truth []float64, missing []bool) []TruthBreak
 			continue
 		}
 		d := p.CArg(c, truth)
-		if p.CKind[c] == hlmrf.LessEq && d <= truthBreakTol || p.CKind[c] == hlmrf.Equal && math.Abs(d) <= truthBreakTol {
+		if !brokenAt(p.CKind[c], d) {
 			continue
 		}
 		r := p.CGroup[c]
@@ -231,33 +232,17 @@ func truthBreaks(g *ground.Result, truth []float64, missing []bool) []TruthBreak
 // constraintString writes ground constraint c of g with its atoms, and the
 // value d + const its left side has at the truth: "A + B = 1 is 0".
 func constraintString(g *ground.Result, c int, d float64) string {
-	p := g.Problem
-	var b strings.Builder
-	vars, coefs := p.CTerms(c)
-	for k, v := range vars {
-		a := coefs[k]
-		switch {
-		case k > 0 && a < 0:
-			b.WriteString(" - ")
-			a = -a
-		case k > 0:
-			b.WriteString(" + ")
-		case a < 0:
-			b.WriteString("-")
-			a = -a
-		}
-		if a != 1 {
-			fmt.Fprintf(&b, "%g*", a)
-		}
-		args := g.Args(int(v))
-		q := make([]string, len(args))
-		for i, x := range args {
-			q[i] = "'" + x + "'"
-		}
-		fmt.Fprintf(&b, "%s(%s)", g.Vars[v].Pred.Name, strings.Join(q, ", "))
+	text := g.Problem.ConstraintText(c, func(v int32) string { return store.AtomString(g.Vars[v].Pred, g.Args(int(v))) })
+	return textfile.Clip(text + " is " + strconv.FormatFloat(d+g.Problem.CConst[c], 'g', -1, 64))
+}
+
+// brokenAt reports whether a constraint of kind whose left side less its
+// constant is d at the truth breaks by more than truthBreakTol.
+func brokenAt(kind hlmrf.ConstraintKind, d float64) bool {
+	if kind == hlmrf.Equal {
+		return math.Abs(d) > truthBreakTol
 	}
-	fmt.Fprintf(&b, " %s %g is %g", p.CKind[c], p.CConst[c], d+p.CConst[c])
-	return textfile.Clip(b.String())
+	return d > truthBreakTol
 }
 
 // ErrNoTruth is returned (wrapped) when no target atom has a truth value.

@@ -257,7 +257,7 @@ func (bl *builder) inBroken(v int32) bool {
 	for k := bl.vcStart[v]; k < bl.vcStart[v+1]; k++ {
 		c := bl.vcCon[k]
 		d := bl.carg[c]
-		if bl.p.CKind[c] == hlmrf.Equal && math.Abs(d) > truthBreakTol || bl.p.CKind[c] == hlmrf.LessEq && d > truthBreakTol {
+		if brokenAt(bl.p.CKind[c], d) {
 			return true
 		}
 	}

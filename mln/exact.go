@@ -466,7 +466,7 @@ func countComponents(ctx context.Context, comps []*component, pending []int, bud
 			if b > budget/128 { // past the first round, the shared pool
 				try = min(try, budget-spent)
 			}
-			if try <= 0 || try <= reps[i].CountWork {
+			if try <= reps[i].CountWork { // no more than it ran past (CountWork >= 0)
 				next = append(next, i)
 				continue
 			}

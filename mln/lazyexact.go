@@ -142,13 +142,11 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 		// are false in it); the store holds xs, so the next expansion
 		// rises from it.
 		xs = append(xs, make([]bool, sink.in.NumVars-len(xs))...)
-		if _, hv := sink.in.Eval(xs); hv == 0 {
-			if c := networkCost(sink.in, xs); best == nil || c < bestCost {
-				best, bestCost = xs, c
-			}
+		res.StartCost = networkCost(sink.in, xs)
+		if _, hv := sink.in.Eval(xs); hv == 0 && (best == nil || res.StartCost < bestCost) {
+			best, bestCost = xs, res.StartCost
 		}
 		prev = xs
-		res.StartCost = networkCost(sink.in, xs)
 	}
 	for {
 		res.Rounds++

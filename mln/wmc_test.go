@@ -80,21 +80,28 @@ func TestModelCountAgainstEnumeration(t *testing.T) {
 	}
 }
 
+// halfNeedle is a needle of n atoms (see needle) with unit weights drawn
+// from 2.5-3.5 and its heavy world, half the atoms true, as heavy as the
+// all-false world, and its closed-form marginals.
+func halfNeedle(rng *rand.Rand, n int) (*maxsat.Instance, []float64) {
+	a := make([]float64, n)
+	W := 0.0
+	for i := range a {
+		a[i] = 2.5 + rng.Float64()
+		if i < n/2 {
+			W += a[i]
+		}
+	}
+	return needle(n, n/2, a, W)
+}
+
 // TestModelCountNeedles: needles far past enumeration (60 and 200 atoms,
 // a heavy world holding about half the mass) against their closed form,
 // and a budget too small to finish is errCountBudget.
 func TestModelCountNeedles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, n := range []int{22, 60, 200} {
-		a := make([]float64, n)
-		W := 0.0
-		for i := range a {
-			a[i] = 2.5 + rng.Float64()
-			if i < n/2 {
-				W += a[i]
-			}
-		}
-		in, want := needle(n, n/2, a, W)
+		in, want := halfNeedle(rng, n)
 		got, st, err := modelCount(context.Background(), in, 1<<26)
 		if err != nil {
 			t.Fatalf("n %d: %v", n, err)
@@ -142,15 +149,7 @@ func BenchmarkModelCount(b *testing.B) {
 func TestModelCountBudgetShared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	const n = 200
-	a := make([]float64, n)
-	W := 0.0
-	for i := range a {
-		a[i] = 2.5 + rng.Float64()
-		if i < n/2 {
-			W += a[i]
-		}
-	}
-	in, want := needle(n, n/2, a, W)
+	in, want := halfNeedle(rng, n)
 	in.NumVars += 30
 	for x := n; x < n+30; x++ {
 		for y := x + 1; y < n+30; y++ {

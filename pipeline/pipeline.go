@@ -347,14 +347,18 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			set(sp.Options, true)
 		}
 		set(opt.Options, false)
+		evs := make([]eval.Evaluator, len(specs))
+		categorical := false
+		for i, sp := range specs {
+			ev, err := eval.New(sp.Evaluator, sp.Options) // checked above
+			if err != nil {
+				return nil, err
+			}
+			evs[i] = ev
+			categorical = categorical || ev.Name() == "CategoricalEvaluator"
+		}
 		atoms, npaired, left := p.evalAtoms(g, pred, values, sel)
 		if opt.Note != nil {
-			categorical := false
-			for _, sp := range specs {
-				if ev, err := eval.New(sp.Evaluator, sp.Options); err == nil && ev.Name() == "CategoricalEvaluator" {
-					categorical = true
-				}
-			}
 			for _, n := range left.notes(pred, sel, npaired, categorical) {
 				opt.Note(n)
 			}
@@ -362,11 +366,7 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 		if npaired == 0 {
 			continue
 		}
-		for _, sp := range specs {
-			ev, err := eval.New(sp.Evaluator, sp.Options) // checked above
-			if err != nil {
-				return nil, err
-			}
+		for _, ev := range evs {
 			res, err := ev.Evaluate(atoms)
 			if err != nil {
 				return nil, fmt.Errorf("evaluating %s with %s: %w", pred.Name, ev.Name(), err)
@@ -516,7 +516,7 @@ func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []fl
 	var left leftOut
 	atoms := make([]eval.Atom, 0, truth.Len())
 	npaired := 0
-	example := func(args []int32) string { return pred.Name + "(" + quoteArgs(p.Store.Names(args)) + ")" }
+	example := func(args []int32) string { return store.AtomString(pred, p.Store.Names(args)) }
 	for row := 0; row < truth.Len(); row++ {
 		args := truth.Args(row)
 		a := eval.Atom{Args: p.Store.Names(args), Truth: AsPSL(truth.Value(row))}
@@ -572,13 +572,4 @@ func (p *Program) evalAtoms(g *ground.Result, pred *model.Predicate, values []fl
 		atoms = append(atoms, a)
 	}
 	return atoms, npaired, left
-}
-
-// quoteArgs writes atom arguments as hinge prints them, 'a', 'b'.
-func quoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = "'" + a + "'"
-	}
-	return strings.Join(q, ", ")
 }

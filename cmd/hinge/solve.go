@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -337,29 +336,5 @@ func printSolveSummary(w io.Writer, r *solveReport, st admm.Status) {
 // constraintText renders constraint j as in the exchange format with
 // variable columns, e.g. "y1 + y2 = 3".
 func constraintText(p *hlmrf.Problem, j int) string {
-	vars, coefs := p.CTerms(j)
-	var b strings.Builder
-	for k, v := range vars {
-		c := coefs[k]
-		switch {
-		case k > 0 && c < 0:
-			b.WriteString(" - ")
-			c = -c
-		case k > 0:
-			b.WriteString(" + ")
-		case c < 0:
-			b.WriteString("-")
-			c = -c
-		}
-		if c != 1 {
-			b.WriteString(strconv.FormatFloat(c, 'g', -1, 64))
-			b.WriteString("*")
-		}
-		fmt.Fprintf(&b, "y%d", v+1)
-	}
-	if len(vars) == 0 {
-		b.WriteString("0")
-	}
-	fmt.Fprintf(&b, " %s %s", p.CKind[j], strconv.FormatFloat(p.CConst[j], 'g', -1, 64))
-	return b.String()
+	return p.ConstraintText(j, func(v int32) string { return "y" + strconv.Itoa(int(v)+1) })
 }
