@@ -288,21 +288,7 @@ func countClasses(ctx context.Context, in *maxsat.Instance, classes [][]int32) (
 		}
 	}
 	x := make([]bool, in.NumVars)
-	ntrue := make([]int32, in.NumClauses())
-	sat, hardViolated := 0.0, 0
-	for c := range in.NumClauses() {
-		for _, l := range in.Clause(c) {
-			if l.Neg() {
-				ntrue[c]++
-			}
-		}
-		switch {
-		case ntrue[c] > 0 && !in.Hard[c]:
-			sat += in.Weight[c]
-		case ntrue[c] == 0 && in.Hard[c]:
-			hardViolated++
-		}
-	}
+	ntrue, sat, hardViolated := allFalse(in)
 	flip := func(v int32) {
 		x[v] = !x[v]
 		for _, c := range occ[v] {

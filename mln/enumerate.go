@@ -76,21 +76,7 @@ func enumerate(ctx context.Context, in *maxsat.Instance) ([]float64, error) {
 	}
 	// The all-false world.
 	x := make([]bool, n)
-	trueLits := make([]int32, nc)
-	logw, hardBroken := 0.0, 0
-	for c := range nc {
-		for _, l := range in.Clause(c) {
-			if l.Neg() {
-				trueLits[c]++
-			}
-		}
-		switch {
-		case trueLits[c] > 0 && !in.Hard[c]:
-			logw += in.Weight[c]
-		case trueLits[c] == 0 && in.Hard[c]:
-			hardBroken++
-		}
-	}
+	trueLits, logw, hardBroken := allFalse(in)
 	const margin = 30
 	ref := logw // reference log-weight of the sums
 	var z float64
@@ -167,4 +153,25 @@ func enumerate(ctx context.Context, in *maxsat.Instance) ([]float64, error) {
 		probs[v] = min(max(s/z, 0), 1)
 	}
 	return probs, nil
+}
+
+// allFalse evaluates the all-false world of in: each clause's number of
+// true literals (its negative ones), the signed weight of the satisfied
+// soft clauses and the number of violated hard ones.
+func allFalse(in *maxsat.Instance) (trueLits []int32, weight float64, hardViolated int) {
+	trueLits = make([]int32, in.NumClauses())
+	for c := range trueLits {
+		for _, l := range in.Clause(c) {
+			if l.Neg() {
+				trueLits[c]++
+			}
+		}
+		switch {
+		case trueLits[c] > 0 && !in.Hard[c]:
+			weight += in.Weight[c]
+		case trueLits[c] == 0 && in.Hard[c]:
+			hardViolated++
+		}
+	}
+	return trueLits, weight, hardViolated
 }
