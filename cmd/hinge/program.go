@@ -54,12 +54,7 @@ const bigEstimate = 1e7
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
 	f.addDB(cmd)
-	f.addData(cmd, partition)
-	cmd.PreRun = nil
-	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		f.stderr = cmd.ErrOrStderr()
-		return f.applyConfigOptions(cmd)
-	}
+	f.addData(cmd, partition, true)
 }
 
 // addDB registers --db, --db-schema, --db-read and --db-replace, and makes
@@ -136,15 +131,22 @@ func (f *programFlags) dbError(err error) error {
 const dbEnv = "HINGE_DB"
 
 // addData registers the flags that name the data only (no --model), for
-// commands that make their own rules.
-func (f *programFlags) addData(cmd *cobra.Command, partition string) {
+// commands that make their own rules; with configOptions the command
+// applies the JSON config's options before it runs (applyConfigOptions).
+func (f *programFlags) addData(cmd *cobra.Command, partition string, configOptions bool) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.data, "data", "d", "", "PSL data file (.data, YAML)")
 	fl.StringVar(&f.config, "config", "", "PSL 3 JSON config (rules, predicates and data in one file), instead of --data")
 	fl.StringVar(&f.partition, "partition", partition, "data split of a JSON config: infer or learn")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress display even on a terminal")
 	f.stderr = cmd.ErrOrStderr()
-	cmd.PreRun = func(cmd *cobra.Command, _ []string) { f.stderr = cmd.ErrOrStderr() }
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		f.stderr = cmd.ErrOrStderr()
+		if !configOptions {
+			return nil
+		}
+		return f.applyConfigOptions(cmd)
+	}
 }
 
 // load reads the program; every failure is bad input (exit status 2).
