@@ -190,6 +190,7 @@ Smokes(person)
 1.2 !Friends(x, y) v !Smokes(x) v Smokes(y)
 -0.3 Friends(x, y)
 0.5 Smokes(x)
+!Friends(x, x).
 `
 	query := []string{"Friends", "Smokes"}
 	_, _, full := network(t, prog, ev.String(), Options{Query: query})

@@ -185,7 +185,7 @@ func TestModelCountBudgetShared(t *testing.T) {
 
 // TestModelCountAgainstJunctionTree: on sparse banded networks of 10-60
 // atoms (clauses over nearby atoms, a quarter hard, weights of both
-// signs), beyond enumeration, where the component splitting and the
+// signs, an eighth near-deterministic up to 15), beyond enumeration, where the component splitting and the
 // cache matter, model counting agrees with the junction tree, and an
 // infeasible network is infeasible for both.
 func TestModelCountAgainstJunctionTree(t *testing.T) {
@@ -205,6 +205,9 @@ func TestModelCountAgainstJunctionTree(t *testing.T) {
 				}
 			}
 			w := 6*rng.Float64() - 3
+			if rng.IntN(8) == 0 {
+				w *= 5 // near-deterministic, both signs
+			}
 			if err := in.AddClause(math.Abs(w), rng.IntN(4) == 0, lits...); err != nil {
 				t.Fatal(err)
 			}
@@ -232,5 +235,36 @@ func TestModelCountAgainstJunctionTree(t *testing.T) {
 	}
 	if compared < 150 || infeasible == 0 {
 		t.Errorf("%d compared, %d infeasible: the generator tests too little", compared, infeasible)
+	}
+}
+
+// TestModelCountDegenerate: no atoms; atoms in no clause beside an empty
+// soft clause (every atom 1/2, the clause costing nothing); an empty hard
+// clause (no world); a hard unit clause and its negation (no world).
+func TestModelCountDegenerate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   *maxsat.Instance
+		want []float64 // nil: errNoWorld
+	}{
+		{"no atoms", &maxsat.Instance{}, []float64{}},
+		{"empty soft clause", &maxsat.Instance{NumVars: 2, Start: []int32{0, 0}, Weight: []float64{3}, Hard: []bool{false}}, []float64{0.5, 0.5}},
+		{"empty hard clause", &maxsat.Instance{NumVars: 2, Start: []int32{0, 0}, Weight: []float64{0}, Hard: []bool{true}}, nil},
+		{"x and not x", &maxsat.Instance{NumVars: 1, Lits: []maxsat.Lit{maxsat.Pos(0), maxsat.Not(0)}, Start: []int32{0, 1, 2}, Weight: []float64{0, 0}, Hard: []bool{true, true}}, nil},
+	} {
+		got, _, err := modelCount(context.Background(), tc.in, math.Inf(1))
+		if tc.want == nil {
+			if err != errNoWorld {
+				t.Errorf("%s: %v, %v; want errNoWorld", tc.name, got, err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+			continue
+		}
+		if w, at := worstError(got, tc.want); w > 1e-12 {
+			t.Errorf("%s: atom %d %v, want %v", tc.name, at, got[at], tc.want[at])
+		}
 	}
 }

@@ -482,4 +482,10 @@ func TestLearnWarnsOfBrokenHardClauses(t *testing.T) {
 			t.Errorf("%v: stderr %q, want the warning %q", tc.args, errs, tc.warn)
 		}
 	}
+	// The user's files are as they were.
+	for path, want := range map[string]string{prog: "P(person)\nQ(person)\n!P(x).\n1.5 P(x) => Q(x)\n", broken: "P(A)\nQ(A)\nQ(B)\n", kept: "Q(A)\nQ(C)\n"} {
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want it unchanged", path, got, err)
+		}
+	}
 }
