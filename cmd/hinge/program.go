@@ -54,7 +54,7 @@ const bigEstimate = 1e7
 func (f *programFlags) add(cmd *cobra.Command, partition string) {
 	cmd.Flags().StringVarP(&f.model, "model", "m", "", "PSL rules file (.psl)")
 	f.addDB(cmd)
-	f.addData(cmd, partition, true)
+	f.addData(cmd, partition)
 }
 
 // addDB registers --db, --db-schema, --db-read and --db-replace, and makes
@@ -131,9 +131,9 @@ func (f *programFlags) dbError(err error) error {
 const dbEnv = "HINGE_DB"
 
 // addData registers the flags that name the data only (no --model), for
-// commands that make their own rules; with configOptions the command
-// applies the JSON config's options before it runs (applyConfigOptions).
-func (f *programFlags) addData(cmd *cobra.Command, partition string, configOptions bool) {
+// commands that make their own rules; the command applies the JSON config's
+// options before it runs (applyConfigOptions).
+func (f *programFlags) addData(cmd *cobra.Command, partition string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.data, "data", "d", "", "PSL data file (.data, YAML)")
 	fl.StringVar(&f.config, "config", "", "PSL 3 JSON config (rules, predicates and data in one file), instead of --data")
@@ -142,9 +142,6 @@ func (f *programFlags) addData(cmd *cobra.Command, partition string, configOptio
 	f.stderr = cmd.ErrOrStderr()
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		f.stderr = cmd.ErrOrStderr()
-		if !configOptions {
-			return nil
-		}
 		return f.applyConfigOptions(cmd)
 	}
 }

@@ -143,7 +143,9 @@ func pslSetting(cmd *cobra.Command, key, val string) ([]string, error) {
 	infer := cmd.Name() == "infer"
 	switch k, known := pslKeys[key]; {
 	case known:
-		if k.learn && infer {
+		if k.learn && cmd.Name() != "learn" {
+			// Weight learning's key on a command that does not run PSL's
+			// learner (structure's --iterations and --l2 are its own).
 			return nil, nil
 		}
 		if cmd.Flags().Lookup(strings.TrimPrefix(k.flag, "--")) == nil {

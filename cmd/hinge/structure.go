@@ -164,7 +164,7 @@ With a JSON config the data split defaults to "learn".`,
 			return o.run(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
-	o.addData(cmd, "learn", false)
+	o.addData(cmd, "learn")
 	o.addDB(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.targets, "target", nil, "target predicate to learn rules for (repeat for several)")
