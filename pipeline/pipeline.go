@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -358,15 +359,25 @@ func (p *Program) Evaluate(g *ground.Result, values []float64, opt EvalOptions) 
 			categorical = categorical || ev.Name() == "CategoricalEvaluator"
 		}
 		atoms, npaired, left := p.evalAtoms(g, pred, values, sel)
+		// CategoricalEvaluator scores the truth atoms of value 1 even when
+		// none has a prediction (each a miss: ACCURACY 0, as PSL's); the
+		// others need a pair.
+		misses := false
+		if categorical && npaired == 0 {
+			misses = slices.ContainsFunc(atoms, func(a eval.Atom) bool { return !a.NoTruth && a.Truth >= 1 })
+		}
 		if opt.Note != nil {
-			for _, n := range left.notes(pred, sel, npaired, categorical) {
+			for _, n := range left.notes(pred, sel, npaired, categorical, misses) {
 				opt.Note(n)
 			}
 		}
-		if npaired == 0 {
+		if npaired == 0 && !misses {
 			continue
 		}
 		for _, ev := range evs {
+			if npaired == 0 && ev.Name() != "CategoricalEvaluator" {
+				continue
+			}
 			res, err := ev.Evaluate(atoms)
 			if err != nil {
 				return nil, fmt.Errorf("evaluating %s with %s: %w", pred.Name, ev.Name(), err)
@@ -457,20 +468,21 @@ type leftOut struct {
 
 // notes says what was left out, one line per kind; categorical says
 // CategoricalEvaluator is applied to pred, which (as PSL's) counts a truth
-// atom of value 1 without a prediction as a miss.
-func (l leftOut) notes(pred *model.Predicate, sel evalSelection, scored int, categorical bool) []string {
+// atom of value 1 without a prediction as a miss, and misses that pred has
+// such atoms though none is paired (scored).
+func (l leftOut) notes(pred *model.Predicate, sel evalSelection, scored int, categorical, misses bool) []string {
 	var out []string
-	misses := ""
+	missNote := ""
 	if categorical {
-		misses = "; CategoricalEvaluator, as PSL's, counts those of truth 1 as misses"
+		missNote = "; CategoricalEvaluator, as PSL's, counts those of truth 1 as misses"
 	}
 	if l.notTarget > 0 {
 		out = append(out, fmt.Sprintf("%s of %s %s neither a target nor observed, e.g. %s: not scored, as in PSL (its \"missing targets\"; list them as targets to have them inferred and scored)%s",
-			plural(l.notTarget, "truth atom"), pred.Name, isAre(l.notTarget), l.notTargetEx, misses))
+			plural(l.notTarget, "truth atom"), pred.Name, isAre(l.notTarget), l.notTargetEx, missNote))
 	}
 	if l.observed > 0 && !sel.includeObs {
 		out = append(out, fmt.Sprintf("%s of %s %s observed, e.g. %s: not scored, as in PSL by default (--include-observed, PSL's eval.includeobs, scores them with their observed value)%s",
-			plural(l.observed, "truth atom"), pred.Name, isAre(l.observed), l.observedEx, misses))
+			plural(l.observed, "truth atom"), pred.Name, isAre(l.observed), l.observedEx, missNote))
 	}
 	if l.latent > 0 && !sel.closeTruth {
 		verb := "have"
@@ -480,7 +492,10 @@ func (l leftOut) notes(pred *model.Predicate, sel evalSelection, scored int, cat
 		out = append(out, fmt.Sprintf("%s of %s %s no truth value, e.g. %s: not scored, as in PSL by default (PSL's eval.closetruth=true scores them against 0)",
 			plural(l.latent, "target atom"), pred.Name, verb, l.latentEx))
 	}
-	if scored == 0 && len(out) > 0 {
+	switch {
+	case scored == 0 && misses:
+		out = append(out, fmt.Sprintf("%s has truth atoms but none paired with a prediction: only CategoricalEvaluator is applied (every truth atom of value 1 a miss)", pred.Name))
+	case scored == 0 && len(out) > 0:
 		out = append(out, fmt.Sprintf("%s has truth atoms but none to score: it is not evaluated", pred.Name))
 	}
 	return out

@@ -331,6 +331,57 @@ func TestEvaluateCategoricalAsPSL(t *testing.T) {
 	}
 }
 
+// TestEvaluateCategoricalNothingPaired: when no truth atom of a predicate
+// has a prediction (none is a target), CategoricalEvaluator still scores
+// those of value 1, each a miss (ACCURACY 0, as PSL prints), and the other
+// evaluators, which need pairs, are not applied; the predicate was left
+// out entirely while the note said its truth atoms "count as misses".
+func TestEvaluateCategoricalNothingPaired(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"m.psl":       "1: Score(E, C) -> Cat(E, C) ^2\n1: !Cat(E, C) ^2\n",
+		"d.data":      "predicates:\n  Score/2: closed\n  Cat/2: open\nobservations:\n  Score: score.txt\ntargets:\n  Cat: targets.txt\ntruth:\n  Cat: truth.txt\n",
+		"score.txt":   "x\ta\t0.9\nx\tb\t0.1\n",
+		"targets.txt": "x\ta\nx\tb\n",
+		"truth.txt":   "w\ta\t1\nv\tb\t1\nv\ta\t0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, g, y := infer(t, Inputs{Model: filepath.Join(dir, "m.psl"), Data: filepath.Join(dir, "d.data")})
+	for _, tc := range []struct {
+		evaluators []string
+		evaluated  bool
+	}{
+		{[]string{"CategoricalEvaluator", "DiscreteEvaluator"}, true},
+		{[]string{"DiscreteEvaluator"}, false},
+	} {
+		var notes []string
+		evs, err := prog.Evaluate(g, y, EvalOptions{Evaluators: tc.evaluators, Note: func(s string) { notes = append(notes, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tc.evaluated {
+			if len(evs) != 0 || len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "it is not evaluated") {
+				t.Errorf("%v: evaluations %v, notes %q; want none, and a note that Cat is not evaluated", tc.evaluators, evs, notes)
+			}
+			continue
+		}
+		if len(evs) != 1 || evs[0].Result.Evaluator != "CategoricalEvaluator" {
+			t.Fatalf("%v: evaluations %v, want CategoricalEvaluator's only", tc.evaluators, evs)
+		}
+		for name, want := range map[string]float64{"ACCURACY": 0, "CORRECT": 0, "SCORED": 2, "UNPREDICTED": 2} {
+			if got := metric(t, evs, "Cat", "CategoricalEvaluator", name); got != want {
+				t.Errorf("%s = %v, want %v", name, got, want)
+			}
+		}
+		if len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "only CategoricalEvaluator is applied") {
+			t.Errorf("notes %q, want the last to say only CategoricalEvaluator is applied", notes)
+		}
+	}
+}
+
 // TestConfigEvalKeysAnyCase: a config's eval.closetruth is read in any
 // case and with spaces around it, as eval.New reads its keys ("Eval.CloseTruth"
 // was accepted and ignored: 2 atoms scored for 3).
