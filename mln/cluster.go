@@ -95,18 +95,35 @@ func equivalencePairs(in *maxsat.Instance) [][2]int32 {
 	return pairs
 }
 
+// clusterUnits groups a step's walk atoms into the units that cluster
+// moves flip: the implication graph of the step's binary constraints (its
+// edges, over the literals 2i and 2i+1 of walk atom i, true and false),
+// its strongly connected components, and the units, unit u holding
+// unitAtoms[unitStart[u]:unitStart[u+1]]. MC-SAT's and lazy MC-SAT's
+// chains each keep one, to reuse its scratch from step to step.
+type clusterUnits struct {
+	edges               [][2]int32
+	eStart, eAdj, eFill []int32
+	scc                 sccState
+	sccUnit, unitID     []int32
+	unitStart, unitNext []int32
+	unitAtoms           []int32
+}
+
+// implication adds the two implications of a binary clause whose
+// literals are a and b (literal nodes, see clusterUnits): !a -> b and
+// !b -> a.
+func (cu *clusterUnits) implication(a, b int32) {
+	cu.edges = append(cu.edges, [2]int32{a ^ 1, b}, [2]int32{b ^ 1, a})
+}
+
 // clusters groups the step's walk atoms into units (unitStart, unitAtoms)
 // by the strongly connected components of the implications of the active
-// clauses with two unfixed literals (Tarjan's algorithm, iterative), each
-// component taken with its mirror (the negated literals) as one unit. It
-// returns false when every unit is a single atom, so that moves flip
-// single atoms.
+// clauses with two unfixed literals (see units). It returns false when
+// every unit is a single atom, so that moves flip single atoms.
 func (ch *mcsatChain) clusters() bool {
-	w := len(ch.walk) // walkAt is set (indexActive)
-	// The implication graph over the 2w literals (2i: walk atom i true,
-	// 2i+1: false), in CSR form.
 	node := func(l maxsat.Lit) int32 {
-		i := 2 * ch.walkAt[l.Var()]
+		i := 2 * ch.walkAt[l.Var()] // walkAt is set (indexActive)
 		if l.Neg() {
 			i++
 		}
@@ -130,51 +147,59 @@ func (ch *mcsatChain) clusters() bool {
 		if k != 2 || two[0].Var() == two[1].Var() {
 			continue
 		}
-		a, b := node(two[0]), node(two[1])
-		ch.edges = append(ch.edges, [2]int32{a ^ 1, b}, [2]int32{b ^ 1, a})
+		ch.implication(node(two[0]), node(two[1]))
 	}
-	if len(ch.edges) == 0 {
+	return ch.units(ch.walk)
+}
+
+// units groups the walk atoms walk into units by the strongly connected
+// components of the implication graph cu.edges (Tarjan's algorithm,
+// iterative), each component taken with its mirror (the negated literals)
+// as one unit. It returns false when every unit is a single atom.
+func (cu *clusterUnits) units(walk []int32) bool {
+	if len(cu.edges) == 0 {
 		return false
 	}
+	w := len(walk)
 	m := 2 * w
-	start := slices.Grow(ch.eStart[:0], m+1)[:m+1]
+	start := slices.Grow(cu.eStart[:0], m+1)[:m+1]
 	clear(start)
-	for _, e := range ch.edges {
+	for _, e := range cu.edges {
 		start[e[0]+1]++
 	}
 	for i := range m {
 		start[i+1] += start[i]
 	}
-	adj := slices.Grow(ch.eAdj[:0], len(ch.edges))[:len(ch.edges)]
-	fill := slices.Grow(ch.eFill[:0], m)[:m]
+	adj := slices.Grow(cu.eAdj[:0], len(cu.edges))[:len(cu.edges)]
+	fill := slices.Grow(cu.eFill[:0], m)[:m]
 	copy(fill, start[:m])
-	for _, e := range ch.edges {
+	for _, e := range cu.edges {
 		adj[fill[e[0]]] = e[1]
 		fill[e[0]]++
 	}
-	ch.eStart, ch.eAdj, ch.eFill = start, adj, fill
-	comp := tarjan(m, start, adj, &ch.scc)
+	cu.eStart, cu.eAdj, cu.eFill = start, adj, fill
+	comp := tarjan(m, start, adj, &cu.scc)
 	// A unit per pair of mirrored components: atom i joins the unit of its
 	// true literal's component or of its false literal's, whichever has
 	// one (flipping an atom flips both of its literals, so flipping every
 	// atom of a unit keeps each component's literals equal).
-	unitOf := slices.Grow(ch.sccUnit[:0], m)[:m]
+	unitOf := slices.Grow(cu.sccUnit[:0], m)[:m]
 	for i := range unitOf {
 		unitOf[i] = -1
 	}
-	ch.sccUnit = unitOf
+	cu.sccUnit = unitOf
 	units := int32(0)
-	ch.unitID = slices.Grow(ch.unitID[:0], w)[:w]
+	cu.unitID = slices.Grow(cu.unitID[:0], w)[:w]
 	for i := range w {
 		cp, cn := comp[2*i], comp[2*i+1]
 		switch {
 		case unitOf[cp] >= 0:
-			ch.unitID[i] = unitOf[cp]
+			cu.unitID[i] = unitOf[cp]
 		case unitOf[cn] >= 0:
-			ch.unitID[i] = unitOf[cn]
+			cu.unitID[i] = unitOf[cn]
 		default:
 			unitOf[cp] = units
-			ch.unitID[i] = units
+			cu.unitID[i] = units
 			units++
 		}
 	}
@@ -182,24 +207,31 @@ func (ch *mcsatChain) clusters() bool {
 		return false
 	}
 	// Bucket the walk's atoms by unit.
-	ch.unitStart = slices.Grow(ch.unitStart[:0], int(units)+1)[:units+1]
-	clear(ch.unitStart)
-	for _, u := range ch.unitID {
-		ch.unitStart[u+1]++
+	cu.unitStart = slices.Grow(cu.unitStart[:0], int(units)+1)[:units+1]
+	clear(cu.unitStart)
+	for _, u := range cu.unitID {
+		cu.unitStart[u+1]++
 	}
 	for u := range units {
-		ch.unitStart[u+1] += ch.unitStart[u]
+		cu.unitStart[u+1] += cu.unitStart[u]
 	}
-	ch.unitAtoms = slices.Grow(ch.unitAtoms[:0], w)[:w]
-	next := slices.Grow(ch.unitNext[:0], int(units))[:units]
-	copy(next, ch.unitStart[:units])
-	ch.unitNext = next
-	for i, u := range ch.unitID {
-		ch.unitAtoms[next[u]] = ch.walk[i]
+	cu.unitAtoms = slices.Grow(cu.unitAtoms[:0], w)[:w]
+	next := slices.Grow(cu.unitNext[:0], int(units))[:units]
+	copy(next, cu.unitStart[:units])
+	cu.unitNext = next
+	for i, u := range cu.unitID {
+		cu.unitAtoms[next[u]] = walk[i]
 		next[u]++
 	}
 	return true
 }
+
+// numUnits is the number of units of the last units call that returned
+// true.
+func (cu *clusterUnits) numUnits() int { return len(cu.unitStart) - 1 }
+
+// unit returns unit u's atoms.
+func (cu *clusterUnits) unit(u int) []int32 { return cu.unitAtoms[cu.unitStart[u]:cu.unitStart[u+1]] }
 
 // sccState is the scratch of tarjan.
 type sccState struct {
@@ -274,8 +306,7 @@ func tarjan(m int, start, adj []int32, st *sccState) []int32 {
 // min(1, exp(-delta/temp)), delta the change in violated active clauses.
 // It returns whether it moved.
 func (ch *mcsatChain) annealUnit(temp float64) bool {
-	u := ch.rng.IntN(len(ch.unitStart) - 1)
-	atoms := ch.unitAtoms[ch.unitStart[u]:ch.unitStart[u+1]]
+	atoms := ch.unit(ch.rng.IntN(ch.numUnits()))
 	if len(atoms) == 1 {
 		return ch.anneal1(int(atoms[0]), temp)
 	}

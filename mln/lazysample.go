@@ -295,6 +295,7 @@ type lazyChain struct {
 	inStep     bool
 	stamp      uint32
 	sel        []uint32
+	selList    []int32 // the clauses selected, in order
 	fixed      []uint32
 	walking    []uint32
 	walk       []int32
@@ -323,6 +324,13 @@ type lazyChain struct {
 	bocc         [][]blockOcc
 	bstamp       uint32
 	score        []float64 // scratch: each block assignment's log-weight
+
+	// The step's clusters (see clusters): walk atom v is at walkAt[v];
+	// the units cover the first clusterWalk atoms of the walk, those it
+	// had when they were built.
+	clusterUnits
+	walkAt      []int32
+	clusterWalk int
 }
 
 // AddVar adds an atom, false (lazySink).
@@ -659,6 +667,7 @@ func (c *lazyChain) selectClause(k int32) {
 	// Selected and in the violated list first: pinning a unit clause's
 	// atom may change x, and setX keeps the list of selected clauses.
 	c.sel[k] = c.stamp
+	c.selList = append(c.selList, k)
 	if c.ntrue[k] == 0 {
 		c.addUnsat(k)
 	} else {
@@ -728,7 +737,7 @@ func (c *lazyChain) maxFlips() int {
 // the step's selected clauses (SampleSAT, as in MCSAT), or returns false
 // when it finds none within the flip budget.
 func (c *lazyChain) sampleSAT() (bool, error) {
-	c.walk, c.unsat, c.conflict, c.queue = c.walk[:0], c.unsat[:0], false, c.queue[:0]
+	c.walk, c.unsat, c.conflict, c.queue, c.selList = c.walk[:0], c.unsat[:0], false, c.queue[:0], c.selList[:0]
 	m := int32(len(c.weight))
 	for k := range m {
 		if k&0xffff == 0xffff {
@@ -804,8 +813,9 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 		return false, nil
 	}
 	// The world at the m-th visit to a solution of the annealing moves'
-	// chain, as MCSAT's uniformMoves.
+	// chain, as MCSAT's uniformMoves, with its cluster moves.
 	visits := sampleSATVisits(c.opt, len(c.walk), c.rng)
+	units := !c.opt.NoClusterMoves && c.clusters()
 	for f := 0; visits > 0; f++ {
 		if f >= budget || c.conflict {
 			return false, nil // the step goes back to the previous world
@@ -815,7 +825,13 @@ func (c *lazyChain) sampleSAT() (bool, error) {
 				return false, err
 			}
 		}
-		if _, err := c.anneal(temp); err != nil {
+		var err error
+		if units {
+			err = c.annealUnit(temp)
+		} else {
+			_, err = c.anneal(temp)
+		}
+		if err != nil {
 			return false, err
 		}
 		if len(c.unsat) == 0 {
@@ -834,7 +850,11 @@ func (c *lazyChain) anneal(temp float64) (int, error) {
 	if len(c.walk) == 0 {
 		return -1, nil
 	}
-	v := int(c.walk[c.rng.IntN(len(c.walk))])
+	return c.annealAtom(int(c.walk[c.rng.IntN(len(c.walk))]), temp)
+}
+
+// annealAtom makes anneal's move on atom v.
+func (c *lazyChain) annealAtom(v int, temp float64) (int, error) {
 	if c.fixed[v] == c.stamp {
 		return -1, nil
 	}
@@ -864,6 +884,102 @@ func (c *lazyChain) anneal(temp float64) (int, error) {
 		return v, nil
 	}
 	return -1, nil
+}
+
+// clusters groups the step's walk atoms into units as MCSAT's steps do
+// (see clusterUnits), by the implications of the selected clauses built so
+// far that have two literals the step does not hold and no true one it
+// holds. Every selected clause holds in every solution of the step, those
+// not built yet too, so every solution keeps each unit's literals equal,
+// and the moves over units are uniform on the solutions as MCSAT's are.
+// The units cover the walk as it is now; atoms that join it later move
+// alone (see annealUnit). It returns false when every unit is one atom.
+func (c *lazyChain) clusters() bool {
+	c.clusterWalk = len(c.walk)
+	if len(c.walkAt) < len(c.x) {
+		c.walkAt = slices.Grow(c.walkAt[:0], len(c.x))[:len(c.x)]
+	}
+	for i, v := range c.walk {
+		c.walkAt[v] = int32(i)
+	}
+	node := func(l maxsat.Lit) int32 {
+		i := 2 * c.walkAt[l.Var()]
+		if l.Neg() {
+			i++
+		}
+		return i
+	}
+	c.edges = c.edges[:0]
+	for _, k := range c.selList {
+		var two [2]maxsat.Lit
+		n, held := 0, false
+		for _, l := range c.clause(k) {
+			u := l.Var()
+			if c.fixed[u] == c.stamp {
+				if c.x[u] != l.Neg() {
+					held = true
+					break
+				}
+				continue
+			}
+			if n == 2 {
+				n = 3
+				break
+			}
+			two[n] = l
+			n++
+		}
+		if held || n != 2 || two[0].Var() == two[1].Var() {
+			continue
+		}
+		c.implication(node(two[0]), node(two[1]))
+	}
+	return c.units(c.walk[:c.clusterWalk])
+}
+
+// annealUnit makes one annealing move over the step's clusters (see
+// clusters), as MCSAT's annealUnit: a random unit (or an atom that joined
+// the walk after the units were made), all its atoms flipped, kept with
+// probability min(1, exp(-delta/temp)), delta the change in violated
+// selected clauses, the clauses that the flips make violable built as
+// each atom moves.
+func (c *lazyChain) annealUnit(temp float64) error {
+	nu := c.numUnits()
+	r := c.rng.IntN(nu + len(c.walk) - c.clusterWalk)
+	if r >= nu {
+		_, err := c.annealAtom(int(c.walk[c.clusterWalk+r-nu]), temp)
+		return err
+	}
+	atoms := c.unit(r)
+	if len(atoms) == 1 {
+		_, err := c.annealAtom(int(atoms[0]), temp)
+		return err
+	}
+	for _, v := range atoms {
+		if c.fixed[v] == c.stamp {
+			return nil // held since the units were made
+		}
+	}
+	u := c.rng.Float64()
+	before := len(c.unsat)
+	for _, v := range atoms {
+		if err := c.move(int(v), !c.x[v], false); err != nil {
+			return err
+		}
+	}
+	d := len(c.unsat) - before
+	if d <= 0 || (temp > 0 && u < math.Exp(-float64(d)/temp)) {
+		return nil
+	}
+	for i := len(atoms) - 1; i >= 0; i-- {
+		v := int(atoms[i])
+		if c.fixed[v] != c.stamp {
+			if err := c.move(v, !c.x[v], false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // delta is the change in the number of violated selected clauses if v

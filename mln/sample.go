@@ -562,15 +562,8 @@ type mcsatChain struct {
 	aStart, aEnd []int32
 	aOcc         []activeOcc
 
-	// The step's clusters (see clusters): the implication graph of its
-	// binary active clauses and its strongly connected components, and the
-	// units moves flip, unit u holding unitAtoms[unitStart[u]:unitStart[u+1]].
-	edges               [][2]int32
-	eStart, eAdj, eFill []int32
-	scc                 sccState
-	sccUnit, unitID     []int32
-	unitStart, unitNext []int32
-	unitAtoms           []int32
+	// The step's clusters (see clusters).
+	clusterUnits
 	// paired[c] == stamp: soft clause c's selection was decided with its
 	// equivalence pair's (selectPairs).
 	paired []uint32
