@@ -170,9 +170,10 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := o.streaming.checkCache(o.output); err != nil {
 		return err
 	}
-	// The outputs before loading too (a large data set takes a while);
-	// that none is an input is known once the program is read.
-	if err := checkOutputs(nil, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}, o.streaming.output()}, o.explain.outputs()...)...); err != nil {
+	// The outputs before loading too (a large data set takes a while),
+	// against the inputs named on the command line; the data files the
+	// .data file names are known once the program is read.
+	if err := checkOutputs([]string{o.model, o.data, o.config}, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}, o.streaming.output()}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
 	if toStdout(o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {

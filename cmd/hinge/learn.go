@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/ground"
-	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/learn"
 	"github.com/hinge-srl/hinge/pipeline"
 	"github.com/hinge-srl/hinge/syntax"
@@ -244,7 +243,7 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 			rule.Weight = res.Weights[r]
 		}
 	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { return syntax.Print(w, prog.Model.Rules) }); err != nil {
+	if err := writeLearned(out, o.force, func(w io.Writer) error { return syntax.Print(w, prog.Model.Rules) }); err != nil {
 		return failed(err)
 	}
 

@@ -1223,7 +1223,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err != nil {
 		return failed(err)
 	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
+	if err := writeLearned(out, o.force, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
 		return failed(err)
 	}
 	fmt.Fprintf(stderr, "mln learn: %d atoms of %d predicate(s), %d ground clauses (grounded in %.3f s)\n",

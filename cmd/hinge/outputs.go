@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,6 +127,14 @@ func checkOutputs(inputs []string, outs ...output) error {
 		case !o.t.Dir && o.dir:
 			return badInput(fmt.Errorf("%s %s is a file; give a directory", o.flag, clipPath(o.path)))
 		case o.dir:
+			// The set replaced is deleted as a whole: an input in it (a
+			// model, data file or earlier result the run reads, listed in
+			// its marker) would be gone once the run ends, exit 0.
+			for _, i := range ins {
+				if inside(o.t.Path, i.path) {
+					return badInput(fmt.Errorf("%s %s: the input file %s is inside it, and hinge replaces the directory as a whole, which would delete that file: give another output directory, or move the input out of it", o.flag, clipPath(o.path), clipPath(i.path)))
+				}
+			}
 			if err := atomicfile.CheckDir(o.path); err != nil {
 				return badInput(fmt.Errorf("%s: %w", o.flag, err))
 			}
@@ -145,6 +154,21 @@ func checkOutputs(inputs []string, outs ...output) error {
 		}
 	}
 	return nil
+}
+
+// inside reports whether the file input, its symlinks followed, lies in
+// the directory dir (absolute, symlinks followed, as atomicfile.Resolve
+// gives it).
+func inside(dir, input string) bool {
+	p, err := filepath.Abs(input)
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "."
 }
 
 // sameFile reports whether two resolved outputs are one file: one path,
@@ -299,6 +323,26 @@ func refuseExisting(path, flag string, force bool) error {
 	}
 	return nil
 }
+
+// writeLearned writes a learned model to path. Without force it never
+// replaces a file (atomicfile.WriteNew): refuseExisting found none at the
+// start, and one that appeared while the run learned (a second run's
+// model, written meanwhile) is left as it is, the run failing with the
+// place of its own result; with force an existing file is replaced.
+func writeLearned(path string, force bool, fill func(io.Writer) error) error {
+	if testHookBeforeLearnedWrite != nil {
+		testHookBeforeLearnedWrite(path)
+	}
+	if force {
+		return atomicfile.Write(path, fill)
+	}
+	return atomicfile.WriteNew(path, fill)
+}
+
+// testHookBeforeLearnedWrite, when set (by tests), is called with the
+// path of a learned model just before it is written: what another run
+// does while this one learns.
+var testHookBeforeLearnedWrite func(path string)
 
 // toStdout reports whether one of paths names this process's standard
 // output (/dev/stdout, /dev/fd/1, a symlink to one of them): a command

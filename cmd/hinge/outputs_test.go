@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hinge-srl/hinge/internal/atomicfile"
 )
 
 // TestInferOutputKeepsUserFiles: infer --output DIR where DIR holds
@@ -390,5 +392,198 @@ func TestStdoutWriteFailure(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(rep); string(b) != "OLD\n" {
 		t.Errorf("--report was replaced: %q", b)
+	}
+}
+
+// TestOutputDirHoldsInput: an output directory that the run would replace
+// as a whole (infer --output, kgc --psl-out) is refused, exit 2 before any
+// work, naming the flag and the input file, when an input of the run lies
+// in it: the model and data that kgc --psl-out wrote there, or an earlier
+// infer's result read as observations, directly, through a symlink to the
+// directory or a symlink to the file. They were deleted with the old set,
+// exit 0. The inputs are left as they were; an output directory elsewhere
+// runs.
+func TestOutputDirHoldsInput(t *testing.T) {
+	dir := t.TempDir()
+	in := func(name string) string { return filepath.Join(dir, name) }
+	// A set written by hinge (so that the marker lists every file and the
+	// directory alone is no reason to refuse) holding a model and its data.
+	psl := in("psl")
+	if err := atomicfile.WriteDir(psl, func(tmp string) error {
+		for name, text := range map[string]string{
+			"m.psl":  "1: Smokes(A) -> Cancer(A)\n",
+			"d.data": "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: c.txt\n",
+			"s.txt":  "a\n", "c.txt": "a\n",
+			"train.txt": "a\tr\tb\nb\tr\tc\n", "test.txt": "a\tr\tc\n",
+		} {
+			if err := os.WriteFile(filepath.Join(tmp, name), []byte(text), 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// An earlier infer's result, and a second model reading it.
+	out := in("out")
+	if code, _, errs := runCLI(t, "infer", "-m", smokersModel, "-d", smokersData, "--output", out, "--quiet"); code != 0 {
+		t.Fatalf("first infer: exit %d: %s", code, errs)
+	}
+	if err := os.Symlink(out, in("link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, "CANCER.txt"), in("cancer.txt")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "c2.psl", "0.5: Cancer(X) -> Smokes(X) ^2\n0.01: !Smokes(X)\n")
+	targets, err := filepath.Abs("../../examples/smokers/smokes_targets.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := func(name, cancer string) string {
+		return writeFile(t, dir, name, "predicates:\n  Smokes/1: open\n  Cancer/1: closed\nobservations:\n  Cancer: "+cancer+"\ntargets:\n  Smokes: "+targets+"\n")
+	}
+	direct, viaDir, viaFile := data("direct.data", "out/CANCER.txt"), data("viadir.data", "link/CANCER.txt"), data("viafile.data", "cancer.txt")
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		flag  string
+		input string // "" : the run succeeds
+	}{
+		{"infer, model and data in --output", []string{"infer", "-m", in("psl/m.psl"), "-d", in("psl/d.data"), "--output", psl}, "--output", "m.psl"},
+		{"infer, a data file in --output", []string{"infer", "-m", smokersModel, "-d", in("psl/d.data"), "--output", psl}, "--output", "d.data"},
+		{"infer, an observation file in --output", []string{"infer", "-m", in("c2.psl"), "-d", direct, "--output", out}, "--output", "CANCER.txt"},
+		{"infer, --output spelled through a symlink", []string{"infer", "-m", in("c2.psl"), "-d", direct, "--output", in("link")}, "--output", "CANCER.txt"},
+		{"infer, an observation file through a symlinked directory", []string{"infer", "-m", in("c2.psl"), "-d", viaDir, "--output", out}, "--output", "CANCER.txt"},
+		{"infer, an observation file that is a symlink into --output", []string{"infer", "-m", in("c2.psl"), "-d", viaFile, "--output", out}, "--output", "cancer.txt"},
+		{"kgc, training data in --psl-out", []string{"kgc", "--train", in("psl/train.txt"), "--test", in("psl/test.txt"), "--rounds", "1", "--score", "psl", "--psl-out", psl}, "--psl-out", "train.txt"},
+		{"infer, the output elsewhere", []string{"infer", "-m", in("c2.psl"), "-d", direct, "--output", in("other")}, "", ""},
+	} {
+		before := map[string]string{}
+		for _, d := range []string{psl, out} {
+			ents, _ := os.ReadDir(d)
+			for _, e := range ents {
+				b, _ := os.ReadFile(filepath.Join(d, e.Name()))
+				before[filepath.Join(d, e.Name())] = string(b)
+			}
+		}
+		code, stdout, errs := runCLI(t, append(tc.args, "--quiet")...)
+		if tc.input == "" {
+			if code != 0 {
+				t.Errorf("%s: exit %d: %s", tc.name, code, errs)
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(errs, tc.flag+" ") || !strings.Contains(errs, "the input file") || !strings.Contains(errs, tc.input) {
+			t.Errorf("%s: exit %d, stderr %q: want exit 2 naming %s and the input %s", tc.name, code, errs, tc.flag, tc.input)
+		}
+		if strings.Contains(stdout, "potentials") || strings.Contains(stdout, "MRR") {
+			t.Errorf("%s: work was done before the refusal:\n%s", tc.name, stdout)
+		}
+		for path, text := range before {
+			if b, err := os.ReadFile(path); err != nil || string(b) != text {
+				t.Errorf("%s: %s is now %q, %v", tc.name, path, b, err)
+			}
+		}
+	}
+}
+
+// TestLearnedModelAppearsDuringRun: a learning command without --force
+// that finds, when it writes its model, a file at the output path that
+// was not there at its start (another run's model, written meanwhile)
+// leaves that file as it is and fails, exit 1, saying so and where its
+// own result was kept; it replaced the file silently, exit 0. With --force
+// the file is replaced.
+func TestLearnedModelAppearsDuringRun(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"m.psl":    "1: Smokes(A) -> Cancer(A)\n",
+		"d.data":   "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: c.txt\ntruth:\n  Cancer: t.txt\n",
+		"s.txt":    "a\n",
+		"c.txt":    "a\n",
+		"t.txt":    "a\t1\n",
+		"k.data":   "predicates:\n  Friends/2: closed\n  Knows/2: open\nobservations:\n  Friends: f.txt\ntargets:\n  Knows: k.txt\ntruth:\n  Knows: kt.txt\n",
+		"f.txt":    "a\tb\n",
+		"k.txt":    "a\tb\n",
+		"kt.txt":   "a\tb\t1\n",
+		"p.mln":    "Smokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n",
+		"train.db": "Smokes(A)\nCancer(A)\n",
+	})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	defer func() { testHookBeforeLearnedWrite = nil }()
+	for _, tc := range []struct {
+		name string
+		args []string
+		out  string
+	}{
+		{"learn", []string{"learn", "-m", in("m.psl"), "-d", in("d.data"), "--quiet", "--output"}, "learned.psl"},
+		{"structure", []string{"structure", "-d", in("k.data"), "--target", "Knows", "--quiet", "--output"}, "structure.psl"},
+		{"mln learn", []string{"mln", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o"}, "learned.mln"},
+		{"rrf learn", []string{"rrf", "learn", "-i", in("p.mln"), "-t", in("train.db"), "-q", "Cancer", "-o"}, "learned.rrf"},
+	} {
+		for _, force := range []bool{false, true} {
+			out := in(tc.out)
+			os.Remove(out)
+			testHookBeforeLearnedWrite = func(path string) {
+				if err := os.WriteFile(path, []byte("another run's model\n"), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+			args := append(slices.Clone(tc.args), out)
+			if force {
+				args = append(args, "--force")
+			}
+			code, _, errs := runCLI(t, args...)
+			got, _ := os.ReadFile(out)
+			kept, _ := filepath.Glob(filepath.Join(dir, "."+tc.out+".tmp*"))
+			if force {
+				if code != 0 || string(got) == "another run's model\n" {
+					t.Errorf("%s --force: exit %d, the file holds %q: want it replaced (%s)", tc.name, code, got, errs)
+				}
+				continue
+			}
+			if code != 1 || !strings.Contains(errs, "appeared while the run went on") || len(kept) != 1 || !strings.Contains(errs, kept[0]) {
+				t.Errorf("%s: exit %d, stderr %q, kept %q: want exit 1 saying the file appeared and where the result is", tc.name, code, errs, kept)
+			}
+			if string(got) != "another run's model\n" {
+				t.Errorf("%s: the other run's file was replaced by %q", tc.name, got)
+			}
+			for _, k := range kept {
+				os.Remove(k)
+			}
+		}
+	}
+}
+
+// TestOutputNamesNearNameMax: outputs named near NAME_MAX (which a shell
+// creates) are written: they failed only once the run was done, exit 1,
+// as the temporary name ".NAME.tmpNNNN" was too long. An output directory
+// whose lock name (NAME.lock) cannot exist is refused before any work.
+func TestOutputNamesNearNameMax(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"--report of 245 bytes", []string{"--report", strings.Repeat("r", 245)}, 0},
+		{"--report of 255 bytes", []string{"--report", strings.Repeat("r", 255)}, 0},
+		{"--satisfaction of 250 bytes", []string{"--satisfaction", strings.Repeat("s", 250)}, 0},
+		{"--output of 238 bytes", []string{"--output", strings.Repeat("d", 238)}, 0},
+		{"--output of 250 bytes", []string{"--output", strings.Repeat("e", 250)}, 0},
+		{"--output of 251 bytes", []string{"--output", strings.Repeat("f", 251)}, 2},
+	} {
+		args := []string{"infer", "-m", smokersModel, "-d", smokersData}
+		for i := 0; i < len(tc.args); i += 2 {
+			args = append(args, tc.args[i], filepath.Join(dir, tc.args[i+1]))
+		}
+		for run := 1; run <= 2; run++ { // written, then replaced
+			code, stdout, errs := runCLI(t, args...)
+			if code != tc.code {
+				t.Errorf("%s, run %d: exit %d, want %d: %s", tc.name, run, code, tc.code, errs)
+			}
+			if code == 2 && (strings.Contains(stdout, "potentials") || !strings.Contains(errs, "shorter name")) {
+				t.Errorf("%s: refused %q after work:\n%s", tc.name, errs, stdout)
+			}
+		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hinge-srl/hinge/ground"
-	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/internal/textfile"
@@ -504,7 +503,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return rrfGroundError(err)
 	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(text()); return err }); err != nil {
+	if err := writeLearned(out, o.force, func(w io.Writer) error { _, err := w.Write(text()); return err }); err != nil {
 		return failed(err)
 	}
 	measure := "pseudo-log-likelihood"

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/progress"
 	"github.com/hinge-srl/hinge/learn"
 	"github.com/hinge-srl/hinge/model"
@@ -358,7 +357,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 			}
 			rules = append(rules, r)
 		}
-		if err := atomicfile.Write(o.output, func(w io.Writer) error { return syntax.Print(w, rules) }); err != nil {
+		if err := writeLearned(o.output, o.force, func(w io.Writer) error { return syntax.Print(w, rules) }); err != nil {
 			return failed(err)
 		}
 		fmt.Fprintf(stdout, "wrote %d candidate clauses to %s\n", len(rules), o.output)
@@ -385,7 +384,7 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 		return failed(err)
 	}
 	rules := res.Model()
-	if err := atomicfile.Write(o.output, func(w io.Writer) error { return syntax.Print(w, rules) }); err != nil {
+	if err := writeLearned(o.output, o.force, func(w io.Writer) error { return syntax.Print(w, rules) }); err != nil {
 		return failed(err)
 	}
 	for _, w := range res.Warnings {

@@ -134,7 +134,8 @@ func TestOutputsCheckedFirst(t *testing.T) {
 	if b, err := os.ReadFile(model); err != nil || string(b) != "1: Smokes(A) -> Cancer(A)\n" {
 		t.Errorf("the model changed: %q %v", b, err)
 	}
-	// infer --output into a directory holding an input named like an output.
+	// infer --output into a directory holding an input named like an output
+	// (refused as an input inside the directory, which replacing it deletes).
 	out := filepath.Join(dir, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	data2 := writeFile(t, dir, "d2.data", "predicates:\n  Smokes/1: closed\n  Cancer/1: open\nobservations:\n  Smokes: s.txt\ntargets:\n  Cancer: out/CANCER.txt\n")
-	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data2, "--output", out); code != 2 || !strings.Contains(errs, "CANCER.txt is the input file") {
+	if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data2, "--output", out); code != 2 || !strings.Contains(errs, "CANCER.txt is inside it") {
 		t.Errorf("output over an input: exit %d, %s", code, errs)
 	}
 }

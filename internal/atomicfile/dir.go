@@ -121,7 +121,7 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 	if err := checkDir(dir, name); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	tmp, err := tempFor(dir, "-", func(pattern string) (string, error) { return os.MkdirTemp(filepath.Dir(dir), pattern) })
 	if err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
@@ -131,10 +131,18 @@ func WriteDir(dir string, fill func(tmp string) error) (err error) {
 		}
 	}()
 	// The new set keeps the old directory's mode (a private 0700 one
-	// became 0755), a new one gets what the umask leaves of 0777.
+	// became 0755; a setgid 2770 one 0770) and, where the process may give
+	// them (as root), its owner and group (root's run gave a user's
+	// directory to root), set before fill so that the files fill creates
+	// get the group a setgid directory gives them, as the kernel would
+	// have. A new one gets what the umask leaves of 0777, and the setgid
+	// bit the kernel gave it in a setgid parent.
 	perm := newDirPerm
 	if st, err := os.Stat(dir); err == nil {
-		perm = st.Mode().Perm()
+		perm = keptMode(st)
+		keepOwner(tmp, st)
+	} else if st, err := os.Stat(tmp); err == nil {
+		perm |= st.Mode() & os.ModeSetgid
 	}
 	if err = os.Chmod(tmp, perm); err != nil {
 		return err
@@ -399,6 +407,9 @@ func lock(path string) (func(), error) {
 					os.Remove(path)
 				}
 			}, nil
+		}
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			return nil, fmt.Errorf("locking the output directory: its lock file %s beside it would have a name longer than the file system takes (the directory's name plus \".lock\"): give the directory a shorter name", strconv.Quote(filepath.Base(path)))
 		}
 		if !errors.Is(err, os.ErrExist) || attempt > 0 {
 			return nil, fmt.Errorf("locking the output directory: %w", err)

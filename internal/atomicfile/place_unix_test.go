@@ -149,3 +149,101 @@ func TestModesAndOwners(t *testing.T) {
 		t.Errorf("Writable of a 0444 file, euid %d: %v", os.Geteuid(), err)
 	}
 }
+
+// TestReplacedKeepsFullModeAndOwner: a replaced output keeps its whole
+// mode, setuid, setgid and sticky bits included (4755, 2640 and 1600
+// report files came back 755, 640 and 600; a 2770 output directory 770),
+// and, as root, a replaced output directory keeps its owner and group (it
+// became root's, 0:0, and its user could no longer list it); the files in
+// a setgid directory get its group, as the kernel gives them, and a new
+// output directory in a setgid directory keeps the setgid bit the kernel
+// gave it.
+func TestReplacedKeepsFullModeAndOwner(t *testing.T) {
+	root := os.Geteuid() == 0
+	stat := func(path string) (os.FileMode, uint32, uint32) {
+		t.Helper()
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := st.Sys().(*syscall.Stat_t)
+		return st.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky), s.Uid, s.Gid
+	}
+	const uid, gid = 1234, 5678
+	for _, tc := range []struct {
+		name  string
+		dir   bool
+		mode  os.FileMode
+		chown bool // give it to uid:gid first (root only)
+	}{
+		{"file 0640", false, 0o640, false},
+		{"file 4755", false, 0o755 | os.ModeSetuid, false},
+		{"file 2640", false, 0o640 | os.ModeSetgid, false},
+		{"file 1600", false, 0o600 | os.ModeSticky, false},
+		{"file 2640 of another user", false, 0o640 | os.ModeSetgid, true},
+		{"directory 0700", true, 0o700, false},
+		{"directory 2770", true, 0o770 | os.ModeSetgid, false},
+		{"directory 2770 of another user", true, 0o770 | os.ModeSetgid, true},
+		{"directory 1777", true, 0o777 | os.ModeSticky, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.chown && !root {
+				t.Skip("giving a file to another user needs root")
+			}
+			path := filepath.Join(t.TempDir(), "out")
+			write := func() {
+				t.Helper()
+				var err error
+				if tc.dir {
+					err = WriteDir(path, writeFiles("A.txt"))
+				} else {
+					err = Write(path, text("x"))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			write()
+			if tc.chown {
+				if err := os.Chown(path, uid, gid); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Chmod(path, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			wantMode, wantUID, wantGID := stat(path)
+			if wantMode != tc.mode {
+				t.Skipf("the file system gives mode %v for %v", wantMode, tc.mode)
+			}
+			write()
+			if m, u, g := stat(path); m != wantMode || u != wantUID || g != wantGID {
+				t.Errorf("replaced: mode %v, owner %d:%d; want %v, %d:%d", m, u, g, wantMode, wantUID, wantGID)
+			}
+			if tc.dir && tc.mode&os.ModeSetgid != 0 {
+				if _, _, g := stat(filepath.Join(path, "A.txt")); g != wantGID {
+					t.Errorf("a file in the setgid directory has group %d, want the directory's %d", g, wantGID)
+				}
+			}
+		})
+	}
+	t.Run("new directory in a setgid one", func(t *testing.T) {
+		parent := filepath.Join(t.TempDir(), "shared")
+		if err := os.Mkdir(parent, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(parent, 0o775|os.ModeSetgid); err != nil {
+			t.Fatal(err)
+		}
+		if m, _, _ := stat(parent); m&os.ModeSetgid == 0 {
+			t.Skip("the file system does not keep the setgid bit")
+		}
+		out := filepath.Join(parent, "out")
+		if err := WriteDir(out, writeFiles("A.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if m, _, _ := stat(out); m&os.ModeSetgid == 0 {
+			t.Errorf("a new output directory in a setgid directory is %v, without the setgid bit mkdir gives it", m)
+		}
+	})
+}

@@ -196,17 +196,25 @@ var newFilePerm, newDirPerm = func() (os.FileMode, os.FileMode) {
 	return os.FileMode(0o666 &^ mask), os.FileMode(0o777 &^ mask)
 }()
 
-// keepOwner gives the temporary file tmp the owner and group of prev, the
-// file it replaces, where this process may (root may give any; a user may
-// give a group of theirs): a file of another user that root rewrote
-// became root's, and its owner could no longer read it. Best effort.
+// keepOwner gives the temporary file or directory tmp the owner and group
+// of prev, the one it replaces, where this process may (root may give
+// any; a user may give a group of theirs): a file of another user that
+// root rewrote became root's, and its owner could no longer read it.
+// Best effort.
 func keepOwner(tmp string, prev os.FileInfo) {
 	if prev == nil {
 		return
 	}
 	st, ok := prev.Sys().(*syscall.Stat_t)
-	if !ok || (int(st.Uid) == os.Geteuid() && int(st.Gid) == os.Getegid()) {
+	if !ok {
 		return
+	}
+	// Compared with what tmp has, not with this process's ids: in a
+	// setgid directory tmp has the directory's group.
+	if cur, err := os.Lstat(tmp); err == nil {
+		if ct, ok := cur.Sys().(*syscall.Stat_t); ok && ct.Uid == st.Uid && ct.Gid == st.Gid {
+			return
+		}
 	}
 	if os.Chown(tmp, int(st.Uid), int(st.Gid)) != nil {
 		os.Chown(tmp, -1, int(st.Gid)) // not root: the group, if one of ours
