@@ -139,6 +139,23 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 			return nil, err
 		}
 	}
+	// Chain 0 starts from a lazy MaxWalkSAT world (10 flips per unknown
+	// atom, between 1,000 and 100,000), as MCSAT's chain 0 does (see
+	// overdispersedStart), the others from the all-false world: chains
+	// that cannot leave the modes they start in then disagree, and the
+	// diagnostics see it, where from one start they agreed on the wrong
+	// mode. The search leaves its world in the store: back to false.
+	walk, err := net.LazyMAP(ctx, LazyOptions{Flips: int(min(max(10*unknown, 1000), 100_000)), Seed: so.Seed, MemoryLimit: opt.MemoryLimit})
+	if err != nil {
+		return nil, err
+	}
+	var startTrue []ground.AtomRef
+	for i, a := range walk.Atoms {
+		if walk.Values[i] == 1 {
+			startTrue = append(startTrue, a)
+		}
+		net.Store.Table(a.Pred).SetValue(a.Row, 0)
+	}
 	e, err := net.newLazy(LazyOptions{MemoryLimit: opt.MemoryLimit}, ch)
 	if err != nil {
 		return nil, err
@@ -189,6 +206,13 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	done, last := 0, time.Now()
 	for k := range chains {
 		ch.reset(rand.New(rand.NewPCG(so.Seed, 0x9e3779b97f4a7c15*uint64(k+1))))
+		if k == 0 {
+			for _, a := range startTrue {
+				if err := ch.move(e.varOf(a.Pred, a.Row), true, false); err != nil {
+					return nil, err
+				}
+			}
+		}
 		for it := 0; it < so.BurnIn+per[k]; it++ {
 			if err := ctx.Err(); err != nil {
 				return nil, err

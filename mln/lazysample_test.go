@@ -430,6 +430,10 @@ func TestLazyMCSATClusters(t *testing.T) {
 		{"hard chain of friends", "0.3 S(x)\n0.5 T(t)\nFriends(x, y) => (S(x) <=> S(y)).\n2 S(P0) => T(B)\n", chain.String(), true},
 		{"near-deterministic implications", "0.4 S(x)\n-0.1 T(t)\n9 Friends(x, y) ^ S(x) => S(y)\n9 Friends(x, y) ^ S(y) => S(x)\n1 T(C) <=> S(P5)\n", chain.String(), true},
 		{"two modes, both heavy", "-0.3 S(x)\n0.5 S(x) ^ S(y)\nS(x) <=> S(y).\n0.2 T(t)\n", "", false},
+		// The all-false world's slice pins every S false (each -1 prior
+		// is selected with probability 0.63): chains that all start there
+		// stay, and agreed on 0 for the exact 1.
+		{"heavy mode away from the all-false start", "-1 S(x)\n0.5 S(x) ^ S(y)\nS(x) <=> S(y).\n0.2 T(t)\n", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prog := head + tc.prog
