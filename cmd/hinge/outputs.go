@@ -76,6 +76,11 @@ func checkOutputs(inputs []string, outs ...output) error {
 		}
 	}
 	for i, o := range rs {
+		if !o.dir && strings.HasSuffix(o.path, string(filepath.Separator)) {
+			// As the shell's > refuses it: hinge made a file "new" of
+			// "new/", or replaced the file r.json given as "r.json/".
+			return badInput(fmt.Errorf("%s %s ends in %c, which names a directory; give a file name", o.flag, clipPath(o.path), filepath.Separator))
+		}
 		if o.t.Through() {
 			if o.dir {
 				return badInput(fmt.Errorf("%s %s is not a directory", o.flag, clipPath(o.path)))

@@ -120,6 +120,11 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		{[]string{"infer", "-m", model, "-d", data, "--report", model}, "is the input file"},
 		{[]string{"infer", "-m", model, "-d", data, "--report", filepath.Join(dir, "s.txt")}, "is the input file"},
 		{[]string{"infer", "-m", model, "-d", data, "--report", dir}, "is a directory; give a file name"},
+		// A path ending in / names a directory, as the shell's > says:
+		// hinge wrote a file "new" for "new/" (and replaced r.json for
+		// "r.json/").
+		{[]string{"infer", "-m", model, "-d", data, "--report", filepath.Join(dir, "new") + "/"}, "ends in /, which names a directory"},
+		{[]string{"infer", "-m", model, "-d", data, "--report", filepath.Join(dir, "s.txt") + "/"}, "ends in /, which names a directory"},
 		{[]string{"infer", "-m", model, "-d", data, "--output", model}, "is a file; give a directory"},
 		{[]string{"ground", "-m", model, "-d", data, "--export", filepath.Join(dir, "no", "x.hlmrf")}, "does not exist"},
 		{[]string{"learn", "-m", model, "-d", data, "--output", data, "--force"}, "is the input file"},

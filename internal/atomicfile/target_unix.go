@@ -223,10 +223,36 @@ func keepOwner(tmp string, prev os.FileInfo) {
 
 // Writable reports, for an existing output, whether this process may
 // write it: a file made read-only (mode 444) is the usual way to say "do
-// not overwrite", which renaming over it would ignore.
+// not overwrite", which renaming over it would ignore. A file that only
+// takes appends (chattr +a), or another user's file in a sticky directory
+// such as /tmp, can be written but not replaced by a rename: refused here,
+// before the run, where the rename failed once the work was done.
 func Writable(path string) error {
 	if err := syscall.Access(path, 2 /* W_OK */); err != nil {
 		return fmt.Errorf("it is read-only to this user (%w): make it writable to replace it, or give another path", err)
 	}
-	return nil
+	if appendOnly(path) {
+		return errors.New("it is append-only or immutable (chattr +a or +i), and hinge replaces an output by renaming, which that forbids: clear the attribute (chattr -a) or give another path")
+	}
+	st, err1 := os.Lstat(path)
+	dir, err2 := os.Stat(filepath.Dir(path))
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	fs, ok1 := st.Sys().(*syscall.Stat_t)
+	ds, ok2 := dir.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return stickyReplace(int(fs.Uid), int(ds.Uid), os.Geteuid(), dir.Mode()&os.ModeSticky != 0)
+}
+
+// stickyReplace refuses to replace a file of user fileUID in a directory
+// of user dirUID as user euid when the directory is sticky: the kernel
+// lets only the file's or the directory's owner (or root) rename over it.
+func stickyReplace(fileUID, dirUID, euid int, sticky bool) error {
+	if !sticky || euid == 0 || fileUID == euid || dirUID == euid {
+		return nil
+	}
+	return fmt.Errorf("it belongs to another user (uid %d) in a sticky directory (such as /tmp), where only its owner may replace it, which hinge does by renaming: give another path", fileUID)
 }
