@@ -495,7 +495,8 @@ func checkDigits(digits int) error {
 // runAsRRF hands the network to hinge rrf infer with the matching method.
 func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer) error {
 	r := &rrfInferOptions{mlnInputs: o.mlnInputs, result: o.result, method: "icm", lambda: 10, hardWeight: 20,
-		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed, digits: o.digits}
+		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed, digits: o.digits,
+		report: o.report, trueOnly: o.trueOnly, quiet: o.quiet}
 	switch o.method {
 	case "", mln.MethodLPRound, mln.MethodGibbs, mln.MethodMCSAT:
 	default:
@@ -503,6 +504,9 @@ func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer
 	}
 	if o.marginal || o.method == mln.MethodGibbs || o.method == mln.MethodMCSAT {
 		r.method = "gibbs"
+		if o.trueOnly {
+			return badInput(errors.New("--true-only (Alchemy's -m) writes a MAP world: it excludes --marginal and the sampling methods"))
+		}
 	}
 	if o.hardWeight > 0 {
 		r.hardWeight, r.hardWeightSet = o.hardWeight, true
