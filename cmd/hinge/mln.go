@@ -50,6 +50,38 @@ type mlnInputs struct {
 	progress *progress.Reporter
 	// warn, when set, takes the warnings about the query atoms.
 	warn io.Writer
+	// text is the program's, read once.
+	text programText
+}
+
+// programText reads a program (-i) once, for its #include lines and for
+// its parse: a pipe (/dev/stdin, a process substitution) gives its text to
+// one read only, and the #include scan came first, leaving the parse an
+// empty program.
+type programText struct {
+	path string
+	text []byte
+	err  error
+	done bool
+}
+
+// read returns the text of the program at path, read at the first call.
+func (c *programText) read(path string) ([]byte, error) {
+	if !c.done || c.path != path {
+		c.path, c.done = path, true
+		c.text, c.err = textfile.ReadFile(path)
+	}
+	return c.text, c.err
+}
+
+// includes lists the files the program at path includes
+// (mln.IncludedFilesIn); none when it cannot be read (the parse says why).
+func (c *programText) includes(path string) []string {
+	text, err := c.read(path)
+	if err != nil {
+		return nil
+	}
+	return mln.IncludedFilesIn(path, text)
 }
 
 // newProgress makes a command's progress reporter (progress.New; tests
@@ -70,7 +102,7 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 func (in *mlnInputs) files() []string {
 	files := append([]string{in.input, in.queryFile}, in.evidence...)
 	if in.input != "" {
-		files = append(files, mln.IncludedFiles(in.input)...)
+		files = append(files, in.text.includes(in.input)...)
 	}
 	if in.folder != "" {
 		for _, f := range []string{"predicates", "rules", "facts", "queries"} {
@@ -105,8 +137,11 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	case in.input == "":
 		return nil, nil, badInput(errors.New("give the program with -i PROG.mln (and evidence with -e), or --folder DIR"))
 	default:
-		var err error
-		if prog, err = mln.ReadProgram(in.input); err != nil {
+		text, err := in.text.read(in.input)
+		if err != nil {
+			return nil, nil, badInput(err)
+		}
+		if prog, err = mln.ParseProgram(in.input, text); err != nil {
 			return nil, nil, badInput(err)
 		}
 		if err := checkProgram(in.input, prog); err != nil {
@@ -1089,6 +1124,7 @@ type mlnLearnOptions struct {
 	atomWeights                   bool
 	force                         bool
 	disc                          mln.DiscOptions
+	text                          programText // the program's, read once
 }
 
 func newMLNLearnCmd() *cobra.Command {
@@ -1175,7 +1211,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
 		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
 	}
-	inputs := append(mln.IncludedFiles(o.input), o.training...)
+	inputs := append(o.text.includes(o.input), o.training...)
 	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force, inputs...)
 	if err != nil {
 		return err
@@ -1186,7 +1222,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if toStdout(out, o.report) {
 		stdout = stderr // the output written to standard output stays whole
 	}
-	src, err := textfile.ReadFile(o.input)
+	src, err := o.text.read(o.input)
 	if err != nil {
 		return badInput(err)
 	}

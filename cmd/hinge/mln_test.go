@@ -557,3 +557,56 @@ func TestAsRRFOutputs(t *testing.T) {
 		})
 	}
 }
+
+// pipePath returns a path (/dev/fd/N) that reads text from a pipe once, as
+// /dev/stdin or a process substitution does: a second open of it reads
+// nothing.
+func pipePath(t *testing.T, text string) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	if _, err := w.WriteString(text); err != nil { // small: within the pipe's buffer
+		t.Fatal(err)
+	}
+	w.Close()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s here: %v", path, err)
+	}
+	return path
+}
+
+// TestProgramOnPipe: a program on a pipe is read once, for its #include
+// lines and its parse (the #include scan had emptied the pipe, and every
+// command then said the program had no formulas), by every command that
+// reads one.
+func TestProgramOnPipe(t *testing.T) {
+	dir := t.TempDir()
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
+	train := writeFile(t, dir, "t.db", "Friends(Anna, Bob)\nSmokes(Anna)\nSmokes(Bob)\nCancer(Anna)\n")
+	rrfModel := "*Friends(person, person)\nSmokes(person)\nroot = 2 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 3 * Friends(x, y) + 3 * Smokes(x) + 3 * Smokes(y)\n"
+	tests := []struct {
+		name    string
+		program string
+		args    []string // after -i PATH
+		stdout  string   // what stdout holds, when not ""
+	}{
+		{"mln infer", mlnSmokers, []string{"mln", "infer", "-e", ev, "-q", "Cancer"}, "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n"},
+		{"mln infer --as-rrf", mlnSmokers, []string{"mln", "infer", "--as-rrf", "-e", ev, "-q", "Cancer"}, "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n"},
+		{"rrf infer", mlnSmokers, []string{"rrf", "infer", "--method", "icm", "-e", ev, "-q", "Cancer"}, "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n"},
+		{"mln learn", mlnSmokers, []string{"mln", "learn", "-t", train, "-q", "Smokes,Cancer", "-o", filepath.Join(dir, "learned.mln")}, ""},
+		{"rrf learn", rrfModel, []string{"rrf", "learn", "-t", writeFile(t, dir, "r.db", "Friends(A, B)\nSmokes(B)\n"), "-q", "Smokes", "-o", filepath.Join(dir, "learned.rrf")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{tc.args[0], tc.args[1], "-i", pipePath(t, tc.program)}, tc.args[2:]...)
+			code, stdout, errs := runCLI(t, args...)
+			if code != 0 || tc.stdout != "" && stdout != tc.stdout {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and %q", code, stdout, errs, tc.stdout)
+			}
+		})
+	}
+}

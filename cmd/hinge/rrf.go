@@ -17,7 +17,6 @@ import (
 	"github.com/hinge-srl/hinge/internal/atomicfile"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
-	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -313,7 +312,11 @@ func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evide
 // parfeatures), grounds it over the evidence's atoms and infers.
 func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdout, stderr io.Writer) error {
 	start := time.Now()
-	prog, err := rrf.ReadProgram(o.input)
+	text, err := o.mlnInputs.text.read(o.input)
+	if err != nil {
+		return badInput(err)
+	}
+	prog, err := rrf.ParseProgram(o.input, text)
 	if err != nil {
 		return badInput(err)
 	}
@@ -450,6 +453,7 @@ type rrfLearnOptions struct {
 	chains, sweeps        int
 	seed                  uint64
 	force                 bool
+	text                  programText // the model's, read once
 }
 
 func newRRFLearnCmd() *cobra.Command {
@@ -519,7 +523,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
 		return err
 	}
-	inputs := append(mln.IncludedFiles(o.input), o.training...)
+	inputs := append(o.text.includes(o.input), o.training...)
 	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force, inputs...)
 	if err != nil {
 		return err
@@ -610,7 +614,11 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 // .rrf file's own text, or the whole converted program).
 func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
 	if strings.EqualFold(filepath.Ext(o.input), ".mln") {
-		kb, err := mln.ReadProgram(o.input)
+		text, err := o.text.read(o.input)
+		if err != nil {
+			return nil, nil, err
+		}
+		kb, err := mln.ParseProgram(o.input, text)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -623,7 +631,7 @@ func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
 		}
 		return prog, prog.Text, nil
 	}
-	src, err := textfile.ReadFile(o.input)
+	src, err := o.text.read(o.input)
 	if err != nil {
 		return nil, nil, err
 	}
