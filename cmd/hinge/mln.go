@@ -637,8 +637,15 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
-	if toStdout(o.result, o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {
+	outs := []string{o.result, o.report, o.explain.json, o.explain.html, o.explain.satisfaction}
+	if toStdout(outs...) {
 		stdout = stderr // the output written to standard output stays whole
+	}
+	if to := messagesOffStderr(stdout, stderr, o.result == "" || toStdout(outs...), outs...); to != stderr {
+		// The output written to standard error stays whole.
+		stderr = to
+		o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
+		o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.
