@@ -362,8 +362,12 @@ func TestOutputPathsRefused(t *testing.T) {
 		args func() []string
 		want string // in stderr
 	}{
-		{"mln infer -r -", func() []string { return []string{"mln", "infer", "-i", mlnProg, "-e", mlnDB, "-q", "Cancer", "-r", "-"} }, "--result -: hinge does not read - as standard output"},
-		{"mln infer --report -", func() []string { return []string{"mln", "infer", "-i", mlnProg, "-e", mlnDB, "-q", "Cancer", "--report", "-"} }, "--report -"},
+		{"mln infer -r -", func() []string {
+			return []string{"mln", "infer", "-i", mlnProg, "-e", mlnDB, "-q", "Cancer", "-r", "-"}
+		}, "--result -: hinge does not read - as standard output"},
+		{"mln infer --report -", func() []string {
+			return []string{"mln", "infer", "-i", mlnProg, "-e", mlnDB, "-q", "Cancer", "--report", "-"}
+		}, "--report -"},
 		{"infer --output -", func() []string { return []string{"infer", "-m", pslModel, "-d", pslData, "--output", "-"} }, "--output -"},
 		{"learn -m pipe", func() []string { return []string{"learn", "-m", pipePath(t, string(psl)), "-d", pslData} }, "give --output"},
 		{"mln learn -i pipe", func() []string { return []string{"mln", "learn", "-i", pipePath(t, string(prog)), "-t", mlnDB} }, "give -o"},
