@@ -81,13 +81,53 @@ type PSLModel struct {
 	text     []string           // rule texts without weights, model order
 }
 
-// predName is the PSL name of relation r with the given prefix: its own
-// name when that is an identifier, else its id.
-func predName(prefix string, v *Vocab, r int32) string {
-	if name := v.Relations[r]; model.IsIdentifier(name) {
-		return prefix + name
+// predStems are the PSL names of relations 0..n-1 without their prefix
+// (G_, Q_): a relation's own name when that is an identifier, else rel and
+// its id; PSL predicate names are case-insensitive, so a stem equal to an
+// earlier one but for case (likes and LIKES, or a relation named rel5 and
+// the fallback of relation 5) takes the first free suffix _2, _3, ... that
+// no relation's stem has.
+func predStems(v *Vocab, n int) []string {
+	stems := make([]string, n)
+	taken := map[string]bool{} // lower-case stems, every relation's first
+	for r := range n {
+		if name := v.Relations[r]; model.IsIdentifier(name) {
+			stems[r] = name
+		} else {
+			stems[r] = fmt.Sprintf("rel%d", r)
+		}
+		taken[strings.ToLower(stems[r])] = true
 	}
-	return fmt.Sprintf("%srel%d", prefix, r)
+	first := map[string]bool{}
+	for r, stem := range stems {
+		low := strings.ToLower(stem)
+		if !first[low] {
+			first[low] = true
+			continue
+		}
+		for k := 2; ; k++ {
+			c := fmt.Sprintf("%s_%d", stem, k)
+			if !taken[strings.ToLower(c)] {
+				stems[r] = c
+				taken[strings.ToLower(c)] = true
+				break
+			}
+		}
+	}
+	return stems
+}
+
+// Renamed lists, one line each, the relations whose PSL predicates are not
+// G_ and Q_ followed by the relation's name: a name that is not a PSL
+// identifier, or one that differs from another only in case.
+func (p *PSLModel) Renamed() []string {
+	var out []string
+	for r, o := range p.obs {
+		if name := p.v.Relations[r]; o.Name != "G_"+name {
+			out = append(out, fmt.Sprintf("relation %q is %s and %s", name, o.Name, p.tgt[r].Name))
+		}
+	}
+	return out
 }
 
 // pslText writes the rule as a PSL rule without its weight.
@@ -150,8 +190,9 @@ func (rk *Ranker) NewPSL(ctx context.Context, v *Vocab, opt PSLOptions) (*PSLMod
 		return nil, errors.New("kgc: psl: the graph has no triples")
 	}
 	p := &PSLModel{Model: model.New(), g: g, v: v, opt: opt}
-	gname := func(r int32) string { return predName("G_", v, r) }
-	qname := func(r int32) string { return predName("Q_", v, r) }
+	stems := predStems(v, g.NumRelations)
+	gname := func(r int32) string { return "G_" + stems[r] }
+	qname := func(r int32) string { return "Q_" + stems[r] }
 	for r := range int32(g.NumRelations) {
 		o, err := p.Model.AddPredicate(gname(r), 2, true)
 		if err != nil {
@@ -333,7 +374,11 @@ func (p *PSLModel) WriteFiles(dir string, atoms []Triple) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var m strings.Builder
+	var m, d strings.Builder
+	for _, line := range p.Renamed() {
+		fmt.Fprintf(&m, "# %s\n", line)
+		fmt.Fprintf(&d, "# %s\n", line)
+	}
 	for i, r := range p.Model.Rules {
 		fmt.Fprintf(&m, "%.17g: %s\n", r.Weight, p.text[i])
 	}
@@ -348,7 +393,6 @@ func (p *PSLModel) WriteFiles(dir string, atoms []Triple) error {
 		return out
 	}
 	obs, tgt := byRel(p.g.Triples), byRel(atoms)
-	var d strings.Builder
 	d.WriteString("predicates:\n")
 	for r := range p.obs {
 		fmt.Fprintf(&d, "  %s/2: closed\n  %s/2: open\n", p.obs[r].Name, p.tgt[r].Name)

@@ -115,12 +115,24 @@ func ParseProgram(name string, text []byte) (*Program, error) {
 // off them. A file that cannot be read or a malformed #include line is
 // passed over: ReadProgram reports those.
 func IncludedFiles(path string) []string {
+	text, err := textfile.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return IncludedFilesIn(path, text)
+}
+
+// IncludedFilesIn is IncludedFiles for a program whose text was read
+// already: name is where it came from (#include is relative to its
+// directory). A program on a pipe (/dev/stdin, a process substitution)
+// gives its text to one read only: read it once, and give that text here
+// and to ParseProgram.
+func IncludedFilesIn(name string, text []byte) []string {
 	var files []string
 	seen := map[string]bool{}
-	var walk func(name string, depth int)
-	walk = func(name string, depth int) {
-		text, err := textfile.ReadFile(name)
-		if err != nil || depth > maxIncludeDepth {
+	var walk func(name string, text []byte, depth int)
+	walk = func(name string, text []byte, depth int) {
+		if depth > maxIncludeDepth {
 			return
 		}
 		lines, err := lex.Statements(name, text)
@@ -135,11 +147,13 @@ func IncludedFiles(path string) []string {
 			if !seen[file] {
 				seen[file] = true
 				files = append(files, file)
-				walk(file, depth+1)
+				if text, err := textfile.ReadFile(file); err == nil {
+					walk(file, text, depth+1)
+				}
 			}
 		}
 	}
-	walk(path, 0)
+	walk(name, text, 0)
 	return files
 }
 

@@ -1,6 +1,9 @@
 package mln
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -178,4 +181,43 @@ func FuzzParseProgram(f *testing.F) {
 		}
 		_, _ = ParseAtoms("f.db", text, p, true)
 	})
+}
+
+// TestIncludedFilesIn: the files a program's text includes, directly or
+// through included files, each once, relative to the including file; the
+// same as IncludedFiles gives for the program read from its file.
+func TestIncludedFilesIn(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	write("decls.mln", "Smokes(person)\n#include \"sub/more.mln\"\n")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("sub/more.mln", "Cancer(person)\n#include \"../decls.mln\"\n")
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"none", "Smokes(person)\n1 Smokes(x)\n", nil},
+		{"nested and a cycle", "#include \"decls.mln\"\n1 Smokes(x)\n", []string{filepath.Join(dir, "decls.mln"), filepath.Join(dir, "sub", "more.mln")}},
+		{"missing file and bad line passed over", "#include \"gone.mln\"\n#include decls.mln\n", []string{filepath.Join(dir, "gone.mln")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := filepath.Join(dir, "prog.mln")
+			got := IncludedFilesIn(name, []byte(tc.text))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("IncludedFilesIn: %q, want %q", got, tc.want)
+			}
+			if fromFile := IncludedFiles(write("prog.mln", tc.text)); !slices.Equal(fromFile, got) {
+				t.Errorf("IncludedFiles %q, IncludedFilesIn %q", fromFile, got)
+			}
+		})
+	}
 }

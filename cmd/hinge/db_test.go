@@ -536,3 +536,64 @@ func TestDBUpgradeSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestDBKeepsOutputTable: the values table of an earlier `infer
+// --output-table` is the user's result: a later run of another model with a
+// predicate of that table's name is refused (exit 2, naming the table and
+// --db-replace, before any work, the values kept) unless --db-replace,
+// while a later infer writing the same --output-table replaces it.
+func TestDBKeepsOutputTable(t *testing.T) {
+	url := pgtest.URL(t)
+	model, data := "../../examples/smokers/smokers.psl", "../../examples/smokers/smokers.data"
+	dir := t.TempDir()
+	writeFile(t, dir, "t.txt", "A\nB\n")
+	writeFile(t, dir, "o.txt", "A\n")
+	other := writeFile(t, dir, "m.psl", "1: Obs(X) -> Results(X)\n")
+	otherData := writeFile(t, dir, "d.data", "predicates:\n  Obs/1: closed\n  Results/1: open\nobservations:\n  Obs: o.txt\ntargets:\n  Results: t.txt\n")
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tests := []struct {
+		name    string
+		args    []string // the later run, before --db
+		refused bool
+	}{
+		{"ground of a model with predicate Results", []string{"ground", "-m", other, "-d", otherData}, true},
+		{"infer of a model with predicate Results", []string{"infer", "-m", other, "-d", otherData}, true},
+		{"infer writing the same output table", []string{"infer", "-m", model, "-d", data, "--output-table", "results"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := pgtest.Schema(t, url)
+			results := pgx.Identifier{schema, "results"}.Sanitize()
+			if code, _, errs := runCLI(t, "infer", "-m", model, "-d", data, "--db", url, "--db-schema", schema, "--output-table", "results", "--quiet"); code != 0 {
+				t.Fatalf("first infer: exit %d: %s", code, errs)
+			}
+			values := func() (n int) {
+				t.Helper()
+				conn.QueryRow(ctx, "SELECT count(*) FROM "+results+" WHERE predicate IS NOT NULL").Scan(&n)
+				return n
+			}
+			args := append(slices.Clone(tc.args), "--db", url, "--db-schema", schema, "--quiet")
+			code, out, errs := runCLI(t, args...)
+			if !tc.refused {
+				if code != 0 || values() != 18 {
+					t.Fatalf("exit %d (%s), %d values; want exit 0 and 18 values", code, errs, values())
+				}
+				return
+			}
+			if code != 2 || !strings.Contains(errs, schema+".results") || !strings.Contains(errs, "--db-replace") || strings.Contains(out, "ADMM") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 before any work, naming %s.results and --db-replace", code, out, errs, schema)
+			}
+			if n := values(); n != 18 {
+				t.Fatalf("the refused run left %d values in %s, want 18", n, results)
+			}
+			if code, _, errs := runCLI(t, append(args, "--db-replace")...); code != 0 {
+				t.Fatalf("--db-replace: exit %d: %s", code, errs)
+			}
+		})
+	}
+}

@@ -555,6 +555,9 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		prog.clear()
 		lr := evalOpt.PSL.Learn
 		fmt.Fprintf(stdout, "psl: %d rules, weights learned by PPLL in %d iterations (%.2f s)\n", len(evalOpt.PSL.Model.Rules), lr.Iterations, lr.Seconds)
+		for _, line := range evalOpt.PSL.Renamed() {
+			fmt.Fprintf(stdout, "psl: %s (a PSL predicate name is an identifier, and names that differ only in case are one)\n", line)
+		}
 		if o.pslOut != "" {
 			evalOpt.PSLDump = func(atoms []kgc.Triple, values []float64) error {
 				pslAtoms, pslValues = atoms, values

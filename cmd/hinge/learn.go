@@ -178,7 +178,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	}
 	out := o.output
 	if out == "" {
-		out = learnedPath(prog.RulesFrom, ".psl")
+		if out, err = learnedPath(prog.RulesFrom, ".psl", "--output"); err != nil {
+			return err
+		}
 	}
 	// An output that is an input is refused before one that exists: --force
 	// would not help there.

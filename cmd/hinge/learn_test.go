@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hinge-srl/hinge/syntax"
@@ -116,12 +117,26 @@ func TestLearnBadInput(t *testing.T) {
 	}
 }
 
+// TestLearnedPath: the default learned model is beside the input; an input
+// that is not a regular file (/dev/stdin, a FIFO, a device) has no place
+// beside it, and the output flag must be given (hinge learn -m /dev/stdin
+// wrote /dev/stdin-learned.psl, a regular file in /dev).
 func TestLearnedPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"m/cora.psl": "m/cora-learned.psl", "x.json": "x-learned.psl", "model": "model-learned.psl",
-	} {
-		if got := learnedPath(in, ".psl"); got != want {
-			t.Errorf("learnedPath(%q) = %q, want %q", in, got, want)
+	fifo := filepath.Join(t.TempDir(), "model.psl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want, err string }{
+		{"m/cora.psl", "m/cora-learned.psl", ""},
+		{"x.json", "x-learned.psl", ""},
+		{"model", "model-learned.psl", ""},
+		{"/dev/null", "", "/dev/null is not a regular file"},
+		{fifo, "", "give --output"},
+	}
+	for _, tc := range tests {
+		got, err := learnedPath(tc.in, ".psl", "--output")
+		if got != tc.want || (tc.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("learnedPath(%q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
 		}
 	}
 }

@@ -50,6 +50,38 @@ type mlnInputs struct {
 	progress *progress.Reporter
 	// warn, when set, takes the warnings about the query atoms.
 	warn io.Writer
+	// text is the program's, read once.
+	text programText
+}
+
+// programText reads a program (-i) once, for its #include lines and for
+// its parse: a pipe (/dev/stdin, a process substitution) gives its text to
+// one read only, and the #include scan came first, leaving the parse an
+// empty program.
+type programText struct {
+	path string
+	text []byte
+	err  error
+	done bool
+}
+
+// read returns the text of the program at path, read at the first call.
+func (c *programText) read(path string) ([]byte, error) {
+	if !c.done || c.path != path {
+		c.path, c.done = path, true
+		c.text, c.err = textfile.ReadFile(path)
+	}
+	return c.text, c.err
+}
+
+// includes lists the files the program at path includes
+// (mln.IncludedFilesIn); none when it cannot be read (the parse says why).
+func (c *programText) includes(path string) []string {
+	text, err := c.read(path)
+	if err != nil {
+		return nil
+	}
+	return mln.IncludedFilesIn(path, text)
 }
 
 // newProgress makes a command's progress reporter (progress.New; tests
@@ -70,7 +102,7 @@ func (in *mlnInputs) add(cmd *cobra.Command) {
 func (in *mlnInputs) files() []string {
 	files := append([]string{in.input, in.queryFile}, in.evidence...)
 	if in.input != "" {
-		files = append(files, mln.IncludedFiles(in.input)...)
+		files = append(files, in.text.includes(in.input)...)
 	}
 	if in.folder != "" {
 		for _, f := range []string{"predicates", "rules", "facts", "queries"} {
@@ -105,8 +137,11 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 	case in.input == "":
 		return nil, nil, badInput(errors.New("give the program with -i PROG.mln (and evidence with -e), or --folder DIR"))
 	default:
-		var err error
-		if prog, err = mln.ReadProgram(in.input); err != nil {
+		text, err := in.text.read(in.input)
+		if err != nil {
+			return nil, nil, badInput(err)
+		}
+		if prog, err = mln.ParseProgram(in.input, text); err != nil {
 			return nil, nil, badInput(err)
 		}
 		if err := checkProgram(in.input, prog); err != nil {
@@ -495,7 +530,8 @@ func checkDigits(digits int) error {
 // runAsRRF hands the network to hinge rrf infer with the matching method.
 func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer) error {
 	r := &rrfInferOptions{mlnInputs: o.mlnInputs, result: o.result, method: "icm", lambda: 10, hardWeight: 20,
-		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed, digits: o.digits}
+		samples: o.samples, burnIn: o.burnIn, starts: 10, chains: o.chains, strict: o.strict, seed: o.seed, digits: o.digits,
+		report: o.report, trueOnly: o.trueOnly, quiet: o.quiet}
 	switch o.method {
 	case "", mln.MethodLPRound, mln.MethodGibbs, mln.MethodMCSAT:
 	default:
@@ -503,6 +539,9 @@ func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer
 	}
 	if o.marginal || o.method == mln.MethodGibbs || o.method == mln.MethodMCSAT {
 		r.method = "gibbs"
+		if o.trueOnly {
+			return badInput(errors.New("--true-only (Alchemy's -m) writes a MAP world: it excludes --marginal and the sampling methods"))
+		}
 	}
 	if o.hardWeight > 0 {
 		r.hardWeight, r.hardWeightSet = o.hardWeight, true
@@ -598,8 +637,15 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
-	if toStdout(o.result, o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {
+	outs := []string{o.result, o.report, o.explain.json, o.explain.html, o.explain.satisfaction}
+	if toStdout(outs...) {
 		stdout = stderr // the output written to standard output stays whole
+	}
+	if to := messagesOffStderr(stdout, stderr, o.result == "" || toStdout(outs...), outs...); to != stderr {
+		// The output written to standard error stays whole.
+		stderr = to
+		o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
+		o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.
@@ -1085,6 +1131,7 @@ type mlnLearnOptions struct {
 	atomWeights                   bool
 	force                         bool
 	disc                          mln.DiscOptions
+	text                          programText // the program's, read once
 }
 
 func newMLNLearnCmd() *cobra.Command {
@@ -1171,7 +1218,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.disc.Iterations <= 0 || o.disc.Samples <= 0 || o.disc.Chains <= 0 {
 		return badInput(fmt.Errorf("--iterations %d, --samples %d and --chains %d must be > 0", o.disc.Iterations, o.disc.Samples, o.disc.Chains))
 	}
-	inputs := append(mln.IncludedFiles(o.input), o.training...)
+	inputs := append(o.text.includes(o.input), o.training...)
 	out, err := learnedOutput(o.output, o.input, ".mln", "-o", o.force, inputs...)
 	if err != nil {
 		return err
@@ -1182,7 +1229,7 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if toStdout(out, o.report) {
 		stdout = stderr // the output written to standard output stays whole
 	}
-	src, err := textfile.ReadFile(o.input)
+	src, err := o.text.read(o.input)
 	if err != nil {
 		return badInput(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -487,5 +488,125 @@ func TestLearnWarnsOfBrokenHardClauses(t *testing.T) {
 		if got, err := os.ReadFile(path); err != nil || string(got) != want {
 			t.Errorf("%s: %q, %v; want it unchanged", path, got, err)
 		}
+	}
+}
+
+// TestAsRRFOutputs: hinge mln infer --as-rrf honours --report (a new file
+// written, a stale one replaced, with the RRF run's figures) and
+// --true-only (only the true atoms, without a value, as mln infer writes
+// them); --true-only with marginals is refused, as without --as-rrf.
+func TestAsRRFOutputs(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "prog.mln", mlnSmokers)
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
+	rel := writeFile(t, dir, "m.rrf", "*Friends(person, person)\nSmokes(person)\nroot = 2 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 3 * Friends(x, y) + 3 * Smokes(x) + 3 * Smokes(y)\n")
+	relEv := writeFile(t, dir, "e.db", "Friends(A, B)\nSmokes(A)\nSmokes(C)\n")
+	tests := []struct {
+		name       string
+		input, ev  string
+		flags      []string
+		stale      bool   // a report of an earlier run is there first
+		code       int    // exit status
+		result     string // the result file, when code is 0
+		method     string // the report's method, when code is 0
+		errContain string // stderr, when code is not 0
+	}{
+		{"report, new file", prog, ev, []string{"-q", "Cancer,Smokes"}, false, 0,
+			"Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\nSmokes(Bob) 1\nSmokes(Carl) 1\n", "icm", ""},
+		{"report replaces a stale one", prog, ev, []string{"-q", "Cancer"}, true, 0,
+			"Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n", "icm", ""},
+		{"true-only", prog, ev, []string{"-q", "Cancer,Smokes", "--true-only"}, false, 0,
+			"Cancer(Anna)\nCancer(Bob)\nCancer(Carl)\nSmokes(Bob)\nSmokes(Carl)\n", "icm", ""},
+		{"marginals report", prog, ev, []string{"-q", "Cancer", "--marginal", "--samples", "200"}, false, 0, "", "gibbs", ""},
+		{"relational report", rel, relEv, []string{"-q", "Smokes"}, false, 0, "", "icm", ""},
+		{"true-only with marginals", prog, ev, []string{"-q", "Cancer", "--marginal", "--true-only"}, true, 2, "", "", "--true-only"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			report := filepath.Join(dir, fmt.Sprintf("rep%d.json", i))
+			result := filepath.Join(dir, fmt.Sprintf("r%d.txt", i))
+			const stale = "REPORT OF AN EARLIER RUN\n"
+			if tc.stale {
+				writeFile(t, dir, filepath.Base(report), stale)
+			}
+			args := append([]string{"mln", "infer", "-i", tc.input, "-e", tc.ev, "--as-rrf", "-r", result, "--report", report}, tc.flags...)
+			code, _, errs := runCLI(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errs)
+			}
+			b, err := os.ReadFile(report)
+			if tc.code != 0 {
+				if !strings.Contains(errs, tc.errContain) || string(b) != stale {
+					t.Errorf("stderr %q, report %q: want %q named and the report kept", errs, b, tc.errContain)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("no report: %v", err)
+			}
+			var rep rrfReport
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatalf("report %q: %v", b, err)
+			}
+			if rep.Engine != "rrf" || rep.Method != tc.method || rep.Unknowns == 0 || rep.Features == 0 || (tc.method == "gibbs") != (rep.Convergence != nil) {
+				t.Errorf("report %s: want engine rrf, method %s, its atoms and features, convergence for gibbs alone", b, tc.method)
+			}
+			if got, err := os.ReadFile(result); err != nil || tc.result != "" && string(got) != tc.result {
+				t.Errorf("result %q (%v), want %q", got, err, tc.result)
+			}
+		})
+	}
+}
+
+// pipePath returns a path (/dev/fd/N) that reads text from a pipe once, as
+// /dev/stdin or a process substitution does: a second open of it reads
+// nothing.
+func pipePath(t *testing.T, text string) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	if _, err := w.WriteString(text); err != nil { // small: within the pipe's buffer
+		t.Fatal(err)
+	}
+	w.Close()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s here: %v", path, err)
+	}
+	return path
+}
+
+// TestProgramOnPipe: a program on a pipe is read once, for its #include
+// lines and its parse (the #include scan had emptied the pipe, and every
+// command then said the program had no formulas), by every command that
+// reads one.
+func TestProgramOnPipe(t *testing.T) {
+	dir := t.TempDir()
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
+	train := writeFile(t, dir, "t.db", "Friends(Anna, Bob)\nSmokes(Anna)\nSmokes(Bob)\nCancer(Anna)\n")
+	rrfModel := "*Friends(person, person)\nSmokes(person)\nroot = 2 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 3 * Friends(x, y) + 3 * Smokes(x) + 3 * Smokes(y)\n"
+	tests := []struct {
+		name    string
+		program string
+		args    []string // after -i PATH
+		stdout  string   // what stdout holds, when not ""
+	}{
+		{"mln infer", mlnSmokers, []string{"mln", "infer", "-e", ev, "-q", "Cancer"}, "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n"},
+		{"mln infer --as-rrf", mlnSmokers, []string{"mln", "infer", "--as-rrf", "-e", ev, "-q", "Cancer"}, "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n"},
+		{"rrf infer", mlnSmokers, []string{"rrf", "infer", "--method", "icm", "-e", ev, "-q", "Cancer"}, "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\n"},
+		{"mln learn", mlnSmokers, []string{"mln", "learn", "-t", train, "-q", "Smokes,Cancer", "-o", filepath.Join(dir, "learned.mln")}, ""},
+		{"rrf learn", rrfModel, []string{"rrf", "learn", "-t", writeFile(t, dir, "r.db", "Friends(A, B)\nSmokes(B)\n"), "-q", "Smokes", "-o", filepath.Join(dir, "learned.rrf")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{tc.args[0], tc.args[1], "-i", pipePath(t, tc.program)}, tc.args[2:]...)
+			code, stdout, errs := runCLI(t, args...)
+			if code != 0 || tc.stdout != "" && stdout != tc.stdout {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and %q", code, stdout, errs, tc.stdout)
+			}
+		})
 	}
 }

@@ -55,6 +55,9 @@ func checkOutputs(inputs []string, outs ...output) error {
 		if o.path == "" {
 			continue
 		}
+		if o.path == "-" {
+			return badInput(fmt.Errorf("%s -: hinge does not read - as standard output; give /dev/stdout for standard output, or ./- for a file named -", o.flag))
+		}
 		t, err := atomicfile.Resolve(o.path)
 		if err != nil {
 			return badInput(fmt.Errorf("%s %s: %w", o.flag, clipPath(o.path), err))
@@ -294,9 +297,15 @@ func outputFiles(dir string, prog *pipeline.Program) []output {
 func clipPath(p string) string { return textfile.Clip(p) }
 
 // learnedPath is a learning command's default output: input with its
-// extension replaced by "-learned"+ext (M.psl -> M-learned.psl).
-func learnedPath(input, ext string) string {
-	return strings.TrimSuffix(input, filepath.Ext(input)) + "-learned" + ext
+// extension replaced by "-learned"+ext (M.psl -> M-learned.psl). An input
+// that is not a regular file (/dev/stdin, a pipe, a device) has no such
+// place beside it (/dev/stdin-learned.psl would be a file in /dev): flag,
+// the output's, must be given then.
+func learnedPath(input, ext, flag string) (string, error) {
+	if st, err := os.Stat(input); err == nil && !st.Mode().IsRegular() {
+		return "", badInput(fmt.Errorf("%s is not a regular file (a pipe or a device), so the learned model has no default place beside it: give %s", clipPath(input), flag))
+	}
+	return strings.TrimSuffix(input, filepath.Ext(input)) + "-learned" + ext, nil
 }
 
 // learnedOutput is the file a learning command writes: given, else
@@ -306,7 +315,10 @@ func learnedPath(input, ext string) string {
 func learnedOutput(given, input, ext, flag string, force bool, others ...string) (string, error) {
 	out := given
 	if out == "" {
-		out = learnedPath(input, ext)
+		var err error
+		if out, err = learnedPath(input, ext, flag); err != nil {
+			return "", err
+		}
 	}
 	if err := checkOutputs(append([]string{input}, others...), output{flag: flag, path: out}); err != nil {
 		return out, err
@@ -353,14 +365,36 @@ var testHookBeforeLearnedWrite func(path string)
 // output (/dev/stdout, /dev/fd/1, a symlink to one of them): a command
 // writing an output there says everything else on standard error, so
 // that the output stays whole for the program reading it.
-func toStdout(paths ...string) bool {
+func toStdout(paths ...string) bool { return toFD(1, paths...) }
+
+// toStderr reports whether one of paths names this process's standard
+// error (/dev/stderr, /dev/fd/2, a symlink to one of them).
+func toStderr(paths ...string) bool { return toFD(2, paths...) }
+
+// toFD reports whether one of paths names this process's descriptor fd.
+func toFD(fd int, paths ...string) bool {
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		if t, err := atomicfile.Resolve(p); err == nil && t.FD == 1 {
+		if t, err := atomicfile.Resolve(p); err == nil && t.FD == fd {
 			return true
 		}
 	}
 	return false
+}
+
+// messagesOffStderr returns where a command prints the messages it would
+// print on standard error when it writes outputs to paths: when one of
+// them names standard error (toStderr), standard output, so that the
+// output stays whole, or nowhere when standard output holds an output too
+// (stdoutTaken); else stderr itself.
+func messagesOffStderr(stdout, stderr io.Writer, stdoutTaken bool, paths ...string) io.Writer {
+	switch {
+	case !toStderr(paths...):
+		return stderr
+	case stdoutTaken:
+		return io.Discard
+	}
+	return stdout
 }

@@ -334,3 +334,111 @@ func TestOverlappingRunsOneOutputDir(t *testing.T) {
 		t.Errorf("the lock was left behind")
 	}
 }
+
+// TestOutputPathsRefused: an output path that cannot mean what it seems is
+// refused with exit status 2 before any work, naming the flag: "-" (hinge
+// has no such convention; mln infer -r - wrote a file named -), and no
+// path for a learned model when the model is not a regular file (learn -m
+// /dev/stdin wrote /dev/stdin-learned.psl, a regular file in /dev).
+func TestOutputPathsRefused(t *testing.T) {
+	repoRoot, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir) // where mln infer -r - wrote its file
+	mlnProg, mlnDB := filepath.Join(repoRoot, "examples/mln/smokers.mln"), filepath.Join(repoRoot, "examples/mln/smokers.db")
+	pslModel, pslData := filepath.Join(repoRoot, "examples/smokers/smokers.psl"), filepath.Join(repoRoot, "examples/smokers/smokers.data")
+	psl, err := os.ReadFile(pslModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := os.ReadFile(mlnProg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args func() []string
+		want string // in stderr
+	}{
+		{"mln infer -r -", func() []string {
+			return []string{"mln", "infer", "-i", mlnProg, "-e", mlnDB, "-q", "Cancer", "-r", "-"}
+		}, "--result -: hinge does not read - as standard output"},
+		{"mln infer --report -", func() []string {
+			return []string{"mln", "infer", "-i", mlnProg, "-e", mlnDB, "-q", "Cancer", "--report", "-"}
+		}, "--report -"},
+		{"infer --output -", func() []string { return []string{"infer", "-m", pslModel, "-d", pslData, "--output", "-"} }, "--output -"},
+		{"learn -m pipe", func() []string { return []string{"learn", "-m", pipePath(t, string(psl)), "-d", pslData} }, "give --output"},
+		{"mln learn -i pipe", func() []string { return []string{"mln", "learn", "-i", pipePath(t, string(prog)), "-t", mlnDB} }, "give -o"},
+		{"rrf learn -i pipe", func() []string {
+			return []string{"rrf", "learn", "-i", pipePath(t, string(prog)), "-t", mlnDB, "-q", "Cancer"}
+		}, "give -o"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args()...)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errs, tc.want)
+			}
+			if names, _ := os.ReadDir(dir); len(names) > 0 {
+				t.Errorf("the refused run wrote %v", names)
+				for _, n := range names {
+					os.RemoveAll(filepath.Join(dir, n.Name()))
+				}
+			}
+		})
+	}
+}
+
+// TestResultToDevStderr: mln infer (and --as-rrf) with the result on
+// standard error writes it there alone, the run's messages going to
+// standard output; they were mixed into the result.
+func TestResultToDevStderr(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	stderrLink := filepath.Join(dir, "stderr")
+	if err := os.Symlink("/proc/self/fd/2", stderrLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		extra   []string
+		message string // a status line's start, wanted on standard output
+	}{
+		{"mln infer", nil, "MAP (lp-round)"},
+		{"mln infer --as-rrf", []string{"--as-rrf"}, "rrf: "},
+		{"mln infer --marginal", []string{"--marginal", "--method", "mcsat", "--samples", "200"}, "convergence:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+			if code, out, errs := runCLI(t, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", file}, tc.extra)...); code != 0 {
+				t.Fatalf("to a file: exit %d\n%s%s", code, out, errs)
+			}
+			want, err := os.ReadFile(file)
+			if err != nil || len(want) == 0 {
+				t.Fatalf("to a file: %q, %v", want, err)
+			}
+			cmd := exec.Command(exe, args([]string{"mln", "infer"}, smokersMLN, []string{"-r", stderrLink}, tc.extra)...)
+			cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v\nstandard output:\n%s\nstandard error:\n%s", err, out, stderr.String())
+			}
+			if stderr.String() != string(want) {
+				t.Errorf("standard error is not the result alone:\n%s\nwant:\n%s", stderr.String(), want)
+			}
+			if !strings.Contains(string(out), tc.message) {
+				t.Errorf("the messages (%q) are not on standard output:\n%s", tc.message, out)
+			}
+		})
+	}
+}

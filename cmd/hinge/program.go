@@ -89,7 +89,7 @@ func (f *programFlags) addDB(cmd *cobra.Command) {
 	f.dbFlag = cmd.Flags().Lookup("db")
 	cmd.Flags().StringVar(&f.dbSchema, "db-schema", pgstore.DefaultSchema, "PostgreSQL schema for --db's tables (hinge's own tables there are replaced on every run unless --db-read)")
 	cmd.Flags().BoolVar(&f.dbRead, "db-read", false, "with --db: ground over the atoms already in --db-schema's tables (docs/scale.md gives their schema); --data or --config then only declares the predicates")
-	cmd.Flags().BoolVar(&f.dbReplace, "db-replace", false, "with --db: also replace tables of --db-schema that hinge did not create (not listed in its hinge_tables), such as those of an older hinge")
+	cmd.Flags().BoolVar(&f.dbReplace, "db-replace", false, "with --db: also replace tables of --db-schema that hinge did not create (not listed in its hinge_tables), such as those of an older hinge, and an earlier --output-table named like a predicate's table")
 }
 
 // checkDB checks the --db flags, when grounding in PostgreSQL, before any
@@ -113,9 +113,14 @@ func (f *programFlags) checkDB() error {
 }
 
 // dbError types an error of pgstore: a table hinge would replace but did
-// not create is bad input (exit status 2), said with what to do; anything
-// else fails the run.
+// not create, or a values table (--output-table) it would replace by a
+// predicate's atoms, is bad input (exit status 2), said with what to do;
+// anything else fails the run.
 func (f *programFlags) dbError(err error) error {
+	var ve *pgstore.ValuesError
+	if errors.As(err, &ve) {
+		return badInput(fmt.Errorf("--db: %w: rename it (ALTER TABLE ... RENAME TO ...) to keep it, give another --db-schema, or give --db-replace to let hinge replace it", err))
+	}
 	var fe *pgstore.ForeignError
 	if !errors.As(err, &fe) {
 		return failed(err)

@@ -20,7 +20,7 @@ func TestReportKeysLowerCase(t *testing.T) {
 	for _, v := range []any{
 		explainJSON{}, groundReport{}, inferReport{}, kgcReport{}, learnReport{}, liftReport{},
 		maxsatFileReport{}, maxsatExactReport{}, mlnReport{}, lazyReport{}, lazyExactReport{},
-		solveReport{}, structureReport{}, exactSummary{}, mln.LearnResult{},
+		solveReport{}, structureReport{}, exactSummary{}, mln.LearnResult{}, rrfReport{},
 	} {
 		seen := map[reflect.Type]bool{}
 		var walk func(path string, ty reflect.Type)

@@ -16,7 +16,6 @@ import (
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/internal/memlimit"
 	"github.com/hinge-srl/hinge/internal/progress"
-	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/mln"
 	"github.com/hinge-srl/hinge/rrf"
 )
@@ -46,6 +45,41 @@ type rrfInferOptions struct {
 	seed                    uint64
 	bar                     *progress.Reporter // the run's progress
 	diag                    *mln.Diagnostics   // the Gibbs chains' agreement (--method gibbs)
+
+	// Set by hinge mln infer --as-rrf: its --report, --true-only (ICM:
+	// only the true query atoms, without a value) and --quiet.
+	report   string
+	trueOnly bool
+	quiet    bool
+}
+
+// rrfReport is the --report JSON of hinge mln infer --as-rrf: what the RRF
+// engine knows of its run (there is no cost or certified bound: it does
+// not solve the MAX-SAT problem).
+type rrfReport struct {
+	Engine   string `json:"engine"` // "rrf"
+	Method   string `json:"method"` // icm or gibbs
+	Unknowns int    `json:"unknown_atoms"`
+	// Features counts the ground features below the root (a converted
+	// network: one per ground clause); Parfeatures those of a .rrf file.
+	Features    int             `json:"features"`
+	Parfeatures int             `json:"parfeatures,omitempty"`
+	Lambda      float64         `json:"lambda,omitempty"`      // a converted network's
+	HardWeight  float64         `json:"hard_weight,omitempty"` // a converted network's
+	LogScore    float64         `json:"icm_log_score"`         // the ICM mode's, up to a constant
+	Restarts    int             `json:"restarts"`
+	TrueQuery   *int            `json:"true_query_atoms,omitempty"` // --true-only
+	Accuracy    *float64        `json:"accuracy,omitempty"`
+	Queries     int             `json:"queries,omitempty"`
+	Samples     int             `json:"samples,omitempty"` // gibbs
+	BurnIn      int             `json:"burn_in,omitempty"` // gibbs
+	Mixed       *bool           `json:"mixed,omitempty"`   // gibbs
+	Convergence *rrfConvergence `json:"convergence,omitempty"`
+	Seconds     struct {
+		Build float64 `json:"build"`
+		Infer float64 `json:"infer"`
+		Total float64 `json:"total"`
+	} `json:"seconds"`
 }
 
 func newRRFInferCmd() *cobra.Command {
@@ -113,10 +147,12 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
 		return err
 	}
-	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}); err != nil {
+	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	o.bar = newProgress(stderr, false, "hinge rrf infer")
+	// The result or report written to standard error stays whole.
+	stderr = messagesOffStderr(stdout, stderr, o.result == "" || toStdout(o.result, o.report), o.result, o.report)
+	o.bar = newProgress(stderr, o.quiet, "hinge rrf infer")
 	defer o.bar.Done()
 	o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	if strings.EqualFold(filepath.Ext(o.input), ".rrf") {
@@ -180,19 +216,65 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	inferSecs := time.Since(t0).Seconds()
 	lines := queryLines(g, net, values, format)
 	fmt.Fprintf(stderr, "rrf: %d unknown atoms, %d clause features (lambda %g), built in %.3f s; ICM mode log score %.6g (%d restarts; up to a constant the evidence fixes); %s in %.3f s\n",
-		rnet.NumVars, len(rnet.Features)-1, o.lambda, groundSecs, score, o.starts, o.method, time.Since(t0).Seconds())
+		rnet.NumVars, len(rnet.Features)-1, o.lambda, groundSecs, score, o.starts, o.method, inferSecs)
+	rep := rrfReport{Unknowns: rnet.NumVars, Features: len(rnet.Features) - 1, Lambda: o.lambda, HardWeight: o.hardWeight, LogScore: score}
+	rep.Seconds.Build, rep.Seconds.Infer = groundSecs, inferSecs
 	if acc, ok := queryAccuracy(queries, g, net, values); ok {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth (values >= 0.5 count as true): %.4f\n", len(queries), acc)
+		rep.Accuracy, rep.Queries = &acc, len(queries)
 	}
-	if err := o.convergence(stderr, func(v int) string { return mln.AtomString(g.Vars[v].Pred.Name, g.Args(v)) }); err != nil {
+	atom := func(v int) string { return mln.AtomString(g.Vars[v].Pred.Name, g.Args(v)) }
+	if err := o.convergence(stderr, atom); err != nil {
 		return err
 	}
+	return o.finish(ctx, stdout, lines, &rep, atom, start)
+}
+
+// rrfConvergence is the Gibbs chains' agreement in rrfReport, with the
+// keys of hinge mln infer --marginal's report.
+type rrfConvergence struct {
+	Chains          int     `json:"chains"`
+	SamplesPerChain int     `json:"samples_per_chain"`
+	RHat            float64 `json:"r_hat"`
+	RHatAtom        string  `json:"r_hat_atom"`
+	Spread          float64 `json:"spread"`
+	SpreadAtom      string  `json:"spread_atom"`
+	Mixed           bool    `json:"mixed"`
+}
+
+// finish writes the result lines (only the true atoms with --true-only)
+// and the --report, once the run was not interrupted.
+func (o *rrfInferOptions) finish(ctx context.Context, stdout io.Writer, lines []string, rep *rrfReport, atom func(int) string, start time.Time) error {
 	if err := interrupted(ctx); err != nil {
 		return err
 	}
-	return writeResult(o.result, stdout, lines)
+	if o.trueOnly {
+		lines = trueAtoms(lines)
+		n := len(lines)
+		rep.TrueQuery = &n
+	}
+	if err := writeResult(o.result, stdout, lines); err != nil {
+		return err
+	}
+	if o.report == "" {
+		return nil
+	}
+	rep.Engine, rep.Method, rep.Restarts = "rrf", o.method, o.starts
+	if d := o.diag; d != nil {
+		name := func(v int) string {
+			if v < 0 {
+				return "-"
+			}
+			return atom(v)
+		}
+		rep.Samples, rep.BurnIn, rep.Mixed = o.samples, o.burnIn, &d.Mixed
+		rep.Convergence = &rrfConvergence{d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom), d.Mixed}
+	}
+	rep.Seconds.Total = time.Since(start).Seconds()
+	return failedIf(writeJSON(o.report, rep))
 }
 
 // infer finds a mode by ICM (random restarts) and, with --method gibbs,
@@ -231,7 +313,11 @@ func (o *rrfInferOptions) infer(ctx context.Context, net *rrf.Net, ev *rrf.Evide
 // parfeatures), grounds it over the evidence's atoms and infers.
 func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdout, stderr io.Writer) error {
 	start := time.Now()
-	prog, err := rrf.ReadProgram(o.input)
+	text, err := o.mlnInputs.text.read(o.input)
+	if err != nil {
+		return badInput(err)
+	}
+	prog, err := rrf.ParseProgram(o.input, text)
 	if err != nil {
 		return badInput(err)
 	}
@@ -279,15 +365,16 @@ func (o *rrfInferOptions) runRelational(ctx context.Context, norm rrf.Norm, stdo
 		}
 	}
 	sort.Strings(lines)
+	inferSecs := time.Since(t0).Seconds()
 	fmt.Fprintf(stderr, "rrf: %d parfeatures grounded to %d features over %d atoms in %.3f s; ICM mode log score %.6g (%d restarts; up to a constant the evidence fixes); %s in %.3f s\n",
-		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, time.Since(t0).Seconds())
-	if err := o.convergence(stderr, func(v int) string { return mln.AtomString(gr.Atoms[v].Pred, gr.Atoms[v].Args) }); err != nil {
+		len(prog.Features), len(gr.Net.Features), gr.Net.NumVars, built, score, o.starts, o.method, inferSecs)
+	rep := rrfReport{Unknowns: gr.Net.NumVars, Features: len(gr.Net.Features), Parfeatures: len(prog.Features), LogScore: score}
+	rep.Seconds.Build, rep.Seconds.Infer = built, inferSecs
+	atom := func(v int) string { return mln.AtomString(gr.Atoms[v].Pred, gr.Atoms[v].Args) }
+	if err := o.convergence(stderr, atom); err != nil {
 		return err
 	}
-	if err := interrupted(ctx); err != nil {
-		return err
-	}
-	return writeResult(o.result, stdout, lines)
+	return o.finish(ctx, stdout, lines, &rep, atom, start)
 }
 
 // convergence prints whether the Gibbs chains agree (R-hat and the largest
@@ -367,6 +454,7 @@ type rrfLearnOptions struct {
 	chains, sweeps        int
 	seed                  uint64
 	force                 bool
+	text                  programText // the model's, read once
 }
 
 func newRRFLearnCmd() *cobra.Command {
@@ -436,7 +524,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkConversion(o.lambda, o.hardWeight); err != nil {
 		return err
 	}
-	inputs := append(mln.IncludedFiles(o.input), o.training...)
+	inputs := append(o.text.includes(o.input), o.training...)
 	out, err := learnedOutput(o.output, o.input, ".rrf", "-o", o.force, inputs...)
 	if err != nil {
 		return err
@@ -527,7 +615,11 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 // .rrf file's own text, or the whole converted program).
 func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
 	if strings.EqualFold(filepath.Ext(o.input), ".mln") {
-		kb, err := mln.ReadProgram(o.input)
+		text, err := o.text.read(o.input)
+		if err != nil {
+			return nil, nil, err
+		}
+		kb, err := mln.ParseProgram(o.input, text)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -540,7 +632,7 @@ func (o *rrfLearnOptions) program() (*rrf.Program, func() []byte, error) {
 		}
 		return prog, prog.Text, nil
 	}
-	src, err := textfile.ReadFile(o.input)
+	src, err := o.text.read(o.input)
 	if err != nil {
 		return nil, nil, err
 	}

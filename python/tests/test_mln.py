@@ -92,6 +92,18 @@ class TestMLN(_util.Case):
                 res = mln.infer(PROG, DB, query="Cancer,Smokes", **kwargs)
                 self.assertEqual(res.lines, lines)
 
+    def test_as_rrf(self):
+        """options=['--as-rrf'] runs the RRF engine and reads its report
+        (hinge wrote none: FileNotFoundError on report.json)."""
+        for kwargs, flags, method in (({}, [], "icm"),
+                                      ({"marginal": True, "samples": 500, "seed": 2}, ["--marginal", "--samples", "500", "--seed", "2"], "gibbs")):
+            with self.subTest(kwargs=kwargs):
+                lines, report = self.cli_result("-q", "Cancer,Smokes", "--as-rrf", *flags)
+                res = mln.infer(PROG, DB, query="Cancer,Smokes", options=["--as-rrf"], **kwargs)
+                self.assertEqual(res.lines, lines)
+                self.assertEqual((res.report["engine"], res.report["method"]), ("rrf", method))
+                self.assertEqual(res.report["unknown_atoms"], report["unknown_atoms"])
+
     def test_text_inputs_are_the_files(self):
         """A program and evidence given as strings (or a list of evidence)
         give what the files give."""

@@ -36,7 +36,10 @@
 // table (or view, sequence, ...) of the same name that hinge_tables does not
 // list, or any table of a schema without hinge_tables (one written by hand,
 // or by a hinge that kept no such list), is refused with a *ForeignError
-// before anything is changed, unless DB.Replace is set.
+// before anything is changed, unless DB.Replace is set. A values table
+// (WriteValues' output) is the user's result, not scratch: Load refuses to
+// replace it by a predicate's atoms with a *ValuesError, unless DB.Replace;
+// WriteValues replaces it.
 package pgstore
 
 import (
@@ -93,7 +96,8 @@ type DB struct {
 	ctx    context.Context
 
 	// Replace lets Load and WriteValues replace tables that hinge did not
-	// create (not listed in hinge_tables); without it they refuse them.
+	// create (not listed in hinge_tables), and Load replace a values table
+	// an earlier WriteValues wrote; without it they refuse them.
 	Replace bool
 }
 
@@ -245,6 +249,27 @@ func (e *ForeignError) Error() string {
 	return fmt.Sprintf("hinge did not create %s (%s.hinge_tables does not list it) and will not replace it", names, e.Schema)
 }
 
+// ValuesError reports values tables (written by WriteValues, hinge infer
+// --output-table) that Load would replace by the atoms of a predicate of
+// the same table name: they hold a user's results, not hinge's scratch.
+type ValuesError struct {
+	Schema     string
+	Tables     []string // the values tables
+	Predicates []string // the predicate whose atoms would replace each
+}
+
+func (e *ValuesError) Error() string {
+	parts := make([]string, len(e.Tables))
+	for i, t := range e.Tables {
+		parts[i] = fmt.Sprintf("%s.%s (the table of predicate %s)", e.Schema, t, e.Predicates[i])
+	}
+	verb := "holds"
+	if len(parts) > 1 {
+		verb = "hold"
+	}
+	return fmt.Sprintf("%s %s the values an earlier run wrote (hinge infer --output-table); hinge will not replace a result by a predicate's atoms", strings.Join(parts, ", "), verb)
+}
+
 // relKinds names the kinds of relation (pg_class.relkind) a table name may
 // already belong to, with the DROP statement's word for each.
 var relKinds = map[string]struct{ what, drop string }{
@@ -278,18 +303,19 @@ type relation struct {
 const metaColumns = "name text PRIMARY KEY, kind text NOT NULL, predicate text, relid oid NOT NULL"
 
 // survey reads which of names exist in the schema and which of those hinge
-// created: listed in hinge_tables with the oid they have now. list says
+// created: listed in hinge_tables with the oid they have now, mapped to the
+// kind hinge_tables gives them. list says
 // whether hinge_tables exists and is hinge's list; bad, when not empty,
 // says why an existing hinge_tables is not.
-func (db *DB) survey(q querier, names []string) (exist map[string]relation, mine map[string]bool, list bool, bad string, err error) {
+func (db *DB) survey(q querier, names []string) (exist map[string]relation, mine map[string]string, list bool, bad string, err error) {
 	ctx := db.ctx
-	fail := func(what string, err error) (map[string]relation, map[string]bool, bool, string, error) {
+	fail := func(what string, err error) (map[string]relation, map[string]string, bool, string, error) {
 		return nil, nil, false, "", fmt.Errorf("PostgreSQL: %s: %w", what, err)
 	}
 	if exist, err = db.existing(q, append(slices.Clone(names), metaTable)); err != nil {
 		return nil, nil, false, "", err
 	}
-	mine = map[string]bool{}
+	mine = map[string]string{}
 	meta, ok := exist[metaTable]
 	if !ok {
 		return exist, mine, false, "", nil
@@ -307,19 +333,19 @@ WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped`, int64(meta.oid)).Scan(
 			return exist, mine, false, "has no column " + c + ": it is not hinge's list of its tables", nil
 		}
 	}
-	listed, err := q.Query(ctx, "SELECT name, relid::int8 FROM "+db.table(metaTable))
+	listed, err := q.Query(ctx, "SELECT name, kind, relid::int8 FROM "+db.table(metaTable))
 	if err != nil {
 		return fail("reading "+db.schema+"."+metaTable, err)
 	}
 	for listed.Next() {
-		var n string
+		var n, kind string
 		var oid int64
-		if err := listed.Scan(&n, &oid); err != nil {
+		if err := listed.Scan(&n, &kind, &oid); err != nil {
 			listed.Close()
 			return fail("reading "+db.schema+"."+metaTable, err)
 		}
 		if r, ok := exist[n]; ok && r.oid == uint32(oid) {
-			mine[n] = true
+			mine[n] = kind
 		}
 	}
 	if err := listed.Err(); err != nil {
@@ -356,9 +382,10 @@ WHERE n.nspname = $1 AND c.relname = ANY($2)`, db.schema, names)
 }
 
 // check returns which of names exist, refusing with a *ForeignError those
-// hinge did not create (unless db.Replace); list says whether the schema
-// has hinge's hinge_tables.
-func (db *DB) check(q querier, names []string) (exist map[string]relation, list bool, err error) {
+// hinge did not create and with a *ValuesError the values tables among
+// those atomsOf maps to a predicate's name (unless db.Replace); list says
+// whether the schema has hinge's hinge_tables.
+func (db *DB) check(q querier, names []string, atomsOf map[string]string) (exist map[string]relation, list bool, err error) {
 	exist, mine, list, bad, err := db.survey(q, names)
 	if err != nil {
 		return nil, false, err
@@ -368,7 +395,10 @@ func (db *DB) check(q querier, names []string) (exist map[string]relation, list 
 	}
 	var foreign []string
 	for _, n := range names {
-		if r, ok := exist[n]; ok && !mine[n] {
+		if _, ok := mine[n]; ok {
+			continue
+		}
+		if r, ok := exist[n]; ok {
 			if w := relKinds[r.kind].what; w != "" {
 				n += " (" + w + ")"
 			}
@@ -378,13 +408,26 @@ func (db *DB) check(q querier, names []string) (exist map[string]relation, list 
 	if len(foreign) > 0 && !db.Replace {
 		return nil, false, &ForeignError{Schema: db.schema, Tables: foreign, NoList: !list}
 	}
+	if !db.Replace {
+		ve := &ValuesError{Schema: db.schema}
+		for _, n := range names {
+			if p, ok := atomsOf[n]; ok && mine[n] == kindValues {
+				ve.Tables = append(ve.Tables, n)
+				ve.Predicates = append(ve.Predicates, p)
+			}
+		}
+		if len(ve.Tables) > 0 {
+			return nil, false, ve
+		}
+	}
 	return exist, list, nil
 }
 
 // claim makes ready to create the tables names in tx: it creates the schema
-// and hinge_tables when missing, refuses tables hinge did not create (check)
-// and drops those that exist.
-func (db *DB) claim(tx pgx.Tx, names []string) error {
+// and hinge_tables when missing, refuses tables hinge did not create and
+// values tables that will hold atomsOf's predicates (check), and drops those
+// that exist.
+func (db *DB) claim(tx pgx.Tx, names []string, atomsOf map[string]string) error {
 	exec := func(sql string) error {
 		if _, err := tx.Exec(db.ctx, sql); err != nil {
 			return fmt.Errorf("PostgreSQL: %s: %w", sql, err)
@@ -394,7 +437,7 @@ func (db *DB) claim(tx pgx.Tx, names []string) error {
 	if err := exec("CREATE SCHEMA IF NOT EXISTS " + db.Schema()); err != nil {
 		return err
 	}
-	exist, list, err := db.check(tx, names)
+	exist, list, err := db.check(tx, names, atomsOf)
 	if err != nil {
 		return err
 	}
@@ -445,8 +488,8 @@ func (db *DB) record(tx pgx.Tx, name, kind, predicate string) error {
 // creates the schema if needed, drops and recreates the constants table and
 // every predicate's table, copies the rows in with COPY, indexes them and
 // analyses them so that PostgreSQL plans joins on real statistics. It
-// replaces only tables it created (see the package documentation) unless
-// db.Replace, and records the tables it creates in hinge_tables. Everything
+// replaces only tables it created, and never a values table (a *ValuesError;
+// see the package documentation), unless db.Replace, and records the tables it creates in hinge_tables. Everything
 // happens in one transaction: on an error the schema is as it was.
 func (db *DB) Load(s *store.Store) error {
 	if err := CheckStore(s); err != nil {
@@ -465,10 +508,12 @@ func (db *DB) Load(s *store.Store) error {
 		return nil
 	}
 	names := []string{constantsTable}
+	atomsOf := map[string]string{}
 	for _, p := range s.Model.Predicates {
 		names = append(names, TableName(p))
+		atomsOf[TableName(p)] = p.Name
 	}
-	if err := db.claim(tx, names); err != nil {
+	if err := db.claim(tx, names, atomsOf); err != nil {
 		return err
 	}
 	consts := db.table(constantsTable)
@@ -801,7 +846,7 @@ func (db *DB) CheckOutput(name string, m *model.Model) error {
 	if err := CheckOutputName(name, m); err != nil {
 		return err
 	}
-	_, _, err := db.check(db.conn, []string{name})
+	_, _, err := db.check(db.conn, []string{name}, nil)
 	return err
 }
 
@@ -849,7 +894,7 @@ func (db *DB) PrepareValues(name string, m *model.Model, g *ground.Result, value
 			tx.Rollback(context.Background())
 		}
 	}()
-	if err := db.claim(tx, []string{name}); err != nil {
+	if err := db.claim(tx, []string{name}, nil); err != nil {
 		return nil, nil, err
 	}
 	table := db.table(name)

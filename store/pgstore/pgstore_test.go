@@ -596,3 +596,75 @@ func TestLoadRefusesBadConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadKeepsValues: a values table an earlier WriteValues wrote is the
+// user's result: Load of a model with a predicate of that table name
+// refuses it with a *ValuesError and changes nothing, unless Replace;
+// WriteValues may still replace it, and Load may replace an atoms table.
+func TestLoadKeepsValues(t *testing.T) {
+	url := pgtest.URL(t)
+	first := model.New()
+	smokes, _ := first.AddPredicate("Smokes", 1, false)
+	addRules(t, first, "1: ~Smokes(A)")
+	s1 := store.New(first)
+	if err := s1.AddTarget(smokes, []string{"alice"}); err != nil {
+		t.Fatal(err)
+	}
+	// second has a predicate whose table is the first run's output table.
+	second := model.New()
+	results, _ := second.AddPredicate("Results", 1, false)
+	addRules(t, second, "1: ~Results(A)")
+	s2 := store.New(second)
+	if err := s2.AddTarget(results, []string{"bob"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		output  string // the first run's output table
+		replace bool
+		refused bool
+	}{
+		{"values table of a predicate's name", "results", false, true},
+		{"with Replace", "results", true, false},
+		{"values table of another name", "out", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := pgtest.Schema(t, url)
+			db, err := pgstore.Connect(t.Context(), url, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Load(s1); err != nil {
+				t.Fatal(err)
+			}
+			g, err := ground.Ground(first, s1, ground.Options{Joiner: db.Joiner()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.WriteValues(tc.output, first, g, []float64{0.25}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.WriteValues(tc.output, first, g, []float64{0.5}); err != nil {
+				t.Fatalf("a second WriteValues of the same table: %v", err)
+			}
+			db.Replace = tc.replace
+			err = db.Load(s2)
+			var ve *pgstore.ValuesError
+			if !tc.refused {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &ve) || !strings.Contains(err.Error(), schema+"."+tc.output) || !strings.Contains(err.Error(), "predicate Results") {
+				t.Fatalf("got %v, want a *ValuesError naming %s.%s and predicate Results", err, schema, tc.output)
+			}
+			var value float64
+			if err := db.Conn().QueryRow(t.Context(), "SELECT value FROM "+db.Schema()+"."+tc.output).Scan(&value); err != nil || value != 0.5 {
+				t.Errorf("after the refused Load the values table reads %v, %v; want 0.5", value, err)
+			}
+		})
+	}
+}
