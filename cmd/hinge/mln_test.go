@@ -520,6 +520,12 @@ func TestAsRRFOutputs(t *testing.T) {
 		{"marginals report", prog, ev, []string{"-q", "Cancer", "--marginal", "--samples", "200"}, false, 0, "", "gibbs", ""},
 		{"relational report", rel, relEv, []string{"-q", "Smokes"}, false, 0, "", "icm", ""},
 		{"true-only with marginals", prog, ev, []string{"-q", "Cancer", "--marginal", "--true-only"}, true, 2, "", "", "--true-only"},
+		// The Markov logic engine's settings were ignored without a word.
+		{"lazy", prog, ev, []string{"-q", "Cancer", "--lazy"}, true, 2, "", "", "--lazy: not with --as-rrf"},
+		{"Alchemy's -lazy", prog, ev, []string{"-q", "Cancer", "-lazy"}, true, 2, "", "", "--lazy: not with --as-rrf"},
+		{"flips", prog, ev, []string{"-q", "Cancer", "--flips", "10"}, true, 2, "", "", "--flips: not with --as-rrf"},
+		{"ADMM", prog, ev, []string{"-q", "Cancer", "--max-iter", "10"}, true, 2, "", "", "--max-iter: not with --as-rrf"},
+		{"time limit", prog, ev, []string{"-q", "Cancer", "--time-limit", "1s"}, true, 2, "", "", "--time-limit: not with --as-rrf"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
