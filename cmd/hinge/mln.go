@@ -346,22 +346,22 @@ type mlnInferOptions struct {
 	flips, samples, burnIn int
 	flipsSet               bool // --flips given
 	// changed reports whether a flag was given (the command's flags).
-	changed func(name string) bool
-	digits                 int  // decimals of the marginals written
-	chains                 int
-	hardWeight             float64
-	marginal, mapFlag      bool
-	trueOnly               bool
-	lazy                   bool
-	noise                  float64
-	asRRF                  bool
-	lifted                 bool
-	seed                   uint64
-	quiet                  bool
-	bar                    *progress.Reporter // the run's progress (hinge mln infer)
-	admm                   admm.Options
-	explain                explainFlags
-	timeLimit              time.Duration // --method exact (MAP)
+	changed           func(name string) bool
+	digits            int // decimals of the marginals written
+	chains            int
+	hardWeight        float64
+	marginal, mapFlag bool
+	trueOnly          bool
+	lazy              bool
+	noise             float64
+	asRRF             bool
+	lifted            bool
+	seed              uint64
+	quiet             bool
+	bar               *progress.Reporter // the run's progress (hinge mln infer)
+	admm              admm.Options
+	explain           explainFlags
+	timeLimit         time.Duration // --method exact (MAP)
 
 	// marginalMethod is auto or exact when --marginal takes exact
 	// inference (MC-SAT samples what it leaves: method is mcsat then);
