@@ -228,6 +228,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		} else if err != nil {
 			return err
 		}
+		if !o.streaming.on && o.streaming.cacheDir != "" {
+			fmt.Fprintf(stderr, "hinge infer: note: --cache %s: the problem fit in memory and is solved without streaming, so no cache file is written (--streaming streams it all the same)\n", clipPath(o.streaming.cacheDir))
+		}
 	}
 	if o.streaming.on {
 		s, err := o.stream(ctx, prog, &rep, stdout)

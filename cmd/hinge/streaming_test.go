@@ -254,3 +254,18 @@ func TestCacheDirLocked(t *testing.T) {
 		t.Errorf("once free: exit %d, %s", code, stderr)
 	}
 }
+
+// TestCacheWithoutStreaming: --cache applies when streaming is given or
+// chosen; on a problem that fits in memory nothing was written and nothing
+// said (an outside tester's report), so a user looking for ground.cache
+// found none. The run now says so.
+func TestCacheWithoutStreaming(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, args([]string{"infer"}, smokersPSL, []string{"--cache", dir, "--quiet"})...)
+	if code != 0 || !strings.Contains(stderr, "no cache file is written") {
+		t.Errorf("exit %d, stderr %q; want 0 and a note that no cache file is written", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ground.cache")); !os.IsNotExist(err) {
+		t.Errorf("ground.cache: %v, want none", err)
+	}
+}
