@@ -824,15 +824,24 @@ func CheckOutputName(name string, m *model.Model) error {
 	if err := CheckIdentifier("output table", name); err != nil {
 		return err
 	}
-	switch name {
-	case constantsTable:
-		return fmt.Errorf("output table %s would replace the constants table", name)
-	case metaTable:
-		return fmt.Errorf("output table %s would replace the list of hinge's tables", name)
+	// A name that differs from one of these only in case is another table
+	// to PostgreSQL (hinge quotes it), but an unquoted SELECT ... FROM
+	// SMOKES reads smokes: refused as well.
+	caseOnly := func(table string) string {
+		if table == name {
+			return ""
+		}
+		return fmt.Sprintf(" (%s differs from %s only in case, and an unquoted name in SQL means %s)", name, table, table)
+	}
+	switch {
+	case strings.EqualFold(name, constantsTable):
+		return fmt.Errorf("output table %s would replace the constants table%s", name, caseOnly(constantsTable))
+	case strings.EqualFold(name, metaTable):
+		return fmt.Errorf("output table %s would replace the list of hinge's tables%s", name, caseOnly(metaTable))
 	}
 	for _, p := range m.Predicates {
-		if TableName(p) == name {
-			return fmt.Errorf("output table %s would replace the atoms of %s", name, p.Name)
+		if t := TableName(p); strings.EqualFold(t, name) {
+			return fmt.Errorf("output table %s would replace the atoms of %s%s", name, p.Name, caseOnly(t))
 		}
 	}
 	return nil

@@ -668,3 +668,29 @@ func TestLoadKeepsValues(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOutputNameCase: an --output-table that differs from a
+// predicate's table or hinge's own only in case is refused: PostgreSQL
+// keeps the quoted name apart, but an unquoted SELECT ... FROM SMOKES
+// reads the atoms of Smokes (an outside tester's report).
+func TestCheckOutputNameCase(t *testing.T) {
+	m := &model.Model{Predicates: []*model.Predicate{{Name: "Smokes", Arity: 1}}}
+	for _, tc := range []struct {
+		name, want string // want "" for accepted
+	}{
+		{"results", ""},
+		{"Results", ""},
+		{"smokes", "would replace the atoms of Smokes"},
+		{"SMOKES", "SMOKES differs from smokes only in case"},
+		{"Hinge_Tables", "differs from hinge_tables only in case"},
+		{"HINGE_CONSTANTS", "differs from hinge_constants only in case"},
+	} {
+		err := pgstore.CheckOutputName(tc.name, m)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want accepted", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
