@@ -24,6 +24,8 @@ Friends(x, y) <=> Friends(y, x).
 1 EXIST y Friends(x, y) v x = "Carl Jr"
 2.5e-1 FORALL x !Cancer(x) v Smokes(x)
 Cancer(x)
+-.5 Smokes(x)
+.5 Cancer(x)
 `
 	p, err := ParseProgram("s.mln", []byte(text))
 	if err != nil {
@@ -39,7 +41,7 @@ Cancer(x)
 		w    float64
 		hard bool
 		line int
-	}{{1.5, false, 9}, {-0.5, false, 10}, {0, true, 11}, {0.8, false, 12}, {1, false, 13}, {0.25, false, 14}, {0, false, 15}}
+	}{{1.5, false, 9}, {-0.5, false, 10}, {0, true, 11}, {0.8, false, 12}, {1, false, 13}, {0.25, false, 14}, {0, false, 15}, {-0.5, false, 16}, {0.5, false, 17}}
 	if len(p.Formulas) != len(want) {
 		t.Fatalf("%d formulas, want %d", len(p.Formulas), len(want))
 	}

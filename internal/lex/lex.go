@@ -137,7 +137,8 @@ func Lex(s string, pos srcpos.Position, puncts []string) ([]Token, error) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 			i++
-		case c >= '0' && c <= '9' || (c == '-' || c == '.') && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+		case c >= '0' && c <= '9' || (c == '-' || c == '.') && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' ||
+			c == '-' && strings.HasPrefix(s[i+1:], ".") && i+2 < len(s) && s[i+2] >= '0' && s[i+2] <= '9': // -.5
 			j := i + 1
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && !strings.HasPrefix(s[j:], "...") ||
 				s[j] == 'e' || s[j] == 'E' || (s[j] == '-' || s[j] == '+') && (s[j-1] == 'e' || s[j-1] == 'E')) {
