@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hinge-srl/hinge/ground"
@@ -144,7 +145,10 @@ func (net *Network) LazyExactMAP(ctx context.Context, opt LazyExactOptions) (*La
 		xs = append(xs, make([]bool, sink.in.NumVars-len(xs))...)
 		res.StartCost = networkCost(sink.in, xs)
 		if _, hv := sink.in.Eval(xs); hv == 0 && (best == nil || res.StartCost < bestCost) {
-			best, bestCost = xs, res.StartCost
+			// A copy: prev is overwritten by each round's world, and
+			// sharing it made a later, costlier world the answer at a time
+			// limit under the start's cost (40.1 reported as 18).
+			best, bestCost = slices.Clone(xs), res.StartCost
 		}
 		prev = xs
 	}
