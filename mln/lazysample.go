@@ -202,6 +202,7 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	}
 	sums := make([][2][]float64, chains)
 	squares := make([][2][]float64, chains)
+	batches := make([][][]float64, chains) // per chain, the batches' sums (batchMCSE)
 	stuck := make([]int, chains)
 	done, last := 0, time.Now()
 	for k := range chains {
@@ -236,6 +237,12 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 			sums[k][half] = grow(sums[k][half], n)
 			squares[k][half] = grow(squares[k][half], n)
 			add(sums[k][half], squares[k][half], ch.cond)
+			if batches[k] == nil {
+				batches[k] = make([][]float64, mcseBatches)
+			}
+			b := batchOf(kept, per[k])
+			batches[k][b] = grow(batches[k][b], n)
+			addTo(batches[k][b], ch.cond)
 		}
 		stuck[k] = ch.stuckSteps
 	}
@@ -249,7 +256,7 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 			squares[k][h] = grow(squares[k][h], n)
 		}
 	}
-	s := summarize(n, per, sums, squares, stuck, total)
+	s := summarize(n, per, sums, squares, batches, stuck, total)
 	res.Atoms, res.Probs, res.Diagnostics = e.atoms, s.Probs, s.Diagnostics
 	res.Complete, res.NeverActivated = complete, max(0, unknown-float64(len(e.atoms)))
 	res.ActiveClauses, res.HardClauses, res.Merged, res.Constant = ch.built, e.hardBuilt, len(ch.weight), e.constant

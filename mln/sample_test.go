@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -544,4 +545,86 @@ func uwcseInstance(tb testing.TB) *maxsat.Instance {
 		tb.Fatal(err)
 	}
 	return in
+}
+
+// TestBatchMCSE: the batch-means standard error of independent 0/1
+// samples is near sqrt(p(1-p)/N); of a chain that stays in one value for
+// long stretches it is several times larger, though its batches alone,
+// taken as independent, would say less (the lag-1 factor).
+func TestBatchMCSE(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const per = 2000
+	run := func(sticky int) (float64, float64) {
+		// Two chains, one atom; a value held for sticky samples at a time.
+		batches := make([][][]float64, 2)
+		for k := range batches {
+			batches[k] = make([][]float64, mcseBatches)
+			for b := range batches[k] {
+				batches[k][b] = make([]float64, 1)
+			}
+			x := 0.0
+			for kept := range per {
+				if kept%sticky == 0 {
+					x = float64(b2i(rng.Float64() < 0.3))
+				}
+				batches[k][batchOf(kept, per)][0] += x
+			}
+		}
+		se, at := batchMCSE(1, []int{per, per}, batches)
+		if at != 0 {
+			t.Fatalf("atom %d", at)
+		}
+		return se, math.Sqrt(0.3 * 0.7 / (2 * per) * float64(sticky))
+	}
+	for _, tc := range []struct {
+		sticky int
+		lo, hi float64 // the ratio to the true standard error
+	}{{1, 0.5, 1.6}, {10, 0.5, 1.6}, {400, 0.4, 3}} {
+		var ratios []float64
+		for range 20 {
+			se, truth := run(tc.sticky)
+			ratios = append(ratios, se/truth)
+		}
+		slices.Sort(ratios)
+		med := ratios[len(ratios)/2]
+		t.Logf("held %d samples at a time: median ratio to the true standard error %.2f", tc.sticky, med)
+		if med < tc.lo || med > tc.hi {
+			t.Errorf("held %d samples at a time: median ratio %.2f, want %.1f-%.1f", tc.sticky, med, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestGibbsSlowMixingNotMixed: Gibbs on three atoms tied by soft
+// implications both ways (2 Q(y) => Q(x), an outside tester's case; exact
+// 1/2 by symmetry) moves between all true and all false a few times per
+// chain; the chains agreed on estimates 0.06-0.24 off with R-hat 1.07 and
+// said they had mixed. Each run off by more than 0.05 must now say it has
+// not.
+func TestGibbsSlowMixingNotMixed(t *testing.T) {
+	in := &maxsat.Instance{NumVars: 3}
+	for x := range 3 {
+		for y := range 3 {
+			_ = in.AddClause(2, false, maxsat.Not(y), maxsat.Pos(x))
+		}
+	}
+	off := 0
+	for seed := range uint64(20) {
+		opt := DefaultSampleOptions()
+		opt.Seed = seed
+		s, err := Gibbs(context.Background(), in, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, p := range s.Probs {
+			if math.Abs(p-0.5) > 0.05 {
+				off++
+				if s.Diagnostics.Mixed {
+					t.Errorf("seed %d: P(Q%d) = %.4f for 0.5, said mixed (R-hat %.3f, standard error %.3f)", seed, v, p, s.Diagnostics.RHat, s.Diagnostics.MCSE)
+				}
+			}
+		}
+	}
+	if off == 0 {
+		t.Fatal("no run was off by more than 0.05: the case no longer tests the diagnostics")
+	}
 }

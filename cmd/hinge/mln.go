@@ -978,7 +978,7 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		fmt.Fprintln(stderr, "hinge mln infer: note:", n)
 	}
 	if d.Chains > 0 {
-		fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
+		printConvergence(stderr, d, atom)
 	}
 	if !d.Mixed {
 		advice := "take more samples (--samples, --burn-in)"
@@ -1000,7 +1000,7 @@ func (o *mlnInferOptions) marginals(ctx context.Context, net *mln.Network, mo ml
 		rep := map[string]any{"method": method, "unknown_atoms": g.Problem.NumVars, "ground_clauses": g.Problem.NumPotentials() + g.Problem.NumConstraints(),
 			"merged_clauses": res.Merged, "samples": o.samples, "burn_in": o.burnIn, "mixed": d.Mixed,
 			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
-				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
+				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mcse": d.MCSE, "mcse_atom": atom(d.MCSEAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
 			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
 		if ex != nil {
 			rep["exact"] = ex
@@ -1058,7 +1058,7 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 	}
 	fmt.Fprintf(stderr, "mcsat (lazy): %d chains x %d samples after %d burn-in in %.3f s; %s\n",
 		d.Chains, d.SamplesPerChain, o.burnIn, res.Seconds.Sample, activated)
-	fmt.Fprintf(stderr, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n", d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom))
+	printConvergence(stderr, d, atom)
 	if !d.Mixed {
 		mixedWarning(stderr, d, atom, "take more samples (--samples, --burn-in)")
 	}
@@ -1085,7 +1085,7 @@ func (o *mlnInferOptions) lazyMarginals(ctx context.Context, net *mln.Network, l
 			"cross_product": res.CrossProduct, "query_atoms_listed": len(lines), "samples": o.samples, "burn_in": o.burnIn,
 			"complete": res.Complete, "never_activated": res.NeverActivated, "mixed": mixed,
 			"convergence": map[string]any{"chains": d.Chains, "samples_per_chain": d.SamplesPerChain, "r_hat": d.RHat, "r_hat_atom": atom(d.RHatAtom),
-				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
+				"spread": d.Spread, "spread_atom": atom(d.SpreadAtom), "mcse": d.MCSE, "mcse_atom": atom(d.MCSEAtom), "mixed": d.Mixed, "stuck_steps": d.Stuck},
 			"seconds": map[string]float64{"load": load, "ground": res.Seconds.Ground, "sample": res.Seconds.Sample, "total": time.Since(start).Seconds()}}
 		if err := writeJSON(o.report, rep); err != nil {
 			return failed(err)

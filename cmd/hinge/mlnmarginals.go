@@ -93,15 +93,27 @@ func (s *exactSummary) print(w io.Writer, total int) {
 		s.Sampled, plural(len(s.SampledSet), "component", ""), big.Atoms, big.Clauses, big.Width, big.CountWork)
 }
 
+// printConvergence writes the chains' diagnostics on one line; atom names
+// a variable.
+func printConvergence(w io.Writer, d mln.Diagnostics, atom func(int) string) {
+	fmt.Fprintf(w, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s), largest standard error %.3f (%s)\n",
+		d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom), d.MCSE, atom(d.MCSEAtom))
+}
+
 // mixedWarning says on stderr why the chains cannot be trusted; atom names
 // a variable.
 func mixedWarning(w io.Writer, d mln.Diagnostics, atom func(int) string, advice string) {
-	why := fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
-	if d.RHat <= mln.MixedRHat {
+	var why string
+	switch {
+	case d.RHat > mln.MixedRHat:
+		why = fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
+	case d.Spread > mln.MixedSpread:
 		why = fmt.Sprintf("two chains differ by %.3g at %s", d.Spread, atom(d.SpreadAtom))
+	default:
+		why = fmt.Sprintf("the estimate of %s has a Monte Carlo standard error of %.3g: the chains move slowly between its values", atom(d.MCSEAtom), d.MCSE)
 	}
-	fmt.Fprintf(w, "warning: the chains have not mixed (%s; they must agree to R-hat %.1f and %.2g): the sampled marginals are not to be trusted; %s\n",
-		why, mln.MixedRHat, mln.MixedSpread, advice)
+	fmt.Fprintf(w, "warning: the chains have not mixed (%s; they must agree to R-hat %.1f and %.2g, with standard errors of at most %.2g): the sampled marginals are not to be trusted; %s\n",
+		why, mln.MixedRHat, mln.MixedSpread, mln.MixedMCSE, advice)
 }
 
 // notTrusted is the error of --strict when a run cannot be trusted.
