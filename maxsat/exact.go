@@ -52,9 +52,13 @@ import (
 //
 // Weights are real numbers (float64); the algorithm needs integers. When
 // every soft weight is a decimal with at most nine digits after the point
-// (w*10^d within float64's error of an integer, as weights written in
-// files are) they are scaled by 10^d and the arithmetic is exact: the bounds are
-// integers over 10^d, and "optimal" means the two integer bounds met.
+// and their exact total times 10^d is below 2^60, they are scaled by 10^d
+// and the arithmetic is exact: the bounds are integers over 10^d, and
+// "optimal" means the two integer bounds met. The decimals are the weights
+// as written (Instance.Written, or each float64's shortest decimal), read
+// digit by digit (decimal.go), never the float64s: 100000000.123456789 and
+// 100000000.123456788 are one float64, and its tolerance took them for
+// multiples of 10^-4.
 // Otherwise they are scaled by a power of two and rounded (a positive
 // weight to at least 1, so that no clause becomes free), and the rounding
 // error E (the sum over clauses of |rounded - exact|) is taken from the lower
@@ -177,7 +181,7 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 		return nil, err
 	}
 	start := time.Now()
-	whole := &oll{in: in, cs: NewCostScale(in)}
+	whole := &oll{in: in, cs: NewCostScale(in), inexact: in.RoundedWeights() > 0}
 	whole.scaleWeights()
 	var deadline time.Time
 	if opt.TimeLimit > 0 {
@@ -188,7 +192,7 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 	var err error
 	if len(comps) <= 1 {
 		s := &oll{in: in, opt: opt, start: start, sat: newSATSolver(), ctx: ctx, satCtx: ctx, deadline: deadline,
-			w: whole.w, scale: whole.scale, werr: whole.werr}
+			w: whole.w, scale: whole.scale, werr: whole.werr, inexact: whole.inexact}
 		res, err = s.run()
 	} else {
 		res, err = exactComponents(ctx, in, whole, comps, opt, start, deadline)
@@ -196,8 +200,12 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 	if err != nil {
 		return nil, err
 	}
-	if res.Optimal && whole.werr > 0 && !whole.cs.Proven(res.Cost, res.LowerBound) {
+	if res.Optimal && whole.werr > 0 && !(whole.inexact && in.CostText(res.X) == "0") &&
+		(whole.inexact || !whole.cs.Proven(res.Cost, res.LowerBound)) {
 		// Optimal for the rounded weights only: within 2E of the optimum.
+		// With weights that a float64 does not hold as written, the
+		// float64 costs prove nothing either (but a cost of 0 is
+		// optimal whatever the weights).
 		res.Status, res.Optimal = "rounded", false
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -319,7 +327,7 @@ func exactComponents(ctx context.Context, in *Instance, whole *oll, comps []comp
 			}
 		}
 		s := &oll{in: sub, opt: so, start: start, sat: newSATSolver(), ctx: ctx, satCtx: ctx, deadline: deadline,
-			w: w, scale: whole.scale}
+			w: w, scale: whole.scale, inexact: whole.inexact}
 		r, err := s.run()
 		if err != nil {
 			return nil, err
@@ -349,7 +357,7 @@ func exactComponents(ctx context.Context, in *Instance, whole *oll, comps []comp
 	if found {
 		res.X = x
 		res.Cost = in.FalsifiedWeight(x)
-		if optimal || whole.cs.Proven(res.Cost, opt.LowerBound) {
+		if optimal || !whole.inexact && whole.cs.Proven(res.Cost, opt.LowerBound) {
 			res.Status, res.Optimal = "optimal", true
 			if whole.werr == 0 || res.LowerBound > res.Cost {
 				res.LowerBound = res.Cost
@@ -363,42 +371,22 @@ func exactComponents(ctx context.Context, in *Instance, whole *oll, comps []comp
 // (see the comment at the top of exact.go).
 func (s *oll) scaleWeights() {
 	in := s.in
-	s.w = make([]int64, in.NumClauses())
 	total := 0.0
 	for c, w := range in.Weight {
 		if !in.Hard[c] {
 			total += w
 		}
 	}
-	const maxTotal = 1 << 60
-	for d, scale := 0, 1.0; d <= 9; d, scale = d+1, scale*10 {
-		if total*scale > maxTotal {
-			break
-		}
-		ok := true
-		for c, w := range in.Weight {
-			if in.Hard[c] {
-				continue
-			}
-			x := w * scale
-			r := math.Round(x)
-			// A decimal's float64 error, scaled, is relative: a few
-			// units in the last place. (An absolute 1e-6 took 0.5000001
-			// for 0.5 at scale 10, and a wrong optimum for proven.)
-			if math.Abs(x-r) > 1e-12*max(1, math.Abs(x)) {
-				ok = false
-				break
-			}
-			s.w[c] = int64(r)
-		}
-		if ok {
-			s.scale = scale
-			return
-		}
+	if w, scale, ok := in.decimalScale(); ok {
+		s.w, s.scale = w, scale
+		return
 	}
 	// Not decimals: a power of two that keeps the integer total below
 	// 2^50, and the rounding error taken from the lower bound.
 	s.scale = math.Exp2(math.Floor(math.Log2(float64(1<<50) / max(1, total))))
+	s.w = make([]int64, in.NumClauses())
+	k := 0
+	var t string
 	for c, w := range in.Weight {
 		if in.Hard[c] {
 			continue
@@ -413,6 +401,12 @@ func (s *oll) scaleWeights() {
 		}
 		s.w[c] = int64(r)
 		s.werr += math.Abs(r/s.scale - w)
+		if t, k = in.written(c, k); t != "" || w != math.Trunc(w) {
+			// The weight as written (a decimal, of more digits than w
+			// holds when it is in Written) is within half a unit in the
+			// last place of w.
+			s.werr += math.Nextafter(w, math.Inf(1)) - w
+		}
 	}
 	s.werr *= 1 + 1e-9 // the sum's own rounding
 }
@@ -440,6 +434,11 @@ type oll struct {
 	werr  float64
 	total float64   // the soft weight (in.SoftWeight), summed once
 	cs    CostScale // how in's costs compare, computed once
+	// inexact says that some weights as written are not held by their
+	// float64 (Instance.RoundedWeights): the float64 costs and the bound
+	// given in the options (an LP's, on the float64 weights) prove
+	// nothing; only the integer bounds on the decimals as written do.
+	inexact bool
 
 	softs []soft
 	at    map[Lit]int32 // assumption literal -> index in softs
@@ -655,10 +654,11 @@ func (s *oll) lowerBound() float64 { return max(0, float64(s.lb)/s.scale-s.werr,
 func (s *oll) metOutside() bool { return s.found && s.meetsGiven(s.bestCost) }
 
 // meetsGiven reports whether a world of that cost meets the lower bound
-// given in the options (CostScale.Proven). The neighbourhood search judges
+// given in the options (CostScale.Proven), never when the weights are not
+// held exactly. The neighbourhood search judges
 // its shared world by it too.
 func (s *oll) meetsGiven(cost float64) bool {
-	return s.opt.LowerBound > 0 && s.cs.Proven(cost, s.opt.LowerBound)
+	return s.opt.LowerBound > 0 && !s.inexact && s.cs.Proven(cost, s.opt.LowerBound)
 }
 
 // solve calls the SAT solver under the assumptions. A call stopped

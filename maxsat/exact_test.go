@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -300,4 +302,191 @@ func TestExactComponents(t *testing.T) {
 			t.Fatalf("trial %d: not proven optimal: %+v", trial, r)
 		}
 	}
+}
+
+// TestExactWrittenWeights: weights with more significant digits than a
+// float64 holds are solved as written. Each pair is a tie as float64s
+// (or nearly), and the answer is the world that falsifies the lighter
+// clause as written, proven optimal by integer arithmetic on the decimals
+// (scale 10^digits), its cost written in full. Exact scaled the float64s:
+// 100000000.123456789 by 10^4 (within its relative tolerance of an
+// integer), 1125899906842624.3 and 9007199254740993 by 1, and proved the
+// wrong world optimal.
+func TestExactWrittenWeights(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		x     bool
+		cost  string
+		scale float64
+	}{
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n", true, "100000000.123456788", 1e9},
+		{"100000000.123456788 1 0\n100000000.123456789 -1 0\n", false, "100000000.123456788", 1e9},
+		{"1125899906842624.3 1 0\n1125899906842624.2 -1 0\n", true, "1125899906842624.2", 10},
+		{"1125899906842624.2 1 0\n1125899906842624.3 -1 0\n", false, "1125899906842624.2", 10},
+		{"p wcnf 1 2 1000000000000000000\n9007199254740993 1 0\n9007199254740992 -1 0\n", true, "9007199254740992", 1},
+		{"9007199254740992 1 0\n9007199254740993 -1 0\n", false, "9007199254740992", 1},
+		// Round-trip weights with many digits: 123456789012.1234 is no
+		// multiple of 0.1, which the relative tolerance took it for.
+		{"123456789012.1234 1 0\n123456789012.1235 -1 0\n", false, "123456789012.1234", 1e4},
+		{"123456789012.1235 1 0\n123456789012.1234 -1 0\n", true, "123456789012.1234", 1e4},
+	} {
+		in, err := Read(strings.NewReader(tc.text), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Exact(context.Background(), in, ExactOptions{NoLNS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Optimal || r.X[0] != tc.x || in.CostText(r.X) != tc.cost || r.Scale != tc.scale || r.WeightError != 0 {
+			t.Errorf("%q: x %v cost %s optimal %v scale %v error %v; want x %v cost %s, optimal, scale %v",
+				tc.text, r.X, in.CostText(r.X), r.Optimal, r.Scale, r.WeightError, tc.x, tc.cost, tc.scale)
+		}
+	}
+}
+
+// TestExactWrittenBruteForce solves random instances of 1 to 8 variables
+// whose weights are decimals of 15 to 18 significant digits, many of them
+// near-ties (a last digit apart), and checks against a brute force in
+// exact rational arithmetic on the weights as written: within the --exact
+// promise (at most nine digits after the point, the exact total times
+// 10^digits below 2^60) the answer is proven optimal and is an optimum;
+// beyond it, an answer called optimal is one.
+func TestExactWrittenBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	decimalText := func() string {
+		sig := 15 + rng.IntN(4)
+		frac := rng.IntN(10)
+		if frac >= sig {
+			frac = sig - 1
+		}
+		var b strings.Builder
+		b.WriteByte(byte('1' + rng.IntN(9)))
+		for range sig - 1 {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		s := b.String()
+		if frac > 0 {
+			s = s[:sig-frac] + "." + s[sig-frac:]
+		}
+		return s
+	}
+	nearTie := func(s string) string {
+		b := []byte(s)
+		last := len(b) - 1
+		switch {
+		case b[last] == '9':
+			b[last] = '8'
+		default:
+			b[last]++
+		}
+		return string(b)
+	}
+	inPromise, proven := 0, 0
+	for trial := range 300 {
+		n := 1 + rng.IntN(8)
+		m := 1 + rng.IntN(14)
+		var text strings.Builder
+		var weights []string
+		var pool []string
+		for range m {
+			var w string
+			switch {
+			case len(pool) > 0 && rng.IntN(2) == 0:
+				w = nearTie(pool[rng.IntN(len(pool))])
+			case len(pool) > 0 && rng.IntN(4) == 0:
+				w = pool[rng.IntN(len(pool))]
+			default:
+				w = decimalText()
+			}
+			pool = append(pool, w)
+			hard := rng.IntN(10) == 0
+			if hard {
+				text.WriteString("h")
+			} else {
+				text.WriteString(w)
+			}
+			weights = append(weights, w)
+			for range 1 + rng.IntN(3) {
+				v := 1 + rng.IntN(n)
+				if rng.IntN(2) == 0 {
+					v = -v
+				}
+				fmt.Fprintf(&text, " %d", v)
+			}
+			text.WriteString(" 0\n")
+		}
+		in, err := Read(strings.NewReader(text.String()), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Brute force on the weights as written, in rationals.
+		rat := make([]*big.Rat, m)
+		total, digits := new(big.Rat), 0
+		for c, w := range weights {
+			rat[c], _ = new(big.Rat).SetString(w)
+			if !in.Hard[c] {
+				total.Add(total, rat[c])
+				if i := strings.IndexByte(w, '.'); i >= 0 {
+					digits = max(digits, len(w)-i-1)
+				}
+			}
+		}
+		var best *big.Rat
+		x := make([]bool, in.NumVars)
+		for mask := range 1 << in.NumVars {
+			for v := range x {
+				x[v] = mask>>v&1 == 1
+			}
+			cost, ok := new(big.Rat), true
+			for c := range m {
+				if !in.Satisfied(c, x) {
+					if in.Hard[c] {
+						ok = false
+						break
+					}
+					cost.Add(cost, rat[c])
+				}
+			}
+			if ok && (best == nil || cost.Cmp(best) < 0) {
+				best = cost
+			}
+		}
+		scaled := new(big.Rat).Mul(total, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)))
+		promise := scaled.Cmp(new(big.Rat).SetInt64(1<<60)) < 0
+		r, err := Exact(context.Background(), in, ExactOptions{NoLNS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if best == nil {
+			if !r.Infeasible {
+				t.Errorf("trial %d: infeasible, got %s\n%s", trial, r.Status, text.String())
+			}
+			continue
+		}
+		if r.X == nil {
+			t.Fatalf("trial %d: no world (%s)\n%s", trial, r.Status, text.String())
+		}
+		got, ok := new(big.Rat).SetString(in.CostText(r.X))
+		if !ok {
+			t.Fatalf("trial %d: cost text %q", trial, in.CostText(r.X))
+		}
+		if promise {
+			inPromise++
+			if !r.Optimal || r.WeightError != 0 {
+				t.Errorf("trial %d: within the promise (total x 10^%d = %s) but %s, weight error %v\n%s",
+					trial, digits, scaled.FloatString(0), r.Status, r.WeightError, text.String())
+			}
+		}
+		if r.Optimal {
+			proven++
+			if got.Cmp(best) != 0 {
+				t.Errorf("trial %d: called optimal at cost %s, the optimum is %s\n%s", trial, in.CostText(r.X), best.FloatString(digits), text.String())
+			}
+		}
+	}
+	if inPromise < 50 || proven < 50 {
+		t.Errorf("only %d trials within the promise and %d proven: the generator misses its purpose", inPromise, proven)
+	}
+	t.Logf("%d trials within the promise, %d proven optimal", inPromise, proven)
 }

@@ -89,6 +89,15 @@ type Instance struct {
 	Hard    []bool
 	Start   []int32
 	Lits    []Lit
+	// Written holds, in clause order, the soft weights that Weight does
+	// not hold as they were written: a WCNF weight with more significant
+	// digits than a float64 keeps (100000000.123456789 is read as
+	// 100000000.12345679) keeps its text here. Nil when every weight is
+	// its float64's shortest decimal, as for any instance built in Go. An
+	// entry whose text no longer reads as its clause's Weight is ignored.
+	// Exact scales the weights from these decimals, and no float64 sum
+	// claims an optimum while there is one (RoundedWeights).
+	Written []WrittenWeight
 }
 
 // NumClauses returns the number of clauses.

@@ -92,8 +92,16 @@ type Report struct {
 	// HardViolated counts the hard clauses the assignment violates.
 	HardViolated int `json:"hard_violated"`
 	// Optimal is true when the assignment is proven optimal (it satisfies
-	// every hard clause and meets the certified bound).
+	// every hard clause and meets the certified bound), never while
+	// RoundedWeights is not 0 unless the assignment falsifies nothing.
 	Optimal bool `json:"optimal"`
+	// RoundedWeights counts the soft weights that a float64 does not hold
+	// as written (Instance.RoundedWeights): the relaxation, the bound and
+	// the costs are float64 sums of the rounded weights, which may rank two
+	// assignments wrongly (100000000.123456789 and 100000000.123456788 are
+	// one float64), so no optimum is claimed. Exact decides on the
+	// decimals as written.
+	RoundedWeights int `json:"rounded_weights,omitempty"`
 	// Infeasible is true when the hard clauses are proven unsatisfiable.
 	Infeasible bool `json:"infeasible"`
 
@@ -303,7 +311,9 @@ func Solve(ctx context.Context, in *Instance, opt Options) (*Result, error) {
 	rep.WeightSatisfied, rep.HardViolated = sat, hv
 	tol := cs.Tol(W - sat) // rounding error allowed in the bound's arithmetic
 	rep.Infeasible = ub < -tol
-	rep.Optimal = hv == 0 && cs.Proven(in.FalsifiedWeight(x), W-ub)
+	rep.RoundedWeights = in.RoundedWeights()
+	rep.Optimal = hv == 0 && cs.Proven(in.FalsifiedWeight(x), W-ub) &&
+		(rep.RoundedWeights == 0 || in.CostText(x) == "0")
 	switch {
 	case hv > 0:
 		rep.CertifiedRatio = 0

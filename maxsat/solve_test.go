@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +104,37 @@ func TestSolveInfeasible(t *testing.T) {
 	}
 	if !res.Report.Infeasible || res.Report.LPUpperBound >= 0 {
 		t.Fatalf("empty hard clause: infeasible %v bound %v", res.Report.Infeasible, res.Report.LPUpperBound)
+	}
+}
+
+// TestSolveRoundedWeights: the LP mode sums float64 weights, so while a
+// weight has more significant digits than a float64 holds it claims no
+// optimum (Report.Optimal false, RoundedWeights says why); weights that
+// float64 holds as written are unaffected. It called the wrong world of
+// the reproducers optimal.
+func TestSolveRoundedWeights(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		rounded int
+		optimal bool
+	}{
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n", 2, false},
+		{"1125899906842624.2 1 0\n1125899906842624.3 -1 0\n", 1, false},
+		{"9007199254740993 1 0\n9007199254740992 -1 0\n", 1, false},
+		{"0.1 1 0\n0.25 -1 0\n", 0, true},
+		// Nothing falsified: optimal whatever the weights.
+		{"100000000.123456789 1 0\n100000000.123456788 1 0\n", 2, true},
+	} {
+		in, err := Read(strings.NewReader(tc.text), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Solve(context.Background(), in, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Report.RoundedWeights != tc.rounded || res.Report.Optimal != tc.optimal {
+			t.Errorf("%q: rounded weights %d optimal %v, want %d %v", tc.text, res.Report.RoundedWeights, res.Report.Optimal, tc.rounded, tc.optimal)
+		}
 	}
 }

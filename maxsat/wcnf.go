@@ -85,6 +85,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 
 		// The clause being read (classic clauses may span lines).
 		open      bool
+		wtext     string // the weight as written, when its float64 does not hold it
 		openLine  int
 		openCol   int
 		weight    float64
@@ -108,6 +109,9 @@ func Read(r io.Reader, name string) (*Instance, error) {
 		}
 		if err := in.AddClause(weight, hard, lits...); err != nil {
 			return errAt(openLine, openCol, "%v", err)
+		}
+		if wtext != "" && !hard {
+			in.Written = append(in.Written, WrittenWeight{Clause: int32(in.NumClauses() - 1), Text: wtext})
 		}
 		open = false
 		lits = lits[:0]
@@ -168,6 +172,7 @@ func Read(r io.Reader, name string) (*Instance, error) {
 				seenClause = true
 				hard = false
 				weight = 1
+				wtext = ""
 				switch {
 				case !classic && string(t.in(text)) == "h":
 					hard = true
@@ -184,6 +189,9 @@ func Read(r io.Reader, name string) (*Instance, error) {
 						return nil, errAt(line, t.col, "expected %s (a finite nonnegative number), found %q", what, t.in(text))
 					}
 					weight = w
+					if needsText(t.in(text), w) {
+						wtext = string(t.in(text))
+					}
 					if hasTop && (w > top || w == top && atLeast(t.in(text), topText)) {
 						hard = true
 					}
@@ -262,7 +270,8 @@ const (
 )
 
 // Write writes in as WCNF in the given form. Weights are written with the
-// fewest digits that read back exactly. A leading comment line records the
+// fewest digits that read back exactly, or as they were read
+// (Instance.Written) where a float64 does not hold them. A leading comment line records the
 // variable count in the 2022 form, whose files otherwise imply it.
 func Write(w io.Writer, in *Instance, f Format) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -285,6 +294,8 @@ func Write(w io.Writer, in *Instance, f Format) error {
 		fmt.Fprintf(bw, "c variables: %d, clauses: %d\n", in.NumVars, in.NumClauses())
 	}
 	buf := make([]byte, 0, 256)
+	k := 0
+	var t string
 	for c := range in.Weight {
 		buf = buf[:0]
 		switch {
@@ -293,7 +304,11 @@ func Write(w io.Writer, in *Instance, f Format) error {
 		case in.Hard[c]:
 			buf = append(buf, 'h')
 		default:
-			buf = strconv.AppendFloat(buf, in.Weight[c], 'g', -1, 64)
+			if t, k = in.written(c, k); t != "" {
+				buf = append(buf, t...) // as read: more digits than the float64
+			} else {
+				buf = strconv.AppendFloat(buf, in.Weight[c], 'g', -1, 64)
+			}
 		}
 		for _, l := range in.Clause(c) {
 			buf = append(buf, ' ')

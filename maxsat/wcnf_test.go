@@ -208,3 +208,82 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadWritten: a soft weight with more significant digits than a
+// float64 holds keeps its text (Instance.Written), and only such a
+// weight: 0.1 is its float64's shortest decimal, 100000000.123456789 and
+// 9007199254740993 are not (they read as 100000000.12345679 and
+// 9007199254740992). Write gives the text back. Read kept only the
+// float64, so that 100000000.123456789 and 100000000.123456788 were one
+// weight and --exact proved the wrong world optimal.
+func TestReadWritten(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		written []WrittenWeight
+	}{
+		{"1 1 0\n0.1 -1 0\n2.5e3 1 0\n", nil},
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n",
+			[]WrittenWeight{{0, "100000000.123456789"}, {1, "100000000.123456788"}}},
+		{"1125899906842624.3 1 0\n1125899906842624.2 -1 0\n", []WrittenWeight{{0, "1125899906842624.3"}}},
+		{"p wcnf 1 2 1000000000000000000\n9007199254740993 1 0\n9007199254740992 -1 0\n",
+			[]WrittenWeight{{0, "9007199254740993"}}},
+		{"h 1 0\n9007199254740993 1 0\n", []WrittenWeight{{1, "9007199254740993"}}},
+		// Trailing zeros and an exponent: the same number as the float64's.
+		{"1.000000000000000000000 1 0\n30000000000000004e-17 1 0\n", nil},
+		// The float64 0.1 written in full is not its shortest decimal.
+		{"0.1000000000000000055511151231257827021181583404541015625 1 0\n",
+			[]WrittenWeight{{0, "0.1000000000000000055511151231257827021181583404541015625"}}},
+		// A hard clause's weight (>= top) is not kept.
+		{"p wcnf 1 2 9007199254740993\n9007199254740993 1 0\n1 -1 0\n", nil},
+	} {
+		in, err := Read(strings.NewReader(tc.text), "x")
+		if err != nil {
+			t.Fatalf("%q: %v", tc.text, err)
+		}
+		if d := cmp.Diff(tc.written, in.Written); d != "" {
+			t.Errorf("%q: Written (-want +got):\n%s", tc.text, d)
+		}
+		if got := in.RoundedWeights(); got != len(tc.written) {
+			t.Errorf("%q: RoundedWeights %d, want %d", tc.text, got, len(tc.written))
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, in, Format2022); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read(&buf, "back")
+		if err != nil {
+			t.Fatalf("%q: written back: %v", tc.text, err)
+		}
+		if d := cmp.Diff(in.Written, back.Written); d != "" {
+			t.Errorf("%q: Written after Write and Read (-first +second):\n%s", tc.text, d)
+		}
+	}
+}
+
+// TestCostText: the cost is the exact sum of the weights as written, in
+// full: not 100000000.123 (12 significant digits) nor a float64 sum.
+func TestCostText(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		x    []bool
+		want string
+	}{
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n", []bool{true}, "100000000.123456788"},
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n", []bool{false}, "100000000.123456789"},
+		{"1125899906842624.3 1 0\n1125899906842624.2 -1 0\n", []bool{false}, "1125899906842624.3"},
+		{"9007199254740993 1 0\n9007199254740992 -1 0\n", []bool{false}, "9007199254740993"},
+		{"0.1 1 0\n0.2 1 0\n0.3 1 0\n", []bool{false}, "0.6"},
+		{"1e-3 1 0\n2.5e2 1 0\n7 1 0\n", []bool{false}, "257.001"},
+		{"3 1 0\n4 -1 0\n", []bool{true}, "4"},
+		{"3 1 0\n4 1 0\n", []bool{true}, "0"},
+		{"9007199254740993 1 0\n9007199254740993 2 0\n", []bool{false, false}, "18014398509481986"},
+	} {
+		in, err := Read(strings.NewReader(tc.text), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.CostText(tc.x); got != tc.want {
+			t.Errorf("%q at %v: cost %s, want %s", tc.text, tc.x, got, tc.want)
+		}
+	}
+}

@@ -253,6 +253,9 @@ func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
 			return srcpos.Errorf(t.Pos, "weight %q is too large: at most 1e300 in absolute value (write a hard formula, ending in '.', for a constraint)", textfile.Clip(t.Text))
 		}
 		f.Weight = w
+		if roundedWeight(t.Text, w) {
+			p.RoundedWeights = append(p.RoundedWeights, RoundedWeight{Pos: t.Pos, Text: t.Text, Value: w})
+		}
 		ps.Next()
 	}
 	n, err := ps.formula()

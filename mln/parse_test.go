@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestParseProgram(t *testing.T) {
@@ -221,5 +223,41 @@ func TestIncludedFilesIn(t *testing.T) {
 				t.Errorf("IncludedFiles %q, IncludedFilesIn %q", fromFile, got)
 			}
 		})
+	}
+}
+
+// TestParseRoundedWeights: a weight whose text a float64 does not hold
+// (not the shortest decimal of the float64 it reads as, compared exactly)
+// is recorded with its position and the value it is read as, for the
+// warning; 0.1, exponents and 15 significant digits are held. Such
+// weights were read silently, and exact MAP called the world of the
+// rounded weights "proven optimal".
+func TestParseRoundedWeights(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"P(a)\n0.1 P(x)\n-2.5e3 !P(x)\n123456789012345 P(x)\n", nil},
+		{"P(a)\n100000000.123456788 P(x)\n100000000.123456789 !P(x)\n", []string{
+			"x.mln:2:1: weight 100000000.123456788 has more significant digits than a float64 holds; it is read as 100000000.12345679",
+			"x.mln:3:1: weight 100000000.123456789 has more significant digits than a float64 holds; it is read as 100000000.12345679"}},
+		{"P(a)\n  -9007199254740993 P(x)\n9007199254740992 P(x)\n", []string{
+			"x.mln:2:3: weight -9007199254740993 has more significant digits than a float64 holds; it is read as -9007199254740992"}},
+		// The shortest decimal written with zeros: held.
+		{"P(a)\n0.30000000000000004000 P(x)\n", nil},
+		{"P(a)\n@1125899906842624.3 P(x)\n", []string{
+			"x.mln:2:2: weight 1125899906842624.3 has more significant digits than a float64 holds; it is read as 1125899906842624.2"}},
+	} {
+		p, err := ParseProgram("x.mln", []byte(tc.text))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.text, err)
+		}
+		var got []string
+		for _, w := range p.RoundedWeights {
+			got = append(got, w.String())
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.text, d)
+		}
 	}
 }

@@ -53,7 +53,10 @@ Output follows the MaxSAT Evaluation: 'c' comment lines (bound, ratio,
 times), 'o COST' (the weight of falsified soft clauses), 's OPTIMUM FOUND'
 only when the cost meets the certified bound and float64 sums can tell costs
 apart (by 1 for integer weights, by about the smallest weight for real ones:
-not beside weights near 2^55, where sums are 8 apart), else 's SATISFIABLE';
+not beside weights near 2^55, where sums are 8 apart, nor while a weight has
+more significant digits than a float64 holds, such as 100000000.123456789:
+a 'c' line says so), else 's SATISFIABLE'; the o line is the cost in full,
+the exact sum of the weights as written;
 's UNSATISFIABLE' only when the certified bound proves that no assignment
 satisfies the hard clauses, and 's UNKNOWN' when the answer violates hard
 clauses without such a proof (in both cases the exit status is 1); then
@@ -70,10 +73,11 @@ others, and solves what is left exactly (--seed chooses the
 neighbourhoods). --local-search N first runs N MaxWalkSAT flips from a
 random assignment, whose best world starts the search. Real weights are
 exact when they are decimals (up to nine digits after the point) whose
-total times 10^digits stays below 2^60; others are rounded and the rounding
-error E is taken from the bound: a search that ends on them says its
-assignment is optimal for the rounded weights (within 2E), 's SATISFIABLE',
-unless the bound meets its cost.`,
+total times 10^digits stays below 2^60, taken from the weights as written
+(not from their float64s); others are rounded and the rounding error E is
+taken from the bound: a search that ends on them says its assignment is
+optimal for the rounded weights (within 2E), 's SATISFIABLE', unless the
+bound meets its cost and every weight is held by its float64.`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -149,7 +153,7 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	rep.Seconds.Total += load
 
 	w := bufio.NewWriterSize(stdout, 1<<16)
-	printMaxsat(w, path, &rep, res.X, in.FalsifiedWeight(res.X))
+	printMaxsat(w, path, in, &rep, res.X)
 	if err := w.Flush(); err != nil {
 		return failed(err)
 	}
@@ -187,11 +191,39 @@ func inexactNote(w io.Writer, total float64) {
 	}
 }
 
-func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost float64) {
+// roundedNote is the comment line that says how many soft weights a
+// float64 does not hold as written, with the first, and what follows.
+func roundedNote(w io.Writer, in *maxsat.Instance, follows string) {
+	n := in.RoundedWeights()
+	if n == 0 {
+		return
+	}
+	for _, ww := range in.Written {
+		if c := int(ww.Clause); c < in.NumClauses() && !in.Hard[c] {
+			if v, err := strconv.ParseFloat(ww.Text, 64); err == nil && v == in.Weight[c] {
+				fmt.Fprintf(w, "c %s more significant digits than a float64 holds (the first, clause %d: %s, read as %s): %s\n",
+					plural(n, "soft weight has", "soft weights have"), c+1, ww.Text, shortestText(v), follows)
+				return
+			}
+		}
+	}
+}
+
+// shortestText is v's shortest decimal, without an exponent below 10^21.
+func shortestText(v float64) string {
+	if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func printMaxsat(w io.Writer, path string, in *maxsat.Instance, r *maxsat.Report, x []bool) {
 	g := weightText
+	cost := in.CostText(x)
 	fmt.Fprintf(w, "c hinge maxsat %s: %d variables, %d clauses (%d hard), soft weight %s\n",
 		path, r.Variables, r.Clauses, r.HardClauses, g(r.WeightTotal))
 	inexactNote(w, r.WeightTotal)
+	roundedNote(w, in, "the relaxation, its bound and the rounding work on the rounded weights, which may rank two assignments wrongly, so optimality is not claimed; --exact decides on the weights as written")
 	conv := "converged"
 	if !r.ADMM.Converged {
 		conv = "not converged"
@@ -214,13 +246,13 @@ func printMaxsat(w io.Writer, path string, r *maxsat.Report, x []bool, cost floa
 	case r.HardViolated > 0:
 		// No proof either way: the MaxSAT Evaluation's answer is UNKNOWN.
 		fmt.Fprintf(w, "c the best assignment found violates %d hard clauses, and the bound does not prove that none satisfies them\n", r.HardViolated)
-		fmt.Fprintf(w, "c its cost of falsified soft clauses: %s; it is in the v line below and in --report\n", g(cost))
+		fmt.Fprintf(w, "c its cost of falsified soft clauses: %s; it is in the v line below and in --report\n", cost)
 		fmt.Fprintln(w, "s UNKNOWN")
 	case r.Optimal:
-		fmt.Fprintf(w, "o %s\n", g(cost))
+		fmt.Fprintf(w, "o %s\n", cost)
 		fmt.Fprintln(w, "s OPTIMUM FOUND")
 	default:
-		fmt.Fprintf(w, "o %s\n", g(cost))
+		fmt.Fprintf(w, "o %s\n", cost)
 		fmt.Fprintln(w, "s SATISFIABLE")
 	}
 	writeV(w, x)
@@ -319,6 +351,11 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	fmt.Fprintf(w, "c hinge maxsat --exact %s: %d variables, %d clauses (%d hard), soft weight %s\n", path, rep.Variables, rep.Clauses, rep.HardClauses, g(rep.WeightTotal))
 	inexactNote(w, rep.WeightTotal)
+	if res.WeightError > 0 {
+		roundedNote(w, in, "they are rounded further to integers, and no optimum is claimed")
+	} else {
+		roundedNote(w, in, "the search works on them as written, in integers")
+	}
 	fmt.Fprintf(w, "c core-guided (OLL): %d cores, %d SAT calls, %d soft literals hardened; weights scaled by %s", res.Cores, res.SATCalls, res.Hardened, g(res.Scale))
 	if res.WeightError > 0 {
 		fmt.Fprintf(w, " with rounding error %.3g (taken from the bound)", res.WeightError)
@@ -337,7 +374,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 		fmt.Fprintf(w, "c no assignment satisfying the hard clauses found within the time limit (%v)\n", o.timeLimit)
 		fmt.Fprintln(w, "s UNKNOWN")
 	case res.Optimal:
-		fmt.Fprintf(w, "o %s\n", g(res.Cost))
+		fmt.Fprintf(w, "o %s\n", in.CostText(res.X))
 		fmt.Fprintln(w, "s OPTIMUM FOUND")
 	default:
 		end := exactEnd(res)
@@ -345,7 +382,7 @@ func (o *maxsatOptions) runExact(ctx context.Context, path string, in *maxsat.In
 			end = fmt.Sprintf("%s (%v)", end, o.timeLimit)
 		}
 		fmt.Fprintf(w, "c %s: %s\n", end, aboveOptimum(res.Cost, res.LowerBound))
-		fmt.Fprintf(w, "o %s\n", g(res.Cost))
+		fmt.Fprintf(w, "o %s\n", in.CostText(res.X))
 		fmt.Fprintln(w, "s SATISFIABLE")
 	}
 	if res.X != nil {

@@ -169,3 +169,52 @@ func TestMaxsatUnknown(t *testing.T) {
 		t.Fatalf("exit %d, s line %q\n%s%s", code, maxsatLine(out, "s "), out, errs)
 	}
 }
+
+// TestMaxsatWrittenWeights: weights with more significant digits than a
+// float64 holds (the outside tester's reproducers). --exact solves them
+// as written and proves the right world optimal, its o line the cost in
+// full; the LP mode, whose sums are of the rounded float64s, prints 's
+// SATISFIABLE' with a comment that says why no optimum is claimed. Both
+// printed 's OPTIMUM FOUND' for a world that costs more than the optimum,
+// with the cost to 12 significant digits.
+func TestMaxsatWrittenWeights(t *testing.T) {
+	dir := t.TempDir()
+	notClaimed := "so optimality is not claimed; --exact decides on the weights as written"
+	for _, c := range []struct {
+		text  string
+		args  []string
+		wants []string
+	}{
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n", []string{"--exact"},
+			[]string{"weights scaled by 1000000000\n", "\no 100000000.123456788\ns OPTIMUM FOUND\nv 1\n"}},
+		{"100000000.123456789 1 0\n100000000.123456788 -1 0\n", nil,
+			[]string{"c 2 soft weights have more significant digits than a float64 holds (the first, clause 1: 100000000.123456789, read as 100000000.12345679)",
+				notClaimed, "\ns SATISFIABLE\n"}},
+		{"1125899906842624.3 1 0\n1125899906842624.2 -1 0\n", []string{"--exact"},
+			[]string{"weights scaled by 10\n", "\no 1125899906842624.2\ns OPTIMUM FOUND\nv 1\n"}},
+		{"1125899906842624.2 1 0\n1125899906842624.3 -1 0\n", []string{"--exact"},
+			[]string{"\no 1125899906842624.2\ns OPTIMUM FOUND\nv -1\n"}},
+		{"1125899906842624.2 1 0\n1125899906842624.3 -1 0\n", nil, []string{notClaimed, "\ns SATISFIABLE\n"}},
+		{"p wcnf 1 2 1000000000000000000\n9007199254740993 1 0\n9007199254740992 -1 0\n", []string{"--exact"},
+			[]string{"\no 9007199254740992\ns OPTIMUM FOUND\nv 1\n"}},
+		{"9007199254740993 1 0\n9007199254740992 -1 0\n", []string{"--exact"},
+			[]string{"\no 9007199254740992\ns OPTIMUM FOUND\nv 1\n"}},
+		{"9007199254740993 1 0\n9007199254740992 -1 0\n", nil, []string{notClaimed, "\ns SATISFIABLE\n"}},
+		// Weights a float64 holds: the o line is their exact sum.
+		{"0.1 1 0\n0.2 1 0\n0.3 1 0\n0.7 -1 0\n", nil, []string{"\no 0.6\ns OPTIMUM FOUND\n"}},
+	} {
+		path := writeFile(t, dir, "w.wcnf", c.text)
+		code, stdout, stderr := runCLI(t, append([]string{"maxsat", "--quiet", path}, c.args...)...)
+		if code != 0 {
+			t.Errorf("%q %v: exit %d, %s", c.text, c.args, code, stderr)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%q %v: no %q in\n%s", c.text, c.args, w, stdout)
+			}
+		}
+		if len(c.args) == 0 && strings.Contains(stdout, "OPTIMUM") && strings.Contains(c.text, "9007199254740993") {
+			t.Errorf("%q: optimum claimed on rounded weights", c.text)
+		}
+	}
+}

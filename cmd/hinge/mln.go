@@ -52,6 +52,11 @@ type mlnInputs struct {
 	warn io.Writer
 	// text is the program's, read once.
 	text programText
+	// rounded says that some formula weights have more significant
+	// digits than a float64 holds (mln.Program.RoundedWeights): an
+	// optimum proven is one for the weights as read. roundedWarned: the
+	// warnings about them were written (network may be called again).
+	rounded, roundedWarned bool
 }
 
 // programText reads a program (-i) once, for its #include lines and for
@@ -158,6 +163,13 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 				fmt.Fprintln(in.warn, "warning:", n)
 			}
 		}
+	}
+	in.rounded = len(prog.RoundedWeights) > 0
+	if in.warn != nil && !in.roundedWarned {
+		for _, w := range prog.RoundedWeights {
+			fmt.Fprintln(in.warn, "warning:", w)
+		}
+		in.roundedWarned = true
 	}
 	in.progress.Status("building the network")
 	net, err := mln.Build(prog, evidence, opt)
@@ -803,9 +815,9 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		printLiftedDiscrete(stderr, l, res.Report.Seconds.Round)
 	}
 	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g, %d hard clause(s) violated%s; %.3f s\n",
-		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal), res.Seconds.Solve)
+		o.method, res.Cost, res.LowerBound, res.Report.HardViolated, optimalWord(res.Report.Optimal, o.rounded), res.Seconds.Solve)
 	if x := res.Exact; x != nil {
-		printExactStatus(stderr, x, res.Cost, res.LowerBound)
+		printExactStatus(stderr, x, res.Cost, res.LowerBound, o.rounded)
 	}
 	fmt.Fprintf(stderr, "as Alchemy counts it (identical ground clauses merged, opposite unit clauses cancelled): %d ground clauses, cost %.6g, lower bound %.6g\n",
 		rep.AlchemyClauses, rep.AlchemyCost, rep.AlchemyLowerBound)
@@ -1124,9 +1136,20 @@ func writeLines(w io.Writer, lines []string) error {
 	return nil
 }
 
-func optimalWord(ok bool) string {
+// optimalWord is what a MAP line says of a proven optimum; rounded: some
+// formula weights were read as float64s that do not hold them, and the
+// optimum is the one for the weights as read.
+func optimalWord(ok, rounded bool) string {
 	if ok {
-		return ", proven optimal"
+		return ", proven optimal" + roundedWord(rounded)
+	}
+	return ""
+}
+
+// roundedWord qualifies a proven optimum when weights were rounded.
+func roundedWord(rounded bool) string {
+	if rounded {
+		return " for the weights as read (rounded to float64: see the warnings)"
 	}
 	return ""
 }

@@ -44,9 +44,9 @@ func exactMAPSummaryOf(x *maxsat.ExactResult, cost, bound float64) *exactMAPSumm
 
 // printExactStatus says how an exact run ended: proven optimal, or at the
 // time limit with the gap between the world's cost and the bound.
-func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64) {
+func printExactStatus(w io.Writer, x *maxsat.ExactResult, cost, bound float64, rounded bool) {
 	if x.Optimal {
-		fmt.Fprintf(w, "exact: proven optimal after %d cores and %d SAT calls%s\n", x.Cores, x.SATCalls, neighbourhoodsText(x))
+		fmt.Fprintf(w, "exact: proven optimal%s after %d cores and %d SAT calls%s\n", roundedWord(rounded), x.Cores, x.SATCalls, neighbourhoodsText(x))
 		return
 	}
 	fmt.Fprintf(w, "exact: %s after %d cores and %d SAT calls%s: %s (cost %.6g, bound %.6g)\n",
@@ -227,7 +227,7 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 	}
 	fmt.Fprintf(stderr, "mln: %s; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the first round (the clauses' variables range over %.3g substitutions)\n",
 		formulaCounts(net), rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
-	word := ", proven optimal for the whole network"
+	word := ", proven optimal for the whole network" + roundedWord(o.rounded)
 	switch {
 	case res.Status == "rounded":
 		word = "; " + roundedEnd + ": " + aboveOptimum(res.Cost, res.LowerBound)

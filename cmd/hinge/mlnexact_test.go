@@ -258,3 +258,39 @@ func cutLast(line string) (atom, value string, ok bool) {
 	}
 	return line[:i], line[i+1:], true
 }
+
+// TestMLNRoundedWeights: formula weights with more significant digits
+// than a float64 holds are warned about (file:line:col, the value read),
+// and exact MAP's proven optimum is one for the weights as read. It said
+// "proven optimal" for the world the rounded weights give, not the
+// optimum of the weights as written.
+func TestMLNRoundedWeights(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		text  string
+		wants []string
+		not   []string
+	}{
+		{"t = {A}\nP(t)\n100000000.123456788 P(x)\n100000000.123456789 !P(x)\n", []string{
+			"warning: " + filepath.Join(dir, "p.mln") + ":3:1: weight 100000000.123456788 has more significant digits than a float64 holds; it is read as 100000000.12345679\n",
+			":4:1: weight 100000000.123456789 has more",
+			"proven optimal for the weights as read (rounded to float64: see the warnings)"}, nil},
+		{"t = {A}\nP(t)\n1.5 P(x)\n0.1 !P(x)\n", []string{", proven optimal;"}, []string{"warning:", "rounded to float64"}},
+	} {
+		path := writeFile(t, dir, "p.mln", c.text)
+		code, _, stderr := runCLI(t, "mln", "infer", "-i", path, "-q", "P", "--method", "exact", "--quiet")
+		if code != 0 {
+			t.Fatalf("%q: exit %d, %s", c.text, code, stderr)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%q: no %q in\n%s", c.text, w, stderr)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(stderr, w) {
+				t.Errorf("%q: %q in\n%s", c.text, w, stderr)
+			}
+		}
+	}
+}
