@@ -918,7 +918,7 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 	}
 	fmt.Fprintf(stderr, "mln: %s; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the search (the clauses' variables range over %.3g substitutions)\n",
 		formulaCounts(net), rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
-	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the relaxation needs the full grounding); %d query atoms true, every other one false\n",
+	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the relaxation needs the full grounding; --method exact, with --time-limit, gives one over lazily built clauses and proves the optimum when its rounds end); %d query atoms true, every other one false\n",
 		res.Cost, res.HardViolated, res.Flips, res.BestFlip, res.Seconds.Search, rep.TrueQuery)
 	if rep.Accuracy != nil {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
