@@ -123,10 +123,30 @@ func floatDecimal(w float64, buf []byte) (decimal, []byte) {
 	return d, buf
 }
 
-// needsText says whether text, read as w, is a number that w's shortest
-// decimal is not: more significant digits than a float64 holds. Up to 15
-// significant digits every decimal is its float64's shortest decimal, so
-// only longer texts are looked at.
+// Rounded says whether the weight written text, read as w, is a number
+// that w's shortest decimal is not: more significant digits than a float64
+// holds (0.1 is its float's shortest decimal, 100000000.123456789 is not).
+// The Markov logic parser warns of such weights; the WCNF reader keeps
+// their text (Instance.Written).
+func Rounded(text string, w float64) bool {
+	if t, ok := strings.CutPrefix(text, "-"); ok {
+		text, w = t, -w // needsText reads unsigned decimals, as WCNF weights are
+	}
+	return needsText([]byte(text), w)
+}
+
+// ShortestText is v's shortest decimal, without an exponent for the
+// magnitudes weights usually have: what a rounded weight is read as.
+func ShortestText(v float64) string {
+	if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// needsText is Rounded on the bytes of a WCNF line. Up to 15 significant
+// digits every decimal is its float64's shortest decimal, so only longer
+// texts are looked at.
 func needsText(text []byte, w float64) bool {
 	digits := 0
 	for _, c := range text {

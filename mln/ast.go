@@ -2,14 +2,12 @@ package mln
 
 import (
 	"fmt"
-	"math"
-	"math/big"
-	"strconv"
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/suggest"
 	"github.com/hinge-srl/hinge/internal/textfile"
+	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -42,34 +40,7 @@ type RoundedWeight struct {
 // String is the warning: where, what was written and what it is read as.
 func (w RoundedWeight) String() string {
 	return fmt.Sprintf("%s: weight %s has more significant digits than a float64 holds; it is read as %s",
-		w.Pos, w.Text, floatText(w.Value))
-}
-
-// floatText is v's shortest decimal, without an exponent for the
-// magnitudes weights usually have.
-func floatText(v float64) string {
-	if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// roundedWeight says whether the weight written text, read as w, is not
-// w's shortest decimal, compared exactly (0.1 is, 100000000.123456789 is
-// not). Up to 15 significant digits a decimal always is.
-func roundedWeight(text string, w float64) bool {
-	digits := 0
-	for _, c := range []byte(text) {
-		if c >= '0' && c <= '9' {
-			digits++
-		}
-	}
-	if digits <= 15 {
-		return false
-	}
-	a, okA := new(big.Rat).SetString(text)
-	b, okB := new(big.Rat).SetString(strconv.FormatFloat(w, 'g', -1, 64))
-	return okA && okB && a.Cmp(b) != 0
+		w.Pos, w.Text, maxsat.ShortestText(w.Value))
 }
 
 // Pred returns the declaration of the named predicate (case-sensitive, as in

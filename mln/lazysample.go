@@ -114,9 +114,12 @@ func (r *LazyMarginalResult) Args(s *store.Store, i int) []string {
 // resampled jointly), in which a false atom's or a block's conditional
 // counts the ground clauses its becoming true would make violable (built
 // first); the estimates are the sweep's conditional probabilities,
-// averaged over the samples. opt.NoGibbsMoves leaves the sweep out. Each chain starts
-// from the world where every unknown atom is false; its first step samples
-// the worlds that satisfy the hard clauses.
+// averaged over the samples. opt.NoGibbsMoves leaves the sweep out. The
+// first chain starts from a world of lazy MaxWalkSAT (LazyMAP), the others
+// from the world where every unknown atom is false; a chain's first step
+// samples the worlds that satisfy the hard clauses. SampleSAT's moves flip
+// the groups of atoms that the step's selected binary clauses tie together
+// at once, as MCSAT's do (see clusters).
 //
 // The network's store changes as in LazyMAP: unknown atoms are added to it
 // as they are activated, and its target atoms hold the last chain's final
@@ -145,10 +148,12 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	// that cannot leave the modes they start in then disagree, and the
 	// diagnostics see it, where from one start they agreed on the wrong
 	// mode. The search leaves its world in the store: back to false.
+	walkStart := time.Now()
 	walk, err := net.LazyMAP(ctx, LazyOptions{Flips: int(min(max(10*unknown, 1000), 100_000)), Seed: so.Seed, MemoryLimit: opt.MemoryLimit})
 	if err != nil {
 		return nil, err
 	}
+	walkTime := time.Since(walkStart) // the chains' time, not the grounding's
 	var startTrue []ground.AtomRef
 	for i, a := range walk.Atoms {
 		if walk.Values[i] == 1 {
@@ -187,8 +192,8 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 	}
 	ch.parts = ch.parts[:0]
 	res.InitialClauses = ch.built
-	res.Seconds.Ground = time.Since(start).Seconds()
-	start = time.Now()
+	res.Seconds.Ground = (time.Since(start) - walkTime).Seconds()
+	start = time.Now().Add(-walkTime)
 
 	chains := so.Chains
 	per := make([]int, chains)
@@ -993,16 +998,22 @@ func (c *lazyChain) annealUnit(temp float64) error {
 	}
 	u := c.rng.Float64()
 	before := len(c.unsat)
+	moved := 0
 	for _, v := range atoms {
+		// A clause built by an earlier atom's move may hold this one for
+		// the step: then the move is given up and undone.
+		if c.fixed[v] == c.stamp {
+			break
+		}
 		if err := c.move(int(v), !c.x[v], false); err != nil {
 			return err
 		}
+		moved++
 	}
-	d := len(c.unsat) - before
-	if d <= 0 || (temp > 0 && u < math.Exp(-float64(d)/temp)) {
+	if d := len(c.unsat) - before; moved == len(atoms) && (d <= 0 || (temp > 0 && u < math.Exp(-float64(d)/temp))) {
 		return nil
 	}
-	for i := len(atoms) - 1; i >= 0; i-- {
+	for i := moved - 1; i >= 0; i-- {
 		v := int(atoms[i])
 		if c.fixed[v] != c.stamp {
 			if err := c.move(v, !c.x[v], false); err != nil {

@@ -40,7 +40,7 @@ func InferMarginals(ctx context.Context, in *maxsat.Instance, method string, opt
 		return nil, err
 	}
 	res := &Samples{Probs: ex.Probs, Exact: ex.Exact, Components: ex.Components, Merged: ex.Merged,
-		Diagnostics: Diagnostics{RHat: 1, RHatAtom: -1, SpreadAtom: -1, Mixed: true}}
+		Diagnostics: Diagnostics{RHat: 1, RHatAtom: -1, SpreadAtom: -1, MCSEAtom: -1, Mixed: true}}
 	if ex.Rest == nil {
 		return res, nil
 	}
@@ -60,6 +60,9 @@ func InferMarginals(ctx context.Context, in *maxsat.Instance, method string, opt
 	}
 	if d.SpreadAtom >= 0 {
 		d.SpreadAtom = int(ex.RestVars[d.SpreadAtom])
+	}
+	if d.MCSEAtom >= 0 {
+		d.MCSEAtom = int(ex.RestVars[d.MCSEAtom])
 	}
 	res.Diagnostics = d
 	return res, nil

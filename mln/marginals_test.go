@@ -242,8 +242,17 @@ func TestInferMarginalsHybrid(t *testing.T) {
 			t.Errorf("atom %d (exact %v): %.5f, enumeration %.5f", v, s.Exact[v], s.Probs[v], exact[v])
 		}
 	}
-	if d := s.Diagnostics; d.Chains != 4 || d.RHatAtom < 0 || d.RHatAtom >= 12 || !d.Mixed {
+	if d := s.Diagnostics; d.Chains != 4 || d.RHatAtom < 0 || d.RHatAtom >= 12 || d.MCSEAtom < 0 || d.MCSEAtom >= 12 || !d.Mixed {
 		t.Errorf("diagnostics %+v: want 4 mixed chains over the grid's atoms 0-11", d)
+	}
+	// Nothing sampled: no atom is named (the standard error's was atom 0).
+	chain := &maxsat.Instance{NumVars: 3}
+	_ = chain.AddClause(0, true, maxsat.Not(0), maxsat.Pos(1))
+	_ = chain.AddClause(0.7, false, maxsat.Not(1))
+	if s, err := InferMarginals(context.Background(), chain, MarginalAuto, opt); err != nil {
+		t.Fatal(err)
+	} else if d := s.Diagnostics; d.RHatAtom != -1 || d.SpreadAtom != -1 || d.MCSEAtom != -1 {
+		t.Errorf("all exact: diagnostics %+v name atoms", d)
 	}
 	if _, err := InferMarginals(context.Background(), in, MarginalExact, opt); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("exact with the grid too large: %v", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/num"
 	"github.com/hinge-srl/hinge/internal/textfile"
+	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
 
@@ -253,7 +254,7 @@ func (p *Program) statement(toks []lex.Token, st lex.Statement) error {
 			return srcpos.Errorf(t.Pos, "weight %q is too large: at most 1e300 in absolute value (write a hard formula, ending in '.', for a constraint)", textfile.Clip(t.Text))
 		}
 		f.Weight = w
-		if roundedWeight(t.Text, w) {
+		if maxsat.Rounded(t.Text, w) {
 			p.RoundedWeights = append(p.RoundedWeights, RoundedWeight{Pos: t.Pos, Text: t.Text, Value: w})
 		}
 		ps.Next()

@@ -333,6 +333,8 @@ func TestPSLDefines(t *testing.T) {
 		{[]string{"infer", "-D", "novalue"}, nil, `PSL's -D "novalue": want key=value`},
 		{[]string{"infer", "-D"}, nil, "PSL's -D needs key=value"},
 		{[]string{"ground", "-D", "random.seed=1"}, nil, "hinge ground has no --seed"},
+		{[]string{"ground", "-D", "votedperceptron.numsteps=5"}, nil, "hinge ground has no --iterations"},
+		{[]string{"structure", "-D", "random.seed=1"}, []string{"structure", "-D", "random.seed=1"}, ""}, // no -D there
 		{[]string{"learn", "-D", "inference.reasoner=DCDReasoner"}, []string{"learn"}, ""},
 		{[]string{"infer", "--report", "-Dx.json"}, []string{"infer", "--report", "-Dx.json"}, ""},
 		{[]string{"infer", "-D", "admmreasoner.maxiterations="}, nil, "PSL's -D admmreasoner.maxiterations=: no value"},

@@ -202,19 +202,11 @@ func roundedNote(w io.Writer, in *maxsat.Instance, follows string) {
 		if c := int(ww.Clause); c < in.NumClauses() && !in.Hard[c] {
 			if v, err := strconv.ParseFloat(ww.Text, 64); err == nil && v == in.Weight[c] {
 				fmt.Fprintf(w, "c %s more significant digits than a float64 holds (the first, clause %d: %s, read as %s): %s\n",
-					plural(n, "soft weight has", "soft weights have"), c+1, ww.Text, shortestText(v), follows)
+					plural(n, "soft weight has", "soft weights have"), c+1, ww.Text, maxsat.ShortestText(v), follows)
 				return
 			}
 		}
 	}
-}
-
-// shortestText is v's shortest decimal, without an exponent below 10^21.
-func shortestText(v float64) string {
-	if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 func printMaxsat(w io.Writer, path string, in *maxsat.Instance, r *maxsat.Report, x []bool) {

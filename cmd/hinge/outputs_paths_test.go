@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -440,5 +441,33 @@ func TestResultToDevStderr(t *testing.T) {
 				t.Errorf("the messages (%q) are not on standard output:\n%s", tc.message, out)
 			}
 		})
+	}
+}
+
+// TestReportToDevStdoutAsRRF: mln infer --as-rrf --report /dev/stdout
+// wrote the result lines and then the report on standard output; as plain
+// mln infer, standard output now holds the report alone (the result lines,
+// with no -r, go to standard error with the messages).
+func TestReportToDevStdoutAsRRF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, extra := range [][]string{nil, {"--as-rrf"}} {
+		cmd := exec.Command(exe, args([]string{"mln", "infer"}, smokersMLN, []string{"--report", "/dev/stdout"}, extra)...)
+		cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v\nstandard error:\n%s", extra, err, stderr.String())
+		}
+		var rep map[string]any
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Errorf("%v: standard output is not the report alone (%v):\n%s", extra, err, out)
+		}
 	}
 }

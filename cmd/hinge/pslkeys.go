@@ -143,9 +143,11 @@ func pslSetting(cmd *cobra.Command, key, val string) ([]string, error) {
 	infer := cmd.Name() == "infer"
 	switch k, known := pslKeys[key]; {
 	case known:
-		if k.learn && cmd.Name() != "learn" {
-			// Weight learning's key on a command that does not run PSL's
-			// learner (structure's --iterations and --l2 are its own).
+		if k.learn && (infer || cmd.Name() == "structure") {
+			// Weight learning's key where PSL's learner does not run:
+			// infer ignores it as PSL does, and structure's --iterations
+			// and --l2 are its own learner's (ground refuses it below, as
+			// it has no such flag).
 			return nil, nil
 		}
 		if cmd.Flags().Lookup(strings.TrimPrefix(k.flag, "--")) == nil {

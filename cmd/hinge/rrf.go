@@ -150,7 +150,11 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(o.mlnInputs.files(), output{flag: "--result", path: o.result}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	// The result or report written to standard error stays whole.
+	// The result or report written to standard output or error stays
+	// whole, as in mln infer.
+	if toStdout(o.result, o.report) {
+		stdout = stderr
+	}
 	stderr = messagesOffStderr(stdout, stderr, o.result == "" || toStdout(o.result, o.report), o.result, o.report)
 	o.bar = newProgress(stderr, o.quiet, "hinge rrf infer")
 	defer o.bar.Done()
