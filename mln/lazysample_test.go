@@ -462,3 +462,39 @@ func TestLazyMCSATClusters(t *testing.T) {
 		})
 	}
 }
+
+// TestLazyMCSATStarts: a chain's start that satisfies the hard clauses is
+// a state of the chain, as in MCSAT. Every lazy chain's first step used to
+// keep the hard clauses alone, a near-uniform draw among the worlds they
+// allow, which threw the first chain's MaxWalkSAT start away (the outside
+// tester's r4: after one step T(A) was true at 14 of 30 seeds, where the
+// start has it true and full MC-SAT kept it at 30 of 30) and led every
+// chain into the mode holding most of those worlds (r3: S(A) 1.0000 for an
+// exact 0.0174, said mixed). Now the first chain keeps its start, and r3's
+// chains say they disagree or are right.
+func TestLazyMCSATStarts(t *testing.T) {
+	r4 := "person = {A, B, C, D, E, F, G, H, I}\nS(person)\nT(person)\n11.65 !S(x) v !T(x)\n-0.97 T(x)\n0.65 T(x) ^ T(y)\nT(x) v T(y) v !T(z).\n"
+	for seed := uint64(1); seed <= 10; seed++ {
+		got, _ := lazyMarginalsByKey(t, r4, "", []string{"S", "T"}, LazySampleOptions{SampleOptions: SampleOptions{Samples: 1, BurnIn: 0, Chains: 1, Seed: seed}})
+		if got[key("T", []string{"A"})] < 0.5 {
+			t.Errorf("r4, seed %d: T(A) %.4f after the first step from the MaxWalkSAT world, where it is true", seed, got[key("T", []string{"A"})])
+		}
+	}
+	r3 := "person = {A, B, C}\ncol = {Red, Green, Blue}\nS(person)\nT(person)\nU(person)\nH(person, col!)\nS(x) <=> S(y).\nT(x) <=> T(y).\n9.2 S(x) <=> !T(x)\nS(x) v U(x).\nH(x, Blue) => !U(x).\n0.78 S(x) ^ S(y)\n"
+	query := []string{"S", "T", "U", "H"}
+	_, _, full := network(t, r3, "T(C)\n", Options{Query: query})
+	g, in, err := full.GroundClauses(ground.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := exactMarginals(in)
+	for seed := uint64(1); seed <= 3; seed++ {
+		got, res := lazyMarginalsByKey(t, r3, "T(C)\n", query, LazySampleOptions{SampleOptions: SampleOptions{Samples: 1000, BurnIn: 100, Chains: 4, Seed: seed}})
+		for v := range g.Vars {
+			k := key(g.Vars[v].Pred.Name, g.Args(v))
+			if d := math.Abs(got[k] - exact[v]); d > 0.05 && res.Diagnostics.Mixed {
+				t.Errorf("r3, seed %d: %s lazy %.4f, exact %.4f, and the chains say they mixed", seed, k, got[k], exact[v])
+			}
+		}
+	}
+}
