@@ -157,13 +157,29 @@ const MixedSpread = 0.25
 // slowly: standard errors of 0.03-0.05).
 const MixedMCSE = 0.025
 
-// mcseBatches is the number of batches each chain's kept samples are cut
-// into for the Monte Carlo standard error (batchMCSE).
-const mcseBatches = 10
+// MCSEBatches is the number of batches each chain's kept samples are cut
+// into for the Monte Carlo standard error (Diagnostics.SetMCSE).
+const MCSEBatches = 10
 
-// batchOf is the batch (see mcseBatches) of a chain's kept sample kept of
-// per.
-func batchOf(kept, per int) int { return kept * mcseBatches / per }
+// mcseBatches is MCSEBatches, for this package.
+const mcseBatches = MCSEBatches
+
+// BatchOf is the batch (of MCSEBatches) that holds a chain's kept sample
+// number kept of per.
+func BatchOf(kept, per int) int { return kept * mcseBatches / per }
+
+// batchOf is BatchOf, for this package.
+func batchOf(kept, per int) int { return BatchOf(kept, per) }
+
+// SetMCSE sets d's largest Monte Carlo standard error and its atom from
+// the chains' batch sums (batches[k][b][v] adds up atom v's estimates over
+// batch b of chain k's per[k] kept samples: see BatchOf and batchMCSE),
+// and makes Mixed require it to be at most MixedMCSE. Any sampler of 0/1
+// worlds can use it after Diagnose.
+func (d *Diagnostics) SetMCSE(n int, per []int, batches [][][]float64) {
+	d.MCSE, d.MCSEAtom = batchMCSE(n, per, batches)
+	d.Mixed = d.Mixed && d.MCSE <= MixedMCSE
+}
 
 // batchMCSE returns the largest Monte Carlo standard error of the n atoms'
 // estimates, and its atom, by batch means: batches[k][b][v] adds up atom
@@ -394,8 +410,7 @@ func summarize(n int, per []int, sums, squares [][2][]float64, batches [][][]flo
 	}
 	res.Diagnostics = Diagnose(n, per, sums, squares)
 	d := &res.Diagnostics
-	d.MCSE, d.MCSEAtom = batchMCSE(n, per, batches)
-	d.Mixed = d.Mixed && d.MCSE <= MixedMCSE
+	d.SetMCSE(n, per, batches)
 	for k := range stuck {
 		d.Stuck += stuck[k]
 	}

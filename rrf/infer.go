@@ -165,8 +165,9 @@ func Gibbs(ctx context.Context, net *Net, ev *Evidence, init []bool, opt GibbsOp
 // chains that estimated them agree.
 type GibbsResult struct {
 	Probs []float64
-	// Diagnostics compare the chains (Markov logic's split R-hat and
-	// largest spread, mln.Diagnose); with one chain its two halves.
+	// Diagnostics compare the chains (Markov logic's split R-hat, largest
+	// spread and largest standard error, mln.Diagnose and SetMCSE); with
+	// one chain its two halves.
 	Diagnostics mln.Diagnostics
 }
 
@@ -196,6 +197,7 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 		}
 	}
 	sums := make([][2][]float64, chains)
+	batches := make([][][]float64, chains) // per chain, the batches' counts (mln.Diagnostics.SetMCSE)
 	total, done := 0, 0
 	for _, p := range per {
 		total += opt.BurnIn + p
@@ -214,6 +216,10 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 			return nil, err
 		}
 		sums[k] = [2][]float64{make([]float64, net.NumVars), make([]float64, net.NumVars)}
+		batches[k] = make([][]float64, mln.MCSEBatches)
+		for b := range batches[k] {
+			batches[k][b] = make([]float64, net.NumVars)
+		}
 		for it := 0; it < opt.BurnIn+per[k]; it++ {
 			if err := s.gibbsSweep(ctx, ev, rng); err != nil {
 				return nil, err
@@ -226,9 +232,11 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 				if kept >= per[k]/2 {
 					half = 1
 				}
+				batch := batches[k][mln.BatchOf(kept, per[k])]
 				for v, b := range s.X {
 					if b {
 						sums[k][half][v]++
+						batch[v]++
 					}
 				}
 			}
@@ -252,6 +260,7 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 	}
 	// 0/1 samples: each one's square is itself.
 	res.Diagnostics = mln.Diagnose(net.NumVars, per, sums, sums)
+	res.Diagnostics.SetMCSE(net.NumVars, per, batches)
 	return res, nil
 }
 

@@ -376,3 +376,42 @@ func TestGibbsChainsStartApart(t *testing.T) {
 		}
 	}
 }
+
+// TestGibbsChainsStandardError: Gibbs chains on three atoms tied by soft
+// implications both ways (an outside tester's Markov logic case, 2 Q(y) =>
+// Q(x); exact 1/2 by symmetry) cross between all true and all false a few
+// times each and can agree on a wrong mixture (0.60 with R-hat 1.025 and
+// chains 0.04 apart, said mixed). With the standard error in the
+// diagnostics, a run off by more than 0.05 says it has not mixed.
+func TestGibbsChainsStandardError(t *testing.T) {
+	in := &maxsat.Instance{NumVars: 3}
+	for x := range 3 {
+		for y := range 3 {
+			if err := in.AddClause(2, false, maxsat.Not(y), maxsat.Pos(x)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	net, err := FromClauses(in, 10, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 0
+	for seed := range uint64(20) {
+		res, err := GibbsChains(context.Background(), net, nil, nil, 4, GibbsOptions{Samples: 1000, BurnIn: 100, Seed: seed + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, p := range res.Probs {
+			if math.Abs(p-0.5) > 0.05 {
+				off++
+				if res.Diagnostics.Mixed {
+					t.Errorf("seed %d: P(%d) = %.3f for 0.5, said mixed (R-hat %.3f, standard error %.3f)", seed+1, v, p, res.Diagnostics.RHat, res.Diagnostics.MCSE)
+				}
+			}
+		}
+	}
+	if off == 0 {
+		t.Fatal("no run was off by more than 0.05: the case no longer tests the diagnostics")
+	}
+}

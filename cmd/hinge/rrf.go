@@ -246,6 +246,8 @@ type rrfConvergence struct {
 	RHatAtom        string  `json:"r_hat_atom"`
 	Spread          float64 `json:"spread"`
 	SpreadAtom      string  `json:"spread_atom"`
+	MCSE            float64 `json:"mcse"`
+	MCSEAtom        string  `json:"mcse_atom"`
 	Mixed           bool    `json:"mixed"`
 }
 
@@ -275,7 +277,7 @@ func (o *rrfInferOptions) finish(ctx context.Context, stdout io.Writer, lines []
 			return atom(v)
 		}
 		rep.Samples, rep.BurnIn, rep.Mixed = o.samples, o.burnIn, &d.Mixed
-		rep.Convergence = &rrfConvergence{d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom), d.Mixed}
+		rep.Convergence = &rrfConvergence{d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom), d.MCSE, name(d.MCSEAtom), d.Mixed}
 	}
 	rep.Seconds.Total = time.Since(start).Seconds()
 	return failedIf(writeJSON(o.report, rep))
@@ -396,12 +398,15 @@ func (o *rrfInferOptions) convergence(stderr io.Writer, atom func(int) string) e
 		}
 		return atom(v)
 	}
-	fmt.Fprintf(stderr, "convergence: %d chains x %d samples; largest R-hat %.3f (%s), largest difference between chains %.3f (%s)\n",
-		d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom))
+	fmt.Fprintf(stderr, "convergence: %d chains x %d samples; largest R-hat %.3f (%s), largest difference between chains %.3f (%s), largest standard error %.3f (%s)\n",
+		d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom), d.MCSE, name(d.MCSEAtom))
 	if d.Mixed {
 		return nil
 	}
 	why := fmt.Sprintf("the Gibbs chains have not mixed (R-hat %.3g, spread %.3g at %s)", d.RHat, d.Spread, name(d.RHatAtom))
+	if d.RHat <= mln.MixedRHat && d.Spread <= mln.MixedSpread {
+		why = fmt.Sprintf("the Gibbs chains have not mixed (standard error %.3g at %s: they move slowly between its values)", d.MCSE, name(d.MCSEAtom))
+	}
 	if o.strict {
 		return failed(fmt.Errorf("--strict: the marginals cannot be trusted (%s); nothing written", why))
 	}
