@@ -20,7 +20,11 @@ const (
 func appendOnly(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		// A write-only file (mode 0200): opened for appending, which
+		// writes nothing and which an append-only file allows.
+		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+			return false
+		}
 	}
 	defer f.Close()
 	var flags uint32

@@ -50,4 +50,13 @@ func TestWritableRefusesWhatNoRenameReplaces(t *testing.T) {
 	if err := Writable(path); err == nil || !strings.Contains(err.Error(), "append-only") {
 		t.Errorf("append-only file: %v, want a refusal that says append-only", err)
 	}
+	// Write-only (mode 0200): its flags are read through a descriptor
+	// opened for appending (for a user other than root, who opens it
+	// anyway, reading it was refused and the check skipped).
+	if err := os.Chmod(path, 0o200); err != nil {
+		t.Fatal(err)
+	}
+	if err := Writable(path); err == nil || !strings.Contains(err.Error(), "append-only") {
+		t.Errorf("write-only append-only file: %v, want a refusal that says append-only", err)
+	}
 }
