@@ -53,10 +53,15 @@ func TestWritableRefusesWhatNoRenameReplaces(t *testing.T) {
 	// Write-only (mode 0200): its flags are read through a descriptor
 	// opened for appending (for a user other than root, who opens it
 	// anyway, reading it was refused and the check skipped).
-	if err := os.Chmod(path, 0o200); err != nil {
+	wo := filepath.Join(filepath.Dir(path), "write-only.json")
+	if err := os.WriteFile(wo, []byte("{}\n"), 0o200); err != nil {
 		t.Fatal(err)
 	}
-	if err := Writable(path); err == nil || !strings.Contains(err.Error(), "append-only") {
+	if out, err := exec.Command(chattr, "+a", wo).CombinedOutput(); err != nil {
+		t.Fatalf("chattr +a %s: %v (%s)", wo, err, out)
+	}
+	t.Cleanup(func() { exec.Command(chattr, "-a", wo).Run() })
+	if err := Writable(wo); err == nil || !strings.Contains(err.Error(), "append-only") {
 		t.Errorf("write-only append-only file: %v, want a refusal that says append-only", err)
 	}
 }
