@@ -122,9 +122,14 @@ type Diagnostics struct {
 	// where the sampler kept no batches.
 	MCSE     float64
 	MCSEAtom int
+	// FewSamples says that a chain kept fewer samples than MCSEBatches,
+	// too few to estimate a standard error (or R-hat): such a run is not
+	// mixed (one sample a chain was reported mixed, R-hat 1.000).
+	FewSamples bool
 	// Mixed is RHat <= MixedRHat, Spread <= MixedSpread and MCSE <=
-	// MixedMCSE: the chains, started apart (see overdispersedStart), agree,
-	// and each stayed in a mode no longer than its samples can average.
+	// MixedMCSE, with enough samples (not FewSamples): the chains, started
+	// apart (see overdispersedStart), agree, and each stayed in a mode no
+	// longer than its samples can average.
 	Mixed bool
 	// Stuck counts MC-SAT steps in which SampleSAT found no solution of the
 	// selected clauses within its flips, so the chain stayed where it was
@@ -178,7 +183,8 @@ func batchOf(kept, per int) int { return BatchOf(kept, per) }
 // worlds can use it after Diagnose.
 func (d *Diagnostics) SetMCSE(n int, per []int, batches [][][]float64) {
 	d.MCSE, d.MCSEAtom = batchMCSE(n, per, batches)
-	d.Mixed = d.Mixed && d.MCSE <= MixedMCSE
+	d.FewSamples = n > 0 && slices.ContainsFunc(per, func(p int) bool { return p < MCSEBatches })
+	d.Mixed = d.Mixed && d.MCSE <= MixedMCSE && !d.FewSamples
 }
 
 // batchMCSE returns the largest Monte Carlo standard error of the n atoms'

@@ -628,3 +628,24 @@ func TestGibbsSlowMixingNotMixed(t *testing.T) {
 		t.Fatal("no run was off by more than 0.05: the case no longer tests the diagnostics")
 	}
 }
+
+// TestFewSamplesNotMixed: a chain of one sample (or fewer than a batch
+// each of MCSEBatches) cannot say whether it mixed: it was reported mixed
+// with R-hat 1.000 and a standard error of 0 (an outside tester's --samples
+// 1 --chains 1 --strict, exit 0).
+func TestFewSamplesNotMixed(t *testing.T) {
+	in := &maxsat.Instance{NumVars: 2}
+	_ = in.AddClause(1, false, maxsat.Pos(0))
+	_ = in.AddClause(1, false, maxsat.Not(0), maxsat.Pos(1))
+	for _, tc := range []struct{ samples, chains int }{{1, 1}, {2, 1}, {9, 1}, {12, 4}} {
+		for name, sampler := range map[string]func(context.Context, *maxsat.Instance, SampleOptions) (*Samples, error){"mcsat": MCSAT, "gibbs": Gibbs} {
+			s, err := sampler(context.Background(), in, SampleOptions{Samples: tc.samples, Chains: tc.chains, BurnIn: 10, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := s.Diagnostics; d.Mixed || !d.FewSamples {
+				t.Errorf("%s, %d samples over %d chains: mixed %v, few samples %v", name, tc.samples, tc.chains, d.Mixed, d.FewSamples)
+			}
+		}
+	}
+}

@@ -109,6 +109,8 @@ func mixedWarning(w io.Writer, d mln.Diagnostics, atom func(int) string, advice 
 		why = fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
 	case d.Spread > mln.MixedSpread:
 		why = fmt.Sprintf("two chains differ by %.3g at %s", d.Spread, atom(d.SpreadAtom))
+	case d.FewSamples:
+		why = fmt.Sprintf("%d samples a chain are too few to estimate a standard error: at least %d", d.SamplesPerChain, mln.MCSEBatches)
 	default:
 		why = fmt.Sprintf("the estimate of %s has a Monte Carlo standard error of %.3g: the chains move slowly between its values", atom(d.MCSEAtom), d.MCSE)
 	}

@@ -404,7 +404,11 @@ func (o *rrfInferOptions) convergence(stderr io.Writer, atom func(int) string) e
 		return nil
 	}
 	why := fmt.Sprintf("the Gibbs chains have not mixed (R-hat %.3g, spread %.3g at %s)", d.RHat, d.Spread, name(d.RHatAtom))
-	if d.RHat <= mln.MixedRHat && d.Spread <= mln.MixedSpread {
+	switch {
+	case d.RHat > mln.MixedRHat || d.Spread > mln.MixedSpread:
+	case d.FewSamples:
+		why = fmt.Sprintf("the Gibbs chains' %d samples each are too few to estimate a standard error: at least %d", d.SamplesPerChain, mln.MCSEBatches)
+	default:
 		why = fmt.Sprintf("the Gibbs chains have not mixed (standard error %.3g at %s: they move slowly between its values)", d.MCSE, name(d.MCSEAtom))
 	}
 	if o.strict {
