@@ -250,9 +250,9 @@ func (net *Network) LazyMarginals(ctx context.Context, opt LazySampleOptions) (*
 			squares[k][half] = grow(squares[k][half], n)
 			add(sums[k][half], squares[k][half], ch.cond)
 			if batches[k] == nil {
-				batches[k] = make([][]float64, mcseBatches)
+				batches[k] = make([][]float64, MCSEBatches)
 			}
-			b := batchOf(kept, per[k])
+			b := BatchOf(kept, per[k])
 			batches[k][b] = grow(batches[k][b], n)
 			addTo(batches[k][b], ch.cond)
 		}

@@ -166,15 +166,9 @@ const MixedMCSE = 0.025
 // into for the Monte Carlo standard error (Diagnostics.SetMCSE).
 const MCSEBatches = 10
 
-// mcseBatches is MCSEBatches, for this package.
-const mcseBatches = MCSEBatches
-
 // BatchOf is the batch (of MCSEBatches) that holds a chain's kept sample
 // number kept of per.
-func BatchOf(kept, per int) int { return kept * mcseBatches / per }
-
-// batchOf is BatchOf, for this package.
-func batchOf(kept, per int) int { return BatchOf(kept, per) }
+func BatchOf(kept, per int) int { return kept * MCSEBatches / per }
 
 // SetMCSE sets d's largest Monte Carlo standard error and its atom from
 // the chains' batch sums (batches[k][b][v] adds up atom v's estimates over
@@ -206,7 +200,7 @@ func batchMCSE(n int, per []int, batches [][][]float64) (float64, int) {
 	for k := range batches {
 		sizes[k] = make([]float64, len(batches[k]))
 		for kept := range per[k] {
-			sizes[k][batchOf(kept, per[k])]++
+			sizes[k][BatchOf(kept, per[k])]++
 		}
 		for _, z := range sizes[k] {
 			total += z
@@ -342,7 +336,7 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 			}
 			sums[k] = [2][]float64{make([]float64, n), make([]float64, n)}
 			squares[k] = [2][]float64{make([]float64, n), make([]float64, n)}
-			batches[k] = make([][]float64, mcseBatches)
+			batches[k] = make([][]float64, MCSEBatches)
 			for b := range batches[k] {
 				batches[k][b] = make([]float64, n)
 			}
@@ -363,7 +357,7 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 					}
 					est := s.estimate()
 					add(sums[k][half], squares[k][half], est)
-					addTo(batches[k][batchOf(kept, per[k])], est)
+					addTo(batches[k][BatchOf(kept, per[k])], est)
 				}
 			}
 			stuck[k] = s.stuck()

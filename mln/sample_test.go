@@ -558,7 +558,7 @@ func TestBatchMCSE(t *testing.T) {
 		// Two chains, one atom; a value held for sticky samples at a time.
 		batches := make([][][]float64, 2)
 		for k := range batches {
-			batches[k] = make([][]float64, mcseBatches)
+			batches[k] = make([][]float64, MCSEBatches)
 			for b := range batches[k] {
 				batches[k][b] = make([]float64, 1)
 			}
@@ -567,7 +567,7 @@ func TestBatchMCSE(t *testing.T) {
 				if kept%sticky == 0 {
 					x = float64(b2i(rng.Float64() < 0.3))
 				}
-				batches[k][batchOf(kept, per)][0] += x
+				batches[k][BatchOf(kept, per)][0] += x
 			}
 		}
 		se, at := batchMCSE(1, []int{per, per}, batches)

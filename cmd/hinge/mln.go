@@ -356,7 +356,6 @@ type mlnInferOptions struct {
 	mlnInputs
 	result, report, method string
 	flips, samples, burnIn int
-	flipsSet               bool // --flips given
 	// changed reports whether a flag was given (the command's flags).
 	changed           func(name string) bool
 	digits            int // decimals of the marginals written
@@ -486,7 +485,7 @@ infer did (Alchemy 2 calls it -ow, accepted too); the result file is -r, as
 in Alchemy.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.flipsSet, o.changed = cmd.Flags().Changed("flips"), cmd.Flags().Changed
+			o.changed = cmd.Flags().Changed
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -554,7 +553,7 @@ func (o *mlnInferOptions) runAsRRF(ctx context.Context, stdout, stderr io.Writer
 	// The Markov logic engine's settings, which the RRF engine has no use
 	// for: refused, where they were ignored without a word.
 	for _, name := range []string{"lazy", "flips", "noise", "threads", "time-limit", "max-iter", "rho", "rho-policy", "eps-abs", "eps-rel", "check-every", "constraint-tol", "gap-tol"} {
-		if o.changed != nil && o.changed(name) {
+		if o.changed(name) {
 			return badInput(fmt.Errorf("--%s: not with --as-rrf: it sets the Markov logic engine's search, and the RRF engine (ICM, Gibbs) has none", name))
 		}
 	}

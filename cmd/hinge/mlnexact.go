@@ -188,7 +188,7 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 	// (318) where this one costs 211 (an outside tester's transitivity
 	// model).
 	flips := 100_000
-	if o.flipsSet {
+	if o.changed("flips") {
 		flips = o.flips
 	}
 	bar.Status("lazy MaxWalkSAT for a start world: %d flips", flips)

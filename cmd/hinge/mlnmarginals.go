@@ -103,19 +103,23 @@ func printConvergence(w io.Writer, d mln.Diagnostics, atom func(int) string) {
 // mixedWarning says on stderr why the chains cannot be trusted; atom names
 // a variable.
 func mixedWarning(w io.Writer, d mln.Diagnostics, atom func(int) string, advice string) {
-	var why string
+	fmt.Fprintf(w, "warning: the chains have not mixed (%s; they must agree to R-hat %.1f and %.2g, with standard errors of at most %.2g): the sampled marginals are not to be trusted; %s\n",
+		notMixedWhy(d, atom), mln.MixedRHat, mln.MixedSpread, mln.MixedMCSE, advice)
+}
+
+// notMixedWhy says which of the diagnostics d failed first, for the
+// warnings of hinge mln infer and hinge rrf infer; atom names a variable.
+func notMixedWhy(d mln.Diagnostics, atom func(int) string) string {
 	switch {
 	case d.RHat > mln.MixedRHat:
-		why = fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
+		return fmt.Sprintf("R-hat %.3g at %s", d.RHat, atom(d.RHatAtom))
 	case d.Spread > mln.MixedSpread:
-		why = fmt.Sprintf("two chains differ by %.3g at %s", d.Spread, atom(d.SpreadAtom))
+		return fmt.Sprintf("two chains differ by %.3g at %s", d.Spread, atom(d.SpreadAtom))
 	case d.FewSamples:
-		why = fmt.Sprintf("%d samples a chain are too few to estimate a standard error: at least %d", d.SamplesPerChain, mln.MCSEBatches)
+		return fmt.Sprintf("%d samples a chain are too few to estimate a standard error: at least %d", d.SamplesPerChain, mln.MCSEBatches)
 	default:
-		why = fmt.Sprintf("the estimate of %s has a Monte Carlo standard error of %.3g: the chains move slowly between its values", atom(d.MCSEAtom), d.MCSE)
+		return fmt.Sprintf("the estimate of %s has a Monte Carlo standard error of %.3g: the chains move slowly between its values", atom(d.MCSEAtom), d.MCSE)
 	}
-	fmt.Fprintf(w, "warning: the chains have not mixed (%s; they must agree to R-hat %.1f and %.2g, with standard errors of at most %.2g): the sampled marginals are not to be trusted; %s\n",
-		why, mln.MixedRHat, mln.MixedSpread, mln.MixedMCSE, advice)
 }
 
 // notTrusted is the error of --strict when a run cannot be trusted.

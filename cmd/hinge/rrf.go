@@ -403,16 +403,9 @@ func (o *rrfInferOptions) convergence(stderr io.Writer, atom func(int) string) e
 	if d.Mixed {
 		return nil
 	}
-	why := fmt.Sprintf("the Gibbs chains have not mixed (R-hat %.3g, spread %.3g at %s)", d.RHat, d.Spread, name(d.RHatAtom))
-	switch {
-	case d.RHat > mln.MixedRHat || d.Spread > mln.MixedSpread:
-	case d.FewSamples:
-		why = fmt.Sprintf("the Gibbs chains' %d samples each are too few to estimate a standard error: at least %d", d.SamplesPerChain, mln.MCSEBatches)
-	default:
-		why = fmt.Sprintf("the Gibbs chains have not mixed (standard error %.3g at %s: they move slowly between its values)", d.MCSE, name(d.MCSEAtom))
-	}
+	why := "the Gibbs chains have not mixed (" + notMixedWhy(*d, name) + ")"
 	if o.strict {
-		return failed(fmt.Errorf("--strict: the marginals cannot be trusted (%s); nothing written", why))
+		return notTrusted(why)
 	}
 	fmt.Fprintf(stderr, "warning: %s: the marginals are not yet to be trusted; take more samples (--samples, --burn-in)\n", why)
 	return nil
