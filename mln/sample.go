@@ -56,6 +56,9 @@ type SampleOptions struct {
 	// NoClusterMoves makes SampleSAT's annealing moves flip single atoms
 	// only (see clusters); for measuring what cluster moves bring.
 	NoClusterMoves bool
+	// NoFlipMoves leaves out Gibbs's moves that flip a group of tied atoms
+	// at once (see flipGroups); for measuring what they bring.
+	NoFlipMoves bool
 	// NoGibbsMoves leaves out the Gibbs sweep that follows every MC-SAT
 	// step (see MCSAT); for measuring MC-SAT alone.
 	NoGibbsMoves bool
@@ -1233,8 +1236,12 @@ func Gibbs(ctx context.Context, in *maxsat.Instance, opt SampleOptions) (*Sample
 	if err != nil {
 		return nil, err
 	}
+	var groups []flipGroup
+	if !opt.NoFlipMoves {
+		groups = flipGroups(net.in, ix, sw)
+	}
 	s, err := runChains(ctx, in.NumVars, opt, func(k int, rng *rand.Rand) (sampler, error) {
-		ch := &gibbsChain{chainState: newChainState(ix, rng), sw: sw}
+		ch := &gibbsChain{chainState: newChainState(ix, rng), sw: sw, groups: groups}
 		// Apart, as MCSAT's chains start (overdispersedStart): from the
 		// most probable mode MaxWalkSAT finds, every atom false, every
 		// atom true, random worlds, so that chains stuck in different
@@ -1468,11 +1475,19 @@ func (w *chainState) resample(v int) error {
 // gibbsChain is a Gibbs sampling chain.
 type gibbsChain struct {
 	*chainState
-	sw *sweep
+	sw     *sweep
+	groups []flipGroup
 }
 
-func (ch *gibbsChain) stuck() int  { return 0 }
-func (ch *gibbsChain) step() error { return ch.sweep(ch.sw) }
+func (ch *gibbsChain) stuck() int { return 0 }
+
+// step proposes to flip each group (flipMove), then sweeps.
+func (ch *gibbsChain) step() error {
+	for i := range ch.groups {
+		ch.flipMove(&ch.groups[i])
+	}
+	return ch.sweep(ch.sw)
+}
 
 // sweep resamples every block and every other atom once.
 func (w *chainState) sweep(sw *sweep) error {
