@@ -1,6 +1,7 @@
 package maxsat
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"sort"
@@ -227,8 +228,10 @@ func (in *Instance) RoundedWeights() int {
 // CostText returns the cost of x (the weight of the soft clauses it
 // falsifies) in full: the exact sum of the weights as written (Written, or
 // each float64's shortest decimal), so that 0.1 + 0.2 is 0.3 and
-// 100000000.123456788 is not written as 100000000.123. Exponents more than
-// a few thousand apart fall back to the float64 sum's shortest decimal.
+// 100000000.123456788 is not written as 100000000.123. A cost below
+// float64's range (weights kept as written that a float64 reads as 0) is
+// written in exponent form, exactly (formatScaled). Exponents more than a
+// few thousand apart fall back to the float64 sum's shortest decimal.
 func (in *Instance) CostText(x []bool) string {
 	var terms []decimal
 	var buf []byte
@@ -273,10 +276,32 @@ func (in *Instance) CostText(x []bool) string {
 	return formatScaled(sum, lo)
 }
 
-// formatScaled writes v * 10^e in plain decimal notation, without
-// trailing zeros after the point.
+// maxPointZeros bounds the zeros a cost in plain decimal notation may
+// hold only to place the point (0.000...01, 1000...0): more than any
+// number in float64's range needs (4.9e-324 to 1.8e308), so that the cost
+// of weights a float64 can hold in magnitude is printed plainly. A weight
+// kept as written below that range (1.0000000000000000001e-1000000, read
+// as 0) made a cost of a million digits, nearly all zeros, from a line of
+// 40 bytes; such a cost is printed in exponent form, exactly all the same.
+const maxPointZeros = 330
+
+// formatScaled writes v * 10^e (v >= 0) in plain decimal notation, without
+// trailing zeros after the point; in exponent form (1.25e-1000) when the
+// plain form would need more than maxPointZeros zeros to place the point.
 func formatScaled(v *big.Int, e int) string {
 	s := v.String()
+	if v.Sign() == 0 {
+		return "0"
+	}
+	if zeros := max(e, -e-len(s)); zeros > maxPointZeros {
+		t := strings.TrimRight(s, "0")
+		e += len(s) - len(t)
+		mant := t[:1]
+		if len(t) > 1 {
+			mant += "." + t[1:]
+		}
+		return mant + "e" + fmt.Sprintf("%+d", e+len(t)-1)
+	}
 	if e >= 0 {
 		return s + strings.Repeat("0", e)
 	}

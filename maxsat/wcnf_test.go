@@ -277,6 +277,18 @@ func TestCostText(t *testing.T) {
 		{"3 1 0\n4 -1 0\n", []bool{true}, "4"},
 		{"3 1 0\n4 1 0\n", []bool{true}, "0"},
 		{"9007199254740993 1 0\n9007199254740993 2 0\n", []bool{false, false}, "18014398509481986"},
+		// Below float64's range (read as 0, kept as written): in exponent
+		// form, exactly, not as a million zeros and the digits.
+		{"1.0000000000000000001e-1000000 1 0\n", []bool{false}, "1.0000000000000000001e-1000000"},
+		{"1.0000000000000000001e-1000000 1 0\n2.0000000000000000002e-1000000 1 0\n3 -1 0\n", []bool{false}, "3.0000000000000000003e-1000000"},
+		// Exponents far apart: the float64 sum (the tiny weight is 0).
+		{"1.0000000000000000001e-1000000 1 0\n7 1 0\n", []bool{false}, "7"},
+		{"9.9999999999999999999e-1000000 1 0\n1.0000000000000000000000e-1000019 1 0\n", []bool{false}, "1e-999999"},
+		{"1.0000000000000000001e-9999999 1 0\n", []bool{false}, "1.0000000000000000001e-9999999"},
+		// In float64's range: plain, as before.
+		{"4.9406564584124654417656879286822137e-324 1 0\n", []bool{false}, "0." + strings.Repeat("0", 323) + "49406564584124654417656879286822137"},
+		{"1.00000000000000000000000000001e-331 1 0\n", []bool{false}, "0." + strings.Repeat("0", 330) + "100000000000000000000000000001"},
+		{"1.00000000000000000000000000001e-332 1 0\n", []bool{false}, "1.00000000000000000000000000001e-332"},
 	} {
 		in, err := Read(strings.NewReader(tc.text), "x")
 		if err != nil {

@@ -75,9 +75,8 @@ func (o *groundOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 	if err := checkOutputs(nil, outs...); err != nil {
 		return err
 	}
-	if toStdout(o.report) {
-		stdout = stderr // the report written to standard output stays whole
-	}
+	// The report written to standard output or error stays whole.
+	stdout, o.stderr = routeMessages(ctx, stdout, stderr, false, o.report, o.export)
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
 		return err

@@ -176,9 +176,9 @@ func (o *inferOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err := checkOutputs([]string{o.model, o.data, o.config}, append([]output{{flag: "--output", path: o.output, dir: true}, {flag: "--report", path: o.report}, o.streaming.output()}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
-	if toStdout(o.report, o.explain.json, o.explain.html, o.explain.satisfaction) {
-		stdout = stderr // the output written to standard output stays whole
-	}
+	// The outputs written to standard output or error stay whole.
+	stdout, stderr = routeMessages(ctx, stdout, stderr, false, o.report, o.explain.json, o.explain.html, o.explain.satisfaction)
+	o.stderr = stderr
 	unlock, err := lockOutputDir("--output", o.output)
 	if err != nil {
 		return err

@@ -385,9 +385,8 @@ func (o *kgcOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		{flag: "--report", path: o.report}, {flag: "--psl-out", path: o.pslOut, dir: true}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
-	if toStdout(o.predictions, o.rules, o.report, o.explain.json, o.explain.html) {
-		stdout = stderr // the output written to standard output stays whole
-	}
+	// The outputs written to standard output or error stay whole.
+	stdout, stderr = routeMessages(ctx, stdout, stderr, false, o.predictions, o.rules, o.report, o.explain.json, o.explain.html)
 	unlock, err := lockOutputDir("--psl-out", o.pslOut)
 	if err != nil {
 		return err

@@ -171,6 +171,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := checkOutputs(nil, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
+	// The outputs written to standard output or error stay whole, the
+	// warnings of loading too.
+	stdout, o.stderr = routeMessages(ctx, stdout, o.stderr, false, o.output, o.report)
 
 	prog, err := whileRunning(ctx, o.load) // left behind if the run is cancelled
 	if err != nil {
@@ -190,8 +193,9 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := refuseExisting(out, "--output", o.force); err != nil {
 		return err
 	}
-	if toStdout(out, o.report) {
-		stdout = o.stderr // the output written to standard output stays whole
+	if o.output == "" {
+		// The default output: a new file, unless a symlink was there.
+		stdout, o.stderr = routeMessages(ctx, stdout, o.stderr, false, out, o.report)
 	}
 	g, groundSec, err := o.ground(ctx, prog, threads)
 	if err != nil {

@@ -95,9 +95,8 @@ func (o *liftOptions) run(ctx context.Context, path string, stdout, stderr io.Wr
 		output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	if toStdout(o.report) {
-		stdout = stderr // the report written to standard output stays whole
-	}
+	// The report written to standard output or error stays whole.
+	stdout, _ = routeMessages(ctx, stdout, stderr, false, o.report, o.export)
 	start := time.Now()
 	p, err := readFile(ctx, path, hlmrf.Read)
 	if err != nil {

@@ -218,7 +218,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}()
 	out := &recordingWriter{w: stdout}
 	root.SetOut(out)
-	cmd, err := root.ExecuteContextC(atomicfile.WithBatch(ctx, batch))
+	// Where the run's error goes: standard error, unless the command's
+	// outputs take it and standard output is free (routeMessages).
+	route := &messageRoute{}
+	cmd, err := root.ExecuteContextC(withRoute(atomicfile.WithBatch(ctx, batch), route))
 	if err == nil && out.err != nil {
 		// What the run printed (its answer, for some commands) is lost.
 		err = failed(fmt.Errorf("writing standard output: %w", out.err))
@@ -235,6 +238,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		if cmd == nil {
 			cmd = root
+		}
+		if route.errors != nil {
+			stderr = route.errors
 		}
 		if ctx.Err() != nil && isCancel(err) {
 			fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), cancelMessage(ctx))

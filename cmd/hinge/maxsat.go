@@ -119,9 +119,9 @@ func (o *maxsatOptions) run(ctx context.Context, path string, stdout, stderr io.
 	if err := checkOutputs([]string{path}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	if toStdout(o.report) {
-		stdout = stderr // the c/o/s/v lines too: the report written to standard output stays whole
-	}
+	// The report written to standard output or error stays whole: the
+	// c/o/s/v lines go with the messages when it is on standard output.
+	stdout, stderr = routeMessages(ctx, stdout, stderr, false, o.report)
 	start := time.Now()
 	in, err := readFile(ctx, path, maxsat.Read)
 	if err != nil {

@@ -657,12 +657,11 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(o.mlnInputs.files(), append([]output{{flag: "--result", path: o.result}, {flag: "--report", path: o.report}}, o.explain.outputs()...)...); err != nil {
 		return err
 	}
+	// The outputs written to standard output or error stay whole.
 	outs := []string{o.result, o.report, o.explain.json, o.explain.html, o.explain.satisfaction}
-	if toStdout(outs...) {
-		stdout = stderr // the output written to standard output stays whole
-	}
-	if to := messagesOffStderr(stdout, stderr, o.result == "" || toStdout(outs...), outs...); to != stderr {
-		// The output written to standard error stays whole.
+	var to io.Writer
+	stdout, to = routeMessages(ctx, stdout, stderr, o.result == "", outs...)
+	if to != stderr {
 		stderr = to
 		o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
 		o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
@@ -1257,9 +1256,8 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if err := checkOutputs(append([]string{o.input}, inputs...), output{flag: "--output", path: out}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	if toStdout(out, o.report) {
-		stdout = stderr // the output written to standard output stays whole
-	}
+	// The outputs written to standard output or error stay whole.
+	stdout, stderr = routeMessages(ctx, stdout, stderr, false, out, o.report)
 	src, err := o.text.read(o.input)
 	if err != nil {
 		return badInput(err)

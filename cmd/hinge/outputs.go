@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -384,17 +385,70 @@ func toFD(fd int, paths ...string) bool {
 	return false
 }
 
-// messagesOffStderr returns where a command prints the messages it would
-// print on standard error when it writes outputs to paths: when one of
-// them names standard error (toStderr), standard output, so that the
-// output stays whole, or nowhere when standard output holds an output too
-// (stdoutTaken); else stderr itself.
-func messagesOffStderr(stdout, stderr io.Writer, stdoutTaken bool, paths ...string) io.Writer {
+// routeMessages returns where a command that writes its outputs to paths
+// prints everything else it says: out for its summary lines (what it
+// prints on standard output when no output is there) and msgs for its
+// messages (progress, notes and warnings, printed on standard error), so
+// that an output written to either stream stays whole for the program
+// reading it:
+//
+//   - an output on standard output (toStdout): the summary lines go with
+//     the messages, to standard error;
+//   - an output on standard error (toStderr): the messages go to standard
+//     output, with the summary lines;
+//   - outputs on both, or one on standard error while the command prints
+//     an output of its own on standard output (stdoutHeld: mln infer's
+//     result without -r): the messages and summary lines are dropped.
+//
+// The error that ends a failing run is never dropped. When an output is on
+// standard error and standard output is free, main prints it on standard
+// output with the messages (ctx records that, see withRoute), so that a
+// run writing its report to 2>report.json shows its error where the user
+// looks and the report stays whole even when a run fails after writing it
+// (maxsat's UNSATISFIABLE, with its report). Otherwise it is printed on
+// standard error, as always: a failed run writes none of its outputs
+// (atomicfile.Batch), so there it stands alone, save for a run that fails
+// after its outputs are complete while standard output holds one too,
+// whose error then follows the output on standard error.
+func routeMessages(ctx context.Context, stdout, stderr io.Writer, stdoutHeld bool, paths ...string) (out, msgs io.Writer) {
+	onOut, onErr := toStdout(paths...), toStderr(paths...)
 	switch {
-	case !toStderr(paths...):
-		return stderr
-	case stdoutTaken:
-		return io.Discard
+	case onErr && (onOut || stdoutHeld):
+		msgs = io.Discard
+		if r := routeOf(ctx); r != nil {
+			r.errors = nil // standard error, after the output
+		}
+	case onErr:
+		msgs = stdout
+		if r := routeOf(ctx); r != nil {
+			r.errors = stdout
+		}
+	default:
+		msgs = stderr
 	}
-	return stdout
+	out = stdout
+	if onOut {
+		out = msgs
+	}
+	return out, msgs
+}
+
+// messageRoute is where main prints the error of a failing run: errors,
+// when a command set it (routeMessages), else standard error.
+type messageRoute struct{ errors io.Writer }
+
+type routeKey struct{}
+
+// withRoute returns ctx carrying r, for routeMessages to fill in.
+func withRoute(ctx context.Context, r *messageRoute) context.Context {
+	return context.WithValue(ctx, routeKey{}, r)
+}
+
+// routeOf is the messageRoute ctx carries, or nil (a nil ctx too).
+func routeOf(ctx context.Context) *messageRoute {
+	if ctx == nil {
+		return nil
+	}
+	r, _ := ctx.Value(routeKey{}).(*messageRoute)
+	return r
 }

@@ -152,10 +152,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	// The result or report written to standard output or error stays
 	// whole, as in mln infer.
-	if toStdout(o.result, o.report) {
-		stdout = stderr
-	}
-	stderr = messagesOffStderr(stdout, stderr, o.result == "" || toStdout(o.result, o.report), o.result, o.report)
+	stdout, stderr = routeMessages(ctx, stdout, stderr, o.result == "", o.result, o.report)
 	o.bar = newProgress(stderr, o.quiet, "hinge rrf infer")
 	defer o.bar.Done()
 	o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
@@ -495,7 +492,9 @@ for; the distribution moves by O(EPS) before learning). The model is written
 back with the learned weights (-o, default MODEL-learned.rrf; an existing
 file only with --force).`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd.ErrOrStderr()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.input, "input", "i", "", "relational RRF (.rrf) or Markov logic knowledge base (.mln)")
@@ -517,7 +516,7 @@ file only with --force).`,
 	return cmd
 }
 
-func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
+func (o *rrfLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.input == "" || len(o.training) == 0 || len(o.query) == 0 {
 		return badInput(errors.New("give the model (-i), the training database (-t) and the query predicates (-q)"))
 	}
@@ -538,6 +537,9 @@ func (o *rrfLearnOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := checkOutputs(append([]string{o.input}, inputs...), output{flag: "--output", path: out}); err != nil {
 		return err
 	}
+	// rrf learn says everything on standard error: with the model written
+	// there, on standard output (rrf learn prints nothing else there).
+	_, stderr = routeMessages(ctx, stdout, stderr, false, out)
 	norm, err := rrf.ParseNorm(o.norm)
 	if err != nil {
 		return badInput(fmt.Errorf("--norm: %w", err))

@@ -214,9 +214,8 @@ func (o *solveOptions) run(ctx context.Context, path string, stdout, stderr io.W
 	if err := checkOutputs([]string{path}, output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
 	}
-	if toStdout(o.output, o.report) {
-		stdout = stderr // the output written to standard output stays whole
-	}
+	// The outputs written to standard output or error stay whole.
+	stdout, stderr = routeMessages(ctx, stdout, stderr, false, o.output, o.report)
 	start := time.Now()
 	p, err := readFile(ctx, path, hlmrf.Read)
 	if err != nil {

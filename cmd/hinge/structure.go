@@ -262,6 +262,9 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	if err := refuseExisting(o.output, "--output", o.force); err != nil {
 		return err
 	}
+	// The outputs written to standard output or error stay whole, the
+	// warnings of loading too.
+	stdout, o.stderr = routeMessages(ctx, stdout, o.stderr, false, o.output, o.report)
 	prog, err := o.loadData()
 	if err != nil {
 		return err
@@ -304,9 +307,6 @@ func (o *structureOptions) run(ctx context.Context, stdout io.Writer) error {
 	}
 	if err := checkOutputs(programInputs(&o.programFlags, prog), output{flag: "--output", path: o.output}, output{flag: "--report", path: o.report}); err != nil {
 		return err
-	}
-	if toStdout(o.output, o.report) {
-		stdout = o.stderr // the output written to standard output stays whole
 	}
 
 	rep := newStructureProgress(o.stderr, o.quiet)
