@@ -141,6 +141,10 @@ func ICM(ctx context.Context, net *Net, ev *Evidence, opt ICMOptions) ([]bool, f
 type GibbsOptions struct {
 	Samples, BurnIn int // sweeps kept and discarded
 	Seed            uint64
+	// NoFlipMoves leaves out the moves that flip a group of tied
+	// variables at once before each sweep (see flipGroups); for measuring
+	// what they bring.
+	NoFlipMoves bool
 	// Progress, when set, is called after every sweep with the sweeps done
 	// and BurnIn+Samples.
 	Progress func(done, total int)
@@ -148,7 +152,8 @@ type GibbsOptions struct {
 
 // Gibbs estimates each variable's marginal probability by Gibbs sampling
 // from init (nil: a random assignment; an ICM mode shortens the burn-in):
-// each sweep resamples every unknown variable from
+// each step proposes to flip each group of variables that features tie to
+// agree (flipGroups), then sweeps: it resamples every unknown variable from
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(s_0(x_v=1) - s_0(x_v=0)))), computed
 // from the cached feature sums of v's ancestors only. A cancelled ctx stops
 // it before the next variable, with ctx's error. A network whose values
@@ -202,6 +207,10 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 	for _, p := range per {
 		total += opt.BurnIn + p
 	}
+	var groups [][]int32
+	if !opt.NoFlipMoves {
+		groups = flipGroups(net, ev)
+	}
 	for k := range chains {
 		stream := uint64(0xa54ff53a5f1d36f1) + uint64(k)
 		rng := rand.New(rand.NewPCG(opt.Seed, stream))
@@ -221,6 +230,9 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 			batches[k][b] = make([]float64, net.NumVars)
 		}
 		for it := 0; it < opt.BurnIn+per[k]; it++ {
+			for _, g := range groups {
+				s.flipGroup(g, rng)
+			}
 			if err := s.gibbsSweep(ctx, ev, rng); err != nil {
 				return nil, err
 			}

@@ -403,12 +403,18 @@ func (s *State) try(v int, b bool) {
 // rollback restores the sums and values try changed and sets X[v] back to
 // old.
 func (s *State) rollback(v int, old bool) {
+	s.restore()
+	s.X[v] = old
+}
+
+// restore sets back the sums and values the journal saved, last first, and
+// empties it.
+func (s *State) restore() {
 	for k := len(s.journal) - 1; k >= 0; k-- {
 		u := s.journal[k]
 		s.sum[u.i], s.val[u.i] = u.sum, u.val
 	}
 	s.journal = s.journal[:0]
-	s.X[v] = old
 }
 
 // NewState evaluates net at x (copied).
