@@ -193,7 +193,7 @@ var readmeFigures = []readmeFigure{
 	{"docs/explain.md", "--explain 'Cancer(Bob)' --explain-json", `Cancer\('Bob'\) = ([0-9.]+):`, "%.2f", "Why is `Cancer(Bob)` %s in the smokers example?"},
 	{"docs/mln.md", "-q Cancer,Smokes \\\n    --marginal --samples 5000", `Cancer\(Bob\) ([0-9.]+)`, "%.4f", "result format, `Cancer(Bob) %s`"},
 	{"docs/rrf.md", "--marginal --method exact", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "against %s, which is exact"},
-	{"docs/rrf.md", "smokers.db -q Cancer,Smokes --samples 5000", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "5,000 samples (at most 0.005 apart; `Cancer(Anna) %s` against"},
+	{"docs/rrf.md", "smokers.db -q Cancer,Smokes --samples 5000", `Cancer\(Anna\) ([0-9.]+)`, "%.4f", "about twice the largest standard error the run prints; `Cancer(Anna) %s` against"},
 	{"docs/rules.md", "--target Grandparent", `AUROC=([0-9.]+)`, "%g", "perfectly (AUROC %s)"},
 	{"docs/rules.md", "--target interacts", `kept (\d+ of \d+) candidate clauses`, "", "learns %s candidate clauses"},
 	{"docs/rules.md", "--target interacts", ` AUROC=([0-9.]+)`, "%.3f", "scores AUROC %s and AUPRC"},

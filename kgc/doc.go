@@ -23,8 +23,9 @@
 // self-loop r(X, X).
 //
 // A rule's body size is its number of body groundings: distinct (X, Y)
-// pairs for a cyclic rule, distinct X values otherwise (for a default rule,
-// the entities seen in X's position of r). Its support is the number of
+// pairs for a cyclic rule, distinct X values otherwise (for a default rule
+// r(X, c), the entities seen in X's position of r other than c itself, as
+// X = c would predict a self-loop). Its support is the number of
 // those whose head is in the graph, and its confidence
 // support / (body size + pc), pc smoothing rare bodies (default 5).
 // Ranking uses that point confidence, or (Ranker.SetConfidence with
