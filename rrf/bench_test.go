@@ -100,7 +100,7 @@ func BenchmarkUWCSE(b *testing.B) {
 		}
 		rng := rand.New(rand.NewPCG(1, 1))
 		for b.Loop() {
-			if err := s.gibbsSweep(b.Context(), gr.Evidence, rng); err != nil {
+			if err := s.gibbsSweep(b.Context(), gr.Evidence, nil, rng); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,12 +1,171 @@
 package rrf
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/hinge-srl/hinge/mln"
 )
+
+// BlockWeight and MaxBlock configure the blocks of Gibbs sampling (see
+// gibbsPlan), as Markov logic's Gibbs does (mln.SampleOptions): the
+// variables of a feature whose weight in the root is BlockWeight or more in
+// absolute value are resampled jointly, when such features tie at most
+// MaxBlock of them together.
+const (
+	BlockWeight = 4
+	MaxBlock    = 12
+)
+
+// gibbsPlan is what a Gibbs step does besides resampling single
+// variables: the groups it proposes to flip (flipGroups) and the blocks it
+// resamples jointly from their exact conditional: the unknown variables
+// that heavy features (|root weight| >= BlockWeight) tie together, in
+// groups of 2 to MaxBlock (union-find over those features' variable
+// children). Heavy features (a hard clause converted at hard weight 20,
+// an exactly-one group of values) hold single variables still: a value
+// of an exactly-one group once chosen was never left, so that four chains
+// could agree on one choice and be called mixed 0.5 off.
+type gibbsPlan struct {
+	groups  [][]int32
+	blocks  [][]int32
+	inBlock []bool
+	score   []float64 // scratch: the log score of each block assignment
+}
+
+// newGibbsPlan returns the plan of net's Gibbs steps (no flip moves with
+// noFlips).
+func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
+	p := &gibbsPlan{inBlock: make([]bool, net.NumVars)}
+	if !noFlips {
+		p.groups = flipGroups(net, ev)
+	}
+	parent := make([]int32, net.NumVars)
+	for v := range parent {
+		parent[v] = int32(v)
+	}
+	find := func(v int32) int32 {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	if len(net.Features) > 0 {
+		for _, rc := range net.Features[0] {
+			if rc.Feature <= 0 || math.Abs(net.Weights[rc.Weight]) < BlockWeight {
+				continue
+			}
+			r := int32(-1)
+			for _, c := range net.Features[rc.Feature] {
+				if c.Var < 0 || ev.fixed(int(c.Var)) {
+					continue
+				}
+				if r < 0 {
+					r = find(c.Var)
+				} else if s := find(c.Var); s != r {
+					parent[s] = r
+				}
+			}
+		}
+	}
+	members := map[int32][]int32{}
+	var roots []int32
+	for v := range parent {
+		if ev.fixed(v) {
+			continue
+		}
+		r := find(int32(v))
+		if _, ok := members[r]; !ok {
+			roots = append(roots, r)
+		}
+		members[r] = append(members[r], int32(v))
+	}
+	for _, r := range roots {
+		if vs := members[r]; len(vs) >= 2 && len(vs) <= MaxBlock {
+			p.blocks = append(p.blocks, vs)
+			for _, v := range vs {
+				p.inBlock[v] = true
+			}
+		}
+	}
+	return p
+}
+
+// step is one Gibbs step of plan p: the flip proposals, the blocks, then a
+// sweep over the other unknown variables (gibbsSweep).
+func (s *State) step(ctx context.Context, ev *Evidence, p *gibbsPlan, rng *rand.Rand) error {
+	for _, g := range p.groups {
+		s.flipGroup(g, rng)
+	}
+	for _, b := range p.blocks {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.sampleBlock(b, p, rng)
+	}
+	return s.gibbsSweep(ctx, ev, p.inBlock, rng)
+}
+
+// sampleBlock draws the variables of b jointly from their exact
+// conditional given the others: every assignment's log score, walked in
+// Gray-code order (one Set a step), then one drawn in proportion to exp of
+// its score.
+func (s *State) sampleBlock(b []int32, p *gibbsPlan, rng *rand.Rand) {
+	n := 1 << len(b)
+	if cap(p.score) < n {
+		p.score = make([]float64, n)
+	}
+	score := p.score[:n]
+	start := 0
+	for i, v := range b {
+		if s.X[v] {
+			start |= 1 << i
+		}
+	}
+	// Assignment a sets b[i] to bit i of a; the walk visits start ^ g for
+	// each Gray code g.
+	best := math.Inf(-1)
+	for k := range n {
+		if k > 0 {
+			i := bitsTrailing(k)
+			s.Set(int(b[i]), !s.X[b[i]])
+		}
+		a := start ^ (k ^ k>>1)
+		score[a] = s.LogScore()
+		best = max(best, score[a])
+	}
+	total := 0.0
+	for a := range score {
+		score[a] = math.Exp(score[a] - best)
+		total += score[a]
+	}
+	u := rng.Float64() * total
+	pick := n - 1
+	for a, w := range score {
+		if u < w {
+			pick = a
+			break
+		}
+		u -= w
+	}
+	for i, v := range b {
+		s.Set(int(v), pick>>i&1 == 1)
+	}
+}
+
+// bitsTrailing is the index of k's lowest set bit (k > 0): the bit that
+// Gray code k differs in from k-1.
+func bitsTrailing(k int) int {
+	i := 0
+	for k&1 == 0 {
+		k >>= 1
+		i++
+	}
+	return i
+}
 
 // flipGroups returns the groups of unknown variables that Gibbs proposes to
 // flip together (flipGroup), as Markov logic's Gibbs does (see package

@@ -207,10 +207,7 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 	for _, p := range per {
 		total += opt.BurnIn + p
 	}
-	var groups [][]int32
-	if !opt.NoFlipMoves {
-		groups = flipGroups(net, ev)
-	}
+	plan := newGibbsPlan(net, ev, opt.NoFlipMoves)
 	for k := range chains {
 		stream := uint64(0xa54ff53a5f1d36f1) + uint64(k)
 		rng := rand.New(rand.NewPCG(opt.Seed, stream))
@@ -230,10 +227,7 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 			batches[k][b] = make([]float64, net.NumVars)
 		}
 		for it := 0; it < opt.BurnIn+per[k]; it++ {
-			for _, g := range groups {
-				s.flipGroup(g, rng)
-			}
-			if err := s.gibbsSweep(ctx, ev, rng); err != nil {
+			if err := s.step(ctx, ev, plan, rng); err != nil {
 				return nil, err
 			}
 			if err := finiteScore(s.LogScore()); err != nil {
@@ -276,15 +270,16 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 	return res, nil
 }
 
-// gibbsSweep resamples every unknown variable once, in order, from
+// gibbsSweep resamples every unknown variable once (but those skip marks,
+// when not nil), in order, from
 // P(x_v = 1 | rest), and every refreshEvery sweeps recomputes the cached
 // sums from scratch (which drops the rounding of the incremental updates:
 // about 1e-16 of a sum per update). A cancelled ctx stops it before the
 // next variable, with ctx's error, leaving the state consistent (every
 // variable resampled or not, the sums up to date).
-func (s *State) gibbsSweep(ctx context.Context, ev *Evidence, rng *rand.Rand) error {
+func (s *State) gibbsSweep(ctx context.Context, ev *Evidence, skip []bool, rng *rand.Rand) error {
 	for v := range s.X {
-		if ev.fixed(v) {
+		if ev.fixed(v) || skip != nil && skip[v] {
 			continue
 		}
 		if err := ctx.Err(); err != nil {

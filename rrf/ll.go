@@ -104,7 +104,7 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 		ch.s.Recompute() // the weights changed
 		ch.samples = ch.samples[:0]
 		for range l.sweeps {
-			if ch.s.gibbsSweep(ctx, l.ev, ch.rng) != nil {
+			if ch.s.gibbsSweep(ctx, l.ev, nil, ch.rng) != nil {
 				return // cancelled: the error is ctx's, returned below
 			}
 			n := make([]float64, nw)

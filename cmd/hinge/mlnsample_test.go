@@ -133,10 +133,15 @@ func TestMLNMarginalsExact(t *testing.T) {
 		t.Errorf("default on 40 friends: exit %d\n%s", code, errs)
 	}
 
-	// Gibbs on a strong complete graph of equivalences: chains stuck in
-	// the all-true and the all-false worlds.
+	// Gibbs on a strong complete graph of equivalences, of more atoms than
+	// its flip moves flip at once: chains stuck in the all-true and the
+	// all-false worlds.
 	var cg strings.Builder
-	cg.WriteString("person = {P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14}\nS(person)\n3 S(x) <=> S(y)\n")
+	cg.WriteString("person = {P1")
+	for i := 2; i <= 70; i++ {
+		fmt.Fprintf(&cg, ", P%d", i)
+	}
+	cg.WriteString("}\nS(person)\n3 S(x) <=> S(y)\n")
 	cprog := writeFile(t, dir, "cg.mln", cg.String())
 	res = dir + "/cg.result"
 	code, _, errs = runCLI(t, "mln", "infer", "-i", cprog, "-q", "S", "--method", "gibbs", "--report", rep, "-r", res)
