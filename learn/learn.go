@@ -167,6 +167,12 @@ type Result struct {
 	// TruthBreaks lists the hard rules whose ground constraints the truth
 	// values break: under the model the training world has probability 0.
 	TruthBreaks []TruthBreak
+	// Unbounded lists the directions in which the objective keeps
+	// decreasing as learned weights grow without bound (MPLE and PPLL
+	// without L2; for MLE, rules the truth never violates): there is no
+	// finite optimum, so Converged is false and the weights returned are
+	// where the optimiser stopped.
+	Unbounded []Unbounded
 	// Warnings are things a user should know (rules without groundings,
 	// targets without truth, an all-zero truth).
 	Warnings []string
@@ -352,8 +358,11 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 	switch opt.Method {
 	case MLE:
 		err = perceptron(ctx, g, truth, res, opt, count, start)
+		for _, u := range res.Unbounded {
+			res.Warnings = append(res.Warnings, unboundedWarning(m, u, opt.Method, res.Weights))
+		}
 	default:
-		err = pseudoLikelihood(ctx, g, truth, res, opt, start)
+		err = pseudoLikelihood(ctx, g, m, truth, res, opt, start)
 	}
 	for r, w := range res.Weights {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
@@ -457,7 +466,7 @@ func (o *Options) Validate() error {
 }
 
 // pseudoLikelihood runs MPLE or PPLL.
-func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, res *Result, opt Options, start time.Time) error {
+func pseudoLikelihood(ctx context.Context, g *ground.Result, m *model.Model, truth []float64, res *Result, opt Options, start time.Time) error {
 	obj, err := NewPseudoLikelihood(g.Problem, truth, res.Learned, PLOptions{
 		Constraints: opt.Constraints, Piecewise: opt.Method == PPLL, L2: opt.L2, Threads: opt.Threads, Seed: opt.Seed,
 	})
@@ -483,14 +492,28 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, truth []float64, re
 		})
 	copy(res.Weights, out.x)
 	res.Objective, res.Iterations, res.Converged = out.f, out.iters, out.converged
-	if err == nil && !out.converged {
-		msg := fmt.Sprintf("not converged after %d iterations (largest projected gradient entry %.3g > tolerance %g)", out.iters, out.pgNorm, opt.Tol)
-		if opt.L2 == 0 {
-			msg += "; without L2 regularisation a rule the truth never violates has no finite optimal weight"
+	if err != nil {
+		return err
+	}
+	// Without a regulariser F may have no minimiser: it keeps decreasing
+	// as some weights grow, and the optimiser stops wherever its gradient
+	// has become small. Such a run has not converged to anything.
+	unb, checked := obj.Unbounded()
+	res.Unbounded = unb
+	if len(unb) > 0 {
+		res.Converged = false
+		for _, u := range unb {
+			res.Warnings = append(res.Warnings, unboundedWarning(m, u, opt.Method, res.Weights))
 		}
+	}
+	if !out.converged {
+		msg := fmt.Sprintf("not converged after %d iterations (largest projected gradient entry %.3g > tolerance %g)", out.iters, out.pgNorm, opt.Tol)
 		res.Warnings = append(res.Warnings, msg)
 	}
-	return err
+	if !checked {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("without L2 regularisation the objective may keep decreasing as several rules' weights grow together; that was not checked (more than %d conditions to check): add --l2 to be sure the optimum is finite", maxUnboundedLP))
+	}
+	return nil
 }
 
 // projectedNorm is the Euclidean norm of the projected gradient
@@ -564,6 +587,20 @@ func perceptron(ctx context.Context, g *ground.Result, truth []float64, res *Res
 		}
 	}
 	average(res.Weights, res.Learned, sum, steps)
+	if opt.L2 == 0 {
+		// The likelihood the perceptron approximates has no maximum along
+		// a rule the truth never violates: its term is -w_r * 0 - log Z(w),
+		// and log Z falls as w_r grows. The perceptron stops once the MAP
+		// state also satisfies the rule, at a weight that says nothing.
+		for r, l := range res.Learned {
+			if l && phiTruth[r] <= atTruth*float64(count[r]) {
+				res.Unbounded = append(res.Unbounded, Unbounded{Rules: []int{r}, Direction: []float64{1}})
+			}
+		}
+		if len(res.Unbounded) > 0 {
+			res.Converged = false
+		}
+	}
 	return nil
 }
 

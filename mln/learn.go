@@ -20,6 +20,7 @@ import (
 	"github.com/hinge-srl/hinge/internal/lex"
 	"github.com/hinge-srl/hinge/internal/logistic"
 	"github.com/hinge-srl/hinge/internal/optimctx"
+	"github.com/hinge-srl/hinge/internal/recession"
 	"github.com/hinge-srl/hinge/maxsat"
 	"github.com/hinge-srl/hinge/srcpos"
 )
@@ -108,7 +109,15 @@ type LearnResult struct {
 	// negated pseudo-log-likelihood plus the prior) at the weights
 	// returned.
 	GradNorm float64 `json:"gradient_norm"`
-	Seconds  struct {
+	// Unbounded lists, without a prior, the directions in which the
+	// pseudo-log-likelihood keeps rising as weights grow (or fall) without
+	// bound: it has no maximum then, Converged is false, and the weights
+	// are where L-BFGS stopped.
+	Unbounded []UnboundedWeights `json:"unbounded,omitempty"`
+	// UnboundedUnchecked is set when, without a prior, combinations of
+	// weights were too many to check for such directions.
+	UnboundedUnchecked bool `json:"unbounded_unchecked,omitempty"`
+	Seconds            struct {
 		Ground float64 `json:"ground"`
 		Learn  float64 `json:"learn"`
 	} `json:"seconds"`
@@ -247,6 +256,14 @@ func LearnPLL(ctx context.Context, prog *Program, training []GroundAtom, query [
 	objective(r.X, grad)
 	res.GradNorm = floats.Norm(grad, math.Inf(1))
 	l.finish(res, r.X)
+	if opt.PriorStdDev < 0 {
+		var decided bool
+		res.Unbounded, decided = pl.unbounded(res.Params)
+		res.UnboundedUnchecked = !decided
+		if len(res.Unbounded) > 0 {
+			res.Converged = false
+		}
+	}
 	res.PLL = pl.eval(r.X, nil)
 	res.Seconds.Learn = time.Since(start).Seconds()
 	return res, nil
@@ -1057,4 +1074,70 @@ func plusTerms(f *Formula) []string {
 		vs[k] = "+" + v
 	}
 	return vs
+}
+
+// UnboundedWeights is a direction in which the pseudo-log-likelihood
+// rises without bound: the learned weights (indices into
+// LearnResult.Params, with their formulas' text) move together, each by
+// its factor in Direction (largest 1 in absolute value; a negative factor
+// means the weight falls).
+type UnboundedWeights struct {
+	Params    []int     `json:"params"`
+	Formulas  []string  `json:"formulas"`
+	Direction []float64 `json:"direction"`
+}
+
+// maxUnboundedLP bounds the linear program that checks combinations of
+// weights (its rows plus columns, after recession.Cone's reductions).
+const maxUnboundedLP = 400
+
+// unbounded returns the directions along which the pseudo-log-likelihood
+// rises without bound. Along d, atom v's term log sigma(s_v) changes with
+// s_v by a_v.d: it never falls when every a_v.d >= 0, and rises towards 0
+// when some a_v.d > 0, so the pseudo-log-likelihood has no maximum
+// exactly when such a d exists (the training world is separated, as in
+// logistic regression). One direction per weight that gives it alone (a
+// clause the training world never violates), then one combination of the
+// others, if any; params describes the weights. decided is false when the
+// combinations were too many to check.
+func (pl *pseudoLikelihood) unbounded(params []LearnedWeight) (out []UnboundedWeights, decided bool) {
+	free := make([]bool, pl.nw)
+	for i := range free {
+		free[i] = true
+	}
+	c := recession.New(pl.nw, free)
+	for v := range pl.bias {
+		if pl.fixed[v] {
+			continue
+		}
+		a, b := pl.start[v], pl.start[v+1]
+		if a == b {
+			continue
+		}
+		sc := 1.0
+		if pl.scale != nil {
+			sc = pl.scale[v]
+		}
+		for k := a; k < b; k++ {
+			c.AddGain(int(pl.param[k]), sc*pl.coef[k])
+		}
+		c.Add(pl.param[a:b], pl.coef[a:b])
+	}
+	res := c.Solve(maxUnboundedLP)
+
+	for i, s := range res.Alone {
+		if s != 0 {
+			out = append(out, UnboundedWeights{Params: []int{i}, Formulas: []string{params[i].Text}, Direction: []float64{float64(s)}})
+		}
+	}
+	if res.Direction != nil {
+		var u UnboundedWeights
+		for i, d := range res.Direction {
+			if d != 0 {
+				u.Params, u.Formulas, u.Direction = append(u.Params, i), append(u.Formulas, params[i].Text), append(u.Direction, d)
+			}
+		}
+		out = append(out, u)
+	}
+	return out, res.Decided
 }

@@ -33,6 +33,7 @@ type learnReport struct {
 	Objective   float64            `json:"objective"`
 	Iterations  int                `json:"iterations"`
 	Converged   bool               `json:"converged"`
+	Unbounded   []unboundedReport  `json:"unbounded,omitempty"`
 	Rules       []learnRuleReport  `json:"rules"`
 	History     []learnStepReport  `json:"history"`
 	Truth       learn.TruthStats   `json:"truth"`
@@ -43,6 +44,14 @@ type learnReport struct {
 	Options     learnReportOptions `json:"options"`
 	Seconds     learnReportSeconds `json:"seconds"`
 	Ground      problemSizes       `json:"ground"`
+}
+
+// unboundedReport is one direction in which the learning objective has
+// no finite optimum: the rules (as written) whose weights grow together,
+// each by its factor in Direction.
+type unboundedReport struct {
+	Rules     []string  `json:"rules"`
+	Direction []float64 `json:"direction"`
 }
 
 type learnRuleReport struct {
@@ -259,7 +268,10 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 		warnings = append(warnings, fmt.Sprintf("the learned weights could not be compared with the initial ones on the training truth: %v", checkErr))
 	}
 	conv := "converged"
-	if !res.Converged {
+	switch {
+	case len(res.Unbounded) > 0:
+		conv = "not converged: no finite optimum"
+	case !res.Converged:
 		conv = "not converged"
 	}
 	fmt.Fprintf(stdout, "%s: %d iterations (%s), objective %.10g, %.3f s; truth for %d of %d targets\n",
@@ -310,6 +322,13 @@ func (o *learnOptions) run(ctx context.Context, stdout io.Writer) error {
 			Options: learnReportOptions{Iterations: o.opt.Iterations, L2: o.opt.L2, Tol: o.opt.Tol, Seed: o.opt.Seed, Threads: threads},
 			Seconds: learnReportSeconds{Load: prog.Seconds, Ground: groundSec, Learn: learnSec, Total: time.Since(start).Seconds()},
 			Ground:  sizesOf(g.Problem),
+		}
+		for _, u := range res.Unbounded {
+			ur := unboundedReport{Direction: u.Direction}
+			for _, r := range u.Rules {
+				ur.Rules = append(ur.Rules, pipeline.RuleText(prog.Model.Rules[r]))
+			}
+			jr.Unbounded = append(jr.Unbounded, ur)
 		}
 		if method == learn.MLE {
 			jr.Options.StepSize = o.opt.StepSize

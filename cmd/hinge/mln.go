@@ -1314,9 +1314,30 @@ func (o *mlnLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		if !res.Converged {
 			conv = "did not converge"
 		}
+		if len(res.Unbounded) > 0 {
+			conv = "did not converge (no finite optimum)"
+		}
 		fmt.Fprintf(stderr, "mln learn (pll): L-BFGS %s after %d iterations (%s, largest gradient component %.3g), pseudo-log-likelihood %.6g; %.3f s\n",
 			conv, res.Iter, res.Status, res.GradNorm, res.PLL, res.Seconds.Learn)
-		if !res.Converged {
+		for _, u := range res.Unbounded {
+			var parts []string
+			for k, t := range u.Formulas {
+				dir := "grows"
+				if u.Direction[k] < 0 {
+					dir = "falls"
+				}
+				if len(u.Formulas) > 1 {
+					dir += fmt.Sprintf(" (factor %.3g)", math.Abs(u.Direction[k]))
+				}
+				parts = append(parts, fmt.Sprintf("%q (learned %.6g) %s", t, res.Params[u.Params[k]].Weight, dir))
+			}
+			fmt.Fprintf(stderr, "warning: without a prior the pseudo-log-likelihood keeps rising as the weight of %s without bound: the training world never violates what that asks (every atom's conditional favours its training value more as the weight moves), so no finite weight is optimal and the one written is where L-BFGS stopped; drop -noPrior or give --prior-stddev to bound it\n",
+				strings.Join(parts, " and "))
+		}
+		if res.UnboundedUnchecked {
+			fmt.Fprintf(stderr, "warning: without a prior the pseudo-log-likelihood may keep rising as several weights move together; that was not checked (too many conditions): give --prior-stddev to be sure the optimum is finite\n")
+		}
+		if !res.Converged && len(res.Unbounded) == 0 {
 			why := "it stopped at the iteration limit: raise --max-iter"
 			if res.Iter < o.maxIter {
 				why = "its line search made no more progress, so the objective is flat there to machine precision but the gradient is not below 1e-6"
