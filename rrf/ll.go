@@ -27,12 +27,13 @@ type llChain struct {
 
 // llLearner holds the state of log-likelihood learning between steps.
 type llLearner struct {
-	net    *Net
-	ev     *Evidence
-	sweeps int
-	groups []*llGroup
-	data   *State // evaluates the data term, world after world
-	d      []float64
+	net     *Net
+	ev      *Evidence
+	sweeps  int
+	noFlips bool // single-variable moves and blocks only (for tests)
+	groups  []*llGroup
+	data    *State // evaluates the data term, world after world
+	d       []float64
 }
 
 // newLLLearner groups the worlds by their evidence values and starts
@@ -99,12 +100,18 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 	for _, grp := range l.groups {
 		all = append(all, grp.chains...)
 	}
+	// The chains' moves at the current weights (flip groups and blocks
+	// follow the weights' signs and sizes), each chain with its own
+	// scratch.
+	plan := newGibbsPlan(l.net, l.ev, l.noFlips)
 	par.For(len(all), runtime.GOMAXPROCS(0), func(_, k int) {
 		ch := all[k]
 		ch.s.Recompute() // the weights changed
 		ch.samples = ch.samples[:0]
+		p := *plan
+		p.score = nil
 		for range l.sweeps {
-			if ch.s.gibbsSweep(ctx, l.ev, nil, ch.rng) != nil {
+			if ch.s.step(ctx, l.ev, &p, ch.rng) != nil {
 				return // cancelled: the error is ctx's, returned below
 			}
 			n := make([]float64, nw)
