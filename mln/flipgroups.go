@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hinge-srl/hinge/internal/unionfind"
 	"github.com/hinge-srl/hinge/maxsat"
 )
 
@@ -17,51 +18,27 @@ type flipGroup struct {
 	vars, clauses []int32
 }
 
-// flipGroups returns the groups of atoms that clauses of two or more atoms
-// tie together (union-find over every such clause, hard clauses left out),
-// of 2 to MaxFlipGroup atoms, without the groups a block of sw samples
-// whole already. Gibbs proposes, at each step, to flip every atom of each
-// group at once (flipMove): the move between the two modes of atoms tied
-// both ways, such as `2.5 Q(y) => Q(x)` beside `-0.4 Q(x)` (all true, all
+// flipGroups returns the groups of atoms that Gibbs proposes to flip at
+// once (flipMove), each of 2 to MaxFlipGroup atoms and none that a block of
+// sw samples whole already: the connected components of the soft clauses
+// with a positive and a negative literal (mixedSigns: implications, that
+// tie their atoms to agree), and the units of the implications of the hard
+// and positive-weight binary clauses (clusterUnits), finer where a
+// component joins several units or a unit to atoms that would not flip
+// with it. Such a move crosses between the two modes of atoms tied both
+// ways, such as `2.5 Q(y) => Q(x)` beside `-0.4 Q(x)` (all true, all
 // false), which single-atom moves make only through worlds of very low
 // probability, so that every chain could sit in one mode for the whole run
-// and report R-hat 1.00. A group of more atoms is left out: flipping it
-// whole is rarely accepted, and costs as much as a sweep.
+// and report R-hat 1.00. A larger group is left out: flipping it whole is
+// rarely accepted, and costs as much as a sweep.
 func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
-	parent := make([]int32, in.NumVars)
-	for v := range parent {
-		parent[v] = int32(v)
-	}
-	find := func(v int32) int32 {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
+	sets := unionfind.New(in.NumVars)
 	for c := range in.NumClauses() {
-		if in.Hard[c] {
-			continue
-		}
-		lits := in.Clause(c)
-		if !mixedSigns(lits) {
-			continue
-		}
-		r := find(int32(lits[0].Var()))
-		for _, l := range lits[1:] {
-			if s := find(int32(l.Var())); s != r {
-				parent[s] = r
+		if lits := in.Clause(c); !in.Hard[c] && mixedSigns(lits) {
+			for _, l := range lits[1:] {
+				sets.Union(int32(lits[0].Var()), int32(l.Var()))
 			}
 		}
-	}
-	members := map[int32][]int32{}
-	var roots []int32
-	for v := range parent {
-		r := find(int32(v))
-		if _, ok := members[r]; !ok {
-			roots = append(roots, r)
-		}
-		members[r] = append(members[r], int32(v))
 	}
 	blockOf := make([]int32, in.NumVars) // atom -> its block + 1, or 0
 	for i, b := range sw.blocks {
@@ -70,12 +47,13 @@ func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
 		}
 	}
 	var groups []flipGroup
-	add := func(vs []int32) {
+	first := map[int32]int{} // a component's first atom -> its group
+	add := func(vs []int32) bool {
 		if len(vs) < 2 || len(vs) > MaxFlipGroup {
-			return
+			return false
 		}
 		if b := blockOf[vs[0]]; b != 0 && len(sw.blocks[b-1].vars) == len(vs) {
-			return // the block is sampled from its exact conditional
+			return false // the block is sampled from its exact conditional
 		}
 		var cs []int32
 		for _, v := range vs {
@@ -83,13 +61,13 @@ func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
 		}
 		slices.Sort(cs)
 		groups = append(groups, flipGroup{vars: slices.Clone(vs), clauses: slices.Compact(cs)})
+		return true
 	}
-	for _, r := range roots {
-		add(members[r])
+	for _, vs := range sets.Groups(nil) {
+		if add(vs) {
+			first[vs[0]] = len(groups) - 1
+		}
 	}
-	// The units of the implications (hard and positive-weight binary
-	// clauses: see clusterUnits), finer than the groups above where those
-	// join several units, or a unit to atoms that would not flip with it.
 	var cu clusterUnits
 	for c := range in.NumClauses() {
 		lits := in.Clause(c)
@@ -106,9 +84,10 @@ func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
 		for u := range cu.numUnits() {
 			vs := slices.Clone(cu.unit(u))
 			slices.Sort(vs)
-			if !slices.ContainsFunc(groups, func(g flipGroup) bool { return slices.Equal(g.vars, vs) }) {
-				add(vs)
+			if i, ok := first[vs[0]]; ok && slices.Equal(groups[i].vars, vs) {
+				continue // a component already
 			}
+			add(vs)
 		}
 	}
 	return groups
