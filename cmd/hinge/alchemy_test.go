@@ -310,36 +310,49 @@ func TestTuffyArgs(t *testing.T) {
 }
 
 // TestPSLDefines: PSL's -D key=value (and -Dkey=value) becomes the hinge
-// flag that does the same; logging keys are dropped, a learning key is
-// dropped by infer and kept by learn, and any other key is refused naming
+// flag that does the same; logging keys are dropped, a key that sets a
+// step the command does not run (a learning key on infer, the seed, the
+// solver and the evaluation on ground) is dropped with a note naming it,
+// on every command alike (ground used to refuse random.seed and drop
+// eval.includeobs without a word), and any other key is refused naming
 // the keys hinge reads (it used to be "unknown shorthand flag: 'D'").
 func TestPSLDefines(t *testing.T) {
 	root := newRoot()
 	for _, tc := range []struct {
 		args, want []string
+		notes      []string // substrings of the notes, one per note
 		err        string
 	}{
 		{[]string{"infer", "-m", "M.psl", "-D", "admmreasoner.maxiterations=10", "-Dadmm.epsilonabs=1e-6", "-D", "log4j.threshold=DEBUG", "-D", "random.seed=3"},
-			[]string{"infer", "-m", "M.psl", "--max-iter=10", "--eps-abs=1e-6", "--seed=3"}, ""},
+			[]string{"infer", "-m", "M.psl", "--max-iter=10", "--eps-abs=1e-6", "--seed=3"}, nil, ""},
 		{[]string{"infer", "-D", "votedperceptron.numsteps=5", "-D", "discreteevaluator.threshold=0.3", "-D", "eval.includeobs=true", "-D", "inference.reasoner=org.linqs.psl.reasoner.dcd.DCDReasoner"},
-			[]string{"infer", "--eval-option=discreteevaluator.threshold=0.3", "--include-observed=true", "--streaming"}, ""},
-		{[]string{"infer", "-D", "eval.closetruth=true"}, []string{"infer", "--eval-option=eval.closetruth=true"}, ""},
-		{[]string{"learn", "-D", "eval.closetruth=true"}, []string{"learn"}, ""},
+			[]string{"infer", "--eval-option=discreteevaluator.threshold=0.3", "--include-observed=true", "--streaming"},
+			[]string{"hinge infer: note: PSL's -D votedperceptron.numsteps=5 is ignored: it sets weight learning, which hinge infer does not run"}, ""},
+		{[]string{"infer", "-D", "eval.closetruth=true"}, []string{"infer", "--eval-option=eval.closetruth=true"}, nil, ""},
+		{[]string{"learn", "-D", "eval.closetruth=true"}, []string{"learn"}, []string{"hinge learn: note: PSL's -D eval.closetruth=true is ignored: it sets the evaluation"}, ""},
 		{[]string{"learn", "-D", "votedperceptron.numsteps=5", "-D", "parallel.numthreads=2", "--", "-D", "x"},
-			[]string{"learn", "--iterations=5", "--threads=2", "--", "-D", "x"}, ""},
-		{[]string{"mln", "infer", "-D", "x=1"}, []string{"mln", "infer", "-D", "x=1"}, ""}, // not a PSL command
-		{[]string{"infer", "-D", "sgd.learningrate=1"}, nil, "PSL's -D sgd.learningrate: hinge has no such setting"},
-		{[]string{"infer", "-D", "inference.reasoner=SGDReasoner"}, nil, "no SGD solver"},
-		{[]string{"infer", "-D", "novalue"}, nil, `PSL's -D "novalue": want key=value`},
-		{[]string{"infer", "-D"}, nil, "PSL's -D needs key=value"},
-		{[]string{"ground", "-D", "random.seed=1"}, nil, "hinge ground has no --seed"},
-		{[]string{"ground", "-D", "votedperceptron.numsteps=5"}, nil, "hinge ground has no --iterations"},
-		{[]string{"structure", "-D", "random.seed=1"}, []string{"structure", "-D", "random.seed=1"}, ""}, // no -D there
-		{[]string{"learn", "-D", "inference.reasoner=DCDReasoner"}, []string{"learn"}, ""},
-		{[]string{"infer", "--report", "-Dx.json"}, []string{"infer", "--report", "-Dx.json"}, ""},
-		{[]string{"infer", "-D", "admmreasoner.maxiterations="}, nil, "PSL's -D admmreasoner.maxiterations=: no value"},
+			[]string{"learn", "--iterations=5", "--threads=2", "--", "-D", "x"}, nil, ""},
+		{[]string{"mln", "infer", "-D", "x=1"}, []string{"mln", "infer", "-D", "x=1"}, nil, ""}, // not a PSL command
+		{[]string{"infer", "-D", "sgd.learningrate=1"}, nil, nil, "PSL's -D sgd.learningrate: hinge has no such setting"},
+		{[]string{"ground", "-D", "sgd.learningrate=1"}, nil, nil, "PSL's -D sgd.learningrate: hinge has no such setting"},
+		{[]string{"infer", "-D", "inference.reasoner=SGDReasoner"}, nil, nil, "no SGD solver"},
+		{[]string{"infer", "-D", "novalue"}, nil, nil, `PSL's -D "novalue": want key=value`},
+		{[]string{"infer", "-D"}, nil, nil, "PSL's -D needs key=value"},
+		{[]string{"ground", "-D", "random.seed=1", "-D", "votedperceptron.numsteps=5", "-Dadmm.maxiterations=3", "-D", "eval.includeobs=true",
+			"-D", "discreteevaluator.threshold=0.3", "-D", "inference.reasoner=DCDReasoner", "-D", "parallel.numthreads=1", "-D", "log4j.threshold=DEBUG"},
+			[]string{"ground", "--threads=1"}, []string{
+				"hinge ground: note: PSL's -D random.seed=1 is ignored: it sets the seed of inference's random choices, which hinge ground does not run (it has no --seed)",
+				"-D votedperceptron.numsteps=5 is ignored: it sets weight learning, which hinge ground does not run (it has no --iterations)",
+				"-D admm.maxiterations=3 is ignored: it sets the ADMM solver",
+				"-D eval.includeobs=true is ignored: it sets the evaluation, which hinge ground does not run",
+				"-D discreteevaluator.threshold=0.3 is ignored: it sets the evaluation",
+				"-D inference.reasoner=DCDReasoner is ignored: it sets inference's solver, which hinge ground does not run"}, ""},
+		{[]string{"structure", "-D", "random.seed=1"}, []string{"structure", "-D", "random.seed=1"}, nil, ""}, // no -D there
+		{[]string{"learn", "-D", "inference.reasoner=DCDReasoner"}, []string{"learn"}, []string{"-D inference.reasoner=DCDReasoner is ignored: it sets inference's solver; hinge learn infers by ADMM"}, ""},
+		{[]string{"infer", "--report", "-Dx.json"}, []string{"infer", "--report", "-Dx.json"}, nil, ""},
+		{[]string{"infer", "-D", "admmreasoner.maxiterations="}, nil, nil, "PSL's -D admmreasoner.maxiterations=: no value"},
 	} {
-		got, err := pslDefines(root, tc.args)
+		got, notes, err := pslDefines(root, tc.args)
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) || exitCode(err) != 2 {
@@ -349,6 +362,48 @@ func TestPSLDefines(t *testing.T) {
 			t.Errorf("%v: %v", tc.args, err)
 		case !slices.Equal(got, tc.want):
 			t.Errorf("%v:\n got %q\nwant %q", tc.args, got, tc.want)
+		case len(notes) != len(tc.notes):
+			t.Errorf("%v: notes %q, want %d", tc.args, notes, len(tc.notes))
+		default:
+			for i, n := range notes {
+				if !strings.Contains(n, tc.notes[i]) {
+					t.Errorf("%v: note %q, want %q", tc.args, n, tc.notes[i])
+				}
+			}
+		}
+	}
+	// The note reaches standard error, and the run goes on.
+	if code, _, errs := runCLI(t, args([]string{"ground"}, smokersPSL, []string{"-D", "random.seed=4", "--quiet"})...); code != 0 || !strings.Contains(errs, "hinge ground: note: PSL's -D random.seed=4 is ignored") {
+		t.Errorf("ground -D random.seed=4: exit %d, %q", code, errs)
+	}
+	// Each command's help lists -D with the keys it reads and those it
+	// ignores, as pslSetting answers them.
+	for _, tc := range []struct {
+		cmd        string
+		read, skip []string
+	}{
+		{"infer", []string{"admmreasoner.*", "random.seed", "eval.includeobs", "inference.reasoner"}, []string{"votedperceptron.*"}},
+		{"learn", []string{"admmreasoner.*", "random.seed", "votedperceptron.*"}, []string{"eval.includeobs", "inference.reasoner"}},
+		{"ground", []string{"parallel.numthreads"}, []string{"admmreasoner.*", "random.seed", "votedperceptron.*", "eval.includeobs", "inference.reasoner"}},
+	} {
+		code, help, _ := runCLI(t, tc.cmd, "--help")
+		_, section, ok := strings.Cut(help, "PSL options:\n  -D key=value")
+		section, _, _ = strings.Cut(section, "Global Flags:")
+		section = strings.Join(strings.Fields(section), " ")
+		readPart, skipPart, _ := strings.Cut(section, "Ignored here")
+		if code != 0 || !ok {
+			t.Errorf("hinge %s --help: exit %d, no -D:\n%s", tc.cmd, code, help)
+			continue
+		}
+		for _, k := range tc.read {
+			if !strings.Contains(readPart, k) {
+				t.Errorf("hinge %s --help: -D does not read %s: %s", tc.cmd, k, section)
+			}
+		}
+		for _, k := range tc.skip {
+			if !strings.Contains(skipPart, k) {
+				t.Errorf("hinge %s --help: -D does not ignore %s: %s", tc.cmd, k, section)
+			}
 		}
 	}
 	// A run given PSL's keys is the run given hinge's flags.

@@ -340,8 +340,11 @@ func (e *explainFlags) findMLN(net *mln.Network) error {
 
 // prepareMLN works out what the flags ask for about a MAP world, before
 // any output is written (see preparePSL); opt are the MAP options of the
-// run (--explain-resolve solves again with them).
-func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *mln.MAPResult, opt mln.MAPOptions) error {
+// run (--explain-resolve solves again with them). The --html report lists
+// the query predicates in order, the order the query named them in (a
+// predicate it does not name last), each one's atoms in the network's
+// order.
+func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *mln.MAPResult, opt mln.MAPOptions, order []string) error {
 	if !e.any() {
 		return nil
 	}
@@ -393,6 +396,13 @@ func (e *explainFlags) prepareMLN(ctx context.Context, net *mln.Network, res *ml
 			}
 			r.Items = append(r.Items, explain.Item{Name: ex.Atom, Group: res.Ground.Vars[v].Pred.Name, Value: res.Values[v], Explanation: ex})
 		}
+		rank := func(group string) int {
+			if i := slices.Index(order, group); i >= 0 {
+				return i
+			}
+			return len(order)
+		}
+		slices.SortStableFunc(r.Items, func(a, b explain.Item) int { return cmp.Compare(rank(a.Group), rank(b.Group)) })
 		r.Summary = fmt.Sprintf("%d unknown atoms of the query predicates, %d ground clauses; MAP world (%s) costs %.6g",
 			len(r.Items), res.Ground.Problem.NumPotentials()+res.Ground.Problem.NumConstraints(), opt.Method, cost)
 		if len(r.Items) > 0 {

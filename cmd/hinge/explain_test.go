@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -565,6 +566,43 @@ func checkPageNumbers(t *testing.T, name string, p *chromium.Page) {
 		}
 		if c.Text != want && !(c.V != nil && *c.V > 0 && c.Text == "+"+want) {
 			t.Errorf("%s: the page shows %q for %v; the terminal writes %q", name, c.Text, c.V, want)
+		}
+	}
+}
+
+// TestMLNHTMLQueryOrder: mln infer's --html report lists the query
+// predicates in the order the query names them (-q Cancer,Smokes listed
+// Smokes first, the program's order), each one's atoms in the network's
+// order; a query file's predicates follow -q's.
+func TestMLNHTMLQueryOrder(t *testing.T) {
+	dir := t.TempDir()
+	qfile := writeFile(t, dir, "q.db", "Smokes(Bob)\nCancer(x)\n")
+	name := regexp.MustCompile(`"name":"([A-Za-z]+)\(`)
+	for _, tc := range []struct {
+		query []string // -q / --query-file arguments
+		want  string   // the predicates in the page's order
+	}{
+		{[]string{"-q", "Cancer,Smokes"}, "Cancer Smokes"},
+		{[]string{"-q", "Smokes,Cancer"}, "Smokes Cancer"},
+		{[]string{"-q", "Smokes(x), Cancer(Bob)"}, "Smokes Cancer"},
+		{[]string{"-q", "Cancer", "-q", "Smokes"}, "Cancer Smokes"},
+		{[]string{"--query-file", qfile}, "Smokes Cancer"},
+	} {
+		h := filepath.Join(dir, "r.html")
+		a := append([]string{"mln", "infer", "-i", "../../examples/mln/smokers.mln", "-e", "../../examples/mln/smokers.db", "--html", h, "--quiet"}, tc.query...)
+		code, stdout, stderr := runCLI(t, a...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", tc.query, code, stdout, stderr)
+		}
+		page, _ := os.ReadFile(h)
+		var order []string
+		for _, m := range name.FindAllStringSubmatch(string(page), -1) {
+			if len(order) == 0 || order[len(order)-1] != m[1] {
+				order = append(order, m[1])
+			}
+		}
+		if got := strings.Join(order, " "); got != tc.want {
+			t.Errorf("%v: the page lists %s, want %s", tc.query, got, tc.want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,6 +176,11 @@ func newRoot() *cobra.Command {
 		newRRFCmd(),
 		newFmtCmd(),
 	)
+	for _, c := range root.Commands() {
+		if slices.Contains(pslDefineCommands, c.CommandPath()) {
+			addPSLDefineHelp(c)
+		}
+	}
 	return root
 }
 
@@ -190,7 +196,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	root := newRoot()
 	args, err := alchemyArgs(root, args)
 	if err == nil {
-		args, err = pslDefines(root, args)
+		var notes []string
+		args, notes, err = pslDefines(root, args)
+		for _, n := range notes {
+			fmt.Fprintln(stderr, n)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hinge:", err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,6 +58,10 @@ type mlnInputs struct {
 	// optimum proven is one for the weights as read. roundedWarned: the
 	// warnings about them were written (network may be called again).
 	rounded, roundedWarned bool
+	// queryOrder names the query predicates in the order the query gave
+	// them (-q's words, then the query file's or the folder's atoms), set
+	// by network; the --html report lists them in this order.
+	queryOrder []string
 }
 
 // programText reads a program (-i) once, for its #include lines and for
@@ -162,6 +167,21 @@ func (in *mlnInputs) network(opt mln.Options) (*mln.Network, []mln.GroundAtom, e
 			for _, n := range mln.QueryNotes(prog, evidence, opt.QueryAtoms) {
 				fmt.Fprintln(in.warn, "warning:", n)
 			}
+		}
+	}
+	in.queryOrder = in.queryOrder[:0]
+	addQuery := func(name string) {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(in.queryOrder, name) {
+			in.queryOrder = append(in.queryOrder, name)
+		}
+	}
+	for _, w := range words {
+		name, _, _ := strings.Cut(w, "(")
+		addQuery(name)
+	}
+	for _, atoms := range [][]mln.GroundAtom{opt.QueryAtoms, queries} {
+		for _, a := range atoms {
+			addQuery(a.Pred)
 		}
 	}
 	in.rounded = len(prog.RoundedWeights) > 0
@@ -799,7 +819,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	write := func(w io.Writer) error { return writeLines(w, lines) }
 	// The explanations are worked out before any output is written.
 	defer o.explain.discard() // a report rendered but not put in place
-	if err := o.explain.prepareMLN(ctx, net, res, mo); err != nil {
+	if err := o.explain.prepareMLN(ctx, net, res, mo, o.mlnInputs.queryOrder); err != nil {
 		return err
 	}
 	if o.result != "" {

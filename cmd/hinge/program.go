@@ -154,6 +154,9 @@ func (f *programFlags) addData(cmd *cobra.Command, partition string) {
 // load reads the program; every failure is bad input (exit status 2).
 func (f *programFlags) load() (*pipeline.Program, error) {
 	if f.data == "" && f.config == "" {
+		if f.model == "" { // nothing given: name every input the command needs
+			return nil, badInput(fmt.Errorf("give --model M.psl and --data D.data, or --config C.json (rules, predicates and data in one file)"))
+		}
 		return nil, badInput(fmt.Errorf("give --data FILE.data or --config FILE.json"))
 	}
 	if err := f.checkDB(); err != nil {

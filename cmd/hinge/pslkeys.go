@@ -52,18 +52,23 @@ var pslQuietKeys = []string{"log4j.threshold", "runtime.log.level", "runtimestat
 // which --eval-option takes as it is.
 var pslEvaluatorKey = regexp.MustCompile(`^[a-z]*evaluator\.[a-z0-9_.]+$`)
 
+// pslDefineCommands are the commands that take PSL's -D key=value.
+var pslDefineCommands = []string{"hinge infer", "hinge learn", "hinge ground"}
+
 // pslDefines translates PSL's -D key=value (and -Dkey=value) in the
 // command lines of hinge infer, learn and ground into hinge's flags, before
 // the flags are read: a key with a hinge counterpart becomes its flag, a
-// key that changes no result (logging) is dropped, a learning key is
-// dropped by infer, and any other key is refused naming the ones hinge
+// key that changes no result (logging) is dropped, a key hinge reads that
+// sets something the command does not do (a learning key on infer, the
+// seed or the solver on ground) is dropped with a note, returned for the
+// caller to print, and any other key is refused naming the ones hinge
 // reads. Arguments after "--" are never touched.
-func pslDefines(root *cobra.Command, args []string) ([]string, error) {
+func pslDefines(root *cobra.Command, args []string) (out, notes []string, err error) {
 	cmd, _, err := root.Find(args)
-	if err != nil || cmd == nil || !slices.Contains([]string{"hinge infer", "hinge learn", "hinge ground"}, cmd.CommandPath()) {
-		return args, nil
+	if err != nil || cmd == nil || !slices.Contains(pslDefineCommands, cmd.CommandPath()) {
+		return args, nil, nil
 	}
-	out := make([]string, 0, len(args))
+	out = make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -77,7 +82,7 @@ func pslDefines(root *cobra.Command, args []string) ([]string, error) {
 			continue
 		case a == "-D" || a == "--D":
 			if i+1 >= len(args) {
-				return nil, badInput(fmt.Errorf("PSL's -D needs key=value"))
+				return nil, nil, badInput(fmt.Errorf("PSL's -D needs key=value"))
 			}
 			i++
 			def = args[i]
@@ -88,12 +93,17 @@ func pslDefines(root *cobra.Command, args []string) ([]string, error) {
 			continue
 		}
 		flags, err := pslDefine(cmd, def)
+		var nh *notHereError
+		if errors.As(err, &nh) {
+			notes = append(notes, fmt.Sprintf("%s: note: PSL's -D %s is ignored: %s", cmd.CommandPath(), strings.TrimSpace(def), nh.reason))
+			continue
+		}
 		if err != nil {
-			return nil, badInput(err)
+			return nil, nil, badInput(err)
 		}
 		out = append(out, flags...)
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // takesValue reports whether arg is a flag of cmd that takes the next
@@ -123,18 +133,49 @@ func pslDefine(cmd *cobra.Command, def string) ([]string, error) {
 		return nil, fmt.Errorf("PSL's -D %s=: no value", key)
 	}
 	flags, err := pslSetting(cmd, key, val)
-	if err != nil {
+	var nh *notHereError
+	if err != nil && !errors.As(err, &nh) {
 		return nil, fmt.Errorf("PSL's -D %w", err)
 	}
-	return flags, nil
+	return flags, err
 }
 
-// notHereError is pslSetting's refusal of a key that hinge reads but the
-// command has no flag for (random.seed on hinge ground): -D refuses it, a
-// config, which serves every command, sets nothing by it.
-type notHereError struct{ error }
+// notHereError is pslSetting's answer for a key that hinge reads but that
+// sets something the command does not do (random.seed on hinge ground,
+// votedperceptron.* on hinge infer): the key is ignored, as PSL ignores
+// the keys of a step it does not run; -D says so in a note, a config,
+// which serves every command, says nothing.
+type notHereError struct {
+	key    string
+	reason string // why the command has no use for it
+}
 
-func (e *notHereError) Unwrap() error { return e.error }
+func (e *notHereError) Error() string { return e.key + ": ignored: " + e.reason }
+
+// notHere is the notHereError of key on cmd: the step the key sets
+// (weight learning, the evaluation, ...), which cmd does not run, and the
+// flag it would set, which cmd lacks ("" when cmd has it for another use).
+func notHere(cmd *cobra.Command, key, step, flag string) error {
+	reason := "it sets " + step + ", which " + cmd.CommandPath() + " does not run"
+	if flag != "" {
+		reason += " (it has no " + flag + ")"
+	}
+	return &notHereError{key: key, reason: reason}
+}
+
+// pslKeyStep names the step a key of pslKeys sets, for the notes of
+// commands that do not run it.
+func pslKeyStep(key string) string {
+	switch {
+	case strings.HasPrefix(key, "votedperceptron."):
+		return "weight learning"
+	case key == "random.seed":
+		return "the seed of inference's random choices"
+	case key == "parallel.numthreads":
+		return "inference's threads"
+	}
+	return "the ADMM solver"
+}
 
 // pslSetting is the hinge flags for PSL's key (lower case) set to val (not
 // empty) on cmd, as -D key=val and a JSON config's options say it. Its
@@ -146,19 +187,23 @@ func pslSetting(cmd *cobra.Command, key, val string) ([]string, error) {
 		if k.learn && (infer || cmd.Name() == "structure") {
 			// Weight learning's key where PSL's learner does not run:
 			// infer ignores it as PSL does, and structure's --iterations
-			// and --l2 are its own learner's (ground refuses it below, as
-			// it has no such flag).
-			return nil, nil
+			// and --l2 are its own learner's.
+			return nil, notHere(cmd, key, pslKeyStep(key), "")
 		}
 		if cmd.Flags().Lookup(strings.TrimPrefix(k.flag, "--")) == nil {
-			return nil, &notHereError{fmt.Errorf("%s: %s has no %s here", key, cmd.CommandPath(), k.flag)}
+			return nil, notHere(cmd, key, pslKeyStep(key), k.flag)
 		}
 		return []string{k.flag + "=" + val}, nil
 	case slices.Contains(pslQuietKeys, key):
 		return nil, nil
 	case key == "inference.reasoner" || key == "reasoner.type":
 		if !infer {
-			return nil, nil // inference's reasoner: learn and ground keep theirs, as PSL does
+			// Inference's reasoner: learn keeps its ADMM, as PSL does,
+			// and ground solves nothing.
+			if cmd.Name() == "learn" {
+				return nil, &notHereError{key: key, reason: "it sets inference's solver; " + cmd.CommandPath() + " infers by ADMM while learning, as PSL's weight learning does"}
+			}
+			return nil, notHere(cmd, key, "inference's solver", "")
 		}
 		name := strings.ToLower(val[strings.LastIndexByte(val, '.')+1:])
 		switch name {
@@ -166,7 +211,7 @@ func pslSetting(cmd *cobra.Command, key, val string) ([]string, error) {
 			return nil, nil
 		case "dcdreasoner", "dcd", "dcdstreaminginference":
 			if cmd.Flags().Lookup("streaming") == nil {
-				return nil, &notHereError{fmt.Errorf("%s=%s: %s has no --streaming", key, val, cmd.CommandPath())}
+				return nil, notHere(cmd, key, "inference's solver", "--streaming")
 			}
 			return []string{"--streaming"}, nil
 		}
@@ -174,19 +219,12 @@ func pslSetting(cmd *cobra.Command, key, val string) ([]string, error) {
 			return nil, fmt.Errorf("%s=%s: hinge has no SGD solver for PSL; its reasoners are ADMMReasoner (the default) and DCDReasoner (--streaming, dual coordinate descent)", key, val)
 		}
 		return nil, fmt.Errorf("%s=%s: hinge has ADMMReasoner (the default) and DCDReasoner (--streaming)", key, val)
-	case key == "eval.includeobs":
+	case key == "eval.includeobs" || key == "eval.closetruth" || pslEvaluatorKey.MatchString(key):
 		if !infer {
-			return nil, nil
+			return nil, notHere(cmd, key, "the evaluation", "")
 		}
-		return []string{"--include-observed=" + val}, nil
-	case key == "eval.closetruth":
-		if !infer {
-			return nil, nil
-		}
-		return []string{"--eval-option=eval.closetruth=" + val}, nil
-	case pslEvaluatorKey.MatchString(key):
-		if !infer {
-			return nil, nil
+		if key == "eval.includeobs" {
+			return []string{"--include-observed=" + val}, nil
 		}
 		return []string{"--eval-option=" + key + "=" + val}, nil
 	}
@@ -250,4 +288,69 @@ func (f *programFlags) applyConfigOptions(cmd *cobra.Command) error {
 		}
 	}
 	return nil
+}
+
+// pslKeyGroups are the keys hinge reads, as the help of the commands that
+// take -D lists them: a label and one key (and value) of the group, which
+// pslSetting answers for the whole group.
+var pslKeyGroups = []struct{ label, key, val string }{
+	{"admmreasoner.* (maxiterations, stepsize, epsilonabs, epsilonrel, computeperiod; PSL 3's admm.*)", "admmreasoner.maxiterations", "1"},
+	{"random.seed", "random.seed", "1"},
+	{"parallel.numthreads", "parallel.numthreads", "1"},
+	{"votedperceptron.* (numsteps, stepsize, l2regularization)", "votedperceptron.numsteps", "1"},
+	{"eval.includeobs", "eval.includeobs", "true"},
+	{"eval.closetruth", "eval.closetruth", "true"},
+	{"evaluator options (discreteevaluator.threshold)", "discreteevaluator.threshold", "0.5"},
+	{"inference.reasoner", "inference.reasoner", "DCDReasoner"},
+}
+
+// pslDefineHelp is the help of -D on cmd (hinge infer, learn or ground):
+// the keys it reads as its flags and those it ignores, as pslSetting
+// answers for cmd, so that the help cannot say otherwise than the command
+// does.
+func pslDefineHelp(cmd *cobra.Command) string {
+	var used, ignored []string
+	for _, g := range pslKeyGroups {
+		_, err := pslSetting(cmd, g.key, g.val)
+		var nh *notHereError
+		switch {
+		case errors.As(err, &nh):
+			ignored = append(ignored, g.label)
+		case err == nil:
+			used = append(used, g.label)
+		}
+	}
+	text := "PSL's configuration key (repeatable; -Dkey=value too), read as the hinge flag that does the same: " + strings.Join(used, ", ") + "."
+	if len(ignored) > 0 {
+		text += " Ignored here with a note on standard error, as the step they set is not run: " + strings.Join(ignored, ", ") + "."
+	}
+	text += " Logging keys (log4j.threshold) and inference.normalize change no result and are dropped; any other key is refused. A JSON config's \"options\" are read the same way, without the notes; the command line wins over them."
+	const indent = "                 "
+	var b strings.Builder
+	b.WriteString("  -D key=value   ")
+	col := len(indent)
+	for i, w := range strings.Fields(text) {
+		if i > 0 && col+1+len(w) > 80 {
+			b.WriteString("\n" + indent)
+			col = len(indent)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
+}
+
+// addPSLDefineHelp adds the help of -D, which is read before the flags
+// and so is none of them, to cmd's usage after its flags.
+func addPSLDefineHelp(cmd *cobra.Command) {
+	const flags = "{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}"
+	tmpl := cmd.UsageTemplate()
+	if !strings.Contains(tmpl, flags) {
+		panic("cobra's usage template has no flags section")
+	}
+	help := strings.NewReplacer("{{", "{{`{{`}}").Replace(pslDefineHelp(cmd))
+	cmd.SetUsageTemplate(strings.Replace(tmpl, flags, flags+"\n\nPSL options:\n"+help, 1))
 }

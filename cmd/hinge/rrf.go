@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -169,7 +170,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return built{net, queries}, err
 	})
 	if err != nil {
-		return err
+		return programKindHint(err, o.input, "Markov logic", ".rrf", "an RRF program")
 	}
 	net, queries := b.net, b.queries
 	rules := len(net.Model.Rules)
@@ -546,7 +547,7 @@ func (o *rrfLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	prog, text, err := o.program()
 	if err != nil {
-		return badInput(err)
+		return programKindHint(badInput(err), o.input, "an RRF", ".mln", "a Markov logic program")
 	}
 	prog.Norm = norm
 	if o.revise != 0 {
@@ -616,6 +617,24 @@ func (o *rrfLearnOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", out)
 	return nil
+}
+
+// programKindHint adds to err, an error about the program input of hinge
+// rrf infer or learn, which tell an RRF from Markov logic by the name's
+// extension, that a name with neither .rrf nor .mln (a pipe: /dev/fd/63,
+// /dev/stdin) is read as readAs, and that the other kind (other) is given
+// in a file named *ext. Other errors are returned as they are.
+func programKindHint(err error, input, readAs, ext, other string) error {
+	e := filepath.Ext(input)
+	if input == "" || strings.EqualFold(e, ".rrf") || strings.EqualFold(e, ".mln") ||
+		!strings.HasPrefix(err.Error(), input+":") || exitCode(err) != 2 {
+		return err
+	}
+	why := "its name ends in neither .rrf nor .mln"
+	if fi, serr := os.Stat(input); serr == nil && !fi.Mode().IsRegular() {
+		why = "a pipe has no name to tell the kind by"
+	}
+	return &exitError{2, fmt.Errorf("%w (%s was read as %s, since %s: give %s as a file whose name ends in %s)", err, clipPath(input), readAs, why, other, ext)}
 }
 
 // program reads the model to learn: a .rrf file, or a .mln knowledge base

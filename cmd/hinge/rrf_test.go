@@ -108,3 +108,50 @@ func TestRRFGibbsConvergence(t *testing.T) {
 		t.Error("--strict wrote the result")
 	}
 }
+
+// TestRRFProgramKindHint: rrf infer and rrf learn tell an RRF from Markov
+// logic by the program's extension; when a program without one (a pipe, a
+// .txt file) fails to parse as the kind it was read as, the error says so
+// and how to give the other kind (rrf infer -i <(cat prog.rrf) said only
+// "unexpected character"). A named .mln or .rrf, or an error elsewhere,
+// gets no hint.
+func TestRRFProgramKindHint(t *testing.T) {
+	dir := t.TempDir()
+	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nSmokes(Anna)\n")
+	rrfModel := "*Friends(person, person)\nSmokes(person)\nroot = 2 * sum(x, y) Pair(x, y) - 1 * sum(x) Smokes(x)\nPair(x, y) = 3 * Friends(x, y) + 3 * Smokes(x) + 3 * Smokes(y)\n"
+	badMLN := "Smokes(person)\n1.5 Smokes(x) =>\n"
+	for _, tc := range []struct {
+		name    string
+		input   func() string
+		args    []string // the command, then flags after -i INPUT
+		want    []string // substrings of the error
+		notWant string
+	}{
+		{"infer pipe", func() string { return pipePath(t, rrfModel) }, []string{"rrf", "infer", "-e", ev, "-q", "Smokes"},
+			[]string{"unexpected character", "was read as Markov logic, since a pipe has no name to tell the kind by: give an RRF program as a file whose name ends in .rrf"}, ""},
+		{"infer txt", func() string { return writeFile(t, dir, "prog.txt", rrfModel) }, []string{"rrf", "infer", "-e", ev, "-q", "Smokes"},
+			[]string{"prog.txt:3:", "prog.txt was read as Markov logic, since its name ends in neither .rrf nor .mln"}, ""},
+		{"learn pipe", func() string { return pipePath(t, mlnSmokers) }, []string{"rrf", "learn", "-t", ev, "-q", "Smokes", "-o", filepath.Join(dir, "l.rrf")},
+			[]string{"a Markov logic formula in an RRF file", "was read as an RRF, since a pipe has no name to tell the kind by: give a Markov logic program as a file whose name ends in .mln"}, ""},
+		{"infer named mln", func() string { return writeFile(t, dir, "bad.mln", badMLN) }, []string{"rrf", "infer", "-e", ev, "-q", "Smokes"},
+			[]string{"bad.mln:2:"}, "was read as"},
+		{"infer pipe, error not in the program", func() string { return pipePath(t, mlnSmokers) }, []string{"rrf", "infer", "-e", ev, "-q", "Nope"},
+			[]string{"Nope"}, "was read as"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{tc.args[0], tc.args[1], "-i", tc.input()}, tc.args[2:]...)
+			code, _, errs := runCLI(t, args...)
+			if code != 2 {
+				t.Errorf("exit %d, stderr %q: want exit 2", code, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q: want %q", errs, w)
+				}
+			}
+			if tc.notWant != "" && strings.Contains(errs, tc.notWant) {
+				t.Errorf("stderr %q: has %q", errs, tc.notWant)
+			}
+		})
+	}
+}

@@ -154,3 +154,23 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		t.Errorf("output over an input: exit %d, %s", code, errs)
 	}
 }
+
+// TestMissingInputsNamed: infer, learn and ground run with no input name
+// every input they need (hinge infer alone asked for --data only, and then,
+// once given it, for the model).
+func TestMissingInputsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"infer"}, "give --model M.psl and --data D.data, or --config C.json"},
+		{[]string{"learn"}, "give --model M.psl and --data D.data, or --config C.json"},
+		{[]string{"ground"}, "give --model M.psl and --data D.data, or --config C.json"},
+		{[]string{"infer", "--model", "M.psl"}, "give --data FILE.data or --config FILE.json"},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, %q: want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -29,6 +29,18 @@ var units = map[string]float64{
 // number with a unit: "512MiB", "2GB", "1.5G", "64k". Units are
 // case-insensitive; the final "B" is optional.
 func ParseSize(s string) (int64, error) {
+	b, err := parseBytes(s)
+	if err != nil {
+		return 0, err
+	}
+	if b < 1 || b >= math.MaxInt64 {
+		return 0, fmt.Errorf("size %q is out of range (at least 1 byte, below 8 EiB)", shown(s))
+	}
+	return int64(b), nil
+}
+
+// parseBytes is ParseSize's number of bytes before its range is checked.
+func parseBytes(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
 	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
@@ -48,11 +60,7 @@ func ParseSize(s string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("bad size %q (want bytes or a number with a unit: 512MiB, 2GB, 1.5G)", shown(s))
 	}
-	b := v * mult
-	if b < 1 || b >= math.MaxInt64 {
-		return 0, fmt.Errorf("size %q is out of range (at least 1 byte, below 8 EiB)", shown(s))
-	}
-	return int64(b), nil
+	return v * mult, nil
 }
 
 // shown clips a size echoed in a message.
@@ -239,12 +247,14 @@ func Resolve(flagValue string, flagSet bool, flagName, envValue, envName string)
 		}
 		src, val = envName, envValue
 	}
+	// A size below Minimum (0 too) is told the minimum, not ParseSize's
+	// range of 1 byte and up.
+	if b, err := parseBytes(val); err == nil && b < Minimum {
+		return 0, fmt.Errorf("%s %s: below the minimum of %s", src, shown(strings.TrimSpace(val)), Format(Minimum))
+	}
 	n, err := ParseSize(val)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", src, err)
-	}
-	if n < Minimum {
-		return 0, fmt.Errorf("%s %s: below the minimum of %s", src, shown(strings.TrimSpace(val)), Format(Minimum))
 	}
 	return n, nil
 }

@@ -116,6 +116,13 @@ func TestResolve(t *testing.T) {
 		{"bad flag names the flag", "lots", true, "", 0, "--memory-limit: bad size"},
 		{"bad env names the variable", "", false, "12XB", 0, "HINGE_MEMORY_LIMIT: bad size"},
 		{"too small", "1k", true, "", 0, "--memory-limit 1k: below the minimum"},
+		// 0 and a fraction of a byte are below the minimum too, and are
+		// told it (they used to get ParseSize's "at least 1 byte").
+		{"zero", "0", true, "", 0, "--memory-limit 0: below the minimum of 16.0 MiB"},
+		{"zero env", "", false, "0MiB", 0, "HINGE_MEMORY_LIMIT 0MiB: below the minimum of 16.0 MiB"},
+		{"fraction of a byte", "0.5", true, "", 0, "--memory-limit 0.5: below the minimum of 16.0 MiB"},
+		{"too large", "9EB", true, "", 0, "--memory-limit: bad size"},
+		{"too large in range", "10000000000000000000", true, "", 0, "--memory-limit: size \"10000000000000000000\" is out of range"},
 		{"huge value clipped", strings.Repeat("9", 1000) + "x", true, "", 0, "--memory-limit: bad size"},
 	}
 	for _, c := range cases {

@@ -8,6 +8,7 @@ hinge runs raise the pslpython-named errors below (``ModelError``,
 ``PredicateError``, ``RuleError``) or ``ValueError``/``TypeError``.
 """
 
+import os
 import re
 
 __all__ = [
@@ -46,6 +47,10 @@ class BinaryNotFoundError(FileNotFoundError):
 # digits and another colon).
 _POSITION = re.compile(r"(?P<file>[^\s:][^:]*?):(?P<line>\d+):(?P<col>\d+): ")
 
+# A message about a whole file starts with the file alone: "path: ..." or,
+# for a file the package wrote, its label ("<train triples>: no triples").
+_FILE = re.compile(r"(?P<file><[^<>\n]+>|[^\s:<][^:\n]*?): ")
+
 
 class HingeError(ModelError):
     """The hinge binary exited with a non-zero status.
@@ -56,7 +61,9 @@ class HingeError(ModelError):
             "hinge COMMAND: " prefix), file paths of files the package wrote
             replaced by what they hold (for example ``<rules>`` for the rules
             of a Model, whose line is then named).
-        file, line, column: the position the message names, or None.
+        file, line, column: the position the message names, or None; a
+            message about a whole file (``<train triples>: no triples``)
+            names the file alone, and line and column are None.
         command: the command line that was run (a list).
         stderr: everything hinge wrote to its standard error.
         results: for a PSL inference that failed after writing its values
@@ -77,6 +84,10 @@ class HingeError(ModelError):
             self.file = m.group("file")
             self.line = int(m.group("line"))
             self.column = int(m.group("col"))
+        else:
+            m = _FILE.match(message)
+            if m and (m.group("file").startswith("<") or os.path.isfile(m.group("file"))):
+                self.file = m.group("file")
         text = "%s (hinge exit status %d)" % (message, status)
         if hint:
             text += "\n" + hint

@@ -138,6 +138,15 @@ class TestKGC(_util.Case):
             kgc.complete(bad, TEST, rounds=1)
         self.assertEqual(cm.exception.message, stderr.strip().split("hinge kgc: ", 1)[1])
         self.assertEqual((cm.exception.file, cm.exception.line, cm.exception.column), (bad, 2, 1))
+        # A message about a whole file names it as e.file, line and column
+        # None: the package's label for triples it wrote, a user's path.
+        empty = self.path("empty.txt")
+        open(empty, "w").close()
+        for train, want in (([], "<train triples>"), (empty, empty)):
+            with self.subTest(train=train), self.assertRaises(HingeInputError) as cm:
+                kgc.complete(train, [])
+            self.assertTrue(cm.exception.message.startswith(want + ": "), cm.exception.message)
+            self.assertEqual((cm.exception.file, cm.exception.line, cm.exception.column), (want, None, None))
         with self.assertRaises(HingeInputError) as cm:
             kgc.complete([("a", "r", "b"), ("c", "r", "d")], TEST, rounds=1, options=["--max-length", "9"])
         self.assertIn("--max-length", cm.exception.message)
