@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hinge-srl/hinge/internal/unionfind"
 	"github.com/hinge-srl/hinge/maxsat"
 )
 
@@ -1302,49 +1303,27 @@ type sweep struct {
 // sampling alone could not leave the worlds they allow) and otherwise left
 // to single-atom moves (MC-SAT's steps cross between those worlds).
 func newSweep(in *maxsat.Instance, ix *clauseIndex, opt SampleOptions, strict bool) (*sweep, error) {
-	parent := make([]int32, in.NumVars)
-	for v := range parent {
-		parent[v] = int32(v)
+	sets := unionfind.New(in.NumVars)
+	tied := func(c int) bool {
+		return len(in.Clause(c)) >= 2 && (in.Hard[c] || math.Abs(in.Weight[c]) >= opt.BlockWeight)
 	}
-	var find func(v int32) int32
-	find = func(v int32) int32 {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
-	hardIn := make([]bool, in.NumVars) // root -> tied by a hard clause
 	for c := range in.NumClauses() {
-		lits := in.Clause(c)
-		if len(lits) < 2 || !(in.Hard[c] || math.Abs(in.Weight[c]) >= opt.BlockWeight) {
-			continue
-		}
-		r := find(int32(lits[0].Var()))
-		for _, l := range lits[1:] {
-			if s := find(int32(l.Var())); s != r {
-				parent[s] = r
-				hardIn[r] = hardIn[r] || hardIn[s]
+		if lits := in.Clause(c); tied(c) {
+			for _, l := range lits[1:] {
+				sets.Union(int32(lits[0].Var()), int32(l.Var()))
 			}
 		}
-		if in.Hard[c] {
-			hardIn[r] = true
-		}
 	}
-	members := map[int32][]int32{}
-	var roots []int32
-	for v := range parent {
-		r := find(int32(v))
-		if _, ok := members[r]; !ok {
-			roots = append(roots, r)
+	hardIn := make([]bool, in.NumVars) // representative -> tied by a hard clause
+	for c := range in.NumClauses() {
+		if in.Hard[c] && tied(c) {
+			hardIn[sets.Find(int32(in.Clause(c)[0].Var()))] = true
 		}
-		members[r] = append(members[r], int32(v))
 	}
 	sw := &sweep{}
-	for _, r := range roots {
-		vs := members[r]
+	for _, vs := range sets.Groups(nil) {
 		if len(vs) < 2 || len(vs) > opt.MaxBlock {
-			if len(vs) > opt.MaxBlock && hardIn[r] && strict {
+			if len(vs) > opt.MaxBlock && hardIn[sets.Find(vs[0])] && strict {
 				return nil, fmt.Errorf("mln: Gibbs sampling: hard clauses tie %d atoms together, more than the %d it samples jointly (single-atom moves could not leave the worlds they allow); use --method mcsat", len(vs), opt.MaxBlock)
 			}
 			sw.singles = append(sw.singles, vs...) // atom by atom

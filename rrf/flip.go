@@ -4,8 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"slices"
 
+	"github.com/hinge-srl/hinge/internal/unionfind"
 	"github.com/hinge-srl/hinge/mln"
 )
 
@@ -42,49 +42,16 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 	if !noFlips {
 		p.groups = flipGroups(net, ev)
 	}
-	parent := make([]int32, net.NumVars)
-	for v := range parent {
-		parent[v] = int32(v)
-	}
-	find := func(v int32) int32 {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
+	sets := unionfind.New(net.NumVars)
 	if len(net.Features) > 0 {
 		for _, rc := range net.Features[0] {
-			if rc.Feature <= 0 || math.Abs(net.Weights[rc.Weight]) < BlockWeight {
-				continue
-			}
-			r := int32(-1)
-			for _, c := range net.Features[rc.Feature] {
-				if c.Var < 0 || ev.fixed(int(c.Var)) {
-					continue
-				}
-				if r < 0 {
-					r = find(c.Var)
-				} else if s := find(c.Var); s != r {
-					parent[s] = r
-				}
+			if rc.Feature > 0 && math.Abs(net.Weights[rc.Weight]) >= BlockWeight {
+				joinVars(sets, net.Features[rc.Feature], ev)
 			}
 		}
 	}
-	members := map[int32][]int32{}
-	var roots []int32
-	for v := range parent {
-		if ev.fixed(v) {
-			continue
-		}
-		r := find(int32(v))
-		if _, ok := members[r]; !ok {
-			roots = append(roots, r)
-		}
-		members[r] = append(members[r], int32(v))
-	}
-	for _, r := range roots {
-		if vs := members[r]; len(vs) >= 2 && len(vs) <= MaxBlock {
+	for _, vs := range sets.Groups(func(v int) bool { return !ev.fixed(v) }) {
+		if len(vs) >= 2 && len(vs) <= MaxBlock {
 			p.blocks = append(p.blocks, vs)
 			for _, v := range vs {
 				p.inBlock[v] = true
@@ -179,17 +146,7 @@ func bitsTrailing(k int) int {
 // configurations of very low probability, so that every chain could sit in
 // one mode for the whole run and report R-hat 1.00.
 func flipGroups(net *Net, ev *Evidence) [][]int32 {
-	parent := make([]int32, net.NumVars)
-	for v := range parent {
-		parent[v] = int32(v)
-	}
-	find := func(v int32) int32 {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
+	sets := unionfind.New(net.NumVars)
 	for i, f := range net.Features {
 		if i == 0 {
 			continue
@@ -205,40 +162,32 @@ func flipGroups(net *Net, ev *Evidence) [][]int32 {
 				pos = true
 			}
 		}
-		if !pos || !neg {
-			continue
+		if pos && neg {
+			joinVars(sets, f, ev)
 		}
-		r := int32(-1)
-		for _, c := range f {
-			if c.Var < 0 || ev.fixed(int(c.Var)) {
-				continue
-			}
-			if r < 0 {
-				r = find(c.Var)
-			} else if s := find(c.Var); s != r {
-				parent[s] = r
-			}
-		}
-	}
-	members := map[int32][]int32{}
-	var roots []int32
-	for v := range parent {
-		if ev.fixed(v) {
-			continue
-		}
-		r := find(int32(v))
-		if _, ok := members[r]; !ok {
-			roots = append(roots, r)
-		}
-		members[r] = append(members[r], int32(v))
 	}
 	var groups [][]int32
-	for _, r := range roots {
-		if vs := members[r]; len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup {
-			groups = append(groups, slices.Clone(vs))
+	for _, vs := range sets.Groups(func(v int) bool { return !ev.fixed(v) }) {
+		if len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup {
+			groups = append(groups, vs)
 		}
 	}
 	return groups
+}
+
+// joinVars joins the sets of the unknown variable children of feature f.
+func joinVars(sets *unionfind.Sets, f []Child, ev *Evidence) {
+	first := int32(-1)
+	for _, c := range f {
+		if c.Var < 0 || ev.fixed(int(c.Var)) {
+			continue
+		}
+		if first < 0 {
+			first = c.Var
+		} else {
+			sets.Union(first, c.Var)
+		}
+	}
 }
 
 // flipGroup proposes to flip every variable of g and accepts by Metropolis,
