@@ -527,3 +527,42 @@ func TestGibbsFlipMovesAgainstEnumeration(t *testing.T) {
 		t.Errorf("flip moves mixed %d runs, no more than the %d without", mixed[0], mixed[1])
 	}
 }
+
+// TestGibbsBlocksExactlyOne: three exactly-one choices between two values,
+// held by hard clauses converted at weight 20 (an outside tester's
+// Lab(obj, lab!) case), are left only by moves of both atoms at once: the
+// blocks resample each pair from its exact conditional. Single-variable
+// sweeps never left a chain's first choice, so that four chains could
+// agree on one (1 run in 512) and be called mixed 0.5 off. Every run must
+// now mix, within 0.05 of the exact 1/2.
+func TestGibbsBlocksExactlyOne(t *testing.T) {
+	in := &maxsat.Instance{NumVars: 6}
+	for c := range 3 {
+		a, b := 2*c, 2*c+1
+		if err := in.AddClause(0, true, maxsat.Pos(a), maxsat.Pos(b)); err != nil {
+			t.Fatal(err)
+		}
+		if err := in.AddClause(0, true, maxsat.Not(a), maxsat.Not(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	net, err := FromClauses(in, 10, 20, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := newGibbsPlan(net, nil, false); len(p.blocks) != 3 {
+		t.Fatalf("%d blocks, want the 3 pairs", len(p.blocks))
+	}
+	for seed := range uint64(20) {
+		res, err := GibbsChains(context.Background(), net, nil, nil, 4, GibbsOptions{Samples: 1000, BurnIn: 100, Seed: seed + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, p := range res.Probs {
+			if !res.Diagnostics.Mixed || math.Abs(p-0.5) > 0.05 {
+				t.Errorf("seed %d: P(%d) = %.3f for 0.5, mixed %v (R-hat %.3f)", seed+1, v, p, res.Diagnostics.Mixed, res.Diagnostics.RHat)
+				break
+			}
+		}
+	}
+}
