@@ -52,7 +52,7 @@ func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
 		if len(vs) < 2 || len(vs) > MaxFlipGroup {
 			return false
 		}
-		if b := blockOf[vs[0]]; b != 0 && len(sw.blocks[b-1].vars) == len(vs) {
+		if b := blockOf[vs[0]]; b != 0 && slices.Equal(sw.blocks[b-1].vars, vs) {
 			return false // the block is sampled from its exact conditional
 		}
 		var cs []int32

@@ -1460,12 +1460,20 @@ type gibbsChain struct {
 
 func (ch *gibbsChain) stuck() int { return 0 }
 
-// step proposes to flip each group (flipMove), then sweeps.
+// step sweeps, then proposes to flip each group (flipMove). The sweep
+// comes first so that a start violating hard clauses is repaired by the
+// blocks before any flip: a flip that repairs some is accepted whatever the
+// soft weights say, and flips made first pulled the all-true start of a
+// tied group into the all-false mode in its first step, every chain then
+// in one mode and called mixed 0.435 off.
 func (ch *gibbsChain) step() error {
+	if err := ch.sweep(ch.sw); err != nil {
+		return err
+	}
 	for i := range ch.groups {
 		ch.flipMove(&ch.groups[i])
 	}
-	return ch.sweep(ch.sw)
+	return nil
 }
 
 // sweep resamples every block and every other atom once.

@@ -767,10 +767,11 @@ func randomTiedMLN(rng *rand.Rand, n int) *maxsat.Instance {
 // 12 atoms with every feature of randomTiedMLN, against enumeration. With
 // flip moves, a run said to have mixed is within 0.05 of the exact
 // marginals (one in 100 may miss by chance: the standard error is allowed
-// up to 0.025), and more runs mix than without them (105 and 44 of 120
-// when this was written; 1 and 0 off by more than 0.05 while said mixed:
-// the one with flip moves 0.059 off, a mode of 6% that only a flip of part
-// of a group reaches).
+// up to 0.025; at most three in 100, none by 0.1), and more runs mix than
+// without them (105 and 44 of 120 when this was written, none off by more
+// than 0.05 while said mixed). Flip moves made before the sweep, rather
+// than after, pulled a start that violated hard clauses into one mode
+// (case 27: 0 for an exact 0.435, said mixed).
 func TestGibbsFlipMovesAgainstEnumeration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("120 random networks, each sampled twice")
@@ -778,6 +779,7 @@ func TestGibbsFlipMovesAgainstEnumeration(t *testing.T) {
 	const cases = 120
 	mixed := [2]int{}
 	offMixed := [2]int{}
+	grossly := 0
 	for i := range cases {
 		rng := rand.New(rand.NewPCG(uint64(i), 17))
 		in := randomTiedMLN(rng, 6+rng.IntN(7))
@@ -794,17 +796,49 @@ func TestGibbsFlipMovesAgainstEnumeration(t *testing.T) {
 				continue
 			}
 			mixed[f]++
-			if e, v := worstError(s.Probs, exact); e > 0.05 {
+			e, v := worstError(s.Probs, exact)
+			if e > 0.1 && !noFlip {
+				grossly++
+			}
+			if e > 0.05 {
 				offMixed[f]++
 				t.Logf("case %d (flip moves %v): atom %d %.4f for %.4f, said mixed", i, !noFlip, v, s.Probs[v], exact[v])
 			}
 		}
 	}
 	t.Logf("mixed: %d of %d with flip moves, %d without; of those, off by more than 0.05: %d and %d", mixed[0], cases, mixed[1], offMixed[0], offMixed[1])
-	if offMixed[0] > cases/100 {
-		t.Errorf("%d runs with flip moves said mixed while more than 0.05 off", offMixed[0])
+	if offMixed[0] > 3*cases/100 || grossly > 0 {
+		t.Errorf("%d runs with flip moves said mixed while more than 0.05 off, %d more than 0.1", offMixed[0], grossly)
 	}
 	if mixed[0] <= mixed[1] {
 		t.Errorf("flip moves mixed %d runs, no more than the %d without", mixed[0], mixed[1])
+	}
+}
+
+// TestFlipGroupsBesideBlocks: a group is left out only when a block holds
+// exactly its atoms. A component {0, 1} (a soft implication both ways)
+// whose first atom is in a block {0, 3} of the same size (a hard clause)
+// was left out, by its size and first atom alone: its two modes were then
+// crossed in 1 run of 20.
+func TestFlipGroupsBesideBlocks(t *testing.T) {
+	in := clauses(t, 4, "hard: -1 4", "1: -1 2", "1: 1 -2")
+	ix := newClauseIndex(in)
+	opt := DefaultSampleOptions()
+	if err := opt.check(); err != nil {
+		t.Fatal(err)
+	}
+	sw, err := newSweep(in, ix, opt, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.blocks) != 1 || !slices.Equal(sw.blocks[0].vars, []int32{0, 3}) {
+		t.Fatalf("blocks %+v, want one of atoms 0 and 3", sw.blocks)
+	}
+	var got [][]int32
+	for _, g := range flipGroups(in, ix, sw) {
+		got = append(got, g.vars)
+	}
+	if !slices.ContainsFunc(got, func(vs []int32) bool { return slices.Equal(vs, []int32{0, 1}) }) {
+		t.Errorf("flip groups %v, want one of atoms 0 and 1", got)
 	}
 }
