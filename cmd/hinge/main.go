@@ -195,14 +195,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	args, err := alchemyArgs(root, args)
+	var notes []string
 	if err == nil {
-		var notes []string
 		args, notes, err = pslDefines(root, args)
+	}
+	if err != nil {
 		for _, n := range notes {
 			fmt.Fprintln(stderr, n)
 		}
-	}
-	if err != nil {
 		fmt.Fprintln(stderr, "hinge:", err)
 		return exitCode(err)
 	}
@@ -230,8 +230,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	root.SetOut(out)
 	// Where the run's error goes: standard error, unless the command's
 	// outputs take it and standard output is free (routeMessages).
-	route := &messageRoute{}
+	route := &messageRoute{notes: notes}
 	cmd, err := root.ExecuteContextC(withRoute(atomicfile.WithBatch(ctx, batch), route))
+	for _, n := range route.notes { // a run that ended before routing its messages
+		fmt.Fprintln(stderr, n)
+	}
 	if err == nil && out.err != nil {
 		// What the run printed (its answer, for some commands) is lost.
 		err = failed(fmt.Errorf("writing standard output: %w", out.err))
@@ -249,7 +252,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if cmd == nil {
 			cmd = root
 		}
-		if route.errors != nil {
+		if route.errors != nil && !out.closed && out.err == nil {
+			// Standard output as routed, unless its reader is gone: then
+			// standard error, where the error is not lost.
 			stderr = route.errors
 		}
 		if ctx.Err() != nil && isCancel(err) {

@@ -430,12 +430,25 @@ func routeMessages(ctx context.Context, stdout, stderr io.Writer, stdoutHeld boo
 	if onOut {
 		out = msgs
 	}
+	if r := routeOf(ctx); r != nil {
+		for _, n := range r.notes {
+			fmt.Fprintln(msgs, n)
+		}
+		r.notes = nil
+	}
 	return out, msgs
 }
 
 // messageRoute is where main prints the error of a failing run: errors,
-// when a command set it (routeMessages), else standard error.
-type messageRoute struct{ errors io.Writer }
+// when a command set it (routeMessages), else standard error; and the
+// notes main has for the run (PSL's -D keys it ignores), which
+// routeMessages prints with the command's messages, so that they stay off
+// an output on standard error (main prints those a command never routed
+// on standard error).
+type messageRoute struct {
+	errors io.Writer
+	notes  []string
+}
 
 type routeKey struct{}
 

@@ -19,7 +19,8 @@ import (
 // lines, maxsat's error after its report). Each case's input makes the
 // command say something besides its output. lift (which prints nothing on
 // standard error) and mln infer (which did this already) are here so that
-// they stay so.
+// they stay so. A note on PSL's -D keys was printed before the command
+// routed its messages, ahead of the report.
 func TestOutputsToDevStderr(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
@@ -68,6 +69,10 @@ func TestOutputsToDevStderr(t *testing.T) {
 	}{
 		{"ground --report", append([]string{"ground", "--report", "OUT"}, psl...), true, 0, warning, ""},
 		{"infer --report", append([]string{"infer", "--report", "OUT"}, psl...), true, 0, warning, ""},
+		{"infer --report -D (a note)", append([]string{"infer", "--report", "OUT", "-D", "votedperceptron.numsteps=5"}, psl...), true, 0,
+			"hinge infer: note: PSL's -D votedperceptron.numsteps=5 is ignored", ""},
+		{"ground --report -D (a note)", append([]string{"ground", "--report", "OUT", "-D", "random.seed=4"}, psl...), true, 0,
+			"hinge ground: note: PSL's -D random.seed=4 is ignored", ""},
 		{"infer --report, the model missing", []string{"infer", "--model", filepath.Join(dir, "missing.psl"), "--data", psl[3], "--report", "OUT"},
 			true, 2, "hinge infer: reading model", ""},
 		{"learn --output", append([]string{"learn", "--output", "OUT"}, psl...), false, 0, warning, ""},
@@ -153,5 +158,38 @@ func TestOutputsToDevStderr(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestErrorOutputsOnClosedStdout: a failing run whose report is on
+// standard error prints its error on standard output, unless the reader
+// of standard output is gone: then on standard error, after the report
+// (the error was written to the closed pipe and lost, exit 1 with no word
+// of why).
+func TestErrorOutputsOnClosedStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	unsat := writeFile(t, t.TempDir(), "unsat.wcnf", "p wcnf 1 3 10\n10 1 0\n10 -1 0\n1 1 0\n")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	cmd := exec.Command(exe, "maxsat", unsat, "--report", "/dev/stderr")
+	cmd.Env = append(os.Environ(), "HINGE_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want 1\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "hinge maxsat: ") || !strings.Contains(stderr.String(), "violates") {
+		t.Errorf("standard error lacks the run's error:\n%s", stderr.String())
 	}
 }
