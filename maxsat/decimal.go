@@ -37,14 +37,15 @@ type decimal struct {
 	exp    int
 }
 
-// maxExp bounds the exponents parseDecimal keeps (beyond float64's range
-// either way: such a number is read as 0 or rejected as infinite).
-const maxExp = 1 << 20
+// maxExp bounds the exponents parseDecimal reads (far beyond float64's
+// range either way): a number written with a larger one is not kept as
+// written, and reads as its float64, 0 or infinite (refused as a weight).
+const maxExp = 1 << 24
 
 // parseDecimal reads a number as num.Parse accepts it (digits, an optional
 // point, an optional exponent; a sign only on zero for weights) exactly.
-// ok is false for text that is not such a decimal (inf, nan) or is
-// negative and nonzero.
+// ok is false for text that is not such a decimal (inf, nan), is
+// negative and nonzero, or has an exponent beyond maxExp.
 func parseDecimal(text string) (d decimal, ok bool) {
 	s := text
 	neg := false
@@ -68,8 +69,8 @@ func parseDecimal(text string) (d decimal, ok bool) {
 			if c < '0' || c > '9' {
 				return d, false
 			}
-			if exp < maxExp {
-				exp = exp*10 + int(c-'0')
+			if exp = exp*10 + int(c-'0'); exp > maxExp {
+				return d, false // its exponent would be cut short
 			}
 		}
 		if eneg {
