@@ -506,7 +506,7 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, m *model.Model, tru
 			res.Warnings = append(res.Warnings, unboundedWarning(m, u, opt.Method, res.Weights))
 		}
 	}
-	if !out.converged {
+	if !out.converged && len(unb) == 0 { // else the unbounded warnings say why
 		msg := fmt.Sprintf("not converged after %d iterations (largest projected gradient entry %.3g > tolerance %g)", out.iters, out.pgNorm, opt.Tol)
 		res.Warnings = append(res.Warnings, msg)
 	}
