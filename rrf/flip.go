@@ -3,7 +3,9 @@ package rrf
 import (
 	"context"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/hinge-srl/hinge/internal/unionfind"
 	"github.com/hinge-srl/hinge/mln"
@@ -39,9 +41,6 @@ type gibbsPlan struct {
 // noFlips).
 func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 	p := &gibbsPlan{inBlock: make([]bool, net.NumVars)}
-	if !noFlips {
-		p.groups = flipGroups(net, ev)
-	}
 	sets := unionfind.New(net.NumVars)
 	if len(net.Features) > 0 {
 		for _, rc := range net.Features[0] {
@@ -55,6 +54,18 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 			p.blocks = append(p.blocks, vs)
 			for _, v := range vs {
 				p.inBlock[v] = true
+			}
+		}
+	}
+	if !noFlips {
+		// Less the groups a block holds whole: it is resampled exactly.
+		blockAt := map[int32]int{} // a block's first variable -> the block
+		for i, b := range p.blocks {
+			blockAt[b[0]] = i
+		}
+		for _, g := range flipGroups(net, ev) {
+			if i, ok := blockAt[g[0]]; !ok || !slices.Equal(p.blocks[i], g) {
+				p.groups = append(p.groups, g)
 			}
 		}
 	}
@@ -97,7 +108,7 @@ func (s *State) sampleBlock(b []int32, p *gibbsPlan, rng *rand.Rand) {
 	best := math.Inf(-1)
 	for k := range n {
 		if k > 0 {
-			i := bitsTrailing(k)
+			i := bits.TrailingZeros(uint(k))
 			s.Set(int(b[i]), !s.X[b[i]])
 		}
 		a := start ^ (k ^ k>>1)
@@ -123,28 +134,20 @@ func (s *State) sampleBlock(b []int32, p *gibbsPlan, rng *rand.Rand) {
 	}
 }
 
-// bitsTrailing is the index of k's lowest set bit (k > 0): the bit that
-// Gray code k differs in from k-1.
-func bitsTrailing(k int) int {
-	i := 0
-	for k&1 == 0 {
-		k >>= 1
-		i++
-	}
-	return i
-}
-
 // flipGroups returns the groups of unknown variables that Gibbs proposes to
 // flip together (flipGroup), as Markov logic's Gibbs does (see package
 // mln's MaxFlipGroup): the connected components, of 2 to
 // mln.MaxFlipGroup variables, of the graph joining the variable children
 // of every feature but the root that has two of opposite signs (a child's
-// sign is its weight's, reversed when it counts as 1 - x): the features
-// that tie their variables to agree, as a clause !a v b (FromMLN's
-// conjunction of a and !b) does. Single-variable moves cross between the
-// two modes of variables tied both ways (all true, all false) only through
-// configurations of very low probability, so that every chain could sit in
-// one mode for the whole run and report R-hat 1.00.
+// sign is its weight's, reversed when it counts as 1 - x), such as
+// FromMLN's feature of an implication !a v b, the conjunction of a and !b.
+// The sign of the feature's own weight is not looked at: the move is its
+// own inverse and accepted by Metropolis, so any grouping leaves the
+// distribution unchanged, and this one holds the atoms that implications
+// tie to agree. Single-variable moves cross between the two modes of
+// variables tied both ways (all true, all false) only through
+// configurations of very low probability, so that every chain could sit
+// in one mode for the whole run and report R-hat 1.00.
 func flipGroups(net *Net, ev *Evidence) [][]int32 {
 	sets := unionfind.New(net.NumVars)
 	for i, f := range net.Features {
