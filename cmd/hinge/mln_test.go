@@ -450,6 +450,13 @@ func TestAsRRFRefusesBrokenHardClauses(t *testing.T) {
 		if code != tc.code || (code == 2 && !strings.Contains(errs, "the hard clauses cannot all hold with this evidence")) {
 			t.Errorf("%v: exit %d, %s; want exit %d", tc.args, code, errs, tc.code)
 		}
+		// The RRF's hard clauses are soft at the default --hard-weight
+		// already: the refusal says why it asks for the flag (an outside
+		// tester found "--hard-weight 20" working where the default did
+		// not, unexplained).
+		if code == 2 && !strings.Contains(errs, "refuses evidence that breaks one unless --hard-weight is given") {
+			t.Errorf("%v: the refusal does not say why --hard-weight is asked for:\n%s", tc.args, errs)
+		}
 	}
 }
 

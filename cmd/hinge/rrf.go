@@ -184,7 +184,7 @@ func (o *rrfInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		// has probability 0 in the network and is refused as mln infer
 		// refuses it (it was answered under exit 0).
 		if err := net.CheckHard(g, in); err != nil {
-			return mlnFailed(err)
+			return mlnFailed(fmt.Errorf("%w\n(the RRF weighs a hard clause's feature at --hard-weight, %g by default, but refuses evidence that breaks one unless --hard-weight is given: the Markov logic network gives that evidence probability 0)", err, o.hardWeight))
 		}
 	}
 	// One root weight per rule (a clause of a formula, with the formula's
