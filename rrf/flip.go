@@ -2,6 +2,7 @@ package rrf
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -24,7 +25,8 @@ const (
 // gibbsPlan is what a Gibbs step does besides resampling single
 // variables: the groups it proposes to flip (flipGroups) and the blocks it
 // resamples jointly from their exact conditional: the unknown variables
-// that heavy features (|root weight| >= BlockWeight) tie together, in
+// that heavy features (|root weight| >= BlockWeight, the weights of
+// features with the same children summed) tie together, in
 // groups of 2 to MaxBlock (union-find over those features' variable
 // children). Heavy features (a hard clause converted at hard weight 20,
 // an exactly-one group of values) hold single variables still: a value
@@ -43,8 +45,26 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 	p := &gibbsPlan{inBlock: make([]bool, net.NumVars)}
 	sets := unionfind.New(net.NumVars)
 	if len(net.Features) > 0 {
+		// The root weights of features with the same children add up
+		// (identical clauses of several formulas, each under BlockWeight,
+		// weigh their sum: 3.742 P(x) <=> !S(x) beside 7.525 P(x) <=>
+		// !S(x) was not blocked, and its chains agreed 0.48 off).
+		total := map[string]float64{}
+		var key []byte
+		keyOf := func(f []Child) string {
+			key = key[:0]
+			for _, c := range f {
+				key = fmt.Appendf(key, "%d,%d,%t,%d,%d;", c.Var, c.Feature, c.Neg, c.Weight, c.Count)
+			}
+			return string(key)
+		}
 		for _, rc := range net.Features[0] {
-			if rc.Feature > 0 && math.Abs(net.Weights[rc.Weight]) >= BlockWeight {
+			if rc.Feature > 0 {
+				total[keyOf(net.Features[rc.Feature])] += net.Weights[rc.Weight] * rc.mult()
+			}
+		}
+		for _, rc := range net.Features[0] {
+			if rc.Feature > 0 && math.Abs(total[keyOf(net.Features[rc.Feature])]) >= BlockWeight {
 				joinVars(sets, net.Features[rc.Feature], ev)
 			}
 		}
@@ -136,20 +156,22 @@ func (s *State) sampleBlock(b []int32, p *gibbsPlan, rng *rand.Rand) {
 
 // flipGroups returns the groups of unknown variables that Gibbs proposes to
 // flip together (flipGroup), as Markov logic's Gibbs does (see package
-// mln's MaxFlipGroup): the connected components, of 2 to
-// mln.MaxFlipGroup variables, of the graph joining the variable children
-// of every feature but the root that has two of opposite signs (a child's
+// mln's MaxFlipGroup), each of 2 to mln.MaxFlipGroup variables: the
+// connected components of the graph joining the variable children of
+// every feature but the root that has two of opposite signs (a child's
 // sign is its weight's, reversed when it counts as 1 - x), such as
-// FromMLN's feature of an implication !a v b, the conjunction of a and !b.
-// The sign of the feature's own weight is not looked at: the move is its
-// own inverse and accepted by Metropolis, so any grouping leaves the
-// distribution unchanged, and this one holds the atoms that implications
-// tie to agree. Single-variable moves cross between the two modes of
+// FromMLN's feature of an implication !a v b, the conjunction of a and !b;
+// and, where they differ, the components joined by every such feature
+// whatever its children's signs, which also hold atoms tied to disagree
+// (P <=> !Q: flipping P's and Q's together keeps them apart). The sign of
+// the feature's own weight is not looked at: the move is its own inverse
+// and accepted by Metropolis, so any grouping leaves the distribution
+// unchanged. Single-variable moves cross between the two modes of
 // variables tied both ways (all true, all false) only through
 // configurations of very low probability, so that every chain could sit
 // in one mode for the whole run and report R-hat 1.00.
 func flipGroups(net *Net, ev *Evidence) [][]int32 {
-	sets := unionfind.New(net.NumVars)
+	mixed, all := unionfind.New(net.NumVars), unionfind.New(net.NumVars)
 	for i, f := range net.Features {
 		if i == 0 {
 			continue
@@ -166,11 +188,23 @@ func flipGroups(net *Net, ev *Evidence) [][]int32 {
 			}
 		}
 		if pos && neg {
-			joinVars(sets, f, ev)
+			joinVars(mixed, f, ev)
+		}
+		joinVars(all, f, ev)
+	}
+	unknown := func(v int) bool { return !ev.fixed(v) }
+	var groups [][]int32
+	first := map[int32]int{} // a group's first variable -> the group
+	for _, vs := range mixed.Groups(unknown) {
+		if len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup {
+			first[vs[0]] = len(groups)
+			groups = append(groups, vs)
 		}
 	}
-	var groups [][]int32
-	for _, vs := range sets.Groups(func(v int) bool { return !ev.fixed(v) }) {
+	for _, vs := range all.Groups(unknown) {
+		if i, ok := first[vs[0]]; ok && slices.Equal(groups[i], vs) {
+			continue
+		}
 		if len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup {
 			groups = append(groups, vs)
 		}
