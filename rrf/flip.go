@@ -2,7 +2,6 @@ package rrf
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -49,14 +48,26 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 		// (identical clauses of several formulas, each under BlockWeight,
 		// weigh their sum: 3.742 P(x) <=> !S(x) beside 7.525 P(x) <=>
 		// !S(x) was not blocked, and its chains agreed 0.48 off).
-		total := map[string]float64{}
-		var key []byte
-		keyOf := func(f []Child) string {
-			key = key[:0]
-			for _, c := range f {
-				key = fmt.Appendf(key, "%d,%d,%t,%d,%d;", c.Var, c.Feature, c.Neg, c.Weight, c.Count)
+		// Features are told apart by a hash of their children: two that
+		// collide are only blocked as if one (any blocking leaves the
+		// distribution unchanged).
+		total := map[uint64]float64{}
+		keyOf := func(f []Child) uint64 {
+			h := uint64(14695981039346656037)
+			mix := func(v uint64) {
+				h ^= v
+				h *= 1099511628211
 			}
-			return string(key)
+			for _, c := range f {
+				mix(uint64(uint32(c.Var)))
+				mix(uint64(uint32(c.Feature)))
+				mix(uint64(uint32(c.Weight)))
+				mix(uint64(c.Count))
+				if c.Neg {
+					mix(1)
+				}
+			}
+			return h
 		}
 		for _, rc := range net.Features[0] {
 			if rc.Feature > 0 {
@@ -92,19 +103,23 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 	return p
 }
 
-// step is one Gibbs step of plan p: the flip proposals, the blocks, then a
-// sweep over the other unknown variables (gibbsSweep).
+// step is one Gibbs step of plan p: the blocks, a sweep over the other
+// unknown variables (gibbsSweep), then the flip proposals (after the
+// sweep, as Markov logic's Gibbs makes them).
 func (s *State) step(ctx context.Context, ev *Evidence, p *gibbsPlan, rng *rand.Rand) error {
-	for _, g := range p.groups {
-		s.flipGroup(g, rng)
-	}
 	for _, b := range p.blocks {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		s.sampleBlock(b, p, rng)
 	}
-	return s.gibbsSweep(ctx, ev, p.inBlock, rng)
+	if err := s.gibbsSweep(ctx, ev, p.inBlock, rng); err != nil {
+		return err
+	}
+	for _, g := range p.groups {
+		s.flipGroup(g, rng)
+	}
+	return nil
 }
 
 // sampleBlock draws the variables of b jointly from their exact

@@ -436,9 +436,9 @@ func TestGibbsChainsStandardError(t *testing.T) {
 // enumeration of the RRF's own distribution. With flip moves (and the
 // blocks, in both runs) a run said to have mixed is within 0.05 but for
 // three in 100 at most (a standard error of up to 0.025 is mixed), and
-// never 0.1 off, and more runs mix than without (90 and 25 of 100 when
-// this was written; 1 and 1 off by more than 0.05, 0.050 and 0.063, while
-// said mixed; at 40,000 samples all 100 mixed and within 0.012).
+// never 0.1 off, and more runs mix than without (91 and 25 of 100 when
+// this was written; 0 and 1 off by more than 0.05 while said mixed; at
+// 40,000 samples all 100 mixed and within 0.012).
 func TestGibbsFlipMovesAgainstEnumeration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 random networks, each sampled twice")
