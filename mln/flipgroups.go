@@ -40,33 +40,24 @@ func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
 			}
 		}
 	}
-	blockOf := make([]int32, in.NumVars) // atom -> its block + 1, or 0
-	for i, b := range sw.blocks {
-		for _, v := range b.vars {
-			blockOf[v] = int32(i + 1)
-		}
-	}
 	var groups []flipGroup
-	first := map[int32]int{} // a component's first atom -> its group
-	add := func(vs []int32) bool {
-		if len(vs) < 2 || len(vs) > MaxFlipGroup {
-			return false
-		}
-		if b := blockOf[vs[0]]; b != 0 && slices.Equal(sw.blocks[b-1].vars, vs) {
-			return false // the block is sampled from its exact conditional
+	var taken unionfind.Distinct // the blocks, sampled from their exact conditional, and the groups
+	for _, b := range sw.blocks {
+		taken.Add(b.vars)
+	}
+	add := func(vs []int32) {
+		if len(vs) < 2 || len(vs) > MaxFlipGroup || !taken.Add(vs) {
+			return
 		}
 		var cs []int32
 		for _, v := range vs {
 			cs = append(cs, ix.occ[v]...)
 		}
 		slices.Sort(cs)
-		groups = append(groups, flipGroup{vars: slices.Clone(vs), clauses: slices.Compact(cs)})
-		return true
+		groups = append(groups, flipGroup{vars: vs, clauses: slices.Compact(cs)})
 	}
 	for _, vs := range sets.Groups(nil) {
-		if add(vs) {
-			first[vs[0]] = len(groups) - 1
-		}
+		add(vs)
 	}
 	var cu clusterUnits
 	for c := range in.NumClauses() {
@@ -84,9 +75,6 @@ func flipGroups(in *maxsat.Instance, ix *clauseIndex, sw *sweep) []flipGroup {
 		for u := range cu.numUnits() {
 			vs := slices.Clone(cu.unit(u))
 			slices.Sort(vs)
-			if i, ok := first[vs[0]]; ok && slices.Equal(groups[i].vars, vs) {
-				continue // a component already
-			}
 			add(vs)
 		}
 	}

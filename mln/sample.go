@@ -174,6 +174,16 @@ const MCSEBatches = 10
 // number kept of per.
 func BatchOf(kept, per int) int { return kept * MCSEBatches / per }
 
+// NewBatches returns a chain's batch sums over n atoms, MCSEBatches of
+// them, for SetMCSE.
+func NewBatches(n int) [][]float64 {
+	b := make([][]float64, MCSEBatches)
+	for i := range b {
+		b[i] = make([]float64, n)
+	}
+	return b
+}
+
 // SetMCSE sets d's largest Monte Carlo standard error and its atom from
 // the chains' batch sums (batches[k][b][v] adds up atom v's estimates over
 // batch b of chain k's per[k] kept samples: see BatchOf and batchMCSE),
@@ -340,10 +350,7 @@ func runChains(ctx context.Context, n int, opt SampleOptions, mk func(k int, rng
 			}
 			sums[k] = [2][]float64{make([]float64, n), make([]float64, n)}
 			squares[k] = [2][]float64{make([]float64, n), make([]float64, n)}
-			batches[k] = make([][]float64, MCSEBatches)
-			for b := range batches[k] {
-				batches[k][b] = make([]float64, n)
-			}
+			batches[k] = NewBatches(n)
 			for it := 0; it < opt.BurnIn+per[k]; it++ {
 				if ctx.Err() != nil {
 					errs[k] = ctx.Err()

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/hinge-srl/hinge/internal/unionfind"
 	"github.com/hinge-srl/hinge/mln"
@@ -31,11 +30,11 @@ const (
 // an exactly-one group of values) hold single variables still: a value
 // of an exactly-one group once chosen was never left, so that four chains
 // could agree on one choice and be called mixed 0.5 off.
+// A plan is read only: chains run in parallel share it.
 type gibbsPlan struct {
 	groups  [][]int32
 	blocks  [][]int32
 	inBlock []bool
-	score   []float64 // scratch: the log score of each block assignment
 }
 
 // newGibbsPlan returns the plan of net's Gibbs steps (no flip moves with
@@ -69,13 +68,15 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 			}
 			return h
 		}
-		for _, rc := range net.Features[0] {
+		keys := make([]uint64, len(net.Features[0]))
+		for i, rc := range net.Features[0] {
 			if rc.Feature > 0 {
-				total[keyOf(net.Features[rc.Feature])] += net.Weights[rc.Weight] * rc.mult()
+				keys[i] = keyOf(net.Features[rc.Feature])
+				total[keys[i]] += net.Weights[rc.Weight] * rc.mult()
 			}
 		}
-		for _, rc := range net.Features[0] {
-			if rc.Feature > 0 && math.Abs(total[keyOf(net.Features[rc.Feature])]) >= BlockWeight {
+		for i, rc := range net.Features[0] {
+			if rc.Feature > 0 && math.Abs(total[keys[i]]) >= BlockWeight {
 				joinVars(sets, net.Features[rc.Feature], ev)
 			}
 		}
@@ -90,15 +91,11 @@ func newGibbsPlan(net *Net, ev *Evidence, noFlips bool) *gibbsPlan {
 	}
 	if !noFlips {
 		// Less the groups a block holds whole: it is resampled exactly.
-		blockAt := map[int32]int{} // a block's first variable -> the block
-		for i, b := range p.blocks {
-			blockAt[b[0]] = i
+		var taken unionfind.Distinct
+		for _, b := range p.blocks {
+			taken.Add(b)
 		}
-		for _, g := range flipGroups(net, ev) {
-			if i, ok := blockAt[g[0]]; !ok || !slices.Equal(p.blocks[i], g) {
-				p.groups = append(p.groups, g)
-			}
-		}
+		p.groups = flipGroups(net, ev, &taken)
 	}
 	return p
 }
@@ -111,7 +108,7 @@ func (s *State) step(ctx context.Context, ev *Evidence, p *gibbsPlan, rng *rand.
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s.sampleBlock(b, p, rng)
+		s.sampleBlock(b, rng)
 	}
 	if err := s.gibbsSweep(ctx, ev, p.inBlock, rng); err != nil {
 		return err
@@ -126,12 +123,12 @@ func (s *State) step(ctx context.Context, ev *Evidence, p *gibbsPlan, rng *rand.
 // conditional given the others: every assignment's log score, walked in
 // Gray-code order (one Set a step), then one drawn in proportion to exp of
 // its score.
-func (s *State) sampleBlock(b []int32, p *gibbsPlan, rng *rand.Rand) {
+func (s *State) sampleBlock(b []int32, rng *rand.Rand) {
 	n := 1 << len(b)
-	if cap(p.score) < n {
-		p.score = make([]float64, n)
+	if cap(s.blockScore) < n {
+		s.blockScore = make([]float64, n)
 	}
-	score := p.score[:n]
+	score := s.blockScore[:n]
 	start := 0
 	for i, v := range b {
 		if s.X[v] {
@@ -181,11 +178,11 @@ func (s *State) sampleBlock(b []int32, p *gibbsPlan, rng *rand.Rand) {
 // (P <=> !Q: flipping P's and Q's together keeps them apart). The sign of
 // the feature's own weight is not looked at: the move is its own inverse
 // and accepted by Metropolis, so any grouping leaves the distribution
-// unchanged. Single-variable moves cross between the two modes of
+// unchanged. A group taken already (a block) is left out. Single-variable moves cross between the two modes of
 // variables tied both ways (all true, all false) only through
 // configurations of very low probability, so that every chain could sit
 // in one mode for the whole run and report R-hat 1.00.
-func flipGroups(net *Net, ev *Evidence) [][]int32 {
+func flipGroups(net *Net, ev *Evidence, taken *unionfind.Distinct) [][]int32 {
 	mixed, all := unionfind.New(net.NumVars), unionfind.New(net.NumVars)
 	for i, f := range net.Features {
 		if i == 0 {
@@ -209,18 +206,8 @@ func flipGroups(net *Net, ev *Evidence) [][]int32 {
 	}
 	unknown := func(v int) bool { return !ev.fixed(v) }
 	var groups [][]int32
-	first := map[int32]int{} // a group's first variable -> the group
-	for _, vs := range mixed.Groups(unknown) {
-		if len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup {
-			first[vs[0]] = len(groups)
-			groups = append(groups, vs)
-		}
-	}
-	for _, vs := range all.Groups(unknown) {
-		if i, ok := first[vs[0]]; ok && slices.Equal(groups[i], vs) {
-			continue
-		}
-		if len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup {
+	for _, vs := range append(mixed.Groups(unknown), all.Groups(unknown)...) {
+		if len(vs) >= 2 && len(vs) <= mln.MaxFlipGroup && taken.Add(vs) {
 			groups = append(groups, vs)
 		}
 	}

@@ -142,7 +142,7 @@ type GibbsOptions struct {
 	Samples, BurnIn int // sweeps kept and discarded
 	Seed            uint64
 	// NoFlipMoves leaves out the moves that flip a group of tied
-	// variables at once before each sweep (see flipGroups); for measuring
+	// variables at once after each sweep (see flipGroups); for measuring
 	// what they bring.
 	NoFlipMoves bool
 	// Progress, when set, is called after every sweep with the sweeps done
@@ -152,8 +152,10 @@ type GibbsOptions struct {
 
 // Gibbs estimates each variable's marginal probability by Gibbs sampling
 // from init (nil: a random assignment; an ICM mode shortens the burn-in):
-// each step proposes to flip each group of variables that features tie to
-// agree (flipGroups), then sweeps: it resamples every unknown variable from
+// each step resamples the blocks of variables that heavy features tie
+// jointly and every other unknown variable alone (a sweep, see gibbsPlan),
+// then proposes to flip each group of variables that features tie
+// (flipGroups); a variable alone is drawn from
 // P(x_v = 1 | rest) = 1 / (1 + exp(-(s_0(x_v=1) - s_0(x_v=0)))), computed
 // from the cached feature sums of v's ancestors only. A cancelled ctx stops
 // it before the next variable, with ctx's error. A network whose values
@@ -222,10 +224,7 @@ func GibbsChains(ctx context.Context, net *Net, ev *Evidence, init []bool, chain
 			return nil, err
 		}
 		sums[k] = [2][]float64{make([]float64, net.NumVars), make([]float64, net.NumVars)}
-		batches[k] = make([][]float64, mln.MCSEBatches)
-		for b := range batches[k] {
-			batches[k][b] = make([]float64, net.NumVars)
-		}
+		batches[k] = mln.NewBatches(net.NumVars)
 		for it := 0; it < opt.BurnIn+per[k]; it++ {
 			if err := s.step(ctx, ev, plan, rng); err != nil {
 				return nil, err

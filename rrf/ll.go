@@ -101,17 +101,14 @@ func (l *llLearner) estimate(ctx context.Context) (g, fisher []float64, dFd func
 		all = append(all, grp.chains...)
 	}
 	// The chains' moves at the current weights (flip groups and blocks
-	// follow the weights' signs and sizes), each chain with its own
-	// scratch.
+	// follow the weights' signs and sizes).
 	plan := newGibbsPlan(l.net, l.ev, l.noFlips)
 	par.For(len(all), runtime.GOMAXPROCS(0), func(_, k int) {
 		ch := all[k]
 		ch.s.Recompute() // the weights changed
 		ch.samples = ch.samples[:0]
-		p := *plan
-		p.score = nil
 		for range l.sweeps {
-			if ch.s.step(ctx, l.ev, &p, ch.rng) != nil {
+			if ch.s.step(ctx, l.ev, plan, ch.rng) != nil {
 				return // cancelled: the error is ctx's, returned below
 			}
 			n := make([]float64, nw)

@@ -377,6 +377,9 @@ type State struct {
 	// flip leaves no rounding behind).
 	recording bool
 	journal   []undo
+	// blockScore is sampleBlock's scratch: the log score of each
+	// assignment of a block.
+	blockScore []float64
 }
 
 // undo is a feature's cached sum and value before a change.

@@ -96,7 +96,14 @@ func (s *exactSummary) print(w io.Writer, total int) {
 // printConvergence writes the chains' diagnostics on one line; atom names
 // a variable.
 func printConvergence(w io.Writer, d mln.Diagnostics, atom func(int) string) {
-	fmt.Fprintf(w, "convergence: largest R-hat %.3f (%s), largest difference between chains %.3f (%s), largest standard error %.3f (%s)\n",
+	fmt.Fprintf(w, "convergence: %s\n", convergenceText(d, atom))
+}
+
+// convergenceText is the chains' largest R-hat, spread and standard error,
+// each with its atom, for the convergence lines of hinge mln infer and
+// hinge rrf infer.
+func convergenceText(d mln.Diagnostics, atom func(int) string) string {
+	return fmt.Sprintf("largest R-hat %.3f (%s), largest difference between chains %.3f (%s), largest standard error %.3f (%s)",
 		d.RHat, atom(d.RHatAtom), d.Spread, atom(d.SpreadAtom), d.MCSE, atom(d.MCSEAtom))
 }
 

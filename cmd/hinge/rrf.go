@@ -396,8 +396,7 @@ func (o *rrfInferOptions) convergence(stderr io.Writer, atom func(int) string) e
 		}
 		return atom(v)
 	}
-	fmt.Fprintf(stderr, "convergence: %d chains x %d samples; largest R-hat %.3f (%s), largest difference between chains %.3f (%s), largest standard error %.3f (%s)\n",
-		d.Chains, d.SamplesPerChain, d.RHat, name(d.RHatAtom), d.Spread, name(d.SpreadAtom), d.MCSE, name(d.MCSEAtom))
+	fmt.Fprintf(stderr, "convergence: %d chains x %d samples; %s\n", d.Chains, d.SamplesPerChain, convergenceText(*d, name))
 	if d.Mixed {
 		return nil
 	}

@@ -3,6 +3,8 @@
 // samplers' blocks and flip groups are made of.
 package unionfind
 
+import "slices"
+
 // Sets is a partition of 0..n-1 into disjoint sets.
 type Sets struct{ parent []int32 }
 
@@ -51,4 +53,24 @@ func (s *Sets) Groups(keep func(v int) bool) [][]int32 {
 		groups[i] = append(groups[i], int32(v))
 	}
 	return groups
+}
+
+// Distinct holds groups of elements, each sorted (as Groups returns them),
+// so that a group equal to one held already is told apart: samplers keep
+// one move per set of atoms, whichever construction found it first.
+type Distinct struct{ byFirst map[int32][][]int32 }
+
+// Add holds g and reports true, unless a group equal to g is held already
+// (then false). g must not be empty, nor change while held.
+func (d *Distinct) Add(g []int32) bool {
+	if d.byFirst == nil {
+		d.byFirst = map[int32][][]int32{}
+	}
+	for _, h := range d.byFirst[g[0]] {
+		if slices.Equal(h, g) {
+			return false
+		}
+	}
+	d.byFirst[g[0]] = append(d.byFirst[g[0]], g)
+	return true
 }

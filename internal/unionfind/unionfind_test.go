@@ -56,3 +56,25 @@ func TestGroupsAgainstReachability(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinct: a group is held once, whatever groups share its first
+// element.
+func TestDistinct(t *testing.T) {
+	var d Distinct
+	for _, tc := range []struct {
+		g    []int32
+		want bool
+	}{
+		{[]int32{1, 2}, true},
+		{[]int32{1, 2, 3}, true},
+		{[]int32{1, 2}, false},
+		{[]int32{1, 3}, true},
+		{[]int32{1, 2, 3}, false},
+		{[]int32{4}, true},
+		{[]int32{4}, false},
+	} {
+		if got := d.Add(tc.g); got != tc.want {
+			t.Errorf("Add(%v) = %v, want %v", tc.g, got, tc.want)
+		}
+	}
+}
