@@ -842,3 +842,42 @@ func TestFlipGroupsBesideBlocks(t *testing.T) {
 		t.Errorf("flip groups %v, want one of atoms 0 and 1", got)
 	}
 }
+
+// TestFlipGroupsDegenerate: no atoms, a tautology x v !x (one atom with
+// both signs: no group of one), a unit clause and a group over
+// MaxFlipGroup atoms give no flip group; a negative-weight implication
+// joins its atoms in a component (a move Metropolis may reject, never a
+// wrong one) but makes no unit. Gibbs samples each.
+func TestFlipGroupsDegenerate(t *testing.T) {
+	long := make([]string, 0, 2*MaxFlipGroup)
+	for v := 1; v <= MaxFlipGroup; v++ {
+		long = append(long, "1: -"+itoa(v)+" "+itoa(v+1), "1: "+itoa(v)+" -"+itoa(v+1))
+	}
+	for _, tc := range []struct {
+		name   string
+		in     *maxsat.Instance
+		groups int
+	}{
+		{"no atoms", &maxsat.Instance{}, 0},
+		{"tautology and unit", clauses(t, 1, "1: 1 -1", "2: 1"), 0},
+		{"negative implication", clauses(t, 2, "-1.5: -1 2"), 1},
+		{"over MaxFlipGroup atoms", clauses(t, MaxFlipGroup+1, long...), 0},
+	} {
+		ix := newClauseIndex(tc.in)
+		opt := DefaultSampleOptions()
+		if err := opt.check(); err != nil {
+			t.Fatal(err)
+		}
+		sw, err := newSweep(tc.in, ix, opt, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gs := flipGroups(tc.in, ix, sw); len(gs) != tc.groups {
+			t.Errorf("%s: %d flip groups, want %d", tc.name, len(gs), tc.groups)
+		}
+		s, err := Gibbs(context.Background(), tc.in, opt)
+		if err != nil || len(s.Probs) != tc.in.NumVars {
+			t.Errorf("%s: %v, %d marginals", tc.name, err, len(s.Probs))
+		}
+	}
+}

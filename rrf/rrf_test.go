@@ -635,3 +635,92 @@ func TestGibbsFlipsOppositeTies(t *testing.T) {
 		}
 	}
 }
+
+// TestGibbsMovesKeepEvidence: flip groups and blocks leave out the
+// variables the evidence fixes. A clique of implications both ways over
+// five variables, one of them fixed true and one fixed false (so the
+// groups and blocks straddle evidence), beside a heavy pair (a block)
+// with a fixed member: the fixed values never move, and the others match
+// the conditional distribution by enumeration. With every variable fixed,
+// and on a network without variables, Gibbs answers without a move.
+func TestGibbsMovesKeepEvidence(t *testing.T) {
+	in := &maxsat.Instance{NumVars: 8}
+	add := func(w float64, lits ...maxsat.Lit) {
+		if err := in.AddClause(w, false, lits...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for a := range 5 {
+		for b := range 5 {
+			if a != b {
+				add(2.5, maxsat.Not(a), maxsat.Pos(b))
+			}
+		}
+	}
+	add(9, maxsat.Pos(5), maxsat.Pos(6))
+	add(9, maxsat.Not(5), maxsat.Not(6))
+	add(9, maxsat.Not(6), maxsat.Pos(7))
+	add(0.4, maxsat.Not(2))
+	net, err := FromClauses(in, 10, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &Evidence{Fixed: make([]bool, 8), X: make([]bool, 8)}
+	ev.Fixed[0], ev.X[0] = true, true
+	ev.Fixed[4] = true // false
+	ev.Fixed[7] = true // false
+	p := newGibbsPlan(net, ev, false)
+	for _, g := range append(p.groups, p.blocks...) {
+		for _, v := range g {
+			if ev.Fixed[v] {
+				t.Fatalf("group or block %v holds fixed variable %d", g, v)
+			}
+		}
+	}
+	if len(p.groups) == 0 || len(p.blocks) == 0 {
+		t.Fatalf("groups %v, blocks %v: the case no longer has both", p.groups, p.blocks)
+	}
+	// The conditional marginals by enumeration.
+	want := make([]float64, 8)
+	z := 0.0
+	enumerate(ev.X, ev, func(y []bool) {
+		w := math.Exp(score(net, y))
+		z += w
+		for v, b := range y {
+			if b {
+				want[v] += w
+			}
+		}
+	})
+	for v := range want {
+		want[v] /= z
+	}
+	for seed := range uint64(5) {
+		res, err := GibbsChains(context.Background(), net, ev, nil, 4, GibbsOptions{Samples: 4000, BurnIn: 100, Seed: seed + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, q := range res.Probs {
+			if math.Abs(q-want[v]) > 0.05 || ev.Fixed[v] && q != want[v] {
+				t.Errorf("seed %d: P(%d) = %.4f for %.4f (fixed %v)", seed+1, v, q, want[v], ev.Fixed[v])
+			}
+		}
+	}
+	all := &Evidence{Fixed: make([]bool, 8), X: make([]bool, 8)}
+	for v := range all.Fixed {
+		all.Fixed[v] = true
+	}
+	if p := newGibbsPlan(net, all, false); len(p.groups)+len(p.blocks) != 0 {
+		t.Errorf("every variable fixed: groups %v, blocks %v", p.groups, p.blocks)
+	}
+	if _, err := GibbsChains(context.Background(), net, all, nil, 2, GibbsOptions{Samples: 100, BurnIn: 10, Seed: 1}); err != nil {
+		t.Errorf("every variable fixed: %v", err)
+	}
+	empty, err := FromClauses(&maxsat.Instance{}, 10, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := GibbsChains(context.Background(), empty, nil, nil, 2, GibbsOptions{Samples: 100, BurnIn: 10, Seed: 1}); err != nil || len(res.Probs) != 0 {
+		t.Errorf("no variables: %v, %v", res, err)
+	}
+}
