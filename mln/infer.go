@@ -216,11 +216,10 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		// The relaxation's world and bound start the exact search.
 		method = MethodLPRound
 	}
-	pos, err := positiveForm(in)
+	x, rep, signed, err := relaxAndRound(ctx, in, mo, method != MethodWalkSAT)
 	if err != nil {
 		return nil, err
 	}
-	signed := pos != in // negative-weight clauses: pos has auxiliary atoms
 	// MaxWalkSAT takes signed weights: it walks the network itself, with
 	// identical clauses merged as Alchemy walks it. Unmerged, an atom with
 	// opposite unit clauses (UW-CSE: 4,442 of the ai fold's cost) keeps one
@@ -229,35 +228,6 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	var walkOn *maxsat.Instance
 	if method == MethodLPWalkSAT || method == MethodWalkSAT {
 		walkOn = walkable(in) // merging costs a hash per ground clause: only when a walk follows
-	}
-	mo.LocalSearch = 0 // MaxWalkSAT runs below, on walkOn
-	sol, err := maxsat.Solve(ctx, pos, mo)
-	if err != nil {
-		return nil, err
-	}
-	x := sol.X[:in.NumVars]
-	rep := sol.Report
-	if signed && method != MethodWalkSAT {
-		// The auxiliary form's relaxation is loose and its rounding poor;
-		// the surrogate (each negative clause as unit clauses of its
-		// negated literals) rounds to a much better world of the network
-		// (Tuffy cse: 3,017 against 9,676 as Alchemy counts). Keep the
-		// better of the two worlds; the bound stays pos's.
-		so := mo
-		so.LocalSearch = 0
-		sur, err := surrogate(in)
-		if err != nil {
-			return nil, err
-		}
-		ssol, err := maxsat.Solve(ctx, sur, so)
-		if err != nil {
-			return nil, err
-		}
-		if sat, hv := in.Eval(ssol.X); hv == 0 {
-			if cur, chv := in.Eval(x); chv > 0 || sat > cur {
-				x = ssol.X
-			}
-		}
 	}
 	var walkStart []bool // nil: a random start
 	switch {
@@ -339,6 +309,47 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	res.Cost, res.LowerBound = snapCosts(res.Cost, res.LowerBound, res.tol)
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil
+}
+
+// relaxAndRound solves the LP relaxation of the ground clauses in (signed
+// weights, as positiveForm makes them positive) by maxsat.Solve, without
+// local search, and rounds it. rep is the positive form's report: its
+// certified bound is the network's; signed says in has negative weights.
+// With surrogateToo and negative weights the surrogate's relaxation is
+// rounded as well and the better world that satisfies the hard clauses
+// kept: the auxiliary form's relaxation is loose and its rounding poor,
+// and the surrogate (each negative clause as unit clauses of its negated
+// literals) rounds to a much better world of the network (Tuffy cse:
+// 3,017 against 9,676 as Alchemy counts).
+func relaxAndRound(ctx context.Context, in *maxsat.Instance, mo maxsat.Options, surrogateToo bool) (x []bool, rep maxsat.Report, signed bool, err error) {
+	pos, err := positiveForm(in)
+	if err != nil {
+		return nil, rep, false, err
+	}
+	signed = pos != in // negative-weight clauses: pos has auxiliary atoms
+	mo.LocalSearch = 0
+	sol, err := maxsat.Solve(ctx, pos, mo)
+	if err != nil {
+		return nil, rep, signed, err
+	}
+	x, rep = sol.X[:in.NumVars], sol.Report
+	if !signed || !surrogateToo {
+		return x, rep, signed, nil
+	}
+	sur, err := surrogate(in)
+	if err != nil {
+		return nil, rep, signed, err
+	}
+	ssol, err := maxsat.Solve(ctx, sur, mo)
+	if err != nil {
+		return nil, rep, signed, err
+	}
+	if sat, hv := in.Eval(ssol.X); hv == 0 {
+		if cur, chv := in.Eval(x); chv > 0 || sat > cur {
+			x = ssol.X
+		}
+	}
+	return x, rep, signed, nil
 }
 
 // exactForm is positiveForm for the exact solver: a unit clause l of

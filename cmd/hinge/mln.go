@@ -474,13 +474,16 @@ chains start apart; when they disagree stderr warns, the report has
 Inference in Relational Domains", AAAI 2006): every unknown atom starts
 false and a ground clause is built only once every atom it negates is true,
 so memory grows with the clauses that can be violated, not with the
-groundings; MaxWalkSAT (--flips, --seed) searches over them and builds more
-as it makes atoms true. There is no certified bound then (the relaxation
-needs the full grounding). With --method exact, --lazy is cutting-plane
-inference (Riedel, "Improving the Accuracy and Efficiency of MAP Inference
-for Markov Logic", UAI 2008): the clauses built so far are solved exactly,
-those the answer can make cost are built, and when none of them costs the
-world is proven optimal for the whole network. With --marginal, lazy MC-SAT (Poon, Domingos and
+groundings. MAP is then cutting-plane inference (Riedel, "Improving the
+Accuracy and Efficiency of MAP Inference for Markov Logic", UAI 2008): the
+LP relaxation of the clauses built so far is solved and rounded (lp-round,
+the default), the clauses the rounded world can make cost are built, and
+when none of them costs, the world's cost holds for the whole network and
+so does the relaxation's certified lower bound; --method exact then solves
+the rounds exactly and proves the optimum when they end (--time-limit
+stops either with the best world and the bound). --method maxwalksat
+searches by lazy MaxWalkSAT (--flips, --seed, no bound), building clauses
+as it makes atoms true. With --marginal, lazy MC-SAT (Poon, Domingos and
 Sumner, "A General Method for Reducing the Complexity of Relational
 Inference and its Application to MCMC", AAAI 2008) samples over the same
 lazily built clauses. With at most 100,000 unknown atoms every atom is
@@ -513,12 +516,12 @@ in Alchemy.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.result, "result", "r", "", "write the query atoms' values to this file (default: standard output)")
 	f.StringVar(&o.method, "method", "", "MAP: lp-round (default), lp-walksat, maxwalksat or exact (proven optimal, or the best world and the gap at --time-limit); marginals: auto (default: exact where affordable, MC-SAT for the rest), exact (exact or refused with the cost), mcsat or gibbs (sampling alone)")
-	f.DurationVar(&o.timeLimit, "time-limit", 0, "MAP --method exact: stop after this long (e.g. 10m) with the best world, the certified bound and the gap; 0: until proven optimal")
+	f.DurationVar(&o.timeLimit, "time-limit", 0, "MAP --method exact, or --lazy's cutting planes: stop after this long (e.g. 10m) with the best world, the certified bound and the gap; 0: until proven optimal (--lazy: until the rounds end)")
 	f.BoolVar(&o.marginal, "marginal", false, "every query atom's probability (exact where affordable, else sampled) instead of the MAP world")
 	f.BoolVar(&o.strict, "strict", false, "marginals: fail (exit 1, nothing written) when the sampled marginals cannot be trusted (chains that disagree, atoms lazy MC-SAT never activated)")
 	f.BoolVar(&o.mapFlag, "map", false, "the most probable world (the default)")
 	f.BoolVar(&o.trueOnly, "true-only", false, "MAP: write only the query atoms that are true, one per line without a value (Alchemy's -m)")
-	f.BoolVar(&o.lazy, "lazy", false, "ground lazily (LazySAT): MAP by MaxWalkSAT, --marginal by lazy MC-SAT; chosen by itself when the full grounding would not fit in --memory-limit")
+	f.BoolVar(&o.lazy, "lazy", false, "ground lazily (LazySAT): MAP by cutting planes (lp-round, exact) or MaxWalkSAT, --marginal by lazy MC-SAT; chosen by itself when the full grounding would not fit in --memory-limit")
 	sd := mln.DefaultSampleOptions()
 	f.IntVar(&o.samples, "samples", sd.Samples, "marginals: samples kept, over all chains together")
 	f.IntVar(&o.digits, "digits", 4, "marginals: decimals written per probability, 1 to 17 (4 as Alchemy writes them)")
@@ -648,7 +651,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return badInput(errors.New("--lifted is for MAP inference (lp-round, lp-walksat, maxwalksat); the samplers of --marginal do not lift"))
 	}
 	if o.lazy && o.lifted {
-		return badInput(errors.New("--lifted lifts the LP relaxation of the full grounding; --lazy searches by MaxWalkSAT over clauses built as needed, with no relaxation to lift: give one or the other"))
+		return badInput(errors.New("--lifted lifts the LP relaxation of the full grounding; --lazy solves relaxations of clauses built as needed, which are not lifted: give one or the other"))
 	}
 	if o.marginal && o.mapFlag {
 		return badInput(errors.New("--map and --marginal exclude each other"))
@@ -662,14 +665,16 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.lazy && o.marginal && o.method != mln.MethodMCSAT {
 		return badInput(fmt.Errorf("--lazy estimates marginals by lazy MC-SAT (--method mcsat); --method %s needs the full grounding", o.method))
 	}
-	if o.lazy && !o.marginal && explicitMethod != "" && explicitMethod != mln.MethodWalkSAT && explicitMethod != mln.MethodExact {
-		return badInput(fmt.Errorf("--lazy searches by MaxWalkSAT (--method maxwalksat) or exactly by cutting planes (--method exact), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
+	if o.lazy && !o.marginal && explicitMethod == mln.MethodLPWalkSAT {
+		return badInput(fmt.Errorf("--lazy solves by cutting planes (--method lp-round, the default, or exact) or searches by MaxWalkSAT (--method maxwalksat), or samples by MC-SAT with --marginal; --method %s needs the full grounding", explicitMethod))
 	}
 	switch {
 	case o.timeLimit < 0:
 		return badInput(fmt.Errorf("--time-limit %v: must be >= 0", o.timeLimit))
+	case o.timeLimit > 0 && !o.marginal && o.lazy && o.method == mln.MethodLPRound:
+		// The cutting planes over the relaxation stop at the limit.
 	case o.timeLimit > 0 && (o.method != mln.MethodExact || o.marginal):
-		return badInput(fmt.Errorf("--time-limit %v applies to MAP by --method exact only (the other methods run their iterations: --flips, --max-iter, --samples); give --method exact with it, or leave it out", o.timeLimit))
+		return badInput(fmt.Errorf("--time-limit %v applies to MAP by --method exact, and by --lazy's cutting planes (lp-round), only (the other methods run their iterations: --flips, --max-iter, --samples); give --method exact with it, or leave it out", o.timeLimit))
 	}
 	// Lazy grounding by itself beyond the memory limit: for MAP, and for
 	// marginals by MC-SAT (Gibbs has no lazy form).

@@ -13,24 +13,43 @@ func TestMLNInferLazy(t *testing.T) {
 	dir := t.TempDir()
 	prog := writeFile(t, dir, "prog.mln", mlnSmokers)
 	ev := writeFile(t, dir, "evidence.db", "Friends(Anna, Bob)\nFriends(Bob, Carl)\nSmokes(Anna)\n")
-	out, rep := filepath.Join(dir, "out.result"), filepath.Join(dir, "r.json")
-	code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--lazy", "-r", out, "--report", rep)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The full grounding's world (TestMLNInfer), true atoms only.
+	// The full grounding's world (TestMLNInfer), true atoms only: by the
+	// cutting planes over the relaxation (the default), which prove it
+	// optimal, and by lazy MaxWalkSAT, which has no bound.
 	want := "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\nSmokes(Bob) 1\nSmokes(Carl) 1\n"
-	if string(got) != want || !strings.Contains(errs, "MAP (maxwalksat, lazy): cost 0,") || !strings.Contains(errs, "no certified bound") {
-		t.Errorf("result:\n%s\nwant:\n%s\nstderr: %s", got, want, errs)
-	}
-	var r lazyReport
-	raw := readJSON(t, rep, &r)
-	if !r.Lazy || r.TrueQuery != 5 || r.AllUnknowns != 5 || r.GroundClauses == 0 || r.InitialClauses == 0 || r.InitialClauses > r.GroundClauses || !strings.Contains(string(raw), `"cost_lower_bound": null`) {
-		t.Errorf("report %s", raw)
+	for _, method := range []string{"", "lp-round", "maxwalksat"} {
+		out, rep := filepath.Join(dir, "out.result"), filepath.Join(dir, "r.json")
+		args := []string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--lazy", "-r", out, "--report", rep}
+		if method != "" {
+			args = append(args, "--method", method)
+		}
+		code, _, errs := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", method, code, errs)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if method == "maxwalksat" {
+			if string(got) != want || !strings.Contains(errs, "MAP (maxwalksat, lazy): cost 0,") || !strings.Contains(errs, "no certified bound") {
+				t.Errorf("result:\n%s\nwant:\n%s\nstderr: %s", got, want, errs)
+			}
+			var r lazyReport
+			raw := readJSON(t, rep, &r)
+			if !r.Lazy || r.TrueQuery != 5 || r.AllUnknowns != 5 || r.GroundClauses == 0 || r.InitialClauses == 0 || r.InitialClauses > r.GroundClauses || !strings.Contains(string(raw), `"cost_lower_bound": null`) {
+				t.Errorf("report %s", raw)
+			}
+			continue
+		}
+		if string(got) != want || !strings.Contains(errs, "MAP (lp-round, lazy: cutting planes, ") || !strings.Contains(errs, "cost 0, certified lower bound 0, proven optimal for the whole network") {
+			t.Errorf("%q: result:\n%s\nwant:\n%s\nstderr: %s", method, got, want, errs)
+		}
+		var r lazyExactReport
+		raw := readJSON(t, rep, &r)
+		if !r.Lazy || r.Method != "lp-round" || !r.Optimal || r.Status != "optimal" || r.TrueQuery != 5 || r.RelaxedRounds == 0 || r.Rounds != r.RelaxedRounds || r.Cores != 0 || r.InitialClauses > r.GroundClauses {
+			t.Errorf("%q: report %s", method, raw)
+		}
 	}
 	for _, tc := range []struct {
 		args []string
@@ -38,7 +57,8 @@ func TestMLNInferLazy(t *testing.T) {
 	}{
 		{[]string{"--lazy", "--method", "gibbs"}, "--method gibbs needs the full grounding"},
 		{[]string{"--lazy", "--marginal", "--method", "gibbs"}, "--method gibbs needs the full grounding"},
-		{[]string{"--lazy", "--method", "lp-round"}, "--method lp-round needs the full grounding"},
+		{[]string{"--lazy", "--method", "lp-walksat"}, "--method lp-walksat needs the full grounding"},
+		{[]string{"--lazy", "--method", "maxwalksat", "--time-limit", "1s"}, "--time-limit 1s applies to MAP by --method exact"},
 		{[]string{"--lazy", "--noise", "0"}, "--noise 0: must be in (0,1]"},
 		// 0 ran the default million flips without a word.
 		{[]string{"--lazy", "--flips", "0"}, "--flips 0: must be > 0"},

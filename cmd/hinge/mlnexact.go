@@ -95,12 +95,13 @@ func gapOf(cost, bound float64) float64 {
 }
 
 // lazyMAPBy grounds lazily and finds the MAP world by the method asked:
-// cutting planes for --method exact, MaxWalkSAT otherwise.
+// cutting planes over the LP relaxation (lp-round, the default), then
+// exact rounds for --method exact, or MaxWalkSAT.
 func (o *mlnInferOptions) lazyMAPBy(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
-	if o.method == mln.MethodExact {
-		return o.lazyExactMAP(ctx, net, queries, load, start, stdout, stderr)
+	if o.method == mln.MethodWalkSAT {
+		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
 	}
-	return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
+	return o.lazyCuttingPlanes(ctx, net, queries, load, start, stdout, stderr)
 }
 
 // lazyTrueLines formats the true query atoms of a lazy MAP world (atoms
@@ -140,8 +141,8 @@ func (o *mlnInferOptions) lazyTrueLines(net *mln.Network, atoms []ground.AtomRef
 	return lines, &acc
 }
 
-// lazyExactReport is the --report JSON of hinge mln infer --lazy --method
-// exact.
+// lazyExactReport is the --report JSON of hinge mln infer --lazy with
+// --method lp-round (the default) or exact: cutting planes.
 type lazyExactReport struct {
 	Formulas       int     `json:"formulas"`
 	Clauses        int     `json:"clauses"`
@@ -159,11 +160,10 @@ type lazyExactReport struct {
 	LowerBound float64 `json:"cost_lower_bound"`
 	Optimal    bool    `json:"optimal"`
 	Status     string  `json:"status"`
-	// StartFlips and StartCost describe the lazy MaxWalkSAT world the
-	// cutting planes start from.
-	StartFlips int      `json:"start_flips"`
-	StartCost  float64  `json:"start_cost"`
-	Rounds     int      `json:"rounds"`
+	// Rounds are the rounds, RelaxedRounds of them over the LP
+	// relaxation.
+	Rounds        int      `json:"rounds"`
+	RelaxedRounds int      `json:"relaxed_rounds"`
 	Cores      int      `json:"cores"`
 	SATCalls   int      `json:"sat_calls"`
 	TrueQuery  int      `json:"true_query_atoms"`
@@ -177,45 +177,30 @@ type lazyExactReport struct {
 	} `json:"seconds"`
 }
 
-// lazyExactMAP finds a MAP world proven optimal by cutting planes over
-// lazily built ground clauses (mln.Network.LazyExactMAP) and writes the
-// true query atoms.
-func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
+// lazyCuttingPlanes finds a MAP world by cutting planes over lazily built
+// ground clauses (mln.Network.LazyRelaxedMAP, and LazyExactMAP for
+// --method exact) and writes the true query atoms.
+func (o *mlnInferOptions) lazyCuttingPlanes(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
 	bar := o.bar
-	// A start world by lazy MaxWalkSAT (100,000 flips unless --flips says
-	// otherwise), as full exact MAP starts from lp-round's: stopped by
-	// the time limit, the cutting planes answered the all-false world
-	// (318) where this one costs 211 (an outside tester's transitivity
-	// model).
-	flips := 100_000
-	if o.changed("flips") {
-		flips = o.flips
-	}
-	bar.Status("lazy MaxWalkSAT for a start world: %d flips", flips)
-	walk, err := net.LazyMAP(ctx, mln.LazyOptions{Flips: flips, Seed: o.seed, Noise: o.noise, MemoryLimit: memlimit.Current()})
-	if err != nil {
-		bar.Done()
-		return mlnFailed(err)
-	}
-	var startAtoms []ground.AtomRef
-	for i, v := range walk.Values {
-		if v == 1 {
-			startAtoms = append(startAtoms, walk.Atoms[i])
-		}
-	}
-	res, err := net.LazyExactMAP(ctx, mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(), Seed: o.seed, Start: startAtoms,
+	relax := maxsat.DefaultOptions()
+	relax.ADMM = o.admm
+	opt := mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(), Seed: o.seed, Relaxation: &relax,
 		Progress: func(round, clauses int, cost, bound float64) {
 			bar.Status("cutting planes: round %d, %d ground clauses, cost %.6g, lower bound %.6g", round, clauses, cost, bound)
-		}})
+		}}
+	solve, method := net.LazyRelaxedMAP, mln.MethodLPRound
+	if o.method == mln.MethodExact {
+		solve, method = net.LazyExactMAP, mln.MethodExact
+	}
+	res, err := solve(ctx, opt)
 	bar.Done()
 	if err != nil {
 		return mlnFailed(err)
 	}
-	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: mln.MethodExact,
+	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: method,
 		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct, Cost: res.Cost, LowerBound: res.LowerBound,
-		Optimal: res.Optimal, Status: res.Status, Rounds: res.Rounds, Cores: res.Cores, SATCalls: res.SATCalls,
-		StartFlips: flips, StartCost: res.StartCost}
+		Optimal: res.Optimal, Status: res.Status, Rounds: res.Rounds, RelaxedRounds: res.RelaxedRounds, Cores: res.Cores, SATCalls: res.SATCalls}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
 	rep.TrueQuery = len(lines)
@@ -231,11 +216,20 @@ func (o *mlnInferOptions) lazyExactMAP(ctx context.Context, net *mln.Network, qu
 	switch {
 	case res.Status == "rounded":
 		word = "; " + roundedEnd + ": " + aboveOptimum(res.Cost, res.LowerBound)
+	case res.Status == "relaxed":
+		word = " for the whole network: " + aboveOptimum(res.Cost, res.LowerBound) + " (--method exact closes the gap, with --time-limit where its rounds may not end)"
 	case !res.Optimal:
 		word = "; stopped at the time limit: " + aboveOptimum(res.Cost, res.LowerBound)
 	}
-	fmt.Fprintf(stderr, "MAP (exact, lazy: cutting planes from lazy MaxWalkSAT's world of cost %.6g, %d flips): cost %.6g, certified lower bound %.6g%s; %d rounds, %d cores, %d SAT calls; %.3f s; %d query atoms true, every other one false\n",
-		res.StartCost, flips, res.Cost, res.LowerBound, word, res.Rounds, res.Cores, res.SATCalls, res.Seconds.Solve, rep.TrueQuery)
+	how := fmt.Sprintf("%s, lazy: cutting planes, %s of the LP relaxation", method, plural(res.RelaxedRounds, "round", "rounds"))
+	if method == mln.MethodExact {
+		how += fmt.Sprintf(" then %s", plural(res.Rounds-res.RelaxedRounds, "exact round", "exact rounds"))
+	}
+	fmt.Fprintf(stderr, "MAP (%s): cost %.6g, certified lower bound %.6g%s; ", how, res.Cost, res.LowerBound, word)
+	if method == mln.MethodExact {
+		fmt.Fprintf(stderr, "%d cores, %d SAT calls; ", res.Cores, res.SATCalls)
+	}
+	fmt.Fprintf(stderr, "%.3f s; %d query atoms true, every other one false\n", res.Seconds.Solve, rep.TrueQuery)
 	if rep.Accuracy != nil {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)
 	}
