@@ -164,12 +164,12 @@ type lazyExactReport struct {
 	// relaxation.
 	Rounds        int      `json:"rounds"`
 	RelaxedRounds int      `json:"relaxed_rounds"`
-	Cores      int      `json:"cores"`
-	SATCalls   int      `json:"sat_calls"`
-	TrueQuery  int      `json:"true_query_atoms"`
-	Accuracy   *float64 `json:"accuracy,omitempty"`
-	Queries    int      `json:"queries,omitempty"`
-	Seconds    struct {
+	Cores         int      `json:"cores"`
+	SATCalls      int      `json:"sat_calls"`
+	TrueQuery     int      `json:"true_query_atoms"`
+	Accuracy      *float64 `json:"accuracy,omitempty"`
+	Queries       int      `json:"queries,omitempty"`
+	Seconds       struct {
 		Load   float64 `json:"load"`
 		Ground float64 `json:"ground"`
 		Solve  float64 `json:"solve"`
