@@ -321,12 +321,23 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 // and the surrogate (each negative clause as unit clauses of its negated
 // literals) rounds to a much better world of the network (Tuffy cse:
 // 3,017 against 9,676 as Alchemy counts).
+//
+// Where every clause of negative weight is a unit clause, the surrogate is
+// exact (-0.8 u2(x) costs 0.8 where u2(x) holds, as the unit clause !u2(x)
+// of weight 0.8 does), so it is the one relaxation solved: the same bound,
+// no auxiliary atoms, and half the time (one of the two solves).
 func relaxAndRound(ctx context.Context, in *maxsat.Instance, mo maxsat.Options, surrogateToo bool) (x []bool, rep maxsat.Report, signed bool, err error) {
-	pos, err := positiveForm(in)
+	var pos *maxsat.Instance
+	if negativeUnitsOnly(in) {
+		pos, err = surrogate(in)
+		surrogateToo = false
+	} else {
+		pos, err = positiveForm(in)
+	}
 	if err != nil {
 		return nil, rep, false, err
 	}
-	signed = pos != in // negative-weight clauses: pos has auxiliary atoms
+	signed = pos != in // negative-weight clauses
 	mo.LocalSearch = 0
 	sol, err := maxsat.Solve(ctx, pos, mo)
 	if err != nil {
@@ -350,6 +361,22 @@ func relaxAndRound(ctx context.Context, in *maxsat.Instance, mo maxsat.Options, 
 		}
 	}
 	return x, rep, signed, nil
+}
+
+// negativeUnitsOnly reports whether in has a soft clause of negative
+// weight and every such clause is a unit clause.
+func negativeUnitsOnly(in *maxsat.Instance) bool {
+	some := false
+	for c, w := range in.Weight {
+		if in.Hard[c] || w >= 0 {
+			continue
+		}
+		if len(in.Clause(c)) != 1 {
+			return false
+		}
+		some = true
+	}
+	return some
 }
 
 // exactForm is positiveForm for the exact solver: a unit clause l of

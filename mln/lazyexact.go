@@ -156,9 +156,9 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 	bestCost := 0.0
 	// The all-false world, where lazy grounding starts: every clause it
 	// can make cost is built, so its cost over them is its cost in the
-	// whole network. It is the first round's start and the answer at a
-	// time limit until a round finds better (the first round's world,
-	// stopped early, cost 3 times as much).
+	// whole network. It is the answer at a time limit until a round finds
+	// better (an exact round's world, stopped early, cost 3 times as
+	// much), and a start of the exact rounds.
 	x0 := make([]bool, sink.in.NumVars)
 	if _, hv := sink.in.Eval(x0); hv == 0 {
 		best, bestCost = x0, networkCost(sink.in, x0)

@@ -272,12 +272,16 @@ func (c *config) infer(ctx context.Context, k *kb, flips int, extra ...string) (
 func row(what string, k *kb, m *measured) []string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 	if m.timeout || m.rep.Method == "" {
-		return []string{what, strconv.Itoa(k.entities), strconv.Itoa(k.facts), strconv.Itoa(k.clauses), "", "", "", "", "", "", "", "", "", "", f(m.wall), f(m.rssMB), strconv.Itoa(m.exit), m.note}
+		return []string{what, strconv.Itoa(k.entities), strconv.Itoa(k.facts), strconv.Itoa(k.clauses), "", "", "", "", "", "", "", "", "", "", "", f(m.wall), f(m.rssMB), strconv.Itoa(m.exit), m.note}
 	}
 	r := m.rep
 	bytesPer := ""
 	if r.GroundClauses > 0 {
 		bytesPer = strconv.FormatFloat(m.rssMB*(1<<20)/float64(r.GroundClauses), 'f', 0, 64)
+	}
+	bound := "" // none (lazy MaxWalkSAT)
+	if r.LowerBound != nil {
+		bound = strconv.FormatFloat(*r.LowerBound, 'f', 1, 64)
 	}
 	method := r.Method
 	if r.Lazy {
@@ -285,7 +289,7 @@ func row(what string, k *kb, m *measured) []string {
 	}
 	return []string{what, strconv.Itoa(k.entities), strconv.Itoa(k.facts), strconv.Itoa(k.clauses), method,
 		strconv.Itoa(r.GroundClauses), strconv.FormatFloat(r.CrossProduct, 'e', 2, 64), strconv.Itoa(r.Unknowns),
-		strconv.FormatFloat(r.AllUnknowns, 'e', 2, 64), strconv.FormatFloat(r.Cost, 'f', 1, 64), strconv.Itoa(r.HardViolated),
+		strconv.FormatFloat(r.AllUnknowns, 'e', 2, 64), strconv.FormatFloat(r.Cost, 'f', 1, 64), bound, strconv.Itoa(r.HardViolated),
 		strconv.Itoa(r.Flips), f(r.Seconds.Ground), f(r.Seconds.Solve), f(m.wall), f(m.rssMB), strconv.Itoa(m.exit), bytesPer + noteSuffix(m.note)}
 }
 
@@ -297,7 +301,7 @@ func noteSuffix(note string) string {
 }
 
 var header = []string{"case", "entities", "facts", "clauses", "method", "ground_clauses_built", "cross_product",
-	"atoms_in_play", "unknown_atoms", "cost", "hard_violated", "flips", "ground_s", "search_s", "wall_s", "peak_rss_mb", "exit", "rss_bytes_per_clause_or_note"}
+	"atoms_in_play", "unknown_atoms", "cost", "cost_lower_bound", "hard_violated", "flips", "ground_s", "search_s", "wall_s", "peak_rss_mb", "exit", "rss_bytes_per_clause_or_note"}
 
 // kbRuns generates and runs the knowledge bases of sizes.
 func (c *config) kbRuns(ctx context.Context, sizes string) error {
@@ -317,8 +321,14 @@ func (c *config) kbRuns(ctx context.Context, sizes string) error {
 			return err
 		}
 		fmt.Fprintf(c.stderr, "mlnkb: kb of %d entities, %d facts, %d clauses generated in %.1f s; hinge mln infer --lazy ...\n", n, k.facts, k.clauses, time.Since(t0).Seconds())
-		m, err := c.infer(ctx, k, c.flipsPerEntity*n, "--lazy")
+		// The default (cutting planes over the LP relaxation), then lazy
+		// MaxWalkSAT.
+		m, err := c.infer(ctx, k, 0, "--lazy")
 		if err != nil {
+			return err
+		}
+		rows = append(rows, row("kb", k, m))
+		if m, err = c.infer(ctx, k, c.flipsPerEntity*n, "--lazy", "--method", "maxwalksat"); err != nil {
 			return err
 		}
 		rows = append(rows, row("kb", k, m))

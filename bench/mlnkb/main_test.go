@@ -70,18 +70,27 @@ func TestRunSmall(t *testing.T) {
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) != 2 {
+	if err != nil || len(rows) != 3 {
 		t.Fatalf("%v, %d rows", err, len(rows))
 	}
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	r := rows[1]
-	built, _ := strconv.Atoi(r[col["ground_clauses_built"]])
-	cross, _ := strconv.ParseFloat(r[col["cross_product"]], 64)
-	if r[col["exit"]] != "0" || r[col["method"]] != "maxwalksat (lazy)" || built == 0 || float64(built) >= cross || r[col["flips"]] != "6000" {
-		t.Fatalf("row %v", r)
+	// The cutting planes over the relaxation (the default), with a bound
+	// at most their cost, then lazy MaxWalkSAT, without one.
+	for i, want := range []string{"lp-round (lazy)", "maxwalksat (lazy)"} {
+		r := rows[1+i]
+		built, _ := strconv.Atoi(r[col["ground_clauses_built"]])
+		cross, _ := strconv.ParseFloat(r[col["cross_product"]], 64)
+		cost, _ := strconv.ParseFloat(r[col["cost"]], 64)
+		bound, berr := strconv.ParseFloat(r[col["cost_lower_bound"]], 64)
+		if r[col["exit"]] != "0" || r[col["method"]] != want || built == 0 || float64(built) >= cross || r[col["hard_violated"]] != "0" {
+			t.Fatalf("row %v", r)
+		}
+		if i == 0 && (berr != nil || bound > cost || cost <= 0) || i == 1 && (r[col["cost_lower_bound"]] != "" || r[col["flips"]] != "6000") {
+			t.Fatalf("row %v", r)
+		}
 	}
 }
 

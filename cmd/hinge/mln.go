@@ -691,6 +691,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
 		o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	}
+	if !o.marginal && (o.method == mln.MethodLPRound || o.method == mln.MethodExact) && (o.changed("flips") || o.changed("noise")) {
+		// --lazy walked by MaxWalkSAT before its cutting planes.
+		fmt.Fprintf(stderr, "hinge mln infer: note: --flips and --noise are MaxWalkSAT's, which --method %s does not run; ignored (--method maxwalksat or lp-walksat walks)\n", o.method)
+	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.
 	// Read and built on a goroutine left behind if the run is cancelled
@@ -941,7 +945,7 @@ func (o *mlnInferOptions) lazyMAP(ctx context.Context, net *mln.Network, queries
 	}
 	fmt.Fprintf(stderr, "mln: %s; lazy grounding: %d ground clauses built (%d hard) over %d unknown atoms, %d of them in %.3f s before the search (the clauses' variables range over %.3g substitutions)\n",
 		formulaCounts(net), rep.GroundClauses, rep.HardClauses, rep.Unknowns, rep.InitialClauses, rep.Seconds.Ground, rep.CrossProduct)
-	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the relaxation needs the full grounding; --method exact, with --time-limit, gives one over lazily built clauses and proves the optimum when its rounds end); %d query atoms true, every other one false\n",
+	fmt.Fprintf(stderr, "MAP (maxwalksat, lazy): cost %.6g, %d hard clause(s) violated; %d flips, best after %d; %.3f s; no certified bound (the cutting planes of --method lp-round, the default, give one over lazily built clauses, and --method exact proves the optimum when its rounds end); %d query atoms true, every other one false\n",
 		res.Cost, res.HardViolated, res.Flips, res.BestFlip, res.Seconds.Search, rep.TrueQuery)
 	if rep.Accuracy != nil {
 		fmt.Fprintf(stderr, "accuracy on %d query atoms with truth: %.4f\n", rep.Queries, *rep.Accuracy)

@@ -57,7 +57,7 @@ class MLNResult(dict):
 
     @property
     def lower_bound(self):
-        """The certified lower bound on any world's cost (MAP, not lazy)."""
+        """The certified lower bound on any world's cost (MAP; None after lazy MaxWalkSAT)."""
         return self.report.get("cost_lower_bound")
 
     @property

@@ -81,7 +81,9 @@ class TestMLN(_util.Case):
     def test_methods_and_lazy(self):
         for kwargs, flags in (({"method": "maxwalksat", "flips": 5000, "seed": 3},
                                ["--method", "maxwalksat", "--flips", "5000", "--seed", "3"]),
-                              ({"lazy": True, "flips": 10000}, ["--lazy", "--flips", "10000"]),
+                              ({"lazy": True}, ["--lazy"]),
+                              ({"lazy": True, "method": "maxwalksat", "flips": 10000},
+                               ["--lazy", "--method", "maxwalksat", "--flips", "10000"]),
                               ({"lifted": True}, ["--lifted"]),
                               ({"method": "exact", "time_limit": "5s"}, ["--method", "exact", "--time-limit", "5s"]),
                               ({"marginal": True, "method": "gibbs", "samples": 500, "chains": 2, "burn_in": 20},
@@ -91,6 +93,12 @@ class TestMLN(_util.Case):
                 lines, _ = self.cli_result("-q", "Cancer,Smokes", *flags)
                 res = mln.infer(PROG, DB, query="Cancer,Smokes", **kwargs)
                 self.assertEqual(res.lines, lines)
+        # Lazy MAP's cutting planes (the default) come with a bound;
+        # lazy MaxWalkSAT has none.
+        res = mln.infer(PROG, DB, query="Cancer,Smokes", lazy=True)
+        self.assertIsNotNone(res.lower_bound)
+        self.assertLessEqual(res.lower_bound, res.cost + 1e-9)
+        self.assertIsNone(mln.infer(PROG, DB, query="Cancer,Smokes", lazy=True, method="maxwalksat").lower_bound)
 
     def test_as_rrf(self):
         """options=['--as-rrf'] runs the RRF engine and reads its report
