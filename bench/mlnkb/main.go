@@ -201,16 +201,15 @@ type measured struct {
 }
 
 // infer runs hinge mln infer on k with extra arguments, and --flips
-// flips unless flips is 0.
+// flips (with --noise) unless flips is 0.
 func (c *config) infer(ctx context.Context, k *kb, flips int, extra ...string) (*measured, error) {
 	repPath := filepath.Join(c.work, "report.json")
 	os.Remove(repPath)
 	args := append([]string{"mln", "infer", "-i", k.prog, "-e", k.evidence, "-q", strings.Join(k.query, ","),
 		"-r", filepath.Join(c.work, "result.txt"), "--report", repPath, "--quiet",
-		"--memory-limit", c.memLimit, "--seed", strconv.FormatUint(c.seed, 10),
-		"--noise", strconv.FormatFloat(c.noise, 'g', -1, 64)}, extra...)
+		"--memory-limit", c.memLimit, "--seed", strconv.FormatUint(c.seed, 10)}, extra...)
 	if flips > 0 { // 0: the run does not walk (--flips 0 is refused)
-		args = append(args, "--flips", strconv.Itoa(flips))
+		args = append(args, "--flips", strconv.Itoa(flips), "--noise", strconv.FormatFloat(c.noise, 'g', -1, 64))
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -362,7 +361,7 @@ func (c *config) kinship(ctx context.Context, people int) error {
 		extra []string
 	}{{"kinship --lazy", []string{"--lazy"}}, {"kinship (chosen by itself)", nil}} {
 		fmt.Fprintf(c.stderr, "mlnkb: hinge mln infer %s ...\n", strings.Join(mode.extra, " "))
-		m, err := c.infer(ctx, k, c.flipsPerEntity*k.entities, mode.extra...)
+		m, err := c.infer(ctx, k, 0, mode.extra...) // the default method: cutting planes, no walk
 		if err != nil {
 			return err
 		}

@@ -217,7 +217,7 @@ func (o *mlnInferOptions) lazyCuttingPlanes(ctx context.Context, net *mln.Networ
 	case res.Status == "rounded":
 		word = "; " + roundedEnd + ": " + aboveOptimum(res.Cost, res.LowerBound)
 	case res.Status == "relaxed":
-		word = " for the whole network: " + aboveOptimum(res.Cost, res.LowerBound) + " (--method exact closes the gap, with --time-limit where its rounds may not end)"
+		word = " for the whole network: " + aboveOptimum(res.Cost, res.LowerBound) + " (--method exact searches for a proof of the optimum; give it a --time-limit)"
 	case !res.Optimal:
 		word = "; stopped at the time limit: " + aboveOptimum(res.Cost, res.LowerBound)
 	}
