@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +326,86 @@ B(ent)
 	}
 	if c := signedCost(in, x); math.Abs(c-lr.Cost) > 1e-9 || lr.LowerBound > lr.Cost+1e-9 {
 		t.Errorf("the world costs %v in the full network, LazyExactMAP says %v (bound %v)", c, lr.Cost, lr.LowerBound)
+	}
+	// The round's world, repaired (repairHard: B(x) made false, the cheaper
+	// flip), is the optimum; without the repair the answer was the
+	// all-false world, of cost 9.
+	if best, _, _, _ := optimum(t, in); math.Abs(lr.Cost-best) > 1e-9 {
+		t.Errorf("cost %v, the optimum is %v", lr.Cost, best)
+	}
+}
+
+// TestRepairHard: on random clause sets with hard clauses that some world
+// satisfies, repairHard from a random world ends with every hard clause
+// satisfied in most cases, and whenever it says so they are; it never
+// flips an atom where no hard clause is violated.
+func TestRepairHard(t *testing.T) {
+	repaired, feasible := 0, 0
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n := 4 + rng.IntN(8)
+		in := &maxsat.Instance{NumVars: n, Start: []int32{0}}
+		// A hidden world that satisfies every hard clause.
+		hidden := make([]bool, n)
+		for v := range hidden {
+			hidden[v] = rng.IntN(2) == 1
+		}
+		for range 3 * n {
+			k := 1 + rng.IntN(3)
+			var lits []maxsat.Lit
+			for _, v := range rng.Perm(n)[:k] {
+				l := maxsat.Pos(v)
+				if rng.IntN(2) == 0 {
+					l = -l
+				}
+				lits = append(lits, l)
+			}
+			hard := rng.IntN(3) == 0
+			if hard {
+				held := false
+				for _, l := range lits {
+					held = held || hidden[l.Var()] != l.Neg()
+				}
+				if !held {
+					lits[0] = -lits[0] // now hidden satisfies it
+				}
+			}
+			w := float64(1 + rng.IntN(4))
+			if rng.IntN(4) == 0 {
+				w = -w
+			}
+			if err := in.AddClause(math.Abs(w), hard, lits...); err != nil {
+				t.Fatal(err)
+			}
+			if hard {
+				in.Weight[len(in.Weight)-1] = 0
+			} else {
+				in.Weight[len(in.Weight)-1] = w // signed, as the network's
+			}
+		}
+		x := make([]bool, n)
+		for v := range x {
+			x[v] = rng.IntN(2) == 1
+		}
+		x0 := slices.Clone(x)
+		_, hv0 := in.Eval(x)
+		ok := repairHard(in, x, 8)
+		_, hv := in.Eval(x)
+		if ok != (hv == 0) {
+			t.Fatalf("seed %d: repairHard says %v with %d hard clauses violated", seed, ok, hv)
+		}
+		if hv0 == 0 && !slices.Equal(x, x0) {
+			t.Fatalf("seed %d: a world that held every hard clause was changed", seed)
+		}
+		if hv0 > 0 {
+			feasible++
+			if ok {
+				repaired++
+			}
+		}
+	}
+	t.Logf("%d of %d worlds that broke hard clauses repaired", repaired, feasible)
+	if repaired < feasible*3/4 {
+		t.Fatalf("only %d of %d worlds repaired", repaired, feasible)
 	}
 }
