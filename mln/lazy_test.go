@@ -13,6 +13,7 @@ import (
 
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/maxsat"
+	"github.com/hinge-srl/hinge/store"
 )
 
 // randomNetwork writes a random Markov logic program over persons
@@ -135,9 +136,20 @@ func lazyAndFull(t *testing.T, prog, evidence string, opt LazyOptions) (*LazyRes
 // worldOf maps the lazy result's world onto the full network's variables:
 // an atom the lazy search never brought into play is false.
 func worldOf(res *LazyResult, lazyNet *Network, g *ground.Result) []bool {
+	return lazyWorld(res.Atoms, res.Values, res.Args, lazyNet, g)
+}
+
+// cutWorldOf is worldOf for a result of the cutting planes.
+func cutWorldOf(res *LazyExactResult, lazyNet *Network, g *ground.Result) []bool {
+	return lazyWorld(res.Atoms, res.Values, res.Args, lazyNet, g)
+}
+
+// lazyWorld is worldOf over a lazy result's atoms, values and their
+// arguments.
+func lazyWorld(atoms []ground.AtomRef, values []float64, args func(*store.Store, int) []string, lazyNet *Network, g *ground.Result) []bool {
 	val := map[string]bool{}
-	for i, a := range res.Atoms {
-		val[key(a.Pred.Name, res.Args(lazyNet.Store, i))] = res.Values[i] == 1
+	for i, a := range atoms {
+		val[key(a.Pred.Name, args(lazyNet.Store, i))] = values[i] == 1
 	}
 	x := make([]bool, g.Problem.NumVars)
 	for v, a := range g.Vars {

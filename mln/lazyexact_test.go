@@ -87,14 +87,7 @@ func TestExactMAPByEnumeration(t *testing.T) {
 			// A lazy method's world in the full network: its cost and the
 			// hard clauses it breaks.
 			fullCost := func(lazyNet *Network, lr *LazyExactResult) (float64, int) {
-				val := map[string]bool{}
-				for i, a := range lr.Atoms {
-					val[key(a.Pred.Name, lr.Args(lazyNet.Store, i))] = lr.Values[i] == 1
-				}
-				lx := make([]bool, g.Problem.NumVars)
-				for v, a := range g.Vars {
-					lx[v] = val[key(a.Pred.Name, g.Args(v))]
-				}
+				lx := cutWorldOf(lr, lazyNet, g)
 				return signedCost(in, lx), hardViolated(in, lx)
 			}
 			_, _, relaxNet := network(t, prog, evidence, Options{Query: query, Lazy: true})
@@ -253,14 +246,7 @@ Smokes(person)
 		if tc.walk && (lr.Cost > walkCost+1e-9 || math.Abs(lr.StartCost-walkCost) > 1e-9) {
 			t.Errorf("limit %v: cost %v from a start world of cost %v (LazyMAP says %v)", limit, lr.Cost, lr.StartCost, walkCost)
 		}
-		val := map[string]bool{}
-		for i, a := range lr.Atoms {
-			val[key(a.Pred.Name, lr.Args(lazyNet.Store, i))] = lr.Values[i] == 1
-		}
-		x := make([]bool, in.NumVars)
-		for v, a := range g.Vars {
-			x[v] = val[key(a.Pred.Name, g.Args(v))]
-		}
+		x := cutWorldOf(lr, lazyNet, g)
 		if c := signedCost(in, x); math.Abs(c-lr.Cost) > 1e-9 || hardViolated(in, x) > 0 {
 			t.Errorf("limit %v: the world costs %v in the full network, LazyExactMAP says %v", limit, c, lr.Cost)
 		}
@@ -313,14 +299,7 @@ B(ent)
 	if lr.Status != "time limit" || rounds != 1 {
 		t.Fatalf("status %q after %d rounds: the test needs the time limit to stop the second round", lr.Status, rounds)
 	}
-	val := map[string]bool{}
-	for i, a := range lr.Atoms {
-		val[key(a.Pred.Name, lr.Args(lazyNet.Store, i))] = lr.Values[i] == 1
-	}
-	x := make([]bool, in.NumVars)
-	for v, a := range g.Vars {
-		x[v] = val[key(a.Pred.Name, g.Args(v))]
-	}
+	x := cutWorldOf(lr, lazyNet, g)
 	if hv := hardViolated(in, x); hv > 0 {
 		t.Fatalf("the answer breaks %d hard clauses of the full network (cost %v reported)", hv, lr.Cost)
 	}
