@@ -101,7 +101,7 @@ func (r *LazyExactResult) Args(s *store.Store, i int) []string {
 // clauses in seconds, start them from a good world and give them a bound
 // (on the generated 10^4-entity knowledge base the first exact round
 // started from a world of lazy MaxWalkSAT that cost 171,163; the relaxed
-// rounds' costs 7,224.6 with a bound of 6,912.6).
+// rounds' world costs 7,232.6 with a bound of 6,912.6).
 //
 // The network's store changes as in LazyMAP. Hard clauses that cannot all
 // hold are an error (InfeasibleError when grounding finds an empty one).
