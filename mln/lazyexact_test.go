@@ -34,6 +34,9 @@ func withFunctional(rng *rand.Rand, prog string) string {
 // Network.LazyExactMAP both find the optimum that enumerating every world
 // of the full ground network finds, prove it, and their bounds hold; the
 // lazy world costs in the full network what LazyExactMAP reports.
+// Network.LazyRelaxedMAP's world breaks no hard clause and costs what it
+// reports, its bound is at most the optimum, and it claims optimality only
+// at the optimum.
 func TestExactMAPByEnumeration(t *testing.T) {
 	n := 200
 	if testing.Short() {
