@@ -139,7 +139,9 @@ func rewriteNegative(in *maxsat.Instance, add func(out *maxsat.Instance, w float
 // literals replaced by k unit clauses of its negated literals, of weight
 // |w|/k each: nonnegative weights, and a world that satisfies none of the
 // clause's literals costs nothing there, as in the network. It is a
-// heuristic for a starting world, not the network's cost.
+// heuristic for a starting world, not the network's cost, except where every
+// negative clause is a unit clause: there it costs what the network costs
+// in every world (relaxAndRound).
 func surrogate(in *maxsat.Instance) (*maxsat.Instance, error) {
 	return rewriteNegative(in, func(out *maxsat.Instance, w float64, lits []maxsat.Lit) error {
 		for _, l := range lits {
@@ -313,7 +315,8 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 
 // relaxAndRound solves the LP relaxation of the ground clauses in (signed
 // weights, as positiveForm makes them positive) by maxsat.Solve, without
-// local search, and rounds it. rep is the positive form's report: its
+// local search, and rounds it. rep is the report of the relaxation solved
+// (the positive form's, or the surrogate's where that is exact): its
 // certified bound is the network's; signed says in has negative weights.
 // With surrogateToo and negative weights the surrogate's relaxation is
 // rounded as well and the better world that satisfies the hard clauses

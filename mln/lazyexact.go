@@ -68,6 +68,10 @@ type LazyExactResult struct {
 	CrossProduct float64
 	// Cores and SATCalls add up the exact solver's over the rounds.
 	Cores, SATCalls int
+	// HardViolated is the number of hard ground clauses the world breaks,
+	// counted over the clauses built (the others hold in it): 0, as no
+	// world that breaks one is answered.
+	HardViolated int
 	// StartCost is the cost of the world of LazyExactOptions.Start in the
 	// whole network (0 without one).
 	StartCost float64
@@ -188,52 +192,60 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 		}
 		prev = xs
 	}
+	// take builds the ground clauses that world x can make cost and that
+	// are not built yet (atoms new to play are false in x), makes x the
+	// store's world (prev), and keeps it as the best world if it satisfies
+	// the hard clauses built with it and costs less. It returns x over
+	// every atom built, its cost in the whole network and the hard clauses
+	// it breaks: a round's world satisfied those built before the round,
+	// but the atoms it made true can break hard clauses built only now (on
+	// the generated 10^4-entity knowledge base an exact round's world of
+	// cost 6,611.1, answered at the time limit, broke 426 hard exclusions;
+	// the LP relaxation's certified bound of 6,912.6 exposed it).
+	take := func(x []bool) ([]bool, float64, int, error) {
+		if err := e.expandWorld(sink, prev, x); err != nil {
+			return nil, 0, 0, err
+		}
+		in := sink.in
+		x = append(x, make([]bool, in.NumVars-len(x))...)
+		prev = append(prev[:0], x...)
+		cost := networkCost(in, x)
+		_, hv := in.Eval(x)
+		if hv == 0 && (best == nil || cost < bestCost) {
+			best, bestCost = append(best[:0], x...), cost
+		}
+		return x, cost, hv, nil
+	}
 	// repair turns a round's world x that breaks hard clauses built with
-	// it into one that holds them (repairHard, then the clauses the atoms
-	// it made true can make cost, a few times over), and keeps that as the
-	// best world if it costs less. An exact round stopped by the time limit
-	// on the 10^4-entity knowledge base had found a world of 6,930.6 that
-	// broke four hard clauses built only after it, and the answer was the
-	// relaxed rounds' 7,232.6.
+	// it into one that holds them (repairHard, then take, a few times
+	// over). An exact round stopped by the time limit on the 10^4-entity
+	// knowledge base had found a world of 6,930.6 that broke four hard
+	// clauses built only after it, and the answer was the relaxed rounds'
+	// 7,232.6.
 	repair := func(x []bool) error {
 		y := slices.Clone(x)
 		for range 4 {
 			if !repairHard(sink.in, y, 8) {
 				return nil
 			}
-			if err := e.expandWorld(sink, prev, y); err != nil {
+			var hv int
+			var err error
+			if y, _, hv, err = take(y); err != nil || hv == 0 {
 				return err
-			}
-			in := sink.in
-			y = append(y, make([]bool, in.NumVars-len(y))...)
-			prev = append(prev[:0], y...)
-			if _, hv := in.Eval(y); hv == 0 {
-				if cost := networkCost(in, y); best == nil || cost < bestCost {
-					best, bestCost = append(best[:0], y...), cost
-				}
-				return nil
 			}
 		}
 		return nil
 	}
-	// expand builds the ground clauses that round world x can make cost
-	// and that are not built yet, and reports x's cost in the whole
-	// network (atoms new to play are false in it) and whether one of the
-	// new clauses costs in x. x is kept as the best world if it satisfies
-	// the hard clauses built with it and costs less: a round's world
-	// satisfied those built before the round, but the atoms it made true
-	// can break hard clauses built only now (on the generated 10^4-entity
-	// knowledge base an exact round's world of cost 6,611.1, answered at
-	// the time limit, broke 426 hard exclusions; the LP relaxation's
-	// certified bound of 6,912.6 exposed it).
+	// expand takes round world x and reports whether one of the clauses
+	// built with it costs in it (the rounds go on), repairing it when it
+	// breaks hard clauses.
 	expand := func(x []bool) (newCost bool, err error) {
 		before := sink.in.NumClauses()
-		if err := e.expandWorld(sink, prev, x); err != nil {
+		x, cost, hv, err := take(x)
+		if err != nil {
 			return false, err
 		}
 		in := sink.in
-		x = append(x, make([]bool, in.NumVars-len(x))...)
-		cost := networkCost(in, x)
 		if opt.Progress != nil {
 			opt.Progress(res.Rounds, in.NumClauses(), cost, res.LowerBound)
 		}
@@ -242,11 +254,6 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 				newCost = true
 				break
 			}
-		}
-		prev = append(prev[:0], x...)
-		_, hv := in.Eval(x)
-		if hv == 0 && (best == nil || cost < bestCost) {
-			best, bestCost = append(best[:0], x...), cost
 		}
 		if hv > 0 {
 			return newCost, repair(x)
@@ -298,23 +305,29 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 			return nil, err
 		}
 	}
-	proven := best != nil && maxsat.NewCostScale(sink.in).Proven(bestCost, res.LowerBound)
+	// stop ends the search with the best world under status, or as
+	// optimal when its cost meets the bound (every clause the best world
+	// can make cost is built, so its cost is its cost in the whole
+	// network), at a time limit too.
+	stop := func(status string) bool {
+		res.Status, res.Cost = status, bestCost
+		if maxsat.NewCostScale(sink.in).Proven(bestCost, res.LowerBound) {
+			res.Status, res.Optimal, res.LowerBound = "optimal", true, bestCost
+		}
+		return res.Optimal
+	}
+	proven := false
 	switch {
 	case timedOut && best == nil:
 		return nil, noWorld()
-	case timedOut:
-		res.Status, res.Cost = "time limit", bestCost
-	case proven:
-		// Every clause the best world can make cost is built, and its
-		// cost meets the relaxation's bound.
-		res.Status, res.Optimal, res.Cost, res.LowerBound = "optimal", true, bestCost, bestCost
-	case exact:
-	case best == nil:
+	case best == nil && !exact:
 		// Every clause the last rounded world can make cost is built, and
 		// it breaks a hard clause that rounding and repair left.
-		return nil, errors.New("mln: the rounded LP relaxation's world breaks hard clauses and no other world found satisfies them; --method exact decides whether any does")
-	default:
-		res.Status, res.Cost = "relaxed", bestCost
+		return nil, errors.New("mln: the rounded LP relaxation's world breaks hard clauses and no other world found satisfies them; exact MAP (LazyExactMAP, hinge's --method exact) decides whether any does")
+	case timedOut:
+		stop("time limit")
+	case best != nil:
+		proven = stop("relaxed")
 	}
 	for exact && !timedOut && !proven {
 		res.Rounds++
@@ -348,7 +361,7 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 			return nil, infeasible
 		}
 		if xr.X == nil && best != nil {
-			res.Status, res.Cost = "time limit", bestCost
+			stop("time limit")
 			break
 		}
 		if xr.X == nil {
@@ -366,14 +379,14 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 		if !newCost && xr.Status == "rounded" {
 			// Every clause it can make cost is built, but the round is
 			// optimal only for weights rounded to integers.
-			res.Status, res.Cost = "rounded", bestCost
+			stop("rounded")
 			break
 		}
 		if !xr.Optimal && xr.Status != "rounded" {
 			if best == nil {
 				return nil, noWorld()
 			}
-			res.Status, res.Cost = "time limit", bestCost
+			stop("time limit")
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -389,6 +402,7 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 		}
 	}
 	res.ActiveClauses, res.HardClauses, res.ActiveAtoms = sink.in.NumClauses(), e.hardBuilt, len(e.atoms)
+	_, res.HardViolated = sink.in.Eval(append(prev[:len(prev):len(prev)], make([]bool, sink.in.NumVars-len(prev))...))
 	res.Seconds.Solve = time.Since(t0).Seconds()
 	return res, nil
 }

@@ -391,3 +391,40 @@ func TestRepairHard(t *testing.T) {
 		t.Fatalf("only %d of %d worlds repaired", repaired, feasible)
 	}
 }
+
+// TestLazyCuttingPlanesProvenAtTimeLimit: stopped by the time limit with a
+// world whose cost meets the bound, both methods say optimal (they said
+// "time limit"). The first round makes A true, which builds the hard
+// clause !A v B; the round's world breaks it, the repair makes B true at
+// no cost, and the relaxation's bound is 0: the world of cost 0 is proven.
+func TestLazyCuttingPlanesProvenAtTimeLimit(t *testing.T) {
+	prog := `ent = {E1, E2}
+*Ev(ent)
+A(ent)
+B(ent)
+2 !Ev(x) v A(x)
+!A(x) v B(x).
+`
+	evidence := "Ev(E1)\nEv(E2)\n"
+	for _, exact := range []bool{false, true} {
+		_, _, lazyNet := network(t, prog, evidence, Options{Query: []string{"A", "B"}, Lazy: true})
+		const limit = 200 * time.Millisecond
+		begin := time.Now()
+		opt := LazyExactOptions{TimeLimit: limit, Progress: func(round, clauses int, cost, bound float64) {
+			if round == 1 {
+				time.Sleep(time.Until(begin.Add(limit + 10*time.Millisecond)))
+			}
+		}}
+		solve := lazyNet.LazyRelaxedMAP
+		if exact {
+			solve = lazyNet.LazyExactMAP
+		}
+		lr, err := solve(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lr.Rounds != 1 || lr.Cost != 0 || lr.LowerBound != 0 || !lr.Optimal || lr.Status != "optimal" || lr.HardViolated != 0 {
+			t.Errorf("exact %v: %d rounds, cost %v, bound %v, optimal %v, status %q, %d hard violated", exact, lr.Rounds, lr.Cost, lr.LowerBound, lr.Optimal, lr.Status, lr.HardViolated)
+		}
+	}
+}

@@ -529,7 +529,7 @@ in Alchemy.`,
 	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, started apart (MaxWalkSAT's world, every atom false, every atom true, random worlds), that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
 	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT, of --method exact's neighbourhood search and of the samplers' chains")
-	f.Float64Var(&o.noise, "noise", 0.5, "MaxWalkSAT's random-walk probability (lp-walksat, maxwalksat, --lazy)")
+	f.Float64Var(&o.noise, "noise", 0.5, "MaxWalkSAT's random-walk probability (lp-walksat, maxwalksat, and the walk that repairs a rounded world breaking hard clauses)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
 	f.Float64Var(&o.hardWeight, "hard-weight", 0, "treat every hard clause as soft with this weight (as Alchemy and Tuffy do), so that unsatisfiable hard clauses still give a world; 0: hard clauses are constraints")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress display even on a terminal")
@@ -691,9 +691,8 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
 		o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	}
-	if !o.marginal && (o.method == mln.MethodLPRound || o.method == mln.MethodExact) && (o.changed("flips") || o.changed("noise")) {
-		// --lazy walked by MaxWalkSAT before its cutting planes.
-		fmt.Fprintf(stderr, "hinge mln infer: note: --flips and --noise are MaxWalkSAT's, which --method %s does not run; ignored (--method maxwalksat or lp-walksat walks)\n", o.method)
+	if !o.marginal && (o.method == mln.MethodLPRound || o.method == mln.MethodExact) && o.changed("flips") {
+		fmt.Fprintf(stderr, "hinge mln infer: note: --flips counts MaxWalkSAT's flips, which --method %s does not make; ignored (--method maxwalksat or lp-walksat walks)\n", o.method)
 	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.

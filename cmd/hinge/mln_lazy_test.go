@@ -17,11 +17,11 @@ func TestMLNInferLazy(t *testing.T) {
 	// cutting planes over the relaxation (the default), which prove it
 	// optimal, and by lazy MaxWalkSAT, which has no bound.
 	want := "Cancer(Anna) 1\nCancer(Bob) 1\nCancer(Carl) 1\nSmokes(Bob) 1\nSmokes(Carl) 1\n"
-	for _, method := range []string{"", "lp-round", "maxwalksat"} {
+	for _, method := range []string{"", "lp-round", "maxwalksat", "lp-round --time-limit 1m"} {
 		out, rep := filepath.Join(dir, "out.result"), filepath.Join(dir, "r.json")
 		args := []string{"mln", "infer", "-i", prog, "-e", ev, "-q", "Cancer,Smokes", "--lazy", "-r", out, "--report", rep}
 		if method != "" {
-			args = append(args, "--method", method)
+			args = append(args, append([]string{"--method"}, strings.Fields(method)...)...)
 		}
 		code, _, errs := runCLI(t, args...)
 		if code != 0 {
@@ -47,7 +47,7 @@ func TestMLNInferLazy(t *testing.T) {
 		}
 		var r lazyExactReport
 		raw := readJSON(t, rep, &r)
-		if !r.Lazy || r.Method != "lp-round" || !r.Optimal || r.Status != "optimal" || r.TrueQuery != 5 || r.RelaxedRounds == 0 || r.Rounds != r.RelaxedRounds || r.Cores != 0 || r.InitialClauses > r.GroundClauses {
+		if !r.Lazy || r.Method != "lp-round" || !r.Optimal || r.Status != "optimal" || r.TrueQuery != 5 || r.RelaxedRounds == 0 || r.Rounds != r.RelaxedRounds || r.Cores != 0 || r.InitialClauses > r.GroundClauses || r.HardViolated != 0 || !strings.Contains(string(raw), `"hard_violated": 0`) {
 			t.Errorf("%q: report %s", method, raw)
 		}
 	}
@@ -91,6 +91,13 @@ func TestMLNInferLazyByItself(t *testing.T) {
 			code, stdout, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", tc.query, "--memory-limit", "96MiB", "--flips", "20000", "--quiet")
 			if code != 0 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "grounding lazily instead (--lazy)") || stdout != tc.out {
 				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
+			}
+			// lp-walksat, refused with --lazy, runs as lp-round when the run
+			// grounds lazily by itself, and says so (it ran lp-round without
+			// a word, --flips unused).
+			code, stdout, errs = runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", tc.query, "--memory-limit", "96MiB", "--method", "lp-walksat", "--flips", "20000", "--quiet")
+			if code != 0 || !strings.Contains(errs, "--method lp-walksat needs the full grounding; lazily, MAP is by cutting planes") || stdout != tc.out {
+				t.Errorf("lp-walksat: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
 			}
 		})
 	}

@@ -101,6 +101,13 @@ func (o *mlnInferOptions) lazyMAPBy(ctx context.Context, net *mln.Network, queri
 	if o.method == mln.MethodWalkSAT {
 		return o.lazyMAP(ctx, net, queries, load, start, stdout, stderr)
 	}
+	if o.method == mln.MethodLPWalkSAT {
+		// Lazy grounding chosen for want of memory (--lazy with lp-walksat
+		// is refused): its relaxation is the cutting planes', and there is
+		// no world to walk from before they end.
+		fmt.Fprintf(stderr, "hinge mln infer: note: --method lp-walksat needs the full grounding; lazily, MAP is by cutting planes over the relaxation (--method lp-round), and --flips goes unused\n")
+		o.method = mln.MethodLPRound
+	}
 	return o.lazyCuttingPlanes(ctx, net, queries, load, start, stdout, stderr)
 }
 
@@ -160,6 +167,8 @@ type lazyExactReport struct {
 	LowerBound float64 `json:"cost_lower_bound"`
 	Optimal    bool    `json:"optimal"`
 	Status     string  `json:"status"`
+	// HardViolated counts the hard clauses the world breaks: 0.
+	HardViolated int `json:"hard_violated"`
 	// Rounds are the rounds, RelaxedRounds of them over the LP
 	// relaxation.
 	Rounds        int      `json:"rounds"`
@@ -183,7 +192,7 @@ type lazyExactReport struct {
 func (o *mlnInferOptions) lazyCuttingPlanes(ctx context.Context, net *mln.Network, queries []mln.GroundAtom, load float64, start time.Time, stdout, stderr io.Writer) error {
 	bar := o.bar
 	relax := maxsat.DefaultOptions()
-	relax.ADMM = o.admm
+	relax.ADMM, relax.Noise, relax.Seed = o.admm, o.noise, o.seed // the walk that repairs a rounded world breaking hard clauses
 	opt := mln.LazyExactOptions{TimeLimit: o.timeLimit, MemoryLimit: memlimit.Current(), Seed: o.seed, Relaxation: &relax,
 		Progress: func(round, clauses int, cost, bound float64) {
 			bar.Status("cutting planes: round %d, %d ground clauses, cost %.6g, lower bound %.6g", round, clauses, cost, bound)
@@ -200,7 +209,7 @@ func (o *mlnInferOptions) lazyCuttingPlanes(ctx context.Context, net *mln.Networ
 	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: method,
 		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct, Cost: res.Cost, LowerBound: res.LowerBound,
-		Optimal: res.Optimal, Status: res.Status, Rounds: res.Rounds, RelaxedRounds: res.RelaxedRounds, Cores: res.Cores, SATCalls: res.SATCalls}
+		Optimal: res.Optimal, Status: res.Status, HardViolated: res.HardViolated, Rounds: res.Rounds, RelaxedRounds: res.RelaxedRounds, Cores: res.Cores, SATCalls: res.SATCalls}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
 	rep.TrueQuery = len(lines)
