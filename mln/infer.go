@@ -278,7 +278,7 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Cost = networkCost(in, x) // summed directly: exact to the cost's own scale, not the total's
-	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound)
+	res.LowerBound = math.Max(0, rep.WeightTotal-rep.LPUpperBound-cs.SumError())
 	// Alchemy's count of a world's cost, hinge's less the offset, is never
 	// negative: no world costs less than the offset. The relaxation can
 	// miss that bound where clauses cost in every world between them (a

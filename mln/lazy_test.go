@@ -245,15 +245,18 @@ func optimum(t *testing.T, in *maxsat.Instance) (best float64, bestHard, count i
 	}
 	best, bestHard = math.Inf(1), math.MaxInt
 	x := make([]bool, in.NumVars)
+	// Costs apart by less than tol are ties: a fixed 1e-9 took every world
+	// for a tie where the weights are about 1e-10.
+	tol := 1e-9 * min(1, in.WeightUnit())
 	for mask := range 1 << len(used) {
 		for k, v := range used {
 			x[v] = mask>>k&1 == 1
 		}
 		c, h := signedCost(in, x), hardViolated(in, x)
 		switch {
-		case h < bestHard || h == bestHard && c < best-1e-9:
+		case h < bestHard || h == bestHard && c < best-tol:
 			best, bestHard, count, arg = c, h, 1, append([]bool(nil), x...)
-		case h == bestHard && math.Abs(c-best) <= 1e-9:
+		case h == bestHard && math.Abs(c-best) <= tol:
 			count++
 		}
 	}

@@ -295,7 +295,8 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 		res.RelaxedRounds++
 		// The relaxation's bound over a part of the ground clauses bounds
 		// the whole network (no ground clause costs less than nothing).
-		res.LowerBound = max(res.LowerBound, rep.WeightTotal-rep.LPUpperBound)
+		// Less the rounding error of the difference (SumError).
+		res.LowerBound = max(res.LowerBound, rep.WeightTotal-rep.LPUpperBound-maxsat.NewCostScale(sink.in).SumError())
 		newCost, err := expand(x)
 		if err != nil {
 			return nil, err

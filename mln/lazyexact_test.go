@@ -428,3 +428,94 @@ B(ent)
 		}
 	}
 }
+
+// TestMAPBoundsBesideExtremeWeights: an outside tester's programs whose
+// negative weights are tiny beside the positive ones (or the only soft
+// weights, and tiny). Every MAP method, lazy or not, reports its world's
+// true cost, a bound at most the optimum (found by enumeration) and
+// "optimal" only at the optimum. The cost scale's unit ignored negative
+// weights: a world of 2.3 was called optimal beside one of 1.5, a cost of
+// 0.956 was printed as 0, and a bound of 0.666016 beside a 10^12 weight
+// exceeded the optimum 0.666.
+func TestMAPBoundsBesideExtremeWeights(t *testing.T) {
+	for _, tc := range []struct {
+		name, prog, evidence string
+		query                []string
+	}{
+		{"1e9 beside -0.5 and -0.3", `t0 = {A, B, C, D, F}
+*E(t0, t0)
+Q(t0)
+1000000000  !E(x, y) v !Q(x) v !Q(y)
+-0.5  !Q(x)
+-0.3  !Q(A)
+`, "E(A, B)\nE(B, C)\nE(C, D)\nE(D, F)\nE(F, A)\n", []string{"Q"}},
+		{"only a tiny negative weight", `t0 = {A, B, C}
+*E(t0, t0)
+R(t0)
+T(t0, t0)
+-2.406e-10  E(x, y) ^ R(x) => R(y)
+R(x) ^ R(y) => x = y.
+!R(x) v EXIST e T(x, e).
+`, "E(A, B)\nE(B, C)\nE(C, A)\n!T(A, A)\n!T(A, B)\n!T(A, C)\n!T(B, A)\n!T(B, B)\n!T(B, C)\n!T(C, A)\n!T(C, C)\n", []string{"R", "T"}},
+		{"-0.956 beside 1e12", `t0 = {A, B}
+*E(t0, t0)
+R(t0)
+S(t0)
+-0.956  !R(x) v S(x)
+1000000000000.5  !E(x, y) v !R(x) v !R(y)
+`, "E(B, A)\n", []string{"R", "S"}},
+		{"-0.333 beside -1e12", `t0 = {A, B, C, D}
+*E(t0, t0)
+Q(t0)
+R(t0)
+S(t0)
+-0.333  E(x, y) ^ R(x) => R(y)
+-1000000000000.0  Q(x) v !S(y)
+`, "E(A, B)\nE(B, C)\nE(C, D)\nE(D, A)\n", []string{"Q", "R", "S"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			query := tc.query
+			_, _, full := network(t, tc.prog, tc.evidence, Options{Query: query})
+			g, in, err := full.GroundClauses(ground.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, _, _, _ := optimum(t, in)
+			check := func(method string, x []bool, cost, bound float64, optimal bool) {
+				t.Helper()
+				if c := signedCost(in, x); math.Abs(c-cost) > 1e-12*(1+c) || hardViolated(in, x) > 0 {
+					t.Errorf("%s: reports cost %v for a world of cost %v (%d hard violated)", method, cost, c, hardViolated(in, x))
+				}
+				if bound > best+1e-12*(1+best) || optimal && math.Abs(cost-best) > 1e-12*(1+best) {
+					t.Errorf("%s: cost %v, bound %v, optimal %v; the optimum is %v", method, cost, bound, optimal, best)
+				}
+			}
+			for _, m := range []string{MethodLPRound, MethodExact} {
+				_, _, net := network(t, tc.prog, tc.evidence, Options{Query: query})
+				mo := DefaultMAPOptions()
+				mo.Method = m
+				res, err := net.MAP(context.Background(), mo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := make([]bool, len(res.Values))
+				for i, v := range res.Values {
+					x[i] = v == 1
+				}
+				check(m, x, res.Cost, res.LowerBound, res.Report.Optimal)
+			}
+			for _, exact := range []bool{false, true} {
+				_, _, lazyNet := network(t, tc.prog, tc.evidence, Options{Query: query, Lazy: true})
+				solve, name := lazyNet.LazyRelaxedMAP, "lazy lp-round"
+				if exact {
+					solve, name = lazyNet.LazyExactMAP, "lazy exact"
+				}
+				lr, err := solve(context.Background(), LazyExactOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(name, cutWorldOf(lr, lazyNet, g), lr.Cost, lr.LowerBound, lr.Optimal)
+			}
+		})
+	}
+}
