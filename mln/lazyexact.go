@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -54,8 +55,8 @@ type LazyExactResult struct {
 	Cost, LowerBound float64
 	Optimal          bool
 	// Status is "optimal", "time limit", "relaxed" (LazyRelaxedMAP: the
-	// rounds ended, the world's cost and the bound hold for the whole
-	// network and the gap between them is the relaxation's), or "rounded":
+	// rounds ended or stalled, the world's cost and the bound hold for the
+	// whole network and the gap between them is the relaxation's), or "rounded":
 	// the last exact round was optimal only for the weights rounded to
 	// integers (maxsat.ExactResult).
 	Status string
@@ -68,6 +69,10 @@ type LazyExactResult struct {
 	CrossProduct float64
 	// Cores and SATCalls add up the exact solver's over the rounds.
 	Cores, SATCalls int
+	// Stalled says the relaxed rounds stopped before they ended: three
+	// rounds raised the bound by less than 0.1% and found no better world.
+	// The world's cost and the bound hold for the whole network still.
+	Stalled bool
 	// HardViolated is the number of hard ground clauses the world breaks,
 	// counted over the clauses built (the others hold in it): 0, as no
 	// world that breaks one is answered.
@@ -270,6 +275,8 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 		mo = *opt.Relaxation
 	}
 	timedOut, settled := false, false
+	var bounds []float64 // after each relaxed round
+	lastBetter := 0      // the last relaxed round that found a better world
 	for !settled {
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			timedOut = true
@@ -297,13 +304,28 @@ func (net *Network) cuttingPlanes(ctx context.Context, opt LazyExactOptions, exa
 		// the whole network (no ground clause costs less than nothing).
 		// Less the rounding error of the difference (SumError).
 		res.LowerBound = max(res.LowerBound, rep.WeightTotal-rep.LPUpperBound-maxsat.NewCostScale(sink.in).SumError())
+		had, was := best != nil, bestCost
 		newCost, err := expand(x)
 		if err != nil {
 			return nil, err
 		}
+		if best != nil && (!had || bestCost < was) {
+			lastBetter = res.RelaxedRounds
+		}
+		bounds = append(bounds, res.LowerBound)
 		settled = !newCost
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		// Stalled: three rounds that raised the bound by less than 0.1%
+		// and found no better world. Where the relaxation is far from
+		// integral its rounded worlds can cost more than the all-false
+		// world round after round (an outside tester's Horn knowledge base
+		// of 300 entities: 27 rounds in 110 s, the bound still within 0.1%
+		// of its value at round 10).
+		if k := len(bounds); !settled && k >= 4 && bounds[k-1]-bounds[k-4] <= 1e-3*math.Abs(bounds[k-1]) && lastBetter <= k-3 {
+			res.Stalled = true
+			break
 		}
 	}
 	// stop ends the search with the best world under status, or as

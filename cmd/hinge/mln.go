@@ -691,9 +691,6 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		o.bar = newProgress(stderr, o.quiet, "hinge mln infer")
 		o.mlnInputs.progress, o.mlnInputs.warn = o.bar, stderr
 	}
-	if !o.marginal && (o.method == mln.MethodLPRound || o.method == mln.MethodExact) && o.changed("flips") {
-		fmt.Fprintf(stderr, "hinge mln infer: note: --flips counts MaxWalkSAT's flips, which --method %s does not make; ignored (--method maxwalksat or lp-walksat walks)\n", o.method)
-	}
 	// Built without its unknown atoms; they are added (Materialize) unless
 	// the grounding is lazy.
 	// Read and built on a goroutine left behind if the run is cancelled
@@ -757,6 +754,10 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	}
 	if o.lazy {
 		return o.lazyMAPBy(ctx, net, queries, load, start, stdout, stderr)
+	}
+	if (o.method == mln.MethodLPRound || o.method == mln.MethodExact) && o.changed("flips") {
+		// --lazy takes them for its start world.
+		fmt.Fprintf(stderr, "hinge mln infer: note: --flips counts MaxWalkSAT's flips, which --method %s does not make on the full grounding; ignored (--method maxwalksat or lp-walksat walks)\n", o.method)
 	}
 	if err := o.explain.findMLN(net); err != nil {
 		return err
