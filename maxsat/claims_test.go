@@ -178,3 +178,36 @@ func dumpInstance(in *Instance) string {
 	}
 	return b.String()
 }
+
+// TestProvenBesideHugeWeights: real weights whose sums' rounding error
+// (beside 10^12, about 0.002 here) is not far below the smallest weight
+// prove nothing, as costs of different weights can be closer than that
+// error (an outside tester: 0.954 was called optimal where 0.952 was
+// possible); integer weights, whose sums are exact, and real weights
+// without a huge one still prove a cost that meets the bound.
+func TestProvenBesideHugeWeights(t *testing.T) {
+	inst := func(weights ...float64) *Instance {
+		in := &Instance{NumVars: 1, Start: []int32{0}}
+		for _, w := range weights {
+			if err := in.AddClause(w, false, Pos(0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return in
+	}
+	for _, tc := range []struct {
+		name        string
+		in          *Instance
+		cost, bound float64
+		want        bool
+	}{
+		{"real weights beside 1e12", inst(0.954, 0.952, 0.956, 1e12, 0.951, 0.950), 0.954, 0.9535, false},
+		{"the same cost, small weights", inst(0.954, 0.952, 0.956, 0.951, 0.950), 0.954, 0.954, true},
+		{"integer weights beside 1e12", inst(1, 2, 3, 1e12), 3, 3, true},
+		{"a cost of 0", inst(0.954, 1e12), 0, 0, true},
+	} {
+		if got := NewCostScale(tc.in).Proven(tc.cost, tc.bound); got != tc.want {
+			t.Errorf("%s: Proven(%v, %v) = %v, want %v", tc.name, tc.cost, tc.bound, got, tc.want)
+		}
+	}
+}

@@ -53,6 +53,9 @@ type LazyWalker struct {
 
 	soft float64 // the signed weight of unsatisfied soft clauses
 	hard int     // unsatisfied hard clauses
+	// tautNeg is the weight magnitude of the tautologies of negative
+	// weight left out: they cost it in every world (SignedCost).
+	tautNeg float64
 
 	bestX         []bool
 	bestSoft      float64
@@ -92,6 +95,35 @@ func NewLazyWalker(opt WalkOptions) *LazyWalker {
 		noise = 0.5
 	}
 	return &LazyWalker{opt: opt, noise: noise, rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))}
+}
+
+// SignedCost is the cost of world x over the clauses added as Markov logic
+// counts it: a soft clause of positive weight costs its weight where
+// violated, one of negative weight w costs |w| where satisfied (a
+// tautology always). It is summed directly over the clauses, not kept
+// as a running sum over the flips, whose rounding drifts beside large
+// weights (14.8477 for a world of 14.855 beside 10^12, and costs below 0).
+func (w *LazyWalker) SignedCost(x []bool) float64 {
+	cost := w.tautNeg
+	for c := range w.cl {
+		k := &w.cl[c]
+		if k.hard || k.w == 0 {
+			continue
+		}
+		sat := false
+		for _, l := range w.lits[w.start[c]:w.start[c+1]] {
+			if x[l.Var()] != l.Neg() {
+				sat = true
+				break
+			}
+		}
+		if k.w > 0 && !sat {
+			cost += k.w
+		} else if k.w < 0 && sat {
+			cost -= k.w
+		}
+	}
+	return cost
 }
 
 // NumVars is the number of variables added.
@@ -165,6 +197,9 @@ func (w *LazyWalker) AddClause(weight float64, hard bool, lits ...Lit) error {
 				dup = true
 			} else if m == -l {
 				w.scratch = ls
+				if !hard && weight < 0 {
+					w.tautNeg -= weight
+				}
 				return nil // a tautology
 			}
 		}

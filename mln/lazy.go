@@ -290,7 +290,7 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x, soft, hard, at := e.walker.Best()
+	x, _, hard, at := e.walker.Best()
 	res.Atoms = e.atoms
 	res.Values = make([]float64, len(x))
 	for v, b := range x {
@@ -298,15 +298,9 @@ func (net *Network) LazyMAP(ctx context.Context, opt LazyOptions) (*LazyResult, 
 			res.Values[v] = 1
 		}
 	}
-	// The walker's cost counts a violated clause of negative weight w as w
-	// and a satisfied one as 0; the network counts |w| for a satisfied one,
-	// so every ground clause of negative weight (all are built) adds |w|.
-	res.Cost = soft
-	for _, c := range e.cls {
-		if !c.hard && c.weight < 0 {
-			res.Cost -= c.weight * float64(c.built)
-		}
-	}
+	// Summed directly over the clauses built (every clause not built
+	// costs nothing in x), not from the walk's running sum.
+	res.Cost = e.walker.SignedCost(x)
 	res.HardViolated = hard
 	res.ActiveClauses, res.HardClauses, res.ActiveAtoms = e.w.NumClauses(), e.hardBuilt, len(e.atoms)
 	res.Constant = e.constant

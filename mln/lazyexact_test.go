@@ -472,6 +472,23 @@ S(t0)
 -0.333  E(x, y) ^ R(x) => R(y)
 -1000000000000.0  Q(x) v !S(y)
 `, "E(A, B)\nE(B, C)\nE(C, D)\nE(D, A)\n", []string{"Q", "R", "S"}},
+		// A second tester: a cost of 0.001 printed as 0 (snapped to the
+		// sums' rounding error), and lazy MaxWalkSAT's running sum beside
+		// -10^12 reporting 0.0999268 for 0.1.
+		{"0.001 beside two 1e12", `t = {A}
+R(t)
+S(t)
+0.001 R(x) v S(x)
+1000000000000 !R(x)
+1000000000000 !S(x)
+`, "", []string{"R", "S"}},
+		{"0.1 and -0.3 beside -1e12", `t = {A}
+Q(t)
+R(t)
+-1000000000000 !Q(x)
+0.1 !Q(x) v R(x)
+-0.3 R(x)
+`, "", []string{"Q", "R"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			query := tc.query
@@ -516,6 +533,12 @@ S(t0)
 				}
 				check(name, cutWorldOf(lr, lazyNet, g), lr.Cost, lr.LowerBound, lr.Optimal)
 			}
+			_, _, walkNet := network(t, tc.prog, tc.evidence, Options{Query: query, Lazy: true})
+			wr, err := walkNet.LazyMAP(context.Background(), LazyOptions{Flips: 100000, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("lazy maxwalksat", worldOf(wr, walkNet, g), wr.Cost, 0, false)
 		})
 	}
 }

@@ -527,7 +527,7 @@ in Alchemy.`,
 	f.IntVar(&o.digits, "digits", 4, "marginals: decimals written per probability, 1 to 17 (4 as Alchemy writes them)")
 	f.IntVar(&o.burnIn, "burn-in", sd.BurnIn, "marginals: steps each chain discards first")
 	f.IntVar(&o.chains, "chains", sd.Chains, "marginals: independent chains, started apart (MaxWalkSAT's world, every atom false, every atom true, random worlds), that share --samples; their agreement (R-hat) says whether the run has mixed; results depend on it, not on the cores")
-	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps)")
+	f.IntVar(&o.flips, "flips", 1_000_000, "MaxWalkSAT flips (lp-walksat, maxwalksat; Alchemy's -mwsMaxSteps); with --lazy, lp-round and exact, those of the start world (default 100000)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of MaxWalkSAT, of --method exact's neighbourhood search and of the samplers' chains")
 	f.Float64Var(&o.noise, "noise", 0.5, "MaxWalkSAT's random-walk probability (lp-walksat, maxwalksat, and the walk that repairs a rounded world breaking hard clauses)")
 	f.StringVar(&o.report, "report", "", "write a JSON report to this file")
@@ -615,7 +615,7 @@ func (o *mlnInferOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		return badInput(err)
 	}
 	if o.flips <= 0 {
-		return badInput(fmt.Errorf("--flips %d: must be > 0 (the default is 1000000)", o.flips))
+		return badInput(fmt.Errorf("--flips %d: must be > 0 (the default is 1000000, and 100000 for the start world of --lazy's cutting planes)", o.flips))
 	}
 	if !(o.noise > 0 && o.noise <= 1) {
 		return badInput(fmt.Errorf("--noise %v: must be in (0,1]", o.noise))

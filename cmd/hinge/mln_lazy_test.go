@@ -185,3 +185,22 @@ func TestMLNInferLazyMarginalsByItself(t *testing.T) {
 		t.Errorf("--strict: exit %d (want 1), result file written: %v\n%s", code, err == nil, errs)
 	}
 }
+
+// TestMLNInferLazyStartCost: the cutting planes' start world is reported
+// at its cost when lazy MaxWalkSAT's best world is the all-false one (it
+// was reported at 0, the cost of no start, for a world of cost 1).
+func TestMLNInferLazyStartCost(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.mln", "t = {A}\nQ(t)\n1 Q(x)\n2 !Q(x)\n")
+	ev := writeFile(t, dir, "e.db", "")
+	rep := filepath.Join(dir, "r.json")
+	code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "Q", "--lazy", "-r", filepath.Join(dir, "out"), "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r lazyExactReport
+	raw := readJSON(t, rep, &r)
+	if r.StartCost != 1 || r.Cost != 1 || !r.Optimal || !strings.Contains(errs, "lazy MaxWalkSAT's world of cost 1 (") {
+		t.Errorf("report %s\nstderr %s", raw, errs)
+	}
+}

@@ -234,7 +234,7 @@ func (o *mlnInferOptions) lazyCuttingPlanes(ctx context.Context, net *mln.Networ
 	rep := lazyExactReport{Formulas: net.Formulas, Clauses: len(net.Clauses), Lazy: true, Method: method,
 		GroundClauses: res.ActiveClauses, InitialClauses: res.InitialClauses, HardClauses: res.HardClauses, Unknowns: res.ActiveAtoms,
 		AllUnknowns: net.UnknownAtoms(), CrossProduct: res.CrossProduct, Cost: res.Cost, LowerBound: res.LowerBound,
-		Optimal: res.Optimal, Status: res.Status, HardViolated: res.HardViolated, StartFlips: flips, StartCost: res.StartCost,
+		Optimal: res.Optimal, Status: res.Status, HardViolated: res.HardViolated, StartFlips: flips, StartCost: walk.Cost,
 		Rounds: res.Rounds, RelaxedRounds: res.RelaxedRounds, Stalled: res.Stalled, Cores: res.Cores, SATCalls: res.SATCalls}
 	rep.Seconds.Load, rep.Seconds.Ground, rep.Seconds.Solve = load, res.Seconds.Ground, res.Seconds.Solve
 	lines, acc := o.lazyTrueLines(net, res.Atoms, res.Values, res.Args, queries)
@@ -256,7 +256,7 @@ func (o *mlnInferOptions) lazyCuttingPlanes(ctx context.Context, net *mln.Networ
 	case !res.Optimal:
 		word = "; stopped at the time limit: " + aboveOptimum(res.Cost, res.LowerBound)
 	}
-	how := fmt.Sprintf("%s, lazy: cutting planes from lazy MaxWalkSAT's world of cost %.6g (%d flips), %s of the LP relaxation", method, res.StartCost, flips, plural(res.RelaxedRounds, "round", "rounds"))
+	how := fmt.Sprintf("%s, lazy: cutting planes from lazy MaxWalkSAT's world of cost %.6g (%d flips), %s of the LP relaxation", method, walk.Cost, flips, plural(res.RelaxedRounds, "round", "rounds"))
 	if res.Stalled {
 		how += " (stalled: the bound rose by less than 0.1% in three rounds that found no better world)"
 	}
