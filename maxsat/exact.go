@@ -200,6 +200,13 @@ func Exact(ctx context.Context, in *Instance, opt ExactOptions) (*ExactResult, e
 	if err != nil {
 		return nil, err
 	}
+	if res.X == nil && !res.Infeasible && in.NumHard() == 0 {
+		// Stopped before any world: with no hard clause every assignment
+		// is one (a 1 ns limit answered "no assignment satisfies the hard
+		// clauses" for a file that has none).
+		res.X = make([]bool, in.NumVars)
+		res.Cost = in.FalsifiedWeight(res.X)
+	}
 	if res.Optimal && whole.werr > 0 && !(whole.inexact && in.CostText(res.X) == "0") &&
 		(whole.inexact || !whole.cs.Proven(res.Cost, res.LowerBound)) {
 		// Optimal for the rounded weights only: within 2E of the optimum.

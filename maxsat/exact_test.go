@@ -490,3 +490,24 @@ func TestExactWrittenBruteForce(t *testing.T) {
 	}
 	t.Logf("%d trials within the promise, %d proven optimal", inPromise, proven)
 }
+
+// TestExactTimeLimitWithoutHardClauses: stopped at once, Exact on an
+// instance with no hard clause still answers a world (every assignment is
+// one) at its cost; hinge maxsat said "no assignment satisfies the hard
+// clauses".
+func TestExactTimeLimitWithoutHardClauses(t *testing.T) {
+	in := &Instance{NumVars: 2, Start: []int32{0}}
+	if err := in.AddClause(3, false, Pos(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.AddClause(2, false, -Pos(0), Pos(1)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Exact(context.Background(), in, ExactOptions{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.X == nil || r.Cost != in.FalsifiedWeight(r.X) || r.Infeasible {
+		t.Fatalf("%+v", r)
+	}
+}
