@@ -13,6 +13,7 @@ import (
 	"github.com/hinge-srl/hinge/admm"
 	"github.com/hinge-srl/hinge/ground"
 	"github.com/hinge-srl/hinge/hlmrf"
+	"github.com/hinge-srl/hinge/internal/recession"
 	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
 	"github.com/hinge-srl/hinge/store"
@@ -381,12 +382,8 @@ func Learn(ctx context.Context, g *ground.Result, s *store.Store, m *model.Model
 // that means and what to do.
 func truthBreakWarning(m *model.Model, b TruthBreak, method Method) string {
 	rule := m.Rules[b.Rule]
-	text := rule.Text
-	if text == "" {
-		text = syntax.Format(rule)
-	}
 	msg := fmt.Sprintf("the truth values break %d ground constraint(s) of the hard rule %s %s (e.g. %s), so the model gives the training world probability 0",
-		b.Constraints, rulePos(rule), textfile.Clip(text), b.Example)
+		b.Constraints, rulePos(rule), ruleText(rule), b.Example)
 	if b.Missing > 0 {
 		msg += fmt.Sprintf("; %d of their atoms have no truth value and are taken as 0: give them truth values, or leave them out of the targets", b.Missing)
 	}
@@ -434,6 +431,16 @@ func setWeights(p *hlmrf.Problem, w []float64, learned []bool) {
 	}
 }
 
+// ruleText is r as written (formatted when it was built in code),
+// clipped for a message.
+func ruleText(r *model.Rule) string {
+	if r.Text != "" {
+		return textfile.Clip(r.Text)
+	}
+	return textfile.Clip(syntax.Format(r))
+}
+
+// rulePos is where r was written, or its index.
 func rulePos(r *model.Rule) string {
 	if r.Pos.IsValid() {
 		return r.Pos.String()
@@ -511,7 +518,7 @@ func pseudoLikelihood(ctx context.Context, g *ground.Result, m *model.Model, tru
 		res.Warnings = append(res.Warnings, msg)
 	}
 	if !checked {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("without L2 regularisation the objective may keep decreasing as several rules' weights grow together; that was not checked (more than %d conditions to check): add --l2 to be sure the optimum is finite", maxUnboundedLP))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("without L2 regularisation the objective may keep decreasing as several rules' weights grow together; that was not checked (more than %d conditions to check): add --l2 to be sure the optimum is finite", recession.MaxLP))
 	}
 	return nil
 }

@@ -5,9 +5,7 @@ import (
 	"strings"
 
 	"github.com/hinge-srl/hinge/internal/recession"
-	"github.com/hinge-srl/hinge/internal/textfile"
 	"github.com/hinge-srl/hinge/model"
-	"github.com/hinge-srl/hinge/syntax"
 )
 
 // atTruth is how close to the truth a hinge's kink or an interval's end
@@ -15,10 +13,6 @@ import (
 // looked for: a conditional whose minimiser is that close to the truth
 // has its optimal weight beyond 1/atTruth or so.
 const atTruth = 1e-9
-
-// maxUnboundedLP bounds the linear program that checks combinations of
-// rules (its rows plus columns, after the reductions of recession.Cone).
-const maxUnboundedLP = 400
 
 // recessionCone returns the cone of directions in which the pseudo-
 // likelihood without regulariser does not increase as the weights grow:
@@ -118,7 +112,7 @@ func (o *PseudoLikelihood) Unbounded() (out []Unbounded, checked bool) {
 	if o.l2 > 0 {
 		return nil, true
 	}
-	res := o.ls.recessionCone(len(o.learnable)).Solve(maxUnboundedLP)
+	res := o.ls.recessionCone(len(o.learnable)).Solve(recession.MaxLP)
 	for r, s := range res.Alone {
 		if s > 0 && o.learnable[r] {
 			out = append(out, Unbounded{Rules: []int{r}, Direction: []float64{1}})
@@ -144,11 +138,7 @@ func unboundedWarning(m *model.Model, u Unbounded, method Method, w []float64) s
 	var names []string
 	for k, r := range u.Rules {
 		rule := m.Rules[r]
-		text := rule.Text
-		if text == "" {
-			text = syntax.Format(rule)
-		}
-		s := fmt.Sprintf("%s %s (weight %.6g", rulePos(rule), textfile.Clip(text), w[r])
+		s := fmt.Sprintf("%s %s (weight %.6g", rulePos(rule), ruleText(rule), w[r])
 		if len(u.Rules) > 1 {
 			s += fmt.Sprintf(", direction %.3g", u.Direction[k])
 		}

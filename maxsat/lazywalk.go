@@ -53,9 +53,6 @@ type LazyWalker struct {
 
 	soft float64 // the signed weight of unsatisfied soft clauses
 	hard int     // unsatisfied hard clauses
-	// tautNeg is the weight magnitude of the tautologies of negative
-	// weight left out: they cost it in every world (SignedCost).
-	tautNeg float64
 
 	bestX         []bool
 	bestSoft      float64
@@ -100,11 +97,12 @@ func NewLazyWalker(opt WalkOptions) *LazyWalker {
 // SignedCost is the cost of world x over the clauses added as Markov logic
 // counts it: a soft clause of positive weight costs its weight where
 // violated, one of negative weight w costs |w| where satisfied (a
-// tautology always). It is summed directly over the clauses, not kept
+// tautology, left out by AddClause, costs nothing, as a grounding drops
+// it). It is summed directly over the clauses, not kept
 // as a running sum over the flips, whose rounding drifts beside large
 // weights (14.8477 for a world of 14.855 beside 10^12, and costs below 0).
 func (w *LazyWalker) SignedCost(x []bool) float64 {
-	cost := w.tautNeg
+	cost := 0.0
 	for c := range w.cl {
 		k := &w.cl[c]
 		if k.hard || k.w == 0 {
@@ -197,9 +195,6 @@ func (w *LazyWalker) AddClause(weight float64, hard bool, lits ...Lit) error {
 				dup = true
 			} else if m == -l {
 				w.scratch = ls
-				if !hard && weight < 0 {
-					w.tautNeg -= weight
-				}
 				return nil // a tautology
 			}
 		}

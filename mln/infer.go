@@ -295,9 +295,6 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 		}
 	}
 	res.Report = rep
-	if opt.Method == MethodExact && rep.Optimal {
-		res.LowerBound = res.Cost // proven by the relaxation: the same number
-	}
 	if opt.Method == MethodExact && !rep.Optimal {
 		if opt.TimeLimit > 0 {
 			// The relaxation's time counts.
@@ -314,7 +311,9 @@ func (net *Network) MAP(ctx context.Context, opt MAPOptions) (*MAPResult, error)
 	// 0.001 was printed as 0); only the bound is snapped.
 	_, res.LowerBound = snapCosts(res.Cost, res.LowerBound, res.tol)
 	if res.Report.Optimal && res.Report.HardViolated == 0 {
-		res.LowerBound = res.Cost // proven: a bound snapped to 0 beside a cost of 0.001 read as a gap
+		// Proven (by the relaxation or the exact search): the same number,
+		// where a bound snapped to 0 beside a cost of 0.001 read as a gap.
+		res.LowerBound = res.Cost
 	}
 	res.Seconds.Solve = time.Since(start).Seconds()
 	return res, nil

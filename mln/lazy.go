@@ -316,7 +316,6 @@ type lazyClause struct {
 	weight float64 // signed; 0 for a hard clause
 	hard   bool
 	seen   tupleSet // substitutions already built (or found constant)
-	built  int      // ground clauses built from it
 	// full says that it is soft with a negative weight and negates an atom
 	// of an open predicate: its ground clauses are all built at the start
 	// (groundInFull), since in the all-false world they nearly all cost.
@@ -717,7 +716,6 @@ func (e *lazyEngine) buildOne(c *lazyClause, vals, rows []int32) error {
 	if err := e.w.AddClause(c.weight, c.hard, lits...); err != nil {
 		return err
 	}
-	c.built++
 	if c.hard {
 		e.hardBuilt++
 		if e.keepHard {

@@ -529,12 +529,8 @@ func TestLazyDefaultViolated(t *testing.T) {
 				t.Fatal(err)
 			}
 			x0 := make([]bool, in.NumVars)
-			soft, hard := e.walker.Cost()
-			for _, c := range e.cls {
-				if !c.hard && c.weight < 0 {
-					soft -= c.weight * float64(c.built)
-				}
-			}
+			_, hard := e.walker.Cost()
+			soft := e.walker.SignedCost(make([]bool, e.walker.NumVars()))
 			if c, h := signedCost(in, x0), hardViolated(in, x0); math.Abs(c-soft) > 1e-9 || h != hard {
 				t.Fatalf("all-false world: full network cost (%v, %d hard), built clauses (%v, %d) from %d of %d ground clauses", c, h, soft, hard, e.w.NumClauses(), in.NumClauses())
 			}

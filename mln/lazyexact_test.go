@@ -216,11 +216,7 @@ Smokes(person)
 !Friends(x, x).
 `
 	query := []string{"Friends", "Smokes"}
-	_, _, full := network(t, prog, ev.String(), Options{Query: query})
-	g, in, err := full.GroundClauses(ground.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, in := fullGround(t, prog, ev.String(), query)
 	allFalse := signedCost(in, make([]bool, in.NumVars))
 	for _, tc := range []struct {
 		limit time.Duration
@@ -280,11 +276,7 @@ B(ent)
 `
 	evidence := "Ev(E1)\nEv(E2)\nEv(E3)\n"
 	query := []string{"A", "B"}
-	_, _, full := network(t, prog, evidence, Options{Query: query})
-	g, in, err := full.GroundClauses(ground.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, in := fullGround(t, prog, evidence, query)
 	_, _, lazyNet := network(t, prog, evidence, Options{Query: query, Lazy: true})
 	const limit = 200 * time.Millisecond
 	begin := time.Now()
@@ -492,11 +484,7 @@ R(t)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			query := tc.query
-			_, _, full := network(t, tc.prog, tc.evidence, Options{Query: query})
-			g, in, err := full.GroundClauses(ground.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			g, in := fullGround(t, tc.prog, tc.evidence, query)
 			best, _, _, _ := optimum(t, in)
 			check := func(method string, x []bool, cost, bound float64, optimal bool) {
 				t.Helper()
@@ -588,11 +576,7 @@ u2(ent)
 	if !lr.Stalled || lr.Status != "relaxed" || lr.RelaxedRounds > 20 {
 		t.Fatalf("stalled %v, status %q after %d rounds", lr.Stalled, lr.Status, lr.RelaxedRounds)
 	}
-	_, _, full := network(t, prog, ev.String(), Options{Query: query})
-	g, in, err := full.GroundClauses(ground.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, in := fullGround(t, prog, ev.String(), query)
 	x := cutWorldOf(lr, lazyNet, g)
 	if c := signedCost(in, x); math.Abs(c-lr.Cost) > 1e-9 || hardViolated(in, x) > 0 || lr.LowerBound > lr.Cost {
 		t.Errorf("the world costs %v (%d hard violated) in the full network; reported %v, bound %v", c, hardViolated(in, x), lr.Cost, lr.LowerBound)

@@ -1087,10 +1087,6 @@ type UnboundedWeights struct {
 	Direction []float64 `json:"direction"`
 }
 
-// maxUnboundedLP bounds the linear program that checks combinations of
-// weights (its rows plus columns, after recession.Cone's reductions).
-const maxUnboundedLP = 400
-
 // unbounded returns the directions along which the pseudo-log-likelihood
 // rises without bound. Along d, atom v's term log sigma(s_v) changes with
 // s_v by a_v.d: it never falls when every a_v.d >= 0, and rises towards 0
@@ -1123,7 +1119,7 @@ func (pl *pseudoLikelihood) unbounded(params []LearnedWeight) (out []UnboundedWe
 		}
 		c.Add(pl.param[a:b], pl.coef[a:b])
 	}
-	res := c.Solve(maxUnboundedLP)
+	res := c.Solve(recession.MaxLP)
 
 	for i, s := range res.Alone {
 		if s != 0 {

@@ -26,6 +26,19 @@ func network(t *testing.T, prog, evidence string, opt Options) (*Program, []Grou
 	return p, ev, net
 }
 
+// fullGround grounds prog over evidence in full, query's predicates open:
+// the grounding and its clauses (signed weights), as the lazy methods'
+// worlds are checked against.
+func fullGround(t *testing.T, prog, evidence string, query []string) (*ground.Result, *maxsat.Instance) {
+	t.Helper()
+	_, _, full := network(t, prog, evidence, Options{Query: query})
+	g, in, err := full.GroundClauses(ground.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, in
+}
+
 // tryNetwork is network returning Build's error (the texts must parse).
 func tryNetwork(t *testing.T, prog, evidence string, opt Options) (*Program, []GroundAtom, *Network, error) {
 	t.Helper()

@@ -175,6 +175,11 @@ func (r Result) Unbounded() bool {
 	return r.Direction != nil || slices.ContainsFunc(r.Alone, func(s int8) bool { return s != 0 })
 }
 
+// MaxLP is the learners' bound on Solve's linear program (its rows plus
+// columns, after the cone's reductions): beyond it, combinations of
+// weights are not checked.
+const MaxLP = 400
+
 // gainTol is the relative size below which a gain counts as 0.
 const gainTol = 1e-9
 
