@@ -204,3 +204,25 @@ func TestMLNInferLazyStartCost(t *testing.T) {
 		t.Errorf("report %s\nstderr %s", raw, errs)
 	}
 }
+
+// TestMLNInferLazyFailureKeepsFiles: a lazy MAP run that fails (hard
+// clauses the evidence breaks) leaves the user's existing result and
+// report files as they were, by every lazy MAP method.
+func TestMLNInferLazyFailureKeepsFiles(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.mln", "t = {A}\n*E(t)\nP(t)\nE(x) => P(x).\n")
+	ev := writeFile(t, dir, "e.db", "E(A)\n!P(A)\n")
+	out := writeFile(t, dir, "out.result", "keep me\n")
+	rep := writeFile(t, dir, "r.json", "{\"keep\": true}\n")
+	for _, method := range []string{"lp-round", "exact", "maxwalksat"} {
+		code, _, errs := runCLI(t, "mln", "infer", "-i", prog, "-e", ev, "-q", "P", "--lazy", "--method", method, "-r", out, "--report", rep)
+		if code == 0 {
+			t.Errorf("%s: exit 0 for evidence that breaks a hard clause\n%s", method, errs)
+		}
+		for path, want := range map[string]string{out: "keep me\n", rep: "{\"keep\": true}\n"} {
+			if got, err := os.ReadFile(path); err != nil || string(got) != want {
+				t.Errorf("%s: %s now holds %q (%v)", method, path, got, err)
+			}
+		}
+	}
+}
